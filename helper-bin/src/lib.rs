@@ -1,0 +1,201 @@
+//! The `notesoup-helper` binary's library: the one place where notesoup's crates are composed.
+//!
+//! The hooks module of each host (Claude Code first) runs `notesoup-helper <op>` with one JSON
+//! request on stdin and reads one JSON reply from stdout. Every op is a function from a parsed
+//! request to a reply; the pure crates make the decisions, this crate does the IO they need
+//! (reading transcripts, the notes store) and reads the process environment through
+//! [`Context`], so tests can run any op in-process with a context of their own.
+//!
+//! Replies are `{"ok":true, ...}` or
+//! `{"ok":false,"error":{"code":"<snake_case>","message":"<one line>"}}`. The exit status is
+//! 0 whenever a reply was written and the request was understood, 2 when it could not be
+//! parsed (an error reply is written all the same). See `PROTOCOL.md` for every op.
+//!
+//! ```
+//! use notesoup_helper_bin::{Context, run};
+//!
+//! let ctx = Context::from_vars([("NOTESOUP_HOME", "/nonexistent")]);
+//! let out = run(Some("version"), b"{}", &ctx);
+//! assert_eq!(out.exit, 0);
+//! assert_eq!(out.reply["ok"], true);
+//!
+//! let out = run(Some("version"), b"{not json", &ctx);
+//! assert_eq!(out.exit, 2);
+//! assert_eq!(out.reply["error"]["code"], "bad_request");
+//! ```
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+mod ops;
+
+/// What an op may read of the outside world besides its request: the environment, captured
+/// once. Only this binary reads the process environment; the library crates never do.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    vars: BTreeMap<String, String>,
+}
+
+impl Context {
+    /// The context of this process (its environment variables that are valid UTF-8).
+    pub fn from_process() -> Self {
+        Self {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        }
+    }
+
+    /// A context with exactly these variables (for tests and embedding).
+    pub fn from_vars<K: Into<String>, V: Into<String>>(
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        Self {
+            vars: vars
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    /// One environment variable, `None` when unset.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+}
+
+/// The reply to write and the exit status to leave with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The whole JSON reply (one line on stdout).
+    pub reply: Value,
+    /// 0 when the request was understood (whether the op succeeded or refused), 2 when it
+    /// could not be parsed.
+    pub exit: u8,
+}
+
+impl Outcome {
+    /// The reply when stdin itself could not be read.
+    pub fn stdin_error(err: &std::io::Error) -> Self {
+        OpError::bad_request(format!("could not read the request from stdin: {err}")).into()
+    }
+}
+
+/// A refusal: a stable `snake_case` `code` the hooks module can branch on, and a one-line
+/// `message` a person (or the model) can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct OpError {
+    /// Stable machine-readable code, e.g. `bad_request`, `not_found`, `version_conflict`.
+    pub code: String,
+    /// One line, saying what was wrong with which input and what to do.
+    pub message: String,
+    /// True when the request itself could not be parsed (exit status 2).
+    pub malformed: bool,
+}
+
+impl OpError {
+    /// A refusal of a well-formed request.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: one_line(&message.into()),
+            malformed: false,
+        }
+    }
+
+    /// The request could not be parsed (wrong JSON, wrong types, missing fields).
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self {
+            malformed: true,
+            ..Self::new("bad_request", message)
+        }
+    }
+}
+
+impl From<OpError> for Outcome {
+    fn from(err: OpError) -> Self {
+        Outcome {
+            exit: if err.malformed { 2 } else { 0 },
+            reply: json!({"ok": false, "error": {"code": err.code, "message": err.message}}),
+        }
+    }
+}
+
+/// Fold a message onto one line: the protocol promises one-line messages.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Parse an op's request into its typed form; any mismatch is a `bad_request` naming the
+/// op and serde's account of where the input went wrong.
+pub(crate) fn parse<T: DeserializeOwned>(op: &str, request: Value) -> Result<T, OpError> {
+    serde_json::from_value(request)
+        .map_err(|err| OpError::bad_request(format!("`{op}` request: {err}")))
+}
+
+/// Run one op on the raw bytes of a request. Never panics: a bug inside an op becomes an
+/// `internal` error reply.
+pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Outcome {
+    let Some(op) = op else {
+        return OpError::bad_request(format!(
+            "usage: notesoup-helper <op> < request.json; ops: {}",
+            ops::NAMES.join(", ")
+        ))
+        .into();
+    };
+    let request: Value = match serde_json::from_slice(input) {
+        Ok(value) => value,
+        Err(err) if input.iter().all(u8::is_ascii_whitespace) => {
+            return OpError::bad_request(format!(
+                "`{op}` got an empty request on stdin ({err}); send one JSON object"
+            ))
+            .into();
+        }
+        Err(err) => {
+            return OpError::bad_request(format!("`{op}` request is not valid JSON: {err}")).into();
+        }
+    };
+    if !request.is_object() {
+        return OpError::bad_request(format!(
+            "`{op}` request must be a JSON object, got {}",
+            kind(&request)
+        ))
+        .into();
+    }
+    match catch_unwind(AssertUnwindSafe(|| ops::dispatch(op, request, ctx))) {
+        Ok(Ok(fields)) => {
+            let mut reply = Map::with_capacity(fields.len() + 1);
+            reply.insert("ok".into(), Value::Bool(true));
+            reply.extend(fields);
+            Outcome {
+                reply: Value::Object(reply),
+                exit: 0,
+            }
+        }
+        Ok(Err(err)) => err.into(),
+        Err(_) => OpError::new(
+            "internal",
+            format!("notesoup-helper hit a bug while answering `{op}`; the details are on stderr"),
+        )
+        .into(),
+    }
+}
+
+/// A JSON value's kind, for error messages.
+pub(crate) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,36 @@
+//! `notesoup-helper <op>`: reads one JSON request on stdin, writes one JSON reply on stdout.
+//!
+//! See `PROTOCOL.md` beside this crate for every op. This file only does the process IO;
+//! [`notesoup_helper_bin::run`] decides everything.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use notesoup_helper_bin::{Context, run};
+
+fn main() -> ExitCode {
+    // A panic is a bug, but it must never reach the hooks module as garbage on stdout:
+    // `run` catches it and answers `internal`. Keep the default hook's message off stdout.
+    std::panic::set_hook(Box::new(|info| {
+        let _ = writeln!(std::io::stderr(), "notesoup-helper: internal error: {info}");
+    }));
+    let op = std::env::args().nth(1);
+    let mut input = Vec::new();
+    let read = std::io::stdin().read_to_end(&mut input);
+    let ctx = Context::from_process();
+    let outcome = match read {
+        Ok(_) => run(op.as_deref(), &input, &ctx),
+        Err(err) => notesoup_helper_bin::Outcome::stdin_error(&err),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let mut line = outcome.reply.to_string();
+    line.push('\n');
+    if stdout
+        .write_all(line.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return ExitCode::from(1);
+    }
+    ExitCode::from(outcome.exit)
+}

@@ -1,0 +1,26 @@
+//! One module per op; `dispatch` is the only table of them.
+
+use serde_json::{Map, Value};
+
+use crate::{Context, OpError};
+
+mod version;
+
+/// Every op, in the order `version` lists them.
+pub(crate) const NAMES: &[&str] = &["version"];
+
+/// The fields of a successful reply (the caller adds `"ok": true`).
+pub(crate) type Fields = Map<String, Value>;
+
+pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields, OpError> {
+    match op {
+        "version" => version::run(request, ctx),
+        _ => Err(OpError {
+            malformed: true,
+            ..OpError::new(
+                "unknown_op",
+                format!("unknown op `{op}`; ops: {}", NAMES.join(", ")),
+            )
+        }),
+    }
+}
