@@ -1,0 +1,2 @@
+//! The offline demo (placeholder until the walk-through lands).
+fn main() {}

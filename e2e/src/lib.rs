@@ -1,0 +1,85 @@
+//! End-to-end harness for notesoup against the real Claude Code.
+//!
+//! Two pieces, composed by the scenario tests in `tests/` and by the `notesoup-demo`
+//! binary:
+//!
+//! - [`Service`]: a scripted Anthropic Messages service on 127.0.0.1 (an ephemeral
+//!   port). It answers `POST /v1/messages` (streaming SSE exactly as the real API does:
+//!   `message_start`, `content_block_start/delta/stop` for text, thinking and
+//!   `tool_use` with `input_json_delta`, `message_delta` with stop reason and usage,
+//!   `message_stop`), `count_tokens` and any other path, and logs every request with
+//!   its full body to a JSONL file. What it answers comes from a [`Script`]: rules
+//!   matched on request content, an ordered queue of [`Reply`]s, and a fallback.
+//! - [`Session`]: starts the real Claude Code with an isolated HOME and config dir,
+//!   fake credentials, telemetry off, a dead proxy for anything not on loopback, and a
+//!   copy of the plugin; in `-p`, stream-json or interactive (tmux) mode. It returns an
+//!   [`Outcome`]: the request log, transcripts on disk, stdout/stderr, the engine's
+//!   debug log and the mod's log lines. A scenario that panics while an `Outcome` is
+//!   alive prints the request log and the mod's log.
+//!
+//! The service alone, driven by a plain HTTP client:
+//!
+//! ```
+//! use std::io::{Read, Write};
+//! use std::time::Duration;
+//! use notesoup_e2e::{Reply, Script, Service};
+//!
+//! let dir = std::env::temp_dir().join(format!("notesoup-e2e-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let script = Script::new().then(Reply::text("hello"));
+//! let service = Service::start(script, &dir.join("requests.jsonl"), Duration::from_secs(30)).unwrap();
+//! let addr = service.base_url().trim_start_matches("http://").to_owned();
+//! let body = r#"{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
+//! let mut tcp = std::net::TcpStream::connect(addr).unwrap();
+//! write!(tcp, "POST /v1/messages?beta=true HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+//! let mut answer = String::new();
+//! tcp.read_to_string(&mut answer).unwrap();
+//! assert!(answer.contains("event: message_start"));
+//! assert!(answer.contains(r#""text":"hello""#));
+//! assert!(answer.ends_with("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"));
+//! assert_eq!(service.requests()[0]["body"]["messages"][0]["content"], "hi");
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+mod runner;
+mod script;
+mod service;
+#[cfg(test)]
+mod tests;
+
+pub use runner::{Harness, Input, Mode, Outcome, Session, Step, Transcript};
+pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
+pub use service::{Service, sse_events};
+
+/// What can go wrong while setting up or running a scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum E2eError {
+    /// A file or process operation failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done (usually a path or a command).
+        what: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Something the harness needs is missing or unusable.
+    #[error("setup: {0}")]
+    Setup(String),
+    /// The session did not finish in time.
+    #[error("timed out after {secs} s: {what}")]
+    Timeout {
+        /// What was being waited for.
+        what: String,
+        /// The limit, in seconds.
+        secs: u64,
+    },
+}
+
+impl E2eError {
+    pub(crate) fn io(what: &str, source: std::io::Error) -> Self {
+        Self::Io {
+            what: what.to_owned(),
+            source,
+        }
+    }
+}

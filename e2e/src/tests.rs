@@ -1,0 +1,148 @@
+#![allow(clippy::unwrap_used, reason = "tests")]
+
+use rstest::rstest;
+use serde_json::{Value, json};
+
+use crate::{COMPACTION_MARKER, Match, Reply, Request, Script, sse_events};
+
+fn body(last_user: Value, system: &str, tools: bool) -> Value {
+    let mut b = json!({
+        "model": "claude-opus-5-5",
+        "system": [{"type": "text", "text": system}],
+        "tools": if tools { json!([{"name": "Bash"}, {"name": "mcp__notesoup__notes_list"}]) } else { json!([]) },
+        "messages": [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        ],
+    });
+    b["messages"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"role": "user", "content": null}));
+    b["messages"][2]["content"] = last_user;
+    b
+}
+
+#[rstest]
+#[case::user_text(Match::user_contains("needle"), json!("a needle here"), true)]
+#[case::user_text_missing(Match::user_contains("needle"), json!("nothing"), false)]
+#[case::user_blocks(Match::user_contains("needle"), json!([{"type": "text", "text": "x needle"}]), true)]
+#[case::tool_result_text(Match::user_contains("out"), json!([{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "out"}]}]), true)]
+#[case::tool_result_present(Match::tool_result(true), json!([{"type": "tool_result", "tool_use_id": "t", "content": "x"}]), true)]
+#[case::tool_result_absent(Match::tool_result(true), json!("plain"), false)]
+#[case::no_tool_result(Match::tool_result(false), json!("plain"), true)]
+#[case::compaction(Match::compaction(), json!(format!("{COMPACTION_MARKER} of the conversation")), true)]
+#[case::not_compaction(Match::compaction(), json!("hello"), false)]
+#[case::system(Match::system_contains("SYS"), json!("x"), true)]
+#[case::both_must_hold(Match::system_contains("SYS").and_user_contains("nope"), json!("x"), false)]
+#[case::raw(Match::any_contains("opus-5-5"), json!("x"), true)]
+fn matches_on_request_content(#[case] when: Match, #[case] last_user: Value, #[case] fits: bool) {
+    let b = body(last_user, "the SYS prompt", true);
+    assert_eq!(when.fits(&Request::new(&b), &b.to_string()), fits);
+}
+
+#[test]
+fn rules_first_then_queue_in_order_then_fallback() {
+    let mut script = Script::new()
+        .rule_times(Match::compaction(), Reply::text("summary"), 1)
+        .then(Reply::text("one"))
+        .then_when(Match::user_contains("second"), Reply::text("two"))
+        .fallback(Reply::text("fb"));
+    let pick = |s: &mut Script, last: &str| {
+        let b = body(json!(last), "", true);
+        let (who, reply) = s.pick(&Request::new(&b), &b.to_string());
+        (
+            who,
+            reply.message(1, "m")["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        )
+    };
+    assert_eq!(
+        pick(&mut script, COMPACTION_MARKER),
+        ("rule0".into(), "summary".into())
+    );
+    // The rule was good for one use only: the compaction request now takes the queue head.
+    assert_eq!(
+        pick(&mut script, COMPACTION_MARKER),
+        ("q0".into(), "one".into())
+    );
+    // The head wants "second": a request without it gets the fallback and leaves the head.
+    assert_eq!(pick(&mut script, "first"), ("fallback".into(), "fb".into()));
+    assert_eq!(pick(&mut script, "the second"), ("q1".into(), "two".into()));
+    assert_eq!(script.queued_left(), 0);
+}
+
+#[test]
+fn message_carries_tools_usage_and_stop_reason() {
+    let reply = Reply::text("saving")
+        .and_tool(
+            "mcp__notesoup__notes_write",
+            json!({"name": "plan", "text": "x"}),
+        )
+        .and_tool_with_id("toolu_fixed", "Read", json!({"file_path": "/tmp/a"}))
+        .with_input_tokens(150_000);
+    let m = reply.message(7, "claude-opus-5-5");
+    assert_eq!(m["stop_reason"], "tool_use");
+    assert_eq!(m["usage"]["input_tokens"], 150_000);
+    assert_eq!(m["content"][1]["id"], "toolu_e2e_0007_1");
+    assert_eq!(m["content"][2]["id"], "toolu_fixed");
+    assert_eq!(Reply::text("x").message(1, "m")["stop_reason"], "end_turn");
+}
+
+#[test]
+fn sse_stream_rebuilds_the_message() {
+    let reply = Reply::default()
+        .and_thinking("let me think about a fairly long thought here, past forty chars")
+        .and_text("héllo wörld, a text longer than one forty-character piece of the stream")
+        .and_tool(
+            "Bash",
+            json!({"command": "echo a long enough command to need two pieces"}),
+        );
+    let message = reply.message(3, "m");
+    let events = sse_events(&message);
+    let names: Vec<&str> = events.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names.first(), Some(&"message_start"));
+    assert_eq!(names.last(), Some(&"message_stop"));
+    assert_eq!(names[names.len() - 2], "message_delta");
+    assert_eq!(events[0].1["message"]["content"], json!([]));
+    assert_eq!(events[0].1["message"]["stop_reason"], Value::Null);
+    // Rebuild each block from its deltas, as a client does.
+    let mut text = String::new();
+    let mut thinking = String::new();
+    let mut partial = String::new();
+    let mut signature = Value::Null;
+    for (name, data) in &events {
+        if *name != "content_block_delta" {
+            continue;
+        }
+        let d = &data["delta"];
+        match d["type"].as_str().unwrap() {
+            "text_delta" => text.push_str(d["text"].as_str().unwrap()),
+            "thinking_delta" => thinking.push_str(d["thinking"].as_str().unwrap()),
+            "input_json_delta" => partial.push_str(d["partial_json"].as_str().unwrap()),
+            "signature_delta" => signature = d["signature"].clone(),
+            other => panic!("unexpected delta {other}"),
+        }
+    }
+    assert_eq!(text, message["content"][1]["text"]);
+    assert_eq!(thinking, message["content"][0]["thinking"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&partial).unwrap(),
+        message["content"][2]["input"]
+    );
+    assert_eq!(signature, "e2e-signature");
+    let starts = events
+        .iter()
+        .filter(|(n, _)| *n == "content_block_start")
+        .count();
+    let stops = events
+        .iter()
+        .filter(|(n, _)| *n == "content_block_stop")
+        .count();
+    assert_eq!((starts, stops), (3, 3));
+    let delta = &events[events.len() - 2].1;
+    assert_eq!(delta["delta"]["stop_reason"], "tool_use");
+    assert_eq!(delta["usage"]["output_tokens"], 20);
+}
