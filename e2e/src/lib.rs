@@ -47,7 +47,7 @@ mod service;
 #[cfg(test)]
 mod tests;
 
-pub use runner::{Harness, Input, Mode, Outcome, Session, Step, Transcript};
+pub use runner::{Harness, Input, Mode, Outcome, Session, Step, Transcript, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
 

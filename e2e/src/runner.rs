@@ -37,8 +37,8 @@ pub struct Harness {
 impl Harness {
     /// Resolves everything from the environment, with the repository's defaults:
     /// `NOTESOUP_E2E_CLAUDE` (else `scripts/get-claude`), `NOTESOUP_E2E_PLUGIN_DIR`
-    /// (else `plugins/claude`), `NOTESOUP_E2E_HELPER` (else the plugin's own
-    /// `bin/notesoup-helper`, else `$CARGO_TARGET_DIR/release`, else `target/release`).
+    /// (else `plugins/claude`), `NOTESOUP_E2E_HELPER` (else the freshest build:
+    /// `$CARGO_TARGET_DIR/release`, then `target/release`, then the plugin's own `bin/`).
     pub fn from_env() -> Result<Self, E2eError> {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
@@ -71,11 +71,12 @@ impl Harness {
         let helper = if let Some(path) = std::env::var_os("NOTESOUP_E2E_HELPER") {
             Some(PathBuf::from(path))
         } else {
-            let mut candidates = vec![plugin_src.join("bin/notesoup-helper")];
+            let mut candidates = Vec::new();
             if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
                 candidates.push(PathBuf::from(dir).join("release/notesoup-helper"));
             }
             candidates.push(repo.join("target/release/notesoup-helper"));
+            candidates.push(plugin_src.join("bin/notesoup-helper"));
             candidates.into_iter().find(|p| p.is_file())
         };
         Ok(Self {
@@ -96,7 +97,8 @@ impl Harness {
             env: Vec::new(),
             args: Vec::new(),
             timeout: Duration::from_secs(120),
-            run_dir: None,
+            run_dir: fresh_run_dir(name),
+            files: Vec::new(),
         }
     }
 }
@@ -108,8 +110,11 @@ pub enum Input {
     Message(String),
     /// A user message sent without waiting (it is delivered into the running turn).
     Send(String),
-    /// A raw stream-json input line, waited for like a message.
+    /// A raw stream-json input line (e.g. an interrupt `control_request`), not waited for.
     Raw(Value),
+    /// Waits (at most this long) for one more `result` line than waited for so far;
+    /// a result that never comes is recorded as a driver failure and the run goes on.
+    AwaitResult(Duration),
     /// Waits until the service has received at least this many requests.
     AfterRequests(usize),
     /// Sleeps.
@@ -165,7 +170,8 @@ pub struct Session<'h> {
     env: Vec<(String, String)>,
     args: Vec<String>,
     timeout: Duration,
-    run_dir: Option<PathBuf>,
+    run_dir: PathBuf,
+    files: Vec<(PathBuf, Vec<u8>)>,
 }
 
 impl Session<'_> {
@@ -200,22 +206,39 @@ impl Session<'_> {
     /// Uses this run dir instead of a fresh one under the temp dir.
     #[must_use]
     pub fn run_dir(mut self, dir: &Path) -> Self {
-        self.run_dir = Some(dir.to_owned());
+        dir.clone_into(&mut self.run_dir);
+        self
+    }
+
+    /// The session's cwd (inside the run dir), known before it runs.
+    pub fn work_dir(&self) -> PathBuf {
+        self.run_dir.join("work")
+    }
+
+    /// Writes a file (path relative to the work dir) before the session starts.
+    #[must_use]
+    pub fn file(mut self, relative: &str, contents: impl Into<Vec<u8>>) -> Self {
+        self.files.push((PathBuf::from(relative), contents.into()));
         self
     }
 
     /// Runs the session to its end and collects what it left.
     pub fn run(self, mode: &Mode) -> Result<Outcome, E2eError> {
-        let run = self
-            .run_dir
-            .clone()
-            .unwrap_or_else(|| fresh_run_dir(&self.name));
+        let run = self.run_dir.clone();
         let home = run.join("home");
         let config = home.join(".claude");
         let work = run.join("work");
         let notes_home = run.join("notesoup-home");
         for dir in [&config, &work, &notes_home, &run.join("screens")] {
             fs::create_dir_all(dir).map_err(|e| E2eError::io(&dir.display().to_string(), e))?;
+        }
+        for (relative, contents) in &self.files {
+            let path = work.join(relative);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)
+                    .map_err(|e| E2eError::io(&parent.display().to_string(), e))?;
+            }
+            fs::write(&path, contents).map_err(|e| E2eError::io(&path.display().to_string(), e))?;
         }
         let plugin = if self.plugin {
             Some(self.stage_plugin(&run)?)
@@ -335,7 +358,8 @@ fn path_str(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn fresh_run_dir(name: &str) -> PathBuf {
+/// A fresh run dir for `name`: under `NOTESOUP_E2E_RUNS`, else `<tmp>/notesoup-e2e`.
+pub fn fresh_run_dir(name: &str) -> PathBuf {
     let base = std::env::var_os("NOTESOUP_E2E_RUNS")
         .map_or_else(|| std::env::temp_dir().join("notesoup-e2e"), PathBuf::from);
     let nanos = SystemTime::now()
@@ -449,37 +473,25 @@ impl RunCtx<'_> {
             kill_group(&mut child);
             return Err(E2eError::Setup("stream-json: no pipes".into()));
         };
-        let mut out_file = self.file("stdout")?;
-        let (tx, rx) = mpsc::channel::<bool>();
-        let reader = thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                // The copy on disk is for people; losing it must not stop the run.
-                let _ = writeln!(out_file, "{line}");
-                let is_result = serde_json::from_str::<Value>(&line)
-                    .is_ok_and(|v| v.get("type").and_then(Value::as_str) == Some("result"));
-                if is_result && tx.send(true).is_err() {
-                    break;
-                }
-            }
-        });
+        let (reader, rx) = spawn_result_reader(stdout, self.file("stdout")?);
         let mut results = 0usize;
         let mut expected = 0usize;
         let mut eof = false;
-        let wait_results = |expected: usize, results: &mut usize, eof: &mut bool| -> bool {
-            while *results < expected && !*eof {
-                let left = self.deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return false;
+        let wait_results =
+            |expected: usize, results: &mut usize, eof: &mut bool, until: Instant| -> bool {
+                while *results < expected && !*eof {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return false;
+                    }
+                    match rx.recv_timeout(left) {
+                        Ok(_) => *results += 1,
+                        Err(mpsc::RecvTimeoutError::Timeout) => return false,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => *eof = true,
+                    }
                 }
-                match rx.recv_timeout(left) {
-                    Ok(_) => *results += 1,
-                    Err(mpsc::RecvTimeoutError::Timeout) => return false,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => *eof = true,
-                }
-            }
-            true
-        };
+                true
+            };
         let mut in_time = true;
         for input in inputs {
             let line = match input {
@@ -498,6 +510,17 @@ impl RunCtx<'_> {
                     thread::sleep(*d);
                     None
                 }
+                Input::AwaitResult(limit) => {
+                    expected += 1;
+                    let until = (Instant::now() + *limit).min(self.deadline);
+                    if !wait_results(expected, &mut results, &mut eof, until) {
+                        failures.push(format!(
+                            "stream-json: result {expected} did not come within {limit:?}"
+                        ));
+                        expected = results;
+                    }
+                    None
+                }
             };
             let Some(line) = line else { continue };
             if writeln!(stdin, "{line}")
@@ -509,9 +532,9 @@ impl RunCtx<'_> {
                 ));
                 break;
             }
-            if matches!(input, Input::Message(_) | Input::Raw(_)) {
+            if matches!(input, Input::Message(_)) {
                 expected += 1;
-                if !wait_results(expected, &mut results, &mut eof) {
+                if !wait_results(expected, &mut results, &mut eof, self.deadline) {
                     in_time = false;
                     break;
                 }
@@ -645,6 +668,27 @@ impl RunCtx<'_> {
         }
         Ok((code, timed_out))
     }
+}
+
+/// Copies claude's stdout to `out_file` and signals each `result` line.
+fn spawn_result_reader(
+    stdout: std::process::ChildStdout,
+    mut out_file: fs::File,
+) -> (thread::JoinHandle<()>, mpsc::Receiver<bool>) {
+    let (tx, rx) = mpsc::channel::<bool>();
+    let reader = thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            // The copy on disk is for people; losing it must not stop the run.
+            let _ = writeln!(out_file, "{line}");
+            let is_result = serde_json::from_str::<Value>(&line)
+                .is_ok_and(|v| v.get("type").and_then(Value::as_str) == Some("result"));
+            if is_result && tx.send(true).is_err() {
+                break;
+            }
+        }
+    });
+    (reader, rx)
 }
 
 fn sh_quote(s: &str) -> String {

@@ -1,6 +1,8 @@
 //! What the scripted model answers: replies, the rules that pick them, and the
 //! request views the rules (and the scenario assertions) read.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -80,6 +82,44 @@ impl<'a> Request<'a> {
             .join("\n")
     }
 
+    /// The text of every non-assistant message before the first assistant message: the
+    /// conversation's opening, where Claude places attachments such as a boot (as user
+    /// or `system`-role messages).
+    pub fn head_text(&self) -> String {
+        self.messages()
+            .iter()
+            .take_while(|m| role(m) != "assistant")
+            .map(|m| content_text(m.get("content")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The text of every message after the last assistant message (user and `system`
+    /// roles): what this request adds, e.g. tool results, a warning, input delivered
+    /// mid-turn.
+    pub fn tail_text(&self) -> String {
+        let msgs = self.messages();
+        let start = msgs
+            .iter()
+            .rposition(|m| role(m) == "assistant")
+            .map_or(0, |i| i + 1);
+        msgs[start..]
+            .iter()
+            .map(|m| content_text(m.get("content")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The text of every non-assistant message.
+    pub fn all_text(&self) -> String {
+        self.messages()
+            .iter()
+            .filter(|m| role(m) != "assistant")
+            .map(|m| content_text(m.get("content")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The system prompt's text.
     pub fn system_text(&self) -> String {
         match self.body.get("system") {
@@ -128,6 +168,10 @@ impl<'a> Request<'a> {
     }
 }
 
+fn role(message: &Value) -> &str {
+    message.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
 fn block_type(block: &Value) -> &str {
     block.get("type").and_then(Value::as_str).unwrap_or("")
 }
@@ -154,6 +198,7 @@ pub fn content_text(content: Option<&Value>) -> String {
 pub struct Match {
     system_contains: Option<String>,
     user_contains: Option<String>,
+    tail_contains: Option<String>,
     any_contains: Option<String>,
     tool_result: Option<bool>,
     has_tools: Option<bool>,
@@ -169,6 +214,11 @@ impl Match {
     /// The last user message's text contains `needle`.
     pub fn user_contains(needle: &str) -> Self {
         Self::any().and_user_contains(needle)
+    }
+
+    /// The messages after the last assistant message (any role) contain `needle`.
+    pub fn tail_contains(needle: &str) -> Self {
+        Self::any().and_tail_contains(needle)
     }
 
     /// The system prompt contains `needle`.
@@ -198,6 +248,13 @@ impl Match {
     #[must_use]
     pub fn and_user_contains(mut self, needle: &str) -> Self {
         self.user_contains = Some(needle.to_owned());
+        self
+    }
+
+    /// Adds: the messages after the last assistant message contain `needle`.
+    #[must_use]
+    pub fn and_tail_contains(mut self, needle: &str) -> Self {
+        self.tail_contains = Some(needle.to_owned());
         self
     }
 
@@ -244,6 +301,7 @@ impl Match {
         };
         contains(&self.system_contains, &|| request.system_text())
             && contains(&self.user_contains, &|| request.last_user_text())
+            && contains(&self.tail_contains, &|| request.tail_text())
             && self
                 .any_contains
                 .as_ref()
@@ -445,10 +503,39 @@ impl Reply {
     }
 }
 
+/// A reply computed from the request it answers (e.g. a tool call that quotes a seq
+/// read from the previous tool result).
+type ReplyFn = Arc<dyn Fn(&Request<'_>) -> Reply + Send + Sync>;
+
+/// A fixed reply or one computed from the request.
+#[derive(Clone)]
+enum Answer {
+    Fixed(Reply),
+    Computed(ReplyFn),
+}
+
+impl Answer {
+    fn reply(&self, request: Request<'_>) -> Reply {
+        match self {
+            Self::Fixed(reply) => reply.clone(),
+            Self::Computed(f) => f(&request),
+        }
+    }
+}
+
+impl fmt::Debug for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Fixed(reply) => reply.fmt(f),
+            Self::Computed(_) => f.write_str("Computed(..)"),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Rule {
     when: Match,
-    reply: Reply,
+    answer: Answer,
     times: Option<u32>,
 }
 
@@ -456,7 +543,7 @@ struct Rule {
 #[derive(Clone, Debug)]
 pub struct Script {
     rules: Vec<Rule>,
-    queue: Vec<(Match, Reply)>,
+    queue: Vec<(Match, Answer)>,
     next: usize,
     fallback: Reply,
 }
@@ -481,14 +568,25 @@ impl Script {
     /// Queues a reply for the next request (in order).
     #[must_use]
     pub fn then(mut self, reply: Reply) -> Self {
-        self.queue.push((Match::any(), reply));
+        self.queue.push((Match::any(), Answer::Fixed(reply)));
         self
     }
 
     /// Queues a reply consumed only by a request that fits `when`.
     #[must_use]
     pub fn then_when(mut self, when: Match, reply: Reply) -> Self {
-        self.queue.push((when, reply));
+        self.queue.push((when, Answer::Fixed(reply)));
+        self
+    }
+
+    /// Queues a reply computed from the request, consumed only by a request that fits `when`.
+    #[must_use]
+    pub fn then_with(
+        mut self,
+        when: Match,
+        reply: impl Fn(&Request<'_>) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        self.queue.push((when, Answer::Computed(Arc::new(reply))));
         self
     }
 
@@ -497,7 +595,7 @@ impl Script {
     pub fn rule(mut self, when: Match, reply: Reply) -> Self {
         self.rules.push(Rule {
             when,
-            reply,
+            answer: Answer::Fixed(reply),
             times: None,
         });
         self
@@ -508,7 +606,7 @@ impl Script {
     pub fn rule_times(mut self, when: Match, reply: Reply, times: u32) -> Self {
         self.rules.push(Rule {
             when,
-            reply,
+            answer: Answer::Fixed(reply),
             times: Some(times),
         });
         self
@@ -531,11 +629,11 @@ impl Script {
             if let Some(left) = rule.times.as_mut() {
                 *left -= 1;
             }
-            return (format!("rule{i}"), rule.reply.clone());
+            return (format!("rule{i}"), rule.answer.reply(*request));
         }
-        if let Some((when, reply)) = self.queue.get(self.next) {
+        if let Some((when, answer)) = self.queue.get(self.next) {
             if when.fits(request, raw) {
-                let reply = reply.clone();
+                let reply = answer.reply(*request);
                 self.next += 1;
                 return (format!("q{}", self.next - 1), reply);
             }

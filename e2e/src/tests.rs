@@ -35,6 +35,8 @@ fn body(last_user: Value, system: &str, tools: bool) -> Value {
 #[case::not_compaction(Match::compaction(), json!("hello"), false)]
 #[case::system(Match::system_contains("SYS"), json!("x"), true)]
 #[case::both_must_hold(Match::system_contains("SYS").and_user_contains("nope"), json!("x"), false)]
+#[case::tail(Match::tail_contains("needle"), json!("a needle"), true)]
+#[case::tail_not_before_assistant(Match::tail_contains("first"), json!("x"), false)]
 #[case::raw(Match::any_contains("opus-5-5"), json!("x"), true)]
 fn matches_on_request_content(#[case] when: Match, #[case] last_user: Value, #[case] fits: bool) {
     let b = body(last_user, "the SYS prompt", true);
@@ -145,4 +147,21 @@ fn sse_stream_rebuilds_the_message() {
     let delta = &events[events.len() - 2].1;
     assert_eq!(delta["delta"]["stop_reason"], "tool_use");
     assert_eq!(delta["usage"]["output_tokens"], 20);
+}
+
+#[test]
+fn head_and_tail_cover_system_role_messages() {
+    let b = json!({"messages": [
+        {"role": "user", "content": "prompt"},
+        {"role": "system", "content": [{"type": "text", "text": "BOOT"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "reply"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "out"}]},
+        {"role": "system", "content": [{"type": "text", "text": "mid-turn input"}]},
+    ]});
+    let r = Request::new(&b);
+    assert_eq!(r.head_text(), "prompt\nBOOT");
+    assert_eq!(r.tail_text(), "out\nmid-turn input");
+    assert_eq!(r.all_text(), "prompt\nBOOT\nout\nmid-turn input");
+    assert_eq!(r.last_user_text(), "out");
+    assert!(r.has_tool_result());
 }
