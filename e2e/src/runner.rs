@@ -40,11 +40,25 @@ impl Harness {
     /// (else `plugins/claude`), `NOTESOUP_E2E_HELPER` (else the freshest build:
     /// `$CARGO_TARGET_DIR/release`, then `target/release`, then the plugin's own `bin/`).
     pub fn from_env() -> Result<Self, E2eError> {
+        let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        Self::resolve(
+            var("NOTESOUP_E2E_CLAUDE"),
+            var("NOTESOUP_E2E_PLUGIN_DIR"),
+            var("NOTESOUP_E2E_HELPER"),
+        )
+    }
+
+    /// Like [`Harness::from_env`], with explicit choices taking the place of the variables.
+    pub fn resolve(
+        claude: Option<PathBuf>,
+        plugin_dir: Option<PathBuf>,
+        helper: Option<PathBuf>,
+    ) -> Result<Self, E2eError> {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        let claude = if let Some(path) = std::env::var_os("NOTESOUP_E2E_CLAUDE") {
-            PathBuf::from(path)
+        let claude = if let Some(path) = claude {
+            path
         } else {
             let script = repo.join("scripts/get-claude");
             let out = Command::new(&script)
@@ -66,10 +80,9 @@ impl Harness {
                 claude.display()
             )));
         }
-        let plugin_src = std::env::var_os("NOTESOUP_E2E_PLUGIN_DIR")
-            .map_or_else(|| repo.join("plugins/claude"), PathBuf::from);
-        let helper = if let Some(path) = std::env::var_os("NOTESOUP_E2E_HELPER") {
-            Some(PathBuf::from(path))
+        let plugin_src = plugin_dir.unwrap_or_else(|| repo.join("plugins/claude"));
+        let helper = if let Some(path) = helper {
+            Some(path)
         } else {
             let mut candidates = Vec::new();
             if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
