@@ -610,6 +610,8 @@ impl RunCtx<'_> {
             "50",
             &script_cmd,
         ])?;
+        // From here on the server this run started is ended on every way out.
+        let _server = TmuxServer { sock: sock.clone() };
         if !started.status.success() {
             return Err(E2eError::Setup(format!(
                 "tmux new-session failed: {}",
@@ -674,8 +676,6 @@ impl RunCtx<'_> {
         let code = regex::Regex::new(r"\[claude exited (\d+)\]")
             .ok()
             .and_then(|re| re.captures(&last).and_then(|c| c[1].parse().ok()));
-        // Ends the tmux server this run started (and the pane's processes with it).
-        let _ = tmux(&["kill-server"]);
         if Instant::now() > self.deadline {
             timed_out = true;
         }
@@ -702,6 +702,22 @@ fn spawn_result_reader(
         }
     });
     (reader, rx)
+}
+
+/// The tmux server one run started (its own socket); dropping it ends the server and
+/// the pane's processes with it.
+struct TmuxServer {
+    sock: PathBuf,
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.sock)
+            .arg("kill-server")
+            .output();
+    }
 }
 
 fn sh_quote(s: &str) -> String {
@@ -830,7 +846,12 @@ impl Outcome {
         transcripts.sort_by(|x, y| x.path.cmp(&y.path));
         let debug_log = read(&a.run.join("debug.log"));
         let mut mod_log = read(&a.run.join("mod.log"));
-        let ours = |l: &&str| l.contains("notesoup") && !l.contains("MCP server \"notesoup\"");
+        // The mod's own lines and the engine's lines about it, without MCP transport chatter.
+        let ours = |l: &&str| {
+            l.contains("notesoup")
+                && !l.contains("MCP server \"notesoup\"")
+                && !l.contains("[MCP] Server \"notesoup\"")
+        };
         for line in debug_log.lines().filter(ours) {
             mod_log.push_str(line);
             mod_log.push('\n');
