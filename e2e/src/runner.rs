@@ -128,8 +128,10 @@ pub enum Input {
     /// Waits (at most this long) for one more `result` line than waited for so far;
     /// a result that never comes is recorded as a driver failure and the run goes on.
     AwaitResult(Duration),
-    /// Waits until the service has received at least this many requests.
+    /// Waits (at most 30 s) until the service has received at least this many requests.
     AfterRequests(usize),
+    /// Waits until the service got no request for this long.
+    Idle(Duration),
     /// Sleeps.
     Wait(Duration),
 }
@@ -147,7 +149,7 @@ pub enum Step {
     WaitFor(String, Duration),
     /// Waits until the service got no request for this long.
     Idle(Duration),
-    /// Waits until the service has received at least this many requests.
+    /// Waits (at most 30 s) until the service has received at least this many requests.
     AfterRequests(usize),
     /// Saves the screen under this name.
     Capture(String),
@@ -523,6 +525,10 @@ impl RunCtx<'_> {
                     thread::sleep(*d);
                     None
                 }
+                Input::Idle(quiet) => {
+                    wait_idle(self.service, *quiet, self.deadline);
+                    None
+                }
                 Input::AwaitResult(limit) => {
                     expected += 1;
                     let until = (Instant::now() + *limit).min(self.deadline);
@@ -724,7 +730,11 @@ fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// How long an `AfterRequests` step waits at most (within the session's deadline).
+const REQUESTS_WAIT: Duration = Duration::from_secs(30);
+
 fn wait_requests(service: &Service, n: usize, deadline: Instant) -> bool {
+    let deadline = deadline.min(Instant::now() + REQUESTS_WAIT);
     while service.request_count() < n {
         if Instant::now() > deadline {
             return false;

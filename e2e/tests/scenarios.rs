@@ -579,7 +579,9 @@ fn s04_empty_brain_continues_once_stream_json() {
         reset_script("LW-FOUR-SJ", Some(false)),
         &Mode::StreamJson(vec![
             Input::Message("Clear your window now.".into()),
-            Input::AwaitResult(Duration::from_secs(20)),
+            // The continuation is the plugin's own turn: wait for its request, then quiet.
+            Input::AfterRequests(2),
+            Input::Idle(Duration::from_secs(3)),
         ]),
     );
     assert_one_reset_one_continuation(&out, "LW-FOUR-SJ");
@@ -786,6 +788,9 @@ fn s07_fresh_window_close_out_stops() {
         &Mode::StreamJson(vec![
             Input::Message("hello".into()),
             Input::Message("/fresh-window".into()),
+            // The close-out is a hidden turn of its own: wait for its request, then quiet.
+            Input::AfterRequests(2),
+            Input::Idle(Duration::from_secs(3)),
         ]),
     );
     assert_clean_exit(&out);

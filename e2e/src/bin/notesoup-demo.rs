@@ -139,8 +139,8 @@ fn run() -> Result<bool, String> {
         .run(&Mode::StreamJson(vec![
             Input::Message("Let's plan a small vegetable garden.".into()),
             Input::Message("Keep going; it's a long session.".into()),
-            Input::AwaitResult(Duration::from_secs(20)),
-            Input::Wait(Duration::from_secs(1)),
+            // The warning, the reset and the fresh window follow on their own: wait for quiet.
+            Input::Idle(Duration::from_secs(4)),
         ]))
         .map_err(|e| e.to_string())?;
     out.keep();
