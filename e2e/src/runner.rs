@@ -938,8 +938,9 @@ impl Outcome {
             .collect()
     }
 
-    /// A plain account of the run: requests (one line each), driver failures, the mod's
-    /// log, stderr and stdout tails, and where everything is.
+    /// A plain account of the run: requests (one line each; whole entries with
+    /// `NOTESOUP_E2E_FULL_LOG=1`), driver failures, the mod's log, stderr and stdout tails,
+    /// and where everything is.
     pub fn report(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
@@ -957,8 +958,13 @@ impl Outcome {
             self.requests.len(),
             self.run_dir.join("requests.jsonl").display()
         );
+        let full = std::env::var_os("NOTESOUP_E2E_FULL_LOG").is_some();
         for r in &self.requests {
-            let _ = writeln!(s, "{}", summarize_request(r));
+            if full {
+                let _ = writeln!(s, "{r}");
+            } else {
+                let _ = writeln!(s, "{}", summarize_request(r));
+            }
         }
         if !self.failures.is_empty() {
             let _ = writeln!(s, "--- driver failures");
