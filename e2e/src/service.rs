@@ -381,11 +381,14 @@ pub fn sse_events(message: &Value) -> Vec<(&'static str, Value)> {
             json!({"type": "content_block_stop", "index": index}),
         ));
     }
+    // Like the current API: the final usage, cumulative, input side included.
+    let mut final_usage = usage.clone();
+    final_usage["output_tokens"] = output_tokens;
     events.push((
         "message_delta",
         json!({"type": "message_delta",
                "delta": {"stop_reason": message.get("stop_reason"), "stop_sequence": null},
-               "usage": {"output_tokens": output_tokens}}),
+               "usage": final_usage}),
     ));
     events.push(("message_stop", json!({"type": "message_stop"})));
     events

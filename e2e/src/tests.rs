@@ -147,6 +147,7 @@ fn sse_stream_rebuilds_the_message() {
     let delta = &events[events.len() - 2].1;
     assert_eq!(delta["delta"]["stop_reason"], "tool_use");
     assert_eq!(delta["usage"]["output_tokens"], 20);
+    assert_eq!(delta["usage"]["input_tokens"], 100);
 }
 
 #[test]
