@@ -182,9 +182,24 @@ fn assert_loaded(out: &Outcome) {
         "the conversation does not open with a boot:\n{boot}"
     );
     assert!(boot.contains(BOOT_CLOSE), "the boot is not closed:\n{boot}");
+    let ids = windows(&boot);
+    assert_eq!(ids.len(), 1, "one boot, not {}", ids.len());
+    assert_eq!(
+        ordinal(&ids[0]),
+        Some(0),
+        "the first window's id does not end in :0: {}",
+        ids[0]
+    );
+    // `claude:<sessionId>:0`: the session whose transcript is on disk.
+    let sid = ids[0].split(':').nth(1).unwrap_or("").to_owned();
     assert!(
-        boot.contains("notesoup-boot window=\"claude:") && boot.contains(":0\">"),
-        "the first window's id does not end in :0"
+        !sid.is_empty()
+            && out
+                .transcripts
+                .iter()
+                .any(|t| t.path.display().to_string().contains(&sid)),
+        "window id {} does not name the session's transcript",
+        ids[0]
     );
     assert!(
         !rows_containing(out, "<notesoup-boot window=").is_empty(),
