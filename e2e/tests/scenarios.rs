@@ -208,10 +208,6 @@ fn assert_loaded(out: &Outcome) {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: no boot attached yet"
-)]
 fn s01_load_print() {
     let _one = serial();
     let out = run(
@@ -225,10 +221,6 @@ fn s01_load_print() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: no boot attached yet"
-)]
 fn s01_load_stream_json() {
     let _one = serial();
     let out = run(
@@ -254,10 +246,6 @@ fn s01_load_stream_json() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: no boot attached yet"
-)]
 fn s01_load_interactive_tmux() {
     let _one = serial();
     let steps = vec![
@@ -327,6 +315,20 @@ fn fresh_window_requests(out: &Outcome) -> Vec<notesoup_e2e::Request<'_>> {
         .collect()
 }
 
+/// How Claude 2.1.319 frames a prompt a plugin submits (`$.prompt.submit`).
+const PLUGIN_PROMPT: &str = "The notesoup plugin sent a message:";
+
+/// The plugin-submitted prompts (continuations, close-outs) in the main transcripts.
+fn plugin_prompts(out: &Outcome) -> usize {
+    out.main_rows()
+        .into_iter()
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
+        .filter(|r| {
+            notesoup_e2e::content_text(r.pointer("/message/content")).contains(PLUGIN_PROMPT)
+        })
+        .count()
+}
+
 fn empty_brain(last_word: &str, terminate: Option<bool>) -> Value {
     match terminate {
         Some(t) => serde_json::json!({"last_word": last_word, "terminate": t}),
@@ -391,10 +393,6 @@ fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod/helper: notes ops not in the helper yet"
-)]
 fn s02_notes_round_trip() {
     let _one = serial();
     let tool = |name: &str, input: Value| Reply::tool(&format!("mcp__notesoup__{name}"), input);
@@ -480,10 +478,6 @@ fn s02_notes_round_trip() {
 // 3. empty_brain with terminate: true.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s03_empty_brain_terminate_true() {
     let _one = serial();
     let script = Script::new()
@@ -510,6 +504,11 @@ fn s03_empty_brain_terminate_true() {
         "exactly one commit (compact boundary) on disk"
     );
     assert_eq!(compactions(&out), 0);
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "terminate: true, yet a continuation was submitted"
+    );
     // The committed window holds the new boot, with the sticky note.
     let after: Vec<&Value> = out
         .main_rows()
@@ -563,15 +562,12 @@ fn assert_one_reset_one_continuation(out: &Outcome, sticky: &str) {
         2,
         "the original request and the one continuation"
     );
+    assert_eq!(plugin_prompts(out), 1, "one continuation prompt on disk");
 }
 
 #[rstest::rstest]
 #[case::explicit_false("s04-explicit", Some(false))]
 #[case::omitted("s04-omitted", None)]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: Option<bool>) {
     let _one = serial();
     let out = run(
@@ -583,10 +579,6 @@ fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: O
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s04_empty_brain_continues_once_stream_json() {
     let _one = serial();
     let out = run(
@@ -603,10 +595,6 @@ fn s04_empty_brain_continues_once_stream_json() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s04_empty_brain_continues_once_tmux() {
     let _one = serial();
     let steps = vec![
@@ -635,10 +623,6 @@ fn s04_empty_brain_continues_once_tmux() {
 // 5. Parallel Read siblings (one fast, one slow) in the batch with empty_brain.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s05_parallel_reads_land_before_the_cutoff() {
     let _one = serial();
     let session_name = "s05-parallel";
@@ -731,10 +715,6 @@ fn s05_parallel_reads_land_before_the_cutoff() {
 const WINDOW_200K: (&str, &str) = ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: budget warning / hard point not wired yet"
-)]
 fn s06_budget_warning_once_then_hard_clear() {
     let _one = serial();
     let list = || Reply::tool("mcp__notesoup__notes_list", serde_json::json!({}));
@@ -778,16 +758,13 @@ fn s06_budget_warning_once_then_hard_clear() {
     let fresh = fresh_window_requests(&out);
     assert_eq!(fresh.len(), 1, "exactly one continuation");
     assert_fresh_window(&out, fresh[0], None);
+    assert_eq!(plugin_prompts(&out), 1, "one continuation prompt on disk");
 }
 
 // ---------------------------------------------------------------------------------
 // 7. /fresh-window while idle: one hidden close-out turn; STOP holds; no continuation.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: /fresh-window not wired yet"
-)]
 fn s07_fresh_window_close_out_stops() {
     let _one = serial();
     let script = Script::new()
@@ -821,6 +798,11 @@ fn s07_fresh_window_close_out_stops() {
     );
     assert_eq!(boundaries(&out), 1, "the close-out commits once");
     assert_eq!(compactions(&out), 0);
+    assert_eq!(
+        plugin_prompts(&out),
+        1,
+        "the close-out prompt and no continuation prompt"
+    );
     assert!(
         !out.message_bodies()
             .iter()
@@ -833,10 +815,6 @@ fn s07_fresh_window_close_out_stops() {
 // 8. A user /compact is vetoed with a one-line notice; nothing is compacted.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: session.compact veto not wired yet"
-)]
 fn s08_user_compact_is_vetoed() {
     let _one = serial();
     let script = Script::new()
@@ -887,10 +865,6 @@ fn s08_user_compact_is_vetoed() {
 // 9. Natural input delivered inside the running turn releases the cutoff; no replay.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s09_natural_input_releases_the_cutoff() {
     let _one = serial();
     let natural = "NATURAL-INPUT-9: wait, one more thing";
@@ -938,6 +912,11 @@ fn s09_natural_input_releases_the_cutoff() {
         fresh.is_empty(),
         "a plugin continuation ran although natural input took over"
     );
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "a continuation was submitted over natural input"
+    );
     let all: Vec<String> = out
         .model_turn_requests()
         .iter()
@@ -957,10 +936,6 @@ fn s09_natural_input_releases_the_cutoff() {
 // 10. Interruption and a dropped continuation are reported, never compacted twice.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s10_interrupted_turn_does_not_reset() {
     let _one = serial();
     let script = Script::new()
@@ -1001,7 +976,7 @@ fn s10_interrupted_turn_does_not_reset() {
 #[test]
 #[cfg_attr(
     not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
+    ignore = "pending mod: a failed continuation turn is not reported (only `continuation started`)"
 )]
 fn s10_dropped_continuation_is_not_compacted_again() {
     let _one = serial();
@@ -1024,15 +999,23 @@ fn s10_dropped_continuation_is_not_compacted_again() {
         "exactly one commit, never a second compaction"
     );
     assert_eq!(compactions(&out), 0);
-    let fresh = fresh_window_requests(&out);
-    assert_eq!(
-        fresh.len(),
-        1,
-        "the continuation was tried once and not retried"
-    );
+    // Claude itself retries a failed request (same turn); notesoup must not start a
+    // second continuation: one plugin-submitted prompt on disk.
     assert!(
-        out.mod_log.to_lowercase().contains("continuation"),
-        "the dropped continuation is not reported in the mod's log"
+        !fresh_window_requests(&out).is_empty(),
+        "no continuation was tried"
+    );
+    assert_eq!(
+        plugin_prompts(&out),
+        1,
+        "one continuation prompt, whatever Claude's own retries"
+    );
+    let reported = regex::Regex::new(r"(?i)continuation\W+(\w+\W+)?(failed|dropped)").unwrap();
+    assert!(
+        reported.is_match(&out.mod_log)
+            || reported.is_match(&out.stdout)
+            || reported.is_match(&out.stderr),
+        "the failed continuation is not reported (mod log, stdout or stderr)"
     );
 }
 
@@ -1056,7 +1039,7 @@ fn seq_on_line(listing: &str, needle: &str) -> Option<u64> {
 #[test]
 #[cfg_attr(
     not(feature = "e2e-pending"),
-    ignore = "pending mod/helper: history ops and reset not wired yet"
+    ignore = "pending mod/history: history_list in the fresh window refuses with head_not_written"
 )]
 fn s11_history_after_reset() {
     let _one = serial();
@@ -1098,11 +1081,7 @@ fn s11_history_after_reset() {
     );
     assert_clean_exit(&out);
     let requests = out.model_turn_requests();
-    assert_eq!(
-        requests.len(),
-        4,
-        "original, continuation, after list, after read"
-    );
+    assert!(requests.len() >= 3, "no request after history_list");
     let listing: String = requests[2]
         .tool_results()
         .into_iter()
@@ -1111,6 +1090,11 @@ fn s11_history_after_reset() {
     assert!(
         listing.contains("PAPAYA-42"),
         "history_list did not find the old message: {listing}"
+    );
+    assert_eq!(
+        requests.len(),
+        4,
+        "original, continuation, after list, after read"
     );
     let read: String = requests[3]
         .tool_results()
@@ -1133,10 +1117,6 @@ fn s11_history_after_reset() {
 // 12. A subagent calling empty_brain cannot reset the main brain.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: empty_brain / reset not wired yet"
-)]
 fn s12_subagent_cannot_reset_the_main_brain() {
     let _one = serial();
     let script = Script::new()
