@@ -10,11 +10,7 @@
 //! `scripts/get-claude`), `--helper PATH`, `--out DIR` (default a fresh temp dir). Exit
 //! status 0 when every step was seen, 1 when one was not, 2 when it could not run.
 
-#![allow(
-    clippy::print_stdout,
-    clippy::print_stderr,
-    reason = "the demo's output is its purpose"
-)]
+#![allow(clippy::print_stderr, reason = "the demo reports why it could not run")]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,6 +18,14 @@ use std::time::Duration;
 
 use notesoup_e2e::{Harness, Input, Match, Mode, Outcome, Reply, Request, Script};
 use serde_json::{Value, json};
+
+/// Prints a line; a closed stdout (e.g. piped into `head`) is not the demo's failure.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 const EMPTY_BRAIN: &str = "mcp__notesoup__empty_brain";
 const FRESH_BOOT: &str = ":1\">";
@@ -122,10 +126,8 @@ fn script() -> Script {
 fn run() -> Result<bool, String> {
     let o = options()?;
     let harness = Harness::resolve(o.claude, o.plugin_dir, o.helper).map_err(|e| e.to_string())?;
-    println!("notesoup demo: the real Claude Code with the notesoup plugin, against a scripted");
-    println!(
-        "local model on 127.0.0.1 (no account, no network). This takes about half a minute.\n"
-    );
+    say!("notesoup demo: the real Claude Code with the notesoup plugin, against a scripted");
+    say!("local model on 127.0.0.1 (no account, no network). This takes about half a minute.\n");
     let dir = o
         .out
         .clone()
@@ -153,9 +155,9 @@ fn tell(out: &Outcome) -> bool {
     let mut step = |n: u32, ok: bool, yes: String, no: &str| {
         all_ok &= ok;
         if ok {
-            println!("{n}. {yes}");
+            say!("{n}. {yes}");
         } else {
-            println!("{n}. did NOT happen: {no}");
+            say!("{n}. did NOT happen: {no}");
         }
     };
 
@@ -166,9 +168,11 @@ fn tell(out: &Outcome) -> bool {
         1,
         note.is_some(),
         format!(
-            "Notes: the model wrote a note with notes_write; it is a plain file on disk:\n   {}",
+            "Notes: the model wrote a note with notes_write (and later added a line with\n   notes_edit); it is a plain file on disk:\n   {}\n{}",
             note.as_ref()
-                .map_or(String::new(), |(p, _)| p.display().to_string())
+                .map_or(String::new(), |(p, _)| p.display().to_string()),
+            note.as_ref()
+                .map_or(String::new(), |(_, text)| quoted(text))
         ),
         "no note with the garden plan was found on disk",
     );
@@ -222,22 +226,33 @@ fn tell(out: &Outcome) -> bool {
             || "(none written)".to_owned(),
             |t| t.path.display().to_string(),
         );
-    println!("\nWhere things are:");
-    println!("   notes:       {}", out.notes_home.display());
-    println!("   transcript:  {transcript}");
-    println!(
+    say!("\nWhere things are:");
+    say!("   notes:       {}", out.notes_home.display());
+    say!("   transcript:  {transcript}");
+    say!(
         "   everything:  {} (requests.jsonl is what the model saw)",
         out.run_dir.display()
     );
     if all_ok {
-        println!(
+        say!(
             "\nThat is notesoup. With an Anthropic account, just run `claude`: the plugin is installed."
         );
     } else {
-        println!("\nSomething did not happen as it should; the session's report follows.\n");
-        println!("{}", out.report());
+        say!("\nSomething did not happen as it should; the session's report follows.\n");
+        say!("{}", out.report());
     }
     all_ok
+}
+
+/// `text` indented and marked as quoted, one line each.
+fn quoted(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        out.push_str("      | ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 fn notes_on_disk(dir: &Path) -> Vec<(PathBuf, String)> {
@@ -263,11 +278,17 @@ fn warning_line(r: Request<'_>) -> String {
     let tail = r.tail_text();
     let line = tail
         .lines()
-        .find(|l| l.contains(EMPTY_BRAIN))
+        .find(|l| l.contains("budget warning"))
+        .or_else(|| tail.lines().find(|l| l.contains(EMPTY_BRAIN)))
         .unwrap_or("")
         .trim();
-    let clipped: String = line.chars().take(200).collect();
-    clipped
+    let start = line.find("notesoup budget warning").unwrap_or(0);
+    let clipped: String = line[start..].chars().take(160).collect();
+    if clipped.chars().count() < line[start..].chars().count() {
+        format!("{clipped}…")
+    } else {
+        clipped
+    }
 }
 
 fn boot_window(r: Request<'_>) -> String {
