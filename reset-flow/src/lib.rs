@@ -1,0 +1,73 @@
+//! notesoup's reset lifetimes as a pure state machine: [`Event`]s in, [`Effect`]s out.
+//!
+//! Clearing a window is the riskiest thing notesoup does. All of its decisions live here;
+//! the hooks module (an imperative shell) keeps the state blob between calls, turns hook
+//! facts into events, and carries out the effects it gets back. This crate does no IO, reads
+//! no clock and draws no randomness: the same state and event always give the same answer.
+//!
+//! Three lifetimes:
+//! - **Request**: from the first valid `empty_brain` call (or the hard point, or `/empty`,
+//!   `/fresh-window`) until a successful reset or a cancellation. It owns the first call's
+//!   sticky note (`last_word`) and continuation policy (`terminate`, default false), and the
+//!   manual STOP.
+//! - **Commit**: one native compaction attempt and the proof that Claude kept the boot.
+//! - **Cutoff**: per main turn; ends the turn at its next step with a synthetic `end_turn`.
+//!
+//! The vocabulary (JSON shapes, with the hook each comes from and what the shell does with
+//! each effect) is in `EVENTS.md` beside this crate; in short:
+//!
+//! | event `type` | from |
+//! | --- | --- |
+//! | `empty_brain` | `tool.call` of `mcp__notesoup__empty_brain` (`agent`, raw `args`) |
+//! | `turn_step` | `turn.step` (`agent`, `turn_id`, `index`, optional `context`) |
+//! | `turn_complete` | `turn.complete` (`agent`, `turn_id`, `reason`, optional `context`) |
+//! | `measured` | a measurement while a main turn runs (`tokens`, `hard`, `auto_clear`) |
+//! | `natural_input` | person input `accepted` / `delivered` / `queued` |
+//! | `command` | `/empty`, `/fresh-window` (`busy`) |
+//! | `closeout` | the close-out could not start (`failed` / `dropped`) |
+//! | `compaction` | `session.compact` (`agent`, `trigger`, `instructions`) |
+//! | `compaction_result` | how `$.command.run({command:"compact"})` settled |
+//! | `boot` | the boot build for an answered compaction (`acquired` + `uuid` / `failed`) |
+//! | `commit_evidence` | `session.append` results / `$.session.messages()` |
+//! | `continuation` | the continuation `started` / `dropped` / `failed` |
+//! | `cap_changed`, `session`, `disable_compact` | cap, generation, `DISABLE_COMPACT` |
+//!
+//! | effect `type` | the shell |
+//! | --- | --- |
+//! | `tool_result` | answers the `empty_brain` call |
+//! | `end_turn` | answers this main `turn.step` with a synthetic `end_turn` |
+//! | `compact` | `$.command.run({command:"compact", args: marker})` from `turn.complete` |
+//! | `answer_compaction` | answers `session.compact` with boot + handoff (`pool`) |
+//! | `veto_compaction` | answers `session.compact` with `{skip}` and a notice |
+//! | `native_compaction` | `return next(e)` |
+//! | `continue` | `$.prompt.submit` the one continuation |
+//! | `closeout` | the budget warning in a hidden turn (`submit`) or the running one |
+//! | `report` | a one-line notice |
+//! | `cancel` | the request ended without a reset: drop work held for it |
+//!
+//! ```
+//! use notesoup_reset_flow::{Effect, Event};
+//!
+//! let event: Event = serde_json::from_str(
+//!     r#"{"type":"empty_brain","agent":"main","args":{"last_word":"finish the parser"}}"#,
+//! )
+//! .unwrap();
+//! assert!(matches!(event, Event::EmptyBrain { .. }));
+//!
+//! let effect = Effect::EndTurn { text: "Window cleared.".into() };
+//! assert_eq!(
+//!     serde_json::to_string(&effect).unwrap(),
+//!     r#"{"type":"end_turn","text":"Window cleared."}"#
+//! );
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod effect;
+mod event;
+
+pub use effect::{CloseoutMode, Effect, Hints, Pool};
+pub use event::{
+    Agent, BootStatus, Command, ContinuationStatus, Event, Evidence, InputPhase, Measure, Miss,
+    Outcome, Source, Trigger, TurnEnd,
+};
