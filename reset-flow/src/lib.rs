@@ -63,11 +63,42 @@
 
 #![forbid(unsafe_code)]
 
+mod blob;
 mod effect;
 mod event;
+mod flow;
+
+pub use blob::FlowError;
+pub use flow::{Flow, STATE_VERSION};
 
 pub use effect::{CloseoutMode, Effect, Hints, Pool};
 pub use event::{
     Agent, BootStatus, Command, ContinuationStatus, Event, Evidence, InputPhase, Measure, Miss,
     Outcome, Source, Trigger, TurnEnd,
 };
+
+/// The answer to one event: the new state, the effects in order, and the hints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The state to keep (serialize with [`Flow::to_blob`]).
+    pub flow: Flow,
+    /// What the shell must do, in order.
+    pub effects: Vec<Effect>,
+    /// Facts for hot paths.
+    pub hints: Hints,
+}
+
+/// Apply one event to a state blob (`null` for a fresh flow).
+pub fn step(state: &serde_json::Value, event: Event) -> Result<Reply, FlowError> {
+    let mut flow = Flow::from_blob(state)?;
+    let effects = flow.handle(event);
+    let hints = flow.hints();
+    Ok(Reply {
+        flow,
+        effects,
+        hints,
+    })
+}
+
+#[cfg(test)]
+mod tests;
