@@ -138,8 +138,14 @@ pub(crate) enum Stage {
     Requested,
     /// `answer_compaction` was issued; the boot build has not reported.
     Answered,
-    /// The boot was built; waiting for evidence that Claude kept it.
-    Installed { uuid: String, boundary: bool },
+    /// The boot was built; waiting for evidence that Claude kept it. `boundary`: the
+    /// compact boundary was appended; `touched`: any row of this compaction was seen (the
+    /// window changed, so the attempt is never retried).
+    Installed {
+        uuid: String,
+        boundary: bool,
+        touched: bool,
+    },
     /// Evidence confirmed the boot.
     Confirmed,
 }
@@ -465,6 +471,9 @@ impl Flow {
             });
             return;
         }
+        // A main turn the flow knows to be running makes the command busy whatever the
+        // shell saw: a hidden turn is never submitted over a running one.
+        let busy = busy || self.main_turn.is_some();
         let generation = self.generation;
         let idle_and_open = !busy
             && !self.undelivered
@@ -701,11 +710,20 @@ impl Flow {
                 }
             }
             Trigger::Auto => {
+                // The request's own compaction: the first that consumes it, or a retry of one
+                // whose boot never reported (its hook did not finish).
                 let consumable = self.request.as_ref().is_some_and(|r| !r.consumed)
                     && matches!(
                         self.commit,
                         None | Some(Commit {
                             stage: Stage::Requested,
+                            ..
+                        })
+                    )
+                    || matches!(
+                        self.commit,
+                        Some(Commit {
+                            stage: Stage::Answered,
                             ..
                         })
                     );
@@ -766,6 +784,7 @@ impl Flow {
                     commit.stage = Stage::Installed {
                         uuid,
                         boundary: false,
+                        touched: false,
                     };
                 }
             }
@@ -799,7 +818,7 @@ impl Flow {
         }
         let took = match &commit.stage {
             Stage::Requested | Stage::Answered => false,
-            Stage::Installed { boundary, .. } => *boundary || status == Outcome::Ok,
+            Stage::Installed { touched, .. } => *touched || status == Outcome::Ok,
             Stage::Confirmed => true,
         };
         if took {
@@ -837,12 +856,14 @@ impl Flow {
                 Stage::Installed {
                     uuid: expected,
                     boundary,
+                    touched,
                 },
             ..
         }) = &mut self.commit
         else {
             return;
         };
+        *touched = true;
         let kept = match evidence {
             Evidence::Boundary => {
                 if source == Source::Append {
