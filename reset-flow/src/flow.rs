@@ -654,15 +654,14 @@ impl Flow {
     }
 
     fn natural(&mut self, phase: InputPhase, fx: &mut Vec<Effect>) {
-        let in_turn = self.main_turn.is_some();
-        match phase {
-            InputPhase::Accepted | InputPhase::Delivered if in_turn => {
-                self.natural_in_turn = true;
-                if let Some(cutoff) = &mut self.cutoff {
-                    cutoff.released = true;
-                }
+        // Input that joins the running turn releases its cutoff for the rest of the turn. A
+        // delivery is not itself new input: the prompt that opens a turn is delivered by
+        // that turn's first step, which the cutoff never touches.
+        if phase == InputPhase::Accepted && self.main_turn.is_some() {
+            self.natural_in_turn = true;
+            if let Some(cutoff) = &mut self.cutoff {
+                cutoff.released = true;
             }
-            _ => {}
         }
         self.undelivered = phase != InputPhase::Delivered;
         if let Some(request) = &mut self.request {

@@ -240,9 +240,10 @@ fn a_later_call_rearms_the_cutoff_in_a_later_turn() {
     sim.send(turn_step("t2", 0));
     sim.send(natural("delivered"));
     assert!(!sim.flow.hints().end_turn_at_next_main_step);
+    // The queued turn runs normally until the model itself calls again: that call
+    // re-arms the cutoff, but cannot replace the first call's arguments.
     sim.send(eb(json!({"last_word": "b"})));
-    // Natural input was delivered in this turn: re-arming leaves the cutoff released.
-    assert!(sim.send(turn_step("t2", 1)).is_empty());
+    assert_eq!(kinds(&sim.send(turn_step("t2", 1))), ["end_turn"]);
     assert_eq!(kinds(&sim.send(done("t2", "answer"))), ["compact"]);
     let marker = sim.flow.expected_marker().unwrap();
     assert_eq!(
@@ -491,6 +492,12 @@ fn a_consumed_request_keeps_its_cutoff_until_natural_input_is_delivered() {
     sim.send(eb(json!({})));
     sim.send(compaction("auto", None));
     assert!(sim.confirm().is_empty());
+    assert!(sim.flow.hints().end_turn_at_next_main_step);
+    assert!(sim.send(natural("accepted")).is_empty());
+    assert!(
+        sim.flow.hints().pending,
+        "not before the input reached the model"
+    );
     let fx = sim.send(natural("delivered"));
     assert_eq!(
         kinds(&fx),

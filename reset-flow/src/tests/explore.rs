@@ -371,7 +371,7 @@ fn check(
             g.natural_in_turn = false;
         }
         Event::NaturalInput { phase } => {
-            if g.turn.is_some() && *phase != crate::InputPhase::Queued {
+            if g.turn.is_some() && *phase == crate::InputPhase::Accepted {
                 g.natural_in_turn = true;
             }
             g.undelivered = *phase != crate::InputPhase::Delivered;
