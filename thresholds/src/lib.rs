@@ -417,14 +417,15 @@ impl Facts {
                 let n = n.min(20_000.0) as u64;
                 n
             });
+        // A positive number JavaScript can count exactly (beyond 2^53 it is not a token count).
         let positive = |v: Option<&Value>| {
             v.and_then(Value::as_f64)
-                .filter(|n| n.is_finite() && *n >= 1.0)
+                .filter(|n| n.is_finite() && *n >= 1.0 && *n <= MAX_SAFE_F64)
                 .map(|n| {
                     #[allow(
                         clippy::cast_possible_truncation,
                         clippy::cast_sign_loss,
-                        reason = "finite, at least 1; saturates above u64::MAX"
+                        reason = "finite, in [1, 2^53]: exact as u64"
                     )]
                     let n = n.floor() as u64;
                     n
@@ -455,7 +456,7 @@ impl Facts {
     fn native(&self) -> (Source, Unit, i64, u64) {
         let configured = |w: u64| self.configured.map_or(w, |c| c.min(w));
         if let (true, Some(reported)) = (self.auto_on, self.reported) {
-            let fallback = reported + COMPACT_BUFFER + self.reserve;
+            let fallback = reported.saturating_add(COMPACT_BUFFER + self.reserve);
             let window = self.raw_max.into_iter().chain(self.model_window).min();
             let bound = configured(window.unwrap_or(fallback));
             let native = self.lower_by_pct(to_i64(reported) + to_i64(COMPACT_BUFFER));
@@ -520,6 +521,9 @@ fn in_unit(tokens: i64, unit: Unit) -> u64 {
         Unit::Percent => tokens * 100 / CLASSIC_CAPACITY,
     }
 }
+
+#[allow(clippy::cast_precision_loss, reason = "2^53 − 1 is exact in f64")]
+const MAX_SAFE_F64: f64 = js::MAX_SAFE as f64;
 
 fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)

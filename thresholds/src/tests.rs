@@ -173,6 +173,8 @@ fn tiny_pct_is_no_room(#[case] pct: Option<&str>) {
 #[case::breakdown_not_a_number(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": "167000"}}}), Source::Window, 167_000)]
 #[case::breakdown_zero(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 0}}}), Source::Window, 167_000)]
 #[case::breakdown_negative(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": -5}}}), Source::Window, 167_000)]
+#[case::breakdown_beyond_2_53(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 1.5e300}}}), Source::Window, 167_000)]
+#[case::window_beyond_2_53(json!({"context": {"window": 1e300}}), Source::Percent, 83)]
 #[case::breakdown_not_an_object(json!({"context": {"window": 200000, "breakdown": []}}), Source::Window, 167_000)]
 #[case::no_breakdown(json!({"context": {"window": 1000000, "tokens": 5}}), Source::Window, 967_000)]
 #[case::window_a_string(json!({"context": {"window": "200000"}}), Source::Percent, 83)]
