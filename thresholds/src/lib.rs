@@ -29,7 +29,7 @@
 //!
 //! # Invariant
 //! The native point is never later than Claude's own compaction point for the same inputs,
-//! `warning ≤ hard < native`, and every point is at least 1.
+//! `1 ≤ warning ≤ hard ≤ native`.
 //!
 //! # Example
 //! ```
