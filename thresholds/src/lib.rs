@@ -117,7 +117,8 @@ impl Env {
         }
     }
 
-    fn pairs(&self) -> [(&'static str, Option<&str>); 5] {
+    /// `(name, value)` for every variable, in the order of [`Env::NAMES`].
+    fn pairs(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> {
         let values = [
             &self.pct_override,
             &self.auto_compact_window,
@@ -125,12 +126,7 @@ impl Env {
             &self.disable_compact,
             &self.max_output_tokens,
         ];
-        let mut i = 0;
-        values.map(|v| {
-            let pair = (Self::NAMES[i], v.as_deref());
-            i += 1;
-            pair
-        })
+        Self::NAMES.into_iter().zip(values.map(Option::as_deref))
     }
 }
 
@@ -609,7 +605,6 @@ fn key(inputs: &Inputs<'_>) -> String {
     let env: Map<String, Value> = inputs
         .env
         .pairs()
-        .into_iter()
         .filter_map(|(name, v)| Some((name.to_owned(), Value::from(v?))))
         .collect();
     let material = json!({

@@ -199,3 +199,55 @@ fn odd_values_everywhere_get_documented_replies() {
     }
     assert!(n > 5000, "{n}");
 }
+
+/// The real engine's requests (recorded from Claude Code 2.1.319, see
+/// `thresholds/tests/data/engine/`) through the op: the native point sits where the engine
+/// auto-compacted (above the largest first reply that did not trigger it, at or below the
+/// smallest that did), and a point below the margins is `unresolvable`.
+#[test]
+fn real_engine_requests() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../thresholds/tests/data/engine");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let fixture: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let out = limits_json(&fixture["limits_request"]);
+        assert_eq!(out.exit, 0, "{}: {}", path.display(), out.reply);
+        let trials = fixture["engine"]["trials"].as_array().unwrap();
+        let tokens = |t: &&Value| t["first_reply_input_tokens"].as_u64().unwrap();
+        let compacted = |t: &&Value| t["auto_compacted_next_turn"] == true;
+        let lo = trials
+            .iter()
+            .filter(|t| !compacted(t))
+            .map(|t| tokens(&t))
+            .max();
+        let hi = trials.iter().filter(compacted).map(|t| tokens(&t)).min();
+        match (&out.reply["native"], hi) {
+            (Value::Number(native), Some(hi)) => {
+                let native = native.as_u64().unwrap();
+                assert!(
+                    lo.is_none_or(|lo| native > lo) && native <= hi,
+                    "{}: {native} vs ({lo:?}, {hi}]",
+                    path.display()
+                );
+            }
+            (Value::Number(_), None) => {} // never compacted: off, or not enforced
+            (_, Some(hi)) => {
+                assert_eq!(out.reply["error"]["code"], "unresolvable", "{}", out.reply);
+                assert!(
+                    hi < 24_576,
+                    "{}: engine point {hi} leaves room",
+                    path.display()
+                );
+            }
+            (_, None) => panic!("{}: {}", path.display(), out.reply),
+        }
+        n += 1;
+    }
+    assert!(n >= 25, "only {n} engine fixtures");
+}
