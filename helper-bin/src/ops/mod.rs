@@ -4,11 +4,12 @@ use serde_json::{Map, Value};
 
 use crate::{Context, OpError};
 
+mod limits;
 mod reset;
 mod version;
 
 /// Every op, in the order `version` lists them.
-pub(crate) const NAMES: &[&str] = &["version", "reset"];
+pub(crate) const NAMES: &[&str] = &["version", "limits", "reset"];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
 pub(crate) type Fields = Map<String, Value>;
@@ -16,6 +17,7 @@ pub(crate) type Fields = Map<String, Value>;
 pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields, OpError> {
     match op {
         "version" => version::run(request, ctx),
+        "limits" => limits::run(request, ctx),
         "reset" => reset::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
