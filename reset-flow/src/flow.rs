@@ -388,7 +388,7 @@ impl Flow {
                 let stopped = request.stop;
                 request.args = Some(args);
                 if stopped {
-                    "Notes saved? The window will be cleared after this batch of tools, as the person asked; it will not continue on its own.".to_owned()
+                    "Reset requested: the window will be cleared after this batch of tools, as the person asked; the fresh window will wait for them.".to_owned()
                 } else {
                     "Reset requested: the window will be cleared after this batch of tools."
                         .to_owned()
@@ -613,6 +613,25 @@ impl Flow {
             if self.request.is_some() {
                 self.cancel_unless_committed(how, fx);
             }
+            return;
+        }
+        // Evidence comes while the compaction's rows are appended: a commit still unproven
+        // when a main turn completes never will be (and must not hold the request forever).
+        // The point is checked again only after the next turn.
+        let failed = match &self.commit {
+            Some(Commit {
+                stage: Stage::Installed { .. },
+                ..
+            }) => Some("not confirmed"),
+            Some(Commit {
+                stage: Stage::Answered,
+                marker: None,
+                ..
+            }) => Some("never reported"),
+            _ => None,
+        };
+        if let Some(what) = failed {
+            self.commit_failed(what, fx);
             return;
         }
         if self.request.is_none()
@@ -885,17 +904,26 @@ impl Flow {
             } else {
                 "rewritten"
             };
-            self.request = None;
-            self.commit = None;
-            fx.push(Effect::Cancel {
-                reason: format!("the boot is {what} after the compaction"),
-            });
-            fx.push(Effect::Report {
-                text: format!(
-                    "notesoup: the boot is {what} after the compaction; not continuing. Your notes are safe; /notesoup shows them."
-                ),
-            });
+            self.commit_failed(what, fx);
         }
+    }
+
+    /// The window was compacted but the boot was not kept as built: the request ends
+    /// without a continuation, and is never compacted again.
+    fn commit_failed(&mut self, what: &str, fx: &mut Vec<Effect>) {
+        self.request = None;
+        self.commit = None;
+        if self.answering == Some(Answering::Commit) {
+            self.answering = None;
+        }
+        fx.push(Effect::Cancel {
+            reason: format!("the boot is {what} after the compaction"),
+        });
+        fx.push(Effect::Report {
+            text: format!(
+                "notesoup: the boot is {what} after the compaction; not continuing. Your notes are safe; /notesoup shows them."
+            ),
+        });
     }
 
     /// After a confirmed commit, between turns (or once natural input carries the running

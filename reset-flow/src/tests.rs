@@ -617,6 +617,31 @@ fn a_missing_or_rewritten_boot_cannot_continue(
     assert!(sim.send(done("t2", "answer")).is_empty());
 }
 
+#[rstest]
+#[case::boot_built_never_shown(true)]
+#[case::boot_never_reported(false)]
+fn a_commit_unproven_when_the_turn_completes_ends_without_continuing(#[case] built: bool) {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(json!({})));
+    sim.send(compaction("auto", None));
+    if built {
+        let g = sim.generation();
+        sim.send(boot_ok(g, "B"));
+    }
+    sim.send(turn_step("t1", 1));
+    let fx = sim.send(
+        json!({"type": "turn_complete", "agent": "main", "turn_id": "t1",
+        "reason": "answer", "context": {"tokens": 2000, "hard": 1000, "auto_clear": true}}),
+    );
+    assert_eq!(
+        kinds(&fx),
+        ["cancel", "report"],
+        "no continuation, no second reset now"
+    );
+    assert!(!sim.flow.hints().pending);
+}
+
 #[test]
 fn headless_evidence_needs_the_boundary_before_the_boot() {
     let mut sim = requested(json!({}));
