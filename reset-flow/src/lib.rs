@@ -46,19 +46,37 @@
 //! | `cancel` | the request ended without a reset: drop work held for it |
 //!
 //! ```
-//! use notesoup_reset_flow::{Effect, Event};
+//! use notesoup_reset_flow::{Effect, Event, step};
+//! use serde_json::{Value, json};
 //!
-//! let event: Event = serde_json::from_str(
-//!     r#"{"type":"empty_brain","agent":"main","args":{"last_word":"finish the parser"}}"#,
-//! )
-//! .unwrap();
-//! assert!(matches!(event, Event::EmptyBrain { .. }));
+//! // The shell keeps the blob; `null` starts a fresh flow.
+//! let mut blob = Value::Null;
+//! let mut send = |event: Value| {
+//!     let event: Event = serde_json::from_value(event).unwrap();
+//!     let reply = step(&blob, event).unwrap();
+//!     blob = reply.flow.to_blob();
+//!     (reply.effects, reply.hints)
+//! };
 //!
-//! let effect = Effect::EndTurn { text: "Window cleared.".into() };
+//! send(json!({"type": "session", "generation": 1}));
+//! send(json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 0}));
+//! let (fx, hints) = send(json!({"type": "empty_brain", "agent": "main",
+//!                                "args": {"last_word": "finish the parser"}}));
+//! assert!(matches!(fx[0], Effect::ToolResult { is_error: false, .. }));
+//! assert!(hints.end_turn_at_next_main_step);
+//!
+//! // The whole tool batch ran; the next main step ends the turn without a model request.
+//! let (fx, _) = send(json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 1}));
+//! assert!(matches!(fx[0], Effect::EndTurn { .. }));
+//!
+//! // After the turn, the reset worker compacts with its unique marker.
+//! let (fx, hints) = send(json!({"type": "turn_complete", "agent": "main", "turn_id": "t1",
+//!                                "reason": "answer"}));
 //! assert_eq!(
-//!     serde_json::to_string(&effect).unwrap(),
-//!     r#"{"type":"end_turn","text":"Window cleared."}"#
+//!     serde_json::to_value(&fx[0]).unwrap(),
+//!     json!({"type": "compact", "marker": "notesoup-reset g1 r1 a1", "generation": 1})
 //! );
+//! assert!(hints.compaction_expected);
 //! ```
 
 #![forbid(unsafe_code)]

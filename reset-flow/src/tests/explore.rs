@@ -33,7 +33,9 @@ const DEPTH: usize = 8;
 type Alphabet = Vec<(Value, Event)>;
 
 /// The alphabet, made concrete against the state it applies to (the live generation and the
-/// worker's live marker are the only symbolic parts).
+/// worker's live marker are the only symbolic parts). One event stands for each class the
+/// flow tells apart: `aborted`/`refusal` take `error`'s path, `dropped`/`failed` share one,
+/// `/empty` and `/fresh-window` differ only in the notice; the rstest tables cover those.
 fn alphabet(flow: &Flow) -> Vec<Value> {
     let g = flow.generation();
     let marker = flow
