@@ -465,3 +465,63 @@ fn every_event_sequence_keeps_the_invariants() {
     );
     assert!(paths > (width as u128).pow(u32::try_from(DEPTH).unwrap()));
 }
+
+/// Beyond the exhaustive depth: long walks (fixed-seed, so every run checks the same
+/// sequences) through the same alphabet and monitor, where retries, several requests in a
+/// row and session changes pile up. Most picks come from the events that move a reset
+/// forward, so walks reach commits and continuations, not only disruptions.
+#[test]
+fn long_walks_keep_the_invariants() {
+    const WALKS: usize = 400;
+    const LENGTH: usize = 60;
+    /// Alphabet indices of `empty_brain`, the main steps and completion, the marker and auto
+    /// compactions, the boot, the boundary and the boot rows.
+    const FORWARD: [usize; 10] = [0, 4, 5, 9, 20, 22, 27, 29, 30, 31];
+    let mut seed: u64 = 0x005e_ed0f_500b;
+    let mut next = move |n: usize| {
+        // A 64-bit LCG (Knuth's MMIX constants): deterministic and plenty for picking.
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(seed >> 33).unwrap() % n
+    };
+    let mut alphabets: HashMap<(u64, Option<String>), Alphabet> = HashMap::new();
+    let (mut continued, mut steps) = (0, 0);
+    for _ in 0..WALKS {
+        let mut flow = Flow::new(1);
+        let mut ghost = Ghost::default();
+        let mut trail = Vec::new();
+        for _ in 0..LENGTH {
+            let events = alphabets
+                .entry((flow.generation(), flow.expected_marker()))
+                .or_insert_with(|| {
+                    alphabet(&flow)
+                        .into_iter()
+                        .map(|raw| (raw.clone(), serde_json::from_value(raw).unwrap()))
+                        .collect()
+                });
+            let pick = if next(6) == 0 {
+                next(events.len())
+            } else {
+                FORWARD[next(FORWARD.len())]
+            };
+            let (raw, event) = &events[pick];
+            let mut post = flow.clone();
+            let fx = post.handle(event.clone());
+            steps += 1;
+            continued += fx
+                .iter()
+                .filter(|e| matches!(e, Effect::Continue { .. }))
+                .count();
+            ghost = check(&flow, &ghost, event, &post, &fx).unwrap_or_else(|why| {
+                panic!("invariant broken: {why}\npath: {trail:#?}\nthen: {raw}\neffects: {fx:?}")
+            });
+            trail.push(raw.to_string());
+            flow = post;
+        }
+    }
+    println!(
+        "reset-flow long walks: {WALKS} walks of {LENGTH} events ({steps} transitions), {continued} continuations"
+    );
+    assert!(continued > 0, "the walks reach confirmed commits");
+}
