@@ -10,7 +10,9 @@
 //! - no continuation without a confirmed commit (boot acquired, then the boundary and the
 //!   intact boot with the same UUID, or the boot in the messages);
 //! - at most one compaction per request (no second worker compaction or admission once the
-//!   window changed for it; none while one is in flight; none after auto consumed it);
+//!   window changed for it; none while one is in flight; none after auto consumed it), and
+//!   a manual compaction is admitted only with the marker of the worker's own command;
+//! - a close-out that could not start cancels its request;
 //! - never two continuations (one per request, one per confirmed commit);
 //! - subagent events never change the main flow;
 //! - STOP is never undone;
@@ -110,6 +112,10 @@ struct Ghost {
     natural: bool,
     continued: bool,
     worker_in_flight: bool,
+    /// A close-out was asked for this request.
+    closeout: bool,
+    /// The marker the last `compact` effect carried.
+    marker: Option<String>,
     consumed: bool,
     request_answered: bool,
     installed: bool,
@@ -139,16 +145,17 @@ fn canonical(mut flow: Flow) -> Flow {
     flow.generation = 0;
     flow.next_request = 1;
     if let Some(r) = &mut flow.request {
-        r.id = 0;
+        r.id = 1;
+        flow.next_request = 2;
     }
     if let Some(Commit {
         request, marker, ..
     }) = &mut flow.commit
     {
-        *request = 0;
+        *request = 1;
         if let Some(m) = marker {
             m.generation = 0;
-            m.request = 0;
+            m.request = 1;
         }
     }
     flow
@@ -258,14 +265,27 @@ fn check(
             return Err("a second compaction for one request".into());
         }
         g.worker_in_flight = true;
+        g.marker = fx.iter().find_map(|e| match e {
+            Effect::Compact { marker, .. } => Some(marker.clone()),
+            _ => None,
+        });
     }
     let answered = fx
         .iter()
         .any(|e| matches!(e, Effect::AnswerCompaction { .. }));
-    if let Event::Compaction { trigger, .. } = event {
+    if let Event::Compaction {
+        trigger,
+        instructions,
+        ..
+    } = event
+    {
         match trigger {
             Trigger::Manual | Trigger::Plugin if answered => {
-                if !g.worker_in_flight || g.window_changed || g.request_answered {
+                if !g.worker_in_flight
+                    || g.window_changed
+                    || g.request_answered
+                    || *instructions != g.marker
+                {
                     return Err("a compaction admitted without its own worker attempt".into());
                 }
                 g.request_answered = true;
@@ -334,6 +354,20 @@ fn check(
         g.worker_in_flight = false;
         g.request_answered = false;
         g.installed = false;
+    }
+
+    // A close-out that could not start cancels its request (so the command can be retried).
+    if has(&|e| matches!(e, Effect::Closeout { .. })) {
+        g.closeout = true;
+    }
+    if let Event::Closeout { generation, .. } = event
+        && *generation == pre.generation()
+        && g.closeout
+        && !g.worker_in_flight
+        && !g.consumed
+        && post.request.is_some()
+    {
+        return Err("a close-out that could not start left its request standing".into());
     }
 
     // Continuations: only after a confirmed commit, once, never over STOP or natural input.
