@@ -49,6 +49,16 @@ fn spawn(role: &str, dir: &Path) -> Child {
         .unwrap()
 }
 
+/// Kills its child when dropped, so a failed assertion leaves no writer running.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The child's part; a no-op in a normal test run.
 #[test]
 fn child() {
@@ -91,15 +101,14 @@ fn a_writer_killed_mid_write_leaves_the_old_or_the_new_text() {
     brain.write("n", &a, None).unwrap();
     let mut seen_b = false;
     for round in 0..40_u64 {
-        let mut writer = spawn("crash-writer", &dir);
+        let writer = Killed(spawn("crash-writer", &dir));
         // Vary where the kill lands; read while the writer runs, too.
         for _ in 0..=round % 3 {
             std::thread::sleep(Duration::from_millis(1 + round % 7));
             let now = brain.read("n").unwrap().text;
             assert!(now == a || now == b, "round {round}: torn read");
         }
-        writer.kill().unwrap();
-        writer.wait().unwrap();
+        drop(writer);
         let now = brain.read("n").unwrap();
         assert!(
             now.text == a || now.text == b,
@@ -135,11 +144,11 @@ fn concurrent_read_then_write_loops_lose_no_update() {
     let dir = scratch("concurrency");
     let brain = brain(&dir);
     brain.write("counter", "", None).unwrap();
-    let children: Vec<Child> = (0..PROCESSES)
-        .map(|i| spawn(&format!("incrementer-p{i}"), &dir))
+    let mut children: Vec<Killed> = (0..PROCESSES)
+        .map(|i| Killed(spawn(&format!("incrementer-p{i}"), &dir)))
         .collect();
-    for mut c in children {
-        assert!(c.wait().unwrap().success(), "an incrementer failed");
+    for c in &mut children {
+        assert!(c.0.wait().unwrap().success(), "an incrementer failed");
     }
     let text = brain.read("counter").unwrap().text;
     let mut lines: Vec<&str> = text.lines().collect();
