@@ -99,6 +99,12 @@ impl Version {
         Self(format!("{:016x}", fnv1a64(text.as_bytes())))
     }
 
+    /// A version as a caller sent it back (any string; one that no note has simply never
+    /// matches).
+    pub fn from_string(version: String) -> Self {
+        Self(version)
+    }
+
     /// The version as the string callers see and send back.
     pub fn as_str(&self) -> &str {
         &self.0
