@@ -483,6 +483,7 @@ impl Brain {
 
     fn replace_atomically(&self, name: &str, path: &Path, text: &str) -> Result<(), NotesError> {
         let parent = path.parent().unwrap_or(&self.dir);
+        let new_folder = !parent.is_dir();
         create_dir(parent)?;
         let tmp = self.dir.join("tmp").join(format!(
             "{}.{}.tmp",
@@ -500,10 +501,15 @@ impl Brain {
             .map_err(NotesError::io("write a temp file", &tmp))?;
         drop(file);
         fs::rename(&tmp, path).map_err(NotesError::io("replace", path))?;
-        // Sync every folder from the note's up to `notes/`: a folder created for this note
-        // must itself be durable for the note to be.
+        // Sync the note's folder; when this write created it, every folder up to `notes/`,
+        // since a new folder must itself be durable for the note to be.
         let notes = self.notes_dir();
-        for dir in parent.ancestors().take_while(|d| d.starts_with(&notes)) {
+        let depth = if new_folder { usize::MAX } else { 1 };
+        for dir in parent
+            .ancestors()
+            .take_while(|d| d.starts_with(&notes))
+            .take(depth)
+        {
             sync_dir(dir)?;
         }
         Ok(())
