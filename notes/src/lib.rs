@@ -345,16 +345,7 @@ impl Brain {
                     reason: "`append` is empty; nothing to add".into(),
                 });
             }
-            Edit::Replace { .. } => {
-                // Checked again under the lock; this early answer creates no folders.
-                check_name(name)?;
-                if !self.note_path(name).exists() && expected.is_none() {
-                    return Err(NotesError::NotFound {
-                        name: name.to_owned(),
-                    });
-                }
-            }
-            Edit::Append(_) => {}
+            _ => {}
         }
         self.change(name, expected, |current| match (edit, current) {
             (Edit::Append(more), None) => Ok(more.clone()),
@@ -406,6 +397,8 @@ impl Brain {
         }
         let _lock = self.lock()?;
         let Some((text, _)) = read_note(&path)? else {
+            // Deleted by someone else between the check above and the lock.
+            check_expected(name, expected, None)?;
             return Err(NotesError::NotFound {
                 name: name.to_owned(),
             });
@@ -439,11 +432,17 @@ impl Brain {
         &self,
         name: &str,
         expected: Option<&Version>,
-        new_text: impl FnOnce(Option<&str>) -> Result<String, NotesError>,
+        new_text: impl Fn(Option<&str>) -> Result<String, NotesError>,
     ) -> Result<Written, NotesError> {
         check_name(name)?;
         self.check_no_symlinks(name, true)?;
         let path = self.note_path(name);
+        // A refusal must change nothing: before creating the brain's folders and lock, answer
+        // without the lock what can be answered from the note as it stands (it is checked
+        // again under the lock).
+        let current = read_note(&path)?.map(|(text, _)| text);
+        check_expected(name, expected, current.as_deref().map(Version::of).as_ref())?;
+        check_note_size(name, &new_text(current.as_deref())?)?;
         self.ensure()?;
         let _lock = self.lock()?;
         self.clean_tmp();
@@ -451,14 +450,7 @@ impl Brain {
         let current_version = current.as_deref().map(Version::of);
         check_expected(name, expected, current_version.as_ref())?;
         let text = new_text(current.as_deref())?;
-        let bytes = text.len() as u64;
-        if bytes > MAX_NOTE_BYTES {
-            return Err(NotesError::TooLarge {
-                what: format!("note `{name}`"),
-                size: bytes,
-                limit: MAX_NOTE_BYTES,
-            });
-        }
+        let bytes = check_note_size(name, &text)?;
         let others: u64 = self
             .list("")?
             .iter()
@@ -665,9 +657,17 @@ impl Brain {
                 if check_name(&name).is_err() {
                     continue;
                 }
-                // Vanished between read_dir and read: a concurrent delete.
-                let Some((text, updated)) = read_note(&entry.path())? else {
-                    continue;
+                let (text, updated) = match read_note(&entry.path()) {
+                    Ok(Some(note)) => note,
+                    // Vanished between read_dir and read: a concurrent delete.
+                    Ok(None) => continue,
+                    // Not UTF-8: not a note this store wrote; `read` names the problem.
+                    Err(NotesError::Io { source, .. })
+                        if source.kind() == ErrorKind::InvalidData =>
+                    {
+                        continue;
+                    }
+                    Err(err) => return Err(err),
                 };
                 out.push(NoteInfo {
                     name,
@@ -680,6 +680,19 @@ impl Brain {
         }
         Ok(())
     }
+}
+
+/// The text's size in bytes, or `TooLarge` over [`MAX_NOTE_BYTES`].
+fn check_note_size(name: &str, text: &str) -> Result<u64, NotesError> {
+    let bytes = text.len() as u64;
+    if bytes > MAX_NOTE_BYTES {
+        return Err(NotesError::TooLarge {
+            what: format!("note `{name}`"),
+            size: bytes,
+            limit: MAX_NOTE_BYTES,
+        });
+    }
+    Ok(bytes)
 }
 
 fn check_expected(

@@ -487,3 +487,56 @@ fn versions_are_stable_opaque_hashes() {
     assert_eq!(Version::of("").as_str(), "cbf29ce484222325");
     assert_ne!(Version::of("a"), Version::of("b"));
 }
+
+#[test]
+fn refusals_on_a_new_brain_create_nothing() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let big = "x".repeat(usize::try_from(MAX_NOTE_BYTES).unwrap() + 1);
+    assert_eq!(
+        brain.write("n", &big, None).unwrap_err().code(),
+        "too_large"
+    );
+    let v = Version::of("x");
+    assert_eq!(
+        brain.write("n", "x", Some(&v)).unwrap_err().code(),
+        "version_conflict"
+    );
+    assert_eq!(
+        brain
+            .edit("n", &Edit::Append("x".into()), Some(&v))
+            .unwrap_err()
+            .code(),
+        "version_conflict"
+    );
+    assert_eq!(
+        brain
+            .edit("n", &Edit::Append(big), None)
+            .unwrap_err()
+            .code(),
+        "too_large"
+    );
+    assert!(
+        !s.root.join("store").exists(),
+        "a refusal created the store"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_skipped_by_list_and_named_by_read() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("good", "x", None).unwrap();
+    fs::write(brain.dir().join("notes/bad.md"), b"\xff\xfe").unwrap();
+    let names: Vec<String> = brain
+        .list("")
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    assert_eq!(names, ["good"]);
+    let err = brain.read("bad").unwrap_err();
+    assert_eq!(err.code(), "io");
+    assert!(err.to_string().contains("not UTF-8"), "{err}");
+    assert_eq!(brain.snapshot().unwrap().len(), 1);
+}
