@@ -5,7 +5,7 @@
 //!   tool), the [`WindowId`], the notes snapshot within a byte budget, the sticky last word
 //!   of the previous reset, and whether history is available.
 //! * [`warning`] renders the **budget warning**: one text for every host, ending with the
-//!   reset tool's name and the tokens left.
+//!   reset tool's name and the tokens (or percent of the window) left.
 //! * [`handoff`] picks the **handoff** paragraph placed after the boot of a fresh window,
 //!   from the *normal* pool (the model reset itself) or the *forced* pool (the window was
 //!   cleared without it), deterministically from the window id and a seed.
@@ -16,7 +16,9 @@
 //! are filled with tool names and figures.
 //!
 //! ```
-//! use notesoup_boot::{BootInput, BootNote, Host, Reset, WindowId, boot_text, handoff, warning};
+//! use notesoup_boot::{
+//!     BootInput, BootNote, Countdown, Host, Reset, WindowId, boot_text, handoff, warning,
+//! };
 //!
 //! # fn main() -> Result<(), notesoup_boot::BootError> {
 //! let window: WindowId = "claude:6e9d0c1a:2".parse()?;
@@ -41,8 +43,8 @@
 //! // The same window always gets the same handoff.
 //! assert_eq!(handoff(Reset::Normal, &window, "seed"), handoff(Reset::Normal, &window, "seed"));
 //!
-//! let w = warning(Host::Claude, 12_345);
-//! assert!(w.ends_with("`mcp__notesoup__empty_brain`. Tokens left before the automatic clear: 12,345."));
+//! let w = warning(Host::Claude, Countdown::Tokens(12_345));
+//! assert!(w.ends_with("`mcp__notesoup__empty_brain`. Left before the automatic clear: 12,345 tokens."));
 //! # Ok(())
 //! # }
 //! ```
@@ -259,10 +261,29 @@ pub fn handoff_pool(reset: Reset) -> Vec<&'static str> {
         .collect()
 }
 
+/// How much room a window has left before its automatic clear.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Countdown {
+    /// Tokens left (the normal case).
+    Tokens(u64),
+    /// Percent of the window left (when the host reports only a percentage).
+    Percent(u64),
+}
+
+impl fmt::Display for Countdown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Tokens(1) => f.write_str("1 token"),
+            Self::Tokens(n) => write!(f, "{} tokens", thousands(*n)),
+            Self::Percent(n) => write!(f, "{n}% of the window"),
+        }
+    }
+}
+
 /// The budget warning: the same text for every host but the reset tool's name, ending with
-/// that name and the tokens left before the automatic clear.
-pub fn warning(host: Host, tokens_left: u64) -> String {
-    fill(WARNING, host, &[("tokens_left", &thousands(tokens_left))])
+/// that name and the countdown to the automatic clear.
+pub fn warning(host: Host, left: Countdown) -> String {
+    fill(WARNING, host, &[("left", &left.to_string())])
         .trim_end()
         .to_owned()
 }

@@ -144,23 +144,41 @@ fn boots_and_warnings_name_the_hosts_reset_tool(#[case] host: Host, #[case] rese
     .unwrap();
     assert!(text.contains(&format!("`{reset}`")), "{text}");
     assert!(!text.contains('{'), "an unfilled placeholder:\n{text}");
-    let warn = warning(host, 1_234_567);
+    let warn = warning(host, Countdown::Tokens(1_234_567));
     assert!(
         warn.ends_with(&format!(
-            "Reset tool: `{reset}`. Tokens left before the automatic clear: 1,234,567."
+            "Reset tool: `{reset}`. Left before the automatic clear: 1,234,567 tokens."
         )),
         "{warn}"
     );
     // One text for every host: only the tool name differs.
     assert_eq!(
         warn.replace(reset, "RESET"),
-        warning(Host::Claude, 1_234_567).replace("mcp__notesoup__empty_brain", "RESET")
+        warning(Host::Claude, Countdown::Tokens(1_234_567))
+            .replace("mcp__notesoup__empty_brain", "RESET")
     );
 }
 
 #[test]
 fn the_warning_reads_well() {
-    snapshot_matches("warning-claude.txt", &warning(Host::Claude, 0));
+    snapshot_matches(
+        "warning-claude.txt",
+        &warning(Host::Claude, Countdown::Tokens(0)),
+    );
+}
+
+#[rstest]
+#[case::one(Countdown::Tokens(1), "1 token.")]
+#[case::many(Countdown::Tokens(12_000), "12,000 tokens.")]
+#[case::percent(Countdown::Percent(7), "7% of the window.")]
+fn countdowns_end_the_warning(#[case] left: Countdown, #[case] end: &str) {
+    let warn = warning(Host::Pi, left);
+    assert!(
+        warn.ends_with(&format!(
+            "`notesoup_empty_brain`. Left before the automatic clear: {end}"
+        )),
+        "{warn}"
+    );
 }
 
 #[rstest]

@@ -1,6 +1,6 @@
 //! `warning`: the budget warning for the host's reset tool and the tokens left.
 
-use notesoup_boot::{Host, warning};
+use notesoup_boot::{Countdown, Host, warning};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -12,10 +12,21 @@ use crate::{Context, OpError, parse};
 struct Request {
     /// `claude` or `pi`.
     host: String,
-    /// Tokens the window holds now.
+    /// What the window holds now, in `unit`s.
     used: u64,
-    /// Tokens at which the window is cleared automatically.
+    /// Where the window is cleared automatically, in `unit`s.
     clear_at: u64,
+    /// `tokens` (the default) or `percent` (when only a percentage of the window is known).
+    #[serde(default)]
+    unit: Unit,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum Unit {
+    #[default]
+    Tokens,
+    Percent,
 }
 
 pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
@@ -26,7 +37,11 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
         .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
     let left = req.clear_at.saturating_sub(req.used);
     let mut fields = Fields::new();
-    fields.insert("text".into(), json!(warning(host, left)));
-    fields.insert("tokens_left".into(), json!(left));
+    let countdown = match req.unit {
+        Unit::Tokens => Countdown::Tokens(left),
+        Unit::Percent => Countdown::Percent(left),
+    };
+    fields.insert("text".into(), json!(warning(host, countdown)));
+    fields.insert("left".into(), json!(left));
     Ok(fields)
 }
