@@ -84,6 +84,14 @@ pub enum NotesError {
         /// What was missing or wrong.
         reason: String,
     },
+    /// The session folder cannot pick a brain: not absolute, or not an existing folder.
+    #[error("bad session folder `{}`: {reason}", path.display())]
+    BadCwd {
+        /// The folder as given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The filesystem failed us (permissions, disk full, a path that is not a folder, ...).
     #[error("{action} {}: {source}", path.display())]
     Io {
@@ -99,7 +107,7 @@ pub enum NotesError {
 
 impl NotesError {
     /// The stable protocol code: `bad_name`, `too_large`, `not_found`, `version_conflict`,
-    /// `no_match`, `ambiguous`, `bad_edit`, `no_home` or `io`.
+    /// `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd` or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::BadName { .. } => "bad_name",
@@ -110,6 +118,7 @@ impl NotesError {
             Self::Ambiguous { .. } => "ambiguous",
             Self::BadEdit { .. } => "bad_edit",
             Self::NoHome { .. } => "no_home",
+            Self::BadCwd { .. } => "bad_cwd",
             Self::Io { .. } => "io",
         }
     }

@@ -215,15 +215,17 @@ pub fn store_root(
 /// The domain of a session's working folder: the nearest ancestor (itself included) holding
 /// `.git` (a folder, or a file as in worktrees), else the folder itself; symlinks resolved.
 pub fn domain_of(cwd: &Path) -> Result<PathBuf, NotesError> {
+    let bad = |reason: String| NotesError::BadCwd {
+        path: cwd.to_path_buf(),
+        reason,
+    };
     if !cwd.is_absolute() {
-        return Err(NotesError::NoHome {
-            reason: format!(
-                "the session folder `{}` is not an absolute path",
-                cwd.display()
-            ),
-        });
+        return Err(bad("not an absolute path".into()));
     }
-    let cwd = fs::canonicalize(cwd).map_err(NotesError::io("resolve the session folder", cwd))?;
+    let cwd = fs::canonicalize(cwd).map_err(|err| bad(err.to_string()))?;
+    if !cwd.is_dir() {
+        return Err(bad("not a folder".into()));
+    }
     Ok(cwd
         .ancestors()
         .find(|dir| dir.join(".git").symlink_metadata().is_ok())
@@ -411,7 +413,14 @@ impl Brain {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_millis();
-        let trash = trash_dir.join(format!("{millis:013}~{}.md", name.replace('/', "~")));
+        let flat = name.replace('/', "~");
+        let mut trash = trash_dir.join(format!("{millis:013}~{flat}.md"));
+        for n in 1.. {
+            if !trash.exists() {
+                break;
+            }
+            trash = trash_dir.join(format!("{millis:013}~{flat}~{n}.md"));
+        }
         fs::rename(&path, &trash).map_err(NotesError::io("move to the trash", &path))?;
         sync_dir(&trash_dir)?;
         if let Some(parent) = path.parent() {

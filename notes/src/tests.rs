@@ -341,6 +341,15 @@ fn delete_keeps_the_text_in_the_trash_and_prunes_it() {
     brain.write("a/b", "precious\n", None).unwrap();
     let d = brain.delete("a/b", None).unwrap();
     assert_eq!(fs::read_to_string(&d.trash).unwrap(), "precious\n");
+    // The same name deleted again in the same millisecond keeps both texts.
+    let now = SystemTime::now();
+    brain.write("twice", "first\n", None).unwrap();
+    let first = brain.delete_at("twice", None, now).unwrap();
+    brain.write("twice", "second\n", None).unwrap();
+    let second = brain.delete_at("twice", None, now).unwrap();
+    assert_ne!(first.trash, second.trash);
+    assert_eq!(fs::read_to_string(&first.trash).unwrap(), "first\n");
+    assert_eq!(fs::read_to_string(&second.trash).unwrap(), "second\n");
     assert!(
         d.trash.to_str().unwrap().ends_with("~a~b.md"),
         "{}",
@@ -448,7 +457,15 @@ fn the_domain_is_the_git_root_else_the_folder() {
     );
     assert_eq!(
         domain_of(Path::new("relative")).unwrap_err().code(),
-        "no_home"
+        "bad_cwd"
+    );
+    let err = domain_of(&project.join("missing")).unwrap_err();
+    assert_eq!(err.code(), "bad_cwd");
+    assert!(err.to_string().contains("missing"), "{err}");
+    fs::write(project.join("file"), "").unwrap();
+    assert_eq!(
+        domain_of(&project.join("file")).unwrap_err().code(),
+        "bad_cwd"
     );
 }
 
