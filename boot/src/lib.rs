@@ -71,6 +71,13 @@ pub use window::WindowId;
 /// The contents budget of a boot's notes snapshot, in bytes, when the caller has no other.
 pub const DEFAULT_BUDGET: usize = 24 * 1024;
 
+/// The most notes a boot's index names (a brain of many tiny notes would otherwise make the
+/// index itself overflow the window); the rest are counted.
+pub const MAX_INDEX: usize = 200;
+
+/// The most left-out notes the boot names one by one; the rest are counted.
+const MAX_NAMED_LEFT_OUT: usize = 50;
+
 /// The canonical memory skill (`boot/skills/memory/SKILL.md`).
 pub const MEMORY_SKILL: &str = include_str!("../skills/memory/SKILL.md");
 /// The canonical dream skill (`boot/skills/dream/SKILL.md`).
@@ -329,7 +336,7 @@ fn snapshot(out: &mut String, notes: &[BootNote], budget: usize, host: Host) {
         sorted.len(),
         if sorted.len() == 1 { "" } else { "s" }
     );
-    for n in &sorted {
+    for n in sorted.iter().take(MAX_INDEX) {
         let _ = writeln!(
             out,
             "- {} | {} | {} | {}",
@@ -337,6 +344,14 @@ fn snapshot(out: &mut String, notes: &[BootNote], budget: usize, host: Host) {
             n.text.len(),
             format_utc(n.updated),
             n.version
+        );
+    }
+    if sorted.len() > MAX_INDEX {
+        let _ = writeln!(
+            out,
+            "- ... and {} more; {} shows them all",
+            sorted.len() - MAX_INDEX,
+            tool(host, "notes_list")
         );
     }
     for n in sorted
@@ -356,11 +371,15 @@ fn snapshot(out: &mut String, notes: &[BootNote], budget: usize, host: Host) {
         out.push_str("</note>\n");
     }
     if !left_out.is_empty() {
-        let named: Vec<String> = left_out
+        let mut named: Vec<String> = left_out
             .iter()
+            .take(MAX_NAMED_LEFT_OUT)
             .filter_map(|name| sorted.iter().find(|n| n.name == *name))
             .map(|n| format!("{} ({} bytes)", n.name, n.text.len()))
             .collect();
+        if left_out.len() > MAX_NAMED_LEFT_OUT {
+            named.push(format!("and {} more", left_out.len() - MAX_NAMED_LEFT_OUT));
+        }
         let _ = writeln!(
             out,
             "\nNot shown, over this boot's {budget}-byte budget for note contents (largest first): {}. Read them with {} when you need them.",

@@ -302,3 +302,29 @@ fn marker_lines_parse(#[case] line: &str, #[case] want: Option<&str>) {
         want
     );
 }
+
+#[test]
+fn the_index_of_a_brain_of_many_notes_is_capped() {
+    let w = window("claude:s:0");
+    let notes: Vec<BootNote> = (0..MAX_INDEX + 5)
+        .map(|i| note(&format!("n{i:04}"), "x\n", 0))
+        .collect();
+    let text = boot_text(&BootInput {
+        window: &w,
+        notes: &notes,
+        last_word: None,
+        history: false,
+        budget: 0,
+    })
+    .unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("- n0")).count(),
+        MAX_INDEX
+    );
+    assert!(text.contains("- ... and 5 more; `mcp__notesoup__notes_list` shows them all\n"));
+    assert!(!text.contains("<note "), "a zero budget shows no contents");
+    assert!(
+        text.contains("n0049 (2 bytes), and 155 more. Read them"),
+        "{text}"
+    );
+}
