@@ -345,7 +345,7 @@ pub fn parse_cap(raw: &str) -> Result<u64, ThresholdError> {
     };
     let denominator = 10_u64.pow(frac_len);
     let frac_scaled = frac_value * scale;
-    if frac_scaled % denominator != 0 {
+    if !frac_scaled.is_multiple_of(denominator) {
         return Err(bad());
     }
     int.checked_mul(scale)
