@@ -631,12 +631,12 @@ impl Script {
             }
             return (format!("rule{i}"), rule.answer.reply(*request));
         }
-        if let Some((when, answer)) = self.queue.get(self.next) {
-            if when.fits(request, raw) {
-                let reply = answer.reply(*request);
-                self.next += 1;
-                return (format!("q{}", self.next - 1), reply);
-            }
+        if let Some((when, answer)) = self.queue.get(self.next)
+            && when.fits(request, raw)
+        {
+            let reply = answer.reply(*request);
+            self.next += 1;
+            return (format!("q{}", self.next - 1), reply);
         }
         ("fallback".to_owned(), self.fallback.clone())
     }
