@@ -1037,10 +1037,6 @@ fn seq_on_line(listing: &str, needle: &str) -> Option<u64> {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod/history: history_list in the fresh window refuses with head_not_written"
-)]
 fn s11_history_after_reset() {
     let _one = serial();
     let script = Script::new()
