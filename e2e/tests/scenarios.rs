@@ -971,6 +971,11 @@ fn s10_interrupted_turn_does_not_reset() {
         fresh_window_requests(&out).is_empty(),
         "a continuation ran after the interruption"
     );
+    let reported = regex::Regex::new(r"(?i)cancel\w*\W.*(abort|interrupt)").unwrap();
+    assert!(
+        reported.is_match(&out.mod_log),
+        "the interruption's cancelled reset is not reported"
+    );
 }
 
 #[test]
