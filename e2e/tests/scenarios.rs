@@ -1150,6 +1150,19 @@ fn s12_subagent_cannot_reset_the_main_brain() {
         .iter()
         .any(|b| b.to_string().contains("SUBAGENT-TASK"));
     assert!(sub_called, "the subagent never ran");
+    // The subagent's own empty_brain call came back refused.
+    let refusal = out
+        .message_requests()
+        .into_iter()
+        .filter(|r| r.has_tool_result() && r.body().to_string().contains("LW-SUB"))
+        .flat_map(|r| r.tool_results())
+        .map(|(_, text)| text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        refusal.contains("subagent"),
+        "the subagent's empty_brain was not refused: {refusal:?}"
+    );
     assert_eq!(
         boundaries(&out),
         0,
