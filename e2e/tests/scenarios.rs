@@ -917,6 +917,12 @@ fn s09_natural_input_releases_the_cutoff() {
         0,
         "a continuation was submitted over natural input"
     );
+    // The reset itself still happens once the natural turn is done (no continuation).
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "the requested reset did not commit after the natural turn"
+    );
     let all: Vec<String> = out
         .model_turn_requests()
         .iter()
