@@ -17,6 +17,19 @@
 //!   debug log and the mod's log lines. A scenario that panics while an `Outcome` is
 //!   alive prints the request log and the mod's log.
 //!
+//! Running the scenarios: `cargo test -p notesoup-e2e --features real-claude` (what
+//! `scripts/test` runs, after `scripts/get-claude` and a release build of the helper);
+//! `--features e2e-pending` adds the scenarios the mod cannot pass yet. Variables:
+//!
+//! | variable | default |
+//! |---|---|
+//! | `NOTESOUP_E2E_CLAUDE` | the path `scripts/get-claude` prints (fetched once from npm) |
+//! | `NOTESOUP_E2E_PLUGIN_DIR` | the repository's `plugins/claude` (copied into every run) |
+//! | `NOTESOUP_E2E_HELPER` | `$CARGO_TARGET_DIR/release`, `target/release`, then the plugin's `bin/` |
+//! | `NOTESOUP_E2E_RUNS` | `<tmp>/notesoup-e2e` (one run dir per session) |
+//! | `NOTESOUP_E2E_KEEP` | unset: a passing run's dir is removed (a failing one is kept) |
+//! | `NOTESOUP_E2E_FULL_LOG` | unset: a failing run prints one line per request, not whole bodies |
+//!
 //! The service alone, driven by a plain HTTP client:
 //!
 //! ```
