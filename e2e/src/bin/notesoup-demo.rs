@@ -127,7 +127,7 @@ fn run() -> Result<bool, String> {
     let o = options()?;
     let harness = Harness::resolve(o.claude, o.plugin_dir, o.helper).map_err(|e| e.to_string())?;
     say!("notesoup demo: the real Claude Code with the notesoup plugin, against a scripted");
-    say!("local model on 127.0.0.1 (no account, no network). This takes about half a minute.\n");
+    say!("local model on 127.0.0.1 (no account, no network). It takes a few seconds.\n");
     let dir = o
         .out
         .clone()
@@ -235,7 +235,8 @@ fn tell(out: &Outcome) -> bool {
     );
     if all_ok {
         say!(
-            "\nThat is notesoup. With an Anthropic account, just run `claude`: the plugin is installed."
+            "\nThat is notesoup. With an Anthropic account, run `claude` (with the plugin installed,\n\
+             or with the --plugin-dir line scripts/install printed)."
         );
     } else {
         say!("\nSomething did not happen as it should; the session's report follows.\n");
