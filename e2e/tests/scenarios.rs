@@ -985,10 +985,6 @@ fn s10_interrupted_turn_does_not_reset() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending mod: a continuation whose API request fails (400) is not reported; the mod logs only `continuation started`"
-)]
 fn s10_failed_continuation_is_reported_not_compacted_again() {
     let _one = serial();
     let script = Script::new()
