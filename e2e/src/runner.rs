@@ -160,6 +160,9 @@ pub enum Step {
 pub enum Mode {
     /// `claude -p PROMPT`.
     Print(String),
+    /// `claude -p FIRST`, then `claude -p NEXT --continue` for each later prompt (same
+    /// session, so a command can run while the session is idle with context behind it).
+    PrintContinued(Vec<String>),
     /// `claude -p --input-format stream-json --output-format stream-json --verbose`.
     StreamJson(Vec<Input>),
     /// The interactive TUI in a tmux pane.
@@ -169,7 +172,7 @@ pub enum Mode {
 impl Mode {
     fn label(&self) -> &'static str {
         match self {
-            Self::Print(_) => "print",
+            Self::Print(_) | Self::PrintContinued(_) => "print",
             Self::StreamJson(_) => "stream-json",
             Self::Tmux(_) => "tmux",
         }
@@ -322,7 +325,8 @@ impl Session<'_> {
         };
         let mut failures = Vec::new();
         let (exit_code, timed_out) = match mode {
-            Mode::Print(prompt) => ctx.print(prompt)?,
+            Mode::Print(prompt) => ctx.print(std::slice::from_ref(prompt))?,
+            Mode::PrintContinued(prompts) => ctx.print(prompts)?,
             Mode::StreamJson(inputs) => ctx.stream_json(inputs, &mut failures)?,
             Mode::Tmux(steps) => ctx.tmux(steps, &mut failures)?,
         };
@@ -451,16 +455,30 @@ impl RunCtx<'_> {
         fs::File::create(&path).map_err(|e| E2eError::io(&path.display().to_string(), e))
     }
 
-    fn print(&self, prompt: &str) -> Result<(Option<i32>, bool), E2eError> {
-        let mut cmd = self.command();
-        cmd.arg("-p").arg(prompt).args(self.args);
-        cmd.stdin(Stdio::null())
-            .stdout(self.file("stdout")?)
-            .stderr(self.file("stderr")?);
-        let child = cmd
-            .spawn()
-            .map_err(|e| E2eError::io(&self.claude.display().to_string(), e))?;
-        Ok(wait_bounded(child, self.deadline))
+    /// One `claude -p` per prompt in the same HOME and cwd; every prompt after the first
+    /// resumes the session with `--continue`. Output is appended; the last exit counts.
+    fn print(&self, prompts: &[String]) -> Result<(Option<i32>, bool), E2eError> {
+        let (stdout, stderr) = (self.file("stdout")?, self.file("stderr")?);
+        let mut last = (None, false);
+        for (i, prompt) in prompts.iter().enumerate() {
+            let mut cmd = self.command();
+            cmd.arg("-p").arg(prompt);
+            if i > 0 {
+                cmd.arg("--continue");
+            }
+            cmd.args(self.args);
+            let out = stdout.try_clone().map_err(|e| E2eError::io("stdout", e))?;
+            let err = stderr.try_clone().map_err(|e| E2eError::io("stderr", e))?;
+            cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+            let child = cmd
+                .spawn()
+                .map_err(|e| E2eError::io(&self.claude.display().to_string(), e))?;
+            last = wait_bounded(child, self.deadline);
+            if last.1 {
+                break;
+            }
+        }
+        Ok(last)
     }
 
     fn stream_json(
