@@ -723,9 +723,14 @@ fn s06_budget_warning_once_then_hard_clear() {
         .then(list().with_input_tokens(150_000))
         .then_when(Match::tool_result(true), list().with_input_tokens(151_000))
         .then_when(Match::tool_result(true), list().with_input_tokens(160_000))
+        // Window 1: past the warning point again; the warning is due once more.
         .then_when(
             Match::tail_contains(FRESH_BOOT),
-            Reply::text("Fresh window after the budget clear."),
+            list().with_input_tokens(150_000),
+        )
+        .then_when(
+            Match::tool_result(true),
+            Reply::text("Fresh window, notes checked."),
         )
         .fallback(Reply::text("(fallback)"));
     let out = harness()
@@ -751,15 +756,27 @@ fn s06_budget_warning_once_then_hard_clear() {
     );
     assert_eq!(
         requests.len(),
-        4,
-        "the hard point ends the turn: no request for the last tool result, one continuation"
+        5,
+        "the hard point ends the turn (no request for its tool result), one continuation, \
+         then the fresh window's own tool round"
     );
-    assert!(!requests[3].has_tool_result());
+    assert!(
+        !requests[3].has_tool_result(),
+        "the continuation carries a stale tool result"
+    );
     assert_eq!(boundaries(&out), 1);
-    let fresh = fresh_window_requests(&out);
+    let fresh: Vec<_> = fresh_window_requests(&out)
+        .into_iter()
+        .filter(|r| !r.has_tool_result())
+        .collect();
     assert_eq!(fresh.len(), 1, "exactly one continuation");
     assert_fresh_window(&out, fresh[0], None);
     assert_eq!(plugin_prompts(&out), 1, "one continuation prompt on disk");
+    // Once per window: the new window warns again.
+    assert!(
+        warned(&requests[4]),
+        "the fresh window past its warning point was not warned"
+    );
 }
 
 // ---------------------------------------------------------------------------------
