@@ -338,8 +338,15 @@ fn empty_brain(last_word: &str, terminate: Option<bool>) -> Value {
 }
 
 /// Asserts the fresh window's request: the conversation starts with the boot of window
-/// `:1`, the handoff follows the boot, the old window is gone, no summary was asked for.
-fn assert_fresh_window(out: &Outcome, fresh: notesoup_e2e::Request<'_>, sticky: Option<&str>) {
+/// `:1`, a handoff paragraph of the right pool follows the boot (normal after the model's
+/// own `empty_brain`, forced after a budget clear), the old window is gone, no summary was
+/// asked for.
+fn assert_fresh_window(
+    out: &Outcome,
+    fresh: notesoup_e2e::Request<'_>,
+    sticky: Option<&str>,
+    pool: notesoup_boot::Reset,
+) {
     let first = fresh.head_text();
     let ids = windows(&first);
     assert_eq!(
@@ -362,6 +369,11 @@ fn assert_fresh_window(out: &Outcome, fresh: notesoup_e2e::Request<'_>, sticky: 
     assert!(
         !after.is_empty(),
         "no handoff paragraph after the boot:\n{first}"
+    );
+    let paragraphs = notesoup_boot::handoff_pool(pool);
+    assert!(
+        paragraphs.iter().any(|p| after.starts_with(p)),
+        "the paragraph after the boot is not from the {pool:?} handoff pool:\n{after}"
     );
     if let Some(sticky) = sticky {
         assert!(
@@ -556,7 +568,7 @@ fn assert_one_reset_one_continuation(out: &Outcome, sticky: &str) {
     );
     let fresh = fresh_window_requests(out);
     assert_eq!(fresh.len(), 1, "exactly one fresh-window request");
-    assert_fresh_window(out, fresh[0], Some(sticky));
+    assert_fresh_window(out, fresh[0], Some(sticky), notesoup_boot::Reset::Normal);
     let requests = out.model_turn_requests();
     assert_eq!(
         requests.len(),
@@ -770,7 +782,7 @@ fn s06_budget_warning_once_then_hard_clear() {
         .filter(|r| !r.has_tool_result())
         .collect();
     assert_eq!(fresh.len(), 1, "exactly one continuation");
-    assert_fresh_window(&out, fresh[0], None);
+    assert_fresh_window(&out, fresh[0], None, notesoup_boot::Reset::Forced);
     assert_eq!(plugin_prompts(&out), 1, "one continuation prompt on disk");
     // Once per window: the new window warns again.
     assert!(
