@@ -990,8 +990,21 @@ impl Outcome {
                 let _ = writeln!(s, "{f}");
             }
         }
-        let _ = writeln!(s, "--- mod log");
-        s.push_str(&tail(&self.mod_log, 120));
+        // The mod's own lines first (its `$.ui.log` and NOTESOUP_LOG), then the tail of
+        // the engine's lines about it (loads, hooks settling, process runs, refusals).
+        let (own, engine): (Vec<&str>, Vec<&str>) = self
+            .mod_log
+            .lines()
+            .partition(|l| l.contains("[notesoup]") || !l.contains("[DEBUG]"));
+        let _ = writeln!(s, "--- mod log: the mod's own lines ({})", own.len());
+        s.push_str(&tail(&own.join("\n"), 200));
+        let _ = writeln!(
+            s,
+            "--- mod log: the engine's lines about the mod (last 60 of {}; all in {})",
+            engine.len(),
+            self.run_dir.join("debug.log").display()
+        );
+        s.push_str(&tail(&engine.join("\n"), 60));
         let _ = writeln!(s, "--- stderr (tail)");
         s.push_str(&tail(&self.stderr, 40));
         let _ = writeln!(s, "--- stdout (tail)");
