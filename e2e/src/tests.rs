@@ -166,3 +166,122 @@ fn head_and_tail_cover_system_role_messages() {
     assert_eq!(r.last_user_text(), "out");
     assert!(r.has_tool_result());
 }
+
+mod over_tcp {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use crate::{Match, Reply, Script, Service};
+
+    fn exchange(service: &Service, raw: &str) -> String {
+        let addr = service.base_url().trim_start_matches("http://").to_owned();
+        let mut tcp = TcpStream::connect(addr).unwrap();
+        tcp.write_all(raw.as_bytes()).unwrap();
+        let mut answer = String::new();
+        tcp.read_to_string(&mut answer).unwrap();
+        answer
+    }
+
+    fn post(path: &str, body: &str) -> String {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    #[test]
+    fn every_route_is_answered_and_logged() {
+        let dir = std::env::temp_dir().join(format!("notesoup-e2e-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("requests.jsonl");
+        let script = Script::new()
+            .rule(
+                Match::user_contains("overload"),
+                Reply::error(529, "overloaded_error"),
+            )
+            .then(Reply::tool("Bash", json!({"command": "ls"})).with_input_tokens(5000));
+        let mut service = Service::start(script, &log, Duration::from_secs(30)).unwrap();
+
+        // Chunked body to count_tokens.
+        let body = r#"{"messages":[{"role":"user","content":"count me"}]}"#;
+        let chunked = format!(
+            "POST /v1/messages/count_tokens?beta=true HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+            body.len()
+        );
+        let answer = exchange(&service, &chunked);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains("\"input_tokens\":"), "{answer}");
+
+        // A scripted API error, not streamed.
+        let overload =
+            r#"{"model":"m","stream":true,"messages":[{"role":"user","content":"overload"}]}"#;
+        let answer = exchange(&service, &post("/v1/messages?beta=true", overload));
+        assert!(answer.starts_with("HTTP/1.1 529"), "{answer}");
+        assert!(answer.contains("overloaded_error"));
+
+        // A non-streaming request gets the whole message as JSON.
+        let plain = r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#;
+        let answer = exchange(&service, &post("/v1/messages", plain));
+        let json_part = &answer[answer.find("\r\n\r\n").unwrap() + 4..];
+        let message: Value = serde_json::from_str(json_part).unwrap();
+        assert_eq!(message["content"][0]["name"], "Bash");
+        assert_eq!(message["stop_reason"], "tool_use");
+        assert_eq!(message["usage"]["input_tokens"], 5000);
+
+        // Models and an unknown path.
+        let answer = exchange(&service, "GET /v1/models HTTP/1.1\r\n\r\n");
+        assert!(
+            answer.starts_with("HTTP/1.1 200") && answer.contains("\"data\""),
+            "{answer}"
+        );
+        let answer = exchange(&service, "GET /elsewhere HTTP/1.1\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+
+        service.stop();
+        let logged = service.requests();
+        let routes: Vec<&str> = logged
+            .iter()
+            .map(|r| r["answered_by"].as_str().unwrap())
+            .collect();
+        assert_eq!(routes, ["count_tokens", "rule0", "q0", "models", "other"]);
+        assert_eq!(logged[0]["body"]["messages"][0]["content"], "count me");
+        assert_eq!(logged[1]["status"], 529);
+        assert_eq!(logged[2]["headers"]["has_x_api_key"], true);
+        assert_eq!(logged[2]["reply"]["content"][0]["input"]["command"], "ls");
+        let on_disk = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            on_disk.lines().count(),
+            5,
+            "the JSONL log holds every request"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_service_stops_by_itself_after_its_timeout() {
+        let dir = std::env::temp_dir().join(format!("notesoup-e2e-unit-t-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let service = Service::start(
+            Script::new(),
+            &dir.join("r.jsonl"),
+            Duration::from_millis(200),
+        )
+        .unwrap();
+        let addr = service.base_url().trim_start_matches("http://").to_owned();
+        // Once its timeout has passed the listener is closed: connecting is refused. Poll
+        // (bounded) instead of betting on one sleep.
+        let refused = (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(100));
+            TcpStream::connect(&addr).is_err()
+        });
+        assert!(
+            refused,
+            "the service still accepts connections long after its timeout"
+        );
+        assert_eq!(service.request_count(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
