@@ -176,7 +176,8 @@ pub struct Answer {
     pub text: BudgetedText,
     /// Seqs of the events shown (documents: a call stands for its paired result).
     pub shown: Vec<Seq>,
-    /// How many events matched the selection in all (list only).
+    /// Lists: how many events match from this page on (this page and the ones after);
+    /// reads: how many documents the range holds.
     pub matched: usize,
     /// The cursor for the next list page, or `None` at the end.
     pub next_cursor: Option<String>,
