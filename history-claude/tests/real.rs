@@ -231,3 +231,58 @@ fn find_uuid(name: &str, text: &str) -> String {
     let value: serde_json::Value = serde_json::from_str(line).unwrap();
     value["uuid"].as_str().unwrap().to_owned()
 }
+
+#[test]
+fn a_rewind_selects_the_new_branch_and_keeps_the_old_one_addressable() {
+    const REWIND: &str = "own-rewind--9245fc6c-20e8-4e7c-a26f-97cdcc319a9e.jsonl";
+    let texts = |t: &Transcript| -> Vec<String> {
+        t.events
+            .iter()
+            .filter(|e| matches!(e.role, Role::User | Role::Assistant))
+            .filter_map(|e| match &e.body {
+                Body::Text { text } if !text.is_empty() => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let new = load(REWIND);
+    assert_eq!(
+        texts(&new),
+        [
+            "First prompt.",
+            "Answer one: first branch.",
+            "Second prompt, to be rewound.Third prompt after the rewind.",
+            "Answer three: after the rewind, on the new branch."
+        ]
+    );
+    // The rewound branch, selected by its own last row, keeps its seqs (allocated before
+    // the new branch's).
+    let old = decode(
+        &data(REWIND),
+        &Options::default(),
+        &Head::Uuid(full_uuid(REWIND, "3781c490-")),
+    )
+    .unwrap();
+    assert_eq!(texts(&old)[2], "Second prompt, to be rewound.");
+    let old_seq = old
+        .events
+        .iter()
+        .find(|e| e.record.starts_with("fb346efb"))
+        .unwrap()
+        .seq;
+    let new_seq = new
+        .events
+        .iter()
+        .find(|e| e.record.starts_with("264c6740"))
+        .unwrap()
+        .seq;
+    assert!(old_seq < new_seq);
+    assert!(!new.events.iter().any(|e| e.seq == old_seq));
+}
+
+/// The whole uuid of the row whose uuid starts with `prefix`.
+fn full_uuid(name: &str, prefix: &str) -> String {
+    let raw = String::from_utf8(data(name)).unwrap();
+    let at = raw.find(&format!("\"uuid\":\"{prefix}")).unwrap() + 8;
+    raw[at..at + 36].to_owned()
+}

@@ -39,7 +39,8 @@
 //!   "window": {"type":"string","description":"a window id, or its ordinal / unknown:<id> part"},
 //!   "cursor": {"type":"string","description":"the cursor the previous page named"},
 //!   "limit":  {"type":"integer","minimum":1,"maximum":500,"default":40},
-//!   "order":  {"enum":["newest","oldest"],"default":"newest"}}}
+//!   "order":  {"enum":["newest","oldest"],"default":"newest"},
+//!   "session":{"type":"string","description":"another persisted session, <host>:<sessionId>; default: the current one"}}}
 //! ```
 //!
 //! `history_read` — whole events by seq, in seq order, with their window and timestamp;
@@ -50,8 +51,12 @@
 //!   "seq":    {"type":"integer","minimum":1,"description":"one event"},
 //!   "from":   {"type":"integer","minimum":1,"description":"first seq of a range"},
 //!   "to":     {"type":"integer","minimum":1,"description":"last seq of a range (inclusive)"},
-//!   "offset": {"type":"integer","minimum":0,"description":"bytes of the first event's text already read"}}}
+//!   "offset": {"type":"integer","minimum":0,"description":"bytes of the first event's text already read"},
+//!   "session":{"type":"string","description":"another persisted session, <host>:<sessionId>; default: the current one"}}}
 //! ```
+//!
+//! `session` is resolved by the host (the helper), not by this crate: it picks which
+//! transcript the decoder reads.
 //!
 //! Both answers, including a notice and any footer, fit [`ANSWER_LIMIT`] bytes. When the
 //! decoder reported missing ancestors, both prepend a bounded notice naming them (also on
