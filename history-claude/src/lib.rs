@@ -285,12 +285,12 @@ impl Decoder {
                 reason: "a record without `type`".into(),
             });
         };
-        let kind_name: &str =
+        let kind_name: std::borrow::Cow<'_, str> =
             serde_json::from_str(kind_raw.get()).map_err(|err| DecodeError::Malformed {
                 line: n,
                 reason: format!("`type`: {err}"),
             })?;
-        let Some(kind) = Kind::parse(kind_name) else {
+        let Some(kind) = Kind::parse(&kind_name) else {
             return Ok(()); // metadata and other record types: no address
         };
         let row = rows::check(kind, &raw).map_err(|reason| DecodeError::Schema {

@@ -158,6 +158,15 @@ fn parent_cycles_are_refused() {
 }
 
 #[test]
+fn an_escaped_type_name_is_still_its_type() {
+    let text = jsonl(&[row("user", "u1", None, "hi")])
+        .replace("\"type\":\"user\"", "\"type\":\"us\\u0065r\"");
+    assert!(text.contains("us\\u0065r"));
+    let t = decode_leaf(&text).unwrap();
+    assert_eq!(t.events.len(), 1);
+}
+
+#[test]
 fn no_conversation_row_has_no_leaf() {
     let err = decode_leaf("{\"type\":\"last-prompt\",\"sessionId\":\"s1\"}\n").unwrap_err();
     assert_eq!(err, DecodeError::NoLeaf);
