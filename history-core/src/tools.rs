@@ -395,7 +395,7 @@ impl History {
         }
         let footer = match &next_read {
             Some(next) => format!(
-                "\n[cut at the 32 KiB budget; more: history_read {}]\n",
+                "\n[cut at the 32 KiB budget; more: history_read {} on the same session]\n",
                 render_args(next)
             ),
             None => String::new(),
@@ -491,7 +491,7 @@ impl History {
 fn list_footer(shown: usize, matched: usize, cursor: Option<&str>, query: Option<&str>) -> String {
     match cursor {
         Some(cursor) => format!(
-            "[{shown} of {matched} shown; more: history_list with \"cursor\":\"{cursor}\" and the same query, roles, window and order]\n"
+            "[{shown} of {matched} shown; more: history_list with \"cursor\":\"{cursor}\" and the same query, roles, window, order and session]\n"
         ),
         None if matched == 0 => match query {
             Some(q) => format!("[no event matches {:?}]\n", clip(q, 100)),
