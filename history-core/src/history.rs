@@ -1,0 +1,195 @@
+//! [`History`]: a decoded transcript indexed for the two tools: tool pairing, presentation
+//! order, lookup by seq.
+
+use std::collections::HashMap;
+
+use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+
+/// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HistoryError {
+    /// Events must come in strictly ascending seq order.
+    #[error("event seq {seq} follows seq {previous}: events must be in ascending seq order")]
+    SeqOrder {
+        /// The offending seq.
+        seq: Seq,
+        /// The seq before it.
+        previous: Seq,
+    },
+    /// Seq 0 is not an address.
+    #[error("event seq 0 is not an address: seqs start at 1")]
+    SeqZero,
+}
+
+/// A transcript ready to query: events by seq, calls paired with results, and the
+/// presentation order (numbered windows by ordinal, then unknown segments; seq order
+/// inside each).
+#[derive(Debug, Clone)]
+pub struct History {
+    transcript: Transcript,
+    /// For each event index: the index of its paired call or result, if any.
+    partner: Vec<Option<usize>>,
+    /// Event indexes in presentation order.
+    order: Vec<usize>,
+    /// For each event index: its position in `order`.
+    position: Vec<usize>,
+}
+
+impl History {
+    /// Indexes `transcript`. Pairing runs in ascending seq (append) order: a result pairs
+    /// with the latest earlier call of the same id that has no result yet; a call without
+    /// one stays pending.
+    pub fn new(transcript: Transcript) -> Result<Self, HistoryError> {
+        let mut previous = 0;
+        for event in &transcript.events {
+            if event.seq == 0 {
+                return Err(HistoryError::SeqZero);
+            }
+            if event.seq <= previous {
+                return Err(HistoryError::SeqOrder {
+                    seq: event.seq,
+                    previous,
+                });
+            }
+            previous = event.seq;
+        }
+        let events = &transcript.events;
+        let mut partner = vec![None; events.len()];
+        let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (index, event) in events.iter().enumerate() {
+            match &event.body {
+                Body::ToolCall { id, .. } => open.entry(id).or_default().push(index),
+                Body::ToolResult { id, .. } => {
+                    if let Some(call) = open.get_mut(id.as_str()).and_then(Vec::pop) {
+                        partner[index] = Some(call);
+                        partner[call] = Some(index);
+                    }
+                }
+                Body::Text { .. } => {}
+            }
+        }
+        // Unknown segments follow numbered windows, in the order their first event was
+        // appended (no chronology is claimed between them).
+        let mut first_seq: HashMap<&str, Seq> = HashMap::new();
+        for event in events {
+            if let Window::Unknown { missing } = &event.window {
+                first_seq.entry(missing).or_insert(event.seq);
+            }
+        }
+        let key = |event: &Event| match &event.window {
+            Window::Numbered(n) => (0, *n, event.seq),
+            Window::Unknown { missing } => (1, first_seq[missing.as_str()], event.seq),
+        };
+        let mut order: Vec<usize> = (0..events.len()).collect();
+        order.sort_by_key(|&index| key(&events[index]));
+        let mut position = vec![0; events.len()];
+        for (pos, &index) in order.iter().enumerate() {
+            position[index] = pos;
+        }
+        Ok(Self {
+            transcript,
+            partner,
+            order,
+            position,
+        })
+    }
+
+    /// The session.
+    pub fn session(&self) -> &SessionRef {
+        &self.transcript.session
+    }
+
+    /// The selected events in seq order.
+    pub fn events(&self) -> &[Event] {
+        &self.transcript.events
+    }
+
+    /// Ancestors the selection needs but the transcript lacks.
+    pub fn missing(&self) -> &[String] {
+        &self.transcript.missing
+    }
+
+    /// The head's window.
+    pub fn head_window(&self) -> &Window {
+        &self.transcript.head_window
+    }
+
+    /// The head's window id, e.g. `claude:6e9d…:2`.
+    pub fn head_window_id(&self) -> String {
+        self.transcript
+            .session
+            .window_id(&self.transcript.head_window)
+    }
+
+    /// Every window of the selection, in presentation order.
+    pub fn windows(&self) -> Vec<&Window> {
+        let mut out: Vec<&Window> = Vec::new();
+        for &index in &self.order {
+            let window = &self.transcript.events[index].window;
+            if out.last() != Some(&window) {
+                out.push(window);
+            }
+        }
+        out
+    }
+
+    /// The event with this seq, if selected.
+    pub fn event(&self, seq: Seq) -> Option<&Event> {
+        self.index_of(seq)
+            .map(|index| &self.transcript.events[index])
+    }
+
+    /// For a tool call, its result; for a tool result, its call.
+    pub fn partner(&self, seq: Seq) -> Option<&Event> {
+        let index = self.index_of(seq)?;
+        self.partner[index].map(|other| &self.transcript.events[other])
+    }
+
+    pub(crate) fn index_of(&self, seq: Seq) -> Option<usize> {
+        self.transcript
+            .events
+            .binary_search_by_key(&seq, |event| event.seq)
+            .ok()
+    }
+
+    pub(crate) fn event_at(&self, index: usize) -> &Event {
+        &self.transcript.events[index]
+    }
+
+    pub(crate) fn partner_index(&self, index: usize) -> Option<usize> {
+        self.partner[index]
+    }
+
+    pub(crate) fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    pub(crate) fn position(&self, index: usize) -> usize {
+        self.position[index]
+    }
+
+    /// The index of the event that documents `index`: a paired result is shown with its
+    /// call.
+    pub(crate) fn document_of(&self, index: usize) -> usize {
+        match (&self.transcript.events[index].body, self.partner[index]) {
+            (Body::ToolResult { .. }, Some(call)) => call,
+            _ => index,
+        }
+    }
+
+    /// True when the event appears as its own line in lists: not a paired result, and
+    /// not an empty envelope (tool calls always do).
+    pub(crate) fn listed(&self, index: usize) -> bool {
+        let event = &self.transcript.events[index];
+        match &event.body {
+            Body::Text { text } => !text.trim().is_empty(),
+            Body::ToolCall { .. } => true,
+            Body::ToolResult { .. } => self.partner[index].is_none(),
+        }
+    }
+
+    /// Whether the role filter `roles` admits the event.
+    pub(crate) fn role_admits(roles: Option<&[Role]>, event: &Event) -> bool {
+        roles.is_none_or(|roles| roles.contains(&event.role))
+    }
+}
