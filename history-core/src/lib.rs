@@ -97,11 +97,16 @@
 mod budget;
 mod history;
 mod model;
+mod sessions;
 mod tools;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+pub use sessions::{
+    HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
+    boot_marker, render_sessions,
+};
 pub use tools::{
     Answer, DEFAULT_LIMIT, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order, QueryError,
     ReadArgs,
