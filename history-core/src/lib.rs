@@ -34,7 +34,8 @@
 //! ```json
 //! {"type":"object","additionalProperties":false,"properties":{
 //!   "query":  {"type":"string","description":"literal, case-sensitive text to find"},
-//!   "roles":  {"type":"array","items":{"enum":["user","assistant","tool","attachment","notice","summary"]}},
+//!   "roles":  {"type":"array","items":{"enum":["user","assistant","tool","attachment","notice","summary"]},
+//!              "description":"default: every role but attachment"},
 //!   "window": {"type":"string","description":"a window id, or its ordinal / unknown:<id> part"},
 //!   "cursor": {"type":"string","description":"the cursor the previous page named"},
 //!   "limit":  {"type":"integer","minimum":1,"maximum":500,"default":40},
@@ -108,8 +109,8 @@ pub use sessions::{
     boot_marker, render_sessions,
 };
 pub use tools::{
-    Answer, DEFAULT_LIMIT, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order, QueryError,
-    ReadArgs,
+    Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
+    QueryError, ReadArgs,
 };
 
 #[cfg(test)]

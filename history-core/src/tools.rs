@@ -16,6 +16,15 @@ pub const MAX_LIMIT: usize = 500;
 pub const LINE_CHARS: usize = 160;
 /// The most bytes the ancestry-gap notice takes.
 pub const NOTICE_LIMIT: usize = 1024;
+/// The roles a list shows when `roles` is not given: all but attachments (harness context
+/// such as environment and date reminders, listed only when asked for).
+pub const DEFAULT_ROLES: [Role; 5] = [
+    Role::User,
+    Role::Assistant,
+    Role::Tool,
+    Role::Notice,
+    Role::Summary,
+];
 /// Bytes kept free for a continuation footer.
 const FOOTER_RESERVE: usize = 320;
 
@@ -37,7 +46,8 @@ pub struct ListArgs {
     /// Literal, case-sensitive text to find; events without it are left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
-    /// Only events with one of these roles.
+    /// Only events with one of these roles (default: [`DEFAULT_ROLES`], all but
+    /// attachments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<Role>>,
     /// Only this window: a window id (`claude:<id>:2`) or its window part (`2`,
@@ -166,7 +176,8 @@ pub struct Answer {
     pub text: BudgetedText,
     /// Seqs of the events shown (documents: a call stands for its paired result).
     pub shown: Vec<Seq>,
-    /// How many events matched the selection in all (list only).
+    /// Lists: how many events match from this page on (this page and the ones after);
+    /// reads: how many documents the range holds.
     pub matched: usize,
     /// The cursor for the next list page, or `None` at the end.
     pub next_cursor: Option<String>,
@@ -238,7 +249,7 @@ impl History {
                 Order::Newest => Box::new((0..after).rev()),
             };
         }
-        let roles = args.roles.as_deref();
+        let roles = Some(args.roles.as_deref().unwrap_or(&DEFAULT_ROLES));
         let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
         writer.push(&self.notice());
         let mut lines = String::new();
@@ -540,7 +551,7 @@ fn fold_line(event: &Event, text: &str, hit: Option<(usize, usize)>, out: &mut S
     let mut chars = 0;
     let mut space = false;
     for ch in text[start..].chars() {
-        if chars == LINE_CHARS {
+        if chars >= LINE_CHARS {
             out.push('…');
             break;
         }

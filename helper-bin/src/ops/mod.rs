@@ -4,10 +4,14 @@ use serde_json::{Map, Value};
 
 use crate::{Context, OpError};
 
+mod history;
+mod history_list;
+mod history_read;
+mod history_state;
 mod version;
 
 /// Every op, in the order `version` lists them.
-pub(crate) const NAMES: &[&str] = &["version"];
+pub(crate) const NAMES: &[&str] = &["version", "history_list", "history_read", "history_state"];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
 pub(crate) type Fields = Map<String, Value>;
@@ -15,6 +19,9 @@ pub(crate) type Fields = Map<String, Value>;
 pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields, OpError> {
     match op {
         "version" => version::run(request, ctx),
+        "history_list" => history_list::run(request, ctx),
+        "history_read" => history_read::run(request, ctx),
+        "history_state" => history_state::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
             ..OpError::new(

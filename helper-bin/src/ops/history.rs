@@ -1,0 +1,229 @@
+//! What the three history ops share: naming a session (the live one by its transcript path
+//! and head, or an offline one by `claude:<sessionId>`), reading its transcript, and
+//! turning decoder refusals into replies.
+//!
+//! The transcript is read here (the decoder crates are pure), line by line, so a large
+//! file is never held whole beside its decoded events.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
+use notesoup_history_core::{Answer, BudgetedText, History};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Fields;
+
+use crate::{Context, OpError};
+
+/// The session part of every history request.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Source {
+    /// The live session's transcript, exactly as Claude gave it (`transcript_path`).
+    #[serde(default)]
+    pub(crate) transcript_path: Option<String>,
+    /// The uuid of the latest successful main `session.append` result.
+    #[serde(default)]
+    pub(crate) head: Option<String>,
+    /// An explicit session, `claude:<sessionId>`.
+    #[serde(default)]
+    pub(crate) session: Option<String>,
+    /// Set when a subagent calls: history is the main agent's alone.
+    #[serde(default)]
+    pub(crate) agent_id: Option<String>,
+}
+
+/// The selected history of the session `source` names.
+pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, OpError> {
+    if let Some(agent) = &source.agent_id {
+        return Err(OpError::new(
+            "subagent",
+            format!(
+                "`{op}` is not available to subagents (agent {agent}): history belongs to the main conversation"
+            ),
+        ));
+    }
+    let (path, head, session) = if let Some(selector) = &source.session {
+        let id = claude_session(selector)?;
+        let live = source
+            .transcript_path
+            .as_deref()
+            .filter(|p| Path::new(p).file_stem().and_then(|s| s.to_str()) == Some(id));
+        match live {
+            Some(path) => (PathBuf::from(path), live_head(op, source)?, id.to_owned()),
+            None => (find_session(id, ctx)?, Head::Leaf, id.to_owned()),
+        }
+    } else {
+        let Some(path) = &source.transcript_path else {
+            return Err(OpError::new(
+                "history_unavailable",
+                format!(
+                    "`{op}` needs the current session's `transcript_path` (from Claude's SessionStart) or an explicit `session`; history is unavailable without one"
+                ),
+            ));
+        };
+        let head = live_head(op, source)?;
+        let session = Path::new(path)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        (PathBuf::from(path), head, session)
+    };
+    let options = Options {
+        session: Some(session),
+        sidechain: false,
+    };
+    let transcript = read_transcript(&path, options, &head)?;
+    History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
+}
+
+fn live_head(op: &str, source: &Source) -> Result<Head, OpError> {
+    source.head.clone().map(Head::Uuid).ok_or_else(|| {
+        OpError::new(
+            "no_head",
+            format!("`{op}` on the current session needs `head`, the uuid of the latest main session.append result; none has been recorded yet"),
+        )
+    })
+}
+
+/// The id in `claude:<id>`; other hosts are not decoded by this helper yet.
+fn claude_session(selector: &str) -> Result<&str, OpError> {
+    let Some((host, id)) = selector.split_once(':') else {
+        return Err(OpError::new(
+            "bad_session",
+            format!("`session` {selector:?} must be `<host>:<sessionId>`, e.g. `claude:6e9d…`"),
+        ));
+    };
+    if host != "claude" {
+        return Err(OpError::new(
+            "unsupported_host",
+            format!(
+                "`session` {selector:?}: host `{host}` is not readable by this helper (hosts: claude)"
+            ),
+        ));
+    }
+    let valid = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid {
+        return Err(OpError::new(
+            "bad_session",
+            format!("`session` {selector:?}: a session id is 1 to 128 letters, digits, `-` or `_`"),
+        ));
+    }
+    Ok(id)
+}
+
+/// `<config>/projects/<slug>/<id>.jsonl`, config being `CLAUDE_CONFIG_DIR` or `~/.claude`.
+fn find_session(id: &str, ctx: &Context) -> Result<PathBuf, OpError> {
+    let config = match (ctx.var("CLAUDE_CONFIG_DIR"), ctx.var("HOME")) {
+        (Some(dir), _) if !dir.is_empty() => PathBuf::from(dir),
+        (_, Some(home)) if !home.is_empty() => Path::new(home).join(".claude"),
+        _ => {
+            return Err(OpError::new(
+                "not_found",
+                "neither CLAUDE_CONFIG_DIR nor HOME is set: Claude's projects folder cannot be located",
+            ));
+        }
+    };
+    let projects = config.join("projects");
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&projects) {
+        for entry in entries.flatten() {
+            let candidate = entry.path().join(format!("{id}.jsonl"));
+            if candidate.is_file() {
+                found.push(candidate);
+            }
+        }
+    }
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(OpError::new(
+            "not_found",
+            format!(
+                "no transcript of session claude:{id} under {}",
+                projects.display()
+            ),
+        )),
+        n => Err(OpError::new(
+            "ambiguous_session",
+            format!(
+                "session claude:{id} has {n} transcripts under {}; name it by its transcript_path",
+                projects.display()
+            ),
+        )),
+    }
+}
+
+fn read_transcript(
+    path: &Path,
+    options: Options,
+    head: &Head,
+) -> Result<notesoup_history_core::Transcript, OpError> {
+    let io = |err: std::io::Error| {
+        let code = if err.kind() == std::io::ErrorKind::NotFound {
+            "not_found"
+        } else {
+            "io_error"
+        };
+        OpError::new(code, format!("transcript {}: {err}", path.display()))
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    let mut decoder = Decoder::new(options);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        let terminated = line.last() == Some(&b'\n');
+        if terminated {
+            line.pop();
+        }
+        decoder
+            .line(&line, terminated)
+            .map_err(|err| decode_error(path, &err))?;
+    }
+    decoder.finish(head).map_err(|err| decode_error(path, &err))
+}
+
+fn decode_error(path: &Path, err: &DecodeError) -> OpError {
+    OpError::new(err.code(), format!("transcript {}: {err}", path.display()))
+}
+
+/// The reply fields every answer carries.
+pub(crate) fn answer_fields(history: &History, answer: Answer) -> Fields {
+    let mut fields = Fields::new();
+    fields.insert("text".into(), json!(answer.text.into_string()));
+    fields.insert("shown".into(), json!(answer.shown));
+    fields.insert("matched".into(), json!(answer.matched));
+    fields.insert("session".into(), json!(history.session().to_string()));
+    fields.insert("missing".into(), json!(history.missing()));
+    fields
+}
+
+/// The reply to a wrongly called tool: still `ok`, with the text the model reads and the
+/// error's code in `refused`.
+pub(crate) fn refusal_fields(history: &History, code: &str, text: BudgetedText) -> Fields {
+    let mut fields = Fields::new();
+    fields.insert("text".into(), json!(text.into_string()));
+    fields.insert("refused".into(), json!(code));
+    fields.insert("session".into(), json!(history.session().to_string()));
+    fields.insert("missing".into(), json!(history.missing()));
+    fields
+}
+
+/// `Value::Null` for `None`.
+pub(crate) fn or_null<T: serde::Serialize>(value: Option<T>) -> Value {
+    value.map_or(Value::Null, |v| json!(v))
+}
+
+#[cfg(test)]
+mod tests;

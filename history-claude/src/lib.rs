@@ -1,0 +1,674 @@
+//! The strict decoder of Claude Code 2.1.319's persisted JSONL transcripts into
+//! `notesoup-history-core`'s model.
+//!
+//! This crate is pure: it takes the transcript's bytes (whole, or line by line through
+//! [`Decoder`]) and does no IO; the helper binary reads the file. It decodes one session
+//! file at a time:
+//!
+//! - **Seqs** are allocated over first-occurrence append order, before branch filtering:
+//!   one per `user`/`assistant`/`system`/`attachment` row (a message, attachment or
+//!   notice), plus one per tool use and one per tool result block. A repeated uuid
+//!   allocates nothing (and must not conflict); other record types are ignored and
+//!   allocate nothing.
+//! - **The selected tree** follows the latest `parentUuid` links from the head; a compact
+//!   boundary also joins its `logicalParentUuid` and its recorded preserved uuids, so old
+//!   events stay readable. Preserved uuids that were never persisted are skipped. Tool
+//!   results written as siblings of the selected branch (parallel tool calls) join it when
+//!   they answer a selected call.
+//! - **Windows** are `claude:<sessionId>:<ordinal>`: 0 at a root, each compact boundary
+//!   advances it, a complete retained notesoup boot block (`<notesoup-boot
+//!   window="claude:<id>:<n>">` … `</notesoup-boot>` in a user text or an attachment
+//!   rendering) names it (re-anchoring it; it does not advance it again). Ancestry that
+//!   stops at a missing record gives `claude:<sessionId>:unknown:<missingUuid>`. A
+//!   duplicated row keeps the window of its first occurrence.
+//! - **Refusals** ([`DecodeError`], each with its line): malformed committed lines,
+//!   invalid schemas of the four supported types, conflicting duplicates, session or
+//!   sidechain mismatches, `parentUuid` cycles. An unterminated final line that does not
+//!   parse is a write in progress and is ignored.
+//!
+//! ```
+//! use notesoup_history_claude::{decode, Head, Options};
+//!
+//! let jsonl = concat!(
+//!     r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"s1","#,
+//!     r#""message":{"role":"user","content":"list the files"}}"#, "\n",
+//!     r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","isSidechain":false,"sessionId":"s1","#,
+//!     r#""message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#, "\n",
+//!     r#"{"type":"user","uuid":"u2","parentUuid":"a1","isSidechain":false,"sessionId":"s1","#,
+//!     r#""message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Cargo.toml"}]}}"#, "\n",
+//!     r#"{"type":"user","uuid":"u3","parentUuid":"u2","isSidechain":false,"sessionId":"s1","mes"#,
+//! );
+//! let transcript = decode(jsonl.as_bytes(), &Options::default(), &Head::Leaf)?;
+//! // u1 → 1; a1 → 2 (+ tool use 3); u2 → 4 (+ tool result 5); the torn last line is ignored.
+//! let seqs: Vec<u64> = transcript.events.iter().map(|e| e.seq).collect();
+//! assert_eq!(seqs, [1, 2, 3, 4, 5]);
+//! assert_eq!(transcript.session.window_id(&transcript.head_window), "claude:s1:0");
+//! # Ok::<(), notesoup_history_claude::DecodeError>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+use std::collections::{HashMap, HashSet};
+
+use notesoup_history_core::{Body, Event, Role, SessionRef, Transcript, Window};
+
+mod rows;
+#[cfg(test)]
+mod tests;
+
+use rows::{Kind, RawRow, Row};
+
+/// The host name in window ids.
+pub const HOST: &str = "claude";
+
+/// Why a transcript cannot be decoded. Every variant names the line (1-based) or uuid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A committed (newline-terminated) line that is not a JSON object with a `type`.
+    #[error("line {line}: not a transcript record: {reason}")]
+    Malformed {
+        /// The line.
+        line: usize,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A user/assistant/system/attachment row that does not fit its schema.
+    #[error("line {line}: invalid {kind} row: {reason}")]
+    Schema {
+        /// The line.
+        line: usize,
+        /// The row's type.
+        kind: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The same uuid recorded twice with different content.
+    #[error("line {line}: uuid {uuid} conflicts with its first record on line {first_line}")]
+    Conflict {
+        /// The line of the conflicting repeat.
+        line: usize,
+        /// The uuid.
+        uuid: String,
+        /// The line of the first record.
+        first_line: usize,
+    },
+    /// A row of another session.
+    #[error("line {line}: row of session {found} in a transcript of session {expected}")]
+    SessionMismatch {
+        /// The line.
+        line: usize,
+        /// The session the transcript belongs to.
+        expected: String,
+        /// The session the row names.
+        found: String,
+    },
+    /// A sidechain row in a main transcript, or the other way round.
+    #[error("line {line}: {} row in a {} transcript", side(*found), side(!*found))]
+    SidechainMismatch {
+        /// The line.
+        line: usize,
+        /// The row's `isSidechain`.
+        found: bool,
+    },
+    /// `parentUuid` links that loop.
+    #[error("line {line}: the parent links of uuid {uuid} form a cycle")]
+    Cycle {
+        /// The line of a row on the cycle.
+        line: usize,
+        /// Its uuid.
+        uuid: String,
+    },
+    /// The live head is not in the file yet (the write lags): retry shortly.
+    #[error("head {head} is not in the transcript yet (the write may lag); retry shortly")]
+    HeadNotWritten {
+        /// The head asked for.
+        head: String,
+    },
+    /// No conversation row could be the head.
+    #[error("the transcript has no conversation row to start from")]
+    NoLeaf,
+}
+
+fn side(sidechain: bool) -> &'static str {
+    if sidechain { "sidechain" } else { "main" }
+}
+
+impl DecodeError {
+    /// A stable `snake_case` code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DecodeError::Malformed { .. } => "transcript_malformed",
+            DecodeError::Schema { .. } => "transcript_schema",
+            DecodeError::Conflict { .. } => "transcript_conflict",
+            DecodeError::SessionMismatch { .. } => "session_mismatch",
+            DecodeError::SidechainMismatch { .. } => "sidechain_mismatch",
+            DecodeError::Cycle { .. } => "transcript_cycle",
+            DecodeError::HeadNotWritten { .. } => "head_not_written",
+            DecodeError::NoLeaf => "no_leaf",
+        }
+    }
+
+    /// True when the same call may succeed shortly (the file is still being written).
+    pub fn retryable(&self) -> bool {
+        matches!(self, DecodeError::HeadNotWritten { .. })
+    }
+}
+
+/// What the transcript must be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The session every row must name; `None`: the first conversation row's.
+    pub session: Option<String>,
+    /// Decode a subagent (sidechain) file instead of a main transcript.
+    pub sidechain: bool,
+}
+
+/// Where the selected branch ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// The live head: the uuid of the latest successful main `session.append` result.
+    Uuid(String),
+    /// An offline session: the last non-attachment graph leaf in transcript order, else
+    /// the last leaf.
+    Leaf,
+}
+
+/// Decodes a whole transcript.
+pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript, DecodeError> {
+    let mut decoder = Decoder::new(options.clone());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        if let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            decoder.line(&rest[..end], true)?;
+            rest = &rest[end + 1..];
+        } else {
+            decoder.line(rest, false)?;
+            rest = &[];
+        }
+    }
+    decoder.finish(head)
+}
+
+/// A node of the uuid graph: one uuid, first occurrence first.
+struct Node {
+    first_line: usize,
+    kind: Kind,
+    parent: Option<String>,
+    first_parent: Option<String>,
+    logical_parent: Option<String>,
+    preserved: Vec<String>,
+    compact: bool,
+    boot: Option<u64>,
+    duplicated: bool,
+    timestamp: Option<String>,
+    /// Seq of the first event; the row's events have consecutive seqs.
+    seq: u64,
+    events: Vec<(Role, Body)>,
+}
+
+/// A line-by-line decoder, for reading a file without holding it whole.
+pub struct Decoder {
+    options: Options,
+    session: Option<String>,
+    line: usize,
+    next_seq: u64,
+    nodes: Vec<(String, Node)>,
+    index: HashMap<String, usize>,
+    done: bool,
+}
+
+impl Decoder {
+    /// A decoder expecting a transcript as `options` say.
+    pub fn new(options: Options) -> Self {
+        Self {
+            session: options.session.clone(),
+            options,
+            line: 0,
+            next_seq: 1,
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            done: false,
+        }
+    }
+
+    /// Feeds the next line, without its `\n`; `terminated` is false only for a final
+    /// fragment with no `\n` after it (a write in progress when it does not parse).
+    pub fn line(&mut self, line: &[u8], terminated: bool) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
+        self.line += 1;
+        let n = self.line;
+        let raw: RawRow<'_> = match serde_json::from_slice(line) {
+            Ok(raw) => raw,
+            Err(_) if !terminated => {
+                self.done = true;
+                return Ok(());
+            }
+            Err(err) => {
+                return Err(DecodeError::Malformed {
+                    line: n,
+                    reason: err.to_string(),
+                });
+            }
+        };
+        let Some(kind_raw) = raw.kind else {
+            return Err(DecodeError::Malformed {
+                line: n,
+                reason: "a record without `type`".into(),
+            });
+        };
+        let kind_name: &str =
+            serde_json::from_str(kind_raw.get()).map_err(|err| DecodeError::Malformed {
+                line: n,
+                reason: format!("`type`: {err}"),
+            })?;
+        let Some(kind) = Kind::parse(kind_name) else {
+            return Ok(()); // metadata and other record types: no address
+        };
+        let row = rows::check(kind, &raw).map_err(|reason| DecodeError::Schema {
+            line: n,
+            kind: kind.name(),
+            reason,
+        })?;
+        self.add(n, row)
+    }
+
+    fn add(&mut self, n: usize, row: Row) -> Result<(), DecodeError> {
+        match &self.session {
+            Some(expected) if *expected != row.session_id => {
+                return Err(DecodeError::SessionMismatch {
+                    line: n,
+                    expected: expected.clone(),
+                    found: row.session_id,
+                });
+            }
+            Some(_) => {}
+            None => self.session = Some(row.session_id.clone()),
+        }
+        if row.is_sidechain != self.options.sidechain {
+            return Err(DecodeError::SidechainMismatch {
+                line: n,
+                found: row.is_sidechain,
+            });
+        }
+        if let Some(&at) = self.index.get(&row.uuid) {
+            let node = &mut self.nodes[at].1;
+            if node.kind != row.kind || node.events != row.events || node.boot != row.boot {
+                return Err(DecodeError::Conflict {
+                    line: n,
+                    uuid: row.uuid,
+                    first_line: node.first_line,
+                });
+            }
+            // A repeat allocates nothing; its links are the latest.
+            node.parent = row.parent;
+            node.duplicated = true;
+            if row.compact {
+                node.logical_parent = row.logical_parent;
+                node.preserved = row.preserved;
+            }
+            return Ok(());
+        }
+        let seq = self.next_seq;
+        self.next_seq += row.events.len() as u64;
+        self.index.insert(row.uuid.clone(), self.nodes.len());
+        self.nodes.push((
+            row.uuid,
+            Node {
+                first_line: n,
+                kind: row.kind,
+                first_parent: row.parent.clone(),
+                parent: row.parent,
+                logical_parent: row.logical_parent,
+                preserved: row.preserved,
+                compact: row.compact,
+                boot: row.boot,
+                duplicated: false,
+                timestamp: row.timestamp,
+                seq,
+                events: row.events,
+            },
+        ));
+        Ok(())
+    }
+
+    /// Selects the branch ending at `head` and assigns windows.
+    pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
+        Graph::new(self).select(head)
+    }
+}
+
+/// True for a user row holding tool results and no visible text.
+fn results_only(node: &Node) -> bool {
+    node.kind == Kind::User
+        && node.events.len() > 1
+        && matches!(node.events.first(), Some((_, Body::Text { text })) if text.trim().is_empty())
+        && node.events[1..]
+            .iter()
+            .all(|(_, b)| matches!(b, Body::ToolResult { .. }))
+}
+
+/// A link from a node to its predecessor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Root,
+    Node(usize),
+    Missing,
+}
+
+struct Graph {
+    session: String,
+    nodes: Vec<(String, Node)>,
+    index: HashMap<String, usize>,
+}
+
+/// Which parent links a walk follows: the latest ones (the selected branch) or the
+/// first-recorded ones (original ancestry, behind a compact boundary).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Latest = 0,
+    Original = 1,
+}
+
+#[derive(Clone)]
+enum Ord {
+    Unset,
+    Busy,
+    Done(Window),
+}
+
+impl Graph {
+    fn new(decoder: Decoder) -> Self {
+        Self {
+            session: decoder.session.unwrap_or_default(),
+            nodes: decoder.nodes,
+            index: decoder.index,
+        }
+    }
+
+    fn link(&self, uuid: Option<&String>) -> Link {
+        match uuid {
+            None => Link::Root,
+            Some(uuid) => self
+                .index
+                .get(uuid)
+                .map_or(Link::Missing, |&i| Link::Node(i)),
+        }
+    }
+
+    /// The predecessor that decides a node's window, and the ancestry to continue in: a
+    /// boundary's logical parent through original ancestry, else the latest parent (or,
+    /// in original ancestry, the first-recorded one).
+    fn window_parent(&self, i: usize, mode: Mode) -> (Link, Option<&String>, Mode) {
+        let node = &self.nodes[i].1;
+        let (uuid, next) = if node.compact {
+            (
+                node.logical_parent.as_ref().or(node.parent.as_ref()),
+                Mode::Original,
+            )
+        } else {
+            match mode {
+                Mode::Latest => (node.parent.as_ref(), Mode::Latest),
+                Mode::Original => (node.first_parent.as_ref(), Mode::Original),
+            }
+        };
+        (self.link(uuid), uuid, next)
+    }
+
+    fn select(self, head: &Head) -> Result<Transcript, DecodeError> {
+        let head = match head {
+            Head::Uuid(uuid) => *self
+                .index
+                .get(uuid)
+                .ok_or_else(|| DecodeError::HeadNotWritten { head: uuid.clone() })?,
+            Head::Leaf => self.leaf()?,
+        };
+        let cut = self.cyclic_boundaries();
+        let mut selected = vec![false; self.nodes.len()];
+        let mut visited = [vec![false; self.nodes.len()], vec![false; self.nodes.len()]];
+        let mut missing: Vec<String> = Vec::new();
+        let mut seen_missing: HashSet<&str> = HashSet::new();
+        let mut stack = vec![(head, Mode::Latest)];
+        while let Some((i, mode)) = stack.pop() {
+            if std::mem::replace(&mut visited[mode as usize][i], true) {
+                continue;
+            }
+            selected[i] = true;
+            let node = &self.nodes[i].1;
+            let parent = match mode {
+                Mode::Latest => node.parent.as_ref(),
+                Mode::Original => node.first_parent.as_ref(),
+            };
+            let mut edges: Vec<(Option<&String>, bool, Mode)> = vec![(parent, true, mode)];
+            if node.compact {
+                if !cut.contains(&i) {
+                    edges.push((node.logical_parent.as_ref(), true, Mode::Original));
+                }
+                edges.extend(
+                    node.preserved
+                        .iter()
+                        .map(|p| (Some(p), false, Mode::Original)),
+                );
+            }
+            for (uuid, required, next) in edges {
+                match (self.link(uuid), uuid) {
+                    (Link::Node(p), _) => stack.push((p, next)),
+                    (Link::Missing, Some(uuid)) if required && seen_missing.insert(uuid) => {
+                        missing.push(uuid.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for &i in &cut {
+            if selected[i] {
+                if let Some(lp) = &self.nodes[i].1.logical_parent {
+                    if seen_missing.insert(lp) {
+                        missing.push(lp.clone());
+                    }
+                }
+            }
+        }
+        self.join_sibling_results(&mut selected);
+
+        let mut ords = [
+            vec![Ord::Unset; self.nodes.len()],
+            vec![Ord::Unset; self.nodes.len()],
+        ];
+        let mut events = Vec::new();
+        let mut head_window = Window::Numbered(0);
+        for (i, (uuid, node)) in self.nodes.iter().enumerate() {
+            if !selected[i] {
+                continue;
+            }
+            // A repeated row keeps the window of its first record; everything else, and
+            // the children of a repeated row, follow the latest links.
+            let mode = if node.duplicated {
+                Mode::Original
+            } else {
+                Mode::Latest
+            };
+            let window = self.ordinal(i, mode, &cut, &mut ords)?;
+            if i == head {
+                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords)?;
+            }
+            for (k, (role, body)) in node.events.iter().enumerate() {
+                events.push(Event {
+                    seq: node.seq + k as u64,
+                    role: *role,
+                    window: window.clone(),
+                    body: body.clone(),
+                    record: uuid.clone(),
+                    timestamp: node.timestamp.clone(),
+                });
+            }
+        }
+        Ok(Transcript {
+            session: SessionRef {
+                host: HOST.to_owned(),
+                id: self.session,
+            },
+            events,
+            missing,
+            head_window,
+        })
+    }
+
+    /// The last non-attachment leaf in transcript order, else the last leaf.
+    fn leaf(&self) -> Result<usize, DecodeError> {
+        let mut referenced = vec![false; self.nodes.len()];
+        for (_, node) in &self.nodes {
+            let mut mark = |uuid: Option<&String>| {
+                if let Link::Node(p) = self.link(uuid) {
+                    referenced[p] = true;
+                }
+            };
+            mark(node.parent.as_ref());
+            if node.compact {
+                mark(node.logical_parent.as_ref());
+                for p in &node.preserved {
+                    mark(Some(p));
+                }
+            }
+        }
+        // A tool-result row beside a sibling is one result of parallel calls: it joins the
+        // branch (see `join_sibling_results`) rather than end one.
+        let mut children = vec![0_usize; self.nodes.len()];
+        for (_, node) in &self.nodes {
+            if let Link::Node(p) = self.link(node.parent.as_ref()) {
+                children[p] += 1;
+            }
+        }
+        let sibling_result = |i: usize| {
+            let node = &self.nodes[i].1;
+            results_only(node)
+                && matches!(self.link(node.parent.as_ref()), Link::Node(p) if children[p] > 1)
+        };
+        let leaves = || (0..self.nodes.len()).rev().filter(|&i| !referenced[i]);
+        leaves()
+            .find(|&i| self.nodes[i].1.kind != Kind::Attachment && !sibling_result(i))
+            .or_else(|| leaves().next())
+            .ok_or(DecodeError::NoLeaf)
+    }
+
+    /// Boundaries whose logical parent leads back to themselves through original ancestry
+    /// (a fork copies the post-compaction chain with the preserved rows re-parented under
+    /// the summary, first written there): that edge is ancestry the file does not hold.
+    fn cyclic_boundaries(&self) -> HashSet<usize> {
+        let mut cut = HashSet::new();
+        for (i, (_, node)) in self.nodes.iter().enumerate() {
+            if !node.compact {
+                continue;
+            }
+            let mut at = self.link(node.logical_parent.as_ref());
+            let mut steps = 0;
+            while let Link::Node(p) = at {
+                if p == i {
+                    cut.insert(i);
+                    break;
+                }
+                steps += 1;
+                if steps > self.nodes.len() {
+                    break; // a parent cycle elsewhere: `ordinal` refuses it
+                }
+                let next = &self.nodes[p].1;
+                at = self.link(if next.compact {
+                    next.logical_parent.as_ref()
+                } else {
+                    next.first_parent.as_ref()
+                });
+            }
+        }
+        cut
+    }
+
+    /// Adds unselected tool-result rows whose parent is selected and that answer a
+    /// selected call (parallel tool calls write their results as siblings).
+    fn join_sibling_results(&self, selected: &mut [bool]) {
+        let calls: HashSet<&str> = self
+            .nodes
+            .iter()
+            .zip(selected.iter())
+            .filter(|(_, s)| **s)
+            .flat_map(|((_, node), _)| node.events.iter())
+            .filter_map(|(_, body)| match body {
+                Body::ToolCall { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        for i in 0..self.nodes.len() {
+            let node = &self.nodes[i].1;
+            if selected[i] || node.kind != Kind::User {
+                continue;
+            }
+            let Link::Node(p) = self.link(node.parent.as_ref()) else {
+                continue;
+            };
+            let answers_selected = node.events[1..].iter().all(
+                |(_, b)| matches!(b, Body::ToolResult { id, .. } if calls.contains(id.as_str())),
+            );
+            if selected[p] && results_only(node) && answers_selected {
+                selected[i] = true;
+            }
+        }
+    }
+
+    /// The window of node `i` through `mode` ancestry (memoised; refuses cycles).
+    fn ordinal(
+        &self,
+        i: usize,
+        mode: Mode,
+        cut: &HashSet<usize>,
+        ords: &mut [Vec<Ord>; 2],
+    ) -> Result<Window, DecodeError> {
+        let mut path = Vec::new();
+        let (mut at, mut at_mode) = (i, mode);
+        let mut base = loop {
+            match &ords[at_mode as usize][at] {
+                Ord::Done(window) => break window.clone(),
+                Ord::Busy => {
+                    return Err(DecodeError::Cycle {
+                        line: self.nodes[at].1.first_line,
+                        uuid: self.nodes[at].0.clone(),
+                    });
+                }
+                Ord::Unset => {}
+            }
+            ords[at_mode as usize][at] = Ord::Busy;
+            path.push((at, at_mode));
+            if cut.contains(&at) {
+                let lp = self.nodes[at].1.logical_parent.clone().unwrap_or_default();
+                break Window::Unknown { missing: lp };
+            }
+            match self.window_parent(at, at_mode) {
+                (Link::Root, _, _) => break Window::Numbered(0),
+                (Link::Missing, uuid, _) => {
+                    break Window::Unknown {
+                        missing: uuid.cloned().unwrap_or_default(),
+                    };
+                }
+                (Link::Node(p), _, next) => (at, at_mode) = (p, next),
+            }
+        };
+        // `base` is the window of the predecessor of the last node on the path (a
+        // memoised node's own window, or what a root, a gap or a cut boundary starts from).
+        for &(node, node_mode) in path.iter().rev() {
+            base = self.step(node, base);
+            ords[node_mode as usize][node] = Ord::Done(base.clone());
+        }
+        Ok(base)
+    }
+
+    /// The window of `node` given its predecessor's window.
+    fn step(&self, node: usize, before: Window) -> Window {
+        let n = &self.nodes[node].1;
+        if let Some(ordinal) = n.boot {
+            return Window::Numbered(ordinal);
+        }
+        match (n.compact, before) {
+            (true, Window::Numbered(k)) => Window::Numbered(k + 1),
+            (_, window) => window,
+        }
+    }
+}
