@@ -563,3 +563,17 @@ fn line_start(bytes: &[u8], line: usize) -> usize {
         .nth(line.saturating_sub(2))
         .map_or(0, |(at, _)| at + 1)
 }
+
+/// The `session_meta` of a rollout (its first line; the first 64 KiB of the file are
+/// enough unless the instructions in it are longer).
+pub fn meta(file: &CodexFile<'_>) -> Result<Meta, CodexError> {
+    let end = file
+        .bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(file.bytes.len(), |at| at + 1);
+    let first = lines(file, end)?;
+    let meta = meta_of(file, first.first())?;
+    check_name(file, &meta)?;
+    Ok(meta)
+}

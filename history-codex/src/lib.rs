@@ -59,7 +59,7 @@
 mod decode;
 mod lines;
 
-pub use decode::{decode, summary};
+pub use decode::{decode, meta, summary};
 pub use lines::{FileIds, HistoryBase, Meta, file_ids};
 
 /// One rollout file's (decompressed) bytes.
@@ -155,6 +155,22 @@ pub enum CodexError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl CodexError {
+    /// A stable `snake_case` code for replies, in the classes the Claude decoder uses.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CodexError::EmptyChain => "not_found",
+            CodexError::Zstd { .. } | CodexError::Utf8 { .. } | CodexError::Json { .. } => {
+                "transcript_malformed"
+            }
+            CodexError::Meta { .. } | CodexError::Line { .. } => "transcript_schema",
+            CodexError::Duplicate { .. } => "transcript_conflict",
+            CodexError::SessionMismatch { .. } => "session_mismatch",
+            CodexError::HistoryBase { .. } => "history_link",
+        }
+    }
 }
 
 /// The JSONL inside a `.jsonl.zst` rollout (one or more zstd frames, as Codex writes

@@ -76,13 +76,14 @@ pub enum SelectorError {
 }
 
 impl SelectorError {
-    /// A stable `snake_case` code for replies.
+    /// A stable `snake_case` code for replies: `bad_session`, `not_found` or
+    /// `ambiguous_session`.
     pub fn code(&self) -> &'static str {
         match self {
             SelectorError::NoHost(_)
             | SelectorError::UnknownHost { .. }
-            | SelectorError::BadId(_) => "bad_selector",
-            SelectorError::Unknown { .. } => "unknown_session",
+            | SelectorError::BadId(_) => "bad_session",
+            SelectorError::Unknown { .. } => "not_found",
             SelectorError::Ambiguous { .. } => "ambiguous_session",
         }
     }

@@ -20,10 +20,10 @@ fn selectors_parse(#[case] text: &str, #[case] host: &str, #[case] id: &str) {
 }
 
 #[rstest]
-#[case("01a2", "bad_selector", "has no harness")]
-#[case("gemini:01a2", "bad_selector", "unknown harness `gemini`")]
-#[case("pi:", "bad_selector", "no valid session id")]
-#[case("pi:../etc", "bad_selector", "no valid session id")]
+#[case("01a2", "bad_session", "has no harness")]
+#[case("gemini:01a2", "bad_session", "unknown harness `gemini`")]
+#[case("pi:", "bad_session", "no valid session id")]
+#[case("pi:../etc", "bad_session", "no valid session id")]
 fn bad_selectors_are_refused(#[case] text: &str, #[case] code: &str, #[case] reason: &str) {
     let err = Selector::parse(text).unwrap_err();
     assert_eq!(err.code(), code);
@@ -45,7 +45,7 @@ fn resolution_prefers_the_exact_id_then_a_unique_prefix() {
         "{err}"
     );
     let err = pick("pi:q").unwrap_err();
-    assert_eq!(err.code(), "unknown_session");
+    assert_eq!(err.code(), "not_found");
     assert!(err.to_string().contains("(4 pi sessions found)"), "{err}");
 }
 

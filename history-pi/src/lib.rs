@@ -165,5 +165,21 @@ pub enum PiError {
     },
 }
 
+impl PiError {
+    /// A stable `snake_case` code for replies, in the classes the Claude decoder uses.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PiError::Utf8 { .. } | PiError::Json { .. } => "transcript_malformed",
+            PiError::Header { .. } | PiError::Version { .. } | PiError::Entry { .. } => {
+                "transcript_schema"
+            }
+            PiError::Duplicate { .. } => "transcript_conflict",
+            PiError::Cycle { .. } => "transcript_cycle",
+            PiError::SessionMismatch { .. } => "session_mismatch",
+            PiError::ParentMismatch { .. } => "history_link",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

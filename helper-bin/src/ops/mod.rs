@@ -7,11 +7,18 @@ use crate::{Context, OpError};
 mod history;
 mod history_list;
 mod history_read;
+mod history_sessions;
 mod history_state;
 mod version;
 
 /// Every op, in the order `version` lists them.
-pub(crate) const NAMES: &[&str] = &["version", "history_list", "history_read", "history_state"];
+pub(crate) const NAMES: &[&str] = &[
+    "version",
+    "history_list",
+    "history_read",
+    "history_state",
+    "history_sessions",
+];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
 pub(crate) type Fields = Map<String, Value>;
@@ -22,6 +29,7 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
         "history_list" => history_list::run(request, ctx),
         "history_read" => history_read::run(request, ctx),
         "history_state" => history_state::run(request, ctx),
+        "history_sessions" => history_sessions::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
             ..OpError::new(
