@@ -8,6 +8,9 @@
 //! within [`ANSWER_LIMIT`] (32 KiB of UTF-8), through one text wrapper, [`AnswerWriter`],
 //! that both checks the budget and delivers the text.
 //!
+//! Sessions of every harness (Claude, Pi, Codex) are named by `<harness>:<sessionId>`
+//! selectors; the [`history_sessions`] page documents them and the recent-sessions listing.
+//!
 //! # The model (what every decoder must produce)
 //!
 //! - **Seq**: an address allocated by the decoder in first-occurrence append order of the
@@ -96,6 +99,8 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+#[doc = include_str!("../docs/history-sessions.md")]
+pub mod history_sessions {}
 mod history;
 mod model;
 mod sessions;
