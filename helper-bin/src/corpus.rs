@@ -5,8 +5,9 @@
 //! Folders, first match wins (the request's `roots` is the notesoup setting):
 //! - claude: `roots.claude` (a `projects` folder), else `$CLAUDE_CONFIG_DIR/projects`, else
 //!   `~/.claude/projects`; files `<slug>/<sessionId>.jsonl`.
-//! - pi: `roots.pi`, else `$PI_CODING_AGENT_SESSION_DIR`, else
-//!   `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`; files
+//! - pi: `roots.pi`, else `$PI_CODING_AGENT_SESSION_DIR`, else an absolute `sessionDir`
+//!   in Pi's `settings.json`, else `$PI_CODING_AGENT_DIR/sessions`, else
+//!   `~/.pi/agent/sessions` (the agent dir being `$PI_CODING_AGENT_DIR` or `~/.pi/agent`); files
 //!   `[--<cwd>--/]<time>_<sessionId>.jsonl`.
 //! - codex: `roots.codex` (a `sessions` folder), else `$CODEX_HOME/sessions`, else
 //!   `~/.codex/sessions`, each with its sibling `archived_sessions`; files
@@ -162,15 +163,18 @@ fn folders(host: &str, roots: &Roots, ctx: &Context) -> Vec<PathBuf> {
             .or_else(|| home.map(|h| h.join(".claude/projects")))
             .into_iter()
             .collect(),
-        "pi" => roots
-            .pi
-            .as_deref()
-            .map(PathBuf::from)
-            .or_else(|| var("PI_CODING_AGENT_SESSION_DIR"))
-            .or_else(|| var("PI_CODING_AGENT_DIR").map(|d| d.join("sessions")))
-            .or_else(|| home.map(|h| h.join(".pi/agent/sessions")))
-            .into_iter()
-            .collect(),
+        "pi" => {
+            let agent = var("PI_CODING_AGENT_DIR").or_else(|| home.map(|h| h.join(".pi/agent")));
+            roots
+                .pi
+                .as_deref()
+                .map(PathBuf::from)
+                .or_else(|| var("PI_CODING_AGENT_SESSION_DIR"))
+                .or_else(|| agent.as_deref().and_then(pi_session_dir_setting))
+                .or_else(|| agent.map(|d| d.join("sessions")))
+                .into_iter()
+                .collect()
+        }
         _ => {
             let sessions = roots
                 .codex
@@ -187,6 +191,15 @@ fn folders(host: &str, roots: &Roots, ctx: &Context) -> Vec<PathBuf> {
                 .collect()
         }
     }
+}
+
+/// Pi's own `sessionDir` setting in `<agent dir>/settings.json`, when it is absolute
+/// (a relative one depends on the directory Pi was started in).
+fn pi_session_dir_setting(agent: &Path) -> Option<PathBuf> {
+    let text = fs::read(agent.join("settings.json")).ok()?;
+    let settings: Value = serde_json::from_slice(&text).ok()?;
+    let dir = PathBuf::from(settings.get("sessionDir")?.as_str()?);
+    dir.is_absolute().then_some(dir)
 }
 
 /// The file that holds a session's latest state: Claude and Pi have one file per session;

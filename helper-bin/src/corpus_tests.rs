@@ -338,6 +338,16 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
         ),
     ];
     assert_eq!(count(session_dir, json!({"harness": "pi"})), 2);
+    // Pi's own sessionDir setting, absolute, is honoured.
+    let agent = home.join("agent-with-setting");
+    fs::create_dir_all(&agent).unwrap();
+    let setting = json!({"sessionDir": home.join(".pi/agent/sessions")});
+    fs::write(agent.join("settings.json"), setting.to_string()).unwrap();
+    let pi_setting = vec![
+        h.clone(),
+        ("PI_CODING_AGENT_DIR", agent.to_str().unwrap().to_owned()),
+    ];
+    assert_eq!(count(pi_setting, json!({"harness": "pi"})), 2);
     // The notesoup setting wins over the variables.
     let roots = json!({"roots": {
         "pi": home.join(".pi/agent/sessions"),
