@@ -49,6 +49,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use notesoup_history_core::{Body, Event, Role, SessionRef, Transcript, Window};
 
@@ -57,6 +58,32 @@ mod rows;
 mod tests;
 
 use rows::{Kind, RawRow, Row};
+
+/// FNV-1a: uuids are short and random, and the default `SipHash` showed up in profiles of
+/// 100 MB transcripts; nothing here needs protection against chosen keys (the input is
+/// the user's own transcript).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type UuidMap = HashMap<String, usize, BuildHasherDefault<Fnv>>;
 
 /// The host name in window ids.
 pub const HOST: &str = "claude";
@@ -213,7 +240,7 @@ pub struct Decoder {
     line: usize,
     next_seq: u64,
     nodes: Vec<(String, Node)>,
-    index: HashMap<String, usize>,
+    index: UuidMap,
     done: bool,
 }
 
@@ -226,7 +253,7 @@ impl Decoder {
             line: 0,
             next_seq: 1,
             nodes: Vec::new(),
-            index: HashMap::new(),
+            index: UuidMap::default(),
             done: false,
         }
     }
@@ -360,7 +387,13 @@ enum Link {
 struct Graph {
     session: String,
     nodes: Vec<(String, Node)>,
-    index: HashMap<String, usize>,
+    index: UuidMap,
+    /// Each node's latest parent, resolved.
+    latest: Vec<Link>,
+    /// Each node's first-recorded parent, resolved.
+    first: Vec<Link>,
+    /// Each boundary's logical parent (else its parent), resolved.
+    logical: Vec<Link>,
 }
 
 /// Which parent links a walk follows: the latest ones (the selected branch) or the
@@ -380,10 +413,35 @@ enum Ord {
 
 impl Graph {
     fn new(decoder: Decoder) -> Self {
+        let resolve = |uuid: Option<&String>| match uuid {
+            None => Link::Root,
+            Some(uuid) => decoder
+                .index
+                .get(uuid)
+                .map_or(Link::Missing, |&i| Link::Node(i)),
+        };
+        let latest = decoder
+            .nodes
+            .iter()
+            .map(|(_, n)| resolve(n.parent.as_ref()))
+            .collect();
+        let first = decoder
+            .nodes
+            .iter()
+            .map(|(_, n)| resolve(n.first_parent.as_ref()))
+            .collect();
+        let logical = decoder
+            .nodes
+            .iter()
+            .map(|(_, n)| resolve(n.logical_parent.as_ref().or(n.parent.as_ref())))
+            .collect();
         Self {
             session: decoder.session.unwrap_or_default(),
             nodes: decoder.nodes,
             index: decoder.index,
+            latest,
+            first,
+            logical,
         }
     }
 
@@ -402,18 +460,24 @@ impl Graph {
     /// in original ancestry, the first-recorded one).
     fn window_parent(&self, i: usize, mode: Mode) -> (Link, Option<&String>, Mode) {
         let node = &self.nodes[i].1;
-        let (uuid, next) = if node.compact {
-            (
-                node.logical_parent.as_ref().or(node.parent.as_ref()),
-                Mode::Original,
-            )
+        if node.compact {
+            let uuid = node.logical_parent.as_ref().or(node.parent.as_ref());
+            return (self.logical[i], uuid, Mode::Original);
+        }
+        match mode {
+            Mode::Latest => (self.latest[i], node.parent.as_ref(), Mode::Latest),
+            Mode::Original => (self.first[i], node.first_parent.as_ref(), Mode::Original),
+        }
+    }
+
+    /// The next node of original ancestry: a boundary's logical parent, else the
+    /// first-recorded parent. Every node has at most one, so cycles are found in one pass.
+    fn original_next(&self, i: usize) -> Link {
+        if self.nodes[i].1.compact {
+            self.logical[i]
         } else {
-            match mode {
-                Mode::Latest => (node.parent.as_ref(), Mode::Latest),
-                Mode::Original => (node.first_parent.as_ref(), Mode::Original),
-            }
-        };
-        (self.link(uuid), uuid, next)
+            self.first[i]
+        }
     }
 
     fn select(self, head: &Head) -> Result<Transcript, DecodeError> {
@@ -425,6 +489,68 @@ impl Graph {
             Head::Leaf => self.leaf()?,
         };
         let cut = self.cyclic_boundaries();
+        let (mut selected, missing) = self.walk(head, &cut);
+        self.join_sibling_results(&mut selected);
+
+        let mut ords = [
+            vec![Ord::Unset; self.nodes.len()],
+            vec![Ord::Unset; self.nodes.len()],
+        ];
+        let mut windows = Vec::with_capacity(self.nodes.len());
+        let mut head_window = Window::Numbered(0);
+        for (i, (_, node)) in self.nodes.iter().enumerate() {
+            if !selected[i] {
+                windows.push(None);
+                continue;
+            }
+            // A repeated row keeps the window of its first record; everything else, and
+            // the children of a repeated row, follow the latest links.
+            let mode = if node.duplicated {
+                Mode::Original
+            } else {
+                Mode::Latest
+            };
+            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords)?));
+            if i == head {
+                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords)?;
+            }
+        }
+        let count = self
+            .nodes
+            .iter()
+            .zip(&windows)
+            .filter(|(_, w)| w.is_some())
+            .map(|((_, n), _)| n.events.len())
+            .sum();
+        let mut events = Vec::with_capacity(count);
+        for ((uuid, node), window) in self.nodes.into_iter().zip(windows) {
+            let Some(window) = window else { continue };
+            for (seq, (role, body)) in (node.seq..).zip(node.events) {
+                events.push(Event {
+                    seq,
+                    role,
+                    window: window.clone(),
+                    body,
+                    record: uuid.clone(),
+                    timestamp: node.timestamp.clone(),
+                });
+            }
+        }
+        Ok(Transcript {
+            session: SessionRef {
+                host: HOST.to_owned(),
+                id: self.session,
+            },
+            events,
+            missing,
+            head_window,
+        })
+    }
+
+    /// The rows reachable from `head`: latest parents, and behind a boundary its logical
+    /// parent and preserved uuids through original ancestry; plus the ancestors that the
+    /// walk needed and the file lacks (cut logical edges included), in the order met.
+    fn walk(&self, head: usize, cut: &HashSet<usize>) -> (Vec<bool>, Vec<String>) {
         let mut selected = vec![false; self.nodes.len()];
         let mut visited = [vec![false; self.nodes.len()], vec![false; self.nodes.len()]];
         let mut missing: Vec<String> = Vec::new();
@@ -461,7 +587,7 @@ impl Graph {
                 }
             }
         }
-        for &i in &cut {
+        for &i in cut {
             if selected[i] {
                 if let Some(lp) = &self.nodes[i].1.logical_parent {
                     if seen_missing.insert(lp) {
@@ -470,49 +596,7 @@ impl Graph {
                 }
             }
         }
-        self.join_sibling_results(&mut selected);
-
-        let mut ords = [
-            vec![Ord::Unset; self.nodes.len()],
-            vec![Ord::Unset; self.nodes.len()],
-        ];
-        let mut events = Vec::new();
-        let mut head_window = Window::Numbered(0);
-        for (i, (uuid, node)) in self.nodes.iter().enumerate() {
-            if !selected[i] {
-                continue;
-            }
-            // A repeated row keeps the window of its first record; everything else, and
-            // the children of a repeated row, follow the latest links.
-            let mode = if node.duplicated {
-                Mode::Original
-            } else {
-                Mode::Latest
-            };
-            let window = self.ordinal(i, mode, &cut, &mut ords)?;
-            if i == head {
-                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords)?;
-            }
-            for (k, (role, body)) in node.events.iter().enumerate() {
-                events.push(Event {
-                    seq: node.seq + k as u64,
-                    role: *role,
-                    window: window.clone(),
-                    body: body.clone(),
-                    record: uuid.clone(),
-                    timestamp: node.timestamp.clone(),
-                });
-            }
-        }
-        Ok(Transcript {
-            session: SessionRef {
-                host: HOST.to_owned(),
-                id: self.session,
-            },
-            events,
-            missing,
-            head_window,
-        })
+        (selected, missing)
     }
 
     /// The last non-attachment leaf in transcript order, else the last leaf.
@@ -556,28 +640,38 @@ impl Graph {
     /// (a fork copies the post-compaction chain with the preserved rows re-parented under
     /// the summary, first written there): that edge is ancestry the file does not hold.
     fn cyclic_boundaries(&self) -> HashSet<usize> {
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; self.nodes.len()];
         let mut cut = HashSet::new();
-        for (i, (_, node)) in self.nodes.iter().enumerate() {
-            if !node.compact {
-                continue;
+        let mut path = Vec::new();
+        for start in 0..self.nodes.len() {
+            path.clear();
+            let mut at = start;
+            loop {
+                match state[at] {
+                    NEW => {
+                        state[at] = ON_PATH;
+                        path.push(at);
+                        match self.original_next(at) {
+                            Link::Node(p) => at = p,
+                            Link::Root | Link::Missing => break,
+                        }
+                    }
+                    ON_PATH => {
+                        // A cycle: the boundaries on it cut their logical edges. One
+                        // without a boundary is a parent cycle, which `ordinal` refuses.
+                        if let Some(pos) = path.iter().rposition(|&x| x == at) {
+                            cut.extend(path[pos..].iter().filter(|&&c| self.nodes[c].1.compact));
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
             }
-            let mut at = self.link(node.logical_parent.as_ref());
-            let mut steps = 0;
-            while let Link::Node(p) = at {
-                if p == i {
-                    cut.insert(i);
-                    break;
-                }
-                steps += 1;
-                if steps > self.nodes.len() {
-                    break; // a parent cycle elsewhere: `ordinal` refuses it
-                }
-                let next = &self.nodes[p].1;
-                at = self.link(if next.compact {
-                    next.logical_parent.as_ref()
-                } else {
-                    next.first_parent.as_ref()
-                });
+            for &p in &path {
+                state[p] = DONE;
             }
         }
         cut

@@ -1,5 +1,7 @@
 //! One JSONL line to one checked row: the schemas of the four supported record types.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -114,94 +116,67 @@ fn optional<'a, T: Deserialize<'a>>(
     }
 }
 
+/// A content block, every field borrowed or raw until its type says what it must hold (a
+/// struct, not a tagged enum, so nothing is buffered twice).
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Block {
-    Text {
-        text: String,
-    },
-    Image {},
-    Document {},
-    ToolResult {
-        tool_use_id: String,
-        #[serde(default)]
-        content: Option<ResultContent>,
-        #[serde(default)]
-        is_error: Option<bool>,
-    },
-    ToolUse {
-        id: String,
-        name: String,
-        input: serde_json::Value,
-    },
-    Thinking {},
-    RedactedThinking {},
-    ServerToolUse {
-        id: String,
-        name: String,
-        input: serde_json::Value,
-    },
-    McpToolUse {
-        id: String,
-        name: String,
-        input: serde_json::Value,
-    },
-    WebSearchToolResult {
-        tool_use_id: String,
-    },
-    WebFetchToolResult {
-        tool_use_id: String,
-    },
-    CodeExecutionToolResult {
-        tool_use_id: String,
-    },
-    McpToolResult {
-        tool_use_id: String,
-        #[serde(default)]
-        content: Option<ResultContent>,
-        #[serde(default)]
-        is_error: Option<bool>,
-    },
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: Option<bool>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ResultContent {
-    Text(String),
-    Blocks(Vec<ResultBlock>),
+fn need<'b, T: ?Sized>(value: Option<&'b T>, kind: &str, name: &str) -> Result<&'b T, String> {
+    value.ok_or_else(|| format!("a `{kind}` block without `{name}`"))
+}
+
+/// The visible text of a tool result's `content`: a string, or the text of its text
+/// blocks (images, documents and references add no text).
+fn result_text(content: Option<&RawValue>) -> Result<String, String> {
+    let Some(raw) = content else {
+        return Ok(String::new());
+    };
+    let raw = raw.get();
+    if raw.starts_with('"') {
+        return serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"));
+    }
+    if raw == "null" {
+        return Ok(String::new());
+    }
+    let blocks: Vec<ResultBlock> =
+        serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"))?;
+    let mut out = String::new();
+    for block in blocks {
+        if block.kind == "text" {
+            let text = block
+                .text
+                .ok_or("a tool result `text` block without `text`")?;
+            push_text(&mut out, &text);
+        }
+    }
+    Ok(out)
 }
 
 /// A block inside a tool result: only text is visible; other types (images, documents,
 /// references) keep their place but add no text.
 #[derive(Deserialize)]
-struct ResultBlock {
-    #[serde(rename = "type")]
-    kind: String,
+struct ResultBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
     #[serde(default)]
     text: Option<String>,
-}
-
-impl ResultContent {
-    fn text(self) -> Result<String, String> {
-        match self {
-            ResultContent::Text(text) => Ok(text),
-            ResultContent::Blocks(blocks) => {
-                let mut out = String::new();
-                for block in blocks {
-                    if block.kind == "text" {
-                        let text = block
-                            .text
-                            .ok_or("a tool result `text` block without `text`")?;
-                        if !out.is_empty() {
-                            out.push('\n');
-                        }
-                        out.push_str(&text);
-                    }
-                }
-                Ok(out)
-            }
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -333,7 +308,7 @@ fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, Str
     };
     let mut visible = String::new();
     let raw_content = message.content.get();
-    let blocks: Vec<Block> = if raw_content.starts_with('"') {
+    let blocks: Vec<Block<'_>> = if raw_content.starts_with('"') {
         if kind == Kind::Assistant {
             return Err("assistant `message.content` must be a list of blocks".into());
         }
@@ -345,47 +320,32 @@ fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, Str
     };
     let mut tools = Vec::new();
     for block in blocks {
-        match block {
-            Block::Text { text } => push_text(&mut visible, &text),
-            Block::Image {}
-            | Block::Document {}
-            | Block::Thinking {}
-            | Block::RedactedThinking {} => {}
-            Block::ToolResult {
-                tool_use_id,
-                content,
-                is_error,
-            }
-            | Block::McpToolResult {
-                tool_use_id,
-                content,
-                is_error,
-            } => {
-                let text = content.map(ResultContent::text).transpose()?;
+        let kind = block.kind.as_ref();
+        match kind {
+            "text" => push_text(&mut visible, need(block.text.as_deref(), kind, "text")?),
+            "image" | "document" | "thinking" | "redacted_thinking" => {}
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => tools.push(Body::ToolCall {
+                id: need(block.id.as_deref(), kind, "id")?.to_owned(),
+                name: need(block.name.as_deref(), kind, "name")?.to_owned(),
+                input: need(block.input, kind, "input")?.get().to_owned(),
+            }),
+            "tool_result"
+            | "mcp_tool_result"
+            | "web_search_tool_result"
+            | "web_fetch_tool_result"
+            | "code_execution_tool_result" => {
+                let text = if kind == "tool_result" || kind == "mcp_tool_result" {
+                    result_text(block.content)?
+                } else {
+                    String::new() // server results are structured, not text
+                };
                 tools.push(Body::ToolResult {
-                    id: tool_use_id,
-                    text: text.unwrap_or_default(),
-                    is_error: is_error.unwrap_or(false),
+                    id: need(block.tool_use_id.as_deref(), kind, "tool_use_id")?.to_owned(),
+                    text,
+                    is_error: block.is_error.unwrap_or(false),
                 });
             }
-            Block::WebSearchToolResult { tool_use_id }
-            | Block::WebFetchToolResult { tool_use_id }
-            | Block::CodeExecutionToolResult { tool_use_id } => {
-                tools.push(Body::ToolResult {
-                    id: tool_use_id,
-                    text: String::new(),
-                    is_error: false,
-                });
-            }
-            Block::ToolUse { id, name, input }
-            | Block::ServerToolUse { id, name, input }
-            | Block::McpToolUse { id, name, input } => {
-                tools.push(Body::ToolCall {
-                    id,
-                    name,
-                    input: input.to_string(),
-                });
-            }
+            other => return Err(format!("unsupported content block type {other:?}")),
         }
     }
     let mut events = vec![(role, Body::Text { text: visible })];

@@ -72,7 +72,7 @@ fn malformed_committed_lines_are_refused(
 #[case::wrong_role(with(row("user", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":"a"})), "role")]
 #[case::content_number(with(row("user", "u2", Some("u1"), "a"), "message", json!({"role":"user","content":5})), "content")]
 #[case::unknown_block(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":[{"type":"hologram"}]})), "content")]
-#[case::tool_use_without_id(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{}}]})), "content")]
+#[case::tool_use_without_id(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{}}]})), "without `id`")]
 #[case::assistant_string(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":"plain"})), "blocks")]
 #[case::attachment_without_type(json!({"type":"attachment","uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1","attachment":{}}), "attachment")]
 #[case::rendered_not_text(json!({"type":"attachment","uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1","attachment":{"type":"date"},"rendered":[{"content":[{"type":"image"}]}]}), "rendered")]

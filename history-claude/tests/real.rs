@@ -29,6 +29,7 @@ const TWO: &str = "own-two-compactions--da56055c-293e-4422-b5b8-62b1c7e6c03d.jso
 const RESUMED: &str = "own-resumed--da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl";
 const FORKED: &str = "own-forked--9fc454d3-ac4f-47d0-be8e-4fbf43dce5bb.jsonl";
 const SUBAGENT: &str = "print-subagent--46e81c6c-2ea0-4a80-b04f-ae5be4e7b7d8.jsonl";
+const OWN_SUBAGENT: &str = "own-subagent--f99dd1e0-925c-4fe9-a00a-a55d93fa4200.jsonl";
 
 fn windows(t: &Transcript) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -62,6 +63,7 @@ fn text_of(t: &Transcript, seq: Seq) -> &str {
 #[case::hello("print-hello-noplugin--e961c4c0-2b1f-4778-9728-693afcb13390.jsonl", "0", &["0"], &[])]
 #[case::tool("print-tool-roundtrip--1c104c88-d03e-4610-be22-eaf1b456a527.jsonl", "0", &["0"], &[(13, Some(15))])]
 #[case::subagent(SUBAGENT, "0", &["0"], &[(13, Some(15))])]
+#[case::own_subagent(OWN_SUBAGENT, "0", &["0"], &[(13, Some(15))])]
 #[case::compact("stream-json-compact--2927dd05-6a0e-4632-9cc6-4d065912ca6f.jsonl", "1", &["0", "1"], &[(16, Some(18))])]
 #[case::autocompact("stream-json-autocompact--c2f5b1ba-8252-4235-a397-d6df95be4891.jsonl", "1", &["0", "1"], &[])]
 #[case::tmux("tmux-interactive-compact--10b8972e-e091-4ae3-971e-1006b054db2c.jsonl", "1", &["0", "1"], &[(18, Some(20))])]
@@ -167,9 +169,14 @@ fn a_retained_boot_in_a_fork_names_the_ordinal_with_the_fork_session() {
     );
 }
 
-#[test]
-fn the_subagent_file_is_a_sidechain_and_refused_as_a_main_transcript() {
-    let agent = data("print-subagent--agent.jsonl");
+#[rstest]
+#[case::shared("print-subagent--agent.jsonl", SUBAGENT)]
+#[case::own("own-subagent--agent.jsonl", OWN_SUBAGENT)]
+fn the_subagent_file_is_a_sidechain_and_refused_as_a_main_transcript(
+    #[case] agent_file: &str,
+    #[case] main_file: &str,
+) {
+    let agent = data(agent_file);
     let err = decode(&agent, &Options::default(), &Head::Leaf).unwrap_err();
     assert!(
         matches!(
@@ -186,12 +193,10 @@ fn the_subagent_file_is_a_sidechain_and_refused_as_a_main_transcript() {
         ..Options::default()
     };
     let t = decode(&agent, &options, &Head::Leaf).unwrap();
-    assert_eq!(
-        t.session.id, "46e81c6c-2ea0-4a80-b04f-ae5be4e7b7d8",
-        "the parent's session"
-    );
+    let main = load(main_file);
+    assert_eq!(t.session.id, main.session.id, "the parent's session");
+    assert!(t.events.iter().any(|e| e.role == Role::Assistant));
     // The main transcript's Agent call is paired with its "launched" result.
-    let main = load(SUBAGENT);
     let call = main.events.iter().find(|e| e.seq == 13).unwrap();
     assert!(matches!(&call.body, Body::ToolCall { name, .. } if name == "Agent"));
 }

@@ -272,10 +272,15 @@ impl History {
                 matched += 1;
                 continue;
             }
-            scratch.clear();
-            self.document_text(index, &mut scratch);
+            let doc: &str = if let Body::Text { text } = &event.body {
+                text
+            } else {
+                scratch.clear();
+                self.document_text(index, &mut scratch);
+                &scratch
+            };
             let hit = match query {
-                Some(q) => match scratch.find(q) {
+                Some(q) => match doc.find(q) {
                     Some(at) => Some((at, q.len())),
                     None => continue,
                 },
@@ -293,7 +298,7 @@ impl History {
                     self.session().window_id(&event.window)
                 );
             }
-            fold_line(event, &scratch, hit, &mut lines);
+            fold_line(event, doc, hit, &mut lines);
             if shown.len() == limit || !writer.push(&lines) {
                 full = true;
                 next_cursor = shown.last().map(|seq| format!("s{seq}"));
@@ -302,17 +307,7 @@ impl History {
             last_window = Some(&event.window);
             shown.push(event.seq);
         }
-        let footer = match &next_cursor {
-            Some(cursor) => format!(
-                "[{} of {matched} shown; more: history_list with \"cursor\":\"{cursor}\" and the same query, roles, window and order]\n",
-                shown.len()
-            ),
-            None if matched == 0 => match query {
-                Some(q) => format!("[no event matches {:?}]\n", clip(q, 100)),
-                None => "[no events]\n".to_owned(),
-            },
-            None => format!("[end: {matched} event(s)]\n"),
-        };
+        let footer = list_footer(shown.len(), matched, next_cursor.as_deref(), query);
         Ok(Answer {
             text: writer.finish(&footer),
             shown,
@@ -489,6 +484,20 @@ impl History {
             let _ = write!(out, " · from byte {offset}");
         }
         out.push('\n');
+    }
+}
+
+/// The last line of a list page: where to continue, or why it is empty, or its end.
+fn list_footer(shown: usize, matched: usize, cursor: Option<&str>, query: Option<&str>) -> String {
+    match cursor {
+        Some(cursor) => format!(
+            "[{shown} of {matched} shown; more: history_list with \"cursor\":\"{cursor}\" and the same query, roles, window and order]\n"
+        ),
+        None if matched == 0 => match query {
+            Some(q) => format!("[no event matches {:?}]\n", clip(q, 100)),
+            None => "[no events]\n".to_owned(),
+        },
+        None => format!("[end: {matched} event(s)]\n"),
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Fields;
-use super::history::{Source, answer_fields, load, or_null, refusal_fields};
+use super::history::{Source, answer_fields, load, or_null, refusal_fields, release};
 use crate::{Context, OpError, parse};
 
 #[derive(Deserialize)]
@@ -54,18 +54,16 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         limit: r.limit,
         order: r.order,
     };
-    match history.list(&args) {
+    let fields = match history.list(&args) {
         Ok(answer) => {
             let cursor = or_null(answer.next_cursor.clone());
             let mut fields = answer_fields(&history, answer);
             fields.insert("cursor".into(), cursor);
             fields.insert("window".into(), json!(history.head_window_id()));
-            Ok(fields)
+            fields
         }
-        Err(err) => Ok(refusal_fields(
-            &history,
-            err.code(),
-            history.refusal("history_list", &err),
-        )),
-    }
+        Err(err) => refusal_fields(&history, err.code(), history.refusal("history_list", &err)),
+    };
+    release(history);
+    Ok(fields)
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Fields;
-use super::history::{Source, answer_fields, load, or_null, refusal_fields};
+use super::history::{Source, answer_fields, load, or_null, refusal_fields, release};
 use crate::{Context, OpError, parse};
 
 #[derive(Deserialize)]
@@ -48,17 +48,15 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         to: r.to,
         offset: r.offset,
     };
-    match history.read(&args) {
+    let fields = match history.read(&args) {
         Ok(answer) => {
             let next = or_null(answer.next_read.clone());
             let mut fields = answer_fields(&history, answer);
             fields.insert("next".into(), next);
-            Ok(fields)
+            fields
         }
-        Err(err) => Ok(refusal_fields(
-            &history,
-            err.code(),
-            history.refusal("history_read", &err),
-        )),
-    }
+        Err(err) => refusal_fields(&history, err.code(), history.refusal("history_read", &err)),
+    };
+    release(history);
+    Ok(fields)
 }
