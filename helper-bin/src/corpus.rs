@@ -386,23 +386,24 @@ pub(crate) fn recent(
     roots: &Roots,
     ctx: &Context,
 ) -> (Vec<SessionSummary>, usize) {
-    let mut sessions: Vec<Found> = HOSTS
+    let files: Vec<Found> = HOSTS
         .into_iter()
         .filter(|h| host.is_none_or(|want| want == *h))
-        .flat_map(|h| heads(scan(h, roots, ctx)))
+        .flat_map(|h| scan(h, roots, ctx))
         .collect();
+    let mut sessions = heads(files.clone());
     sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.id.cmp(&b.id)));
     let total = sessions.len();
     let shown = sessions
         .iter()
         .take(limit)
-        .map(|f| summarize(f, roots, ctx))
+        .map(|f| summarize(f, &files))
         .collect();
     (shown, total)
 }
 
 /// A session's listing line from the head of its first file.
-fn summarize(found: &Found, roots: &Roots, ctx: &Context) -> SessionSummary {
+fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
     let name = found.path.display().to_string();
     let result = match found.host {
         "pi" => head(&found.path).and_then(|bytes| {
@@ -414,11 +415,11 @@ fn summarize(found: &Found, roots: &Roots, ctx: &Context) -> SessionSummary {
         }),
         "codex" => {
             // A thread's first file (its base, not a rewind segment) holds its first prompt.
-            let first = scan("codex", roots, ctx)
-                .into_iter()
-                .filter(|f| f.id == found.id)
+            let first = files
+                .iter()
+                .filter(|f| f.host == "codex" && f.id == found.id)
                 .min_by(|a, b| (a.segment.is_some(), &a.time).cmp(&(b.segment.is_some(), &b.time)))
-                .map_or_else(|| found.path.clone(), |f| f.path);
+                .map_or_else(|| found.path.clone(), |f| f.path.clone());
             let name = first.display().to_string();
             let bytes = if first.extension().is_some_and(|e| e == "zst") {
                 read(&first).map_err(|e| e.message).and_then(|b| {
