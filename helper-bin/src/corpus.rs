@@ -226,23 +226,28 @@ pub(crate) fn resolve(selector: &str, roots: &Roots, ctx: &Context) -> Result<Fo
         .into_iter()
         .find(|h| *h == selector.host)
         .unwrap_or("claude");
-    let sessions = heads(scan(host, roots, ctx));
+    let files = scan(host, roots, ctx);
+    let sessions = heads(files.clone());
     let id = selector
         .resolve(sessions.iter().map(|f| f.id.as_str()))
         .map_err(|err| selector_error(&err))?
         .to_owned();
-    let mut matching: Vec<Found> = sessions.into_iter().filter(|f| f.id == id).collect();
-    if host == "claude" && matching.len() > 1 {
+    // Claude and Pi keep one file per session: two files with one id are two sessions.
+    let copies = files
+        .iter()
+        .filter(|f| f.id == id && f.segment.is_none() && host != "codex")
+        .count();
+    if copies > 1 {
         return Err(OpError::new(
             "ambiguous_session",
             format!(
-                "session claude:{id} has {} transcripts; name it by its transcript_path",
-                matching.len()
+                "session {host}:{id} has {copies} files under its folder; name it by its transcript_path or move one"
             ),
         ));
     }
-    matching
-        .pop()
+    sessions
+        .into_iter()
+        .find(|f| f.id == id)
         .ok_or_else(|| OpError::new("not_found", format!("no file of session {host}:{id}")))
 }
 

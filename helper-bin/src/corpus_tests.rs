@@ -198,6 +198,20 @@ fn bad_unknown_and_ambiguous_selectors_are_refused() {
         let reply = ask("history_list", &json!({"session": selector}), &home);
         assert_eq!(reply["error"]["code"], code, "{selector}: {reply}");
     }
+    // One Claude session id in two project folders is two sessions: refused, not picked.
+    let other = home.join(".claude/projects/-another");
+    fs::create_dir_all(&other).unwrap();
+    fs::copy(
+        home.join(format!(".claude/projects/-tmp-project/{CLAUDE}.jsonl")),
+        other.join(format!("{CLAUDE}.jsonl")),
+    )
+    .unwrap();
+    let reply = ask(
+        "history_list",
+        &json!({"session": format!("claude:{CLAUDE}")}),
+        &home,
+    );
+    assert_eq!(reply["error"]["code"], "ambiguous_session", "{reply}");
     let _ = fs::remove_dir_all(home);
 }
 
