@@ -372,3 +372,22 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
     let _ = fs::remove_dir_all(home);
     let _ = fs::remove_dir_all(empty);
 }
+
+#[test]
+fn explicit_selectors_need_no_head_of_the_current_session() {
+    let home = home("nohead");
+    // The current Claude session has a transcript but no head yet.
+    let live = home.join(format!(".claude/projects/-tmp-project/{CLAUDE}.jsonl"));
+    for selector in [format!("pi:{PI_FORK}"), format!("codex:{CODEX_ZST}")] {
+        let reply = ask(
+            "history_list",
+            &json!({"session": selector, "transcript_path": live}),
+            &home,
+        );
+        assert_eq!(reply["ok"], true, "{selector}: {reply}");
+    }
+    // Without a selector the current session still needs its head.
+    let reply = ask("history_list", &json!({"transcript_path": live}), &home);
+    assert_eq!(reply["error"]["code"], "no_head", "{reply}");
+    let _ = fs::remove_dir_all(home);
+}
