@@ -30,6 +30,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+mod corpus;
 mod ops;
 
 /// What an op may read of the outside world besides its request: the environment, captured

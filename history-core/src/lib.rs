@@ -8,6 +8,9 @@
 //! within [`ANSWER_LIMIT`] (32 KiB of UTF-8), through one text wrapper, [`AnswerWriter`],
 //! that both checks the budget and delivers the text.
 //!
+//! Sessions of every harness (Claude, Pi, Codex) are named by `<harness>:<sessionId>`
+//! selectors; the [`history_sessions`] page documents them and the recent-sessions listing.
+//!
 //! # The model (what every decoder must produce)
 //!
 //! - **Seq**: an address allocated by the decoder in first-occurrence append order of the
@@ -101,13 +104,20 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+#[doc = include_str!("../docs/history-sessions.md")]
+pub mod history_sessions {}
 mod history;
 mod model;
+mod sessions;
 mod tools;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+pub use sessions::{
+    HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
+    boot_marker, render_sessions,
+};
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
     QueryError, ReadArgs,

@@ -34,6 +34,9 @@ pub(crate) struct Source {
     /// Set when a subagent calls: history is the main agent's alone.
     #[serde(default)]
     pub(crate) agent_id: Option<String>,
+    /// The notesoup setting naming each harness's session folder (see `corpus`).
+    #[serde(default)]
+    pub(crate) roots: crate::corpus::Roots,
 }
 
 /// The selected history of the session `source` names.
@@ -47,14 +50,25 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
         ));
     }
     let (path, head, session) = if let Some(selector) = &source.session {
-        let id = claude_session(selector)?;
-        let live = source
-            .transcript_path
-            .as_deref()
-            .filter(|p| Path::new(p).file_stem().and_then(|s| s.to_str()) == Some(id));
-        match live {
-            Some(path) => (PathBuf::from(path), live_head(op, source)?, id.to_owned()),
-            None => (find_session(id, ctx)?, Head::Leaf, id.to_owned()),
+        // The live session named by its exact id keeps its live head; anything else is
+        // found in the local corpus (any harness, a unique id prefix is enough).
+        let live = source.transcript_path.as_deref().filter(|p| {
+            Path::new(p)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .is_some_and(|stem| selector.trim() == format!("claude:{stem}"))
+        });
+        if let Some(path) = live {
+            let id = selector.trim().trim_start_matches("claude:").to_owned();
+            (PathBuf::from(path), live_head(op, source)?, id)
+        } else {
+            let found = crate::corpus::resolve(selector, &source.roots, ctx)?;
+            if found.host != "claude" {
+                let transcript = crate::corpus::load(&found, &source.roots, ctx)?;
+                return History::new(transcript)
+                    .map_err(|err| OpError::new("internal", err.to_string()));
+            }
+            (found.path, Head::Leaf, found.id)
         }
     } else {
         let Some(path) = &source.transcript_path else {
@@ -88,77 +102,6 @@ fn live_head(op: &str, source: &Source) -> Result<Head, OpError> {
             format!("`{op}` on the current session needs `head`, the uuid of the latest main session.append result; none has been recorded yet"),
         )
     })
-}
-
-/// The id in `claude:<id>`; other hosts are not decoded by this helper yet.
-fn claude_session(selector: &str) -> Result<&str, OpError> {
-    let Some((host, id)) = selector.split_once(':') else {
-        return Err(OpError::new(
-            "bad_session",
-            format!("`session` {selector:?} must be `<host>:<sessionId>`, e.g. `claude:6e9d…`"),
-        ));
-    };
-    if host != "claude" {
-        return Err(OpError::new(
-            "unsupported_host",
-            format!(
-                "`session` {selector:?}: host `{host}` is not readable by this helper (hosts: claude)"
-            ),
-        ));
-    }
-    let valid = !id.is_empty()
-        && id.len() <= 128
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !valid {
-        return Err(OpError::new(
-            "bad_session",
-            format!("`session` {selector:?}: a session id is 1 to 128 letters, digits, `-` or `_`"),
-        ));
-    }
-    Ok(id)
-}
-
-/// `<config>/projects/<slug>/<id>.jsonl`, config being `CLAUDE_CONFIG_DIR` or `~/.claude`.
-fn find_session(id: &str, ctx: &Context) -> Result<PathBuf, OpError> {
-    let config = match (ctx.var("CLAUDE_CONFIG_DIR"), ctx.var("HOME")) {
-        (Some(dir), _) if !dir.is_empty() => PathBuf::from(dir),
-        (_, Some(home)) if !home.is_empty() => Path::new(home).join(".claude"),
-        _ => {
-            return Err(OpError::new(
-                "not_found",
-                "neither CLAUDE_CONFIG_DIR nor HOME is set: Claude's projects folder cannot be located",
-            ));
-        }
-    };
-    let projects = config.join("projects");
-    let mut found = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&projects) {
-        for entry in entries.flatten() {
-            let candidate = entry.path().join(format!("{id}.jsonl"));
-            if candidate.is_file() {
-                found.push(candidate);
-            }
-        }
-    }
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => Err(OpError::new(
-            "not_found",
-            format!(
-                "no transcript of session claude:{id} under {}",
-                projects.display()
-            ),
-        )),
-        n => Err(OpError::new(
-            "ambiguous_session",
-            format!(
-                "session claude:{id} has {n} transcripts under {}; name it by its transcript_path",
-                projects.display()
-            ),
-        )),
-    }
 }
 
 fn read_transcript(

@@ -21,6 +21,8 @@ struct Request {
     #[serde(default)]
     agent_id: Option<String>,
     #[serde(default)]
+    roots: Option<crate::corpus::Roots>,
+    #[serde(default)]
     query: Option<String>,
     #[serde(default)]
     roles: Option<Vec<Role>>,
@@ -41,6 +43,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         head: r.head,
         session: r.session,
         agent_id: r.agent_id,
+        roots: r.roots.unwrap_or_default(),
     };
     let history = load("history_list", &source, ctx)?;
     let args = ListArgs {

@@ -21,6 +21,8 @@ struct Request {
     #[serde(default)]
     agent_id: Option<String>,
     #[serde(default)]
+    roots: Option<crate::corpus::Roots>,
+    #[serde(default)]
     seq: Option<Seq>,
     #[serde(default)]
     from: Option<Seq>,
@@ -37,6 +39,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         head: r.head,
         session: r.session,
         agent_id: r.agent_id,
+        roots: r.roots.unwrap_or_default(),
     };
     let history = load("history_read", &source, ctx)?;
     let args = ReadArgs {

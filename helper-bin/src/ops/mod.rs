@@ -8,6 +8,7 @@ mod boot;
 mod history;
 mod history_list;
 mod history_read;
+mod history_sessions;
 mod history_state;
 mod limits;
 mod notes;
@@ -30,6 +31,7 @@ pub(crate) const NAMES: &[&str] = &[
     "history_list",
     "history_read",
     "history_state",
+    "history_sessions",
 ];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
@@ -50,6 +52,7 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
         "history_list" => history_list::run(request, ctx),
         "history_read" => history_read::run(request, ctx),
         "history_state" => history_state::run(request, ctx),
+        "history_sessions" => history_sessions::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
             ..OpError::new(
