@@ -8,7 +8,7 @@
 // The validator wants `$` used only as `$.noun.method(...)` and passed only to
 // functions declared at the top level of this file, so every hook is one of those.
 
-import type { EngineInterface, Hook, Register } from 'claude-code';
+import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
 import { COMMANDS, TOOLS, TOOL_NAMES } from './spec.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -104,7 +104,7 @@ function toolArgs(e: { [key: string]: unknown }): { [key: string]: unknown } {
   return args;
 }
 
-const onToolCall: Hook<'tool.call'> = async ($, e, next) => {
+const onToolCall: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
   const sw = await readSwitches($);
   if (sw.disabled) return next(e);
   const name = String(e.tool).replace(/^mcp__notesoup__/, '');
@@ -120,7 +120,7 @@ function toolFailed(): { deny: string } {
 
 // ---- command.run: /notesoup, /empty, /fresh-window -----------------------------
 
-const onCommand: Hook<'command.run'> = async ($, e, next) => {
+const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e, next) => {
   const sw = await readSwitches($);
   if (sw.disabled) return next(e);
   return { text: `/${e.command} ${e.args}: not wired yet` };

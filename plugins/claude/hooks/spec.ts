@@ -114,7 +114,7 @@ export const EMPTY_BRAIN: ToolDef = {
 export const TOOLS: readonly ToolDef[] = [...NOTES_TOOLS, ...HISTORY_TOOLS, EMPTY_BRAIN];
 
 /** The full names the model sees, the matcher of the tool.call hook. */
-export const TOOL_NAMES: readonly string[] = TOOLS.map((t) => `mcp__notesoup__${t.name}`);
+export const TOOL_NAMES: readonly `mcp__notesoup__${string}`[] = TOOLS.map((t) => `mcp__notesoup__${t.name}` as const);
 
 export const COMMANDS = [
   { name: 'notesoup', description: 'notesoup status; `/notesoup cap 100k` sets a runtime context cap, `cap off` removes it', argumentHint: '[cap [<tokens>|off]]' },

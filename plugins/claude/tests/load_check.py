@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The real load check: `claude --plugin-dir plugins/claude -p "ok"` against a local scripted API.
+
+Runs the real Claude Code binary offline (fresh HOME, fake key, ANTHROPIC_BASE_URL on
+127.0.0.1, every other host behind a dead proxy) on a copy of the plugin and requires:
+  - exit 0 and the fake reply on stdout;
+  - the engine's debug log says the notesoup hooks module loaded, and neither stderr nor
+    the debug log carries a hooks-module refusal;
+  - the first API request lists all eight `mcp__notesoup__*` tools.
+
+With --types-out DIR it also keeps the type contract the engine wrote beside the copy
+(`.claude-plugin/types/`, written because CLAUDE_CODE_PLUGIN_DIR_WATCH=1 makes the headless
+run treat the folder as a watched dev folder), for `tsc` to check the module against.
+
+    load_check.py --claude PATH [--plugin plugins/claude] [--helper PATH] [--types-out DIR]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TOOLS = [f"mcp__notesoup__{n}" for n in (
+    "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
+    "history_list", "history_read", "empty_brain")]
+# What the engine prints when it refuses or drops a hooks module (research §3.1, §2).
+REFUSALS = ("hooks module not loaded", "installed mods are off", "hook skipped",
+            "is not an event", "failed to load", "could not load")
+
+
+def copy_plugin(src: Path, dest: Path) -> None:
+    def ignore(folder, names):
+        skip = {"bin", "types"} if Path(folder).name in ("claude", ".claude-plugin") else set()
+        return [n for n in names if n in skip or n == "__pycache__"]
+    shutil.copytree(src, dest, ignore=ignore)
+
+
+def run(args) -> list[str]:
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="notesoup-load-") as tmp:
+        tmp = Path(tmp)
+        plugin = tmp / "plugin" / "claude"
+        copy_plugin(Path(args.plugin).resolve(), plugin)
+        home, work = tmp / "home", tmp / "work"
+        (home / ".claude").mkdir(parents=True)
+        work.mkdir()
+        log, port_file = tmp / "requests.jsonl", tmp / "port"
+        server = subprocess.Popen([sys.executable, str(HERE / "fake_api.py"), "--log", str(log),
+                                   "--port-file", str(port_file), "--text", "ok"])
+        try:
+            for _ in range(100):
+                if port_file.exists():
+                    break
+                time.sleep(0.05)
+            else:
+                return ["the fake API did not start"]
+            port = port_file.read_text().strip()
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+                "CLAUDE_CONFIG_DIR": str(home / ".claude"), "LANG": "C.UTF-8", "TERM": "dumb",
+                "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+                "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+                "ANTHROPIC_API_KEY": "sk-ant-fake-notesoup-load-check-000000",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+                "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+                "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
+                "CLAUDE_CODE_PLUGIN_DIR_WATCH": "1",
+                "NOTESOUP_HOME": str(tmp / "notesoup"),
+                "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+                "NO_PROXY": "127.0.0.1,localhost",
+            }
+            if args.helper:
+                env["NOTESOUP_HELPER"] = str(Path(args.helper).resolve())
+            debug = tmp / "debug.log"
+            try:
+                proc = subprocess.run(
+                    [args.claude, "-p", "ok", "--plugin-dir", str(plugin), "--debug-file", str(debug)],
+                    cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                    timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                return [f"claude -p did not finish within {args.timeout} s"]
+        finally:
+            server.terminate()
+            server.wait()
+        dlog = debug.read_text(errors="replace") if debug.exists() else ""
+        if proc.returncode != 0:
+            problems.append(f"claude -p exited {proc.returncode}: {proc.stderr.strip()[:500]}")
+        if proc.stdout.strip() != "ok":
+            problems.append(f"stdout is {proc.stdout.strip()[:200]!r}, expected the fake reply 'ok'")
+        if "hooks module notesoup@inline loaded" not in dlog:
+            problems.append("the debug log never says `hooks module notesoup@inline loaded`")
+        for line in (proc.stderr + "\n" + dlog).splitlines():
+            if "notesoup" in line and any(r in line for r in REFUSALS):
+                problems.append(f"refusal: {line.strip()[:300]}")
+        requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        if not requests:
+            problems.append("no API request reached the fake service")
+        else:
+            names = [t.get("name") for t in requests[0]["body"].get("tools", [])]
+            missing = [t for t in TOOLS if t not in names]
+            if missing:
+                problems.append(f"the first API request lacks {missing}; it lists {names}")
+            else:
+                print(f"load check: notesoup loaded; the first request lists all {len(TOOLS)} "
+                      f"notesoup tools among {len(names)}")
+        if args.types_out:
+            types = plugin / ".claude-plugin" / "types"
+            if not (types / "claude-code" / "index.d.ts").exists():
+                problems.append("the engine wrote no .claude-plugin/types/claude-code/index.d.ts")
+            else:
+                out = Path(args.types_out)
+                shutil.rmtree(out, ignore_errors=True)
+                shutil.copytree(types, out)
+                print(f"load check: the engine's type contract copied to {out}")
+    return problems
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--claude", required=True, help="the Claude Code 2.1.319 binary")
+    ap.add_argument("--plugin", default=str(HERE.parent))
+    ap.add_argument("--helper", help="notesoup-helper to use (NOTESOUP_HELPER)")
+    ap.add_argument("--types-out", help="copy the engine-written .claude-plugin/types here")
+    ap.add_argument("--timeout", type=int, default=120)
+    problems = run(ap.parse_args())
+    for p in problems:
+        print(f"load check: FAIL: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
