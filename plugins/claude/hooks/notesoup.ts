@@ -7,27 +7,112 @@
 //
 // The validator wants `$` used only as `$.noun.method(...)` and passed only to
 // functions declared at the top level of this file, so every hook is one of those.
+// tests/gate.py scans this file: no `$.session.compact`, no `{skip}` after `next()` in
+// the compaction hook, and `$.command.run` only from `turn.complete` or a timer.
 
 import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
 import { COMMANDS, TOOLS, TOOL_NAMES } from './spec.ts';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Reply = { ok: true; [field: string]: unknown } | { ok: false; error: { code: string; message: string } };
+type Fields = { [key: string]: unknown };
+type Failure = { ok: false; error: { code: string; message: string } };
+type Reply = ({ ok: true } & Fields) | Failure;
+type Agent = 'main' | 'subagent';
 
-// ---- module state (lost on reload, by design: the cap is cleared by a reload) ----
+const HOST = 'claude';
+const BOOT_LINE = '<notesoup-boot window="';
+
+// ---- module state: lost on reload (by design: the cap is runtime-only) ----------
 
 /** Read once per load: the switches the environment sets. */
 let switches: { disabled: boolean; disableCompact: boolean; helper: string } | undefined;
-/** What has been logged once already. */
+/** Keys of the lines already logged once. */
 const loggedOnce = new Set<string>();
+/** Whether the session has a person at a terminal (session.start says). */
+let interactive = false;
 
-// ---- the helper ----------------------------------------------------------------
+/** The session this window belongs to, refreshed lazily from `$.session`. */
+let identity: string | undefined;
+let sessionId = '';
+/** The current window's ordinal, once known (a boot attached, a retained boot, history_state). */
+let ordinal: number | undefined;
+/** The window id the budget warning was delivered in (once per window). */
+let warnedWindow: string | undefined;
+
+/** History binding: the transcript Claude named, and the newest main row that was kept. */
+let transcriptPath: string | undefined;
+let head: string | undefined;
+
+/** `/notesoup cap`: the cap as typed, and the limits last resolved with their inputs. */
+let cap: string | null = null;
+let limitsCache: { inputs: string; reply: Reply } | undefined;
+
+/** The reset flow's blob, its hints, and the one-at-a-time chain of `reset` calls. */
+let resetState: unknown = null;
+let hints: Fields = {};
+let generation = 1;
+let resetChain: Promise<unknown> = Promise.resolve();
+/** The running main turn, and natural input accepted into it but not yet sent to the model. */
+let mainTurn: string | undefined;
+let inputAccepted = false;
+/** The boot handed to a compaction: its text, the token the flow knows it by, its generation. */
+let builtBoot: { text: string; token: string; generation: number } | undefined;
+let boundarySeen = false;
+
+// ---- small pure helpers ------------------------------------------------------------
+
+function isObject(v: unknown): v is Fields {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function refusal(code: string, message: string): Failure {
+  return { ok: false, error: { code, message } };
+}
+
+function textOf(reply: Reply): string {
+  if (!reply.ok) return `notesoup ${reply.error.code}: ${reply.error.message}`;
+  return typeof reply.text === 'string' ? reply.text : JSON.stringify(reply);
+}
+
+function agentOf(e: { agentId?: string }): Agent {
+  return e.agentId === undefined ? 'main' : 'subagent';
+}
+
+/** The window id of the contract: `claude:<sessionId>:<ordinal>`. */
+function windowId(): string | undefined {
+  return ordinal === undefined ? undefined : `${HOST}:${sessionId}:${ordinal}`;
+}
+
+/** The window id named by a boot's first line, when text holds one. */
+function retainedWindow(text: string): string | undefined {
+  const at = text.indexOf(BOOT_LINE);
+  if (at < 0) return undefined;
+  const end = text.indexOf('"', at + BOOT_LINE.length);
+  return end < 0 ? undefined : text.slice(at + BOOT_LINE.length, end);
+}
+
+/** The text blocks of an API content list, joined. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b: unknown) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+    .join('');
+}
+
+// ---- the helper ----------------------------------------------------------------------
 
 async function readSwitches($: EngineInterface) {
   if (switches === undefined) {
     const disabled = (await $.env.get('NOTESOUP_DISABLED')) !== undefined;
-    const dc = await $.env.get('DISABLE_COMPACT');
-    const disableCompact = dc !== undefined && dc !== '' && dc !== '0' && dc.toLowerCase() !== 'false';
+    const disableCompact = (await $.env.get('DISABLE_COMPACT')) !== undefined;
     const override = await $.env.get('NOTESOUP_HELPER');
     const helper = override !== undefined && override !== '' ? override : `${$.plugin.root}/bin/notesoup-helper`;
     switches = { disabled, disableCompact, helper };
@@ -41,12 +126,8 @@ function logOnce($: EngineInterface, key: string, text: string) {
   $.ui.log(`notesoup: ${text}`, { to: 'debug' });
 }
 
-function refusal(code: string, message: string): Reply {
-  return { ok: false, error: { code, message } };
-}
-
 /** Runs one helper op; never throws: a helper that cannot run is a refusal like any other. */
-async function helper($: EngineInterface, op: string, request: { [key: string]: unknown }): Promise<Reply> {
+async function helper($: EngineInterface, op: string, request: Fields): Promise<Reply> {
   const { helper: bin } = await readSwitches($);
   let out;
   try {
@@ -54,11 +135,11 @@ async function helper($: EngineInterface, op: string, request: { [key: string]: 
   } catch (err) {
     return refusal('helper_unavailable', `${bin} ${op} could not run (${String(err)}); run scripts/install`);
   }
-  const line = out.stdout.trim();
   try {
-    const reply: unknown = JSON.parse(line);
-    if (typeof reply === 'object' && reply !== null && typeof (reply as { ok?: unknown }).ok === 'boolean') {
-      return reply as Reply;
+    const reply: unknown = JSON.parse(out.stdout.trim());
+    if (isObject(reply) && reply.ok === true) return { ...reply, ok: true };
+    if (isObject(reply) && reply.ok === false && isObject(reply.error)) {
+      return refusal(str(reply.error.code) ?? 'helper_failed', str(reply.error.message) ?? 'no message');
     }
   } catch {
     // reported below
@@ -67,12 +148,225 @@ async function helper($: EngineInterface, op: string, request: { [key: string]: 
   return refusal('helper_failed', `${op}: exit ${out.exitCode}, no JSON reply${why ? `: ${why}` : ''}`);
 }
 
-function textOf(reply: Reply): string {
-  if (!reply.ok) return `${reply.error.code}: ${reply.error.message}`;
-  return typeof reply.text === 'string' ? reply.text : JSON.stringify(reply);
+// ---- identity and history binding -----------------------------------------------
+
+/** Re-reads the session's identity; a change forgets the window, the cap and the flow. */
+async function refreshIdentity($: EngineInterface) {
+  const [id, cwd] = await Promise.all([$.session.id(), $.session.cwd()]);
+  const now = `${id}\n${cwd}`;
+  if (identity !== undefined && identity !== now) await forgetSession($, 'identity changed');
+  identity = now;
+  sessionId = id.replace(/[^A-Za-z0-9_-]/g, '') || HOST;
 }
 
-// ---- session.start: registration ------------------------------------------------
+/** Session end, /clear, /resume, /branch, identity change: the window and the flow start over. */
+async function forgetSession($: EngineInterface, why: string) {
+  ordinal = undefined;
+  warnedWindow = undefined;
+  cap = null;
+  limitsCache = undefined;
+  head = undefined;
+  builtBoot = undefined;
+  boundarySeen = false;
+  inputAccepted = false;
+  generation += 1;
+  $.ui.log(`notesoup: ${why}: window forgotten (generation ${generation})`, { to: 'debug' });
+  await runEffects($, await resetEvent($, { type: 'session', generation }));
+}
+
+/** The current-session selector history ops take, when the binding is complete. */
+function currentSession(): Fields | undefined {
+  return transcriptPath !== undefined && head !== undefined ? { transcript_path: transcriptPath, head } : undefined;
+}
+
+/** Asks history_state for the head's window when the ordinal is not known yet. */
+async function resolveOrdinal($: EngineInterface) {
+  const session = currentSession();
+  if (ordinal !== undefined || session === undefined) return;
+  const reply = await helper($, 'history_state', session);
+  if (reply.ok && num(reply.ordinal) !== undefined) ordinal = num(reply.ordinal);
+}
+
+// ---- budget: limits, measurement, warning ------------------------------------------
+
+type Measure = { value: number; limits: Fields } | undefined;
+
+/** The points for this session: the helper's `limits`, re-asked only when an input changed. */
+async function resolveLimits($: EngineInterface, window: number | undefined): Promise<Reply> {
+  const [model, settings] = await Promise.all([$.session.model(), $.settings.read()]);
+  const env: Fields = {
+    CLAUDE_CODE_AUTO_COMPACT_WINDOW: await $.env.get('CLAUDE_CODE_AUTO_COMPACT_WINDOW'),
+    CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'),
+    DISABLE_AUTO_COMPACT: await $.env.get('DISABLE_AUTO_COMPACT'),
+    DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT'),
+  };
+  const inputs = JSON.stringify({ model, settings, env, cap, window });
+  if (limitsCache?.inputs === inputs) return limitsCache.reply;
+  const usage = await $.session.usage({ breakdown: 'summary' });
+  const reply = await helper($, 'limits', { usage, settings, env, model, cap });
+  limitsCache = { inputs, reply };
+  if (!reply.ok) logOnce($, `limits:${reply.error.code}`, `no budget points (${reply.error.message}); warnings skipped`);
+  return reply;
+}
+
+/** The context fill in the points' unit, with the points; undefined when either is missing. */
+async function measure($: EngineInterface): Promise<Measure> {
+  const usage = await $.session.usage();
+  const limits = await resolveLimits($, usage.context.window);
+  if (!limits.ok) return undefined;
+  const value = limits.unit === 'percent' ? usage.context.percent : usage.context.tokens;
+  if (value === undefined) {
+    logOnce($, 'no-usage', 'the engine reported no context usage yet; warnings skipped until it does');
+    return undefined;
+  }
+  return { value, limits };
+}
+
+/** What the reset flow reads about the budget (`context` of turn_step/turn_complete). */
+function flowContext(m: Measure): Fields | undefined {
+  if (m === undefined || num(m.limits.hard) === undefined) return undefined;
+  return { tokens: m.value, hard: m.limits.hard, auto_clear: m.limits.auto_clear === true };
+}
+
+/** The budget warning when it is due in this window, else undefined. */
+async function dueWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
+  const window = windowId();
+  if (m === undefined || window === undefined || warnedWindow === window) return undefined;
+  const point = num(m.limits.warning);
+  if (m.limits.warnings_enabled !== true || point === undefined || m.value < point) return undefined;
+  return loadWarning($, m);
+}
+
+async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
+  if (m === undefined) return undefined;
+  const reply = await helper($, 'warning', {
+    host: HOST, tokens: m.value, unit: m.limits.unit, warning: m.limits.warning, hard: m.limits.hard, native: m.limits.native,
+  });
+  if (!reply.ok) {
+    logOnce($, `warning:${reply.error.code}`, `budget warning not loaded: ${reply.error.message}`);
+    return undefined;
+  }
+  return str(reply.text);
+}
+
+// ---- the reset flow: events in, effects out ------------------------------------------
+
+/** Sends one event to the `reset` op, serialized, with the newest blob; returns its effects. */
+function resetEvent($: EngineInterface, event: Fields): Promise<Fields[]> {
+  const run = resetChain.then(() => sendReset($, event));
+  resetChain = run.catch(() => undefined);
+  return run;
+}
+
+async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
+  const reply = await helper($, 'reset', { state: resetState, event });
+  if (!reply.ok) {
+    if (reply.error.code === 'unknown_state_version') resetState = null;
+    logOnce($, `reset:${str(event.type)}:${reply.error.code}`, `reset refused ${str(event.type)}: ${reply.error.message}`);
+    return [];
+  }
+  resetState = reply.state ?? null;
+  hints = isObject(reply.hints) ? reply.hints : {};
+  return Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
+}
+
+/** Effects that answer the hook that sent the event; the rest are carried out in place. */
+const ANSWERS = new Set(['tool_result', 'end_turn', 'answer_compaction', 'veto_compaction', 'native_compaction']);
+
+/**
+ * Carries out every effect that is not the hook's own answer, in order, and returns the
+ * answers (and report texts) for the hook. A `compact` met here (outside turn.complete)
+ * goes to the non-held waiter: a timer, so no hook holds the command.
+ */
+async function runEffects($: EngineInterface, effects: Fields[]): Promise<{ answers: Fields[]; reports: string[]; context: string[] }> {
+  const out = { answers: [] as Fields[], reports: [] as string[], context: [] as string[] };
+  for (const fx of effects) {
+    const type = str(fx.type);
+    if (type !== undefined && ANSWERS.has(type)) out.answers.push(fx);
+    else if (type === 'report') out.reports.push(str(fx.text) ?? '');
+    else if (type === 'cancel') builtBoot = undefined;
+    else if (type === 'continue') continueAfterReset($, fx);
+    else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
+    else if (type === 'closeout') out.context.push(...(await closeout($, fx)));
+    else logOnce($, `effect:${type}`, `unknown reset effect ${JSON.stringify(fx)}`);
+  }
+  return out;
+}
+
+/** `continue`: queue the fresh window's first prompt (not awaited: the run must stay alive). */
+function continueAfterReset($: EngineInterface, fx: Fields) {
+  const gen = num(fx.generation) ?? generation;
+  $.prompt
+    .submit({ text: str(fx.text) ?? '' })
+    .then((r) => reportContinuation($, gen, r.drop === undefined ? 'started' : 'dropped'))
+    .catch(() => reportContinuation($, gen, 'failed'));
+}
+
+async function reportContinuation($: EngineInterface, gen: number, status: string) {
+  const fx = await resetEvent($, { type: 'continuation', generation: gen, status });
+  show($, (await runEffects($, fx)).reports);
+}
+
+/** `compact`: the reset's own compaction through the command path, marked so it is admitted. */
+async function compactNow($: EngineInterface, fx: Fields) {
+  const gen = num(fx.generation) ?? generation;
+  let status = 'ok';
+  try {
+    await $.command.run({ command: 'compact', args: str(fx.marker) ?? '' });
+  } catch (err) {
+    status = 'failed';
+    $.ui.log(`notesoup: the reset's compaction was refused: ${String(err)}`, { to: 'debug' });
+  }
+  const effects = await resetEvent($, { type: 'compaction_result', generation: gen, status });
+  const later = await resetEvent($, status === 'ok' && interactive ? await messagesEvidence($, gen) : { type: 'noop' });
+  show($, (await runEffects($, [...effects, ...(interactive ? later : [])])).reports);
+}
+
+/** Interactive commit evidence: is the boot we built installed, unchanged, in the conversation? */
+async function messagesEvidence($: EngineInterface, gen: number): Promise<Fields> {
+  const boot = builtBoot;
+  const messages = await $.session.messages();
+  const found = messages.find((m) => m.role === 'user' && retainedWindow(m.text) !== undefined);
+  if (boot === undefined || found === undefined) {
+    return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'missing' };
+  }
+  return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact: found.text === boot.text };
+}
+
+/** `closeout`: the budget warning as a hidden close-out turn, or as this command's context. */
+async function closeout($: EngineInterface, fx: Fields): Promise<string[]> {
+  const gen = num(fx.generation) ?? generation;
+  const m = await measure($);
+  const text = m === undefined ? undefined : await loadWarning($, m);
+  if (text === undefined) {
+    show($, (await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status: 'failed', reason: 'warning: not loaded' }))).reports);
+    return [];
+  }
+  if (fx.mode === 'current_turn') return [text];
+  $.prompt
+    .submit({ text })
+    .then((r) => (r.drop === undefined ? undefined : closeoutFailed($, gen, 'dropped', r.drop)))
+    .catch((err: unknown) => closeoutFailed($, gen, 'failed', String(err)));
+  return [];
+}
+
+async function closeoutFailed($: EngineInterface, gen: number, status: string, reason: string) {
+  show($, (await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status, reason }))).reports);
+}
+
+function show($: EngineInterface, reports: string[]) {
+  for (const r of reports) if (r !== '') $.ui.log(`notesoup: ${r}`, { to: 'transcript' });
+}
+
+/** Builds the boot for a window: the helper's `boot` (text plus, after a reset, the handoff). */
+async function buildBoot($: EngineInterface, windowOrdinal: number, pool: string | null, sticky: string | null): Promise<Reply> {
+  const cwd = await $.session.cwd();
+  return helper($, 'boot', {
+    host: HOST, session: sessionId, cwd, ordinal: windowOrdinal, sticky, pool, history: currentSession() !== undefined || transcriptPath !== undefined,
+  });
+}
+
+// ---- session.start: registration -------------------------------------------------
 
 async function registerAll($: EngineInterface) {
   for (const t of TOOLS) {
@@ -89,48 +383,296 @@ const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
     logOnce($, 'disabled', 'NOTESOUP_DISABLED is set: nothing registered, every event passes through');
     return next(e);
   }
+  interactive = e.isInteractive;
+  await registerAll($);
   if (sw.disableCompact) {
     logOnce($, 'disable-compact', 'DISABLE_COMPACT is set: no budget warnings, no explicit resets');
+    await runEffects($, await resetEvent($, { type: 'disable_compact', set: true }));
   }
-  await registerAll($);
   return next(e);
 };
 
-// ---- tool.call: the eight tools --------------------------------------------------
+/** Binds the current transcript: the only way history learns the path. */
+const onClassicStart: Hook<'classic.SessionStart'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  transcriptPath = e.transcript_path;
+  if (e.source !== 'compact') head = undefined;
+  return next(e);
+};
+
+const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  transcriptPath = undefined;
+  await forgetSession($, `session end (${e.reason})`);
+  identity = undefined;
+  return next(e);
+};
+
+// ---- boot: prompt.context -------------------------------------------------------------
+
+const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  await refreshIdentity($);
+  // A boot Claude kept (resume, reload) stands: restore its ordinal, attach nothing twice.
+  const kept = (await $.session.messages()).map((m) => retainedWindow(m.text)).filter((w) => w !== undefined);
+  const last = kept[kept.length - 1];
+  if (last !== undefined) {
+    const n = Number(last.slice(last.lastIndexOf(':') + 1));
+    if (Number.isInteger(n)) ordinal = n;
+    return next(e);
+  }
+  await resolveOrdinal($);
+  const reply = await buildBoot($, ordinal ?? 0, null, null);
+  if (!reply.ok || typeof reply.text !== 'string') {
+    logOnce($, 'boot', `no boot attached: ${textOf(reply)}`);
+    return next(e);
+  }
+  ordinal = ordinal ?? 0;
+  return next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: reply.text }] });
+};
+
+// ---- prompt.submit: natural input, the budget warning --------------------------------
+
+const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  const natural = e.origin.kind !== 'plugin';
+  if (natural && e.command === undefined) {
+    const phase = mainTurn !== undefined ? 'accepted' : 'queued';
+    if (phase === 'accepted') inputAccepted = true;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase }))).reports);
+  }
+  await refreshIdentity($);
+  const warning = (await readSwitches($)).disableCompact ? undefined : await dueWarning($, await measure($));
+  if (warning === undefined) return next(e);
+  const r = await next({ ...e, context: [...(e.context ?? []), warning] });
+  if (r.drop === undefined) warnedWindow = windowId();
+  return r;
+};
+
+// ---- turns ----------------------------------------------------------------------------
+
+const onTurnStart: Hook<'turn.start'> = async ($, e, next) => {
+  if (e.agentId === undefined) mainTurn = e.turnId;
+  return next(e);
+};
+
+const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
+  if ((await readSwitches($)).disabled) return yield* next(e);
+  const agent = agentOf(e);
+  const event: Fields = { type: 'turn_step', agent, turn_id: e.turnId, index: e.index };
+  if (agent === 'main' && e.index > 0) {
+    const context = flowContext(await measure($));
+    if (context !== undefined) event.context = context;
+  }
+  const { answers, reports } = await runEffects($, await resetEvent($, event));
+  show($, reports);
+  const end = answers.find((a) => a.type === 'end_turn');
+  if (end !== undefined) {
+    const text = str(end.text) ?? '';
+    yield { kind: 'text', index: 0, text };
+    yield { kind: 'stop', stopReason: 'end_turn', usage: null };
+    return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
+  }
+  const result = yield* next(e);
+  if (agent === 'main' && inputAccepted) {
+    inputAccepted = false;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
+  }
+  return result;
+};
+
+const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
+  const r = await next(e);
+  if ((await readSwitches($)).disabled) return r;
+  const agent = agentOf(e);
+  const event: Fields = { type: 'turn_complete', agent, turn_id: e.turnId, reason: e.reason };
+  if (agent === 'main') {
+    mainTurn = undefined;
+    const context = flowContext(await measure($));
+    if (context !== undefined) event.context = context;
+  }
+  const effects = await resetEvent($, event);
+  // The reset's compaction starts here, not awaited: this hook is the one the command may run from.
+  for (const fx of effects) if (fx.type === 'compact') void compactNow($, fx);
+  show($, (await runEffects($, effects.filter((fx) => fx.type !== 'compact'))).reports);
+  return r;
+};
+
+// ---- compaction ----------------------------------------------------------------------
+
+const onCompact: Hook<'session.compact'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  const event: Fields = { type: 'compaction', agent: agentOf(e), trigger: e.trigger };
+  if (e.instructions !== undefined) event.instructions = e.instructions;
+  const { answers, reports } = await runEffects($, await resetEvent($, event));
+  show($, reports);
+  const veto = answers.find((a) => a.type === 'veto_compaction');
+  if (veto !== undefined) {
+    const notice = str(veto.notice) ?? 'notesoup: compaction vetoed';
+    $.ui.log(notice, { to: 'transcript' });
+    return { skip: notice };
+  }
+  const answer = answers.find((a) => a.type === 'answer_compaction');
+  if (answer === undefined) return next(e);
+  const gen = num(answer.generation) ?? generation;
+  const fresh = (ordinal ?? 0) + 1;
+  const reply = await buildBoot($, fresh, str(answer.pool) ?? 'forced', str(answer.sticky) ?? null);
+  if (!reply.ok || typeof reply.text !== 'string') {
+    // A failed boot build falls back to Claude's own summary, as the flow says.
+    const failed = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'failed' }));
+    show($, [`no boot for the fresh window (${textOf(reply)}); Claude's own summary stands`, ...failed.reports]);
+    return next(e);
+  }
+  const handoff = str(reply.handoff);
+  const text = handoff === undefined || handoff === '' ? reply.text : `${reply.text}\n${handoff}`;
+  builtBoot = { text, token: crypto.randomUUID(), generation: gen };
+  boundarySeen = false;
+  const acquired = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'acquired', uuid: builtBoot.token }));
+  show($, acquired.reports);
+  ordinal = fresh;
+  warnedWindow = undefined;
+  return { messages: [{ role: 'user', text, toolUses: [] }] };
+};
+
+// ---- session.append: the history head, headless commit evidence ------------------------
+
+const onAppend: Hook<'session.append'> = async ($, e, next) => {
+  const r = await next(e);
+  if (e.agentId !== undefined || (await readSwitches($)).disabled) return r;
+  head = r.uuid;
+  const boot = builtBoot;
+  if (interactive || boot === undefined) return r;
+  const gen = boot.generation;
+  const message = e.message;
+  let event: Fields | undefined;
+  if (e.door === 'compaction' && message.type === 'system') {
+    boundarySeen = true;
+    event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boundary' };
+  } else if (boundarySeen && message.role === 'user') {
+    const text = contentText((r.message ?? message).content);
+    if (retainedWindow(text) !== undefined) {
+      builtBoot = undefined;
+      event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
+    }
+  }
+  if (event !== undefined) show($, (await runEffects($, await resetEvent($, event))).reports);
+  return r;
+};
+
+// ---- tool.call: the eight tools, and the warning on main tool results ------------------
 
 /** The model's arguments: the event without the engine's own fields. */
-function toolArgs(e: { [key: string]: unknown }): { [key: string]: unknown } {
+function toolArgs(e: Fields): Fields {
   const { tool: _tool, tool_use_id: _id, agentId: _agent, requestMeta: _meta, ...args } = e;
   return args;
 }
 
-const onToolCall: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
-  const sw = await readSwitches($);
-  if (sw.disabled) return next(e);
+const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
   const name = String(e.tool).replace(/^mcp__notesoup__/, '');
-  const args = toolArgs(e as unknown as { [key: string]: unknown });
-  const reply = await helper($, name, { cwd: $.session.cwd(), args });
+  const args = toolArgs(e as unknown as Fields);
+  if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
+  let reply: Reply;
+  if (name.startsWith('history_')) {
+    reply = await historyCall($, name, args, agentOf(e));
+  } else {
+    reply = await helper($, name, { cwd: await $.session.cwd(), args });
+  }
   if (!reply.ok) return { deny: textOf(reply) };
   return { result: textOf(reply) };
 };
+
+async function historyCall($: EngineInterface, op: string, args: Fields, agent: Agent): Promise<Reply> {
+  if (args.session !== undefined) return helper($, op, { ...args, agent });
+  const session = currentSession();
+  if (session === undefined) {
+    return refusal('history_unbound', 'the current transcript is not bound yet (no session start or no kept row); retry after this turn');
+  }
+  return helper($, op, { ...session, ...args, agent });
+}
+
+async function emptyBrain($: EngineInterface, agent: Agent, args: Fields) {
+  const { answers, reports } = await runEffects($, await resetEvent($, { type: 'empty_brain', agent, args }));
+  show($, reports);
+  const fx = answers.find((a) => a.type === 'tool_result');
+  if (fx === undefined) return { deny: 'notesoup: the reset flow did not answer empty_brain (see the debug log)' };
+  const text = str(fx.text) ?? '';
+  return fx.is_error === true ? { deny: text } : { result: text };
+}
 
 function toolFailed(): { deny: string } {
   return { deny: 'notesoup: the hook answering this tool failed; see the debug log' };
 }
 
-// ---- command.run: /notesoup, /empty, /fresh-window -----------------------------
-
-const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e, next) => {
-  const sw = await readSwitches($);
-  if (sw.disabled) return next(e);
-  return { text: `/${e.command} ${e.args}: not wired yet` };
+/** Every other tool: after a main tool result, the budget warning rides along once per window. */
+const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
+  const r = await next(e);
+  if (e.agentId !== undefined || r.deny !== undefined || (await readSwitches($)).disabled || (await readSwitches($)).disableCompact) return r;
+  const m = await measure($);
+  const context = flowContext(m);
+  if (context !== undefined && mainTurn !== undefined) {
+    show($, (await runEffects($, await resetEvent($, { type: 'measured', ...context }))).reports);
+  }
+  const warning = await dueWarning($, m);
+  if (warning === undefined) return r;
+  warnedWindow = windowId();
+  return { ...r, context: [...(r.context ?? []), warning] };
 };
 
-// ---- registration ----------------------------------------------------------------
+// ---- command.run: /notesoup, /empty, /fresh-window -------------------------------------
+
+const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  await refreshIdentity($);
+  if (e.command === 'notesoup') return { text: await capCommand($, e.args.trim()) };
+  const command = e.command === 'empty' ? 'empty' : 'fresh_window';
+  const { reports, context } = await runEffects($, await resetEvent($, { type: 'command', command, busy: mainTurn !== undefined }));
+  const text = reports.filter((r) => r !== '').join('\n') || `/${e.command}: requested`;
+  return context.length > 0 ? { text, context } : { text };
+};
+
+/** `/notesoup [cap [<n>|off]]`: the helper parses and checks the cap; a refusal changes nothing. */
+async function capCommand($: EngineInterface, args: string): Promise<string> {
+  const words = args.split(/\s+/).filter((w) => w !== '');
+  if (words.length > 0 && words[0] !== 'cap') return `usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k`;
+  const wanted = words[1];
+  if (wanted !== undefined) {
+    const before = cap;
+    cap = wanted === 'off' ? null : wanted;
+    const usage = await $.session.usage();
+    limitsCache = undefined;
+    const reply = await resolveLimits($, usage.context.window);
+    if (!reply.ok && reply.error.code === 'bad_cap') {
+      cap = before;
+      limitsCache = undefined;
+      return `cap refused: ${reply.error.message}`;
+    }
+    const value = reply.ok ? num(reply.cap) ?? null : null;
+    await runEffects($, await resetEvent($, { type: 'cap_changed', cap: value }));
+  }
+  const usage = await $.session.usage();
+  const reply = await resolveLimits($, usage.context.window);
+  const points = reply.ok
+    ? `warning at ${String(reply.warning)}, clear at ${String(reply.hard)} ${String(reply.unit)} (native ${String(reply.native)}, from ${String(reply.source)})`
+    : `no budget points: ${reply.error.message}`;
+  return `cap: ${cap ?? 'none'}; ${points}; window ${windowId() ?? 'not started'}`;
+}
+
+// ---- registration ----------------------------------------------------------------------
 
 export const register: Register = (on) => {
   on('session.start', onSessionStart);
-  on('tool.call', { tool: TOOL_NAMES }, onToolCall).catch(($, e, next) => (next.called ? next(e) : toolFailed()));
+  on('classic.SessionStart', onClassicStart);
+  on('session.end', onSessionEnd);
+  on('prompt.context', onPromptContext);
+  on('prompt.submit', onPromptSubmit);
+  on('turn.start', onTurnStart);
+  on('turn.step', onTurnStep);
+  on('turn.complete', onTurnComplete);
+  on('session.compact', onCompact);
+  on('session.append', onAppend);
+  on('tool.call', { tool: TOOL_NAMES }, onOwnTool).catch(($, e, next) => (next.called ? next(e) : toolFailed()));
+  on('tool.call', onAnyTool);
   on('command.run', { command: COMMANDS.map((c) => c.name) }, onCommand).catch(($, e, next) =>
     next.called ? next(e) : { text: `notesoup: /${e.command} failed; see the debug log` },
   );

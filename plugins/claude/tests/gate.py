@@ -31,6 +31,7 @@ COMPACT = re.compile(r"\$\s*\.\s*session\s*\.\s*compact\s*\(")
 COMMAND_RUN = re.compile(r"\$\s*\.\s*command\s*\.\s*run\s*\(")
 SKIP = re.compile(r"\bskip\s*[:,}]")
 NEXT_CALL = re.compile(r"\bnext\s*(?:\.\s*to\s*)?\(")
+RETURNED = re.compile(r"\breturn\s+(?:await\s+)?(?:yield\s*\*\s*)?$")
 NEXT_PASSED = re.compile(r"[(,]\s*next\s*[,)]")
 CALL = re.compile(r"\b([A-Za-z_$][\w$]*)\s*\(")
 ON = re.compile(r"\bon\s*\(\s*(['\"`])([^'\"`]*)\1")
@@ -233,6 +234,25 @@ def body_start(fn: str) -> int:
     return arrow + 2 if arrow >= 0 else 0
 
 
+def after_next(body: str) -> list[str]:
+    """The code that can run after a next() call returned, one piece per call site.
+
+    `return next(e)` (also with `await` or `yield*`) ends its path: only the rest of that
+    return statement runs after it. Any other call lets the rest of the body run.
+    """
+    pieces = []
+    for m in NEXT_CALL.finditer(body):
+        end = closing(body, m.end() - 1) + 1
+        before = body[:m.start()]
+        if RETURNED.search(before):
+            stop = re.search(r"[;\n]", body[end:])
+            pieces.append(body[end:end + stop.start()] if stop else body[end:])
+        else:
+            pieces.append(body[end:])
+            break
+    return pieces
+
+
 def event_matches(pattern: str, event: str) -> bool:
     if pattern.startswith("!"):
         return not event_matches(pattern[1:], event)
@@ -254,18 +274,17 @@ def scan(files: list[Path]) -> list[str]:
     for event, where, hook in mod.hooks:
         body = mod.body(hook)
         if event_matches(event, "session.compact"):
-            called = NEXT_CALL.search(body)
             if NEXT_PASSED.search(body[body_start(body):]):
                 findings.append(f"{where}: the session.compact hook hands `next` to another "
                                 "function; call next() in the hook itself")
-            if called:
-                after = body[called.end():]
+            for after in after_next(body):
                 spots = [("the hook", after)] + [
                     (how, mod.units[name][1]) for name, how in mod.reach(after).items()]
                 for how, text in spots:
                     if SKIP.search(text):
                         findings.append(f"{where}: returns {{skip}} after next() was called "
                                         f"(in {how}); veto before calling next()")
+                        break
         if event in FREE_EVENTS:
             continue
         held, _ = cut_clock_callbacks(body)

@@ -12,7 +12,7 @@ With --types-out DIR it also keeps the type contract the engine wrote beside the
 (`.claude-plugin/types/`, written because CLAUDE_CODE_PLUGIN_DIR_WATCH=1 makes the headless
 run treat the folder as a watched dev folder), for `tsc` to check the module against.
 
-    load_check.py --claude PATH [--plugin plugins/claude] [--helper PATH] [--types-out DIR]
+    load_check.py --claude PATH [--plugin plugins/claude] [--helper PATH] [--types-out DIR] [--keep DIR]
 """
 
 import argparse
@@ -30,7 +30,7 @@ TOOLS = [f"mcp__notesoup__{n}" for n in (
     "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
     "history_list", "history_read", "empty_brain")]
 # What the engine prints when it refuses or drops a hooks module (research §3.1, §2).
-REFUSALS = ("hooks module not loaded", "installed mods are off", "hook skipped",
+REFUSALS = ("hooks module not loaded", "installed mods are off", "hook skipped", " threw", "timed out",
             "is not an event", "failed to load", "could not load")
 
 
@@ -43,7 +43,7 @@ def copy_plugin(src: Path, dest: Path) -> None:
 
 def run(args) -> list[str]:
     problems = []
-    with tempfile.TemporaryDirectory(prefix="notesoup-load-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="nsload-") as tmp:
         tmp = Path(tmp)
         plugin = tmp / "plugin" / "claude"
         copy_plugin(Path(args.plugin).resolve(), plugin)
@@ -109,6 +109,14 @@ def run(args) -> list[str]:
             else:
                 print(f"load check: notesoup loaded; the first request lists all {len(TOOLS)} "
                       f"notesoup tools among {len(names)}")
+        if args.keep:
+            keep = Path(args.keep)
+            keep.mkdir(parents=True, exist_ok=True)
+            for f in (debug, log):
+                if f.exists():
+                    shutil.copy(f, keep / f.name)
+            (keep / "stdout").write_text(proc.stdout)
+            (keep / "stderr").write_text(proc.stderr)
         if args.types_out:
             types = plugin / ".claude-plugin" / "types"
             if not (types / "claude-code" / "index.d.ts").exists():
@@ -128,6 +136,7 @@ def main() -> int:
     ap.add_argument("--helper", help="notesoup-helper to use (NOTESOUP_HELPER)")
     ap.add_argument("--types-out", help="copy the engine-written .claude-plugin/types here")
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--keep", help="copy the debug log, request log, stdout and stderr here")
     problems = run(ap.parse_args())
     for p in problems:
         print(f"load check: FAIL: {p}", file=sys.stderr)

@@ -54,6 +54,19 @@ CASES = {
     "skip after next under a wildcard": (
         "const all: AnyEventHook = async ($, e, next) => {\n  await next(e);\n  return { skip: 'x' };\n};\n",
         "on('session.*', all);", True),
+    "skip chained on a returned next": (
+        "const onCompact2: Hook<'session.compact'> = async ($, e, next) => {\n"
+        "  return next(e).then(() => ({ skip: 'late' }));\n};\n",
+        "on('session.compact', onCompact2);", True),
+    "skip after a returned next, then a called one": (
+        "const onCompact2: Hook<'session.compact'> = async ($, e, next) => {\n"
+        "  if (e.agentId) return next(e);\n  const r = await next(e);\n  return r.messages ? r : { skip: 'x' };\n};\n",
+        "on('session.compact', onCompact2);", True),
+    "veto after a returned pass-through (allowed)": (
+        "const onCompact2: Hook<'session.compact'> = async ($, e, next) => {\n"
+        "  if (e.agentId !== undefined) return next(e);\n  if (e.trigger === 'manual') return { skip: 'vetoed' };\n"
+        "  return await next(e);\n};\n",
+        "on('session.compact', onCompact2);", False),
     "veto before next (allowed)": (
         "const onCompact2: Hook<'session.compact'> = async ($, e, next) => {\n"
         "  if (e.trigger === 'manual') return { skip: 'notesoup: vetoed' };\n  return next(e);\n};\n",
