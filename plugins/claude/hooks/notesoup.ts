@@ -267,7 +267,11 @@ async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
   }
   resetState = reply.state ?? null;
   hints = isObject(reply.hints) ? reply.hints : {};
-  return Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
+  const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
+  if (effects.length > 0) {
+    $.ui.log(`notesoup: reset ${str(event.type)} -> ${effects.map((fx) => str(fx.type)).join(', ')}`, { to: 'debug' });
+  }
+  return effects;
 }
 
 /** Effects that answer the hook that sent the event; the rest are carried out in place. */
@@ -303,6 +307,7 @@ function continueAfterReset($: EngineInterface, fx: Fields) {
 }
 
 async function reportContinuation($: EngineInterface, gen: number, status: string) {
+  $.ui.log(`notesoup: continuation ${status} (generation ${gen})`, { to: 'debug' });
   const fx = await resetEvent($, { type: 'continuation', generation: gen, status });
   show($, (await runEffects($, fx)).reports);
 }
@@ -322,15 +327,30 @@ async function compactNow($: EngineInterface, fx: Fields) {
   show($, (await runEffects($, [...effects, ...(interactive ? later : [])])).reports);
 }
 
+/**
+ * The texts of the user messages that hold a boot, oldest first. The API form is read:
+ * a boot attached through prompt.context is kept as an attachment, which the plain form
+ * of `$.session.messages()` leaves out (measured on --resume).
+ */
+async function keptBoots($: EngineInterface): Promise<string[]> {
+  const messages = await $.session.messages({ as: 'api' });
+  const texts: string[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user') continue;
+    const text = contentText(m.content);
+    if (retainedWindow(text) !== undefined) texts.push(text);
+  }
+  return texts;
+}
+
 /** Interactive commit evidence: is the boot we built installed, unchanged, in the conversation? */
 async function messagesEvidence($: EngineInterface, gen: number): Promise<Fields> {
   const boot = builtBoot;
-  const messages = await $.session.messages();
-  const found = messages.find((m) => m.role === 'user' && retainedWindow(m.text) !== undefined);
+  const found = (await keptBoots($)).find((t) => boot !== undefined && t.includes(boot.text.split('\n')[0] ?? boot.text));
   if (boot === undefined || found === undefined) {
     return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'missing' };
   }
-  return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact: found.text === boot.text };
+  return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact: found === boot.text };
 }
 
 /** `closeout`: the budget warning as a hidden close-out turn, or as this command's context. */
@@ -414,7 +434,7 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   await refreshIdentity($);
   // A boot Claude kept (resume, reload) stands: restore its ordinal, attach nothing twice.
-  const kept = (await $.session.messages()).map((m) => retainedWindow(m.text)).filter((w) => w !== undefined);
+  const kept = (await keptBoots($)).map(retainedWindow).filter((w) => w !== undefined);
   const last = kept[kept.length - 1];
   if (last !== undefined) {
     const n = Number(last.slice(last.lastIndexOf(':') + 1));
