@@ -199,6 +199,7 @@ async function resolveLimits($: EngineInterface, window: number | undefined): Pr
     CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'),
     DISABLE_AUTO_COMPACT: await $.env.get('DISABLE_AUTO_COMPACT'),
     DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT'),
+    CLAUDE_CODE_MAX_OUTPUT_TOKENS: await $.env.get('CLAUDE_CODE_MAX_OUTPUT_TOKENS'),
   };
   const inputs = JSON.stringify({ model, settings, env, cap, window });
   if (limitsCache?.inputs === inputs) return limitsCache.reply;
@@ -599,7 +600,11 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
     reply = await helper($, name, { cwd: await $.session.cwd(), args });
   }
   if (!reply.ok) return { deny: textOf(reply) };
-  return { result: textOf(reply) };
+  // The budget warning rides on the main agent's own tool results too, once per window.
+  const warning = e.agentId === undefined && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
+  if (warning === undefined) return { result: textOf(reply) };
+  warnedWindow = windowId();
+  return { result: textOf(reply), context: [warning] };
 };
 
 async function historyCall($: EngineInterface, op: string, args: Fields, agent: Agent): Promise<Reply> {
