@@ -324,8 +324,12 @@ async function compactNow($: EngineInterface, fx: Fields) {
     $.ui.log(`notesoup: the reset's compaction was refused: ${String(err)}`, { to: 'debug' });
   }
   const effects = await resetEvent($, { type: 'compaction_result', generation: gen, status });
-  const later = await resetEvent($, status === 'ok' && interactive ? await messagesEvidence($, gen) : { type: 'noop' });
-  show($, (await runEffects($, [...effects, ...(interactive ? later : [])])).reports);
+  show($, (await runEffects($, effects)).reports);
+  // Interactive sessions raise no session.append for the compaction rows (harness README):
+  // the evidence is what the conversation now holds. Headless evidence comes from onAppend.
+  if (status === 'ok' && interactive) {
+    show($, (await runEffects($, await resetEvent($, await messagesEvidence($, gen)))).reports);
+  }
 }
 
 /**
