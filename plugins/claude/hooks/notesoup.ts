@@ -90,6 +90,11 @@ function windowId(): string | undefined {
   return ordinal === undefined ? undefined : `${HOST}:${sessionId}:${ordinal}`;
 }
 
+/** What the once-per-window warning is keyed by: the window, or the session while no ordinal is known. */
+function warnKey(): string {
+  return windowId() ?? `${HOST}:${sessionId}:unknown`;
+}
+
 /** The window id named by a boot's first line, when text holds one. */
 function retainedWindow(text: string): string | undefined {
   const at = text.indexOf(BOOT_LINE);
@@ -231,8 +236,8 @@ function flowContext(m: Measure): Fields | undefined {
 
 /** The budget warning when it is due in this window, else undefined. */
 async function dueWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
-  const window = windowId();
-  if (m === undefined || window === undefined || warnedWindow === window) return undefined;
+  const window = warnKey();
+  if (m === undefined || warnedWindow === window) return undefined;
   const point = num(m.limits.warning);
   if (m.limits.warnings_enabled !== true || point === undefined || m.value < point) return undefined;
   return loadWarning($, m);
@@ -470,7 +475,7 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   const warning = (await readSwitches($)).disableCompact ? undefined : await dueWarning($, await measure($));
   if (warning === undefined) return next(e);
   const r = await next({ ...e, context: [...(e.context ?? []), warning] });
-  if (r.drop === undefined) warnedWindow = windowId();
+  if (r.drop === undefined) warnedWindow = warnKey();
   return r;
 };
 
@@ -607,7 +612,7 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   // The budget warning rides on the main agent's own tool results too, once per window.
   const warning = e.agentId === undefined && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
   if (warning === undefined) return { result: textOf(reply) };
-  warnedWindow = windowId();
+  warnedWindow = warnKey();
   return { result: textOf(reply), context: [warning] };
 };
 
@@ -644,7 +649,7 @@ const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
   }
   const warning = await dueWarning($, m);
   if (warning === undefined) return r;
-  warnedWindow = windowId();
+  warnedWindow = warnKey();
   return { ...r, context: [...(r.context ?? []), warning] };
 };
 

@@ -6,7 +6,8 @@ Runs the real Claude Code binary offline (fresh HOME, fake key, ANTHROPIC_BASE_U
   - exit 0 and the fake reply on stdout;
   - the engine's debug log says the notesoup hooks module loaded, and neither stderr nor
     the debug log carries a hooks-module refusal;
-  - the first API request lists all eight `mcp__notesoup__*` tools.
+  - the first API request lists all eight `mcp__notesoup__*` tools;
+  - and, run again with NOTESOUP_DISABLED=1, it still loads and lists none of them.
 
 With --types-out DIR it also keeps the type contract the engine wrote beside the copy
 (`.claude-plugin/types/`, written because CLAUDE_CODE_PLUGIN_DIR_WATCH=1 makes the headless
@@ -41,7 +42,8 @@ def copy_plugin(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, ignore=ignore)
 
 
-def run(args) -> list[str]:
+def run(args, disabled: bool = False) -> list[str]:
+    """One real run; `disabled` sets NOTESOUP_DISABLED and then requires no notesoup tool."""
     problems = []
     with tempfile.TemporaryDirectory(prefix="nsload-") as tmp:
         tmp = Path(tmp)
@@ -75,6 +77,8 @@ def run(args) -> list[str]:
                 "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
                 "NO_PROXY": "127.0.0.1,localhost",
             }
+            if disabled:
+                env["NOTESOUP_DISABLED"] = "1"
             if args.helper:
                 env["NOTESOUP_HELPER"] = str(Path(args.helper).resolve())
             debug = tmp / "debug.log"
@@ -103,6 +107,13 @@ def run(args) -> list[str]:
             problems.append("no API request reached the fake service")
         else:
             names = [t.get("name") for t in requests[0]["body"].get("tools", [])]
+            ours = [n for n in names if str(n).startswith("mcp__notesoup__")]
+            if disabled:
+                if ours:
+                    problems.append(f"NOTESOUP_DISABLED is set, yet the first request lists {ours}")
+                else:
+                    print("load check: with NOTESOUP_DISABLED the mod loads and registers nothing")
+                return problems
             missing = [t for t in TOOLS if t not in names]
             if missing:
                 problems.append(f"the first API request lacks {missing}; it lists {names}")
@@ -137,7 +148,11 @@ def main() -> int:
     ap.add_argument("--types-out", help="copy the engine-written .claude-plugin/types here")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--keep", help="copy the debug log, request log, stdout and stderr here")
-    problems = run(ap.parse_args())
+    args = ap.parse_args()
+    problems = run(args)
+    if not problems:
+        args.types_out = args.keep = None
+        problems = run(args, disabled=True)
     for p in problems:
         print(f"load check: FAIL: {p}", file=sys.stderr)
     return 1 if problems else 0
