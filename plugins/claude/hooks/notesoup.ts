@@ -390,6 +390,7 @@ function show($: EngineInterface, reports: string[]) {
 
 /** Builds the boot for a window: the helper's `boot` (text plus, after a reset, the handoff). */
 async function buildBoot($: EngineInterface, windowOrdinal: number, pool: string | null, sticky: string | null): Promise<Reply> {
+  if (identity === undefined) await refreshIdentity($);
   const cwd = await $.session.cwd();
   return helper($, 'boot', {
     host: HOST, session: sessionId, cwd, ordinal: windowOrdinal, sticky, pool, history: currentSession() !== undefined || transcriptPath !== undefined,

@@ -1,0 +1,297 @@
+// The shell's own tests, run by the engine: `claude plugin test plugins/claude`.
+//
+// The module is loaded as Claude Code loads it; the test's hooks sit beneath it and play
+// the world: `process.run` is the helper (a scripted reply per op, every request kept),
+// the session nouns answer from a small fixed session. What is checked is what the shell
+// does with the helper's replies, never what the helper decides.
+
+import { describe, expect, mock, test } from 'claude-code/testing';
+import type { On } from 'claude-code';
+
+type Fields = { [key: string]: unknown };
+type Call = { op: string; request: Fields };
+type Script = (op: string, request: Fields) => Fields;
+
+const SESSION = '6e9d2c1a-0000-4000-8000-000000000001';
+
+/** Plays the world beneath the plugin; returns the helper calls the shell made. */
+function world(on: On, script: Script, env: Record<string, string> = {}, own: readonly string[] = []): Call[] {
+  const calls: Call[] = [];
+  mock.env(on, env);
+  if (!own.includes('process.run')) on('process.run', async (_$, e) => {
+    const op = e.argv[1] ?? '';
+    const request = JSON.parse(e.init?.stdin ?? '{}') as Fields;
+    calls.push({ op, request });
+    const stdout = JSON.stringify(script(op, request));
+    return { value: { exitCode: 0, stdout, stderr: '', isStdoutTruncated: false, isStderrTruncated: false } };
+  });
+  on('session.start', async (_$, e) => ({ cwd: e.cwd }));
+  on('session.end', async (_$, e) => ({ sessionId: e.sessionId }));
+  if (!own.includes('tool.register')) on('tool.register', async (_$, e) => ({ value: { tool: `mcp__notesoup__${e.name}` } }));
+  if (!own.includes('command.register')) on('command.register', async (_$, e) => ({ value: { command: e.name } }));
+  on('session.id', async () => ({ value: SESSION }));
+  on('session.cwd', async () => ({ value: '/work/project' }));
+  on('session.model', async () => ({ value: 'claude-opus-5-5' }));
+  on('settings.read', async () => ({ value: {} }));
+  on('session.messages', async () => ({ value: [] }));
+  on('session.usage', async () => ({
+    value: { startedAt: 0, rateLimits: [], context: { tokens: 150_000, window: 200_000, percent: 75 } },
+  }));
+  on('ui.log', async () => ({ value: undefined }));
+  return calls;
+}
+
+/** A command as the person types it. */
+const typed = (command: string, args: string) => ({
+  command, args, origin: { kind: 'composer' as const }, presentation: { isFullscreen: false, columns: 80 },
+});
+
+const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
+
+describe('session.start', () => {
+  test('registers the eight tools and three commands', async ($, on) => {
+    const registered: string[] = [];
+    world(on, () => ({ ok: true }), {}, ['tool.register', 'command.register']);
+    on('tool.register', async (_$, e) => {
+      registered.push(e.name);
+      return { value: { tool: `mcp__notesoup__${e.name}` } };
+    });
+    on('command.register', async (_$, e) => {
+      registered.push(`/${e.name}`);
+      return { value: { command: e.name } };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(registered.sort()).toEqual(
+      ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
+    );
+  });
+
+  test('NOTESOUP_DISABLED registers nothing and calls no helper', async ($, on) => {
+    let registered = 0;
+    const calls = world(on, () => ({ ok: true }), { NOTESOUP_DISABLED: '' }, ['tool.register']);
+    on('tool.register', async (_$, e) => {
+      registered += 1;
+      return { value: { tool: e.name } };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(registered).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
+  test('DISABLE_COMPACT is told to the reset flow once', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '1' });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toEqual([{ type: 'disable_compact', set: true }]);
+  });
+});
+
+describe('the notes and history tools', () => {
+  test('a notes tool sends cwd and the raw arguments, and answers with the text', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, text: 'saved plan (v2)', version: 'v2' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'ship it' });
+    expect(r.result).toBe('saved plan (v2)');
+    expect(calls.find((c) => c.op === 'notes_write')?.request).toEqual({ cwd: '/work/project', args: { name: 'plan', text: 'ship it' } });
+  });
+
+  test('a refusal reaches the model as an error naming the code', async ($, on) => {
+    world(on, () => ({ ok: false, error: { code: 'version_conflict', message: 'plan changed since v1; now v3' } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_edit', name: 'plan', old: 'a', new: 'b', version: 'v1' });
+    expect(String(r.deny)).toContain('version_conflict');
+  });
+
+  test('a helper that prints no JSON is a refusal, not a crash', async ($, on) => {
+    world(on, () => ({ ok: true }), {}, ['process.run']);
+    on('process.run', async () => ({ value: { exitCode: 101, stdout: '', stderr: 'thread main panicked', isStdoutTruncated: false, isStderrTruncated: false } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_list' });
+    expect(String(r.deny)).toContain('helper_failed');
+  });
+
+  test('history refuses before the transcript is bound, then sends path and head', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, text: 'seq 1 user: hi' }));
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const before = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
+    expect(String(before.deny)).toContain('history_unbound');
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/home/u/.claude/projects/p/s.jsonl' });
+    await $.session.append({
+      message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000001',
+    });
+    const after = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
+    expect(after.result).toBe('seq 1 user: hi');
+    const request = calls.filter((c) => c.op === 'history_list').at(-1)?.request ?? {};
+    expect(request.transcript_path).toBe('/home/u/.claude/projects/p/s.jsonl');
+    expect(typeof request.head).toBe('string');
+    expect(request.query).toBe('hi');
+  });
+});
+
+describe('the reset flow', () => {
+  test('empty_brain sends the raw arguments and answers with the tool_result effect', async ($, on) => {
+    const calls = world(on, (op) =>
+      op === 'reset' ? { ok: true, state: { v: 1 }, effects: [{ type: 'tool_result', text: 'Reset armed.', is_error: false }], hints: {} } : { ok: true },
+    );
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__empty_brain', last_word: 'finish the parser' });
+    expect(r.result).toBe('Reset armed.');
+    const sent = calls.filter((c) => c.op === 'reset').at(-1)?.request;
+    expect(sent?.event).toEqual({ type: 'empty_brain', agent: 'main', args: { last_word: 'finish the parser' } });
+  });
+
+  test('the state blob of one reply is sent with the next event', async ($, on) => {
+    let n = 0;
+    const calls = world(on, (op) => (op === 'reset' ? { ok: true, state: { n: ++n }, effects: [], hints: {} } : { ok: true }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    const states = calls.filter((c) => c.op === 'reset').map((c) => c.request.state);
+    expect(states).toEqual([null, { n: 1 }]);
+  });
+
+  test('a refused reset call keeps the old blob', async ($, on) => {
+    let n = 0;
+    const calls = world(on, (op) => {
+      if (op !== 'reset') return { ok: true };
+      n += 1;
+      return n === 2 ? { ok: false, error: { code: 'bad_event', message: 'no' } } : { ok: true, state: { n }, effects: [], hints: {} };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    for (let i = 0; i < 3; i += 1) await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.state)).toEqual([null, { n: 1 }, { n: 1 }]);
+  });
+
+  test('an end_turn effect answers the step without a model request', async ($, on) => {
+    let requests = 0;
+    world(on, (op, req) =>
+      op === 'reset' && (req.event as Fields).type === 'turn_step'
+        ? { ok: true, state: {}, effects: [{ type: 'end_turn', text: 'Clearing the window now.' }], hints: {} }
+        : op === 'limits'
+          ? { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true }
+          : { ok: true, state: {}, effects: [], hints: {} },
+    );
+    on('turn.step', async function* (_$, e) {
+      requests += 1;
+      yield { kind: 'text', index: 0, text: 'from the model' };
+      return { turnId: e.turnId, index: e.index, answer: 'from the model', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const stream = $.turn.step({ turnId: 't1', index: 1, model: 'claude-opus-5-5', messageCount: 3 });
+    const chunks: string[] = [];
+    for await (const chunk of stream) chunks.push(chunk.kind === 'text' ? chunk.text : chunk.kind === 'stop' ? `stop:${String(chunk.stopReason)}` : chunk.kind);
+    expect(chunks).toEqual(['Clearing the window now.', 'stop:end_turn']);
+    expect(requests).toBe(0);
+  });
+
+  test('a main step past index 0 tells the flow the fill and the hard point', async ($, on) => {
+    const calls = world(on, (op) =>
+      op === 'limits'
+        ? { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true }
+        : { ok: true, state: {}, effects: [], hints: {} },
+    );
+    on('turn.step', async function* (_$, e) {
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const stream = $.turn.step({ turnId: 't1', index: 2, model: 'claude-opus-5-5', messageCount: 5 });
+    for await (const _ of stream) void _;
+    const event = calls.filter((c) => c.op === 'reset').at(-1)?.request.event;
+    expect(event).toEqual({ type: 'turn_step', agent: 'main', turn_id: 't1', index: 2, context: { tokens: 150000, hard: 158808, auto_clear: true } });
+  });
+
+  test('a veto answers the compaction with {skip} and never runs it', async ($, on) => {
+    let core = 0;
+    world(on, (op) =>
+      op === 'reset' ? { ok: true, state: {}, effects: [{ type: 'veto_compaction', notice: 'notesoup: /compact is off; use /empty' }], hints: {} } : { ok: true },
+    );
+    on('session.compact', async () => {
+      core += 1;
+      return { messages: [] };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'manual', instructions: 'keep it', messages: [] });
+    expect(r.skip).toBe('notesoup: /compact is off; use /empty');
+    expect(core).toBe(0);
+  });
+
+  test('an answered compaction becomes the fresh boot and its handoff, one window on', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      if (op === 'boot') {
+        return { ok: true, text: `<notesoup-boot window="claude:${String(req.session)}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>`, handoff: 'Carry on.' };
+      }
+      const event = req.event as Fields | undefined;
+      if (op === 'reset' && event?.type === 'compaction') {
+        return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', sticky: 'finish the parser', generation: 1 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', messages: [] });
+    expect(r.messages?.length).toBe(1);
+    expect(r.messages?.[0]?.text).toBe(`<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`);
+    const boot = calls.find((c) => c.op === 'boot')?.request;
+    expect(boot?.pool).toBe('normal');
+    expect(boot?.sticky).toBe('finish the parser');
+    expect(resetOps(calls)).toEqual(['compaction', 'boot']);
+  });
+
+  test('a failed boot build leaves the compaction to Claude', async ($, on) => {
+    let core = 0;
+    const calls = world(on, (op, req) => {
+      if (op === 'boot') return { ok: false, error: { code: 'no_store', message: 'notes store unreadable' } };
+      const event = req.event as Fields | undefined;
+      if (op === 'reset' && event?.type === 'compaction') {
+        return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'forced', generation: 1 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    on('session.compact', async () => {
+      core += 1;
+      return { messages: [{ role: 'user', text: 'summary', toolUses: [] }] };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'auto', messages: [] });
+    expect(core).toBe(1);
+    expect(r.messages?.[0]?.text).toBe('summary');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'boot', generation: 1, status: 'failed' });
+  });
+});
+
+describe('/notesoup cap', () => {
+  const limits = (req: Fields) =>
+    req.cap === 'lots'
+      ? { ok: false, error: { code: 'bad_cap', message: 'cap "lots" is not a token count' } }
+      : { ok: true, unit: 'tokens', source: 'breakdown', native: 67000, hard: 58808, warning: 42424, cap: req.cap === null ? null : 100000 };
+
+  test('a cap the helper accepts is kept and shown', async ($, on) => {
+    const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.command.run(typed('notesoup', 'cap 100k'));
+    expect(String(r.text)).toContain('cap: 100k');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'cap_changed', cap: 100000 });
+    const shown = await $.command.run(typed('notesoup', ''));
+    expect(String(shown.text)).toContain('cap: 100k');
+  });
+
+  test('a refused cap changes nothing and says why', async ($, on) => {
+    const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.command.run(typed('notesoup', 'cap 100k'));
+    const r = await $.command.run(typed('notesoup', 'cap lots'));
+    expect(String(r.text)).toContain('cap refused: cap "lots" is not a token count');
+    const shown = await $.command.run(typed('notesoup', 'cap'));
+    expect(String(shown.text)).toContain('cap: 100k');
+    expect(calls.filter((c) => c.op === 'limits').at(-1)?.request.cap).toBe('100k');
+  });
+
+  test('cap off removes it', async ($, on) => {
+    world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.command.run(typed('notesoup', 'cap 100k'));
+    const r = await $.command.run(typed('notesoup', 'cap off'));
+    expect(String(r.text)).toContain('cap: none');
+  });
+});
