@@ -605,7 +605,7 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
   let reply: Reply;
   if (name.startsWith('history_')) {
-    reply = await historyCall($, name, args, agentOf(e));
+    reply = await historyCall($, name, args, e.agentId);
   } else {
     reply = await helper($, name, { cwd: await $.session.cwd(), args });
   }
@@ -617,13 +617,16 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   return { result: textOf(reply), context: [warning] };
 };
 
-async function historyCall($: EngineInterface, op: string, args: Fields, agent: Agent): Promise<Reply> {
-  if (args.session !== undefined) return helper($, op, { ...args, agent });
-  const session = currentSession();
-  if (session === undefined) {
-    return refusal('history_unbound', 'the current transcript is not bound yet (no session start or no kept row); retry after this turn');
-  }
-  return helper($, op, { ...session, ...args, agent });
+/**
+ * The history ops get what the shell knows (the bound transcript, the head, a subagent's
+ * id) and the model's arguments; whether that is enough to answer is the helper's call.
+ */
+async function historyCall($: EngineInterface, op: string, args: Fields, agentId: string | undefined): Promise<Reply> {
+  const request: Fields = { ...args };
+  if (transcriptPath !== undefined) request.transcript_path = transcriptPath;
+  if (head !== undefined) request.head = head;
+  if (agentId !== undefined) request.agent_id = agentId;
+  return helper($, op, request);
 }
 
 async function emptyBrain($: EngineInterface, agent: Agent, args: Fields) {

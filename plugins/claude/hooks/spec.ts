@@ -64,35 +64,47 @@ export const NOTES_TOOLS: readonly ToolDef[] = [
   },
 ];
 
+// The schemas are history-core's (the same for every harness; see its crate docs), plus
+// `session` to read another persisted session.
+const session = str('Another session to read, e.g. "claude:<sessionId>"; the current session when absent.');
+
 export const HISTORY_TOOLS: readonly ToolDef[] = [
   {
     name: 'history_list',
     description:
-      'Page and search your own persisted history (this and earlier windows and sessions), one folded line per event with its seq address. `query` is a literal search. The answer fits 32 KiB; follow its cursor for more.',
+      'Page and search your own persisted history across windows and sessions: one folded line per event with its seq address, newest first, grouped by window. The answer fits 32 KiB; pass its cursor for the next page.',
     inputSchema: {
       type: 'object',
-      properties: {
-        query: str('Literal text to search for (case-insensitive).'),
-        role: { type: 'string', enum: ['user', 'assistant', 'tool', 'system'], description: 'Only events of this role.' },
-        cursor: str('The continuation cursor a previous answer gave.'),
-        session: str('Another session, e.g. "claude:<sessionId>"; the current one when absent.'),
-      },
       additionalProperties: false,
+      properties: {
+        query: str('Literal, case-sensitive text to find.'),
+        roles: {
+          type: 'array',
+          items: { enum: ['user', 'assistant', 'tool', 'attachment', 'notice', 'summary'] },
+          description: 'Only these roles; default: every role but attachment.',
+        },
+        window: str('A window id, or its ordinal / unknown:<id> part.'),
+        cursor: str('The cursor the previous page named.'),
+        limit: { type: 'integer', minimum: 1, maximum: 500, default: 40 },
+        order: { enum: ['newest', 'oldest'], default: 'newest' },
+        session,
+      },
     },
   },
   {
     name: 'history_read',
-    description: 'Read one history event, or a range of events, by seq address, in full. Use offset to continue a long text. The answer fits 32 KiB.',
+    description:
+      'Read whole history events by seq (one, or a range), with their window and time; a tool call shows its result. The answer fits 32 KiB; a cut event ends with the exact arguments that continue it.',
     inputSchema: {
       type: 'object',
-      properties: {
-        seq: int('The seq address of the event (or the first of a range).'),
-        end: int('The last seq of a range (inclusive).'),
-        offset: int('Continue a long text from this byte offset.'),
-        session: str('Another session, e.g. "claude:<sessionId>"; the current one when absent.'),
-      },
-      required: ['seq'],
       additionalProperties: false,
+      properties: {
+        seq: { type: 'integer', minimum: 1, description: 'One event.' },
+        from: { type: 'integer', minimum: 1, description: 'First seq of a range.' },
+        to: { type: 'integer', minimum: 1, description: 'Last seq of a range (inclusive).' },
+        offset: { type: 'integer', minimum: 0, description: "Bytes of the first event's text already read." },
+        session,
+      },
     },
   },
 ];

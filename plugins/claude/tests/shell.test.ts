@@ -109,23 +109,29 @@ describe('the notes and history tools', () => {
     expect(String(r.deny)).toContain('helper_failed');
   });
 
-  test('history refuses before the transcript is bound, then sends path and head', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, text: 'seq 1 user: hi' }));
+  test('history sends what is bound (nothing, then path and head) and passes refusals on', async ($, on) => {
+    const calls = world(on, (_op, req) =>
+      req.transcript_path === undefined
+        ? { ok: false, error: { code: 'history_unavailable', message: 'no transcript path from Claude yet' } }
+        : { ok: true, text: 'seq 1 user: hi' },
+    );
     on('classic.SessionStart', async () => ({}));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const before = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
-    expect(String(before.deny)).toContain('history_unbound');
+    expect(String(before.deny)).toContain('history_unavailable');
+    expect(calls.filter((c) => c.op === 'history_list')[0]?.request).toEqual({ query: 'hi' });
     await $.classic.SessionStart({ source: 'startup', transcript_path: '/home/u/.claude/projects/p/s.jsonl' });
     await $.session.append({
       message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
       door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000001',
     });
-    const after = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
+    const after = await $.tool.call({ tool: 'mcp__notesoup__history_read', seq: 1 });
     expect(after.result).toBe('seq 1 user: hi');
-    const request = calls.filter((c) => c.op === 'history_list').at(-1)?.request ?? {};
+    const request = calls.filter((c) => c.op === 'history_read').at(-1)?.request ?? {};
     expect(request.transcript_path).toBe('/home/u/.claude/projects/p/s.jsonl');
     expect(typeof request.head).toBe('string');
-    expect(request.query).toBe('hi');
+    expect(request.seq).toBe(1);
+    expect(request.agent_id).toBe(undefined);
   });
 });
 
