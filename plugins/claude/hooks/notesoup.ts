@@ -49,10 +49,15 @@ let limitsCache: { inputs: string; reply: Reply } | undefined;
 /** The reset flow's blob, its hints, and the one-at-a-time chain of `reset` calls. */
 let resetState: unknown = null;
 let hints: Fields = {};
-let generation = 1;
+let generation = 0;
 let resetChain: Promise<unknown> = Promise.resolve();
-/** The running main turn, and natural input accepted into it but not yet sent to the model. */
+/**
+ * The running main turn, and natural input not yet carried by a model request: `queued`
+ * (submitted while idle: its own turn's first step carries it) or `accepted` (typed into
+ * the running turn: the next step carries it).
+ */
 let mainTurn: string | undefined;
+let inputQueued = false;
 let inputAccepted = false;
 /** The boot handed to a compaction: its text, the token the flow knows it by, its generation. */
 let builtBoot: { text: string; token: string; generation: number } | undefined;
@@ -174,6 +179,7 @@ async function forgetSession($: EngineInterface, why: string) {
   builtBoot = undefined;
   boundarySeen = false;
   inputAccepted = false;
+  inputQueued = false;
   generation += 1;
   $.ui.log(`notesoup: ${why}: window forgotten (generation ${generation})`, { to: 'debug' });
   await runEffects($, await resetEvent($, { type: 'session', generation }));
@@ -273,6 +279,7 @@ async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
   }
   resetState = reply.state ?? null;
   hints = isObject(reply.hints) ? reply.hints : {};
+  generation = num(hints.generation) ?? generation;
   const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
   if (effects.length > 0) {
     $.ui.log(`notesoup: reset ${str(event.type)} -> ${effects.map((fx) => str(fx.type)).join(', ')}`, { to: 'debug' });
@@ -470,6 +477,7 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if (natural && e.command === undefined) {
     const phase = mainTurn !== undefined ? 'accepted' : 'queued';
     if (phase === 'accepted') inputAccepted = true;
+    else inputQueued = true;
     show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase }))).reports);
   }
   await refreshIdentity($);
@@ -490,6 +498,11 @@ const onTurnStart: Hook<'turn.start'> = async ($, e, next) => {
 const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   if ((await readSwitches($)).disabled) return yield* next(e);
   const agent = agentOf(e);
+  if (agent === 'main' && e.index === 0 && inputQueued) {
+    // The prompt submitted while idle goes out with this turn's first request.
+    inputQueued = false;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
+  }
   const event: Fields = { type: 'turn_step', agent, turn_id: e.turnId, index: e.index };
   if (agent === 'main' && e.index > 0) {
     const context = flowContext(await measure($));
