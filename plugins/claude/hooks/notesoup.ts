@@ -392,7 +392,7 @@ async function closeoutFailed($: EngineInterface, gen: number, status: string, r
 }
 
 function show($: EngineInterface, reports: string[]) {
-  for (const r of reports) if (r !== '') $.ui.log(`notesoup: ${r}`, { to: 'transcript' });
+  for (const r of reports) if (r !== '') $.ui.log(r.startsWith('notesoup') ? r : `notesoup: ${r}`, { to: 'transcript' });
 }
 
 /** Builds the boot for a window: the helper's `boot` (text plus, after a reset, the handoff). */
