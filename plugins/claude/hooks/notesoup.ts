@@ -345,17 +345,21 @@ async function compactNow($: EngineInterface, fx: Fields) {
 }
 
 /**
- * The texts of the user messages that hold a boot, oldest first. The API form is read:
+ * The text blocks of user messages that hold a boot, oldest first. The API form is read:
  * a boot attached through prompt.context is kept as an attachment, which the plain form
- * of `$.session.messages()` leaves out (measured on --resume).
+ * of `$.session.messages()` leaves out (measured on --resume); and the API form merges
+ * adjacent user messages, so each block is looked at on its own.
  */
 async function keptBoots($: EngineInterface): Promise<string[]> {
   const messages = await $.session.messages({ as: 'api' });
   const texts: string[] = [];
   for (const m of messages) {
     if (m.role !== 'user') continue;
-    const text = contentText(m.content);
-    if (retainedWindow(text) !== undefined) texts.push(text);
+    const blocks: unknown[] = Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content }];
+    for (const block of blocks) {
+      const text = contentText([block]);
+      if (retainedWindow(text) !== undefined) texts.push(text);
+    }
   }
   return texts;
 }
@@ -363,11 +367,14 @@ async function keptBoots($: EngineInterface): Promise<string[]> {
 /** Interactive commit evidence: is the boot we built installed, unchanged, in the conversation? */
 async function messagesEvidence($: EngineInterface, gen: number): Promise<Fields> {
   const boot = builtBoot;
-  const found = (await keptBoots($)).find((t) => boot !== undefined && t.includes(boot.text.split('\n')[0] ?? boot.text));
+  const opening = boot?.text.split('\n')[0];
+  const found = (await keptBoots($)).find((t) => opening !== undefined && t.startsWith(opening));
   if (boot === undefined || found === undefined) {
     return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'missing' };
   }
-  return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact: found === boot.text };
+  // Blocks of the API form may carry the line break that joined them: compare without it.
+  const intact = found.trimEnd() === boot.text.trimEnd();
+  return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact };
 }
 
 /** `closeout`: the budget warning as a hidden close-out turn, or as this command's context. */
