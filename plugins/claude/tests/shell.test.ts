@@ -9,6 +9,8 @@ import { describe, expect, mock, test } from 'claude-code/testing';
 import type { On } from 'claude-code';
 
 type Fields = { [key: string]: unknown };
+// Present in the environment tests run in; the contract's lib (es2023, no DOM) lacks its type.
+declare const setTimeout: (callback: () => void, ms: number) => unknown;
 type Call = { op: string; request: Fields };
 type Script = (op: string, request: Fields) => Fields;
 
@@ -33,7 +35,7 @@ function world(on: On, script: Script, env: Record<string, string> = {}, own: re
   on('session.cwd', async () => ({ value: '/work/project' }));
   on('session.model', async () => ({ value: 'claude-opus-5-5' }));
   on('settings.read', async () => ({ value: {} }));
-  on('session.messages', async () => ({ value: [] }));
+  if (!own.includes('session.messages')) on('session.messages', async () => ({ value: [] }));
   on('session.usage', async () => ({
     value: { startedAt: 0, rateLimits: [], context: { tokens: 150_000, window: 200_000, percent: 75 } },
   }));
@@ -263,6 +265,46 @@ describe('the reset flow', () => {
     expect(core).toBe(1);
     expect(r.messages?.[0]?.text).toBe('summary');
     expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'boot', generation: 1, status: 'failed' });
+  });
+});
+
+describe('interactive commit evidence', () => {
+  test('the boot found among merged user blocks counts as intact', async ($, on) => {
+    const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
+    const calls = world(
+      on,
+      (op, req) => {
+        const event = req.event as Fields | undefined;
+        if (op === 'boot') return { ok: true, text: bootText, handoff: 'Carry on.' };
+        if (op === 'reset' && event?.type === 'compaction') {
+          return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', generation: 0 }], hints: {} };
+        }
+        if (op === 'reset' && event?.type === 'turn_complete') {
+          return { ok: true, state: {}, effects: [{ type: 'compact', marker: 'notesoup-reset g0 r1 a1', generation: 0 }], hints: {} };
+        }
+        return { ok: true, state: {}, effects: [], hints: {} };
+      },
+      {},
+      ['session.messages'],
+    );
+    const compacted: string[] = [];
+    on('command.run', async (_$, e) => {
+      compacted.push(e.args);
+      return { text: 'Compacted' };
+    });
+    on('turn.complete', async () => ({ text: '' }));
+    on('session.messages', async () => ({
+      value: [
+        { role: 'user', content: [{ type: 'text', text: `${bootText}\nCarry on.\n` }, { type: 'text', text: '<command-name>/compact</command-name>' }] },
+      ],
+    }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g0 r1 a1', messages: [] });
+    await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't1', reason: 'answer' });
+    const evidence = () => calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields).find((ev) => ev.type === 'commit_evidence');
+    for (let i = 0; i < 100 && evidence() === undefined; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
+    expect(compacted).toEqual(['notesoup-reset g0 r1 a1']);
+    expect(evidence()).toEqual({ type: 'commit_evidence', generation: 0, source: 'messages', evidence: 'boot', uuid: expect.any(String), intact: true });
   });
 });
 
