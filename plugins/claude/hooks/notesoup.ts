@@ -387,11 +387,17 @@ async function closeout($: EngineInterface, fx: Fields): Promise<string[]> {
     return [];
   }
   if (fx.mode === 'current_turn') return [text];
+  // Submitted from a timer: the command.run hook that got this effect holds the turn the
+  // prompt would wait on, and the host refuses a submit from there (measured).
+  $.clock.after(0, () => submitCloseout($, gen, text));
+  return [];
+}
+
+function submitCloseout($: EngineInterface, gen: number, text: string) {
   $.prompt
     .submit({ text })
     .then((r) => (r.drop === undefined ? undefined : closeoutFailed($, gen, 'dropped', r.drop)))
     .catch((err: unknown) => closeoutFailed($, gen, 'failed', String(err)));
-  return [];
 }
 
 async function closeoutFailed($: EngineInterface, gen: number, status: string, reason: string) {
@@ -399,7 +405,8 @@ async function closeoutFailed($: EngineInterface, gen: number, status: string, r
 }
 
 function show($: EngineInterface, reports: string[]) {
-  for (const r of reports) if (r !== '') $.ui.log(r.startsWith('notesoup') ? r : `notesoup: ${r}`, { to: 'transcript' });
+  // The engine leads a plugin's transcript line with the plugin's name already.
+  for (const r of reports) if (r !== '') $.ui.log(r.replace(/^notesoup: /, ''), { to: 'transcript' });
 }
 
 /** Builds the boot for a window: the helper's `boot` (text plus, after a reset, the handoff). */
@@ -560,7 +567,7 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   const veto = answers.find((a) => a.type === 'veto_compaction');
   if (veto !== undefined) {
     const notice = str(veto.notice) ?? 'notesoup: compaction vetoed';
-    $.ui.log(notice, { to: 'transcript' });
+    $.ui.log(notice.replace(/^notesoup: /, ''), { to: 'transcript' });
     return { skip: notice };
   }
   const answer = answers.find((a) => a.type === 'answer_compaction');
