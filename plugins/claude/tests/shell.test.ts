@@ -268,6 +268,51 @@ describe('the reset flow', () => {
   });
 });
 
+describe('/empty and /fresh-window', () => {
+  test('an idle close-out is submitted from a timer, carrying the budget warning', async ($, on) => {
+    const clock = mock.clock(on);
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' };
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'submit', generation: 0 }, { type: 'report', text: 'notesoup: saving notes, then clearing' }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    const submitted: string[] = [];
+    on('prompt.submit', async (_$, e) => {
+      submitted.push(e.text);
+      return { text: e.text };
+    });
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    const r = await $.command.run(typed('empty', ''));
+    expect(String(r.text)).toContain('saving notes, then clearing');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'empty', busy: false });
+    expect(submitted).toEqual([]);
+    await clock.settle();
+    expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
+  });
+
+  test('a busy close-out rides on the command as context', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'Save your notes now.' };
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.turn.start({ text: 'work', turnId: 't9' });
+    const r = await $.command.run(typed('fresh-window', ''));
+    expect(r.context).toEqual(['Save your notes now.']);
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'fresh_window', busy: true });
+  });
+});
+
 describe('interactive commit evidence', () => {
   test('the boot found among merged user blocks counts as intact', async ($, on) => {
     const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
