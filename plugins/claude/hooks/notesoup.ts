@@ -571,7 +571,11 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
     return { skip: notice };
   }
   const answer = answers.find((a) => a.type === 'answer_compaction');
-  if (answer === undefined) return next(e);
+  if (answer === undefined) {
+    const r = await next(e);
+    nativeCompacted(e.agentId, r.messages !== undefined);
+    return r;
+  }
   const gen = num(answer.generation) ?? generation;
   const fresh = (ordinal ?? 0) + 1;
   const reply = await buildBoot($, fresh, str(answer.pool) ?? 'forced', str(answer.sticky) ?? null);
@@ -579,7 +583,9 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
     // A failed boot build falls back to Claude's own summary, as the flow says.
     const failed = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'failed' }));
     show($, [`no boot for the fresh window (${textOf(reply)}); Claude's own summary stands`, ...failed.reports]);
-    return next(e);
+    const r = await next(e);
+    nativeCompacted(e.agentId, r.messages !== undefined);
+    return r;
   }
   const handoff = str(reply.handoff);
   const text = handoff === undefined || handoff === '' ? reply.text : `${reply.text}\n${handoff}`;
@@ -591,6 +597,17 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   warnedWindow = undefined;
   return { messages: [{ role: 'user', text, toolUses: [] }] };
 };
+
+/**
+ * Claude's own compaction of the main conversation replaced it (a removed boot with it):
+ * the window advances, as a compact boundary does in history, and prompt.context, which
+ * runs again after a compaction, attaches the next window's boot.
+ */
+function nativeCompacted(agentId: string | undefined, replaced: boolean) {
+  if (agentId !== undefined || !replaced || ordinal === undefined) return;
+  ordinal += 1;
+  warnedWindow = undefined;
+}
 
 // ---- session.append: the history head, headless commit evidence ------------------------
 

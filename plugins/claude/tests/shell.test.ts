@@ -353,6 +353,56 @@ describe('interactive commit evidence', () => {
   });
 });
 
+describe('boot', () => {
+  const bootWorld = (on: On, native: boolean, own: readonly string[] = []) =>
+    world(on, (op, req) => {
+      if (op === 'boot') return { ok: true, text: `<notesoup-boot window="claude:${String(req.session)}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>` };
+      const event = req.event as Fields | undefined;
+      if (op === 'reset' && event?.type === 'compaction') {
+        return { ok: true, state: {}, effects: native ? [{ type: 'native_compaction' }] : [{ type: 'veto_compaction', notice: 'no' }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    }, {}, own);
+
+  test('the first prompt gets window 0; after Claude compacts on its own, the next gets window 1', async ($, on) => {
+    const calls = bootWorld(on, true);
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    on('session.compact', async () => ({ messages: [{ role: 'user', text: 'summary', toolUses: [] }] }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const first = await $.prompt.context({ blocks: [{ name: 'currentDate', text: 'today' }] });
+    expect(first.blocks.map((b) => b.name)).toEqual(['currentDate', 'notesoup']);
+    expect(first.blocks[1]?.text).toContain(`window="claude:${SESSION}:0"`);
+    await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
+    const second = await $.prompt.context({ blocks: [] });
+    expect(second.blocks[0]?.text).toContain(`window="claude:${SESSION}:1"`);
+    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 1]);
+  });
+
+  test('a vetoed compaction keeps the window', async ($, on) => {
+    const calls = bootWorld(on, false);
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.context({ blocks: [] });
+    await $.session.compact({ trigger: 'manual', messages: [] });
+    await $.prompt.context({ blocks: [] });
+    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 0]);
+  });
+
+  test('a boot Claude kept is not attached again and gives its ordinal back', async ($, on) => {
+    const calls = bootWorld(on, true, ['session.messages']);
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    on('session.messages', async () => ({
+      value: [{ role: 'user', content: [{ type: 'text', text: `<system-reminder>\n# notesoup\n<notesoup-boot window="claude:${SESSION}:3">\nnotes\n</notesoup-boot>` }] }],
+    }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.prompt.context({ blocks: [] });
+    expect(r.blocks).toEqual([]);
+    expect(calls.filter((c) => c.op === 'boot')).toEqual([]);
+    const shown = await $.command.run(typed('notesoup', ''));
+    expect(String(shown.text)).toContain(`window claude:${SESSION}:3`);
+  });
+});
+
 describe('/notesoup cap', () => {
   const limits = (req: Fields) =>
     req.cap === 'lots'
