@@ -251,9 +251,8 @@ async function dueWarning($: EngineInterface, m: Measure): Promise<string | unde
 
 async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
   if (m === undefined) return undefined;
-  const reply = await helper($, 'warning', {
-    host: HOST, tokens: m.value, unit: m.limits.unit, warning: m.limits.warning, hard: m.limits.hard, native: m.limits.native,
-  });
+  // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback.
+  const reply = await helper($, 'warning', { host: HOST, used: m.value, clear_at: m.limits.hard });
   if (!reply.ok) {
     logOnce($, `warning:${reply.error.code}`, `budget warning not loaded: ${reply.error.message}`);
     return undefined;
@@ -409,13 +408,16 @@ function show($: EngineInterface, reports: string[]) {
   for (const r of reports) if (r !== '') $.ui.log(r.replace(/^notesoup: /, ''), { to: 'transcript' });
 }
 
-/** Builds the boot for a window: the helper's `boot` (text plus, after a reset, the handoff). */
-async function buildBoot($: EngineInterface, windowOrdinal: number, pool: string | null, sticky: string | null): Promise<Reply> {
+/**
+ * Builds the boot for a window: the helper's `boot` (its text and, after a reset, the
+ * handoff paragraph of the `reset` pool, `normal` or `forced`).
+ */
+async function buildBoot($: EngineInterface, windowOrdinal: number, pool: string | null, lastWord: string | null): Promise<Reply> {
   if (identity === undefined) await refreshIdentity($);
-  const cwd = await $.session.cwd();
-  return helper($, 'boot', {
-    host: HOST, session: sessionId, cwd, ordinal: windowOrdinal, sticky, pool, history: currentSession() !== undefined || transcriptPath !== undefined,
-  });
+  const request: Fields = { cwd: await $.session.cwd(), host: HOST, session: sessionId, ordinal: windowOrdinal, history: transcriptPath !== undefined };
+  if (pool !== null) request.reset = pool;
+  if (lastWord !== null && lastWord !== '') request.last_word = lastWord;
+  return helper($, 'boot', request);
 }
 
 // ---- session.start: registration -------------------------------------------------

@@ -12,7 +12,6 @@ export type ToolDef = {
 };
 
 const str = (description: string) => ({ type: 'string', description });
-const int = (description: string) => ({ type: 'integer', minimum: 0, description });
 const version = str('The version a read or list reported; refused with version_conflict when the note changed since.');
 
 export const NOTES_TOOLS: readonly ToolDef[] = [
@@ -23,10 +22,14 @@ export const NOTES_TOOLS: readonly ToolDef[] = [
   },
   {
     name: 'notes_read',
-    description: 'Read one note and its version. Use offset and limit to page through a long note.',
+    description: 'Read one note and its version. Use offset and limit (in lines) to page through a long note.',
     inputSchema: {
       type: 'object',
-      properties: { name: str('The note name, e.g. "plan" or "project/decisions".'), offset: int('Start at this character offset.'), limit: int('Read at most this many characters.') },
+      properties: {
+        name: str('The note name, e.g. "plan" or "project/decisions".'),
+        offset: { type: 'integer', minimum: 1, description: 'The first line to read (1-based).' },
+        limit: { type: 'integer', minimum: 1, description: 'Read at most this many lines.' },
+      },
       required: ['name'],
       additionalProperties: false,
     },

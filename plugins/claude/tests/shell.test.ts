@@ -241,8 +241,7 @@ describe('the reset flow', () => {
     expect(r.messages?.length).toBe(1);
     expect(r.messages?.[0]?.text).toBe(`<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`);
     const boot = calls.find((c) => c.op === 'boot')?.request;
-    expect(boot?.pool).toBe('normal');
-    expect(boot?.sticky).toBe('finish the parser');
+    expect(boot).toEqual({ cwd: '/work/project', host: 'claude', session: SESSION, ordinal: 1, history: false, reset: 'normal', last_word: 'finish the parser' });
     expect(resetOps(calls)).toEqual(['compaction', 'boot']);
   });
 
@@ -292,6 +291,7 @@ describe('/empty and /fresh-window', () => {
     expect(submitted).toEqual([]);
     await clock.settle();
     expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
+    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808 });
   });
 
   test('a busy close-out rides on the command as context', async ($, on) => {
