@@ -672,7 +672,14 @@ async function historyCall($: EngineInterface, op: string, args: Fields, agentId
   if (transcriptPath !== undefined) request.transcript_path = transcriptPath;
   if (head !== undefined) request.head = head;
   if (agentId !== undefined) request.agent_id = agentId;
-  return helper($, op, request);
+  // The helper calls a head the file does not hold yet retryable (Claude's write lags the
+  // row): ask again a few times, a little later each, before passing the refusal on.
+  let reply = await helper($, op, request);
+  for (let attempt = 1; attempt <= 6 && !reply.ok && reply.error.code === 'head_not_written'; attempt += 1) {
+    await $.clock.sleep(50 * attempt);
+    reply = await helper($, op, request);
+  }
+  return reply;
 }
 
 async function emptyBrain($: EngineInterface, agent: Agent, args: Fields) {

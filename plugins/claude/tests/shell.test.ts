@@ -137,6 +137,26 @@ describe('the notes and history tools', () => {
   });
 });
 
+describe('history head lag', () => {
+  test('a head the file does not hold yet is asked again, then answered', async ($, on) => {
+    const clock = mock.clock(on);
+    let n = 0;
+    const calls = world(on, (op) => {
+      if (op !== 'history_list') return { ok: true, state: {}, effects: [], hints: {} };
+      n += 1;
+      return n < 3 ? { ok: false, error: { code: 'head_not_written', message: 'retry shortly' } } : { ok: true, text: '#1 user: hi' };
+    });
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    const pending = $.tool.call({ tool: 'mcp__notesoup__history_list' });
+    for (let i = 0; i < 10; i += 1) await clock.advance(100);
+    const r = await pending;
+    expect(r.result).toBe('#1 user: hi');
+    expect(calls.filter((c) => c.op === 'history_list').length).toBe(3);
+  });
+});
+
 describe('the reset flow', () => {
   test('empty_brain sends the raw arguments and answers with the tool_result effect', async ($, on) => {
     const calls = world(on, (op) =>
