@@ -62,6 +62,10 @@ let inputAccepted = false;
 /** The boot handed to a compaction: its text, the token the flow knows it by, its generation. */
 let builtBoot: { text: string; token: string; generation: number } | undefined;
 let boundarySeen = false;
+/** Interactive: the generation whose answered auto compaction still owes its evidence. */
+let evidenceDue: number | undefined;
+/** Whether the running main turn has made its first model request. */
+let stepped = false;
 
 // ---- small pure helpers ------------------------------------------------------------
 
@@ -180,6 +184,7 @@ async function forgetSession($: EngineInterface, why: string) {
   boundarySeen = false;
   inputAccepted = false;
   inputQueued = false;
+  evidenceDue = undefined;
   generation += 1;
   $.ui.log(`notesoup: ${why}: window forgotten (generation ${generation})`, { to: 'debug' });
   await runEffects($, await resetEvent($, { type: 'session', generation }));
@@ -270,9 +275,15 @@ function resetEvent($: EngineInterface, event: Fields): Promise<Fields[]> {
 }
 
 async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
-  const reply = await helper($, 'reset', { state: resetState, event });
+  let reply = await helper($, 'reset', { state: resetState, event });
+  if (!reply.ok && reply.error.code === 'unknown_state_version') {
+    // A blob from another helper version: start a fresh flow at our generation, then retry.
+    $.ui.log(`notesoup: reset state from another helper version dropped (${reply.error.message})`, { to: 'debug' });
+    const fresh = await helper($, 'reset', { state: null, event: { type: 'session', generation } });
+    resetState = fresh.ok ? (fresh.state ?? null) : null;
+    reply = await helper($, 'reset', { state: resetState, event });
+  }
   if (!reply.ok) {
-    if (reply.error.code === 'unknown_state_version') resetState = null;
     logOnce($, `reset:${str(event.type)}:${reply.error.code}`, `reset refused ${str(event.type)}: ${reply.error.message}`);
     return [];
   }
@@ -361,6 +372,14 @@ async function keptBoots($: EngineInterface): Promise<string[]> {
     }
   }
   return texts;
+}
+
+/** Interactive: the evidence an answered auto compaction owes, before the next main event. */
+async function owedEvidence($: EngineInterface) {
+  const gen = evidenceDue;
+  if (gen === undefined) return;
+  evidenceDue = undefined;
+  show($, (await runEffects($, await resetEvent($, await messagesEvidence($, gen)))).reports);
 }
 
 /** Interactive commit evidence: is the boot we built installed, unchanged, in the conversation? */
@@ -491,10 +510,9 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   const natural = e.origin.kind !== 'plugin';
   if (natural && e.command === undefined) {
-    const phase = mainTurn !== undefined ? 'accepted' : 'queued';
-    if (phase === 'accepted') inputAccepted = true;
-    else inputQueued = true;
-    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase }))).reports);
+    // Waiting to run as its own turn, or to be attached to the running one (onAppend).
+    inputQueued = true;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'queued' }))).reports);
   }
   await refreshIdentity($);
   const warning = (await readSwitches($)).disableCompact ? undefined : await dueWarning($, await measure($));
@@ -507,18 +525,17 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
 // ---- turns ----------------------------------------------------------------------------
 
 const onTurnStart: Hook<'turn.start'> = async ($, e, next) => {
-  if (e.agentId === undefined) mainTurn = e.turnId;
+  if (e.agentId === undefined) {
+    mainTurn = e.turnId;
+    stepped = false;
+  }
   return next(e);
 };
 
 const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   if ((await readSwitches($)).disabled) return yield* next(e);
   const agent = agentOf(e);
-  if (agent === 'main' && e.index === 0 && inputQueued) {
-    // The prompt submitted while idle goes out with this turn's first request.
-    inputQueued = false;
-    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
-  }
+  if (agent === 'main') await owedEvidence($);
   const event: Fields = { type: 'turn_step', agent, turn_id: e.turnId, index: e.index };
   if (agent === 'main' && e.index > 0) {
     const context = flowContext(await measure($));
@@ -534,9 +551,16 @@ const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
     return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
   }
   const result = yield* next(e);
-  if (agent === 'main' && inputAccepted) {
-    inputAccepted = false;
-    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
+  if (agent === 'main') {
+    stepped = true;
+    // This request carried the waiting input: its own turn's opening step, or the step
+    // after the engine attached it to the running turn.
+    const carried = inputAccepted || (e.index === 0 && inputQueued);
+    if (carried) {
+      inputAccepted = false;
+      inputQueued = false;
+      show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
+    }
   }
   return result;
 };
@@ -548,6 +572,7 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   const event: Fields = { type: 'turn_complete', agent, turn_id: e.turnId, reason: e.reason };
   if (agent === 'main') {
     mainTurn = undefined;
+    await owedEvidence($);
     const context = flowContext(await measure($));
     if (context !== undefined) event.context = context;
   }
@@ -560,44 +585,70 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
 
 // ---- compaction ----------------------------------------------------------------------
 
-const onCompact: Hook<'session.compact'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+type CompactAnswer = { kind: 'veto'; notice: string } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
+
+/**
+ * What to answer a compaction with, as the flow says, in the order EVENTS.md gives:
+ * `compaction` -> `answer_compaction` -> build the boot -> `boot` -> its veto or native, if
+ * any, else the boot. Nothing here calls `next`: the hook does, once, at the end.
+ */
+async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?: string; instructions?: string }): Promise<CompactAnswer> {
   const event: Fields = { type: 'compaction', agent: agentOf(e), trigger: e.trigger };
   if (e.instructions !== undefined) event.instructions = e.instructions;
-  const { answers, reports } = await runEffects($, await resetEvent($, event));
-  show($, reports);
-  const veto = answers.find((a) => a.type === 'veto_compaction');
-  if (veto !== undefined) {
-    const notice = str(veto.notice) ?? 'notesoup: compaction vetoed';
-    $.ui.log(notice.replace(/^notesoup: /, ''), { to: 'transcript' });
-    return { skip: notice };
-  }
-  const answer = answers.find((a) => a.type === 'answer_compaction');
-  if (answer === undefined) {
-    const r = await next(e);
-    nativeCompacted(e.agentId, r.messages !== undefined);
-    return r;
-  }
+  const first = await runEffects($, await resetEvent($, event));
+  show($, first.reports);
+  const decided = settled(first.answers);
+  if (decided !== undefined) return decided;
+  const answer = first.answers.find((a) => a.type === 'answer_compaction');
+  if (answer === undefined) return { kind: 'native' };
   const gen = num(answer.generation) ?? generation;
   const fresh = (ordinal ?? 0) + 1;
   const reply = await buildBoot($, fresh, str(answer.pool) ?? 'forced', str(answer.sticky) ?? null);
   if (!reply.ok || typeof reply.text !== 'string') {
-    // A failed boot build falls back to Claude's own summary, as the flow says.
     const failed = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'failed' }));
-    show($, [`no boot for the fresh window (${textOf(reply)}); Claude's own summary stands`, ...failed.reports]);
-    const r = await next(e);
-    nativeCompacted(e.agentId, r.messages !== undefined);
-    return r;
+    show($, [`no boot for the fresh window (${textOf(reply)})`, ...failed.reports]);
+    // A failed boot build falls back to Claude's own summary unless the flow vetoes.
+    return settled(failed.answers) ?? { kind: 'native' };
   }
   const handoff = str(reply.handoff);
   const text = handoff === undefined || handoff === '' ? reply.text : `${reply.text}\n${handoff}`;
-  builtBoot = { text, token: crypto.randomUUID(), generation: gen };
-  boundarySeen = false;
-  const acquired = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'acquired', uuid: builtBoot.token }));
+  const token = crypto.randomUUID();
+  const acquired = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'acquired', uuid: token }));
   show($, acquired.reports);
-  ordinal = fresh;
-  warnedWindow = undefined;
-  return { messages: [{ role: 'user', text, toolUses: [] }] };
+  const after = settled(acquired.answers);
+  if (after !== undefined) return after;
+  builtBoot = { text, token, generation: gen };
+  boundarySeen = false;
+  // Interactive sessions raise no append for the compaction rows: unless the worker's own
+  // command resolves (and looks), the next main step looks at the conversation instead.
+  if (interactive && e.trigger !== 'manual') evidenceDue = gen;
+  return { kind: 'boot', text, ordinal: fresh };
+}
+
+/** A veto or a native answer among the effects, if the flow gave one. */
+function settled(answers: Fields[]): CompactAnswer | undefined {
+  const veto = answers.find((a) => a.type === 'veto_compaction');
+  if (veto !== undefined) return { kind: 'veto', notice: str(veto.notice) ?? 'notesoup: compaction vetoed' };
+  if (answers.some((a) => a.type === 'native_compaction')) return { kind: 'native' };
+  return undefined;
+}
+
+const onCompact: Hook<'session.compact'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  const answer = await compactAnswer($, e);
+  if (answer.kind === 'veto') {
+    $.ui.log(answer.notice.replace(/^notesoup: /, ''), { to: 'transcript' });
+    return { skip: answer.notice };
+  }
+  if (answer.kind === 'boot') {
+    // The window advances only when a boot is returned.
+    ordinal = answer.ordinal;
+    warnedWindow = undefined;
+    return { messages: [{ role: 'user', text: answer.text, toolUses: [] }] };
+  }
+  const r = await next(e);
+  nativeCompacted(e.agentId, r.messages !== undefined);
+  return r;
 };
 
 /**
@@ -617,6 +668,12 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || (await readSwitches($)).disabled) return r;
   head = r.uuid;
+  if ((e.door === 'queue' || e.door === 'prompt') && mainTurn !== undefined && stepped && inputQueued) {
+    // The engine attached the waiting prompt to the running turn.
+    inputQueued = false;
+    inputAccepted = true;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'accepted' }))).reports);
+  }
   const boot = builtBoot;
   if (interactive || boot === undefined) return r;
   const gen = boot.generation;
@@ -625,12 +682,11 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   if (e.door === 'compaction' && message.type === 'system') {
     boundarySeen = true;
     event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boundary' };
-  } else if (boundarySeen && message.role === 'user') {
+  } else if (e.door === 'compaction' && boundarySeen && message.role === 'user') {
+    // The compaction's user row: the boot we returned, exactly, or something else.
     const text = contentText((r.message ?? message).content);
-    if (retainedWindow(text) !== undefined) {
-      builtBoot = undefined;
-      event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
-    }
+    builtBoot = undefined;
+    event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
   }
   if (event !== undefined) show($, (await runEffects($, await resetEvent($, event))).reports);
   return r;
