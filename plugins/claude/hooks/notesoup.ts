@@ -682,8 +682,11 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   if (e.door === 'compaction' && message.type === 'system') {
     boundarySeen = true;
     event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boundary' };
-  } else if (e.door === 'compaction' && boundarySeen && message.role === 'user') {
-    // The compaction's user row: the boot we returned, exactly, or something else.
+  } else if (boundarySeen && message.role === 'user') {
+    // The compaction's user row, the first user row after the boundary: the boot we
+    // returned, exactly, or something else. Measured (2.1.319): a hook's compaction message
+    // comes through door `prompt` after the worker's /compact and `note` after an auto one.
+    boundarySeen = false;
     const text = contentText((r.message ?? message).content);
     builtBoot = undefined;
     event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
