@@ -291,9 +291,8 @@ async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
   hints = isObject(reply.hints) ? reply.hints : {};
   generation = num(hints.generation) ?? generation;
   const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
-  if (effects.length > 0) {
-    $.ui.log(`notesoup: reset ${str(event.type)} -> ${effects.map((fx) => str(fx.type)).join(', ')}`, { to: 'debug' });
-  }
+  const detail = event.type === 'natural_input' || event.type === 'commit_evidence' ? ` ${JSON.stringify(event)}` : '';
+  $.ui.log(`notesoup: reset ${str(event.type)}${detail} -> ${effects.map((fx) => str(fx.type)).join(', ') || 'nothing'}`, { to: 'debug' });
   return effects;
 }
 
@@ -550,19 +549,18 @@ const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
     yield { kind: 'stop', stopReason: 'end_turn', usage: null };
     return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
   }
-  const result = yield* next(e);
   if (agent === 'main') {
     stepped = true;
-    // This request carried the waiting input: its own turn's opening step, or the step
-    // after the engine attached it to the running turn.
-    const carried = inputAccepted || (e.index === 0 && inputQueued);
-    if (carried) {
+    // The request this step makes carries the waiting input: its own turn's opening step,
+    // or the step after the engine attached it to the running turn. Told before the request
+    // goes out: a tool call of its response is handled before the step's stream ends.
+    if (inputAccepted || (e.index === 0 && inputQueued)) {
       inputAccepted = false;
       inputQueued = false;
       show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
     }
   }
-  return result;
+  return yield* next(e);
 };
 
 const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {

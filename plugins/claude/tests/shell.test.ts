@@ -287,6 +287,37 @@ describe('the reset flow', () => {
   });
 });
 
+describe('natural input', () => {
+  test('a prompt is queued at submit and delivered before its opening request goes out', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
+    let atRequest: unknown[] = [];
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+    on('turn.step', async function* (_$, e) {
+      atRequest = calls.filter((c) => c.op === 'reset').map((c) => c.request.event);
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'do the thing', wait: false, origin: { kind: 'sdk' } });
+    await $.turn.start({ text: 'do the thing', turnId: 't1' });
+    for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
+    expect(atRequest).toEqual([
+      { type: 'natural_input', phase: 'queued' },
+      { type: 'turn_step', agent: 'main', turn_id: 't1', index: 0 },
+      { type: 'natural_input', phase: 'delivered' },
+    ]);
+  });
+
+  test("a plugin's own prompt is not natural input", async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'Fresh window.', wait: false, origin: { kind: 'plugin', name: 'notesoup' } });
+    expect(resetOps(calls)).not.toContain('natural_input');
+  });
+});
+
 describe('/empty and /fresh-window', () => {
   test('an idle close-out is submitted from a timer, carrying the budget warning', async ($, on) => {
     const clock = mock.clock(on);
