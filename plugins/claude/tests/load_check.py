@@ -14,11 +14,13 @@ With --types-out DIR it also keeps the type contract the engine wrote beside the
 run treat the folder as a watched dev folder), for `tsc` to check the module against.
 
     load_check.py --claude PATH [--plugin plugins/claude] [--helper PATH] [--types-out DIR] [--keep DIR]
+                  [--timings]
 """
 
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -120,6 +122,8 @@ def run(args, disabled: bool = False) -> list[str]:
             else:
                 print(f"load check: notesoup loaded; the first request lists all {len(TOOLS)} "
                       f"notesoup tools among {len(names)}")
+        if args.timings and not disabled:
+            print_timings(dlog)
         if args.keep:
             keep = Path(args.keep)
             keep.mkdir(parents=True, exist_ok=True)
@@ -140,6 +144,21 @@ def run(args, disabled: bool = False) -> list[str]:
     return problems
 
 
+def print_timings(dlog: str) -> None:
+    """The engine's own figures from the debug log: each notesoup hook's settle time (the
+    hook's whole dispatch, helper runs and next() included) and each helper run."""
+    hooks: dict[str, list[float]] = {}
+    for m in re.finditer(r"hooks module notesoup@inline (\S+)(?: stream)? settled in ([0-9.]+)ms", dlog):
+        hooks.setdefault(m.group(1), []).append(float(m.group(2)))
+    runs = [float(m.group(1)) for m in re.finditer(
+        r"\$\.process\.run \(notesoup\): \S+notesoup-helper exited \d+ in ([0-9.]+)ms", dlog)]
+    for name, values in sorted(hooks.items()) + [("helper run ($.process.run)", runs)]:
+        if values:
+            values.sort()
+            print(f"timing: {name:32} n={len(values):3} median={values[len(values) // 2]:7.1f} ms "
+                  f"max={values[-1]:7.1f} ms")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--claude", required=True, help="the Claude Code 2.1.319 binary")
@@ -148,6 +167,8 @@ def main() -> int:
     ap.add_argument("--types-out", help="copy the engine-written .claude-plugin/types here")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--keep", help="copy the debug log, request log, stdout and stderr here")
+    ap.add_argument("--timings", action="store_true",
+                    help="print the engine's settle time per notesoup hook and per helper run")
     args = ap.parse_args()
     problems = run(args)
     if not problems:
