@@ -44,3 +44,27 @@ fn messages_are_folded_onto_one_line() {
     let err = OpError::new("x", "first\nsecond\t third");
     assert_eq!(err.message, "first second third");
 }
+
+#[rstest]
+#[case::list("notes_list", r#"{"cwd":"/tmp","args":{}}"#)]
+#[case::boot(
+    "boot",
+    r#"{"cwd":"/tmp","host":"claude","session":"s","ordinal":0,"history":false}"#
+)]
+fn notes_ops_without_any_home_refuse_with_no_home(#[case] op: &str, #[case] request: &str) {
+    let out = run(Some(op), request.as_bytes(), &Context::default());
+    assert_eq!(out.exit, 0, "{}", out.reply);
+    assert_eq!(out.reply["error"]["code"], "no_home");
+}
+
+#[rstest]
+#[case::missing_args("notes_read", r#"{"cwd":"/tmp"}"#)]
+#[case::unknown_arg("notes_read", r#"{"cwd":"/tmp","args":{"name":"a","bogus":1}}"#)]
+#[case::wrong_type("notes_write", r#"{"cwd":"/tmp","args":{"name":"a","text":["x"]}}"#)]
+#[case::negative_offset("notes_read", r#"{"cwd":"/tmp","args":{"name":"a","offset":-1}}"#)]
+#[case::warning_words("warning", r#"{"host":"claude","used":"many","clear_at":1}"#)]
+fn malformed_notes_requests_are_bad_requests(#[case] op: &str, #[case] request: &str) {
+    let out = run(Some(op), request.as_bytes(), &ctx());
+    assert_eq!(out.exit, 2, "{}", out.reply);
+    assert_eq!(out.reply["error"]["code"], "bad_request");
+}

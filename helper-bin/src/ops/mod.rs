@@ -4,10 +4,26 @@ use serde_json::{Map, Value};
 
 use crate::{Context, OpError};
 
+mod boot;
+mod limits;
+mod notes;
+mod reset;
 mod version;
+mod warning;
 
 /// Every op, in the order `version` lists them.
-pub(crate) const NAMES: &[&str] = &["version"];
+pub(crate) const NAMES: &[&str] = &[
+    "version",
+    "limits",
+    "reset",
+    "notes_list",
+    "notes_read",
+    "notes_write",
+    "notes_edit",
+    "notes_delete",
+    "boot",
+    "warning",
+];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
 pub(crate) type Fields = Map<String, Value>;
@@ -15,6 +31,15 @@ pub(crate) type Fields = Map<String, Value>;
 pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields, OpError> {
     match op {
         "version" => version::run(request, ctx),
+        "limits" => limits::run(request, ctx),
+        "reset" => reset::run(request, ctx),
+        "notes_list" => notes::list(request, ctx),
+        "notes_read" => notes::read(request, ctx),
+        "notes_write" => notes::write(request, ctx),
+        "notes_edit" => notes::edit(request, ctx),
+        "notes_delete" => notes::delete(request, ctx),
+        "boot" => boot::run(request, ctx),
+        "warning" => warning::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
             ..OpError::new(

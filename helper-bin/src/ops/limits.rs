@@ -1,0 +1,82 @@
+//! `limits`: the budget policy (warning and clear points) from what the hooks module read of
+//! the session: `$.session.usage({breakdown:"summary"})`, `$.settings.read()`, the threshold
+//! env variables, `$.session.model()` and the user's runtime cap. The math is
+//! `notesoup-thresholds`; this op only checks the request's shape and maps refusals to codes.
+
+use std::collections::BTreeMap;
+
+use notesoup_thresholds::{Env, Inputs, ThresholdError, resolve};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Fields;
+use crate::{Context, OpError, kind, parse};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    /// `$.session.usage({breakdown:"summary"})`, or null.
+    #[serde(default)]
+    usage: Value,
+    /// The merged `$.settings.read()`, or null.
+    #[serde(default)]
+    settings: Value,
+    /// The threshold variables as strings, absent when unset (others are ignored).
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    /// `$.session.model()`.
+    #[serde(default)]
+    model: Option<String>,
+    /// The runtime cap as typed (`"100k"`), or null.
+    #[serde(default)]
+    cap: Option<String>,
+}
+
+/// `usage` and `settings` are objects or null; anything else is a malformed request.
+fn object_or_null<'v>(field: &str, value: &'v Value) -> Result<Option<&'v Value>, OpError> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Object(_) => Ok(Some(value)),
+        other => Err(OpError::bad_request(format!(
+            "`limits` request: `{field}` must be an object or null, got {}",
+            kind(other)
+        ))),
+    }
+}
+
+pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
+    let request: Request = parse("limits", request)?;
+    let usage = object_or_null("usage", &request.usage)?;
+    let settings = object_or_null("settings", &request.settings)?;
+    let vars = request.env.unwrap_or_default();
+    let env = Env::from_lookup(|name| vars.get(name).cloned());
+    let policy = resolve(&Inputs {
+        usage,
+        settings,
+        env: &env,
+        model: request.model.as_deref(),
+        cap: request.cap.as_deref(),
+    })
+    .map_err(|err| {
+        let code = match err {
+            ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
+            ThresholdError::NoRoom { .. } => "unresolvable",
+        };
+        OpError::new(code, err.to_string())
+    })?;
+    let mut fields = Fields::new();
+    fields.insert("unit".into(), json!(policy.unit.as_str()));
+    fields.insert("source".into(), json!(policy.source.as_str()));
+    fields.insert("native".into(), json!(policy.native));
+    fields.insert("hard".into(), json!(policy.hard));
+    fields.insert("warning".into(), json!(policy.warning));
+    fields.insert("auto_clear".into(), json!(policy.auto_clear));
+    fields.insert("warnings_enabled".into(), json!(policy.warnings_enabled));
+    fields.insert("explicit_reset".into(), json!(policy.explicit_reset));
+    fields.insert("cap".into(), json!(policy.cap));
+    fields.insert("key".into(), json!(policy.key));
+    Ok(fields)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,47 @@
+//! `warning`: the budget warning for the host's reset tool and the tokens left.
+
+use notesoup_boot::{Countdown, Host, warning};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Fields;
+use crate::{Context, OpError, parse};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    /// `claude` or `pi`.
+    host: String,
+    /// What the window holds now, in `unit`s.
+    used: u64,
+    /// Where the window is cleared automatically, in `unit`s.
+    clear_at: u64,
+    /// `tokens` (the default) or `percent` (when only a percentage of the window is known).
+    #[serde(default)]
+    unit: Unit,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum Unit {
+    #[default]
+    Tokens,
+    Percent,
+}
+
+pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
+    let req: Request = parse("warning", request)?;
+    let host: Host = req
+        .host
+        .parse()
+        .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
+    let left = req.clear_at.saturating_sub(req.used);
+    let mut fields = Fields::new();
+    let countdown = match req.unit {
+        Unit::Tokens => Countdown::Tokens(left),
+        Unit::Percent => Countdown::Percent(left),
+    };
+    fields.insert("text".into(), json!(warning(host, countdown)));
+    fields.insert("left".into(), json!(left));
+    Ok(fields)
+}

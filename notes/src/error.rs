@@ -1,0 +1,144 @@
+//! [`NotesError`]: every refusal of the store, each carrying the input it refused.
+
+use std::path::PathBuf;
+
+/// Why the store refused an operation. Every variant names the input at fault, and
+/// [`NotesError::code`] gives the stable `snake_case` code the helper protocol reports.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotesError {
+    /// The note or folder name breaks the naming rules.
+    #[error("bad note name `{name}`: {reason}")]
+    BadName {
+        /// The name as given.
+        name: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
+    /// A note's text, or the brain as a whole, would exceed its size limit.
+    #[error(
+        "{what} would be {size} bytes, over the limit of {limit} bytes; shorten it or split it (per note {note_limit} bytes, per brain {brain_limit} bytes)",
+        note_limit = crate::MAX_NOTE_BYTES,
+        brain_limit = crate::MAX_BRAIN_BYTES
+    )]
+    TooLarge {
+        /// What is too large: a note (named) or the brain.
+        what: String,
+        /// The size it would have.
+        size: u64,
+        /// The limit it breaks.
+        limit: u64,
+    },
+    /// No note of that name exists.
+    #[error("no note named `{name}`; notes_list shows the names")]
+    NotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// The note changed (or appeared, or vanished) since the version the writer read.
+    #[error(
+        "note `{name}` changed since version {expected}: it is now {}; read it again and redo the change",
+        current.as_deref().map_or_else(|| "deleted".to_owned(), |v| format!("version {v}"))
+    )]
+    VersionConflict {
+        /// The note.
+        name: String,
+        /// The version the writer carried.
+        expected: String,
+        /// The note's version now (`None` when the note does not exist).
+        current: Option<String>,
+    },
+    /// `old` does not occur in the note.
+    #[error(
+        "`old` does not occur in note `{name}` (0 matches); read the note and copy the exact text: {old:?}"
+    )]
+    NoMatch {
+        /// The note.
+        name: String,
+        /// The text searched for.
+        old: String,
+    },
+    /// `old` occurs more than once in the note.
+    #[error(
+        "`old` occurs {count} times in note `{name}`; include more surrounding text so it matches exactly once: {old:?}"
+    )]
+    Ambiguous {
+        /// The note.
+        name: String,
+        /// The text searched for.
+        old: String,
+        /// How many times it occurs.
+        count: usize,
+    },
+    /// An edit that cannot be applied whatever the note holds.
+    #[error("bad edit of note `{name}`: {reason}")]
+    BadEdit {
+        /// The note.
+        name: String,
+        /// What is wrong with the edit.
+        reason: String,
+    },
+    /// No notesoup home could be derived (no `NOTESOUP_HOME`, `XDG_DATA_HOME` or `HOME`).
+    #[error("cannot place the brain store: {reason}")]
+    NoHome {
+        /// What was missing or wrong.
+        reason: String,
+    },
+    /// The session folder cannot pick a brain: not absolute, or not an existing folder.
+    #[error("bad session folder `{}`: {reason}", path.display())]
+    BadCwd {
+        /// The folder as given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The filesystem failed us (permissions, disk full, a path that is not a folder, ...).
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// What the store was doing.
+        action: &'static str,
+        /// The path it was doing it to.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl NotesError {
+    /// The stable protocol code: `bad_name`, `too_large`, `not_found`, `version_conflict`,
+    /// `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd` or `io`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::BadName { .. } => "bad_name",
+            Self::TooLarge { .. } => "too_large",
+            Self::NotFound { .. } => "not_found",
+            Self::VersionConflict { .. } => "version_conflict",
+            Self::NoMatch { .. } => "no_match",
+            Self::Ambiguous { .. } => "ambiguous",
+            Self::BadEdit { .. } => "bad_edit",
+            Self::NoHome { .. } => "no_home",
+            Self::BadCwd { .. } => "bad_cwd",
+            Self::Io { .. } => "io",
+        }
+    }
+
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| Self::Io {
+            action,
+            path,
+            source,
+        }
+    }
+
+    pub(crate) fn bad_name(name: &str, reason: impl Into<String>) -> Self {
+        Self::BadName {
+            name: name.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,559 @@
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rstest::rstest;
+
+use super::*;
+
+/// A scratch folder with a project in it; removed on drop.
+struct Scratch {
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "notesoup-notes-unit-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("project/sub")).unwrap();
+        Self { root }
+    }
+
+    fn brain(&self) -> Brain {
+        Brain::open(&self.root.join("store"), &self.root.join("project")).unwrap()
+    }
+
+    /// Every file under the store with its bytes: what "changes nothing" compares.
+    fn files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if e.file_type().unwrap().is_dir() {
+                    walk(&path, out);
+                } else if !path.ends_with("lock") {
+                    out.insert(path.clone(), fs::read(&path).unwrap_or_default());
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(&self.root.join("store"), &mut out);
+        out
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+#[rstest]
+#[case::empty("", "empty")]
+#[case::absolute("/etc/passwd", "absolute")]
+#[case::home("~/x", "absolute")]
+#[case::dotdot("a/../b", "escape")]
+#[case::only_dotdot("..", "escape")]
+#[case::dot("./a", "escape")]
+#[case::upper("Plans", "'P'")]
+#[case::space("a b", "' '")]
+#[case::extension("a.md", "'.'")]
+#[case::backslash("a\\b", "'\\\\'")]
+#[case::non_ascii("café", "'é'")]
+#[case::double_slash("a//b", "empty segment")]
+#[case::trailing_slash("a/", "empty segment")]
+#[case::long_segment(&"x".repeat(65), "65 bytes")]
+#[case::too_deep("a/b/c/d/e/f/g/h/i", "9 levels")]
+fn bad_names_are_refused_and_change_nothing(#[case] name: &str, #[case] why: &str) {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("keep", "kept\n", None).unwrap();
+    let before = s.files();
+    for err in [
+        brain.write(name, "x", None).unwrap_err(),
+        brain.read(name).unwrap_err(),
+        brain
+            .edit(name, &Edit::Append("x".into()), None)
+            .unwrap_err(),
+        brain.delete(name, None).unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "bad_name", "{err}");
+        let message = err.to_string();
+        assert!(message.contains(name), "{message}");
+        assert!(message.contains(why), "`{why}` not in: {message}");
+    }
+    assert_eq!(s.files(), before);
+}
+
+#[rstest]
+#[case::plain("a")]
+#[case::folders("plans/2026/today")]
+#[case::all_chars("x_1-2")]
+#[case::longest_segment(&"y".repeat(64))]
+#[case::deepest("a/b/c/d/e/f/g/h")]
+fn good_names_round_trip(#[case] name: &str) {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let w = brain.write(name, "hello\n", None).unwrap();
+    assert!(w.created);
+    let note = brain.read(name).unwrap();
+    assert_eq!(note.text, "hello\n");
+    assert_eq!(note.version, w.version);
+    assert_eq!(brain.list("").unwrap()[0].name, name);
+}
+
+#[test]
+fn a_note_over_the_limit_is_refused_saying_the_limits() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let limit = usize::try_from(MAX_NOTE_BYTES).unwrap();
+    brain.write("big", &"a".repeat(limit), None).unwrap();
+    let before = s.files();
+    let err = brain
+        .write("big", &"b".repeat(limit + 1), None)
+        .unwrap_err();
+    assert_eq!(err.code(), "too_large");
+    let message = err.to_string();
+    assert!(message.contains(&format!("{}", limit + 1)), "{message}");
+    assert!(message.contains(&MAX_NOTE_BYTES.to_string()), "{message}");
+    assert!(message.contains(&MAX_BRAIN_BYTES.to_string()), "{message}");
+    let err = brain
+        .edit("big", &Edit::Append("c".into()), None)
+        .unwrap_err();
+    assert_eq!(err.code(), "too_large");
+    assert_eq!(s.files(), before);
+}
+
+#[test]
+fn a_brain_over_the_limit_is_refused_but_replacing_in_place_is_not() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let note = usize::try_from(MAX_NOTE_BYTES).unwrap();
+    let count = MAX_BRAIN_BYTES / MAX_NOTE_BYTES;
+    for i in 0..count {
+        brain
+            .write(&format!("n{i}"), &"a".repeat(note), None)
+            .unwrap();
+    }
+    let before = s.files();
+    let err = brain.write("one-more", "x", None).unwrap_err();
+    assert_eq!(err.code(), "too_large");
+    assert!(err.to_string().contains("the brain"), "{err}");
+    assert_eq!(s.files(), before);
+    // The same size again, in place, fits.
+    brain.write("n0", &"b".repeat(note), None).unwrap();
+}
+
+#[test]
+fn missing_notes_are_not_found() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    for err in [
+        brain.read("ghost").unwrap_err(),
+        brain
+            .edit(
+                "ghost",
+                &Edit::Replace {
+                    old: "a".into(),
+                    new: "b".into(),
+                },
+                None,
+            )
+            .unwrap_err(),
+        brain.delete("ghost", None).unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "not_found", "{err}");
+        assert!(err.to_string().contains("`ghost`"), "{err}");
+    }
+    assert!(s.files().is_empty(), "a refusal created files");
+}
+
+#[test]
+fn stale_versions_are_refused_showing_the_current_one() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let v1 = brain.write("n", "one\n", None).unwrap().version;
+    let v2 = brain.write("n", "two\n", Some(&v1)).unwrap().version;
+    let before = s.files();
+    let replace = Edit::Replace {
+        old: "two".into(),
+        new: "three".into(),
+    };
+    for err in [
+        brain.write("n", "x", Some(&v1)).unwrap_err(),
+        brain.edit("n", &replace, Some(&v1)).unwrap_err(),
+        brain
+            .edit("n", &Edit::Append("x".into()), Some(&v1))
+            .unwrap_err(),
+        brain.delete("n", Some(&v1)).unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "version_conflict");
+        let message = err.to_string();
+        assert!(message.contains(v1.as_str()), "{message}");
+        assert!(message.contains(&format!("now version {v2}")), "{message}");
+    }
+    assert_eq!(s.files(), before);
+    // A version for a note that does not exist is a conflict too (it was deleted since).
+    let err = brain.write("gone", "x", Some(&v1)).unwrap_err();
+    assert_eq!(err.code(), "version_conflict");
+    assert!(err.to_string().contains("deleted"), "{err}");
+    let err = brain.delete("gone", Some(&v1)).unwrap_err();
+    assert_eq!(err.code(), "version_conflict");
+    // The current version passes.
+    brain.edit("n", &replace, Some(&v2)).unwrap();
+    assert_eq!(brain.read("n").unwrap().text, "three\n");
+}
+
+#[rstest]
+#[case::none("zzz", "no_match", "0 matches")]
+#[case::several("ab", "ambiguous", "3 times")]
+fn replace_needs_exactly_one_match(#[case] old: &str, #[case] code: &str, #[case] says: &str) {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("n", "ab ab ab\n", None).unwrap();
+    let before = s.files();
+    let err = brain
+        .edit(
+            "n",
+            &Edit::Replace {
+                old: old.into(),
+                new: "x".into(),
+            },
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), code);
+    assert!(err.to_string().contains(says), "{err}");
+    assert_eq!(s.files(), before);
+}
+
+#[rstest]
+#[case::empty_old(Edit::Replace { old: String::new(), new: "x".into() })]
+#[case::empty_append(Edit::Append(String::new()))]
+fn empty_edits_are_refused(#[case] edit: Edit) {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("n", "text\n", None).unwrap();
+    let before = s.files();
+    assert_eq!(brain.edit("n", &edit, None).unwrap_err().code(), "bad_edit");
+    assert_eq!(s.files(), before);
+}
+
+#[test]
+fn edits_replace_once_and_append_creates() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let w = brain
+        .edit("log", &Edit::Append("a\n".into()), None)
+        .unwrap();
+    assert!(w.created);
+    brain
+        .edit("log", &Edit::Append("b\n".into()), None)
+        .unwrap();
+    brain
+        .edit(
+            "log",
+            &Edit::Replace {
+                old: "b".into(),
+                new: "B".into(),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(brain.read("log").unwrap().text, "a\nB\n");
+}
+
+#[test]
+fn symlinks_are_refused() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("real", "x", None).unwrap();
+    let outside = s.root.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("secret.md"), "secret").unwrap();
+    let notes = brain.dir().join("notes");
+    std::os::unix::fs::symlink(outside.join("secret.md"), notes.join("link.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, notes.join("dir")).unwrap();
+    for err in [
+        brain.read("link").unwrap_err(),
+        brain.write("link", "y", None).unwrap_err(),
+        brain.delete("link", None).unwrap_err(),
+        brain.read("dir/secret").unwrap_err(),
+        brain.write("dir/new", "y", None).unwrap_err(),
+        brain.list("dir").unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "bad_name", "{err}");
+        assert!(err.to_string().contains("symlink"), "{err}");
+    }
+    assert_eq!(
+        fs::read_to_string(outside.join("secret.md")).unwrap(),
+        "secret"
+    );
+    assert!(!outside.join("new.md").exists());
+    // list skips what it must not follow.
+    let names: Vec<String> = brain
+        .list("")
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    assert_eq!(names, ["real"]);
+}
+
+#[test]
+fn list_reports_names_sizes_versions_and_first_lines_under_a_folder() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("zeta", "\n  last one  \nmore", None).unwrap();
+    let v = brain
+        .write("plans/today", "fix parser\n", None)
+        .unwrap()
+        .version;
+    brain.write("plans/later/x", "x", None).unwrap();
+    let all = brain.list("").unwrap();
+    let names: Vec<&str> = all.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["plans/later/x", "plans/today", "zeta"]);
+    assert_eq!(all[1].version, v);
+    assert_eq!(all[1].bytes, 11);
+    assert_eq!(all[1].first_line, "fix parser");
+    assert_eq!(all[2].first_line, "last one");
+    let plans: Vec<String> = brain
+        .list("plans/")
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    assert_eq!(plans, ["plans/later/x", "plans/today"]);
+    assert!(brain.list("nothing").unwrap().is_empty());
+    assert_eq!(brain.list("/plans").unwrap_err().code(), "bad_name");
+}
+
+#[test]
+fn delete_keeps_the_text_in_the_trash_and_prunes_it() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("a/b", "precious\n", None).unwrap();
+    let d = brain.delete("a/b", None).unwrap();
+    assert_eq!(fs::read_to_string(&d.trash).unwrap(), "precious\n");
+    // The same name deleted again in the same millisecond keeps both texts.
+    let now = SystemTime::now();
+    brain.write("twice", "first\n", None).unwrap();
+    let first = brain.delete_at("twice", None, now).unwrap();
+    brain.write("twice", "second\n", None).unwrap();
+    let second = brain.delete_at("twice", None, now).unwrap();
+    assert_ne!(first.trash, second.trash);
+    assert_eq!(fs::read_to_string(&first.trash).unwrap(), "first\n");
+    assert_eq!(fs::read_to_string(&second.trash).unwrap(), "second\n");
+    assert!(
+        d.trash.to_str().unwrap().ends_with("~a~b.md"),
+        "{}",
+        d.trash.display()
+    );
+    assert_eq!(brain.read("a/b").unwrap_err().code(), "not_found");
+    assert!(
+        !brain.dir().join("notes/a").exists(),
+        "empty folder left behind"
+    );
+
+    // Retention: an old entry goes, and at most TRASH_KEEP stay.
+    let day = Duration::from_secs(86_400);
+    let base = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    brain.write("old", "x", None).unwrap();
+    brain.delete_at("old", None, base).unwrap();
+    let later = base + day * u32::try_from(TRASH_DAYS + 1).unwrap();
+    for i in 0..=TRASH_KEEP {
+        brain.write(&format!("n{i}"), "x", None).unwrap();
+        brain
+            .delete_at(
+                &format!("n{i}"),
+                None,
+                later + Duration::from_millis(i as u64),
+            )
+            .unwrap();
+    }
+    let kept: Vec<String> = fs::read_dir(brain.dir().join("trash"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(kept.len(), TRASH_KEEP);
+    assert!(!kept.iter().any(|k| k.ends_with("~old.md")), "{kept:?}");
+    assert!(
+        !kept.iter().any(|k| k.ends_with("~n0.md")),
+        "oldest over the count kept"
+    );
+}
+
+#[test]
+fn leftover_temp_files_are_cleaned_by_the_next_writer() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("n", "x", None).unwrap();
+    let stale = brain.dir().join("tmp/n.99999.tmp");
+    fs::write(&stale, "half").unwrap();
+    brain.write("n", "y", None).unwrap();
+    assert!(!stale.exists());
+    assert_eq!(brain.list("").unwrap().len(), 1);
+}
+
+#[rstest]
+#[case::notesoup_home(Some("/n"), Some("/x"), Some("/h"), "/n")]
+#[case::xdg(None, Some("/x"), Some("/h"), "/x/notesoup")]
+#[case::empty_is_unset(Some(""), Some(""), Some("/h"), "/h/.local/share/notesoup")]
+#[case::relative_xdg_ignored(None, Some("rel"), Some("/h"), "/h/.local/share/notesoup")]
+fn the_store_root_follows_the_environment(
+    #[case] home_var: Option<&str>,
+    #[case] xdg: Option<&str>,
+    #[case] home: Option<&str>,
+    #[case] want: &str,
+) {
+    assert_eq!(
+        store_root(home_var, xdg, home).unwrap(),
+        PathBuf::from(want)
+    );
+}
+
+#[rstest]
+#[case::nothing(None)]
+#[case::relative_home(Some("home"))]
+fn no_store_root_without_a_home(#[case] home: Option<&str>) {
+    assert_eq!(store_root(None, None, home).unwrap_err().code(), "no_home");
+}
+
+#[test]
+fn the_domain_is_the_git_root_else_the_folder() {
+    let s = Scratch::new();
+    let project = fs::canonicalize(s.root.join("project")).unwrap();
+    assert_eq!(
+        domain_of(&project.join("sub")).unwrap(),
+        project.join("sub")
+    );
+    fs::create_dir(project.join(".git")).unwrap();
+    assert_eq!(domain_of(&project.join("sub")).unwrap(), project);
+    // A worktree's `.git` is a file.
+    fs::write(project.join("sub/.git"), "gitdir: elsewhere\n").unwrap();
+    assert_eq!(
+        domain_of(&project.join("sub")).unwrap(),
+        project.join("sub")
+    );
+    // One brain per domain: a subfolder shares the root's brain.
+    fs::remove_file(project.join("sub/.git")).unwrap();
+    let store = s.root.join("store");
+    let a = Brain::open(&store, &project).unwrap();
+    let b = Brain::open(&store, &project.join("sub")).unwrap();
+    assert_eq!(a.dir(), b.dir());
+    assert!(
+        a.dir()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("project-")
+    );
+    assert_eq!(
+        domain_of(Path::new("relative")).unwrap_err().code(),
+        "bad_cwd"
+    );
+    let err = domain_of(&project.join("missing")).unwrap_err();
+    assert_eq!(err.code(), "bad_cwd");
+    assert!(err.to_string().contains("missing"), "{err}");
+    fs::write(project.join("file"), "").unwrap();
+    assert_eq!(
+        domain_of(&project.join("file")).unwrap_err().code(),
+        "bad_cwd"
+    );
+}
+
+#[rstest]
+#[case(0, "1970-01-01 00:00 UTC")]
+#[case(951_782_400, "2000-02-29 00:00 UTC")]
+#[case(1_733_152_245, "2024-12-02 15:10 UTC")]
+fn utc_formatting(#[case] secs: u64, #[case] want: &str) {
+    assert_eq!(format_utc(secs), want);
+}
+
+#[rstest]
+#[case::all(None, None, "a\nb\nc\n")]
+#[case::window(Some(2), Some(1), "b\n")]
+#[case::tail(Some(3), None, "c\n")]
+#[case::past_the_end(Some(9), Some(1), "(no lines from line 9: the note has 3 lines)")]
+fn read_pages_by_lines(
+    #[case] offset: Option<usize>,
+    #[case] limit: Option<usize>,
+    #[case] body: &str,
+) {
+    let note = Note {
+        name: "n".into(),
+        text: "a\nb\nc\n".into(),
+        version: Version::of("a\nb\nc\n"),
+        updated: 0,
+    };
+    let text = render_read(&note, offset, limit);
+    let (header, rest) = text.split_once('\n').unwrap();
+    assert!(header.starts_with("note `n` | version "), "{header}");
+    assert_eq!(rest, body);
+}
+
+#[test]
+fn versions_are_stable_opaque_hashes() {
+    assert_eq!(Version::of("").as_str(), "cbf29ce484222325");
+    assert_ne!(Version::of("a"), Version::of("b"));
+}
+
+#[test]
+fn refusals_on_a_new_brain_create_nothing() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let big = "x".repeat(usize::try_from(MAX_NOTE_BYTES).unwrap() + 1);
+    assert_eq!(
+        brain.write("n", &big, None).unwrap_err().code(),
+        "too_large"
+    );
+    let v = Version::of("x");
+    assert_eq!(
+        brain.write("n", "x", Some(&v)).unwrap_err().code(),
+        "version_conflict"
+    );
+    assert_eq!(
+        brain
+            .edit("n", &Edit::Append("x".into()), Some(&v))
+            .unwrap_err()
+            .code(),
+        "version_conflict"
+    );
+    assert_eq!(
+        brain
+            .edit("n", &Edit::Append(big), None)
+            .unwrap_err()
+            .code(),
+        "too_large"
+    );
+    assert!(
+        !s.root.join("store").exists(),
+        "a refusal created the store"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_skipped_by_list_and_named_by_read() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("good", "x", None).unwrap();
+    fs::write(brain.dir().join("notes/bad.md"), b"\xff\xfe").unwrap();
+    let names: Vec<String> = brain
+        .list("")
+        .unwrap()
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
+    assert_eq!(names, ["good"]);
+    let err = brain.read("bad").unwrap_err();
+    assert_eq!(err.code(), "io");
+    assert!(err.to_string().contains("not UTF-8"), "{err}");
+    assert_eq!(brain.snapshot().unwrap().len(), 1);
+}

@@ -1,0 +1,54 @@
+//! The versioned state blob the shell keeps between calls.
+
+use serde_json::Value;
+
+use crate::flow::{Flow, STATE_VERSION};
+
+/// Why a state blob was refused. The shell keeps its old blob (or starts over with `null`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FlowError {
+    /// The blob was written by another version of this crate (or is not a blob at all).
+    #[error(
+        "reset state blob has version {found}, this helper reads version {STATE_VERSION}; start a fresh flow with \"state\": null"
+    )]
+    UnknownVersion {
+        /// The `v` found, as JSON (`missing` when absent).
+        found: String,
+    },
+    /// The blob claims this version but does not have its shape.
+    #[error("reset state blob (version {STATE_VERSION}) is malformed: {message}")]
+    BadState {
+        /// serde's account of what was wrong.
+        message: String,
+    },
+}
+
+impl Flow {
+    /// Read a state blob: `null` is a fresh flow (generation 0); a blob of another version
+    /// is refused, never misread.
+    pub fn from_blob(blob: &Value) -> Result<Self, FlowError> {
+        if blob.is_null() {
+            return Ok(Self::default());
+        }
+        let found = blob.get("v");
+        if found.and_then(Value::as_u64) != Some(u64::from(STATE_VERSION)) {
+            return Err(FlowError::UnknownVersion {
+                found: found.map_or_else(|| "missing".to_owned(), Value::to_string),
+            });
+        }
+        Self::deserialize_blob(blob)
+    }
+
+    fn deserialize_blob(blob: &Value) -> Result<Self, FlowError> {
+        serde::Deserialize::deserialize(blob).map_err(|err: serde_json::Error| {
+            FlowError::BadState {
+                message: err.to_string(),
+            }
+        })
+    }
+
+    /// The blob to keep until the next call.
+    pub fn to_blob(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

@@ -1,0 +1,150 @@
+//! What the flow asks the hooks module to do: [`Effect`]s, and the [`Hints`] it may read on
+//! hot paths without another call.
+//!
+//! Every effect is a JSON object tagged by `"type"` (`snake_case`). Effects that start
+//! asynchronous work carry the `generation` the shell must echo in the event that reports
+//! the outcome. See `EVENTS.md` for how the shell carries out each one.
+
+use serde::{Deserialize, Serialize};
+
+/// Which handoff pool the boot's handoff paragraph is drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pool {
+    /// The model called `empty_brain` for this reset (its notes are saved).
+    Normal,
+    /// No tool call: a budget reset, a command without a close-out tool call, or a native
+    /// auto compaction with no request.
+    Forced,
+}
+
+/// One thing for the hooks module to do, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Effect {
+    /// Answer the `empty_brain` `tool.call` with `{result: text}` (an error result when
+    /// `is_error`). Every tool of the batch still runs; nothing is aborted.
+    ///
+    /// `{"type":"tool_result","text":"…","is_error":false}`
+    ToolResult {
+        /// The tool result text for the model.
+        text: String,
+        /// True when the call was refused (bad arguments, subagent, `DISABLE_COMPACT`).
+        is_error: bool,
+    },
+    /// Answer this main `turn.step` without `next`: yield `{kind:"text",index:0,text}` and
+    /// `{kind:"stop",stopReason:"end_turn",usage:null}`, then return the `TurnStepResult`
+    /// (`answer: text, toolUses: [], stopReason: "end_turn", usage: null`). No model request.
+    ///
+    /// `{"type":"end_turn","text":"…"}`
+    EndTurn {
+        /// The synthetic answer (never empty).
+        text: String,
+    },
+    /// From `turn.complete`, after `next(e)`, not awaited:
+    /// `$.command.run({command: "compact", args: marker})`; report how it settled with
+    /// `compaction_result` under `generation`.
+    ///
+    /// `{"type":"compact","marker":"notesoup-reset g1 r1 a1","generation":1}`
+    Compact {
+        /// The unique instruction marker; only a compaction carrying it is admitted.
+        marker: String,
+        /// Echo in `compaction_result`.
+        generation: u64,
+    },
+    /// Answer this `session.compact` without `next`: build the boot with this handoff pool
+    /// (helper `boot`), return `{messages: [boot + handoff]}`, and report `boot`
+    /// (`acquired` with the boot message's UUID, or `failed`) under `generation`.
+    ///
+    /// `{"type":"answer_compaction","pool":"normal","sticky":"finish the parser","generation":1}`
+    AnswerCompaction {
+        /// The handoff pool.
+        pool: Pool,
+        /// The request's sticky note (`last_word`), if any.
+        sticky: Option<String>,
+        /// Echo in `boot` and `commit_evidence`.
+        generation: u64,
+    },
+    /// Answer this `session.compact` with `{skip: notice}` without `next`; show the notice.
+    ///
+    /// `{"type":"veto_compaction","notice":"…"}`
+    VetoCompaction {
+        /// One line for the person (also the skip reason).
+        notice: String,
+    },
+    /// Let this `session.compact` run natively: `return next(e)` (subagents; an automatic
+    /// compaction whose boot could not be built falls back to Claude's own summary).
+    ///
+    /// `{"type":"native_compaction"}`
+    NativeCompaction,
+    /// Start the one continuation: `$.prompt.submit({text})`, not awaited; report
+    /// `continuation` under `generation`.
+    ///
+    /// `{"type":"continue","text":"…","sticky":null,"generation":1}`
+    Continue {
+        /// The prompt text to submit.
+        text: String,
+        /// The sticky note it carries, if any.
+        sticky: Option<String>,
+        /// Echo in `continuation`.
+        generation: u64,
+    },
+    /// Let the model save its notes before a `/empty` or `/fresh-window` reset: load the
+    /// budget warning (helper `warning`); `submit`: start one hidden close-out turn with it
+    /// (`$.prompt.submit`); `current_turn`: return it as the command's `context`. On any
+    /// failure report `closeout` under `generation`.
+    ///
+    /// `{"type":"closeout","mode":"submit","generation":1}`
+    Closeout {
+        /// Where the warning goes.
+        mode: CloseoutMode,
+        /// Echo in `closeout`.
+        generation: u64,
+    },
+    /// Show one line to the person (`$.ui.notice`, or the command's text).
+    ///
+    /// `{"type":"report","text":"…"}`
+    Report {
+        /// One line.
+        text: String,
+    },
+    /// The request ended without a reset: drop any work held for it (a queued close-out,
+    /// a waiter).
+    ///
+    /// `{"type":"cancel","reason":"…"}`
+    Cancel {
+        /// Why, one line.
+        reason: String,
+    },
+}
+
+/// Where a close-out's budget warning goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseoutMode {
+    /// Idle: one hidden close-out turn.
+    Submit,
+    /// Busy: the running turn (the command's `context`).
+    CurrentTurn,
+}
+
+/// Facts the shell may read without another helper call.
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "a flat JSON object of independent yes/no facts is the wire shape the shell reads"
+)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Hints {
+    /// The flow's generation (echo it in asynchronous-result events).
+    pub generation: u64,
+    /// A reset request is pending or in flight.
+    pub pending: bool,
+    /// The next main `turn.step` of the running turn will be answered with `end_turn`.
+    pub end_turn_at_next_main_step: bool,
+    /// The worker's compaction is expected (a `session.compact` carrying the marker).
+    pub compaction_expected: bool,
+    /// The pending reset will not continue (STOP, `terminate`, or natural input).
+    pub stop: bool,
+    /// `DISABLE_COMPACT` is set: explicit resets are refused.
+    pub disable_compact: bool,
+}

@@ -1,0 +1,348 @@
+//! What the hooks module tells the flow: one [`Event`] per hook fact.
+//!
+//! Every event is a JSON object tagged by `"type"` (`snake_case`). Events that report the
+//! outcome of asynchronous work the flow asked for carry the `generation` the effect was
+//! issued under; an event from an older generation is ignored (session changes invalidate
+//! in-flight work). See `EVENTS.md` for the hook each event comes from.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Whose event this is: the main conversation or a subagent (`e.agentId` set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agent {
+    /// The main loop (`e.agentId === undefined`).
+    Main,
+    /// A subagent (`e.agentId` set). Subagents never change the main flow.
+    Subagent,
+}
+
+/// The measured context against the hard clear point, from `$.session.usage()` and the
+/// helper's `limits` reply (`hard`, `auto_clear`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    /// `usage.context.tokens` (the last response's context size).
+    pub tokens: u64,
+    /// `limits.hard`: the hard clear point in the same unit.
+    pub hard: u64,
+    /// `limits.auto_clear`: false when auto-compaction is off (no automatic resets).
+    pub auto_clear: bool,
+}
+
+impl Measure {
+    /// True when this measure asks for an automatic (budget) reset.
+    pub fn over(self) -> bool {
+        self.auto_clear && self.tokens >= self.hard
+    }
+}
+
+/// How a main turn ended (`turn.complete`'s `reason`). Anything unknown counts as a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// `reason: "answer"`: the only successful ending.
+    Answer,
+    /// `reason: "aborted"` (`isAborted`).
+    Aborted,
+    /// `reason: "error"` (e.g. "Prompt is too long").
+    Error,
+    /// `reason: "refusal"`.
+    Refusal,
+    /// Any other reason a future engine might add; treated like `error`.
+    #[serde(other)]
+    Other,
+}
+
+/// Where natural (person-typed) input stands relative to the running turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputPhase {
+    /// Accepted into the running main turn (it rides the turn's next model request).
+    Accepted,
+    /// Delivered: a model request carried it.
+    Delivered,
+    /// Queued as its own natural turn that runs after the current one (or submitted idle).
+    Queued,
+}
+
+/// The slash command the person ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// `/empty`.
+    Empty,
+    /// `/fresh-window`.
+    FreshWindow,
+}
+
+impl Command {
+    /// The command as the person typed it.
+    pub fn slash(self) -> &'static str {
+        match self {
+            Command::Empty => "/empty",
+            Command::FreshWindow => "/fresh-window",
+        }
+    }
+}
+
+/// What raised a `session.compact` (its pinned `trigger`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    /// The engine at its threshold, or a prompt that is too long.
+    Auto,
+    /// `/compact [instructions]` or `$.command.run({command:"compact", args})`.
+    Manual,
+    /// `$.session.compact()` (interactive only).
+    Plugin,
+    /// A background pre-summary.
+    Precompute,
+}
+
+/// Failed or dropped, for work the shell started on the flow's behalf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Miss {
+    /// The call itself failed (rejected, threw, the warning could not load).
+    Failed,
+    /// Another hook dropped it (`{drop}` / `{deny}`).
+    Dropped,
+}
+
+/// The outcome of the reset worker's compaction command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// `$.command.run` resolved (a receipt, not evidence).
+    Ok,
+    /// `$.command.run` rejected, or the compaction reported failure.
+    Failed,
+}
+
+/// The boot build's outcome for a compaction the flow answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootStatus {
+    /// Built; `uuid` is the UUID of the boot message the hook returns.
+    Acquired,
+    /// Could not be built (helper refused, notes unreadable, ...).
+    Failed,
+}
+
+/// Where commit evidence was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Headless: the result of a successful main `session.append` (`await next(e)`).
+    Append,
+    /// Interactive: `$.session.messages()` after the compaction command resolved.
+    Messages,
+}
+
+/// What the evidence shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    /// A kept compact boundary row (`door: "compaction"`, the boundary).
+    Boundary,
+    /// The boot message: `uuid` as kept, `intact` = its text is the boot the hook returned.
+    Boot,
+    /// No boot where one must be (`messages()` without it; headless command resolved with no
+    /// boot row seen).
+    Missing,
+}
+
+/// The continuation prompt's fate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContinuationStatus {
+    /// Its `prompt.submit` passed and the turn started.
+    Started,
+    /// Another hook dropped it.
+    Dropped,
+    /// `$.prompt.submit` rejected.
+    Failed,
+}
+
+/// One fact from the hooks module. JSON: an object tagged `"type"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Event {
+    /// `tool.call` for `mcp__notesoup__empty_brain`. `args` is the raw tool input (the event
+    /// minus `tool`, `tool_use_id`, `agentId`, `requestMeta`); the flow validates it:
+    /// `terminate` absent or boolean, `last_word` absent or string.
+    ///
+    /// `{"type":"empty_brain","agent":"main","args":{"last_word":"finish the parser","terminate":false}}`
+    EmptyBrain {
+        /// Main or subagent.
+        agent: Agent,
+        /// The raw tool input.
+        #[serde(default)]
+        args: Value,
+    },
+    /// `turn.step` (before `next`). `context`, when given, is measured first (the hard point
+    /// at a step).
+    ///
+    /// `{"type":"turn_step","agent":"main","turn_id":"t1","index":2,"context":{"tokens":150000,"hard":151000,"auto_clear":true}}`
+    TurnStep {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.turnId`.
+        turn_id: String,
+        /// `e.index` (0 = the request that delivers the turn's prompt).
+        index: u32,
+        /// The measured context, if the shell has it for this step.
+        #[serde(default)]
+        context: Option<Measure>,
+    },
+    /// `turn.complete` (after `next`). `context` is checked against the hard point after a
+    /// successful main turn when no request is pending.
+    ///
+    /// `{"type":"turn_complete","agent":"main","turn_id":"t1","reason":"answer"}`
+    TurnComplete {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.turnId`.
+        turn_id: String,
+        /// `e.reason`.
+        reason: TurnEnd,
+        /// The measured context after the turn, if known.
+        #[serde(default)]
+        context: Option<Measure>,
+    },
+    /// A measurement outside a step (`session.measure`, a tool result's usage check) while a
+    /// main turn runs. Idle measurements are checked by `turn_complete` instead.
+    ///
+    /// `{"type":"measured","tokens":152000,"hard":151000,"auto_clear":true}`
+    Measured {
+        /// `usage.context.tokens`.
+        tokens: u64,
+        /// `limits.hard`.
+        hard: u64,
+        /// `limits.auto_clear`.
+        auto_clear: bool,
+    },
+    /// Natural (person-typed) input: accepted into the running turn, delivered to a model
+    /// request, or queued as its own turn.
+    ///
+    /// `{"type":"natural_input","phase":"accepted"}`
+    NaturalInput {
+        /// Where the input stands.
+        phase: InputPhase,
+    },
+    /// `/empty` or `/fresh-window` ran (`command.run`); `busy` = a main turn is running.
+    ///
+    /// `{"type":"command","command":"empty","busy":false}`
+    Command {
+        /// Which command.
+        command: Command,
+        /// True when a main turn is running (the command is immediate).
+        busy: bool,
+    },
+    /// The close-out the flow asked for could not start: the warning did not load, the
+    /// submission failed, or another hook dropped it.
+    ///
+    /// `{"type":"closeout","generation":1,"status":"dropped","reason":"dropped by a hook"}`
+    Closeout {
+        /// The generation of the `closeout` effect.
+        generation: u64,
+        /// Failed or dropped.
+        status: Miss,
+        /// Why, for the report.
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// `session.compact` (before `next`).
+    ///
+    /// `{"type":"compaction","agent":"main","trigger":"manual","instructions":"notesoup-reset g1 r1 a1"}`
+    Compaction {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.trigger`.
+        trigger: Trigger,
+        /// `e.instructions` (the marker, for the reset worker's own compaction).
+        #[serde(default)]
+        instructions: Option<String>,
+    },
+    /// How the worker's `$.command.run({command:"compact", args: marker})` settled.
+    ///
+    /// `{"type":"compaction_result","generation":1,"status":"failed","reason":"rejected"}`
+    CompactionResult {
+        /// The generation of the `compact` effect.
+        generation: u64,
+        /// Resolved or failed.
+        status: Outcome,
+        /// Why, for the report.
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// The boot build for an `answer_compaction` effect.
+    ///
+    /// `{"type":"boot","generation":1,"status":"acquired","uuid":"0b7c…"}`
+    Boot {
+        /// The current generation.
+        generation: u64,
+        /// Acquired or failed.
+        status: BootStatus,
+        /// The UUID of the boot message the hook returns (when acquired).
+        #[serde(default)]
+        uuid: Option<String>,
+        /// Why it failed, for the report.
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// Proof (or disproof) that Claude kept the boot.
+    ///
+    /// `{"type":"commit_evidence","generation":1,"source":"append","evidence":"boot","uuid":"0b7c…","intact":true}`
+    CommitEvidence {
+        /// The current generation.
+        generation: u64,
+        /// Main `session.append` results, or `$.session.messages()`.
+        source: Source,
+        /// What was seen.
+        evidence: Evidence,
+        /// The boot row's UUID (for `boot`).
+        #[serde(default)]
+        uuid: Option<String>,
+        /// The boot row's text is exactly the boot returned (for `boot`).
+        #[serde(default)]
+        intact: bool,
+    },
+    /// The continuation prompt started, was dropped, or failed.
+    ///
+    /// `{"type":"continuation","generation":1,"status":"started"}`
+    Continuation {
+        /// The generation of the `continue` effect.
+        generation: u64,
+        /// Its fate.
+        status: ContinuationStatus,
+        /// Why, for the report.
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// The runtime cap changed (`/notesoup cap …`); a pending reset keeps its policy.
+    ///
+    /// `{"type":"cap_changed","cap":100000}`
+    CapChanged {
+        /// The new cap in tokens, `null` when removed.
+        #[serde(default)]
+        cap: Option<u64>,
+    },
+    /// The session changed (`/clear`, `/resume`, `/branch`, identity change, `session.end`):
+    /// a different `generation` discards the flow and invalidates in-flight work.
+    ///
+    /// `{"type":"session","generation":2}`
+    Session {
+        /// The shell's new generation number (the shell increments it).
+        generation: u64,
+    },
+    /// `DISABLE_COMPACT` as read at `session.start` (presence: set).
+    ///
+    /// `{"type":"disable_compact","set":true}`
+    DisableCompact {
+        /// True when the variable is set.
+        set: bool,
+    },
+}

@@ -1,0 +1,122 @@
+//! notesoup's reset lifetimes as a pure state machine: [`Event`]s in, [`Effect`]s out.
+//!
+//! Clearing a window is the riskiest thing notesoup does. All of its decisions live here;
+//! the hooks module (an imperative shell) keeps the state blob between calls, turns hook
+//! facts into events, and carries out the effects it gets back. This crate does no IO, reads
+//! no clock and draws no randomness: the same state and event always give the same answer.
+//!
+//! Three lifetimes:
+//! - **Request**: from the first valid `empty_brain` call (or the hard point, or `/empty`,
+//!   `/fresh-window`) until a successful reset or a cancellation. It owns the first call's
+//!   sticky note (`last_word`) and continuation policy (`terminate`, default false), and the
+//!   manual STOP.
+//! - **Commit**: one native compaction attempt and the proof that Claude kept the boot.
+//! - **Cutoff**: per main turn; ends the turn at its next step with a synthetic `end_turn`.
+//!
+//! The vocabulary (JSON shapes, with the hook each comes from and what the shell does with
+//! each effect) is in `EVENTS.md` beside this crate; in short:
+//!
+//! | event `type` | from |
+//! | --- | --- |
+//! | `empty_brain` | `tool.call` of `mcp__notesoup__empty_brain` (`agent`, raw `args`) |
+//! | `turn_step` | `turn.step` (`agent`, `turn_id`, `index`, optional `context`) |
+//! | `turn_complete` | `turn.complete` (`agent`, `turn_id`, `reason`, optional `context`) |
+//! | `measured` | a measurement while a main turn runs (`tokens`, `hard`, `auto_clear`) |
+//! | `natural_input` | person input `accepted` / `delivered` / `queued` |
+//! | `command` | `/empty`, `/fresh-window` (`busy`) |
+//! | `closeout` | the close-out could not start (`failed` / `dropped`) |
+//! | `compaction` | `session.compact` (`agent`, `trigger`, `instructions`) |
+//! | `compaction_result` | how `$.command.run({command:"compact"})` settled |
+//! | `boot` | the boot build for an answered compaction (`acquired` + `uuid` / `failed`) |
+//! | `commit_evidence` | `session.append` results / `$.session.messages()` |
+//! | `continuation` | the continuation `started` / `dropped` / `failed` |
+//! | `cap_changed`, `session`, `disable_compact` | cap, generation, `DISABLE_COMPACT` |
+//!
+//! | effect `type` | the shell |
+//! | --- | --- |
+//! | `tool_result` | answers the `empty_brain` call |
+//! | `end_turn` | answers this main `turn.step` with a synthetic `end_turn` |
+//! | `compact` | `$.command.run({command:"compact", args: marker})` from `turn.complete` |
+//! | `answer_compaction` | answers `session.compact` with boot + handoff (`pool`) |
+//! | `veto_compaction` | answers `session.compact` with `{skip}` and a notice |
+//! | `native_compaction` | `return next(e)` |
+//! | `continue` | `$.prompt.submit` the one continuation |
+//! | `closeout` | the budget warning in a hidden turn (`submit`) or the running one |
+//! | `report` | a one-line notice |
+//! | `cancel` | the request ended without a reset: drop work held for it |
+//!
+//! ```
+//! use notesoup_reset_flow::{Effect, Event, step};
+//! use serde_json::{Value, json};
+//!
+//! // The shell keeps the blob; `null` starts a fresh flow.
+//! let mut blob = Value::Null;
+//! let mut send = |event: Value| {
+//!     let event: Event = serde_json::from_value(event).unwrap();
+//!     let reply = step(&blob, event).unwrap();
+//!     blob = reply.flow.to_blob();
+//!     (reply.effects, reply.hints)
+//! };
+//!
+//! send(json!({"type": "session", "generation": 1}));
+//! send(json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 0}));
+//! let (fx, hints) = send(json!({"type": "empty_brain", "agent": "main",
+//!                                "args": {"last_word": "finish the parser"}}));
+//! assert!(matches!(fx[0], Effect::ToolResult { is_error: false, .. }));
+//! assert!(hints.end_turn_at_next_main_step);
+//!
+//! // The whole tool batch ran; the next main step ends the turn without a model request.
+//! let (fx, _) = send(json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 1}));
+//! assert!(matches!(fx[0], Effect::EndTurn { .. }));
+//!
+//! // After the turn, the reset worker compacts with its unique marker.
+//! let (fx, hints) = send(json!({"type": "turn_complete", "agent": "main", "turn_id": "t1",
+//!                                "reason": "answer"}));
+//! assert_eq!(
+//!     serde_json::to_value(&fx[0]).unwrap(),
+//!     json!({"type": "compact", "marker": "notesoup-reset g1 r1 a1", "generation": 1})
+//! );
+//! assert!(hints.compaction_expected);
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod blob;
+mod effect;
+mod event;
+mod flow;
+
+pub use blob::FlowError;
+pub use flow::{Flow, STATE_VERSION};
+
+pub use effect::{CloseoutMode, Effect, Hints, Pool};
+pub use event::{
+    Agent, BootStatus, Command, ContinuationStatus, Event, Evidence, InputPhase, Measure, Miss,
+    Outcome, Source, Trigger, TurnEnd,
+};
+
+/// The answer to one event: the new state, the effects in order, and the hints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The state to keep (serialize with [`Flow::to_blob`]).
+    pub flow: Flow,
+    /// What the shell must do, in order.
+    pub effects: Vec<Effect>,
+    /// Facts for hot paths.
+    pub hints: Hints,
+}
+
+/// Apply one event to a state blob (`null` for a fresh flow).
+pub fn step(state: &serde_json::Value, event: Event) -> Result<Reply, FlowError> {
+    let mut flow = Flow::from_blob(state)?;
+    let effects = flow.handle(event);
+    let hints = flow.hints();
+    Ok(Reply {
+        flow,
+        effects,
+        hints,
+    })
+}
+
+#[cfg(test)]
+mod tests;

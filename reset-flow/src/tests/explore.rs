@@ -1,0 +1,568 @@
+//! The exhaustive explorer: every sequence of events from a finite alphabet, up to
+//! [`DEPTH`] events, from a fresh flow; the invariants are checked on every transition.
+//!
+//! States are deduplicated per layer (a canonical flow plus the monitor's own record of the
+//! path), and each distinct state carries how many event sequences reach it, so the number
+//! of paths checked is exact while the work stays proportional to the distinct states.
+//!
+//! The monitor ([`Ghost`]) tracks what the *events and effects* say happened, not the
+//! flow's internals, and checks:
+//! - no continuation without a confirmed commit (boot acquired, then the boundary and the
+//!   intact boot with the same UUID, or the boot in the messages);
+//! - at most one compaction per request (no second worker compaction or admission once the
+//!   window changed for it; none while one is in flight; none after auto consumed it), and
+//!   a manual compaction is admitted only with the marker of the worker's own command;
+//! - a close-out that could not start cancels its request;
+//! - never two continuations (one per request, one per confirmed commit);
+//! - subagent events never change the main flow;
+//! - STOP is never undone;
+//! - natural input is never replayed or overridden (no end of a turn that carries it, no
+//!   continuation or close-out submission over it, no reset work while it is undelivered);
+//! - the cutoff fires only on a main step (index > 0) and the worker only after a
+//!   successful main turn;
+//! - every state survives its blob, and the hints agree with it.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::flow::{Commit, Flow};
+use crate::{Agent, Effect, Event, Trigger};
+
+const DEPTH: usize = 8;
+
+/// Print a figure in the test output even when it is captured: libtest captures the print
+/// macros, not a direct write to stderr.
+fn report(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "\n{line}");
+}
+
+/// Concrete events, with the JSON each was parsed from (for the failure report).
+type Alphabet = Vec<(Value, Event)>;
+
+/// The alphabet, made concrete against the state it applies to (the live generation and the
+/// worker's live marker are the only symbolic parts). One event stands for each class the
+/// flow tells apart: `aborted`/`refusal` take `error`'s path, `dropped`/`failed` share one,
+/// `/empty` and `/fresh-window` differ only in the notice; the rstest tables cover those.
+fn alphabet(flow: &Flow) -> Vec<Value> {
+    let g = flow.generation();
+    let marker = flow
+        .expected_marker()
+        .unwrap_or_else(|| "notesoup-reset g9 r9 a9".to_owned());
+    let over = json!({"tokens": 2000, "hard": 1000, "auto_clear": true});
+    vec![
+        json!({"type": "empty_brain", "agent": "main", "args": {}}),
+        json!({"type": "empty_brain", "agent": "main", "args": {"terminate": true, "last_word": "w"}}),
+        json!({"type": "empty_brain", "agent": "main", "args": {"terminate": "yes"}}),
+        json!({"type": "empty_brain", "agent": "subagent", "args": {}}),
+        json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 0}),
+        json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 1}),
+        json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 1, "context": over}),
+        json!({"type": "turn_step", "agent": "main", "turn_id": "t2", "index": 0}),
+        json!({"type": "turn_step", "agent": "subagent", "turn_id": "s", "index": 1, "context": over}),
+        json!({"type": "turn_complete", "agent": "main", "turn_id": "t1", "reason": "answer"}),
+        json!({"type": "turn_complete", "agent": "main", "turn_id": "t1", "reason": "answer", "context": over}),
+        json!({"type": "turn_complete", "agent": "main", "turn_id": "t1", "reason": "error"}),
+        json!({"type": "turn_complete", "agent": "subagent", "turn_id": "s", "reason": "answer", "context": over}),
+        json!({"type": "measured", "tokens": 2000, "hard": 1000, "auto_clear": true}),
+        json!({"type": "natural_input", "phase": "accepted"}),
+        json!({"type": "natural_input", "phase": "delivered"}),
+        json!({"type": "natural_input", "phase": "queued"}),
+        json!({"type": "command", "command": "empty", "busy": false}),
+        json!({"type": "command", "command": "fresh_window", "busy": true}),
+        json!({"type": "closeout", "generation": g, "status": "failed"}),
+        json!({"type": "compaction", "agent": "main", "trigger": "manual", "instructions": marker}),
+        json!({"type": "compaction", "agent": "main", "trigger": "manual", "instructions": "keep the plan"}),
+        json!({"type": "compaction", "agent": "main", "trigger": "auto"}),
+        json!({"type": "compaction", "agent": "subagent", "trigger": "auto"}),
+        json!({"type": "compaction", "agent": "main", "trigger": "precompute"}),
+        json!({"type": "compaction_result", "generation": g, "status": "ok"}),
+        json!({"type": "compaction_result", "generation": g, "status": "failed"}),
+        json!({"type": "boot", "generation": g, "status": "acquired", "uuid": "B"}),
+        json!({"type": "boot", "generation": g, "status": "failed"}),
+        json!({"type": "commit_evidence", "generation": g, "source": "append", "evidence": "boundary"}),
+        json!({"type": "commit_evidence", "generation": g, "source": "append", "evidence": "boot", "uuid": "B", "intact": true}),
+        json!({"type": "commit_evidence", "generation": g, "source": "messages", "evidence": "boot", "uuid": "B", "intact": true}),
+        json!({"type": "commit_evidence", "generation": g, "source": "append", "evidence": "boot", "uuid": "B", "intact": false}),
+        json!({"type": "commit_evidence", "generation": g, "source": "messages", "evidence": "boot", "uuid": "X", "intact": true}),
+        json!({"type": "commit_evidence", "generation": g, "source": "messages", "evidence": "missing"}),
+        json!({"type": "commit_evidence", "generation": g + 7, "source": "messages", "evidence": "boot", "uuid": "B", "intact": true}),
+        json!({"type": "continuation", "generation": g, "status": "started"}),
+        json!({"type": "continuation", "generation": g, "status": "dropped"}),
+        json!({"type": "session", "generation": g + 1}),
+        json!({"type": "cap_changed", "cap": 100_000}),
+        json!({"type": "disable_compact", "set": true}),
+    ]
+}
+
+/// What the path so far says happened, from events and effects alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "a monitor's record: one flag per fact an invariant needs"
+)]
+struct Ghost {
+    // Session-scoped.
+    turn: Option<&'static str>,
+    natural_in_turn: bool,
+    undelivered: bool,
+    // Request-scoped (reset when the request ends).
+    stopped: bool,
+    natural: bool,
+    continued: bool,
+    worker_in_flight: bool,
+    /// A close-out was asked for this request.
+    closeout: bool,
+    /// The marker the last `compact` effect carried.
+    marker: Option<String>,
+    consumed: bool,
+    request_answered: bool,
+    installed: bool,
+    boundary: bool,
+    window_changed: bool,
+    confirmed: bool,
+}
+
+impl Ghost {
+    fn end_request(&mut self) {
+        *self = Ghost {
+            turn: self.turn,
+            natural_in_turn: self.natural_in_turn,
+            undelivered: self.undelivered,
+            ..Ghost::default()
+        };
+    }
+}
+
+fn turn_name(id: &str) -> &'static str {
+    if id == "t1" { "t1" } else { "t2" }
+}
+
+/// The flow with its counters zeroed: behaviour does not depend on their values (the
+/// alphabet resolves the generation and the marker against the live state).
+fn canonical(mut flow: Flow) -> Flow {
+    flow.generation = 0;
+    flow.next_request = 1;
+    if let Some(r) = &mut flow.request {
+        r.id = 1;
+        flow.next_request = 2;
+    }
+    if let Some(Commit {
+        request, marker, ..
+    }) = &mut flow.commit
+    {
+        *request = 1;
+        if let Some(m) = marker {
+            m.generation = 0;
+            m.request = 1;
+        }
+    }
+    flow
+}
+
+#[allow(
+    clippy::too_many_lines,
+    reason = "one monitor step: every invariant in one place, in the order the doc lists them"
+)]
+fn check(
+    pre: &Flow,
+    ghost: &Ghost,
+    event: &Event,
+    post: &Flow,
+    fx: &[Effect],
+) -> Result<Ghost, String> {
+    let mut g = ghost.clone();
+    let has = |f: &dyn Fn(&Effect) -> bool| fx.iter().any(f);
+
+    // Hints (the blob round trip is checked once per distinct state, below).
+    let hints = post.hints();
+    if hints.pending != post.request.is_some() || hints.generation != post.generation() {
+        return Err(format!("hints disagree with the state: {hints:?}"));
+    }
+
+    // Subagent events never change the main flow.
+    let subagent = matches!(
+        event,
+        Event::EmptyBrain {
+            agent: Agent::Subagent,
+            ..
+        } | Event::TurnStep {
+            agent: Agent::Subagent,
+            ..
+        } | Event::TurnComplete {
+            agent: Agent::Subagent,
+            ..
+        } | Event::Compaction {
+            agent: Agent::Subagent,
+            ..
+        }
+    );
+    if subagent {
+        let harmless = fx.iter().all(|e| {
+            matches!(
+                e,
+                Effect::ToolResult { is_error: true, .. } | Effect::NativeCompaction
+            )
+        });
+        if pre != post || !harmless {
+            return Err(format!("a subagent event changed the main flow: {fx:?}"));
+        }
+        return Ok(g);
+    }
+
+    // A main step of another turn starts that turn's record.
+    if let Event::TurnStep {
+        agent: Agent::Main,
+        turn_id,
+        ..
+    } = event
+    {
+        let name = turn_name(turn_id);
+        if g.turn != Some(name) {
+            g.natural_in_turn = false;
+        }
+        g.turn = Some(name);
+    }
+
+    // A request born of this event starts a fresh record.
+    if pre.request.is_none() && post.request.is_some() {
+        let keep = g.clone();
+        g.end_request();
+        // Input that a completed turn carried does not own a reset born after it.
+        let turn_over = matches!(event, Event::TurnComplete { .. });
+        g.natural = (keep.natural_in_turn && !turn_over) || keep.undelivered;
+        g.stopped = matches!(event, Event::Command { .. });
+    }
+
+    // The cutoff fires only on a main step after the first, never over natural input.
+    if has(&|e| matches!(e, Effect::EndTurn { .. })) {
+        if !matches!(event, Event::TurnStep { agent: Agent::Main, index, .. } if *index > 0) {
+            return Err("end_turn outside a main step".into());
+        }
+        if g.natural_in_turn {
+            return Err("end_turn over natural input in this turn".into());
+        }
+    }
+
+    // Reset work starts only after a successful main turn, never over undelivered input,
+    // and at most once per request.
+    if has(&|e| matches!(e, Effect::Compact { .. })) {
+        if !matches!(
+            event,
+            Event::TurnComplete {
+                agent: Agent::Main,
+                reason: crate::TurnEnd::Answer,
+                ..
+            }
+        ) {
+            return Err("compact outside a successful main turn completion".into());
+        }
+        if g.undelivered {
+            return Err("reset work started over undelivered natural input".into());
+        }
+        if g.worker_in_flight || g.consumed || g.window_changed {
+            return Err("a second compaction for one request".into());
+        }
+        g.worker_in_flight = true;
+        g.marker = fx.iter().find_map(|e| match e {
+            Effect::Compact { marker, .. } => Some(marker.clone()),
+            _ => None,
+        });
+    }
+    let answered = fx
+        .iter()
+        .any(|e| matches!(e, Effect::AnswerCompaction { .. }));
+    if let Event::Compaction {
+        trigger,
+        instructions,
+        ..
+    } = event
+    {
+        match trigger {
+            Trigger::Manual | Trigger::Plugin if answered => {
+                if !g.worker_in_flight
+                    || g.window_changed
+                    || g.request_answered
+                    || *instructions != g.marker
+                {
+                    return Err("a compaction admitted without its own worker attempt".into());
+                }
+                g.request_answered = true;
+            }
+            // The request's first compaction, or a retry of one whose boot never reported
+            // (its hook did not finish): auto consumes the request.
+            Trigger::Auto
+                if answered
+                    && pre.request.is_some()
+                    && !g.window_changed
+                    && !g.installed
+                    && (!g.consumed || g.request_answered) =>
+            {
+                g.consumed = true;
+                g.request_answered = true;
+            }
+            _ => {}
+        }
+    }
+    if let Event::Boot {
+        status, generation, ..
+    } = event
+        && *generation == pre.generation()
+        && g.request_answered
+        && !g.installed
+    {
+        if *status == crate::BootStatus::Acquired {
+            g.installed = true;
+        } else if post.request.is_some() {
+            return Err("a failed boot left the request standing".into());
+        }
+    }
+    if let Event::CommitEvidence {
+        generation,
+        source,
+        evidence,
+        uuid,
+        intact,
+    } = event
+        && *generation == pre.generation()
+        && g.installed
+    {
+        g.window_changed = true;
+        match evidence {
+            crate::Evidence::Boundary if *source == crate::Source::Append => g.boundary = true,
+            crate::Evidence::Boot
+                if *intact
+                    && uuid.as_deref() == Some("B")
+                    && (g.boundary || *source == crate::Source::Messages) =>
+            {
+                g.confirmed = true;
+            }
+            _ => {}
+        }
+    }
+    if let Event::CompactionResult {
+        generation, status, ..
+    } = event
+        && *generation == pre.generation()
+        && g.worker_in_flight
+        && !g.consumed
+        && !g.window_changed
+        && (*status == crate::Outcome::Failed || !g.installed)
+    {
+        // The attempt did not take: a retry is allowed.
+        g.worker_in_flight = false;
+        g.request_answered = false;
+        g.installed = false;
+    }
+
+    // A close-out that could not start cancels its request (so the command can be retried).
+    if has(&|e| matches!(e, Effect::Closeout { .. })) {
+        g.closeout = true;
+    }
+    if let Event::Closeout { generation, .. } = event
+        && *generation == pre.generation()
+        && g.closeout
+        && !g.worker_in_flight
+        && !g.consumed
+        && post.request.is_some()
+    {
+        return Err("a close-out that could not start left its request standing".into());
+    }
+
+    // Continuations: only after a confirmed commit, once, never over STOP or natural input.
+    let continued = fx
+        .iter()
+        .filter(|e| matches!(e, Effect::Continue { .. }))
+        .count();
+    if continued > 0 {
+        if continued > 1 || g.continued {
+            return Err("two continuations".into());
+        }
+        if !g.confirmed {
+            return Err("a continuation without a confirmed commit".into());
+        }
+        if g.stopped {
+            return Err("a continuation after STOP".into());
+        }
+        if g.natural || g.undelivered {
+            return Err("a continuation over natural input".into());
+        }
+        if post.main_turn.is_some() {
+            return Err("a continuation while a main turn runs".into());
+        }
+        g.continued = true;
+    }
+    if has(&|e| {
+        matches!(
+            e,
+            Effect::Closeout {
+                mode: crate::CloseoutMode::Submit,
+                ..
+            }
+        )
+    }) && (g.undelivered || pre.main_turn.is_some())
+    {
+        return Err("a close-out turn submitted over a running turn or natural input".into());
+    }
+
+    // Session-scoped facts.
+    match event {
+        Event::TurnComplete {
+            agent: Agent::Main, ..
+        } => {
+            g.turn = None;
+            g.natural_in_turn = false;
+        }
+        Event::NaturalInput { phase } => {
+            if g.turn.is_some() && *phase == crate::InputPhase::Accepted {
+                g.natural_in_turn = true;
+            }
+            g.undelivered = *phase != crate::InputPhase::Delivered;
+            if pre.request.is_some() {
+                g.natural = true;
+            }
+        }
+        Event::Session { generation } if *generation != pre.generation() => {
+            g = Ghost::default();
+            return Ok(g);
+        }
+        _ => {}
+    }
+
+    // Request lifetime and STOP.
+    match (pre.request.is_some(), post.request.is_some()) {
+        (true, false) => g.end_request(),
+        (true, true) if matches!(event, Event::Command { .. }) => g.stopped = true,
+        _ => {}
+    }
+    if post.request.is_some() && g.stopped && !hints.stop {
+        return Err("STOP was undone".into());
+    }
+    if post.request.is_some() && (g.natural || g.undelivered) && !hints.stop {
+        return Err("natural input was overridden: the request would continue".into());
+    }
+    Ok(g)
+}
+
+#[test]
+fn every_event_sequence_keeps_the_invariants() {
+    // Layers hold canonical flows only: behaviour does not depend on the counters, and the
+    // alphabet is resolved against the canonical state itself.
+    let mut layer: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+    layer.insert((canonical(Flow::new(1)), Ghost::default()), (1, Vec::new()));
+    let mut states = layer.len();
+    let mut paths: u128 = 0;
+    let mut transitions: u64 = 0;
+    let mut width = 0;
+    // The alphabet depends only on the generation and the live marker: parse it once each.
+    let mut alphabets: HashMap<(u64, Option<String>), Alphabet> = HashMap::new();
+    for _ in 0..DEPTH {
+        let mut next: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+        for ((flow, ghost), (count, trail)) in &layer {
+            let events = alphabets
+                .entry((flow.generation(), flow.expected_marker()))
+                .or_insert_with(|| {
+                    alphabet(flow)
+                        .into_iter()
+                        .map(|raw| {
+                            let event =
+                                serde_json::from_value(raw.clone()).expect("alphabet parses");
+                            (raw, event)
+                        })
+                        .collect()
+                });
+            width = events.len();
+            for (raw, event) in events.iter() {
+                let mut post = flow.clone();
+                let fx = post.handle(event.clone());
+                transitions += 1;
+                let ghost = check(flow, ghost, event, &post, &fx).unwrap_or_else(|why| {
+                    panic!(
+                        "invariant broken: {why}\npath: {trail:#?}\nthen: {raw}\neffects: {fx:?}"
+                    )
+                });
+                paths += count;
+                let entry = next
+                    .entry((canonical(post), ghost))
+                    .or_insert_with_key(|(post, _)| {
+                        assert_eq!(
+                            Flow::from_blob(&post.to_blob()).as_ref(),
+                            Ok(post),
+                            "the state does not survive its blob; path: {trail:#?} then {raw}"
+                        );
+                        let mut trail = trail.clone();
+                        trail.push(raw.to_string());
+                        (0, trail)
+                    });
+                entry.0 += count;
+            }
+        }
+        states += next.len();
+        layer = next;
+    }
+    report(&format!(
+        "reset-flow explorer: depth {DEPTH}, alphabet {width} events, {states} distinct states, {transitions} transitions, {paths} event sequences (all prefixes) checked"
+    ));
+    assert!(paths > (width as u128).pow(u32::try_from(DEPTH).unwrap()));
+}
+
+/// Beyond the exhaustive depth: long walks (fixed-seed, so every run checks the same
+/// sequences) through the same alphabet and monitor, where retries, several requests in a
+/// row and session changes pile up. Most picks come from the events that move a reset
+/// forward, so walks reach commits and continuations, not only disruptions.
+#[test]
+fn long_walks_keep_the_invariants() {
+    const WALKS: usize = 400;
+    const LENGTH: usize = 60;
+    /// Alphabet indices of `empty_brain`, the main steps and completion, the marker and auto
+    /// compactions, the boot, the boundary and the boot rows.
+    const FORWARD: [usize; 10] = [0, 4, 5, 9, 20, 22, 27, 29, 30, 31];
+    let mut seed: u64 = 0x005e_ed0f_500b;
+    let mut next = move |n: usize| {
+        // A 64-bit LCG (Knuth's MMIX constants): deterministic and plenty for picking.
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(seed >> 33).unwrap() % n
+    };
+    let mut alphabets: HashMap<(u64, Option<String>), Alphabet> = HashMap::new();
+    let (mut continued, mut steps) = (0, 0);
+    for _ in 0..WALKS {
+        let mut flow = Flow::new(1);
+        let mut ghost = Ghost::default();
+        let mut trail = Vec::new();
+        for _ in 0..LENGTH {
+            let events = alphabets
+                .entry((flow.generation(), flow.expected_marker()))
+                .or_insert_with(|| {
+                    alphabet(&flow)
+                        .into_iter()
+                        .map(|raw| (raw.clone(), serde_json::from_value(raw).unwrap()))
+                        .collect()
+                });
+            let pick = if next(6) == 0 {
+                next(events.len())
+            } else {
+                FORWARD[next(FORWARD.len())]
+            };
+            let (raw, event) = &events[pick];
+            let mut post = flow.clone();
+            let fx = post.handle(event.clone());
+            steps += 1;
+            continued += fx
+                .iter()
+                .filter(|e| matches!(e, Effect::Continue { .. }))
+                .count();
+            ghost = check(&flow, &ghost, event, &post, &fx).unwrap_or_else(|why| {
+                panic!("invariant broken: {why}\npath: {trail:#?}\nthen: {raw}\neffects: {fx:?}")
+            });
+            trail.push(raw.to_string());
+            flow = post;
+        }
+    }
+    report(&format!(
+        "reset-flow long walks: {WALKS} walks of {LENGTH} events ({steps} transitions), {continued} continuations"
+    ));
+    assert!(continued > 0, "the walks reach confirmed commits");
+}
