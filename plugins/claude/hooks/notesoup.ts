@@ -62,6 +62,8 @@ let inputAccepted = false;
 /** The boot handed to a compaction: its text, the token the flow knows it by, its generation. */
 let builtBoot: { text: string; token: string; generation: number } | undefined;
 let boundarySeen = false;
+/** The generation whose continuation prompt started a turn that has not completed yet. */
+let continuationTurn: number | undefined;
 /** Interactive: the generation whose answered auto compaction still owes its evidence. */
 let evidenceDue: number | undefined;
 /** Whether the running main turn has made its first model request. */
@@ -185,6 +187,7 @@ async function forgetSession($: EngineInterface, why: string) {
   inputAccepted = false;
   inputQueued = false;
   evidenceDue = undefined;
+  continuationTurn = undefined;
   generation += 1;
   $.ui.log(`notesoup: ${why}: window forgotten (generation ${generation})`, { to: 'debug' });
   await runEffects($, await resetEvent($, { type: 'session', generation }));
@@ -319,19 +322,28 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<{ answ
   return out;
 }
 
-/** `continue`: queue the fresh window's first prompt (not awaited: the run must stay alive). */
+/**
+ * `continue`: queue the fresh window's first prompt (not awaited: the run must stay alive).
+ * Its outcome goes to the flow once known: dropped or rejected here; otherwise when its turn
+ * completes (an API error there is a failed continuation, not a started one).
+ */
 function continueAfterReset($: EngineInterface, fx: Fields) {
   const gen = num(fx.generation) ?? generation;
   $.prompt
     .submit({ text: str(fx.text) ?? '' })
-    .then((r) => reportContinuation($, gen, r.drop === undefined ? 'started' : 'dropped'))
-    .catch(() => reportContinuation($, gen, 'failed'));
+    .then((r) => {
+      if (r.drop !== undefined) return reportContinuation($, gen, 'dropped', r.drop);
+      continuationTurn = gen;
+      return undefined;
+    })
+    .catch((err: unknown) => reportContinuation($, gen, 'failed', String(err)));
 }
 
-async function reportContinuation($: EngineInterface, gen: number, status: string) {
-  $.ui.log(`notesoup: continuation ${status} (generation ${gen})`, { to: 'debug' });
-  const fx = await resetEvent($, { type: 'continuation', generation: gen, status });
-  show($, (await runEffects($, fx)).reports);
+async function reportContinuation($: EngineInterface, gen: number, status: string, reason?: string) {
+  $.ui.log(`notesoup: continuation ${status} (generation ${gen})${reason ? `: ${reason}` : ''}`, { to: 'debug' });
+  const event: Fields = { type: 'continuation', generation: gen, status };
+  if (reason !== undefined) event.reason = reason;
+  show($, (await runEffects($, await resetEvent($, event))).reports);
 }
 
 /** `compact`: the reset's own compaction through the command path, marked so it is admitted. */
@@ -571,6 +583,12 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   if (agent === 'main') {
     mainTurn = undefined;
     await owedEvidence($);
+    const gen = continuationTurn;
+    if (gen !== undefined) {
+      continuationTurn = undefined;
+      if (e.reason === 'answer') await reportContinuation($, gen, 'started');
+      else await reportContinuation($, gen, 'failed', `its turn ended: ${e.reason}`);
+    }
     const context = flowContext(await measure($));
     if (context !== undefined) event.context = context;
   }

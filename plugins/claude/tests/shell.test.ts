@@ -287,6 +287,56 @@ describe('the reset flow', () => {
   });
 });
 
+describe('continuation', () => {
+  for (const [reason, status] of [['answer', 'started'], ['error', 'failed']] as const) {
+    test(`the continuation's turn ending with ${reason} is reported as ${status}`, async ($, on) => {
+      const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
+      const calls = world(
+        on,
+        (op, req) => {
+          const event = req.event as Fields | undefined;
+          if (op === 'boot') return { ok: true, text: bootText, handoff: null };
+          if (op === 'reset' && event?.type === 'compaction') {
+            return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', generation: 0 }], hints: {} };
+          }
+          if (op === 'reset' && event?.type === 'turn_complete' && !compacted) {
+            compacted = true;
+            return { ok: true, state: {}, effects: [{ type: 'compact', marker: 'm', generation: 0 }], hints: {} };
+          }
+          if (op === 'reset' && event?.type === 'commit_evidence') {
+            return { ok: true, state: {}, effects: [{ type: 'continue', text: 'Fresh window.', generation: 0 }], hints: {} };
+          }
+          return { ok: true, state: {}, effects: [], hints: {} };
+        },
+        {},
+        ['session.messages'],
+      );
+      let compacted = false;
+      const submitted: string[] = [];
+      on('session.messages', async () => ({ value: [{ role: 'user', content: [{ type: 'text', text: bootText }] }] }));
+      on('prompt.submit', async (_$, e) => {
+        submitted.push(e.text);
+        return { text: e.text };
+      });
+      on('turn.complete', async () => ({ text: '' }));
+      on('command.run', async () => ({ text: 'Compacted' }));
+      const continuations = () =>
+        calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields).filter((ev) => ev.type === 'continuation');
+      await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+      await $.session.compact({ trigger: 'manual', instructions: 'm', messages: [{ role: 'user', text: 'old', toolUses: [] }] });
+      await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't1', reason: 'answer' });
+      for (let i = 0; i < 100 && submitted.length === 0; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
+      expect(submitted).toEqual(['Fresh window.']);
+      await new Promise<void>((r) => setTimeout(() => r(), 20));
+      expect(continuations()).toEqual([]);
+      await $.turn.complete({ answer: '', durationMs: 1, isAborted: reason !== 'answer', turnId: 't2', reason });
+      const expected: Fields = { type: 'continuation', generation: 0, status };
+      if (status === 'failed') expected.reason = 'its turn ended: error';
+      expect(continuations()).toEqual([expected]);
+    });
+  }
+});
+
 describe('natural input', () => {
   test('a prompt is queued at submit and delivered before its opening request goes out', async ($, on) => {
     const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
