@@ -198,6 +198,19 @@ function currentSession(): Fields | undefined {
   return transcriptPath !== undefined && head !== undefined ? { transcript_path: transcriptPath, head } : undefined;
 }
 
+/**
+ * The current window's ordinal when the module lost it (a reload, /resume in the same
+ * process): the newest boot Claude kept names it; else history_state for the head.
+ */
+async function knowOrdinal($: EngineInterface) {
+  if (ordinal !== undefined) return;
+  const kept = (await keptBoots($)).map(retainedWindow).filter((w) => w !== undefined);
+  const last = kept[kept.length - 1];
+  const n = last === undefined ? Number.NaN : Number(last.slice(last.lastIndexOf(':') + 1));
+  if (Number.isInteger(n)) ordinal = n;
+  else await resolveOrdinal($);
+}
+
 /** Asks history_state for the head's window when the ordinal is not known yet. */
 async function resolveOrdinal($: EngineInterface) {
   const session = currentSession();
@@ -498,11 +511,9 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   await refreshIdentity($);
   // A boot Claude kept (resume, reload) stands: restore its ordinal, attach nothing twice.
-  const kept = (await keptBoots($)).map(retainedWindow).filter((w) => w !== undefined);
-  const last = kept[kept.length - 1];
-  if (last !== undefined) {
-    const n = Number(last.slice(last.lastIndexOf(':') + 1));
-    if (Number.isInteger(n)) ordinal = n;
+  if ((await keptBoots($)).length > 0) {
+    ordinal = undefined;
+    await knowOrdinal($);
     return next(e);
   }
   await resolveOrdinal($);
@@ -618,6 +629,8 @@ async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?:
   const answer = first.answers.find((a) => a.type === 'answer_compaction');
   if (answer === undefined) return { kind: 'native' };
   const gen = num(answer.generation) ?? generation;
+  if (identity === undefined) await refreshIdentity($);
+  await knowOrdinal($);
   const fresh = (ordinal ?? 0) + 1;
   const reply = await buildBoot($, fresh, str(answer.pool) ?? 'forced', str(answer.sticky) ?? null);
   if (!reply.ok || typeof reply.text !== 'string') {

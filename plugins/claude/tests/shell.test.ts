@@ -489,6 +489,29 @@ describe('boot', () => {
     expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 0]);
   });
 
+  test('after a reload the next window follows the boot Claude kept', async ($, on) => {
+    const calls = world(
+      on,
+      (op, req) => {
+        if (op === 'boot') return { ok: true, text: `<notesoup-boot window="claude:${SESSION}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>` };
+        const event = req.event as Fields | undefined;
+        if (op === 'reset' && event?.type === 'compaction') {
+          return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'forced', generation: 0 }], hints: {} };
+        }
+        return { ok: true, state: {}, effects: [], hints: {} };
+      },
+      {},
+      ['session.messages'],
+    );
+    on('session.messages', async () => ({
+      value: [{ role: 'user', content: [{ type: 'text', text: `<notesoup-boot window="claude:${SESSION}:3">\nnotes\n</notesoup-boot>` }] }],
+    }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
+    expect(r.messages?.[0]?.text).toContain(`window="claude:${SESSION}:4"`);
+    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([4]);
+  });
+
   test('a boot Claude kept is not attached again and gives its ordinal back', async ($, on) => {
     const calls = bootWorld(on, true, ['session.messages']);
     on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
