@@ -6,7 +6,8 @@ Runs the real Claude Code binary offline (fresh HOME, fake key, ANTHROPIC_BASE_U
   - exit 0 and the fake reply on stdout;
   - the engine's debug log says the notesoup hooks module loaded, and neither stderr nor
     the debug log carries a hooks-module refusal;
-  - the first API request lists all eight `mcp__notesoup__*` tools;
+  - the first API request lists all eight `mcp__notesoup__*` tools and offers the plugin's
+    skills (`notesoup:<folder>` for each `skills/<folder>/SKILL.md`);
   - and, run again with NOTESOUP_DISABLED=1, it still loads and lists none of them.
 
 With --types-out DIR it also keeps the type contract the engine wrote beside the copy
@@ -116,6 +117,13 @@ def run(args, disabled: bool = False) -> list[str]:
                 else:
                     print("load check: with NOTESOUP_DISABLED the mod loads and registers nothing")
                 return problems
+            body = json.dumps(requests[0]["body"])
+            skills = sorted(d.name for d in (Path(args.plugin) / "skills").glob("*") if (d / "SKILL.md").exists())
+            unlisted = [f"notesoup:{k}" for k in skills if f"notesoup:{k}" not in body]
+            if unlisted:
+                problems.append(f"the first API request does not offer the skills {unlisted}")
+            elif skills:
+                print(f"load check: the first request offers the skills {', '.join('notesoup:' + k for k in skills)}")
             missing = [t for t in TOOLS if t not in names]
             if missing:
                 problems.append(f"the first API request lacks {missing}; it lists {names}")
