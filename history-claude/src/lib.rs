@@ -25,6 +25,10 @@
 //!   invalid schemas of the four supported types, conflicting duplicates, session or
 //!   sidechain mismatches, `parentUuid` cycles. An unterminated final line that does not
 //!   parse is a write in progress and is ignored.
+//! - **Resuming**: [`Decoder::snapshot`] serializes the state after the lines fed so far,
+//!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
+//!   file's committed prefix decodes only the lines appended since (every line is still
+//!   checked exactly once). The caller must vouch that the prefix is byte-identical.
 //!
 //! ```
 //! use notesoup_history_claude::{decode, Head, Options};
@@ -54,8 +58,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 use notesoup_history_core::{Body, Event, Role, SessionRef, Transcript, Window};
 
 mod rows;
+mod state;
 #[cfg(test)]
 mod tests;
+
+pub use state::StateError;
 
 use rows::{Kind, RawRow, Row};
 
