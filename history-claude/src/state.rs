@@ -35,6 +35,15 @@ pub enum StateError {
 impl Decoder {
     /// The state after the lines fed so far, as bytes for [`Decoder::resume`].
     pub fn snapshot(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing to a `Vec` cannot fail.
+        let _ = self.snapshot_to(&mut out);
+        out
+    }
+
+    /// [`Decoder::snapshot`], written to `sink` in pieces (so a large state is never held
+    /// whole beside the decoder); only the sink's own errors are returned.
+    pub fn snapshot_to(&self, sink: &mut impl std::io::Write) -> std::io::Result<()> {
         let mut w = Writer(Vec::with_capacity(1 << 16));
         w.0.extend_from_slice(MAGIC);
         w.u32(VERSION);
@@ -94,8 +103,12 @@ impl Decoder {
                     }
                 }
             }
+            if w.0.len() >= 1 << 16 {
+                sink.write_all(&w.0)?;
+                w.0.clear();
+            }
         }
-        w.0
+        sink.write_all(&w.0)
     }
 
     /// A decoder that continues from `state` (made by [`Decoder::snapshot`] with the same
