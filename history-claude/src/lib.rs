@@ -509,6 +509,7 @@ impl Graph {
         ];
         let mut windows = Vec::with_capacity(self.nodes.len());
         let mut head_window = Window::Numbered(0);
+        let mut path = Vec::new();
         for (i, (_, node)) in self.nodes.iter().enumerate() {
             if !selected[i] {
                 windows.push(None);
@@ -521,9 +522,9 @@ impl Graph {
             } else {
                 Mode::Latest
             };
-            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords)?));
+            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords, &mut path)?));
             if i == head {
-                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords)?;
+                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords, &mut path)?;
             }
         }
         let count = self
@@ -588,11 +589,19 @@ impl Graph {
             }
             selected[i] = true;
             let node = &self.nodes[i].1;
-            let parent = match mode {
-                Mode::Latest => node.parent.as_ref(),
-                Mode::Original => node.first_parent.as_ref(),
+            // The parent edge, through the links resolved once in `Graph::new`.
+            let (parent, link) = match mode {
+                Mode::Latest => (node.parent.as_ref(), self.latest[i]),
+                Mode::Original => (node.first_parent.as_ref(), self.first[i]),
             };
-            let mut edges: Vec<(Option<&String>, bool, Mode)> = vec![(parent, true, mode)];
+            match (link, parent) {
+                (Link::Node(p), _) => stack.push((p, mode)),
+                (Link::Missing, Some(uuid)) if seen_missing.insert(uuid) => {
+                    missing.push(uuid.clone());
+                }
+                _ => {}
+            }
+            let mut edges: Vec<(Option<&String>, bool, Mode)> = Vec::new();
             if node.compact {
                 if !cut.contains(&i) {
                     edges.push((node.logical_parent.as_ref(), true, Mode::Original));
@@ -705,7 +714,7 @@ impl Graph {
     /// Adds unselected tool-result rows whose parent is selected and that answer a
     /// selected call (parallel tool calls write their results as siblings).
     fn join_sibling_results(&self, selected: &mut [bool]) {
-        let calls: HashSet<&str> = self
+        let calls: HashSet<&str, BuildHasherDefault<Fnv>> = self
             .nodes
             .iter()
             .zip(selected.iter())
@@ -740,8 +749,9 @@ impl Graph {
         mode: Mode,
         cut: &HashSet<usize>,
         ords: &mut [Vec<Ord>; 2],
+        path: &mut Vec<(usize, Mode)>,
     ) -> Result<Window, DecodeError> {
-        let mut path = Vec::new();
+        path.clear();
         let (mut at, mut at_mode) = (i, mode);
         let mut base = loop {
             match &ords[at_mode as usize][at] {
