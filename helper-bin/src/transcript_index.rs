@@ -15,7 +15,7 @@
 //! the caller: a cache that cannot be read or written is ignored.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
@@ -30,6 +30,29 @@ const BLOCK: usize = 1 << 20;
 /// The index is rewritten when the committed lines decoded past it reach this many
 /// bytes, or a quarter of what it covers (smaller appends are decoded on every call).
 const REWRITE_BYTES: u64 = 2 << 20;
+
+/// Where indexes are kept, and how many.
+#[derive(Debug, Clone)]
+pub(crate) struct Cache {
+    /// The folder (created on the first write).
+    pub(crate) dir: PathBuf,
+    /// Transcripts with fewer committed bytes get no index (they decode in a few ms).
+    pub(crate) min_bytes: u64,
+    /// At most this many indexes are kept; the least recently used go first.
+    pub(crate) keep: usize,
+}
+
+impl Cache {
+    /// The cache of the helper: `dir`, indexes for transcripts of 1 MiB and more, the 64
+    /// most recently used.
+    pub(crate) fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            min_bytes: 1 << 20,
+            keep: 64,
+        }
+    }
+}
 
 /// Why a transcript read failed: the file, or a decoder refusal.
 pub(crate) enum ReadError {
@@ -107,12 +130,12 @@ pub(crate) fn read_transcript(
     path: &Path,
     options: &Options,
     head: &Head,
-    cache_dir: Option<&Path>,
+    cache: Option<&Cache>,
 ) -> Result<Transcript, ReadError> {
     let mut file = File::open(path)?;
     let (dev, ino) = identity(&file.metadata()?);
     let size = file.metadata()?.len();
-    let index_file = cache_dir.map(|dir| index_path(dir, path));
+    let index_file = cache.map(|c| index_path(&c.dir, path));
     let index = index_file
         .as_deref()
         .and_then(|f| load_index(f, path, options))
@@ -123,18 +146,19 @@ pub(crate) fn read_transcript(
         if reader.verify(&mut file, &covered)? {
             resumed = Some((covered.len, decoder));
         } else {
-            // Not the prefix the index was made from: start over, from byte 0.
+            // Not the prefix the index was made from: start over, from byte 0 of the
+            // same open file.
             reader = BlockReader::new();
-            file = File::open(path)?;
+            file.seek(SeekFrom::Start(0))?;
         }
     }
     let (start, mut decoder) = resumed.unwrap_or_else(|| (0, Decoder::new(options.clone())));
     let torn = reader.decode_rest(&mut file, start, &mut decoder)?;
     let committed = reader.offset - torn.len() as u64;
-    if let Some(index_file) = &index_file {
+    if let (Some(index_file), Some(cache)) = (&index_file, cache) {
         let lag = committed - start;
         let stale = if start == 0 {
-            committed > 0
+            committed > 0 && committed >= cache.min_bytes
         } else {
             lag > 0 && (lag >= REWRITE_BYTES || lag >= start / 4)
         };
@@ -145,7 +169,15 @@ pub(crate) fn read_transcript(
                 len: committed,
                 hash,
             };
-            write_index(index_file, path, &covered, &decoder);
+            if write_index(index_file, path, &covered, &decoder) {
+                evict(cache);
+            }
+        } else if start > 0 {
+            // Used: its time decides what eviction keeps.
+            let _ = File::options()
+                .write(true)
+                .open(index_file)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
         }
     }
     if !torn.is_empty() {
@@ -381,13 +413,14 @@ impl<W: Write> Write for Checksummed<W> {
 /// file (with the process id).
 static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Writes the index atomically (a temporary file renamed over it); failures are ignored.
-fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder: &Decoder) {
+/// Writes the index atomically (a temporary file renamed over it); true when it was
+/// written (failures are otherwise ignored).
+fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder: &Decoder) -> bool {
     let Some(dir) = index_file.parent() else {
-        return;
+        return false;
     };
     if std::fs::create_dir_all(dir).is_err() {
-        return;
+        return false;
     }
     let nonce = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let temp = index_file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
@@ -411,6 +444,43 @@ fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder:
     });
     if written.is_err() || std::fs::rename(&temp, index_file).is_err() {
         let _ = std::fs::remove_file(&temp);
+        return false;
+    }
+    true
+}
+
+/// Keeps the `cache.keep` most recently used indexes, and removes temporary files a
+/// helper left behind (older than ten minutes); failures are ignored.
+fn evict(cache: &Cache) {
+    let Ok(entries) = std::fs::read_dir(&cache.dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    let mut indexes = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+            continue;
+        };
+        if !name.starts_with("claude-") {
+            continue;
+        }
+        if name.ends_with(".idx") {
+            indexes.push((modified, entry.path()));
+        } else if name.contains(".tmp.")
+            && now
+                .duration_since(modified)
+                .is_ok_and(|age| age.as_secs() > 600)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    if indexes.len() > cache.keep {
+        indexes.sort();
+        for (_, path) in &indexes[..indexes.len() - cache.keep] {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use notesoup_history_claude::{DecodeError, Head, Options};
 
-use crate::transcript_index::ReadError;
+use crate::transcript_index::{Cache, ReadError};
 use notesoup_history_core::{Answer, BudgetedText, History};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -92,7 +92,7 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
         session: Some(session),
         sidechain: false,
     };
-    let transcript = read_transcript(&path, &options, &head, cache_dir(ctx).as_deref())?;
+    let transcript = read_transcript(&path, &options, &head, cache(ctx).as_ref())?;
     History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
 }
 
@@ -109,33 +109,31 @@ fn read_transcript(
     path: &Path,
     options: &Options,
     head: &Head,
-    cache_dir: Option<&Path>,
+    cache: Option<&Cache>,
 ) -> Result<notesoup_history_core::Transcript, OpError> {
-    crate::transcript_index::read_transcript(path, options, head, cache_dir).map_err(
-        |err| match err {
-            ReadError::Io(err) => {
-                let code = if err.kind() == std::io::ErrorKind::NotFound {
-                    "not_found"
-                } else {
-                    "io_error"
-                };
-                OpError::new(code, format!("transcript {}: {err}", path.display()))
-            }
-            ReadError::Decode(err) => decode_error(path, &err),
-        },
-    )
+    crate::transcript_index::read_transcript(path, options, head, cache).map_err(|err| match err {
+        ReadError::Io(err) => {
+            let code = if err.kind() == std::io::ErrorKind::NotFound {
+                "not_found"
+            } else {
+                "io_error"
+            };
+            OpError::new(code, format!("transcript {}: {err}", path.display()))
+        }
+        ReadError::Decode(err) => decode_error(path, &err),
+    })
 }
 
 /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
 /// can be named (else no index is kept).
-fn cache_dir(ctx: &Context) -> Option<PathBuf> {
+fn cache(ctx: &Context) -> Option<Cache> {
     notesoup_notes::store_root(
         ctx.var("NOTESOUP_HOME"),
         ctx.var("XDG_DATA_HOME"),
         ctx.var("HOME"),
     )
     .ok()
-    .map(|root| root.join("cache").join("history"))
+    .map(|root| Cache::new(root.join("cache").join("history")))
 }
 
 fn decode_error(path: &Path, err: &DecodeError) -> OpError {

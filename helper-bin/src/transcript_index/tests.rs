@@ -26,11 +26,23 @@ fn fresh(path: &Path) -> Outcome {
     decode(&bytes, &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
 }
 
+/// Every transcript gets an index (the helper's 1 MiB floor would leave these small
+/// files without one).
+fn every(dir: &Path) -> Cache {
+    Cache {
+        dir: dir.to_owned(),
+        min_bytes: 0,
+        keep: 64,
+    }
+}
+
 fn cached(path: &Path, cache: &Path) -> Outcome {
-    read_transcript(path, &Options::default(), &Head::Leaf, Some(cache)).map_err(|e| match e {
-        ReadError::Io(e) => format!("io: {e}"),
-        ReadError::Decode(e) => e.to_string(),
-    })
+    read_transcript(path, &Options::default(), &Head::Leaf, Some(&every(cache))).map_err(
+        |e| match e {
+            ReadError::Io(e) => format!("io: {e}"),
+            ReadError::Decode(e) => e.to_string(),
+        },
+    )
 }
 
 /// Reads through the index and checks the answer against a fresh decode.
@@ -309,5 +321,53 @@ fn concurrent_readers_agree_and_leave_a_whole_index() {
         .filter(|n| n.to_string_lossy().contains(".tmp."))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first() {
+    let dir = scratch("evict");
+    let cache = Cache {
+        dir: dir.join("cache"),
+        min_bytes: 4000,
+        keep: 3,
+    };
+    let read = |path: &Path| {
+        read_transcript(path, &Options::default(), &Head::Leaf, Some(&cache)).map_err(|_| ())
+    };
+    let small = dir.join("small.jsonl");
+    std::fs::write(&small, generated(5).join("\n") + "\n").unwrap();
+    assert!(read(&small).is_ok());
+    assert!(!index_path(&cache.dir, &small).exists(), "below min_bytes");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut paths = Vec::new();
+    for i in 0..5 {
+        let path = dir.join(format!("t{i}.jsonl"));
+        std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+        assert!(read(&path).is_ok());
+        // Ages the index, so the order of use does not hang on timestamp granularity.
+        let index = index_path(&cache.dir, &path);
+        File::options()
+            .write(true)
+            .open(&index)
+            .unwrap()
+            .set_modified(old + std::time::Duration::from_secs(i))
+            .unwrap();
+        paths.push(path);
+    }
+    // Using t0's index makes it the most recent; the next write evicts down to 3.
+    assert_eq!(
+        read(&paths[0]).map(|t| t.events.len()),
+        fresh(&paths[0]).map(|t| t.events.len()).map_err(|_| ())
+    );
+    let path = dir.join("t5.jsonl");
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read(&path).is_ok());
+    let kept: Vec<bool> = paths
+        .iter()
+        .chain([&path])
+        .map(|p| index_path(&cache.dir, p).exists())
+        .collect();
+    assert_eq!(kept, [true, false, false, false, true, true]);
     let _ = std::fs::remove_dir_all(dir);
 }
