@@ -8,8 +8,9 @@
 //! inode), at least as long, and its prefix must hash (xxh3, every byte of it, read in
 //! this call) to the recorded value; otherwise, and whenever the index is missing, of
 //! another version, fails its checksum or does not read back, the file is decoded from
-//! its first byte and the index rewritten. Refusals are never cached: every committed line
-//! is still checked, exactly once, when it is first decoded. Writes go to a temporary
+//! its first byte and the index rewritten. Refusals are never cached and no line is
+//! skipped: the lines an index covers were checked when it was written, those after it
+//! on every call until the index is rewritten. Writes go to a temporary
 //! file renamed over the index, so a reader sees a whole old or a whole new index, and
 //! concurrent helpers at worst both write a valid one. Nothing here is ever an error to
 //! the caller: a cache that cannot be read or written is ignored.
