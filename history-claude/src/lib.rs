@@ -94,7 +94,52 @@ impl Hasher for Fnv {
     }
 }
 
-type UuidMap = HashMap<String, usize, BuildHasherDefault<Fnv>>;
+/// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
+/// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
+/// lookup compares the text, so a hash collision can never alias two uuids.
+#[derive(Default)]
+struct UuidIndex {
+    by_hash: HashMap<u64, usize, BuildHasherDefault<Fnv>>,
+    collided: HashMap<String, usize>,
+}
+
+fn uuid_hash(uuid: &str) -> u64 {
+    let mut h = Fnv::default();
+    h.write(uuid.as_bytes());
+    h.finish()
+}
+
+impl UuidIndex {
+    fn with_capacity(n: usize) -> Self {
+        let mut by_hash = HashMap::default();
+        by_hash.reserve(n);
+        Self {
+            by_hash,
+            collided: HashMap::new(),
+        }
+    }
+
+    /// The node of `uuid` among `nodes` (the nodes this index was built over).
+    fn get(&self, uuid: &str, nodes: &[(String, Node)]) -> Option<usize> {
+        match self.by_hash.get(&uuid_hash(uuid)) {
+            None => None,
+            Some(&at) if nodes[at].0 == uuid => Some(at),
+            Some(_) => self.collided.get(uuid).copied(),
+        }
+    }
+
+    /// Records node `at` for `uuid`, which must not be recorded yet.
+    fn insert(&mut self, uuid: &str, at: usize) {
+        match self.by_hash.entry(uuid_hash(uuid)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(at);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(uuid.to_owned(), at);
+            }
+        }
+    }
+}
 
 /// The host name in window ids.
 pub const HOST: &str = "claude";
@@ -232,7 +277,8 @@ struct Node {
     first_line: usize,
     kind: Kind,
     parent: Option<String>,
-    first_parent: Option<String>,
+    /// The first-recorded parent, kept apart only once a repeat changed `parent`.
+    first_parent: FirstParent,
     logical_parent: Option<String>,
     preserved: Vec<String>,
     compact: bool,
@@ -244,6 +290,25 @@ struct Node {
     events: Vec<(Role, Body)>,
 }
 
+/// Where a node's first-recorded parent is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FirstParent {
+    /// `parent` still is the first-recorded one (the usual case: no copy is kept).
+    Same,
+    /// A repeat changed `parent`; this was the first-recorded one.
+    Was(Option<String>),
+}
+
+impl Node {
+    /// The parent this row was first recorded with.
+    fn first_parent(&self) -> Option<&String> {
+        match &self.first_parent {
+            FirstParent::Same => self.parent.as_ref(),
+            FirstParent::Was(first) => first.as_ref(),
+        }
+    }
+}
+
 /// A line-by-line decoder, for reading a file without holding it whole.
 pub struct Decoder {
     options: Options,
@@ -251,7 +316,7 @@ pub struct Decoder {
     line: usize,
     next_seq: u64,
     nodes: Vec<(String, Node)>,
-    index: UuidMap,
+    index: UuidIndex,
     done: bool,
 }
 
@@ -264,7 +329,7 @@ impl Decoder {
             line: 0,
             next_seq: 1,
             nodes: Vec::new(),
-            index: UuidMap::default(),
+            index: UuidIndex::default(),
             done: false,
         }
     }
@@ -330,7 +395,7 @@ impl Decoder {
                 found: row.is_sidechain,
             });
         }
-        if let Some(&at) = self.index.get(&row.uuid) {
+        if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
             let node = &mut self.nodes[at].1;
             if node.kind != row.kind || node.events != row.events || node.boot != row.boot {
                 return Err(DecodeError::Conflict {
@@ -340,7 +405,12 @@ impl Decoder {
                 });
             }
             // A repeat allocates nothing; its links are the latest.
-            node.parent = row.parent;
+            if node.first_parent == FirstParent::Same && node.parent != row.parent {
+                node.first_parent =
+                    FirstParent::Was(std::mem::replace(&mut node.parent, row.parent));
+            } else {
+                node.parent = row.parent;
+            }
             node.duplicated = true;
             if row.compact {
                 node.logical_parent = row.logical_parent;
@@ -350,13 +420,13 @@ impl Decoder {
         }
         let seq = self.next_seq;
         self.next_seq += row.events.len() as u64;
-        self.index.insert(row.uuid.clone(), self.nodes.len());
+        self.index.insert(&row.uuid, self.nodes.len());
         self.nodes.push((
             row.uuid,
             Node {
                 first_line: n,
                 kind: row.kind,
-                first_parent: row.parent.clone(),
+                first_parent: FirstParent::Same,
                 parent: row.parent,
                 logical_parent: row.logical_parent,
                 preserved: row.preserved,
@@ -398,7 +468,7 @@ enum Link {
 struct Graph {
     session: String,
     nodes: Vec<(String, Node)>,
-    index: UuidMap,
+    index: UuidIndex,
     /// Each node's latest parent, resolved.
     latest: Vec<Link>,
     /// Each node's first-recorded parent, resolved.
@@ -428,8 +498,8 @@ impl Graph {
             None => Link::Root,
             Some(uuid) => decoder
                 .index
-                .get(uuid)
-                .map_or(Link::Missing, |&i| Link::Node(i)),
+                .get(uuid, &decoder.nodes)
+                .map_or(Link::Missing, Link::Node),
         };
         let latest = decoder
             .nodes
@@ -439,7 +509,7 @@ impl Graph {
         let first = decoder
             .nodes
             .iter()
-            .map(|(_, n)| resolve(n.first_parent.as_ref()))
+            .map(|(_, n)| resolve(n.first_parent()))
             .collect();
         let logical = decoder
             .nodes
@@ -461,8 +531,8 @@ impl Graph {
             None => Link::Root,
             Some(uuid) => self
                 .index
-                .get(uuid)
-                .map_or(Link::Missing, |&i| Link::Node(i)),
+                .get(uuid, &self.nodes)
+                .map_or(Link::Missing, Link::Node),
         }
     }
 
@@ -477,7 +547,7 @@ impl Graph {
         }
         match mode {
             Mode::Latest => (self.latest[i], node.parent.as_ref(), Mode::Latest),
-            Mode::Original => (self.first[i], node.first_parent.as_ref(), Mode::Original),
+            Mode::Original => (self.first[i], node.first_parent(), Mode::Original),
         }
     }
 
@@ -493,9 +563,9 @@ impl Graph {
 
     fn select(self, head: &Head) -> Result<Transcript, DecodeError> {
         let head = match head {
-            Head::Uuid(uuid) => *self
+            Head::Uuid(uuid) => self
                 .index
-                .get(uuid)
+                .get(uuid, &self.nodes)
                 .ok_or_else(|| DecodeError::HeadNotWritten { head: uuid.clone() })?,
             Head::Leaf => self.leaf()?,
         };
@@ -592,7 +662,7 @@ impl Graph {
             // The parent edge, through the links resolved once in `Graph::new`.
             let (parent, link) = match mode {
                 Mode::Latest => (node.parent.as_ref(), self.latest[i]),
-                Mode::Original => (node.first_parent.as_ref(), self.first[i]),
+                Mode::Original => (node.first_parent(), self.first[i]),
             };
             match (link, parent) {
                 (Link::Node(p), _) => stack.push((p, mode)),

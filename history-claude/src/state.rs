@@ -6,11 +6,11 @@
 
 use notesoup_history_core::{Body, Role};
 
-use super::{Decoder, Node, Options, UuidMap};
+use super::{Decoder, FirstParent, Node, Options, UuidIndex};
 use crate::rows::Kind;
 
 /// The format version written first; a state of another version is refused.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
@@ -64,7 +64,13 @@ impl Decoder {
                 Kind::Attachment => 3,
             });
             w.opt_str(node.parent.as_deref());
-            w.opt_str(node.first_parent.as_deref());
+            match &node.first_parent {
+                FirstParent::Same => w.u8(0),
+                FirstParent::Was(first) => {
+                    w.u8(1);
+                    w.opt_str(first.as_deref());
+                }
+            }
             w.opt_str(node.logical_parent.as_deref());
             w.u64(node.preserved.len() as u64);
             for p in &node.preserved {
@@ -133,8 +139,7 @@ impl Decoder {
         let done = r.bool()?;
         let count = r.len(16)?;
         let mut nodes = Vec::with_capacity(count);
-        let mut index = UuidMap::default();
-        index.reserve(count);
+        let mut index = UuidIndex::with_capacity(count);
         let mut seq_end = 1;
         for _ in 0..count {
             let (uuid, node) = read_node(&mut r)?;
@@ -143,9 +148,10 @@ impl Decoder {
                 return Err(r.invalid("row seq or line out of order"));
             }
             seq_end += node.events.len() as u64;
-            if index.insert(uuid.clone(), nodes.len()).is_some() {
+            if index.get(&uuid, &nodes).is_some() {
                 return Err(r.invalid("repeated uuid"));
             }
+            index.insert(&uuid, nodes.len());
             nodes.push((uuid, node));
         }
         if seq_end != next_seq {
@@ -183,7 +189,11 @@ fn read_node(r: &mut Reader<'_>) -> Result<(String, Node), StateError> {
         _ => return Err(r.invalid("row kind")),
     };
     let parent = r.opt_str()?;
-    let first_parent = r.opt_str()?;
+    let first_parent = match r.u8()? {
+        0 => FirstParent::Same,
+        1 => FirstParent::Was(r.opt_str()?),
+        _ => return Err(r.invalid("first parent")),
+    };
     let logical_parent = r.opt_str()?;
     let n = r.len(4)?;
     let mut preserved = Vec::with_capacity(n);
