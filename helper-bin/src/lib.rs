@@ -32,6 +32,7 @@ use serde_json::{Map, Value, json};
 
 mod corpus;
 mod ops;
+mod transcript_index;
 
 /// What an op may read of the outside world besides its request: the environment, captured
 /// once. Only this binary reads the process environment; the library crates never do.

@@ -25,6 +25,10 @@
 //!   invalid schemas of the four supported types, conflicting duplicates, session or
 //!   sidechain mismatches, `parentUuid` cycles. An unterminated final line that does not
 //!   parse is a write in progress and is ignored.
+//! - **Resuming**: [`Decoder::snapshot`] serializes the state after the lines fed so far,
+//!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
+//!   file's committed prefix decodes only the lines appended since (every line is still
+//!   checked exactly once). The caller must vouch that the prefix is byte-identical.
 //!
 //! ```
 //! use notesoup_history_claude::{decode, Head, Options};
@@ -54,14 +58,18 @@ use std::hash::{BuildHasherDefault, Hasher};
 use notesoup_history_core::{Body, Event, Role, SessionRef, Transcript, Window};
 
 mod rows;
+mod state;
 #[cfg(test)]
 mod tests;
 
+pub use state::StateError;
+
 use rows::{Kind, RawRow, Row};
 
-/// FNV-1a: uuids are short and random, and the default `SipHash` showed up in profiles of
-/// 100 MB transcripts; nothing here needs protection against chosen keys (the input is
-/// the user's own transcript).
+/// A word-at-a-time multiplicative hash (in the manner of rustc's `FxHash`): uuids are
+/// short and random, and the default `SipHash` (then byte-at-a-time FNV) showed up in
+/// profiles of 100 MB transcripts; nothing here needs protection against chosen keys (the
+/// input is the user's own transcript).
 #[derive(Default)]
 struct Fnv(u64);
 
@@ -71,19 +79,67 @@ impl Hasher for Fnv {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0_u8; 8];
+            word.copy_from_slice(chunk);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
         }
         self.0 = h;
     }
 }
 
-type UuidMap = HashMap<String, usize, BuildHasherDefault<Fnv>>;
+/// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
+/// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
+/// lookup compares the text, so a hash collision can never alias two uuids.
+#[derive(Default)]
+struct UuidIndex {
+    by_hash: HashMap<u64, usize, BuildHasherDefault<Fnv>>,
+    collided: HashMap<String, usize>,
+}
+
+fn uuid_hash(uuid: &str) -> u64 {
+    let mut h = Fnv::default();
+    h.write(uuid.as_bytes());
+    h.finish()
+}
+
+impl UuidIndex {
+    fn with_capacity(n: usize) -> Self {
+        let mut by_hash = HashMap::default();
+        by_hash.reserve(n);
+        Self {
+            by_hash,
+            collided: HashMap::new(),
+        }
+    }
+
+    /// The node of `uuid` among `nodes` (the nodes this index was built over).
+    fn get(&self, uuid: &str, nodes: &[(String, Node)]) -> Option<usize> {
+        match self.by_hash.get(&uuid_hash(uuid)) {
+            None => None,
+            Some(&at) if nodes[at].0 == uuid => Some(at),
+            Some(_) => self.collided.get(uuid).copied(),
+        }
+    }
+
+    /// Records node `at` for `uuid`, which must not be recorded yet.
+    fn insert(&mut self, uuid: &str, at: usize) {
+        match self.by_hash.entry(uuid_hash(uuid)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(at);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(uuid.to_owned(), at);
+            }
+        }
+    }
+}
 
 /// The host name in window ids.
 pub const HOST: &str = "claude";
@@ -221,7 +277,8 @@ struct Node {
     first_line: usize,
     kind: Kind,
     parent: Option<String>,
-    first_parent: Option<String>,
+    /// The first-recorded parent, kept apart only once a repeat changed `parent`.
+    first_parent: FirstParent,
     logical_parent: Option<String>,
     preserved: Vec<String>,
     compact: bool,
@@ -233,6 +290,25 @@ struct Node {
     events: Vec<(Role, Body)>,
 }
 
+/// Where a node's first-recorded parent is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FirstParent {
+    /// `parent` still is the first-recorded one (the usual case: no copy is kept).
+    Same,
+    /// A repeat changed `parent`; this was the first-recorded one.
+    Was(Option<String>),
+}
+
+impl Node {
+    /// The parent this row was first recorded with.
+    fn first_parent(&self) -> Option<&String> {
+        match &self.first_parent {
+            FirstParent::Same => self.parent.as_ref(),
+            FirstParent::Was(first) => first.as_ref(),
+        }
+    }
+}
+
 /// A line-by-line decoder, for reading a file without holding it whole.
 pub struct Decoder {
     options: Options,
@@ -240,7 +316,7 @@ pub struct Decoder {
     line: usize,
     next_seq: u64,
     nodes: Vec<(String, Node)>,
-    index: UuidMap,
+    index: UuidIndex,
     done: bool,
 }
 
@@ -253,7 +329,7 @@ impl Decoder {
             line: 0,
             next_seq: 1,
             nodes: Vec::new(),
-            index: UuidMap::default(),
+            index: UuidIndex::default(),
             done: false,
         }
     }
@@ -319,7 +395,7 @@ impl Decoder {
                 found: row.is_sidechain,
             });
         }
-        if let Some(&at) = self.index.get(&row.uuid) {
+        if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
             let node = &mut self.nodes[at].1;
             if node.kind != row.kind || node.events != row.events || node.boot != row.boot {
                 return Err(DecodeError::Conflict {
@@ -329,7 +405,12 @@ impl Decoder {
                 });
             }
             // A repeat allocates nothing; its links are the latest.
-            node.parent = row.parent;
+            if node.first_parent == FirstParent::Same && node.parent != row.parent {
+                node.first_parent =
+                    FirstParent::Was(std::mem::replace(&mut node.parent, row.parent));
+            } else {
+                node.parent = row.parent;
+            }
             node.duplicated = true;
             if row.compact {
                 node.logical_parent = row.logical_parent;
@@ -339,13 +420,13 @@ impl Decoder {
         }
         let seq = self.next_seq;
         self.next_seq += row.events.len() as u64;
-        self.index.insert(row.uuid.clone(), self.nodes.len());
+        self.index.insert(&row.uuid, self.nodes.len());
         self.nodes.push((
             row.uuid,
             Node {
                 first_line: n,
                 kind: row.kind,
-                first_parent: row.parent.clone(),
+                first_parent: FirstParent::Same,
                 parent: row.parent,
                 logical_parent: row.logical_parent,
                 preserved: row.preserved,
@@ -387,7 +468,7 @@ enum Link {
 struct Graph {
     session: String,
     nodes: Vec<(String, Node)>,
-    index: UuidMap,
+    index: UuidIndex,
     /// Each node's latest parent, resolved.
     latest: Vec<Link>,
     /// Each node's first-recorded parent, resolved.
@@ -417,8 +498,8 @@ impl Graph {
             None => Link::Root,
             Some(uuid) => decoder
                 .index
-                .get(uuid)
-                .map_or(Link::Missing, |&i| Link::Node(i)),
+                .get(uuid, &decoder.nodes)
+                .map_or(Link::Missing, Link::Node),
         };
         let latest = decoder
             .nodes
@@ -428,7 +509,7 @@ impl Graph {
         let first = decoder
             .nodes
             .iter()
-            .map(|(_, n)| resolve(n.first_parent.as_ref()))
+            .map(|(_, n)| resolve(n.first_parent()))
             .collect();
         let logical = decoder
             .nodes
@@ -450,8 +531,8 @@ impl Graph {
             None => Link::Root,
             Some(uuid) => self
                 .index
-                .get(uuid)
-                .map_or(Link::Missing, |&i| Link::Node(i)),
+                .get(uuid, &self.nodes)
+                .map_or(Link::Missing, Link::Node),
         }
     }
 
@@ -466,7 +547,7 @@ impl Graph {
         }
         match mode {
             Mode::Latest => (self.latest[i], node.parent.as_ref(), Mode::Latest),
-            Mode::Original => (self.first[i], node.first_parent.as_ref(), Mode::Original),
+            Mode::Original => (self.first[i], node.first_parent(), Mode::Original),
         }
     }
 
@@ -482,9 +563,9 @@ impl Graph {
 
     fn select(self, head: &Head) -> Result<Transcript, DecodeError> {
         let head = match head {
-            Head::Uuid(uuid) => *self
+            Head::Uuid(uuid) => self
                 .index
-                .get(uuid)
+                .get(uuid, &self.nodes)
                 .ok_or_else(|| DecodeError::HeadNotWritten { head: uuid.clone() })?,
             Head::Leaf => self.leaf()?,
         };
@@ -498,6 +579,7 @@ impl Graph {
         ];
         let mut windows = Vec::with_capacity(self.nodes.len());
         let mut head_window = Window::Numbered(0);
+        let mut path = Vec::new();
         for (i, (_, node)) in self.nodes.iter().enumerate() {
             if !selected[i] {
                 windows.push(None);
@@ -510,9 +592,9 @@ impl Graph {
             } else {
                 Mode::Latest
             };
-            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords)?));
+            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords, &mut path)?));
             if i == head {
-                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords)?;
+                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords, &mut path)?;
             }
         }
         let count = self
@@ -525,15 +607,30 @@ impl Graph {
         let mut events = Vec::with_capacity(count);
         for ((uuid, node), window) in self.nodes.into_iter().zip(windows) {
             let Some(window) = window else { continue };
-            for (seq, (role, body)) in (node.seq..).zip(node.events) {
-                events.push(Event {
-                    seq,
-                    role,
-                    window: window.clone(),
-                    body,
-                    record: uuid.clone(),
-                    timestamp: node.timestamp.clone(),
-                });
+            // The last event takes the row's strings; the others copy them.
+            let timestamp = node.timestamp;
+            let mut rest = (node.seq..).zip(node.events).peekable();
+            while let Some((seq, (role, body))) = rest.next() {
+                if rest.peek().is_some() {
+                    events.push(Event {
+                        seq,
+                        role,
+                        window: window.clone(),
+                        body,
+                        record: uuid.clone(),
+                        timestamp: timestamp.clone(),
+                    });
+                } else {
+                    events.push(Event {
+                        seq,
+                        role,
+                        window,
+                        body,
+                        record: uuid,
+                        timestamp,
+                    });
+                    break;
+                }
             }
         }
         Ok(Transcript {
@@ -562,11 +659,19 @@ impl Graph {
             }
             selected[i] = true;
             let node = &self.nodes[i].1;
-            let parent = match mode {
-                Mode::Latest => node.parent.as_ref(),
-                Mode::Original => node.first_parent.as_ref(),
+            // The parent edge, through the links resolved once in `Graph::new`.
+            let (parent, link) = match mode {
+                Mode::Latest => (node.parent.as_ref(), self.latest[i]),
+                Mode::Original => (node.first_parent(), self.first[i]),
             };
-            let mut edges: Vec<(Option<&String>, bool, Mode)> = vec![(parent, true, mode)];
+            match (link, parent) {
+                (Link::Node(p), _) => stack.push((p, mode)),
+                (Link::Missing, Some(uuid)) if seen_missing.insert(uuid) => {
+                    missing.push(uuid.clone());
+                }
+                _ => {}
+            }
+            let mut edges: Vec<(Option<&String>, bool, Mode)> = Vec::new();
             if node.compact {
                 if !cut.contains(&i) {
                     edges.push((node.logical_parent.as_ref(), true, Mode::Original));
@@ -679,7 +784,7 @@ impl Graph {
     /// Adds unselected tool-result rows whose parent is selected and that answer a
     /// selected call (parallel tool calls write their results as siblings).
     fn join_sibling_results(&self, selected: &mut [bool]) {
-        let calls: HashSet<&str> = self
+        let calls: HashSet<&str, BuildHasherDefault<Fnv>> = self
             .nodes
             .iter()
             .zip(selected.iter())
@@ -714,8 +819,9 @@ impl Graph {
         mode: Mode,
         cut: &HashSet<usize>,
         ords: &mut [Vec<Ord>; 2],
+        path: &mut Vec<(usize, Mode)>,
     ) -> Result<Window, DecodeError> {
-        let mut path = Vec::new();
+        path.clear();
         let (mut at, mut at_mode) = (i, mode);
         let mut base = loop {
             match &ords[at_mode as usize][at] {

@@ -317,3 +317,36 @@ fn metadata_records_allocate_nothing_and_are_gaps_when_needed() {
 }
 
 use notesoup_history_core::History;
+
+#[test]
+fn uuids_whose_hashes_collide_stay_distinct() {
+    // The word hash reads "a" and "a" + seven NULs as the same 64-bit value.
+    let twin = "a\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}";
+    assert_eq!(uuid_hash("a"), uuid_hash(twin));
+    let text = jsonl(&[
+        row("user", "a", None, "first"),
+        row("assistant", twin, Some("a"), "second"),
+        row("user", "c", Some(twin), "third"),
+        row("user", twin, Some("a"), "second again"),
+    ]);
+    let err = decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap_err();
+    assert_eq!(
+        err.code(),
+        "transcript_conflict",
+        "the repeat is found by its text"
+    );
+    let text = jsonl(&[
+        row("user", "a", None, "first"),
+        row("assistant", twin, Some("a"), "second"),
+        row("user", "c", Some(twin), "third"),
+    ]);
+    let t = decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap();
+    let records: Vec<&str> = t.events.iter().map(|e| e.record.as_str()).collect();
+    assert_eq!(records, ["a", twin, "c"]);
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    let resumed = Decoder::resume(Options::default(), &decoder.snapshot()).unwrap();
+    assert_eq!(resumed.finish(&Head::Leaf).unwrap(), t);
+}

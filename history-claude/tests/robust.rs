@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use notesoup_history_claude::{Head, Options, decode};
+use notesoup_history_claude::{Decoder, Head, Options, StateError, decode};
 use notesoup_history_core::{ANSWER_LIMIT, History, ListArgs, ReadArgs, Seq, Transcript};
 use serde_json::json;
 
@@ -320,4 +320,99 @@ fn mutated_real_transcripts_never_panic() {
         }
         exercise(&lines.join(&b'\n'));
     }
+}
+
+/// Feeds `bytes` line by line (the last line torn when it has no `\n`), resuming from a
+/// snapshot taken after the first `cut` committed lines; the snapshot round-trips.
+fn decode_resumed(
+    bytes: &[u8],
+    cut: usize,
+    head: &Head,
+) -> Result<Transcript, notesoup_history_claude::DecodeError> {
+    let mut lines: Vec<(&[u8], bool)> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| match l.strip_suffix(b"\n") {
+            Some(l) => (l, true),
+            None => (l, false),
+        })
+        .collect();
+    let rest = lines.split_off(cut.min(lines.len()));
+    let mut decoder = Decoder::new(Options::default());
+    for (line, terminated) in lines {
+        decoder.line(line, terminated)?;
+    }
+    let state = decoder.snapshot();
+    let mut decoder = Decoder::resume(Options::default(), &state).unwrap();
+    assert_eq!(
+        decoder.snapshot(),
+        state,
+        "the state round-trips byte for byte"
+    );
+    for (line, terminated) in rest {
+        decoder.line(line, terminated)?;
+    }
+    decoder.finish(head)
+}
+
+#[test]
+fn resuming_a_snapshot_at_every_line_of_real_transcripts_decodes_the_same() {
+    for (name, bytes) in real_transcripts() {
+        let whole = decode(&bytes, &Options::default(), &Head::Leaf);
+        let lines = bytes.split(|&b| b == b'\n').count() - 1;
+        for cut in 0..=lines {
+            let resumed = decode_resumed(&bytes, cut, &Head::Leaf);
+            assert_eq!(resumed, whole, "{name} resumed after line {cut}");
+        }
+    }
+}
+
+#[test]
+fn resuming_random_transcripts_decodes_the_same_after_appends() {
+    let mut rng = Rng(0x5eed_0007);
+    for round in 0..iterations(60) {
+        let n = 5 + rng.below(40);
+        let rows = random_rows(&mut rng, n);
+        let text = rows.join("\n") + "\n";
+        let torn = format!("{text}{}", &rows[0][..rows[0].len() / 2]);
+        for bytes in [&text, &torn] {
+            let whole = decode(bytes.as_bytes(), &Options::default(), &Head::Leaf);
+            for cut in 0..=rows.len() {
+                let resumed = decode_resumed(bytes.as_bytes(), cut, &Head::Leaf);
+                assert_eq!(resumed, whole, "round {round}, resumed after line {cut}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_damaged_snapshot_is_refused_or_reads_back_whole_never_panics() {
+    let mut rng = Rng(0x5eed_0008);
+    let (_, bytes) = real_transcripts().into_iter().next().unwrap();
+    let mut decoder = Decoder::new(Options::default());
+    for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        decoder.line(line, true).unwrap();
+    }
+    let state = decoder.snapshot();
+    for end in 0..state.len() {
+        assert!(
+            Decoder::resume(Options::default(), &state[..end]).is_err(),
+            "a state cut at byte {end} is refused"
+        );
+    }
+    for _ in 0..iterations(2000) {
+        let mut damaged = state.clone();
+        let at = rng.below(damaged.len());
+        damaged[at] = u8::try_from(rng.below(256)).unwrap();
+        // A changed text byte may read back (the caller's checksum catches that); any
+        // other damage is refused. Neither panics.
+        let _ = Decoder::resume(Options::default(), &damaged);
+    }
+    let other = Options {
+        session: Some("other".into()),
+        sidechain: false,
+    };
+    assert_eq!(
+        Decoder::resume(other, &state).err(),
+        Some(StateError::Options)
+    );
 }

@@ -318,3 +318,55 @@ fn seqs_must_ascend() {
         }
     );
 }
+
+#[test]
+fn results_pair_with_the_latest_open_call_of_their_id_as_a_stack() {
+    let event = |seq: Seq, body: Body| Event {
+        seq,
+        role: Role::Tool,
+        window: Window::Numbered(0),
+        body,
+        record: format!("r{seq}"),
+        timestamp: None,
+    };
+    let call = |seq, id: &str| {
+        event(
+            seq,
+            Body::ToolCall {
+                id: id.into(),
+                name: "Bash".into(),
+                input: "{}".into(),
+            },
+        )
+    };
+    let result = |seq, id: &str| {
+        event(
+            seq,
+            Body::ToolResult {
+                id: id.into(),
+                text: "out".into(),
+                is_error: false,
+            },
+        )
+    };
+    let h = history(
+        vec![
+            call(1, "x"),
+            call(2, "y"),
+            call(3, "x"),
+            result(4, "x"),
+            result(5, "x"),
+            result(6, "x"),
+            result(7, "y"),
+            call(8, "x"),
+        ],
+        &[],
+    );
+    let partner = |seq| h.partner(seq).map(|e| e.seq);
+    assert_eq!(partner(4), Some(3), "the latest open call of x");
+    assert_eq!(partner(5), Some(1), "then the one below it");
+    assert_eq!(partner(6), None, "no open call of x is left");
+    assert_eq!(partner(7), Some(2));
+    assert_eq!(partner(8), None, "pending");
+    assert_eq!(partner(1), Some(5));
+}

@@ -259,6 +259,9 @@ impl History {
         let mut last_window: Option<&Window> = None;
         let mut next_cursor = None;
         let mut scratch = String::new();
+        // The leftmost match of the literal, a byte offset on a char boundary (both are
+        // UTF-8), exactly what `str::find` gives, found with SIMD.
+        let finder = query.map(memchr::memmem::Finder::new);
         for pos in positions {
             let index = self.order()[pos];
             let event = self.event_at(index);
@@ -280,7 +283,7 @@ impl History {
                 &scratch
             };
             let hit = match query {
-                Some(q) => match doc.find(q) {
+                Some(q) => match finder.as_ref().and_then(|f| f.find(doc.as_bytes())) {
                     Some(at) => Some((at, q.len())),
                     None => continue,
                 },

@@ -2,14 +2,15 @@
 //! and head, or an offline one by `claude:<sessionId>`), reading its transcript, and
 //! turning decoder refusals into replies.
 //!
-//! The transcript is read here (the decoder crates are pure), line by line, so a large
-//! file is never held whole beside its decoded events.
+//! The transcript is read here (the decoder crates are pure), block by block, so a large
+//! file is never held whole beside its decoded events, and through its persistent index
+//! (`transcript_index`), so only the lines appended since the last call are decoded.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
+use notesoup_history_claude::{DecodeError, Head, Options};
+
+use crate::transcript_index::{Cache, ReadError};
 use notesoup_history_core::{Answer, BudgetedText, History};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -91,7 +92,7 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
         session: Some(session),
         sidechain: false,
     };
-    let transcript = read_transcript(&path, options, &head)?;
+    let transcript = read_transcript(&path, &options, &head, cache(ctx).as_ref())?;
     History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
 }
 
@@ -106,35 +107,33 @@ fn live_head(op: &str, source: &Source) -> Result<Head, OpError> {
 
 fn read_transcript(
     path: &Path,
-    options: Options,
+    options: &Options,
     head: &Head,
+    cache: Option<&Cache>,
 ) -> Result<notesoup_history_core::Transcript, OpError> {
-    let io = |err: std::io::Error| {
-        let code = if err.kind() == std::io::ErrorKind::NotFound {
-            "not_found"
-        } else {
-            "io_error"
-        };
-        OpError::new(code, format!("transcript {}: {err}", path.display()))
-    };
-    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
-    let mut decoder = Decoder::new(options);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
-        if n == 0 {
-            break;
+    crate::transcript_index::read_transcript(path, options, head, cache).map_err(|err| match err {
+        ReadError::Io(err) => {
+            let code = if err.kind() == std::io::ErrorKind::NotFound {
+                "not_found"
+            } else {
+                "io_error"
+            };
+            OpError::new(code, format!("transcript {}: {err}", path.display()))
         }
-        let terminated = line.last() == Some(&b'\n');
-        if terminated {
-            line.pop();
-        }
-        decoder
-            .line(&line, terminated)
-            .map_err(|err| decode_error(path, &err))?;
-    }
-    decoder.finish(head).map_err(|err| decode_error(path, &err))
+        ReadError::Decode(err) => decode_error(path, &err),
+    })
+}
+
+/// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
+/// can be named (else no index is kept).
+fn cache(ctx: &Context) -> Option<Cache> {
+    notesoup_notes::store_root(
+        ctx.var("NOTESOUP_HOME"),
+        ctx.var("XDG_DATA_HOME"),
+        ctx.var("HOME"),
+    )
+    .ok()
+    .map(|root| Cache::new(root.join("cache").join("history")))
 }
 
 fn decode_error(path: &Path, err: &DecodeError) -> OpError {
