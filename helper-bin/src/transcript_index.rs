@@ -41,16 +41,20 @@ pub(crate) struct Cache {
     pub(crate) min_bytes: u64,
     /// At most this many indexes are kept; the least recently used go first.
     pub(crate) keep: usize,
+    /// And at most this many bytes of them in all (the newest one is always kept): an
+    /// index is about 0.6x its transcript, so a count alone could grow the cache to gigabytes.
+    pub(crate) max_bytes: u64,
 }
 
 impl Cache {
     /// The cache of the helper: `dir`, indexes for transcripts of 1 MiB and more, the 64
-    /// most recently used.
+    /// most recently used within 512 MiB in all.
     pub(crate) fn new(dir: PathBuf) -> Self {
         Self {
             dir,
             min_bytes: 1 << 20,
             keep: 64,
+            max_bytes: 512 << 20,
         }
     }
 }
@@ -450,7 +454,8 @@ fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder:
     true
 }
 
-/// Keeps the `cache.keep` most recently used indexes, and removes temporary files a
+/// Keeps the most recently used indexes, at most `cache.keep` of them and `cache.max_bytes`
+/// in all (the newest always), and removes temporary files a
 /// helper left behind (older than ten minutes); failures are ignored.
 fn evict(cache: &Cache) {
     let Ok(entries) = std::fs::read_dir(&cache.dir) else {
@@ -461,14 +466,17 @@ fn evict(cache: &Cache) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let Ok(modified) = meta.modified() else {
             continue;
         };
         if !name.starts_with("claude-") {
             continue;
         }
         if name.ends_with(".idx") {
-            indexes.push((modified, entry.path()));
+            indexes.push((modified, meta.len(), entry.path()));
         } else if name.contains(".tmp.")
             && now
                 .duration_since(modified)
@@ -477,9 +485,12 @@ fn evict(cache: &Cache) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-    if indexes.len() > cache.keep {
-        indexes.sort();
-        for (_, path) in &indexes[..indexes.len() - cache.keep] {
+    // Newest first; keep while both budgets hold.
+    indexes.sort_by(|a, b| b.cmp(a));
+    let mut total = 0_u64;
+    for (n, (_, len, path)) in indexes.iter().enumerate() {
+        total = total.saturating_add(*len);
+        if n > 0 && (n >= cache.keep || total > cache.max_bytes) {
             let _ = std::fs::remove_file(path);
         }
     }

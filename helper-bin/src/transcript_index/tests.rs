@@ -33,6 +33,7 @@ fn every(dir: &Path) -> Cache {
         dir: dir.to_owned(),
         min_bytes: 0,
         keep: 64,
+        max_bytes: u64::MAX,
     }
 }
 
@@ -331,6 +332,7 @@ fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first()
         dir: dir.join("cache"),
         min_bytes: 4000,
         keep: 3,
+        max_bytes: u64::MAX,
     };
     let read = |path: &Path| {
         read_transcript(path, &Options::default(), &Head::Leaf, Some(&cache)).map_err(|_| ())
@@ -369,5 +371,53 @@ fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first()
         .map(|p| index_path(&cache.dir, p).exists())
         .collect();
     assert_eq!(kept, [true, false, false, false, true, true]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
+    let dir = scratch("evict-bytes");
+    let mut cache = Cache {
+        dir: dir.join("cache"),
+        min_bytes: 0,
+        keep: 64,
+        max_bytes: u64::MAX,
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut paths = Vec::new();
+    for i in 0..3 {
+        let path = dir.join(format!("t{i}.jsonl"));
+        std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+        assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
+        let index = index_path(&cache.dir, &path);
+        File::options()
+            .write(true)
+            .open(&index)
+            .unwrap()
+            .set_modified(old + std::time::Duration::from_secs(i))
+            .unwrap();
+        paths.push(path);
+    }
+    let one = std::fs::metadata(index_path(&cache.dir, &paths[2]))
+        .unwrap()
+        .len();
+    // Room for two indexes of this size: the next write keeps itself and the newest other.
+    cache.max_bytes = one * 2 + one / 2;
+    let path = dir.join("t3.jsonl");
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
+    let kept: Vec<bool> = paths
+        .iter()
+        .chain([&path])
+        .map(|p| index_path(&cache.dir, p).exists())
+        .collect();
+    assert_eq!(kept, [false, false, true, true]);
+    // A budget smaller than one index still keeps the newest.
+    cache.max_bytes = 1;
+    let path = dir.join("t4.jsonl");
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
+    assert!(index_path(&cache.dir, &path).exists());
+    assert!(!index_path(&cache.dir, &paths[2]).exists());
     let _ = std::fs::remove_dir_all(dir);
 }
