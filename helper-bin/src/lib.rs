@@ -30,7 +30,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+mod corpus;
 mod ops;
+mod transcript_index;
 
 /// What an op may read of the outside world besides its request: the environment, captured
 /// once. Only this binary reads the process environment; the library crates never do.

@@ -5,6 +5,11 @@ use serde_json::{Map, Value};
 use crate::{Context, OpError};
 
 mod boot;
+mod history;
+mod history_list;
+mod history_read;
+mod history_sessions;
+mod history_state;
 mod limits;
 mod notes;
 mod reset;
@@ -23,6 +28,10 @@ pub(crate) const NAMES: &[&str] = &[
     "notes_delete",
     "boot",
     "warning",
+    "history_list",
+    "history_read",
+    "history_state",
+    "history_sessions",
 ];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
@@ -40,6 +49,10 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
         "notes_delete" => notes::delete(request, ctx),
         "boot" => boot::run(request, ctx),
         "warning" => warning::run(request, ctx),
+        "history_list" => history_list::run(request, ctx),
+        "history_read" => history_read::run(request, ctx),
+        "history_state" => history_state::run(request, ctx),
+        "history_sessions" => history_sessions::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
             ..OpError::new(

@@ -1,0 +1,178 @@
+//! What the three history ops share: naming a session (the live one by its transcript path
+//! and head, or an offline one by `claude:<sessionId>`), reading its transcript, and
+//! turning decoder refusals into replies.
+//!
+//! The transcript is read here (the decoder crates are pure), block by block, so a large
+//! file is never held whole beside its decoded events, and through its persistent index
+//! (`transcript_index`), so only the lines appended since the last call are decoded.
+
+use std::path::{Path, PathBuf};
+
+use notesoup_history_claude::{DecodeError, Head, Options};
+
+use crate::transcript_index::{Cache, ReadError};
+use notesoup_history_core::{Answer, BudgetedText, History};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Fields;
+
+use crate::{Context, OpError};
+
+/// The session part of every history request.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Source {
+    /// The live session's transcript, exactly as Claude gave it (`transcript_path`).
+    #[serde(default)]
+    pub(crate) transcript_path: Option<String>,
+    /// The uuid of the latest successful main `session.append` result.
+    #[serde(default)]
+    pub(crate) head: Option<String>,
+    /// An explicit session, `claude:<sessionId>`.
+    #[serde(default)]
+    pub(crate) session: Option<String>,
+    /// Set when a subagent calls: history is the main agent's alone.
+    #[serde(default)]
+    pub(crate) agent_id: Option<String>,
+    /// The notesoup setting naming each harness's session folder (see `corpus`).
+    #[serde(default)]
+    pub(crate) roots: crate::corpus::Roots,
+}
+
+/// The selected history of the session `source` names.
+pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, OpError> {
+    if let Some(agent) = &source.agent_id {
+        return Err(OpError::new(
+            "subagent",
+            format!(
+                "`{op}` is not available to subagents (agent {agent}): history belongs to the main conversation"
+            ),
+        ));
+    }
+    let (path, head, session) = if let Some(selector) = &source.session {
+        // The live session named by its exact id keeps its live head; anything else is
+        // found in the local corpus (any harness, a unique id prefix is enough).
+        let live = source.transcript_path.as_deref().filter(|p| {
+            Path::new(p)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .is_some_and(|stem| selector.trim() == format!("claude:{stem}"))
+        });
+        if let Some(path) = live {
+            let id = selector.trim().trim_start_matches("claude:").to_owned();
+            (PathBuf::from(path), live_head(op, source)?, id)
+        } else {
+            let found = crate::corpus::resolve(selector, &source.roots, ctx)?;
+            if found.host != "claude" {
+                let transcript = crate::corpus::load(&found, &source.roots, ctx)?;
+                return History::new(transcript)
+                    .map_err(|err| OpError::new("internal", err.to_string()));
+            }
+            (found.path, Head::Leaf, found.id)
+        }
+    } else {
+        let Some(path) = &source.transcript_path else {
+            return Err(OpError::new(
+                "history_unavailable",
+                format!(
+                    "`{op}` needs the current session's `transcript_path` (from Claude's SessionStart) or an explicit `session`; history is unavailable without one"
+                ),
+            ));
+        };
+        let head = live_head(op, source)?;
+        let session = Path::new(path)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        (PathBuf::from(path), head, session)
+    };
+    let options = Options {
+        session: Some(session),
+        sidechain: false,
+    };
+    let transcript = read_transcript(&path, &options, &head, cache(ctx).as_ref())?;
+    History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
+}
+
+fn live_head(op: &str, source: &Source) -> Result<Head, OpError> {
+    source.head.clone().map(Head::Uuid).ok_or_else(|| {
+        OpError::new(
+            "no_head",
+            format!("`{op}` on the current session needs `head`, the uuid of the latest main session.append result; none has been recorded yet"),
+        )
+    })
+}
+
+fn read_transcript(
+    path: &Path,
+    options: &Options,
+    head: &Head,
+    cache: Option<&Cache>,
+) -> Result<notesoup_history_core::Transcript, OpError> {
+    crate::transcript_index::read_transcript(path, options, head, cache).map_err(|err| match err {
+        ReadError::Io(err) => {
+            let code = if err.kind() == std::io::ErrorKind::NotFound {
+                "not_found"
+            } else {
+                "io_error"
+            };
+            OpError::new(code, format!("transcript {}: {err}", path.display()))
+        }
+        ReadError::Decode(err) => decode_error(path, &err),
+    })
+}
+
+/// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
+/// can be named (else no index is kept).
+fn cache(ctx: &Context) -> Option<Cache> {
+    notesoup_notes::store_root(
+        ctx.var("NOTESOUP_HOME"),
+        ctx.var("XDG_DATA_HOME"),
+        ctx.var("HOME"),
+    )
+    .ok()
+    .map(|root| Cache::new(root.join("cache").join("history")))
+}
+
+fn decode_error(path: &Path, err: &DecodeError) -> OpError {
+    OpError::new(err.code(), format!("transcript {}: {err}", path.display()))
+}
+
+/// The reply fields every answer carries.
+pub(crate) fn answer_fields(history: &History, answer: Answer) -> Fields {
+    let mut fields = Fields::new();
+    fields.insert("text".into(), json!(answer.text.into_string()));
+    fields.insert("shown".into(), json!(answer.shown));
+    fields.insert("matched".into(), json!(answer.matched));
+    fields.insert("session".into(), json!(history.session().to_string()));
+    fields.insert("missing".into(), json!(history.missing()));
+    fields
+}
+
+/// The reply to a wrongly called tool: still `ok`, with the text the model reads and the
+/// error's code in `refused`.
+pub(crate) fn refusal_fields(history: &History, code: &str, text: BudgetedText) -> Fields {
+    let mut fields = Fields::new();
+    fields.insert("text".into(), json!(text.into_string()));
+    fields.insert("refused".into(), json!(code));
+    fields.insert("session".into(), json!(history.session().to_string()));
+    fields.insert("missing".into(), json!(history.missing()));
+    fields
+}
+
+/// Lets go of a decoded history without freeing it piece by piece: the helper answers one
+/// request and exits, and freeing the events of a 100 MB transcript one by one took a
+/// measurable share of the call. The operating system reclaims it all at exit.
+pub(crate) fn release(history: History) {
+    std::mem::forget(history);
+}
+
+/// `Value::Null` for `None`.
+pub(crate) fn or_null<T: serde::Serialize>(value: Option<T>) -> Value {
+    value.map_or(Value::Null, |v| json!(v))
+}
+
+#[cfg(test)]
+mod tests;

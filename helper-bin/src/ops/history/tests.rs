@@ -1,0 +1,78 @@
+//! Locating offline sessions through `CLAUDE_CONFIG_DIR` or `~/.claude`, and the live head
+//! binding when the explicit session is the current one.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::{Context, run};
+
+const SID: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/history/{SID}.jsonl"))
+}
+
+/// A scratch config dir holding the fixture as `projects/<slug>/<SID>.jsonl`.
+fn config(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("notesoup-history-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let project = dir.join("projects/-tmp-some-project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(fixture(), project.join(format!("{SID}.jsonl"))).unwrap();
+    dir
+}
+
+fn state(request: &serde_json::Value, ctx: &Context) -> serde_json::Value {
+    run(Some("history_state"), request.to_string().as_bytes(), ctx).reply
+}
+
+#[test]
+fn an_explicit_session_is_read_from_claude_config_dir_and_ends_at_its_last_leaf() {
+    let dir = config("cfg");
+    let ctx = Context::from_vars([("CLAUDE_CONFIG_DIR", dir.to_str().unwrap())]);
+    let reply = state(&json!({"session": format!("claude:{SID}")}), &ctx);
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert_eq!(reply["window"], format!("claude:{SID}:2"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn without_claude_config_dir_the_default_is_home_dot_claude() {
+    let home = std::env::temp_dir().join(format!("notesoup-history-home-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let dir = config("home-cfg");
+    std::fs::rename(&dir, home.join(".claude")).unwrap();
+    let ctx = Context::from_vars([("HOME", home.to_str().unwrap())]);
+    let reply = run(
+        Some("history_list"),
+        json!({"session": format!("claude:{SID}"), "query": "RESUMED-PROMPT"})
+            .to_string()
+            .as_bytes(),
+        &ctx,
+    )
+    .reply;
+    assert_eq!(reply["shown"], json!([61]), "{reply}");
+    let _ = std::fs::remove_dir_all(home);
+}
+
+#[test]
+fn the_current_session_named_explicitly_uses_the_live_head() {
+    let dir = config("live");
+    let ctx = Context::from_vars([("CLAUDE_CONFIG_DIR", dir.to_str().unwrap())]);
+    let older_head = "0c1c5b74-8d0d-4f62-9b6c-dfd067b0b8aa";
+    let reply = state(
+        &json!({"session": format!("claude:{SID}"), "transcript_path": fixture(), "head": older_head}),
+        &ctx,
+    );
+    assert_eq!(reply["window"], format!("claude:{SID}:1"), "{reply}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn session_ids_cannot_climb_out_of_the_projects_folder() {
+    let ctx = Context::from_vars([("CLAUDE_CONFIG_DIR", "/nonexistent")]);
+    let reply = state(&json!({"session": "claude:../../etc/passwd"}), &ctx);
+    assert_eq!(reply["error"]["code"], "bad_session", "{reply}");
+}

@@ -1,0 +1,65 @@
+//! `history_sessions`: the recent sessions of every harness on this machine (Claude, Pi,
+//! Codex), most recently active first, so the model can pick one for `session`.
+
+use notesoup_history_core::{HOSTS, SESSIONS_DEFAULT, SESSIONS_MAX, render_sessions};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Fields;
+use crate::corpus::{Roots, recent};
+use crate::{Context, OpError, parse};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    /// Only this harness: `claude`, `pi` or `codex`.
+    #[serde(default)]
+    harness: Option<String>,
+    /// How many sessions to show (1 to 200, default 20).
+    #[serde(default)]
+    limit: Option<usize>,
+    /// The notesoup setting naming each harness's session folder.
+    #[serde(default)]
+    roots: Option<Roots>,
+}
+
+pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
+    let r: Request = parse("history_sessions", request)?;
+    if let Some(harness) = r.harness.as_deref()
+        && !HOSTS.contains(&harness)
+    {
+        return Err(OpError::new(
+            "bad_request",
+            format!("`harness` {harness:?} is not one of claude, pi, codex"),
+        ));
+    }
+    let limit = r.limit.unwrap_or(SESSIONS_DEFAULT);
+    if !(1..=SESSIONS_MAX).contains(&limit) {
+        return Err(OpError::new(
+            "bad_request",
+            format!("`limit` {limit} is outside 1..={SESSIONS_MAX}"),
+        ));
+    }
+    let roots = r.roots.unwrap_or_default();
+    let (sessions, total) = recent(r.harness.as_deref(), limit, &roots, ctx);
+    let (text, shown) = render_sessions(&sessions, limit, total);
+    let list: Vec<Value> = sessions
+        .iter()
+        .take(shown)
+        .map(|s| {
+            json!({
+                "session": format!("{}:{}", s.host, s.id),
+                "started": s.started,
+                "cwd": s.cwd,
+                "first_prompt": s.first_prompt,
+                "parent": s.parent,
+                "unreadable": s.unreadable,
+            })
+        })
+        .collect();
+    let mut fields = Fields::new();
+    fields.insert("text".into(), json!(text.into_string()));
+    fields.insert("sessions".into(), json!(list));
+    fields.insert("total".into(), json!(total));
+    Ok(fields)
+}

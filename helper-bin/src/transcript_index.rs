@@ -1,0 +1,500 @@
+//! Reading a Claude transcript through a persistent per-transcript index, so a call
+//! decodes only the lines appended since the last one.
+//!
+//! The index is the decoder's state after the file's committed prefix
+//! ([`Decoder::snapshot`]), kept in `<notesoup home>/cache/history/` beside what vouches
+//! for that prefix. **Invariant:** a state is only resumed over a prefix that is
+//! byte-identical to the one it was made from: the file must be the same (device and
+//! inode), at least as long, and its prefix must hash (xxh3, every byte of it, read in
+//! this call) to the recorded value; otherwise, and whenever the index is missing, of
+//! another version, fails its checksum or does not read back, the file is decoded from
+//! its first byte and the index rewritten. Refusals are never cached and no line is
+//! skipped: the lines an index covers were checked when it was written, those after it
+//! on every call until the index is rewritten. Writes go to a temporary
+//! file renamed over the index, so a reader sees a whole old or a whole new index, and
+//! concurrent helpers at worst both write a valid one. Nothing here is ever an error to
+//! the caller: a cache that cannot be read or written is ignored.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
+use notesoup_history_core::Transcript;
+use twox_hash::xxh3;
+
+/// The file's first bytes; the last byte is the format version.
+const MAGIC: &[u8; 8] = b"nsidx\0\0\x01";
+/// The transcript is read, and its prefix hashed, in blocks of this size at aligned
+/// offsets (block `i` covers `[i * BLOCK, (i + 1) * BLOCK)`).
+const BLOCK: usize = 1 << 20;
+/// The index is rewritten when the committed lines decoded past it reach this many
+/// bytes, or a quarter of what it covers (smaller appends are decoded on every call).
+const REWRITE_BYTES: u64 = 2 << 20;
+
+/// Where indexes are kept, and how many.
+#[derive(Debug, Clone)]
+pub(crate) struct Cache {
+    /// The folder (created on the first write).
+    pub(crate) dir: PathBuf,
+    /// Transcripts with fewer committed bytes get no index (they decode in a few ms).
+    pub(crate) min_bytes: u64,
+    /// At most this many indexes are kept; the least recently used go first.
+    pub(crate) keep: usize,
+    /// And at most this many bytes of them in all (the newest one is always kept): an
+    /// index is about 0.6x its transcript, so a count alone could grow the cache to gigabytes.
+    pub(crate) max_bytes: u64,
+}
+
+impl Cache {
+    /// The cache of the helper: `dir`, indexes for transcripts of 1 MiB and more, the 64
+    /// most recently used within 512 MiB in all.
+    pub(crate) fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            min_bytes: 1 << 20,
+            keep: 64,
+            max_bytes: 512 << 20,
+        }
+    }
+}
+
+/// Why a transcript read failed: the file, or a decoder refusal.
+pub(crate) enum ReadError {
+    Io(std::io::Error),
+    Decode(DecodeError),
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(err: std::io::Error) -> Self {
+        ReadError::Io(err)
+    }
+}
+
+impl From<DecodeError> for ReadError {
+    fn from(err: DecodeError) -> Self {
+        ReadError::Decode(err)
+    }
+}
+
+/// What the index vouches for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Covered {
+    dev: u64,
+    ino: u64,
+    /// Bytes of the committed prefix (up to and including its last `\n`).
+    len: u64,
+    /// [`PrefixHash`] of those bytes.
+    hash: u128,
+}
+
+/// The hash of a prefix: xxh3-64 of each aligned block (the last one cut at the prefix's
+/// end), seeded with its number, then xxh3-128 of the length and those hashes.
+#[derive(Default)]
+struct PrefixHash {
+    /// Hashes of the whole blocks read so far.
+    blocks: Vec<u64>,
+}
+
+impl PrefixHash {
+    fn finish(&self, whole_blocks: usize, partial: Option<&[u8]>, len: u64) -> u128 {
+        let mut bytes = Vec::with_capacity(8 * (whole_blocks + 2));
+        bytes.extend_from_slice(&len.to_le_bytes());
+        for h in &self.blocks[..whole_blocks] {
+            bytes.extend_from_slice(&h.to_le_bytes());
+        }
+        if let Some(part) = partial.filter(|p| !p.is_empty()) {
+            bytes.extend_from_slice(
+                &xxh3::hash64_with_seed(part, whole_blocks as u64).to_le_bytes(),
+            );
+        }
+        xxh3::hash128(&bytes)
+    }
+}
+
+/// The index file of `transcript` in `cache_dir`.
+fn index_path(cache_dir: &Path, transcript: &Path) -> PathBuf {
+    let key = xxh3::hash64(transcript.as_os_str().as_encoded_bytes());
+    cache_dir.join(format!("claude-{key:016x}.idx"))
+}
+
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(_meta: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// Decodes the transcript at `path`, resuming from its index in `cache_dir` when the index
+/// vouches for the file's prefix, and refreshing the index when it lags or is unusable.
+pub(crate) fn read_transcript(
+    path: &Path,
+    options: &Options,
+    head: &Head,
+    cache: Option<&Cache>,
+) -> Result<Transcript, ReadError> {
+    let mut file = File::open(path)?;
+    let (dev, ino) = identity(&file.metadata()?);
+    let size = file.metadata()?.len();
+    let index_file = cache.map(|c| index_path(&c.dir, path));
+    let index = index_file
+        .as_deref()
+        .and_then(|f| load_index(f, path, options))
+        .filter(|(covered, _)| covered.dev == dev && covered.ino == ino && covered.len <= size);
+    let mut reader = BlockReader::new();
+    let mut resumed = None;
+    if let Some((covered, decoder)) = index {
+        if reader.verify(&mut file, &covered)? {
+            resumed = Some((covered.len, decoder));
+        } else {
+            // Not the prefix the index was made from: start over, from byte 0 of the
+            // same open file.
+            reader = BlockReader::new();
+            file.seek(SeekFrom::Start(0))?;
+        }
+    }
+    let (start, mut decoder) = resumed.unwrap_or_else(|| (0, Decoder::new(options.clone())));
+    let torn = reader.decode_rest(&mut file, start, &mut decoder)?;
+    let committed = reader.offset - torn.len() as u64;
+    if let (Some(index_file), Some(cache)) = (&index_file, cache) {
+        let lag = committed - start;
+        let stale = if start == 0 {
+            committed > 0 && committed >= cache.min_bytes
+        } else {
+            lag > 0 && (lag >= REWRITE_BYTES || lag >= start / 4)
+        };
+        if stale && let Some(hash) = reader.prefix_hash(committed) {
+            let covered = Covered {
+                dev,
+                ino,
+                len: committed,
+                hash,
+            };
+            if write_index(index_file, path, &covered, &decoder) {
+                evict(cache);
+            }
+        } else if start > 0 {
+            // Used: its time decides what eviction keeps.
+            let _ = File::options()
+                .write(true)
+                .open(index_file)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        }
+    }
+    if !torn.is_empty() {
+        decoder.line(&torn, false)?;
+    }
+    Ok(decoder.finish(head)?)
+}
+
+/// Reads a file in aligned blocks, hashing each whole block, and feeds lines on.
+struct BlockReader {
+    hash: PrefixHash,
+    /// The last block read, and its number.
+    last: Vec<u8>,
+    last_number: usize,
+    /// The buffer the next block is read into.
+    spare: Vec<u8>,
+    /// Bytes read so far (the offset of the next block).
+    offset: u64,
+}
+
+impl BlockReader {
+    fn new() -> Self {
+        Self {
+            hash: PrefixHash::default(),
+            last: Vec::with_capacity(BLOCK),
+            last_number: 0,
+            spare: Vec::with_capacity(BLOCK),
+            offset: 0,
+        }
+    }
+
+    /// Reads the next block (fewer bytes only at the end of the file) into `last`; false
+    /// at the end, leaving `last` as it was.
+    fn next_block(&mut self, file: &mut File) -> std::io::Result<bool> {
+        self.spare.clear();
+        self.spare.resize(BLOCK, 0);
+        let mut filled = 0;
+        while filled < BLOCK {
+            match file.read(&mut self.spare[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
+        if filled == 0 {
+            return Ok(false);
+        }
+        self.spare.truncate(filled);
+        std::mem::swap(&mut self.last, &mut self.spare);
+        self.last_number = usize::try_from(self.offset / BLOCK as u64).unwrap_or(usize::MAX);
+        if filled == BLOCK {
+            self.hash
+                .blocks
+                .push(xxh3::hash64_with_seed(&self.last, self.last_number as u64));
+        }
+        self.offset += filled as u64;
+        Ok(true)
+    }
+
+    /// Reads the prefix `covered` names and checks its hash; the block holding its end
+    /// stays in `last` for [`BlockReader::decode_rest`].
+    fn verify(&mut self, file: &mut File, covered: &Covered) -> std::io::Result<bool> {
+        while self.offset < covered.len {
+            if !self.next_block(file)? {
+                return Ok(false);
+            }
+        }
+        Ok(self.prefix_hash(covered.len) == Some(covered.hash))
+    }
+
+    /// The hash of the prefix of `len` bytes, when the blocks read so far cover it and it
+    /// ends in the last block read (or on its boundary).
+    fn prefix_hash(&self, len: u64) -> Option<u128> {
+        let whole = usize::try_from(len / BLOCK as u64).ok()?;
+        let cut = usize::try_from(len % BLOCK as u64).ok()?;
+        if whole > self.hash.blocks.len() {
+            return None;
+        }
+        if cut == 0 {
+            return Some(self.hash.finish(whole, None, len));
+        }
+        if whole != self.last_number || cut > self.last.len() {
+            return None;
+        }
+        Some(self.hash.finish(whole, Some(&self.last[..cut]), len))
+    }
+
+    /// Feeds every committed line from byte `start` to the end of the file to `decoder`;
+    /// returns the unterminated final fragment, not fed.
+    fn decode_rest(
+        &mut self,
+        file: &mut File,
+        start: u64,
+        decoder: &mut Decoder,
+    ) -> Result<Vec<u8>, ReadError> {
+        let mut carry = Vec::new();
+        // The block already read (by `verify`) may hold the first bytes after `start`.
+        let block_start = self.offset - self.last.len() as u64;
+        let mut from = usize::try_from(start.saturating_sub(block_start)).unwrap_or(usize::MAX);
+        if self.offset == 0 || from >= self.last.len() {
+            if !self.next_block(file)? {
+                return Ok(carry);
+            }
+            from = 0;
+        }
+        loop {
+            let block = &self.last[from..];
+            let mut rest = block;
+            while let Some(end) = memchr::memchr(b'\n', rest) {
+                if carry.is_empty() {
+                    decoder.line(&rest[..end], true)?;
+                } else {
+                    carry.extend_from_slice(&rest[..end]);
+                    decoder.line(&carry, true)?;
+                    carry.clear();
+                }
+                rest = &rest[end + 1..];
+            }
+            carry.extend_from_slice(rest);
+            if !self.next_block(file)? {
+                return Ok(carry);
+            }
+            from = 0;
+        }
+    }
+}
+
+/// The index at `index_file`, when it is whole, of this format and of this transcript.
+fn load_index(
+    index_file: &Path,
+    transcript: &Path,
+    options: &Options,
+) -> Option<(Covered, Decoder)> {
+    let bytes = std::fs::read(index_file).ok()?;
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    let hashes: Vec<u64> = body
+        .chunks(BLOCK)
+        .zip(0_u64..)
+        .map(|(chunk, i)| xxh3::hash64_with_seed(chunk, i))
+        .collect();
+    if checksum(&hashes, body.len() as u64).to_le_bytes() != sum {
+        return None;
+    }
+    let mut rest = body;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let (out, after) = rest.split_at_checked(n)?;
+        rest = after;
+        Some(out)
+    };
+    if take(MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let dev = u64::from_le_bytes(take(8)?.try_into().ok()?);
+    let ino = u64::from_le_bytes(take(8)?.try_into().ok()?);
+    let len = u64::from_le_bytes(take(8)?.try_into().ok()?);
+    let hash = u128::from_le_bytes(take(16)?.try_into().ok()?);
+    let path_len = usize::try_from(u64::from_le_bytes(take(8)?.try_into().ok()?)).ok()?;
+    if take(path_len)? != transcript.as_os_str().as_encoded_bytes() {
+        return None;
+    }
+    let decoder = Decoder::resume(options.clone(), rest).ok()?;
+    Some((
+        Covered {
+            dev,
+            ino,
+            len,
+            hash,
+        },
+        decoder,
+    ))
+}
+
+/// The checksum of an index body from the hashes of its `BLOCK`-sized pieces.
+fn checksum(hashes: &[u64], len: u64) -> u64 {
+    let mut bytes = Vec::with_capacity(8 * (hashes.len() + 1));
+    bytes.extend_from_slice(&len.to_le_bytes());
+    for h in hashes {
+        bytes.extend_from_slice(&h.to_le_bytes());
+    }
+    xxh3::hash64(&bytes)
+}
+
+/// A writer that hashes what passes through it in `BLOCK`-sized pieces and ends with
+/// the [`checksum`] of it all.
+struct Checksummed<W: Write> {
+    inner: W,
+    piece: Vec<u8>,
+    hashes: Vec<u64>,
+    len: u64,
+}
+
+impl<W: Write> Checksummed<W> {
+    fn piece_done(&mut self) -> std::io::Result<()> {
+        let seed = self.hashes.len() as u64;
+        self.hashes.push(xxh3::hash64_with_seed(&self.piece, seed));
+        self.inner.write_all(&self.piece)?;
+        self.len += self.piece.len() as u64;
+        self.piece.clear();
+        Ok(())
+    }
+
+    fn finish(mut self) -> std::io::Result<W> {
+        if !self.piece.is_empty() {
+            self.piece_done()?;
+        }
+        let sum = checksum(&self.hashes, self.len);
+        self.inner.write_all(&sum.to_le_bytes())?;
+        Ok(self.inner)
+    }
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, mut data: &[u8]) -> std::io::Result<usize> {
+        let n = data.len();
+        while !data.is_empty() {
+            let take = (BLOCK - self.piece.len()).min(data.len());
+            self.piece.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.piece.len() == BLOCK {
+                self.piece_done()?;
+            }
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Numbers this process's index writes, so concurrent writers never share a temporary
+/// file (with the process id).
+static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Writes the index atomically (a temporary file renamed over it); true when it was
+/// written (failures are otherwise ignored).
+fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder: &Decoder) -> bool {
+    let Some(dir) = index_file.parent() else {
+        return false;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    let nonce = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = index_file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
+    let written = File::create(&temp).and_then(|file| {
+        let path_bytes = transcript.as_os_str().as_encoded_bytes();
+        let mut out = Checksummed {
+            inner: file,
+            piece: Vec::with_capacity(BLOCK),
+            hashes: Vec::new(),
+            len: 0,
+        };
+        out.write_all(MAGIC)?;
+        for v in [covered.dev, covered.ino, covered.len] {
+            out.write_all(&v.to_le_bytes())?;
+        }
+        out.write_all(&covered.hash.to_le_bytes())?;
+        out.write_all(&(path_bytes.len() as u64).to_le_bytes())?;
+        out.write_all(path_bytes)?;
+        decoder.snapshot_to(&mut out)?;
+        out.finish().map(drop)
+    });
+    if written.is_err() || std::fs::rename(&temp, index_file).is_err() {
+        let _ = std::fs::remove_file(&temp);
+        return false;
+    }
+    true
+}
+
+/// Keeps the most recently used indexes, at most `cache.keep` of them and `cache.max_bytes`
+/// in all (the newest always), and removes temporary files a
+/// helper left behind (older than ten minutes); failures are ignored.
+fn evict(cache: &Cache) {
+    let Ok(entries) = std::fs::read_dir(&cache.dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    let mut indexes = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let Ok(modified) = meta.modified() else {
+            continue;
+        };
+        if !name.starts_with("claude-") {
+            continue;
+        }
+        if name.ends_with(".idx") {
+            indexes.push((modified, meta.len(), entry.path()));
+        } else if name.contains(".tmp.")
+            && now
+                .duration_since(modified)
+                .is_ok_and(|age| age.as_secs() > 600)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    // Newest first; keep while both budgets hold.
+    indexes.sort_by(|a, b| b.cmp(a));
+    let mut total = 0_u64;
+    for (n, (_, len, path)) in indexes.iter().enumerate() {
+        total = total.saturating_add(*len);
+        if n > 0 && (n >= cache.keep || total > cache.max_bytes) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,423 @@
+//! The index never changes an answer: every read through it equals a fresh decode of the
+//! file as it is now, on the real fixtures and generated transcripts, after appends, after
+//! truncation, an in-place rewrite of the same size, a replaced file, and with a damaged
+//! or foreign index (rebuilt).
+
+use std::fs::OpenOptions;
+use std::io::{Seek, SeekFrom, Write as _};
+use std::path::{Path, PathBuf};
+
+use notesoup_history_claude::{Head, Options, decode};
+use serde_json::json;
+
+use super::*;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("notesoup-tindex-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("cache")).unwrap();
+    dir
+}
+
+type Outcome = Result<Transcript, String>;
+
+fn fresh(path: &Path) -> Outcome {
+    let bytes = std::fs::read(path).unwrap();
+    decode(&bytes, &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
+}
+
+/// Every transcript gets an index (the helper's 1 MiB floor would leave these small
+/// files without one).
+fn every(dir: &Path) -> Cache {
+    Cache {
+        dir: dir.to_owned(),
+        min_bytes: 0,
+        keep: 64,
+        max_bytes: u64::MAX,
+    }
+}
+
+fn cached(path: &Path, cache: &Path) -> Outcome {
+    read_transcript(path, &Options::default(), &Head::Leaf, Some(&every(cache))).map_err(
+        |e| match e {
+            ReadError::Io(e) => format!("io: {e}"),
+            ReadError::Decode(e) => e.to_string(),
+        },
+    )
+}
+
+/// Reads through the index and checks the answer against a fresh decode.
+fn check(path: &Path, cache: &Path, what: &str) {
+    assert_eq!(cached(path, cache), fresh(path), "{what}");
+}
+
+/// What the index in `cache` vouches for, if it is whole.
+fn covered(path: &Path, cache: &Path) -> Option<Covered> {
+    load_index(&index_path(cache, path), path, &Options::default()).map(|(c, _)| c)
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["../history-claude/tests/data", "tests/data/history"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 10, "the real fixtures are there");
+    out
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+}
+
+/// A generated transcript of session `s1`: prompts, answers, tool calls and results,
+/// an occasional metadata record.
+fn generated(n: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut parent: Option<String> = None;
+    for i in 0..n {
+        let uuid = format!("g{i}");
+        let mut row = json!({"uuid": uuid, "parentUuid": parent, "isSidechain": false,
+                             "sessionId": "s1", "timestamp": format!("2026-12-02T10:{:02}:00Z", i % 60)});
+        match i % 4 {
+            0 => {
+                row["type"] = json!("user");
+                row["message"] =
+                    json!({"role": "user", "content": format!("prompt {i}: find zebra-{}", i % 7)});
+            }
+            1 => {
+                row["type"] = json!("assistant");
+                row["message"] = json!({"role": "assistant", "content": [
+                    {"type": "text", "text": format!("looking {i}")},
+                    {"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {"command": format!("grep zebra {i}")}}]});
+            }
+            2 => {
+                row["type"] = json!("user");
+                row["message"] = json!({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("t{}", i - 1), "content": format!("zebra line {i}\nnext é")}]});
+            }
+            _ => {
+                row["type"] = json!("assistant");
+                row["message"] = json!({"role": "assistant", "content": [{"type": "text", "text": format!("done {i} ✓")}]});
+            }
+        }
+        rows.push(row.to_string());
+        if i % 9 == 0 {
+            rows.push(json!({"type": "last-prompt", "sessionId": "s1"}).to_string());
+        }
+        parent = Some(uuid);
+    }
+    rows
+}
+
+#[test]
+fn real_fixtures_read_through_the_index_cold_and_warm_equal_a_fresh_decode() {
+    let dir = scratch("real");
+    for fixture in fixtures() {
+        let name = fixture.file_name().unwrap().to_str().unwrap().to_owned();
+        let path = dir.join(&name);
+        std::fs::copy(&fixture, &path).unwrap();
+        let cache = dir.join("cache");
+        check(&path, &cache, &format!("{name} cold"));
+        if fresh(&path).is_ok() {
+            assert!(
+                covered(&path, &cache).is_some(),
+                "{name}: an index was written"
+            );
+        }
+        check(&path, &cache, &format!("{name} warm"));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn real_fixtures_grown_line_by_line_equal_a_fresh_decode_after_every_append() {
+    let dir = scratch("grow");
+    for fixture in fixtures() {
+        let name = fixture.file_name().unwrap().to_str().unwrap().to_owned();
+        let bytes = std::fs::read(&fixture).unwrap();
+        let path = dir.join(&name);
+        let cache = dir.join(format!("cache-{name}"));
+        std::fs::write(&path, b"").unwrap();
+        // Append each line in two writes: the first half is a torn line for one call.
+        for (n, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            let half = line.len() / 2;
+            append(&path, &line[..half]);
+            check(&path, &cache, &format!("{name} torn line {n}"));
+            append(&path, &line[half..]);
+            check(&path, &cache, &format!("{name} after line {n}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn generated_transcripts_resume_across_rewrites_of_the_index() {
+    let dir = scratch("generated");
+    let path = dir.join("s1.jsonl");
+    let cache = dir.join("cache");
+    let rows = generated(4000);
+    std::fs::write(&path, b"").unwrap();
+    let mut lens = Vec::new();
+    for chunk in rows.chunks(157) {
+        append(&path, (chunk.join("\n") + "\n").as_bytes());
+        check(&path, &cache, "after a chunk");
+        lens.push(covered(&path, &cache).unwrap().len);
+    }
+    // Small appends were decoded on top of an older index; larger ones rewrote it.
+    lens.dedup();
+    assert!(lens.len() > 3 && lens.len() < rows.len() / 157, "{lens:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_changed_prefix_is_decoded_afresh_never_served_from_the_index() {
+    let dir = scratch("changed");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    let text = generated(300).join("\n") + "\n";
+    let reset = |content: &str| {
+        std::fs::write(&path, content).unwrap();
+        check(&path, &cache, "index built");
+        assert!(covered(&path, &cache).is_some());
+    };
+
+    // Truncated to a shorter file (a rewrite that dropped rows).
+    reset(&text);
+    let cut = text[..text.len() / 2].rfind('\n').unwrap() + 1;
+    std::fs::write(&path, &text[..cut]).unwrap();
+    check(&path, &cache, "truncated");
+
+    // The same size, rewritten in place (same inode), one byte in the middle changed.
+    reset(&text);
+    let at = text.find("prompt 148").unwrap() + "prompt ".len();
+    let mut file = OpenOptions::new().write(true).open(&path).unwrap();
+    file.seek(SeekFrom::Start(at as u64)).unwrap();
+    file.write_all(b"9").unwrap();
+    drop(file);
+    let changed = fresh(&path).unwrap();
+    assert_ne!(
+        Ok(changed.clone()),
+        fresh_of(&text),
+        "the rewrite changed the answer"
+    );
+    assert_eq!(cached(&path, &cache), Ok(changed), "same-size rewrite");
+
+    // Rewritten in place, then appended to.
+    reset(&text);
+    let mut file = OpenOptions::new().write(true).open(&path).unwrap();
+    file.seek(SeekFrom::Start(10)).unwrap();
+    file.write_all(b"x").unwrap();
+    drop(file);
+    append(&path, (generated(301)[300].clone() + "\n").as_bytes());
+    check(&path, &cache, "rewrite then append");
+
+    // Replaced by another file (a new inode) with more rows.
+    reset(&text);
+    let other = dir.join("other.jsonl");
+    std::fs::write(&other, generated(320).join("\n") + "\n").unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    check(&path, &cache, "replaced");
+
+    // A committed line made invalid behind the index: refused as a fresh decode refuses.
+    reset(&text);
+    let mut broken = text.clone().into_bytes();
+    let brace = text.find("\n{").unwrap() + 1;
+    broken[brace] = b'[';
+    std::fs::write(&path, &broken).unwrap();
+    assert!(fresh(&path).is_err());
+    check(&path, &cache, "broken prefix");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn fresh_of(text: &str) -> Outcome {
+    decode(text.as_bytes(), &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_damaged_or_foreign_index_is_rebuilt_silently() {
+    let dir = scratch("damaged");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    std::fs::write(&path, generated(500).join("\n") + "\n").unwrap();
+    check(&path, &cache, "built");
+    let index = index_path(&cache, &path);
+    let good = std::fs::read(&index).unwrap();
+    let step = good.len() / 97;
+    for at in (0..good.len()).step_by(step.max(1)) {
+        let mut bad = good.clone();
+        bad[at] ^= 0x20;
+        std::fs::write(&index, &bad).unwrap();
+        assert!(
+            covered(&path, &cache).is_none(),
+            "a flipped byte at {at} fails the checksum"
+        );
+        check(&path, &cache, &format!("flipped byte {at}"));
+        assert_eq!(
+            std::fs::read(&index).unwrap(),
+            good,
+            "rebuilt after byte {at}"
+        );
+    }
+    for bad in [&good[..good.len() / 2], &b""[..], &b"not an index"[..]] {
+        std::fs::write(&index, bad).unwrap();
+        check(&path, &cache, "cut or foreign bytes");
+        assert_eq!(std::fs::read(&index).unwrap(), good);
+    }
+    // Another transcript's (whole, valid) index under this one's name is not used.
+    let other = dir.join("s2.jsonl");
+    std::fs::write(&other, generated(20).join("\n") + "\n").unwrap();
+    check(&other, &cache, "other built");
+    std::fs::copy(index_path(&cache, &other), &index).unwrap();
+    check(&path, &cache, "foreign index");
+    assert_eq!(std::fs::read(&index).unwrap(), good);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn an_unwritable_cache_is_ignored() {
+    let dir = scratch("unwritable");
+    let path = dir.join("s1.jsonl");
+    std::fs::write(&path, generated(50).join("\n") + "\n").unwrap();
+    // The cache folder's place is taken by a file: nothing can be written there.
+    let blocked = dir.join("blocked");
+    std::fs::write(&blocked, b"").unwrap();
+    check(&path, &blocked.join("history"), "no cache");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn concurrent_readers_agree_and_leave_a_whole_index() {
+    let dir = scratch("concurrent");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    std::fs::write(&path, generated(2000).join("\n") + "\n").unwrap();
+    let expected = fresh(&path);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..5 {
+                    assert_eq!(cached(&path, &cache), expected);
+                    let _ = std::fs::remove_file(index_path(&cache, &path));
+                }
+            });
+        }
+    });
+    check(&path, &cache, "after the race");
+    assert!(covered(&path, &cache).is_some());
+    let leftovers: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".tmp."))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first() {
+    let dir = scratch("evict");
+    let cache = Cache {
+        dir: dir.join("cache"),
+        min_bytes: 4000,
+        keep: 3,
+        max_bytes: u64::MAX,
+    };
+    let read = |path: &Path| {
+        read_transcript(path, &Options::default(), &Head::Leaf, Some(&cache)).map_err(|_| ())
+    };
+    let small = dir.join("small.jsonl");
+    std::fs::write(&small, generated(5).join("\n") + "\n").unwrap();
+    assert!(read(&small).is_ok());
+    assert!(!index_path(&cache.dir, &small).exists(), "below min_bytes");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut paths = Vec::new();
+    for i in 0..5 {
+        let path = dir.join(format!("t{i}.jsonl"));
+        std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+        assert!(read(&path).is_ok());
+        // Ages the index, so the order of use does not hang on timestamp granularity.
+        let index = index_path(&cache.dir, &path);
+        File::options()
+            .write(true)
+            .open(&index)
+            .unwrap()
+            .set_modified(old + std::time::Duration::from_secs(i))
+            .unwrap();
+        paths.push(path);
+    }
+    // Using t0's index makes it the most recent; the next write evicts down to 3.
+    assert_eq!(
+        read(&paths[0]).map(|t| t.events.len()),
+        fresh(&paths[0]).map(|t| t.events.len()).map_err(|_| ())
+    );
+    let path = dir.join("t5.jsonl");
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read(&path).is_ok());
+    let kept: Vec<bool> = paths
+        .iter()
+        .chain([&path])
+        .map(|p| index_path(&cache.dir, p).exists())
+        .collect();
+    assert_eq!(kept, [true, false, false, false, true, true]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
+    let dir = scratch("evict-bytes");
+    let mut cache = Cache {
+        dir: dir.join("cache"),
+        min_bytes: 0,
+        keep: 64,
+        max_bytes: u64::MAX,
+    };
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut paths = Vec::new();
+    for i in 0..3 {
+        let path = dir.join(format!("t{i}.jsonl"));
+        std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+        assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
+        let index = index_path(&cache.dir, &path);
+        File::options()
+            .write(true)
+            .open(&index)
+            .unwrap()
+            .set_modified(old + std::time::Duration::from_secs(i))
+            .unwrap();
+        paths.push(path);
+    }
+    let one = std::fs::metadata(index_path(&cache.dir, &paths[2]))
+        .unwrap()
+        .len();
+    // Room for two indexes of this size: the next write keeps itself and the newest other.
+    cache.max_bytes = one * 2 + one / 2;
+    let path = dir.join("t3.jsonl");
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
+    let kept: Vec<bool> = paths
+        .iter()
+        .chain([&path])
+        .map(|p| index_path(&cache.dir, p).exists())
+        .collect();
+    assert_eq!(kept, [false, false, true, true]);
+    // A budget smaller than one index still keeps the newest.
+    cache.max_bytes = 1;
+    let path = dir.join("t4.jsonl");
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
+    assert!(index_path(&cache.dir, &path).exists());
+    assert!(!index_path(&cache.dir, &paths[2]).exists());
+    let _ = std::fs::remove_dir_all(dir);
+}

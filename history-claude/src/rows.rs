@@ -1,0 +1,423 @@
+//! One JSONL line to one checked row: the schemas of the four supported record types.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use notesoup_history_core::{Body, Role};
+
+/// The fields of any record this decoder looks at, each kept raw until its type is known,
+/// so metadata records of any shape pass untouched.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RawRow<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "present")]
+    pub(crate) kind: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) parent_uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) logical_parent_uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) is_sidechain: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) session_id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) message: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) is_compact_summary: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) subtype: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) content: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) compact_metadata: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) attachment: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) rendered: Option<&'a RawValue>,
+}
+
+/// Keeps a present field, `null` included (plain `Option` would read `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+/// The four record types that carry conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    User,
+    Assistant,
+    System,
+    Attachment,
+}
+
+impl Kind {
+    pub(crate) fn parse(name: &str) -> Option<Kind> {
+        match name {
+            "user" => Some(Kind::User),
+            "assistant" => Some(Kind::Assistant),
+            "system" => Some(Kind::System),
+            "attachment" => Some(Kind::Attachment),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::System => "system",
+            Kind::Attachment => "attachment",
+        }
+    }
+}
+
+/// A checked conversation row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Row {
+    pub(crate) kind: Kind,
+    pub(crate) uuid: String,
+    /// `None` for `parentUuid: null`.
+    pub(crate) parent: Option<String>,
+    pub(crate) logical_parent: Option<String>,
+    pub(crate) is_sidechain: bool,
+    pub(crate) session_id: String,
+    pub(crate) timestamp: Option<String>,
+    /// True for a `compact_boundary` system row.
+    pub(crate) compact: bool,
+    /// Preserved-segment uuids recorded on a compact boundary.
+    pub(crate) preserved: Vec<String>,
+    /// The events of this row, in seq order: role and body (seq and window come later).
+    pub(crate) events: Vec<(Role, Body)>,
+    /// The ordinal a retained notesoup boot marker in this row names.
+    pub(crate) boot: Option<u64>,
+}
+
+/// Parses a raw field as `T`, naming the field when it does not fit.
+fn field<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str) -> Result<T, String> {
+    let raw = raw.ok_or_else(|| format!("missing `{name}`"))?;
+    serde_json::from_str(raw.get()).map_err(|err| format!("`{name}`: {err}"))
+}
+
+fn optional<'a, T: Deserialize<'a>>(
+    raw: Option<&'a RawValue>,
+    name: &str,
+) -> Result<Option<T>, String> {
+    match raw {
+        None => Ok(None),
+        Some(raw) => {
+            serde_json::from_str::<Option<T>>(raw.get()).map_err(|err| format!("`{name}`: {err}"))
+        }
+    }
+}
+
+/// A content block, every field borrowed or raw until its type says what it must hold (a
+/// struct, not a tagged enum, so nothing is buffered twice).
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+fn need<'b, T: ?Sized>(value: Option<&'b T>, kind: &str, name: &str) -> Result<&'b T, String> {
+    value.ok_or_else(|| format!("a `{kind}` block without `{name}`"))
+}
+
+/// The visible text of a tool result's `content`: a string, or the text of its text
+/// blocks (images, documents and references add no text).
+fn result_text(content: Option<&RawValue>) -> Result<String, String> {
+    let Some(raw) = content else {
+        return Ok(String::new());
+    };
+    let raw = raw.get();
+    if raw.starts_with('"') {
+        return serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"));
+    }
+    if raw == "null" {
+        return Ok(String::new());
+    }
+    let blocks: Vec<ResultBlock> =
+        serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"))?;
+    let mut out = String::new();
+    for block in blocks {
+        if block.kind == "text" {
+            let text = block
+                .text
+                .ok_or("a tool result `text` block without `text`")?;
+            push_text(&mut out, &text);
+        }
+    }
+    Ok(out)
+}
+
+/// A block inside a tool result: only text is visible; other types (images, documents,
+/// references) keep their place but add no text.
+#[derive(Deserialize)]
+struct ResultBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    role: String,
+    #[serde(borrow)]
+    content: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct AttachmentInfo {
+    #[serde(rename = "type")]
+    #[allow(
+        dead_code,
+        reason = "checked for presence: an attachment must name its type"
+    )]
+    kind: String,
+}
+
+#[derive(Deserialize)]
+struct Rendering {
+    content: RenderedContent,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RenderedContent {
+    Text(String),
+    Blocks(Vec<RenderedBlock>),
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum RenderedBlock {
+    Text { text: String },
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct CompactMetadata {
+    #[serde(default)]
+    preserved_segment: Option<PreservedSegment>,
+    #[serde(default)]
+    preserved_messages: Option<PreservedMessages>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PreservedSegment {
+    #[serde(default)]
+    head_uuid: Option<String>,
+    #[serde(default)]
+    tail_uuid: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct PreservedMessages {
+    #[serde(default)]
+    uuids: Vec<String>,
+}
+
+fn push_text(out: &mut String, text: &str) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(text);
+}
+
+/// Checks a conversation row of `kind` and turns it into events. `Err` is the reason.
+pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
+    let uuid: String = field(raw.uuid, "uuid")?;
+    if uuid.is_empty() {
+        return Err("empty `uuid`".into());
+    }
+    let parent: Option<String> = field(raw.parent_uuid, "parentUuid")?;
+    let logical_parent: Option<String> = optional(raw.logical_parent_uuid, "logicalParentUuid")?;
+    let is_sidechain: bool = field(raw.is_sidechain, "isSidechain")?;
+    let session_id: String = field(raw.session_id, "sessionId")?;
+    let timestamp: Option<String> = optional(raw.timestamp, "timestamp")?;
+    let mut compact = false;
+    let mut preserved = Vec::new();
+    let events = match kind {
+        Kind::User | Kind::Assistant => message_events(kind, raw)?,
+        Kind::System => {
+            let (events, boundary) = system_events(raw)?;
+            if let Some(uuids) = boundary {
+                compact = true;
+                preserved = uuids;
+            }
+            events
+        }
+        Kind::Attachment => attachment_events(raw)?,
+    };
+    let boot = match (kind, events.first()) {
+        (Kind::User | Kind::Attachment, Some((_, Body::Text { text }))) => boot_ordinal(text),
+        _ => None,
+    };
+    Ok(Row {
+        kind,
+        uuid,
+        parent,
+        logical_parent,
+        is_sidechain,
+        session_id,
+        timestamp,
+        compact,
+        preserved,
+        events,
+        boot,
+    })
+}
+
+/// The events of a user or assistant row: the message (visible text only), then one per
+/// tool call or result block.
+fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
+    let message: Message<'_> = field(raw.message, "message")?;
+    if message.role != kind.name() {
+        return Err(format!(
+            "a {} row whose message role is {:?}",
+            kind.name(),
+            message.role
+        ));
+    }
+    let summary: Option<bool> = optional(raw.is_compact_summary, "isCompactSummary")?;
+    let role = match (kind, summary) {
+        (Kind::Assistant, _) => Role::Assistant,
+        (_, Some(true)) => Role::Summary,
+        _ => Role::User,
+    };
+    let mut visible = String::new();
+    let raw_content = message.content.get();
+    let blocks: Vec<Block<'_>> = if raw_content.starts_with('"') {
+        if kind == Kind::Assistant {
+            return Err("assistant `message.content` must be a list of blocks".into());
+        }
+        visible =
+            serde_json::from_str(raw_content).map_err(|err| format!("`message.content`: {err}"))?;
+        Vec::new()
+    } else {
+        serde_json::from_str(raw_content).map_err(|err| format!("`message.content`: {err}"))?
+    };
+    let mut tools = Vec::new();
+    for block in blocks {
+        let kind = block.kind.as_ref();
+        match kind {
+            "text" => push_text(&mut visible, need(block.text.as_deref(), kind, "text")?),
+            "image" | "document" | "thinking" | "redacted_thinking" => {}
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => tools.push(Body::ToolCall {
+                id: need(block.id.as_deref(), kind, "id")?.to_owned(),
+                name: need(block.name.as_deref(), kind, "name")?.to_owned(),
+                input: need(block.input, kind, "input")?.get().to_owned(),
+            }),
+            "tool_result"
+            | "mcp_tool_result"
+            | "web_search_tool_result"
+            | "web_fetch_tool_result"
+            | "code_execution_tool_result" => {
+                let text = if kind == "tool_result" || kind == "mcp_tool_result" {
+                    result_text(block.content)?
+                } else {
+                    String::new() // server results are structured, not text
+                };
+                tools.push(Body::ToolResult {
+                    id: need(block.tool_use_id.as_deref(), kind, "tool_use_id")?.to_owned(),
+                    text,
+                    is_error: block.is_error.unwrap_or(false),
+                });
+            }
+            other => return Err(format!("unsupported content block type {other:?}")),
+        }
+    }
+    let mut events = vec![(role, Body::Text { text: visible })];
+    events.extend(tools.into_iter().map(|body| (Role::Tool, body)));
+    Ok(events)
+}
+
+/// The notice of a system row, and for a compact boundary its preserved uuids.
+#[allow(clippy::type_complexity, reason = "a private helper's pair of results")]
+fn system_events(raw: &RawRow<'_>) -> Result<(Vec<(Role, Body)>, Option<Vec<String>>), String> {
+    let subtype: Option<String> = optional(raw.subtype, "subtype")?;
+    let content: Option<String> = optional(raw.content, "content")?;
+    let mut boundary = None;
+    if subtype.as_deref() == Some("compact_boundary") {
+        let meta: Option<CompactMetadata> = optional(raw.compact_metadata, "compactMetadata")?;
+        let meta = meta.unwrap_or_default();
+        let mut preserved = Vec::new();
+        if let Some(messages) = meta.preserved_messages {
+            preserved.extend(messages.uuids);
+        }
+        if let Some(segment) = meta.preserved_segment {
+            preserved.extend(segment.head_uuid);
+            preserved.extend(segment.tail_uuid);
+        }
+        boundary = Some(preserved);
+    }
+    let text = content.unwrap_or_default();
+    Ok((vec![(Role::Notice, Body::Text { text })], boundary))
+}
+
+/// The event of an attachment row: its recorded rendering (never the raw payload).
+fn attachment_events(raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
+    let _: AttachmentInfo = field(raw.attachment, "attachment")?;
+    let rendered: Option<Vec<Rendering>> = optional(raw.rendered, "rendered")?;
+    let mut visible = String::new();
+    for rendering in rendered.unwrap_or_default() {
+        match rendering.content {
+            RenderedContent::Text(text) => push_text(&mut visible, &text),
+            RenderedContent::Blocks(blocks) => {
+                for RenderedBlock::Text { text } in blocks {
+                    push_text(&mut visible, &text);
+                }
+            }
+        }
+    }
+    Ok(vec![(Role::Attachment, Body::Text { text: visible })])
+}
+
+/// The ordinal a complete retained boot block in `text` names: a line
+/// `<notesoup-boot window="claude:<session>:<ordinal>">` followed later by a line
+/// `</notesoup-boot>`.
+pub(crate) fn boot_ordinal(text: &str) -> Option<u64> {
+    let start = text
+        .match_indices("<notesoup-boot window=\"")
+        .map(|(at, _)| at)
+        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')?;
+    let mut lines = text[start..].lines();
+    let open = lines.next()?.trim();
+    let id = open
+        .strip_prefix("<notesoup-boot window=\"")?
+        .strip_suffix("\">")?;
+    let mut parts = id.split(':');
+    let (Some("claude"), Some(session), Some(ordinal), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return None;
+    };
+    if session.is_empty() || !ordinal.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let ordinal = ordinal.parse().ok()?;
+    lines
+        .any(|line| line.trim() == "</notesoup-boot>")
+        .then_some(ordinal)
+}

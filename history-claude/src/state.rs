@@ -1,0 +1,366 @@
+//! A [`Decoder`]'s state as bytes, so a caller can keep it between calls and resume
+//! decoding at the first line it has not fed (seqs never move, so the prefix's state is
+//! reusable). The format is private to this crate and versioned; it carries no checksum
+//! and no record of *which* bytes were fed: the caller stores those beside it and must
+//! only resume a state over the byte-identical prefix it was made from.
+
+use notesoup_history_core::{Body, Role};
+
+use super::{Decoder, FirstParent, Node, Options, UuidIndex};
+use crate::rows::Kind;
+
+/// The format version written first; a state of another version is refused.
+const VERSION: u32 = 2;
+const MAGIC: &[u8; 8] = b"nsclst\0\x01";
+
+/// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// Not a decoder state, or one of another format version.
+    #[error("not a decoder state of version {VERSION}")]
+    Version,
+    /// The bytes end, or hold a value that cannot be, at `at`.
+    #[error("decoder state invalid at byte {at}: {reason}")]
+    Invalid {
+        /// The byte offset.
+        at: usize,
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// The state was made for other [`Options`].
+    #[error("decoder state made for other options")]
+    Options,
+}
+
+impl Decoder {
+    /// The state after the lines fed so far, as bytes for [`Decoder::resume`].
+    pub fn snapshot(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing to a `Vec` cannot fail.
+        let _ = self.snapshot_to(&mut out);
+        out
+    }
+
+    /// [`Decoder::snapshot`], written to `sink` in pieces (so a large state is never held
+    /// whole beside the decoder); only the sink's own errors are returned.
+    pub fn snapshot_to(&self, sink: &mut impl std::io::Write) -> std::io::Result<()> {
+        let mut w = Writer(Vec::with_capacity(1 << 16));
+        w.0.extend_from_slice(MAGIC);
+        w.u32(VERSION);
+        w.opt_str(self.options.session.as_deref());
+        w.bool(self.options.sidechain);
+        w.opt_str(self.session.as_deref());
+        w.u64(self.line as u64);
+        w.u64(self.next_seq);
+        w.bool(self.done);
+        w.u64(self.nodes.len() as u64);
+        for (uuid, node) in &self.nodes {
+            w.str(uuid);
+            w.u64(node.first_line as u64);
+            w.u8(match node.kind {
+                Kind::User => 0,
+                Kind::Assistant => 1,
+                Kind::System => 2,
+                Kind::Attachment => 3,
+            });
+            w.opt_str(node.parent.as_deref());
+            match &node.first_parent {
+                FirstParent::Same => w.u8(0),
+                FirstParent::Was(first) => {
+                    w.u8(1);
+                    w.opt_str(first.as_deref());
+                }
+            }
+            w.opt_str(node.logical_parent.as_deref());
+            w.u64(node.preserved.len() as u64);
+            for p in &node.preserved {
+                w.str(p);
+            }
+            w.bool(node.compact);
+            match node.boot {
+                None => w.u8(0),
+                Some(n) => {
+                    w.u8(1);
+                    w.u64(n);
+                }
+            }
+            w.bool(node.duplicated);
+            w.opt_str(node.timestamp.as_deref());
+            w.u64(node.seq);
+            w.u64(node.events.len() as u64);
+            for (role, body) in &node.events {
+                w.u8(role_code(*role));
+                match body {
+                    Body::Text { text } => {
+                        w.u8(0);
+                        w.str(text);
+                    }
+                    Body::ToolCall { id, name, input } => {
+                        w.u8(1);
+                        w.str(id);
+                        w.str(name);
+                        w.str(input);
+                    }
+                    Body::ToolResult { id, text, is_error } => {
+                        w.u8(2);
+                        w.str(id);
+                        w.str(text);
+                        w.bool(*is_error);
+                    }
+                }
+            }
+            if w.0.len() >= 1 << 16 {
+                sink.write_all(&w.0)?;
+                w.0.clear();
+            }
+        }
+        sink.write_all(&w.0)
+    }
+
+    /// A decoder that continues from `state` (made by [`Decoder::snapshot`] with the same
+    /// `options`): feed it the lines that follow the ones the state covers. Any state that
+    /// does not read back exactly is refused, never patched.
+    pub fn resume(options: Options, state: &[u8]) -> Result<Decoder, StateError> {
+        let mut r = Reader {
+            bytes: state,
+            at: 0,
+        };
+        if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION {
+            return Err(StateError::Version);
+        }
+        let session_option = r.opt_str()?;
+        let sidechain = r.bool()?;
+        if session_option != options.session || sidechain != options.sidechain {
+            return Err(StateError::Options);
+        }
+        let session = r.opt_str()?;
+        let line = r.usize()?;
+        let next_seq = r.u64()?;
+        let done = r.bool()?;
+        let count = r.len(16)?;
+        let mut nodes = Vec::with_capacity(count);
+        let mut index = UuidIndex::with_capacity(count);
+        let mut seq_end = 1;
+        for _ in 0..count {
+            let (uuid, node) = read_node(&mut r)?;
+            // Seqs are consecutive in node order: the state must say so.
+            if node.seq != seq_end || node.first_line == 0 || node.first_line > line {
+                return Err(r.invalid("row seq or line out of order"));
+            }
+            seq_end += node.events.len() as u64;
+            if index.get(&uuid, &nodes).is_some() {
+                return Err(r.invalid("repeated uuid"));
+            }
+            index.insert(&uuid, nodes.len());
+            nodes.push((uuid, node));
+        }
+        if seq_end != next_seq {
+            return Err(r.invalid("next seq"));
+        }
+        if r.at != state.len() {
+            return Err(r.invalid("trailing bytes"));
+        }
+        Ok(Decoder {
+            options,
+            session,
+            line,
+            next_seq,
+            nodes,
+            index,
+            done,
+        })
+    }
+
+    /// How many lines have been fed (committed lines, plus a torn final fragment if one
+    /// was fed).
+    pub fn lines(&self) -> usize {
+        self.line
+    }
+}
+
+fn read_node(r: &mut Reader<'_>) -> Result<(String, Node), StateError> {
+    let uuid = r.str()?;
+    let first_line = r.usize()?;
+    let kind = match r.u8()? {
+        0 => Kind::User,
+        1 => Kind::Assistant,
+        2 => Kind::System,
+        3 => Kind::Attachment,
+        _ => return Err(r.invalid("row kind")),
+    };
+    let parent = r.opt_str()?;
+    let first_parent = match r.u8()? {
+        0 => FirstParent::Same,
+        1 => FirstParent::Was(r.opt_str()?),
+        _ => return Err(r.invalid("first parent")),
+    };
+    let logical_parent = r.opt_str()?;
+    let n = r.len(4)?;
+    let mut preserved = Vec::with_capacity(n);
+    for _ in 0..n {
+        preserved.push(r.str()?);
+    }
+    let compact = r.bool()?;
+    let boot = match r.u8()? {
+        0 => None,
+        1 => Some(r.u64()?),
+        _ => return Err(r.invalid("boot ordinal")),
+    };
+    let duplicated = r.bool()?;
+    let timestamp = r.opt_str()?;
+    let seq = r.u64()?;
+    let n = r.len(2)?;
+    let mut events = Vec::with_capacity(n);
+    for _ in 0..n {
+        let role = role_from(r.u8()?).ok_or_else(|| r.invalid("role"))?;
+        let body = match r.u8()? {
+            0 => Body::Text { text: r.str()? },
+            1 => Body::ToolCall {
+                id: r.str()?,
+                name: r.str()?,
+                input: r.str()?,
+            },
+            2 => Body::ToolResult {
+                id: r.str()?,
+                text: r.str()?,
+                is_error: r.bool()?,
+            },
+            _ => return Err(r.invalid("event body")),
+        };
+        events.push((role, body));
+    }
+    Ok((
+        uuid,
+        Node {
+            first_line,
+            kind,
+            parent,
+            first_parent,
+            logical_parent,
+            preserved,
+            compact,
+            boot,
+            duplicated,
+            timestamp,
+            seq,
+            events,
+        },
+    ))
+}
+
+fn role_code(role: Role) -> u8 {
+    match role {
+        Role::User => 0,
+        Role::Assistant => 1,
+        Role::Tool => 2,
+        Role::Attachment => 3,
+        Role::Notice => 4,
+        Role::Summary => 5,
+    }
+}
+
+fn role_from(code: u8) -> Option<Role> {
+    Role::ALL.into_iter().find(|r| role_code(*r) == code)
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn bool(&mut self, v: bool) {
+        self.0.push(u8::from(v));
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn invalid(&self, reason: &'static str) -> StateError {
+        StateError::Invalid {
+            at: self.at,
+            reason,
+        }
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8], StateError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or_else(|| self.invalid("unexpected end"))?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], StateError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+    fn u8(&mut self) -> Result<u8, StateError> {
+        Ok(self.array::<1>()?[0])
+    }
+    fn bool(&mut self) -> Result<bool, StateError> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.invalid("flag")),
+        }
+    }
+    fn u32(&mut self) -> Result<u32, StateError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> Result<u64, StateError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    fn usize(&mut self) -> Result<usize, StateError> {
+        let v = self.u64()?;
+        usize::try_from(v).map_err(|_| self.invalid("count"))
+    }
+    /// A count of items of at least `min` bytes each: never more than the bytes left
+    /// could hold (so a corrupt count cannot ask for a huge allocation).
+    fn len(&mut self, min: usize) -> Result<usize, StateError> {
+        let n = self.usize()?;
+        if n > (self.bytes.len() - self.at) / min {
+            return Err(self.invalid("count"));
+        }
+        Ok(n)
+    }
+    fn str(&mut self) -> Result<String, StateError> {
+        let n = self.usize()?;
+        let bytes = self.take(n)?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| self.invalid("text"))
+    }
+    fn opt_str(&mut self) -> Result<Option<String>, StateError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(self.str()?)),
+            _ => Err(self.invalid("optional text")),
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! Each refusal, from a transcript built to have exactly that fault; and the tolerated torn
+//! final line, forward references, gaps, duplicates.
+
+use rstest::rstest;
+use serde_json::{Value, json};
+
+use super::*;
+
+/// One conversation row of session `s1` (main chain) as a JSON value.
+fn row(kind: &str, uuid: &str, parent: Option<&str>, text: &str) -> Value {
+    let message = match kind {
+        "assistant" => json!({"role": "assistant", "content": [{"type": "text", "text": text}]}),
+        _ => json!({"role": "user", "content": text}),
+    };
+    json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": false,
+           "sessionId": "s1", "timestamp": "2026-12-02T10:00:00Z", "message": message})
+}
+
+fn boundary(uuid: &str, logical_parent: &str) -> Value {
+    json!({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+           "uuid": uuid, "parentUuid": null, "logicalParentUuid": logical_parent,
+           "isSidechain": false, "sessionId": "s1"})
+}
+
+fn jsonl(rows: &[Value]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        out.push_str(&r.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+fn with(mut value: Value, key: &str, field: Value) -> Value {
+    value[key] = field;
+    value
+}
+
+fn decode_leaf(text: &str) -> Result<Transcript, DecodeError> {
+    decode(text.as_bytes(), &Options::default(), &Head::Leaf)
+}
+
+fn seqs_and_windows(t: &Transcript) -> Vec<(u64, String)> {
+    t.events
+        .iter()
+        .map(|e| (e.seq, e.window.to_string()))
+        .collect()
+}
+
+#[rstest]
+#[case::not_json("{\"type\":\"user\",\n", 1, "transcript_malformed")]
+#[case::not_object("[1,2]\n", 1, "transcript_malformed")]
+#[case::no_type("{\"uuid\":\"u\"}\n", 1, "transcript_malformed")]
+fn malformed_committed_lines_are_refused(
+    #[case] text: &str,
+    #[case] line: usize,
+    #[case] code: &str,
+) {
+    let good = jsonl(&[row("user", "u1", None, "hi")]);
+    let err = decode_leaf(&format!("{good}{text}")).unwrap_err();
+    assert_eq!(err.code(), code, "{err}");
+    assert!(
+        err.to_string().starts_with(&format!("line {}:", line + 1)),
+        "{err}"
+    );
+}
+
+#[rstest]
+#[case::no_uuid(with(row("user", "x", None, "a"), "uuid", Value::Null), "uuid")]
+#[case::no_parent_key(json!({"type":"user","uuid":"u2","isSidechain":false,"sessionId":"s1","message":{"role":"user","content":"a"}}), "parentUuid")]
+#[case::sidechain_not_bool(with(row("user", "u2", Some("u1"), "a"), "isSidechain", json!("no")), "isSidechain")]
+#[case::wrong_role(with(row("user", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":"a"})), "role")]
+#[case::content_number(with(row("user", "u2", Some("u1"), "a"), "message", json!({"role":"user","content":5})), "content")]
+#[case::unknown_block(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":[{"type":"hologram"}]})), "content")]
+#[case::tool_use_without_id(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{}}]})), "without `id`")]
+#[case::assistant_string(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":"plain"})), "blocks")]
+#[case::attachment_without_type(json!({"type":"attachment","uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1","attachment":{}}), "attachment")]
+#[case::rendered_not_text(json!({"type":"attachment","uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1","attachment":{"type":"date"},"rendered":[{"content":[{"type":"image"}]}]}), "rendered")]
+#[case::system_content_object(json!({"type":"system","subtype":"x","content":{},"uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1"}), "content")]
+fn invalid_schemas_are_refused_with_line_and_reason(#[case] bad: Value, #[case] reason: &str) {
+    let text = jsonl(&[row("user", "u1", None, "hi"), bad]);
+    let err = decode_leaf(&text).unwrap_err();
+    assert_eq!(err.code(), "transcript_schema", "{err}");
+    assert!(err.to_string().starts_with("line 2: invalid "), "{err}");
+    assert!(err.to_string().contains(reason), "{err}");
+}
+
+#[test]
+fn conflicting_duplicates_are_refused() {
+    let text = jsonl(&[
+        row("user", "u1", None, "hi"),
+        row("assistant", "a1", Some("u1"), "one"),
+        row("assistant", "a1", Some("u1"), "two"),
+    ]);
+    let err = decode_leaf(&text).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::Conflict {
+            line: 3,
+            uuid: "a1".into(),
+            first_line: 2
+        }
+    );
+}
+
+#[test]
+fn session_mismatch_is_refused() {
+    let other = with(row("user", "u2", Some("u1"), "x"), "sessionId", json!("s2"));
+    let err = decode_leaf(&jsonl(&[row("user", "u1", None, "hi"), other])).unwrap_err();
+    assert_eq!(err.code(), "session_mismatch");
+    assert!(err.to_string().starts_with("line 2:"), "{err}");
+    let expected = Options {
+        session: Some("s9".into()),
+        ..Options::default()
+    };
+    let err = decode(
+        jsonl(&[row("user", "u1", None, "hi")]).as_bytes(),
+        &expected,
+        &Head::Leaf,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "session_mismatch");
+}
+
+#[test]
+fn sidechain_mismatch_is_refused() {
+    let side = with(
+        row("user", "u2", Some("u1"), "x"),
+        "isSidechain",
+        json!(true),
+    );
+    let err = decode_leaf(&jsonl(&[row("user", "u1", None, "hi"), side])).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::SidechainMismatch {
+            line: 2,
+            found: true
+        }
+    );
+}
+
+#[test]
+fn parent_cycles_are_refused() {
+    let text = jsonl(&[
+        row("user", "u1", Some("a2"), "hi"),
+        row("assistant", "a1", Some("u1"), "one"),
+        row("user", "u2", Some("a1"), "again"),
+        row("assistant", "a2", Some("u2"), "two"),
+        row("user", "u3", Some("a2"), "head"),
+    ]);
+    let err = decode(
+        text.as_bytes(),
+        &Options::default(),
+        &Head::Uuid("u3".into()),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "transcript_cycle", "{err}");
+}
+
+#[test]
+fn an_escaped_type_name_is_still_its_type() {
+    let text = jsonl(&[row("user", "u1", None, "hi")])
+        .replace("\"type\":\"user\"", "\"type\":\"us\\u0065r\"");
+    assert!(text.contains("us\\u0065r"));
+    let t = decode_leaf(&text).unwrap();
+    assert_eq!(t.events.len(), 1);
+}
+
+#[test]
+fn no_conversation_row_has_no_leaf() {
+    let err = decode_leaf("{\"type\":\"last-prompt\",\"sessionId\":\"s1\"}\n").unwrap_err();
+    assert_eq!(err, DecodeError::NoLeaf);
+}
+
+#[rstest]
+#[case::half_record("{\"type\":\"user\",\"uuid\":\"u9\",\"mess")]
+#[case::half_utf8("{\"type\":\"user\",\"message\":\"\u{e9}")]
+fn an_unterminated_torn_final_line_is_tolerated(#[case] torn: &str) {
+    let good = jsonl(&[
+        row("user", "u1", None, "hi"),
+        row("assistant", "a1", Some("u1"), "yo"),
+    ]);
+    let t = decode_leaf(&format!("{good}{torn}")).unwrap();
+    assert_eq!(seqs_and_windows(&t), [(1, "0".into()), (2, "0".into())]);
+    // The same fragment once committed (newline-terminated) is refused.
+    let err = decode_leaf(&format!("{good}{torn}\n")).unwrap_err();
+    assert_eq!(err.code(), "transcript_malformed");
+}
+
+#[test]
+fn forward_parent_references_resolve_after_the_whole_snapshot() {
+    // The child is written before its parent: both are found, seqs follow file order.
+    let text = jsonl(&[
+        row("user", "u1", None, "hi"),
+        row("user", "u2", Some("a1"), "child first"),
+        row("assistant", "a1", Some("u1"), "parent later"),
+    ]);
+    let t = decode(
+        text.as_bytes(),
+        &Options::default(),
+        &Head::Uuid("u2".into()),
+    )
+    .unwrap();
+    assert_eq!(
+        seqs_and_windows(&t),
+        [(1, "0".into()), (2, "0".into()), (3, "0".into())]
+    );
+    assert!(t.missing.is_empty());
+}
+
+#[test]
+fn a_missing_ancestor_gives_an_unknown_window_until_a_boot_re_anchors() {
+    let boot = "<notesoup-boot window=\"claude:s1:4\">\nnotes\n</notesoup-boot>\nhandoff";
+    let text = jsonl(&[
+        row("user", "u1", Some("gone"), "orphaned"),
+        row("assistant", "a1", Some("u1"), "still orphaned"),
+        row("user", "b1", Some("a1"), boot),
+        row("assistant", "a2", Some("b1"), "anchored"),
+        boundary("c1", "a2"),
+        row("user", "u3", Some("c1"), "after compaction"),
+    ]);
+    let t = decode_leaf(&text).unwrap();
+    assert_eq!(t.missing, ["gone"]);
+    assert_eq!(
+        seqs_and_windows(&t),
+        [
+            (1, "unknown:gone".into()),
+            (2, "unknown:gone".into()),
+            (3, "4".into()),
+            (4, "4".into()),
+            (5, "5".into()),
+            (6, "5".into()),
+        ]
+    );
+    assert_eq!(t.head_window, Window::Numbered(5));
+}
+
+#[test]
+fn an_incomplete_boot_block_is_not_a_marker() {
+    let open_only = "<notesoup-boot window=\"claude:s1:4\">\nnotes, no closing line";
+    let text = jsonl(&[row("user", "u1", None, open_only)]);
+    assert_eq!(decode_leaf(&text).unwrap().head_window, Window::Numbered(0));
+}
+
+#[test]
+fn a_repeated_record_allocates_nothing_and_keeps_its_first_window() {
+    // a1 is preserved across a boundary and written again under the summary; its child
+    // written after the boundary belongs to the new window.
+    let text = jsonl(&[
+        row("user", "u1", None, "hi"),
+        row("assistant", "a1", Some("u1"), "kept"),
+        boundary("c1", "a1"),
+        row("user", "s1", Some("c1"), "summary"),
+        row("assistant", "a1", Some("s1"), "kept"),
+        row("user", "u2", Some("a1"), "new"),
+    ]);
+    let t = decode_leaf(&text).unwrap();
+    assert_eq!(
+        seqs_and_windows(&t),
+        [
+            (1, "0".into()),
+            (2, "0".into()),
+            (3, "1".into()),
+            (4, "1".into()),
+            (5, "1".into()),
+        ]
+    );
+}
+
+#[test]
+fn branches_leave_the_other_side_out_and_pending_calls_stay_pending() {
+    let call = json!({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]});
+    let text = jsonl(&[
+        row("user", "u1", None, "hi"),
+        with(row("assistant", "a1", Some("u1"), ""), "message", call),
+        row("user", "x1", Some("u1"), "the other branch"),
+        row("user", "u2", Some("a1"), "this branch"),
+    ]);
+    let t = decode(
+        text.as_bytes(),
+        &Options::default(),
+        &Head::Uuid("u2".into()),
+    )
+    .unwrap();
+    let seqs: Vec<u64> = t.events.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        seqs,
+        [1, 2, 3, 5],
+        "seq 4 (the other branch) is allocated but not selected"
+    );
+    let history = History::new(t).unwrap();
+    assert!(history.partner(3).is_none());
+    let read = history
+        .read(&notesoup_history_core::ReadArgs {
+            seq: Some(3),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(
+        read.text.as_str().contains("pending"),
+        "{}",
+        read.text.as_str()
+    );
+}
+
+#[test]
+fn metadata_records_allocate_nothing_and_are_gaps_when_needed() {
+    let text = jsonl(&[
+        json!({"type":"queue-operation","operation":"enqueue","sessionId":"s1"}),
+        row("user", "u1", None, "hi"),
+        json!({"type":"progress","uuid":"p1","parentUuid":"u1","sessionId":"s1"}),
+        row("assistant", "a1", Some("p1"), "after progress"),
+    ]);
+    let t = decode_leaf(&text).unwrap();
+    assert_eq!(seqs_and_windows(&t), [(2, "unknown:p1".into())]);
+    assert_eq!(t.missing, ["p1"]);
+}
+
+use notesoup_history_core::History;
+
+#[test]
+fn uuids_whose_hashes_collide_stay_distinct() {
+    // The word hash reads "a" and "a" + seven NULs as the same 64-bit value.
+    let twin = "a\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}";
+    assert_eq!(uuid_hash("a"), uuid_hash(twin));
+    let text = jsonl(&[
+        row("user", "a", None, "first"),
+        row("assistant", twin, Some("a"), "second"),
+        row("user", "c", Some(twin), "third"),
+        row("user", twin, Some("a"), "second again"),
+    ]);
+    let err = decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap_err();
+    assert_eq!(
+        err.code(),
+        "transcript_conflict",
+        "the repeat is found by its text"
+    );
+    let text = jsonl(&[
+        row("user", "a", None, "first"),
+        row("assistant", twin, Some("a"), "second"),
+        row("user", "c", Some(twin), "third"),
+    ]);
+    let t = decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap();
+    let records: Vec<&str> = t.events.iter().map(|e| e.record.as_str()).collect();
+    assert_eq!(records, ["a", twin, "c"]);
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    let resumed = Decoder::resume(Options::default(), &decoder.snapshot()).unwrap();
+    assert_eq!(resumed.finish(&Head::Leaf).unwrap(), t);
+}

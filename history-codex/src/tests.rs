@@ -1,0 +1,297 @@
+//! Refusals, tolerated partial writes, rollbacks, repeats and markers, on rollouts built
+//! line by line.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use rstest::rstest;
+
+use notesoup_history_core::{Body, Role, Transcript, Window};
+
+use crate::{CodexError, CodexFile, decode};
+
+const META: &str = r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"th1","timestamp":"t0","cwd":"/w"}}"#;
+
+fn user(text: &str) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":{}}}]}}}}"#,
+        serde_json::Value::String(text.into())
+    )
+}
+
+fn assistant(id: &str, text: &str) -> String {
+    format!(
+        r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","id":"{id}","role":"assistant","content":[{{"type":"output_text","text":{}}}]}}}}"#,
+        serde_json::Value::String(text.into())
+    )
+}
+
+fn file(lines: &[&str]) -> String {
+    let mut text = lines.join("\n");
+    if !lines.is_empty() {
+        text.push('\n');
+    }
+    text
+}
+
+fn run(text: &str) -> Result<Transcript, CodexError> {
+    decode(&[CodexFile {
+        name: "x.jsonl",
+        bytes: text.as_bytes(),
+    }])
+}
+
+fn texts(t: &Transcript) -> Vec<String> {
+    t.events
+        .iter()
+        .map(|e| match &e.body {
+            Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
+            Body::ToolCall { name, .. } => name.clone(),
+        })
+        .collect()
+}
+
+#[rstest]
+#[case::malformed_line(file(&[META, "{\"type\":", &user("hi")]), "not valid JSON")]
+#[case::empty_file(String::new(), "the file has no lines")]
+#[case::no_meta(file(&[&user("hi")]), "the first line is not `session_meta`")]
+#[case::meta_without_id(file(&[r#"{"type":"session_meta","payload":{"cwd":"/w"}}"#]), "`id` is missing")]
+#[case::meta_payload_string(file(&[r#"{"type":"session_meta","payload":"x"}"#]), "`payload` is not an object")]
+#[case::history_base_without_offset(file(&[r#"{"type":"session_meta","payload":{"id":"th1","history_base":{"thread_id":"a"}}}"#]), "`end_byte_offset` must be")]
+#[case::not_an_object(file(&[META, "7"]), "not a JSON object")]
+#[case::line_without_type(file(&[META, r#"{"payload":{}}"#]), "`type` is missing")]
+#[case::response_item_without_payload(file(&[META, r#"{"type":"response_item"}"#]), "`payload` is missing")]
+#[case::payload_without_type(file(&[META, r#"{"type":"response_item","payload":{"role":"user"}}"#]), "payload: `type` is missing")]
+#[case::message_without_role(file(&[META, r#"{"type":"response_item","payload":{"type":"message","content":[]}}"#]), "`role` is missing")]
+#[case::message_content_string(file(&[META, r#"{"type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}"#]), "needs a `content` array")]
+#[case::text_part_without_text(file(&[META, r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text"}]}}"#]), "content[0]: `text` is missing")]
+#[case::call_without_call_id(file(&[META, r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}"}}"#]), "`call_id` is missing")]
+#[case::call_arguments_object(file(&[META, r#"{"type":"response_item","payload":{"type":"function_call","name":"x","call_id":"c","arguments":{}}}"#]), "`arguments` must be a string")]
+#[case::output_without_output(file(&[META, r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c"}}"#]), "`output` is missing")]
+#[case::compacted_without_message(file(&[META, r#"{"type":"compacted","payload":{"replacement_history":[]}}"#]), "`message` is missing")]
+#[case::rollback_without_turns(file(&[META, r#"{"type":"event_msg","payload":{"type":"thread_rolled_back"}}"#]), "needs a non-negative integer `num_turns`")]
+#[case::conflicting_duplicate(file(&[META, &assistant("m1", "one"), &assistant("m1", "two")]), "item id `m1` was already used by a different item at x.jsonl:2")]
+fn bad_rollouts_are_refused_with_the_reason(#[case] text: String, #[case] reason: &str) {
+    let err = run(&text).unwrap_err();
+    assert!(err.to_string().contains(reason), "{err}");
+}
+
+#[test]
+fn invalid_utf8_is_refused_with_its_line() {
+    let mut bytes = file(&[META]).into_bytes();
+    bytes.extend_from_slice(b"{\"type\":\"x\",\"payload\":\"\xfe\"}\n");
+    let err = decode(&[CodexFile {
+        name: "x.jsonl",
+        bytes: &bytes,
+    }])
+    .unwrap_err();
+    assert_eq!(
+        err,
+        CodexError::Utf8 {
+            file: "x.jsonl".into(),
+            line: 2
+        }
+    );
+}
+
+#[test]
+fn a_meta_that_is_not_the_file_names_thread_is_refused() {
+    let text = file(&[META]);
+    let name = "rollout-2026-12-02T15-17-58-other.jsonl";
+    let err = decode(&[CodexFile {
+        name,
+        bytes: text.as_bytes(),
+    }])
+    .unwrap_err();
+    assert!(matches!(err, CodexError::SessionMismatch { .. }), "{err}");
+}
+
+#[test]
+fn an_unfinished_last_line_is_a_write_in_progress() {
+    let whole = file(&[META, &user("one"), &assistant("m1", "two")]);
+    let t = run(&whole[..whole.len() - 12]).unwrap();
+    assert_eq!(texts(&t), ["one"]);
+    let t = run(whole.trim_end()).unwrap();
+    assert_eq!(texts(&t), ["one", "two"]);
+}
+
+#[test]
+fn a_repeated_item_allocates_nothing() {
+    let t = run(&file(&[
+        META,
+        &assistant("m1", "one"),
+        &assistant("m1", "one"),
+        &user("next"),
+    ]))
+    .unwrap();
+    let seqs: Vec<u64> = t.events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [1, 2]);
+}
+
+#[test]
+fn injected_context_is_an_attachment_and_developer_text_takes_no_seq() {
+    let t = run(&file(&[
+        META,
+        r#"{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]}}"#,
+        &user("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+        &user("a real prompt"),
+        r#"{"type":"response_item","payload":{"type":"reasoning","summary":[],"encrypted_content":"x"}}"#,
+        r#"{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c2","name":"apply_patch","input":"*** Begin Patch"}}"#,
+        r#"{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c2","output":{"content":"failed","success":false}}}"#,
+        r#"{"type":"world_state","payload":{"full":true}}"#,
+    ]))
+    .unwrap();
+    let got: Vec<(u64, Role)> = t.events.iter().map(|e| (e.seq, e.role)).collect();
+    assert_eq!(
+        got,
+        [
+            (1, Role::Attachment),
+            (2, Role::User),
+            (3, Role::Tool),
+            (4, Role::Tool)
+        ]
+    );
+    assert_eq!(
+        t.events[3].body,
+        Body::ToolResult {
+            id: "c2".into(),
+            text: "failed".into(),
+            is_error: true
+        }
+    );
+}
+
+#[test]
+fn a_rollback_drops_the_last_turns_but_not_their_seqs() {
+    let t = run(&file(&[
+        META,
+        &user("one"),
+        &assistant("a1", "r1"),
+        &user("two"),
+        &assistant("a2", "r2"),
+        r#"{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#,
+        &user("three"),
+    ]))
+    .unwrap();
+    assert_eq!(texts(&t), ["one", "r1", "three"]);
+    assert_eq!(t.events.last().unwrap().seq, 5);
+}
+
+#[test]
+fn compactions_open_windows_and_a_boot_names_its_own() {
+    let t = run(&file(&[
+        META,
+        &user("one"),
+        r#"{"type":"compacted","payload":{"message":"summary one"}}"#,
+        &user("<notesoup-boot window=\"codex:th1:7\">\nnotes\n</notesoup-boot>\nhandoff"),
+        r#"{"type":"compacted","payload":{"message":"","replacement_history":[]}}"#,
+    ]))
+    .unwrap();
+    let windows: Vec<Window> = t.events.iter().map(|e| e.window.clone()).collect();
+    assert_eq!(
+        windows,
+        [
+            Window::Numbered(0),
+            Window::Numbered(1),
+            Window::Numbered(7),
+            Window::Numbered(8)
+        ]
+    );
+    assert_eq!(t.head_window, Window::Numbered(8));
+}
+
+#[test]
+fn history_base_links_are_checked() {
+    let base = file(&[META, &user("one")]);
+    let seg_meta = |offset: usize, thread: &str| {
+        format!(
+            r#"{{"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"{thread}","end_byte_offset":{offset}}}}}}}"#
+        )
+    };
+    let good = file(&[&seg_meta(base.len(), "th1"), &user("two")]);
+    let chain = |seg: &str| {
+        decode(&[
+            CodexFile {
+                name: "rollout-2026-12-02T15-17-58-th1.jsonl",
+                bytes: base.as_bytes(),
+            },
+            CodexFile {
+                name: "rollout-2026-12-02T15-19-06-th1_seg1.jsonl",
+                bytes: seg.as_bytes(),
+            },
+        ])
+    };
+    // A segment names its base by thread id.
+    assert_eq!(texts(&chain(&good).unwrap()), ["one", "two"]);
+    let cut = file(&[&seg_meta(META.len() + 1, "th1"), &user("two")]);
+    assert_eq!(texts(&chain(&cut).unwrap()), ["two"]);
+    let mid_line = file(&[&seg_meta(10, "th1"), &user("two")]);
+    assert!(
+        chain(&mid_line)
+            .unwrap_err()
+            .to_string()
+            .contains("is not a line end")
+    );
+    let beyond = file(&[&seg_meta(base.len() + 5, "th1"), &user("two")]);
+    assert!(
+        chain(&beyond)
+            .unwrap_err()
+            .to_string()
+            .contains("is not a line end")
+    );
+    let other = file(&[&seg_meta(base.len(), "th9"), &user("two")]);
+    assert!(
+        chain(&other)
+            .unwrap_err()
+            .to_string()
+            .contains("names `th9`")
+    );
+    let unlinked = file(&[META, &user("two")]);
+    assert!(
+        chain(&unlinked)
+            .unwrap_err()
+            .to_string()
+            .contains("has no history_base")
+    );
+    assert_eq!(decode(&[]).unwrap_err(), CodexError::EmptyChain);
+}
+
+#[test]
+fn ordinals_must_join_across_the_link() {
+    let base = file(&[
+        r#"{"ordinal":0,"type":"session_meta","payload":{"id":"th1"}}"#,
+        r#"{"ordinal":1,"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one"}]}}"#,
+    ]);
+    let seg = |first: u64, end: u64| {
+        file(&[
+            &format!(
+                r#"{{"ordinal":{first},"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"th1","end_ordinal_exclusive":{end},"end_byte_offset":{}}}}}}}"#,
+                base.len()
+            ),
+            &user("two"),
+        ])
+    };
+    let run = |seg: &str| {
+        decode(&[
+            CodexFile {
+                name: "b.jsonl",
+                bytes: base.as_bytes(),
+            },
+            CodexFile {
+                name: "s.jsonl",
+                bytes: seg.as_bytes(),
+            },
+        ])
+    };
+    assert!(run(&seg(2, 2)).is_ok());
+    assert!(
+        run(&seg(3, 2))
+            .unwrap_err()
+            .to_string()
+            .contains("does not join")
+    );
+    assert!(
+        run(&seg(1, 1))
+            .unwrap_err()
+            .to_string()
+            .contains("does not join")
+    );
+}

@@ -1,0 +1,229 @@
+//! [`History`]: a decoded transcript indexed for the two tools: tool pairing, presentation
+//! order, lookup by seq.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+
+/// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HistoryError {
+    /// Events must come in strictly ascending seq order.
+    #[error("event seq {seq} follows seq {previous}: events must be in ascending seq order")]
+    SeqOrder {
+        /// The offending seq.
+        seq: Seq,
+        /// The seq before it.
+        previous: Seq,
+    },
+    /// Seq 0 is not an address.
+    #[error("event seq 0 is not an address: seqs start at 1")]
+    SeqZero,
+}
+
+/// A word-at-a-time multiplicative hash (in the manner of rustc's `FxHash`) for tool ids:
+/// short keys from the user's own transcript, where `SipHash`'s protection against chosen
+/// keys buys nothing and costs time on 100 MB transcripts.
+#[derive(Default)]
+struct WordHash(u64);
+
+impl Hasher for WordHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0_u8; 8];
+            word.copy_from_slice(chunk);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+}
+
+/// A transcript ready to query: events by seq, calls paired with results, and the
+/// presentation order (numbered windows by ordinal, then unknown segments; seq order
+/// inside each).
+#[derive(Debug, Clone)]
+pub struct History {
+    transcript: Transcript,
+    /// For each event index: the index of its paired call or result, if any.
+    partner: Vec<Option<usize>>,
+    /// Event indexes in presentation order.
+    order: Vec<usize>,
+    /// For each event index: its position in `order`.
+    position: Vec<usize>,
+}
+
+impl History {
+    /// Indexes `transcript`. Pairing runs in ascending seq (append) order: a result pairs
+    /// with the latest earlier call of the same id that has no result yet; a call without
+    /// one stays pending.
+    pub fn new(transcript: Transcript) -> Result<Self, HistoryError> {
+        let mut previous = 0;
+        for event in &transcript.events {
+            if event.seq == 0 {
+                return Err(HistoryError::SeqZero);
+            }
+            if event.seq <= previous {
+                return Err(HistoryError::SeqOrder {
+                    seq: event.seq,
+                    previous,
+                });
+            }
+            previous = event.seq;
+        }
+        let events = &transcript.events;
+        let mut partner = vec![None; events.len()];
+        // The open calls of each id form a stack, kept as links (no allocation per id):
+        // `top` names an id's latest open call, `below` the call opened before each one.
+        let mut top: HashMap<&str, usize, BuildHasherDefault<WordHash>> = HashMap::default();
+        let mut below: Vec<Option<usize>> = vec![None; events.len()];
+        for (index, event) in events.iter().enumerate() {
+            match &event.body {
+                Body::ToolCall { id, .. } => below[index] = top.insert(id, index),
+                Body::ToolResult { id, .. } => {
+                    if let Some(call) = top.remove(id.as_str()) {
+                        if let Some(previous) = below[call] {
+                            top.insert(id, previous);
+                        }
+                        partner[index] = Some(call);
+                        partner[call] = Some(index);
+                    }
+                }
+                Body::Text { .. } => {}
+            }
+        }
+        // Unknown segments follow numbered windows, in the order their first event was
+        // appended (no chronology is claimed between them).
+        let mut first_seq: HashMap<&str, Seq> = HashMap::new();
+        for event in events {
+            if let Window::Unknown { missing } = &event.window {
+                first_seq.entry(missing).or_insert(event.seq);
+            }
+        }
+        let key = |event: &Event| match &event.window {
+            Window::Numbered(n) => (0, *n, event.seq),
+            Window::Unknown { missing } => (1, first_seq[missing.as_str()], event.seq),
+        };
+        let mut order: Vec<usize> = (0..events.len()).collect();
+        order.sort_by_key(|&index| key(&events[index]));
+        let mut position = vec![0; events.len()];
+        for (pos, &index) in order.iter().enumerate() {
+            position[index] = pos;
+        }
+        Ok(Self {
+            transcript,
+            partner,
+            order,
+            position,
+        })
+    }
+
+    /// The session.
+    pub fn session(&self) -> &SessionRef {
+        &self.transcript.session
+    }
+
+    /// The selected events in seq order.
+    pub fn events(&self) -> &[Event] {
+        &self.transcript.events
+    }
+
+    /// Ancestors the selection needs but the transcript lacks.
+    pub fn missing(&self) -> &[String] {
+        &self.transcript.missing
+    }
+
+    /// The head's window.
+    pub fn head_window(&self) -> &Window {
+        &self.transcript.head_window
+    }
+
+    /// The head's window id, e.g. `claude:6e9d…:2`.
+    pub fn head_window_id(&self) -> String {
+        self.transcript
+            .session
+            .window_id(&self.transcript.head_window)
+    }
+
+    /// Every window of the selection, in presentation order.
+    pub fn windows(&self) -> Vec<&Window> {
+        let mut out: Vec<&Window> = Vec::new();
+        for &index in &self.order {
+            let window = &self.transcript.events[index].window;
+            if out.last() != Some(&window) {
+                out.push(window);
+            }
+        }
+        out
+    }
+
+    /// The event with this seq, if selected.
+    pub fn event(&self, seq: Seq) -> Option<&Event> {
+        self.index_of(seq)
+            .map(|index| &self.transcript.events[index])
+    }
+
+    /// For a tool call, its result; for a tool result, its call.
+    pub fn partner(&self, seq: Seq) -> Option<&Event> {
+        let index = self.index_of(seq)?;
+        self.partner[index].map(|other| &self.transcript.events[other])
+    }
+
+    pub(crate) fn index_of(&self, seq: Seq) -> Option<usize> {
+        self.transcript
+            .events
+            .binary_search_by_key(&seq, |event| event.seq)
+            .ok()
+    }
+
+    pub(crate) fn event_at(&self, index: usize) -> &Event {
+        &self.transcript.events[index]
+    }
+
+    pub(crate) fn partner_index(&self, index: usize) -> Option<usize> {
+        self.partner[index]
+    }
+
+    pub(crate) fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    pub(crate) fn position(&self, index: usize) -> usize {
+        self.position[index]
+    }
+
+    /// The index of the event that documents `index`: a paired result is shown with its
+    /// call.
+    pub(crate) fn document_of(&self, index: usize) -> usize {
+        match (&self.transcript.events[index].body, self.partner[index]) {
+            (Body::ToolResult { .. }, Some(call)) => call,
+            _ => index,
+        }
+    }
+
+    /// True when the event appears as its own line in lists: not a paired result, and
+    /// not an empty envelope (tool calls always do).
+    pub(crate) fn listed(&self, index: usize) -> bool {
+        let event = &self.transcript.events[index];
+        match &event.body {
+            Body::Text { text } => !text.trim().is_empty(),
+            Body::ToolCall { .. } => true,
+            Body::ToolResult { .. } => self.partner[index].is_none(),
+        }
+    }
+
+    /// Whether the role filter `roles` admits the event.
+    pub(crate) fn role_admits(roles: Option<&[Role]>, event: &Event) -> bool {
+        roles.is_none_or(|roles| roles.contains(&event.role))
+    }
+}

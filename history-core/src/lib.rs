@@ -1,0 +1,127 @@
+//! notesoup history, harness-neutral.
+//!
+//! A decoder (Claude: `notesoup-history-claude`; Pi and Codex later) turns one persisted
+//! session into a [`Transcript`]: the selected branch's [`Event`]s, each with a [`Seq`]
+//! address, a [`Role`], a [`Window`] and a [`Body`] (visible text, a tool call, or a tool
+//! result), plus the ancestors the branch needs but the transcript lacks. [`History`]
+//! indexes it (calls paired with results by id, in seq order) and answers the two tools
+//! within [`ANSWER_LIMIT`] (32 KiB of UTF-8), through one text wrapper, [`AnswerWriter`],
+//! that both checks the budget and delivers the text.
+//!
+//! Sessions of every harness (Claude, Pi, Codex) are named by `<harness>:<sessionId>`
+//! selectors; the [`history_sessions`] page documents them and the recent-sessions listing.
+//!
+//! # The model (what every decoder must produce)
+//!
+//! - **Seq**: an address allocated by the decoder in first-occurrence append order of the
+//!   transcript, before any branch filtering: one per logical message, attachment or
+//!   notice, plus one per tool call and one per tool result. Seqs start at 1 and never
+//!   change when the transcript grows; a record repeated under the same id allocates
+//!   nothing.
+//! - **Window**: `<host>:<sessionId>:<ordinal>` (ordinal 0 is the session's first window),
+//!   or `<host>:<sessionId>:unknown:<missingId>` when the event's ancestry stops at a
+//!   missing record and the ordinal cannot be known. Numbered windows are presented by
+//!   ordinal, unknown segments after them; inside a window, by seq.
+//! - **Visible text**: only what the harness recorded as shown text (text blocks,
+//!   attachment renderings). Thinking and raw payloads never. An envelope without visible
+//!   text keeps its address; lists skip it, reads say that no visible text was recorded.
+//! - **Tools**: a call and its result are two events (two seqs). The result pairs with the
+//!   latest earlier unanswered call of the same id; reading a paired result's seq shows
+//!   its call with the result; a call without a result is shown as pending.
+//!
+//! # The tool schemas (the same for every harness)
+//!
+//! `history_list` — one folded line per event (at most [`LINE_CHARS`] characters),
+//! newest first, grouped under `== window <id> ==` headers:
+//!
+//! ```json
+//! {"type":"object","additionalProperties":false,"properties":{
+//!   "query":  {"type":"string","description":"literal, case-sensitive text to find"},
+//!   "roles":  {"type":"array","items":{"enum":["user","assistant","tool","attachment","notice","summary"]},
+//!              "description":"default: every role but attachment"},
+//!   "window": {"type":"string","description":"a window id, or its ordinal / unknown:<id> part"},
+//!   "cursor": {"type":"string","description":"the cursor the previous page named"},
+//!   "limit":  {"type":"integer","minimum":1,"maximum":500,"default":40},
+//!   "order":  {"enum":["newest","oldest"],"default":"newest"},
+//!   "session":{"type":"string","description":"another persisted session, <host>:<sessionId>; default: the current one"}}}
+//! ```
+//!
+//! `history_read` — whole events by seq, in seq order, with their window and timestamp;
+//! a cut event ends with a footer naming the exact arguments that continue it:
+//!
+//! ```json
+//! {"type":"object","additionalProperties":false,"properties":{
+//!   "seq":    {"type":"integer","minimum":1,"description":"one event"},
+//!   "from":   {"type":"integer","minimum":1,"description":"first seq of a range"},
+//!   "to":     {"type":"integer","minimum":1,"description":"last seq of a range (inclusive)"},
+//!   "offset": {"type":"integer","minimum":0,"description":"bytes of the first event's text already read"},
+//!   "session":{"type":"string","description":"another persisted session, <host>:<sessionId>; default: the current one"}}}
+//! ```
+//!
+//! `session` is resolved by the host (the helper), not by this crate: it picks which
+//! transcript the decoder reads.
+//!
+//! Both answers, including a notice and any footer, fit [`ANSWER_LIMIT`] bytes. When the
+//! decoder reported missing ancestors, both prepend a bounded notice naming them (also on
+//! empty selections and refusals); the notice is never searched and offsets never count
+//! it. A wrongly called tool gets [`History::refusal`], a text answer naming the error.
+//!
+//! # Example
+//!
+//! ```
+//! use notesoup_history_core::{
+//!     Body, Event, History, ListArgs, ReadArgs, Role, SessionRef, Transcript, Window,
+//! };
+//!
+//! let event = |seq, role, body| Event {
+//!     seq, role, body, window: Window::Numbered(0), record: format!("r{seq}"), timestamp: None,
+//! };
+//! let history = History::new(Transcript {
+//!     session: SessionRef { host: "claude".into(), id: "s1".into() },
+//!     events: vec![
+//!         event(1, Role::User, Body::Text { text: "list the files".into() }),
+//!         event(2, Role::Assistant, Body::Text { text: String::new() }),
+//!         event(3, Role::Tool, Body::ToolCall {
+//!             id: "t1".into(), name: "Bash".into(), input: r#"{"command":"ls"}"#.into() }),
+//!         event(4, Role::Tool, Body::ToolResult {
+//!             id: "t1".into(), text: "Cargo.toml".into(), is_error: false }),
+//!     ],
+//!     missing: vec![],
+//!     head_window: Window::Numbered(0),
+//! })?;
+//! assert_eq!(history.head_window_id(), "claude:s1:0");
+//!
+//! let page = history.list(&ListArgs { query: Some("Cargo".into()), ..ListArgs::default() })?;
+//! assert_eq!(page.shown, vec![3]); // the call stands for its result
+//! assert!(page.text.as_str().contains("#3 tool call: Bash"));
+//!
+//! let read = history.read(&ReadArgs { seq: Some(4), ..ReadArgs::default() })?;
+//! assert_eq!(read.shown, vec![3]); // a paired result's seq redirects to its call
+//! assert!(read.text.as_str().contains("Cargo.toml"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod budget;
+#[doc = include_str!("../docs/history-sessions.md")]
+pub mod history_sessions {}
+mod history;
+mod model;
+mod sessions;
+mod tools;
+
+pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+pub use history::{History, HistoryError};
+pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+pub use sessions::{
+    HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
+    boot_marker, render_sessions,
+};
+pub use tools::{
+    Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
+    QueryError, ReadArgs,
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! Sessions across harnesses: `<harness>:<sessionId>` selectors (a unique id prefix is
+//! enough), the recent-sessions listing, and the boot marker every decoder recognises.
+//!
+//! This module is pure: the helper finds the session files and reads their heads; here the
+//! selector is parsed, resolved against the ids the helper found, and the listing rendered
+//! within [`ANSWER_LIMIT`]. `docs/history-sessions.md` is the user-facing page.
+
+use std::fmt::Write as _;
+
+use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+
+/// The harnesses whose sessions notesoup reads, in the order listings name them.
+pub const HOSTS: [&str; 3] = ["claude", "pi", "codex"];
+
+/// How many sessions one listing shows by default.
+pub const SESSIONS_DEFAULT: usize = 20;
+/// The most sessions one listing may ask for.
+pub const SESSIONS_MAX: usize = 200;
+/// Characters of a session's first prompt a listing line shows.
+pub const PROMPT_CHARS: usize = 100;
+
+/// A parsed `<harness>:<sessionId>` selector; `id` may be a prefix of the real id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selector {
+    /// `claude`, `pi` or `codex`.
+    pub host: String,
+    /// The session id, or a prefix of it.
+    pub id: String,
+}
+
+/// Why a selector names no single session.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    /// No `<harness>:` part.
+    #[error(
+        "session selector `{0}` has no harness: write `claude:<id>`, `pi:<id>` or `codex:<id>`"
+    )]
+    NoHost(String),
+    /// A harness notesoup does not read.
+    #[error(
+        "session selector `{selector}` names the unknown harness `{host}`; known: claude, pi, codex"
+    )]
+    UnknownHost {
+        /// The whole selector.
+        selector: String,
+        /// The harness part.
+        host: String,
+    },
+    /// Nothing after the colon, or characters no session id has.
+    #[error("session selector `{0}` has no valid session id (letters, digits, `-` and `_` only)")]
+    BadId(String),
+    /// No session of that harness has this id or prefix.
+    #[error("no {host} session has the id or prefix `{id}` ({known} {host} sessions found)")]
+    Unknown {
+        /// The harness.
+        host: String,
+        /// The id or prefix asked for.
+        id: String,
+        /// How many sessions of the harness were found.
+        known: usize,
+    },
+    /// The prefix fits several sessions.
+    #[error(
+        "session prefix `{host}:{id}` is ambiguous: it fits {count} sessions, e.g. {examples}; give more of the id"
+    )]
+    Ambiguous {
+        /// The harness.
+        host: String,
+        /// The prefix asked for.
+        id: String,
+        /// How many ids fit.
+        count: usize,
+        /// Up to five of them, comma separated.
+        examples: String,
+    },
+}
+
+impl SelectorError {
+    /// A stable `snake_case` code for replies: `bad_session`, `not_found` or
+    /// `ambiguous_session`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SelectorError::NoHost(_)
+            | SelectorError::UnknownHost { .. }
+            | SelectorError::BadId(_) => "bad_session",
+            SelectorError::Unknown { .. } => "not_found",
+            SelectorError::Ambiguous { .. } => "ambiguous_session",
+        }
+    }
+}
+
+impl Selector {
+    /// Parses `claude:<id>`, `pi:<id>` or `codex:<id>` (the id may be a prefix).
+    pub fn parse(text: &str) -> Result<Selector, SelectorError> {
+        let text = text.trim();
+        let Some((host, id)) = text.split_once(':') else {
+            return Err(SelectorError::NoHost(text.to_owned()));
+        };
+        if !HOSTS.contains(&host) {
+            return Err(SelectorError::UnknownHost {
+                selector: text.to_owned(),
+                host: host.to_owned(),
+            });
+        }
+        let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if id.is_empty() || !id.chars().all(valid) {
+            return Err(SelectorError::BadId(text.to_owned()));
+        }
+        Ok(Selector {
+            host: host.to_owned(),
+            id: id.to_owned(),
+        })
+    }
+
+    /// The one id among `ids` this selector names: the exact id when present, else the
+    /// only id it is a prefix of. `ids` are the ids of this selector's harness.
+    pub fn resolve<'a, I>(&self, ids: I) -> Result<&'a str, SelectorError>
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
+        let mut known = 0;
+        let mut fits: Vec<&'a str> = Vec::new();
+        for id in ids {
+            known += 1;
+            if id == self.id {
+                return Ok(id);
+            }
+            if id.starts_with(&self.id) && !fits.contains(&id) {
+                fits.push(id);
+            }
+        }
+        match fits.as_slice() {
+            [one] => Ok(one),
+            [] => Err(SelectorError::Unknown {
+                host: self.host.clone(),
+                id: self.id.clone(),
+                known,
+            }),
+            many => {
+                let mut sorted = many.to_vec();
+                sorted.sort_unstable();
+                Err(SelectorError::Ambiguous {
+                    host: self.host.clone(),
+                    id: self.id.clone(),
+                    count: many.len(),
+                    examples: sorted
+                        .iter()
+                        .take(5)
+                        .map(|id| format!("{}:{id}", self.host))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
+            }
+        }
+    }
+}
+
+/// One line of the recent-sessions listing, read from a session file's head.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionSummary {
+    /// `claude`, `pi` or `codex`.
+    pub host: String,
+    /// The harness's session id.
+    pub id: String,
+    /// When the session started, as the harness wrote it (ISO 8601), if known.
+    pub started: Option<String>,
+    /// The working directory the session ran in, if recorded.
+    pub cwd: Option<String>,
+    /// The first prompt a person typed, if any.
+    pub first_prompt: Option<String>,
+    /// The session this one was forked from, as a selector (`pi:<id>`), if any.
+    pub parent: Option<String>,
+    /// Why the head could not be read, when it could not (the session is still listed).
+    pub unreadable: Option<String>,
+}
+
+/// Renders the recent-sessions listing: `sessions` newest first (the caller sorts), at most
+/// `limit` of them, within [`ANSWER_LIMIT`]. `total` is how many sessions were found in all.
+/// Returns the text and how many sessions it shows.
+pub fn render_sessions(
+    sessions: &[SessionSummary],
+    limit: usize,
+    total: usize,
+) -> (BudgetedText, usize) {
+    let limit = limit.clamp(1, SESSIONS_MAX);
+    let mut writer = AnswerWriter::new(ANSWER_LIMIT, 200);
+    let mut shown = 0;
+    if sessions.is_empty() {
+        writer.push("No sessions found.\n");
+    } else {
+        writer.push("Sessions, newest first (read one with session=\"<harness>:<id>\"; a unique id prefix is enough):\n");
+    }
+    for session in sessions.iter().take(limit) {
+        if !writer.push(&summary_line(session)) {
+            break;
+        }
+        shown += 1;
+    }
+    let footer = if shown < total {
+        format!(
+            "({shown} of {total} sessions shown; ask with a larger `limit` (at most {SESSIONS_MAX}) or a `harness` filter)\n"
+        )
+    } else {
+        String::new()
+    };
+    (writer.finish(&footer), shown)
+}
+
+/// One listing line: `pi:<id>  <started>  cwd=<cwd>  [fork of pi:<id>]  "<first prompt>"`.
+fn summary_line(session: &SessionSummary) -> String {
+    let mut line = format!("{}:{}", session.host, session.id);
+    let _ = write!(
+        line,
+        "  {}",
+        session.started.as_deref().unwrap_or("(start unknown)")
+    );
+    if let Some(cwd) = &session.cwd {
+        let _ = write!(line, "  cwd={cwd}");
+    }
+    if let Some(parent) = &session.parent {
+        let _ = write!(line, "  fork of {parent}");
+    }
+    if let Some(reason) = &session.unreadable {
+        let _ = write!(line, "  unreadable: {}", fold(reason, PROMPT_CHARS));
+    } else {
+        match &session.first_prompt {
+            Some(prompt) => {
+                let _ = write!(line, "  \"{}\"", fold(prompt, PROMPT_CHARS));
+            }
+            None => line.push_str("  (no prompt yet)"),
+        }
+    }
+    line.push('\n');
+    line
+}
+
+/// `text` on one line (whitespace runs become one space), cut to `max` chars with `…`.
+fn fold(text: &str, max: usize) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= max {
+        return one;
+    }
+    let mut cut: String = one.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// The window a retained notesoup boot names, when `text`'s first line is the boot
+/// block's opening line `<notesoup-boot window="<host>:<sessionId>:<ordinal>">`: returns
+/// the whole window id and its ordinal (`None` for an `unknown:` window or no number).
+pub fn boot_marker(text: &str) -> Option<(&str, Option<u64>)> {
+    let first = text.lines().next()?.trim_end();
+    let id = first
+        .strip_prefix("<notesoup-boot window=\"")?
+        .strip_suffix("\">")?;
+    let ordinal = id.rsplit(':').next().and_then(|n| n.parse().ok());
+    Some((id, ordinal))
+}
+
+#[cfg(test)]
+#[path = "sessions_tests.rs"]
+mod tests;

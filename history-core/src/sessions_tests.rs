@@ -1,0 +1,105 @@
+//! Selectors, resolution, the listing and the boot marker.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use rstest::rstest;
+
+use super::*;
+
+#[rstest]
+#[case("pi:01a2", "pi", "01a2")]
+#[case(" codex:01a23755-7b6b ", "codex", "01a23755-7b6b")]
+#[case("claude:6e9d_x", "claude", "6e9d_x")]
+fn selectors_parse(#[case] text: &str, #[case] host: &str, #[case] id: &str) {
+    assert_eq!(
+        Selector::parse(text).unwrap(),
+        Selector {
+            host: host.into(),
+            id: id.into()
+        }
+    );
+}
+
+#[rstest]
+#[case("01a2", "bad_session", "has no harness")]
+#[case("gemini:01a2", "bad_session", "unknown harness `gemini`")]
+#[case("pi:", "bad_session", "no valid session id")]
+#[case("pi:../etc", "bad_session", "no valid session id")]
+fn bad_selectors_are_refused(#[case] text: &str, #[case] code: &str, #[case] reason: &str) {
+    let err = Selector::parse(text).unwrap_err();
+    assert_eq!(err.code(), code);
+    assert!(err.to_string().contains(reason), "{err}");
+}
+
+#[test]
+fn resolution_prefers_the_exact_id_then_a_unique_prefix() {
+    let ids = ["abc", "abcd", "abx", "zzz"];
+    let pick = |s: &str| Selector::parse(s).unwrap().resolve(ids);
+    assert_eq!(pick("pi:abc").unwrap(), "abc");
+    assert_eq!(pick("pi:abcd").unwrap(), "abcd");
+    assert_eq!(pick("pi:z").unwrap(), "zzz");
+    let err = pick("pi:ab").unwrap_err();
+    assert_eq!(err.code(), "ambiguous_session");
+    assert!(
+        err.to_string()
+            .contains("fits 3 sessions, e.g. pi:abc, pi:abcd, pi:abx"),
+        "{err}"
+    );
+    let err = pick("pi:q").unwrap_err();
+    assert_eq!(err.code(), "not_found");
+    assert!(err.to_string().contains("(4 pi sessions found)"), "{err}");
+}
+
+fn summary(n: usize) -> SessionSummary {
+    SessionSummary {
+        host: "codex".into(),
+        id: format!("id-{n:04}"),
+        started: Some("2026-12-02T15:00:00Z".into()),
+        cwd: Some("/work".into()),
+        first_prompt: Some(format!("prompt {n}\nsecond line {}", "x".repeat(300))),
+        parent: (n == 1).then(|| "codex:id-0000".into()),
+        unreadable: (n == 2).then(|| "line 1 is not JSON".into()),
+    }
+}
+
+#[test]
+fn listing_lines_name_harness_id_start_cwd_and_prompt() {
+    let sessions: Vec<SessionSummary> = (0..3).map(summary).collect();
+    let (text, shown) = render_sessions(&sessions, 20, 3);
+    let text = text.as_str();
+    assert_eq!(shown, 3);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(
+        lines[1].starts_with(
+            "codex:id-0000  2026-12-02T15:00:00Z  cwd=/work  \"prompt 0 second line xx"
+        )
+    );
+    assert!(lines[1].ends_with("x…\""), "{}", lines[1]);
+    assert!(lines[2].contains("fork of codex:id-0000"));
+    assert!(lines[3].ends_with("unreadable: line 1 is not JSON"));
+    assert!(!text.contains("shown;"));
+}
+
+#[test]
+fn listing_stays_within_the_budget_and_says_what_it_left_out() {
+    let long = |n| SessionSummary {
+        cwd: Some("/a/long/project/path".repeat(4)),
+        ..summary(n)
+    };
+    let sessions: Vec<SessionSummary> = (0..SESSIONS_MAX).map(long).collect();
+    let (text, shown) = render_sessions(&sessions, SESSIONS_MAX, 5000);
+    assert!(text.as_str().len() <= ANSWER_LIMIT);
+    assert!(shown < SESSIONS_MAX);
+    assert!(text.as_str().ends_with(&format!("({shown} of 5000 sessions shown; ask with a larger `limit` (at most 200) or a `harness` filter)\n")));
+    let (text, shown) = render_sessions(&[], 20, 0);
+    assert_eq!((text.as_str(), shown), ("No sessions found.\n", 0));
+}
+
+#[rstest]
+#[case("<notesoup-boot window=\"pi:s1:3\">\nnotes", Some(("pi:s1:3", Some(3))))]
+#[case("<notesoup-boot window=\"codex:s1:unknown:ab12\">\n", Some(("codex:s1:unknown:ab12", None)))]
+#[case("hello <notesoup-boot window=\"pi:s1:3\">", None)]
+#[case("", None)]
+fn boot_markers(#[case] text: &str, #[case] want: Option<(&str, Option<u64>)>) {
+    assert_eq!(boot_marker(text), want);
+}

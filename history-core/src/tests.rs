@@ -1,0 +1,372 @@
+//! The tools against built transcripts: paging covers every event once, reads reassemble
+//! long text exactly through offsets, every answer fits the budget, notices come first.
+
+use rstest::rstest;
+
+use super::*;
+
+fn session() -> SessionRef {
+    SessionRef {
+        host: "claude".into(),
+        id: "s1".into(),
+    }
+}
+
+fn text_event(seq: Seq, role: Role, window: Window, text: &str) -> Event {
+    Event {
+        seq,
+        role,
+        window,
+        body: Body::Text { text: text.into() },
+        record: format!("r{seq}"),
+        timestamp: Some("2026-12-02T10:00:00Z".into()),
+    }
+}
+
+fn history(events: Vec<Event>, missing: &[&str]) -> History {
+    History::new(Transcript {
+        session: session(),
+        events,
+        missing: missing.iter().map(|m| (*m).to_owned()).collect(),
+        head_window: Window::Numbered(0),
+    })
+    .unwrap()
+}
+
+/// `n` user/assistant events in window `seq / per_window`, each `size` bytes of text with
+/// a multi-byte char mixed in.
+fn many(n: u64, size: usize, per_window: u64) -> History {
+    let events = (1..=n)
+        .map(|seq| {
+            let role = if seq % 2 == 0 {
+                Role::Assistant
+            } else {
+                Role::User
+            };
+            let mut text = format!("event {seq} é ");
+            while text.len() < size {
+                text.push_str("lorem ipsum é dolor ");
+            }
+            text_event(seq, role, Window::Numbered(seq / per_window), &text)
+        })
+        .collect();
+    history(events, &[])
+}
+
+#[test]
+fn the_writer_never_exceeds_its_limit_and_keeps_the_footer_whole() {
+    let mut writer = AnswerWriter::new(100, 20);
+    assert!(writer.push(&"a".repeat(70)));
+    assert!(!writer.push(&"b".repeat(11)), "80 is the body's limit");
+    assert_eq!(
+        writer.push_prefix("ééééééé"),
+        10,
+        "5 two-byte chars fit in 10 bytes"
+    );
+    let text = writer.finish(&"f".repeat(20));
+    assert_eq!(text.as_str().len(), 100);
+    assert!(text.as_str().ends_with(&"f".repeat(20)));
+}
+
+#[rstest]
+#[case::newest(Order::Newest)]
+#[case::oldest(Order::Oldest)]
+fn paging_with_the_cursor_shows_every_listed_event_exactly_once(#[case] order: Order) {
+    let h = many(700, 300, 100);
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let page = h
+            .list(&ListArgs {
+                cursor: cursor.clone(),
+                limit: Some(MAX_LIMIT),
+                order: Some(order),
+                ..ListArgs::default()
+            })
+            .unwrap();
+        assert!(page.text.as_str().len() <= ANSWER_LIMIT);
+        assert_eq!(page.matched, 700 - seen.len(), "matches from this page on");
+        seen.extend(page.shown);
+        pages += 1;
+        match page.next_cursor {
+            Some(next) => {
+                assert!(
+                    page.text.as_str().contains(&next),
+                    "footer names the cursor"
+                );
+                cursor = Some(next);
+            }
+            None => break,
+        }
+    }
+    assert!(pages > 1, "the budget split the list");
+    let mut expected: Vec<Seq> = (1..=700).collect();
+    if order == Order::Newest {
+        expected.reverse();
+    }
+    assert_eq!(seen, expected);
+}
+
+#[test]
+fn a_long_event_is_read_whole_through_its_offsets() {
+    let h = many(3, 100_000, 10);
+    let Body::Text { text: full } = &h.event(2).unwrap().body else {
+        panic!()
+    };
+    let mut got = String::new();
+    let mut args = ReadArgs {
+        seq: Some(2),
+        ..ReadArgs::default()
+    };
+    for _ in 0..10 {
+        let answer = h.read(&args).unwrap();
+        assert!(answer.text.as_str().len() <= ANSWER_LIMIT);
+        let text = answer.text.as_str();
+        let body_start = text.find('\n').unwrap() + 1;
+        let body = match &answer.next_read {
+            Some(_) => &text[body_start..text.rfind("\n[cut at the 32 KiB budget").unwrap()],
+            None => &text[body_start..text.len() - 1],
+        };
+        got.push_str(body);
+        match answer.next_read {
+            Some(next) => args = next,
+            None => break,
+        }
+    }
+    assert_eq!(&got, full);
+}
+
+#[test]
+fn a_range_continues_from_the_event_the_budget_cut() {
+    let h = many(40, 3000, 100);
+    let answer = h
+        .read(&ReadArgs {
+            from: Some(1),
+            to: Some(40),
+            ..ReadArgs::default()
+        })
+        .unwrap();
+    assert!(answer.text.as_str().len() <= ANSWER_LIMIT);
+    let next = answer.next_read.unwrap();
+    let cut = *answer.shown.last().unwrap();
+    assert_eq!((next.from, next.to), (Some(cut), Some(40)));
+    assert!(next.offset.is_some_and(|o| o > 0));
+}
+
+#[test]
+fn search_is_literal_and_shows_the_hit_in_the_folded_line() {
+    let mut text = "x".repeat(500);
+    text.push_str("needle (a.b)* here");
+    let h = history(
+        vec![
+            text_event(1, Role::User, Window::Numbered(0), "no match (a.b)"),
+            text_event(2, Role::Assistant, Window::Numbered(0), &text),
+        ],
+        &[],
+    );
+    let page = h
+        .list(&ListArgs {
+            query: Some("(a.b)*".into()),
+            ..ListArgs::default()
+        })
+        .unwrap();
+    assert_eq!(page.shown, [2]);
+    assert!(page.text.as_str().contains("needle (a.b)* here"));
+    let none = h
+        .list(&ListArgs {
+            query: Some("absent".into()),
+            ..ListArgs::default()
+        })
+        .unwrap();
+    assert!(none.shown.is_empty());
+    assert!(none.text.as_str().contains("no event matches"));
+}
+
+#[test]
+fn empty_envelopes_are_skipped_by_lists_and_explained_by_reads() {
+    let h = history(
+        vec![
+            text_event(1, Role::User, Window::Numbered(0), "hello"),
+            text_event(2, Role::Assistant, Window::Numbered(0), ""),
+        ],
+        &[],
+    );
+    let page = h
+        .list(&ListArgs {
+            roles: Some(vec![Role::Assistant, Role::User]),
+            ..ListArgs::default()
+        })
+        .unwrap();
+    assert_eq!(page.shown, [1]);
+    let read = h
+        .read(&ReadArgs {
+            seq: Some(2),
+            ..ReadArgs::default()
+        })
+        .unwrap();
+    assert!(read.text.as_str().contains("no visible text was recorded"));
+}
+
+#[test]
+fn the_notice_comes_first_is_bounded_and_is_never_searched() {
+    let missing: Vec<String> = (0..200).map(|i| format!("missing-uuid-{i:04}")).collect();
+    let refs: Vec<&str> = missing.iter().map(String::as_str).collect();
+    let h = history(
+        vec![text_event(1, Role::User, Window::Numbered(0), "hi")],
+        &refs,
+    );
+    let notice = h.notice();
+    assert!(notice.len() <= NOTICE_LIMIT, "{}", notice.len());
+    assert!(notice.contains("missing-uuid-0000") && notice.contains("more"));
+    let page = h
+        .list(&ListArgs {
+            query: Some("missing-uuid".into()),
+            ..ListArgs::default()
+        })
+        .unwrap();
+    assert!(page.shown.is_empty(), "the notice is not an event");
+    assert!(
+        page.text
+            .as_str()
+            .starts_with("[notice: ancestry is incomplete")
+    );
+    let refused = h.refusal("history_read", &h.read(&ReadArgs::default()).unwrap_err());
+    assert!(
+        refused
+            .as_str()
+            .starts_with("[notice: ancestry is incomplete")
+    );
+    assert!(refused.as_str().contains("bad_selector"));
+}
+
+#[test]
+fn windows_are_presented_by_ordinal_then_unknown_segments() {
+    let unknown = Window::Unknown {
+        missing: "gone".into(),
+    };
+    let h = history(
+        vec![
+            text_event(1, Role::User, unknown.clone(), "orphan"),
+            text_event(
+                2,
+                Role::User,
+                Window::Numbered(3),
+                "newer window written first",
+            ),
+            text_event(3, Role::User, Window::Numbered(1), "older window"),
+        ],
+        &["gone"],
+    );
+    assert_eq!(
+        h.windows(),
+        [&Window::Numbered(1), &Window::Numbered(3), &unknown]
+    );
+    let page = h
+        .list(&ListArgs {
+            order: Some(Order::Oldest),
+            window: Some("claude:s1:3".into()),
+            ..ListArgs::default()
+        })
+        .unwrap();
+    assert_eq!(page.shown, [2]);
+    let err = h
+        .list(&ListArgs {
+            window: Some("7".into()),
+            ..ListArgs::default()
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), "unknown_window");
+}
+
+#[rstest]
+#[case::zero_limit(ListArgs { limit: Some(0), ..ListArgs::default() }, "bad_limit")]
+#[case::empty_query(ListArgs { query: Some(String::new()), ..ListArgs::default() }, "empty_query")]
+#[case::bad_cursor(ListArgs { cursor: Some("s999".into()), ..ListArgs::default() }, "bad_cursor")]
+fn list_errors(#[case] args: ListArgs, #[case] code: &str) {
+    assert_eq!(many(3, 10, 10).list(&args).unwrap_err().code(), code);
+}
+
+#[rstest]
+#[case::none(ReadArgs::default(), "bad_selector")]
+#[case::both(ReadArgs { seq: Some(1), from: Some(1), ..ReadArgs::default() }, "bad_selector")]
+#[case::backwards(ReadArgs { from: Some(3), to: Some(1), ..ReadArgs::default() }, "bad_range")]
+#[case::absent(ReadArgs { seq: Some(99), ..ReadArgs::default() }, "seq_not_found")]
+#[case::empty_range(ReadArgs { from: Some(50), to: Some(60), ..ReadArgs::default() }, "empty_range")]
+#[case::offset(ReadArgs { seq: Some(1), offset: Some(1000), ..ReadArgs::default() }, "bad_offset")]
+fn read_errors(#[case] args: ReadArgs, #[case] code: &str) {
+    assert_eq!(many(3, 10, 10).read(&args).unwrap_err().code(), code);
+}
+
+#[test]
+fn seqs_must_ascend() {
+    let err = History::new(Transcript {
+        session: session(),
+        events: vec![
+            text_event(2, Role::User, Window::Numbered(0), "a"),
+            text_event(2, Role::User, Window::Numbered(0), "b"),
+        ],
+        missing: vec![],
+        head_window: Window::Numbered(0),
+    })
+    .unwrap_err();
+    assert_eq!(
+        err,
+        HistoryError::SeqOrder {
+            seq: 2,
+            previous: 2
+        }
+    );
+}
+
+#[test]
+fn results_pair_with_the_latest_open_call_of_their_id_as_a_stack() {
+    let event = |seq: Seq, body: Body| Event {
+        seq,
+        role: Role::Tool,
+        window: Window::Numbered(0),
+        body,
+        record: format!("r{seq}"),
+        timestamp: None,
+    };
+    let call = |seq, id: &str| {
+        event(
+            seq,
+            Body::ToolCall {
+                id: id.into(),
+                name: "Bash".into(),
+                input: "{}".into(),
+            },
+        )
+    };
+    let result = |seq, id: &str| {
+        event(
+            seq,
+            Body::ToolResult {
+                id: id.into(),
+                text: "out".into(),
+                is_error: false,
+            },
+        )
+    };
+    let h = history(
+        vec![
+            call(1, "x"),
+            call(2, "y"),
+            call(3, "x"),
+            result(4, "x"),
+            result(5, "x"),
+            result(6, "x"),
+            result(7, "y"),
+            call(8, "x"),
+        ],
+        &[],
+    );
+    let partner = |seq| h.partner(seq).map(|e| e.seq);
+    assert_eq!(partner(4), Some(3), "the latest open call of x");
+    assert_eq!(partner(5), Some(1), "then the one below it");
+    assert_eq!(partner(6), None, "no open call of x is left");
+    assert_eq!(partner(7), Some(2));
+    assert_eq!(partner(8), None, "pending");
+    assert_eq!(partner(1), Some(5));
+}

@@ -1,0 +1,592 @@
+//! The two tools, `history_list` and `history_read`: arguments, errors and rendering.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
+use crate::history::History;
+use crate::model::{Body, Event, Role, Seq, Window};
+
+/// Events a list page shows when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 40;
+/// The most events one list page may ask for.
+pub const MAX_LIMIT: usize = 500;
+/// The most characters of an event a folded list line shows.
+pub const LINE_CHARS: usize = 160;
+/// The most bytes the ancestry-gap notice takes.
+pub const NOTICE_LIMIT: usize = 1024;
+/// The roles a list shows when `roles` is not given: all but attachments (harness context
+/// such as environment and date reminders, listed only when asked for).
+pub const DEFAULT_ROLES: [Role; 5] = [
+    Role::User,
+    Role::Assistant,
+    Role::Tool,
+    Role::Notice,
+    Role::Summary,
+];
+/// Bytes kept free for a continuation footer.
+const FOOTER_RESERVE: usize = 320;
+
+/// The order of a list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Newest first (the default): the head's window first, latest event first.
+    #[default]
+    Newest,
+    /// Oldest first.
+    Oldest,
+}
+
+/// Arguments of `history_list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    /// Literal, case-sensitive text to find; events without it are left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Only events with one of these roles (default: [`DEFAULT_ROLES`], all but
+    /// attachments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<Role>>,
+    /// Only this window: a window id (`claude:<id>:2`) or its window part (`2`,
+    /// `unknown:<uuid>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// The `cursor` a previous page returned, to continue after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// The most events on this page (default 40, at most 500; the 32 KiB budget may end a
+    /// page sooner).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+    /// `newest` (default) or `oldest` first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+}
+
+/// Arguments of `history_read`: one `seq`, or a `from`..=`to` range.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadArgs {
+    /// The one event to read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<Seq>,
+    /// The first seq of a range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Seq>,
+    /// The last seq of a range (inclusive; default: `from`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Seq>,
+    /// Bytes of the first event's text already read (from a continuation footer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+}
+
+/// A tool call the model made wrongly; rendered as an answer with [`History::refusal`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// `query` was given but empty.
+    #[error("`query` is empty: give the literal text to find, or leave `query` out")]
+    EmptyQuery,
+    /// `limit` out of range.
+    #[error("`limit` {limit} is out of range: use 1 to {MAX_LIMIT}")]
+    Limit {
+        /// The limit given.
+        limit: usize,
+    },
+    /// The cursor does not name an event of this selection.
+    #[error("`cursor` {cursor:?} does not continue this list: start again without a cursor")]
+    Cursor {
+        /// The cursor given.
+        cursor: String,
+    },
+    /// The window filter names no window of this selection.
+    #[error("`window` {window:?} is not a window of this history; windows: {known}")]
+    Window {
+        /// The window given.
+        window: String,
+        /// The windows there are.
+        known: String,
+    },
+    /// Neither `seq` nor `from`, or both.
+    #[error("give either `seq` (one event) or `from` with an optional `to` (a range)")]
+    Selector,
+    /// `to` before `from`.
+    #[error("range `from` {from} to `to` {to} is empty: `to` must not be below `from`")]
+    Range {
+        /// The range's start.
+        from: Seq,
+        /// The range's end.
+        to: Seq,
+    },
+    /// No selected event has this seq.
+    #[error("seq {seq} is not an event of this history (seqs run from {first} to {last})")]
+    SeqNotFound {
+        /// The seq asked for.
+        seq: Seq,
+        /// The lowest selected seq.
+        first: Seq,
+        /// The highest selected seq.
+        last: Seq,
+    },
+    /// No selected event lies in the range.
+    #[error("no event of this history lies in seqs {from} to {to}")]
+    EmptyRange {
+        /// The range's start.
+        from: Seq,
+        /// The range's end.
+        to: Seq,
+    },
+    /// The offset is past the end of the first event's text.
+    #[error("`offset` {offset} is past the end of seq {seq}'s text ({len} bytes)")]
+    Offset {
+        /// The offset given.
+        offset: usize,
+        /// The event it applies to.
+        seq: Seq,
+        /// The length of that event's text.
+        len: usize,
+    },
+}
+
+impl QueryError {
+    /// A stable `snake_case` code for the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            QueryError::EmptyQuery => "empty_query",
+            QueryError::Limit { .. } => "bad_limit",
+            QueryError::Cursor { .. } => "bad_cursor",
+            QueryError::Window { .. } => "unknown_window",
+            QueryError::Selector => "bad_selector",
+            QueryError::Range { .. } => "bad_range",
+            QueryError::SeqNotFound { .. } => "seq_not_found",
+            QueryError::EmptyRange { .. } => "empty_range",
+            QueryError::Offset { .. } => "bad_offset",
+        }
+    }
+}
+
+/// A tool's answer: the text the model reads (within [`ANSWER_LIMIT`]) and the facts a
+/// host may want beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The rendered answer.
+    pub text: BudgetedText,
+    /// Seqs of the events shown (documents: a call stands for its paired result).
+    pub shown: Vec<Seq>,
+    /// Lists: how many events match from this page on (this page and the ones after);
+    /// reads: how many documents the range holds.
+    pub matched: usize,
+    /// The cursor for the next list page, or `None` at the end.
+    pub next_cursor: Option<String>,
+    /// The arguments that continue a cut read, or `None` when it was complete.
+    pub next_read: Option<ReadArgs>,
+}
+
+impl History {
+    /// The bounded ancestry-gap notice, or `""` when ancestry is complete.
+    pub fn notice(&self) -> String {
+        let missing = self.missing();
+        if missing.is_empty() {
+            return String::new();
+        }
+        let mut out = format!(
+            "[notice: ancestry is incomplete; {} missing record(s): ",
+            missing.len()
+        );
+        let tail_room = 120;
+        for (i, id) in missing.iter().enumerate() {
+            let piece = if i == 0 {
+                id.clone()
+            } else {
+                format!(", {id}")
+            };
+            if out.len() + piece.len() + tail_room > NOTICE_LIMIT {
+                let _ = write!(out, " and {} more", missing.len() - i);
+                break;
+            }
+            out.push_str(&piece);
+        }
+        out.push_str(". Events cut off from the start are in windows named unknown:<id>.]\n");
+        out
+    }
+
+    /// The answer to a call that failed with `error`, notice included.
+    pub fn refusal(&self, tool: &str, error: &QueryError) -> BudgetedText {
+        let mut writer = AnswerWriter::new(ANSWER_LIMIT, 0);
+        writer.push(&self.notice());
+        writer.push_prefix(&format!("{tool} refused ({}): {error}\n", error.code()));
+        writer.finish("")
+    }
+
+    /// `history_list`: one folded line per event, newest first unless asked otherwise,
+    /// continued with a cursor.
+    pub fn list(&self, args: &ListArgs) -> Result<Answer, QueryError> {
+        let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+        if limit == 0 || limit > MAX_LIMIT {
+            return Err(QueryError::Limit { limit });
+        }
+        let query = match args.query.as_deref() {
+            Some("") => return Err(QueryError::EmptyQuery),
+            other => other,
+        };
+        let window = args
+            .window
+            .as_deref()
+            .map(|w| self.resolve_window(w))
+            .transpose()?;
+        let order = args.order.unwrap_or_default();
+        let mut positions: Box<dyn Iterator<Item = usize>> = match order {
+            Order::Oldest => Box::new(0..self.order().len()),
+            Order::Newest => Box::new((0..self.order().len()).rev()),
+        };
+        if let Some(cursor) = &args.cursor {
+            let after = self.cursor_position(cursor)?;
+            positions = match order {
+                Order::Oldest => Box::new(after + 1..self.order().len()),
+                Order::Newest => Box::new((0..after).rev()),
+            };
+        }
+        let roles = Some(args.roles.as_deref().unwrap_or(&DEFAULT_ROLES));
+        let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
+        writer.push(&self.notice());
+        let mut lines = String::new();
+        let mut shown = Vec::new();
+        let mut matched = 0;
+        let mut full = false;
+        let mut last_window: Option<&Window> = None;
+        let mut next_cursor = None;
+        let mut scratch = String::new();
+        // The leftmost match of the literal, a byte offset on a char boundary (both are
+        // UTF-8), exactly what `str::find` gives, found with SIMD.
+        let finder = query.map(memchr::memmem::Finder::new);
+        for pos in positions {
+            let index = self.order()[pos];
+            let event = self.event_at(index);
+            if !self.listed(index) || !History::role_admits(roles, event) {
+                continue;
+            }
+            if window.as_ref().is_some_and(|w| *w != event.window) {
+                continue;
+            }
+            if full && query.is_none() {
+                matched += 1;
+                continue;
+            }
+            let doc: &str = if let Body::Text { text } = &event.body {
+                text
+            } else {
+                scratch.clear();
+                self.document_text(index, &mut scratch);
+                &scratch
+            };
+            let hit = match query {
+                Some(q) => match finder.as_ref().and_then(|f| f.find(doc.as_bytes())) {
+                    Some(at) => Some((at, q.len())),
+                    None => continue,
+                },
+                None => None,
+            };
+            matched += 1;
+            if full {
+                continue;
+            }
+            lines.clear();
+            if last_window != Some(&event.window) {
+                let _ = writeln!(
+                    lines,
+                    "== window {} ==",
+                    self.session().window_id(&event.window)
+                );
+            }
+            fold_line(event, doc, hit, &mut lines);
+            if shown.len() == limit || !writer.push(&lines) {
+                full = true;
+                next_cursor = shown.last().map(|seq| format!("s{seq}"));
+                continue;
+            }
+            last_window = Some(&event.window);
+            shown.push(event.seq);
+        }
+        let footer = list_footer(shown.len(), matched, next_cursor.as_deref(), query);
+        Ok(Answer {
+            text: writer.finish(&footer),
+            shown,
+            matched,
+            next_cursor,
+            next_read: None,
+        })
+    }
+
+    /// `history_read`: one event (a paired result's seq shows its call) or a range of seqs,
+    /// whole documents in seq order, continued with an offset when the budget ends one.
+    pub fn read(&self, args: &ReadArgs) -> Result<Answer, QueryError> {
+        let (from, to) = match (args.seq, args.from, args.to) {
+            (Some(seq), None, None) => (seq, seq),
+            (None, Some(from), to) => (from, to.unwrap_or(from)),
+            _ => return Err(QueryError::Selector),
+        };
+        if to < from {
+            return Err(QueryError::Range { from, to });
+        }
+        let events = self.events();
+        let (Some(first), Some(last)) = (events.first(), events.last()) else {
+            return Err(QueryError::SeqNotFound {
+                seq: from,
+                first: 0,
+                last: 0,
+            });
+        };
+        let start = events.partition_point(|e| e.seq < from);
+        let end = events.partition_point(|e| e.seq <= to);
+        if start >= end {
+            return Err(if from == to {
+                QueryError::SeqNotFound {
+                    seq: from,
+                    first: first.seq,
+                    last: last.seq,
+                }
+            } else {
+                QueryError::EmptyRange { from, to }
+            });
+        }
+        let mut documents: Vec<usize> = (start..end).map(|i| self.document_of(i)).collect();
+        documents.sort_unstable_by_key(|&i| events[i].seq);
+        documents.dedup();
+        let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
+        writer.push(&self.notice());
+        let mut shown = Vec::new();
+        let mut next_read = None;
+        let mut body = String::new();
+        let mut header = String::new();
+        for (n, &index) in documents.iter().enumerate() {
+            let event = &events[index];
+            body.clear();
+            self.document_text(index, &mut body);
+            let offset = if n == 0 { args.offset.unwrap_or(0) } else { 0 };
+            if offset > body.len() {
+                return Err(QueryError::Offset {
+                    offset,
+                    seq: event.seq,
+                    len: body.len(),
+                });
+            }
+            let offset = floor_char_boundary(&body, offset);
+            header.clear();
+            if n > 0 {
+                header.push('\n');
+            }
+            self.document_header(index, offset, &mut header);
+            if !writer.push(&header) {
+                next_read = Some(continuation(args, event.seq, to, 0));
+                break;
+            }
+            let rest = if body.is_empty() {
+                "(no visible text was recorded for this event)"
+            } else {
+                &body[offset..]
+            };
+            let written = writer.push_prefix(rest);
+            shown.push(event.seq);
+            if written < rest.len() {
+                next_read = Some(continuation(args, event.seq, to, offset + written));
+                break;
+            }
+            writer.push("\n");
+        }
+        let footer = match &next_read {
+            Some(next) => format!(
+                "\n[cut at the 32 KiB budget; more: history_read {} on the same session]\n",
+                render_args(next)
+            ),
+            None => String::new(),
+        };
+        Ok(Answer {
+            text: writer.finish(&footer),
+            shown,
+            matched: documents.len(),
+            next_cursor: None,
+            next_read,
+        })
+    }
+
+    fn resolve_window(&self, given: &str) -> Result<Window, QueryError> {
+        let prefix = format!("{}:", self.session());
+        let part = given.strip_prefix(&prefix).unwrap_or(given);
+        let windows = self.windows();
+        windows
+            .iter()
+            .find(|w| w.to_string() == part)
+            .map(|w| (*w).clone())
+            .ok_or_else(|| QueryError::Window {
+                window: given.to_owned(),
+                known: clip(
+                    &windows
+                        .iter()
+                        .map(|w| self.session().window_id(w))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    400,
+                ),
+            })
+    }
+
+    fn cursor_position(&self, cursor: &str) -> Result<usize, QueryError> {
+        cursor
+            .strip_prefix('s')
+            .and_then(|s| s.parse::<Seq>().ok())
+            .and_then(|seq| self.index_of(seq))
+            .map(|index| self.position(index))
+            .ok_or_else(|| QueryError::Cursor {
+                cursor: cursor.to_owned(),
+            })
+    }
+
+    /// The searchable, readable text of the document at `index` (a call with its result).
+    fn document_text(&self, index: usize, out: &mut String) {
+        match &self.event_at(index).body {
+            Body::Text { text } => out.push_str(text),
+            Body::ToolCall { name, input, .. } => {
+                let _ = write!(out, "{name} {input}");
+                if let Some(result) = self.partner_index(index) {
+                    if let Body::ToolResult { text, is_error, .. } = &self.event_at(result).body {
+                        let _ = write!(
+                            out,
+                            "\n--- result #{}{}:\n{text}",
+                            self.event_at(result).seq,
+                            if *is_error { " (error)" } else { "" }
+                        );
+                    }
+                } else {
+                    out.push_str("\n--- pending: no result was recorded");
+                }
+            }
+            Body::ToolResult { text, is_error, .. } => {
+                let _ = write!(
+                    out,
+                    "(result of an unknown call){}\n{text}",
+                    if *is_error { " (error)" } else { "" }
+                );
+            }
+        }
+    }
+
+    fn document_header(&self, index: usize, offset: usize, out: &mut String) {
+        let event = self.event_at(index);
+        let _ = write!(out, "#{} {}", event.seq, event.role);
+        if let Body::ToolCall { id, .. } | Body::ToolResult { id, .. } = &event.body {
+            let _ = write!(out, " {id}");
+        }
+        let _ = write!(out, " · {}", self.session().window_id(&event.window));
+        if let Some(ts) = &event.timestamp {
+            let _ = write!(out, " · {ts}");
+        }
+        if offset > 0 {
+            let _ = write!(out, " · from byte {offset}");
+        }
+        out.push('\n');
+    }
+}
+
+/// The last line of a list page: where to continue, or why it is empty, or its end.
+fn list_footer(shown: usize, matched: usize, cursor: Option<&str>, query: Option<&str>) -> String {
+    match cursor {
+        Some(cursor) => format!(
+            "[{shown} of {matched} shown; more: history_list with \"cursor\":\"{cursor}\" and the same query, roles, window, order and session]\n"
+        ),
+        None if matched == 0 => match query {
+            Some(q) => format!("[no event matches {:?}]\n", clip(q, 100)),
+            None => "[no events]\n".to_owned(),
+        },
+        None => format!("[end: {matched} event(s)]\n"),
+    }
+}
+
+fn continuation(args: &ReadArgs, seq: Seq, to: Seq, offset: usize) -> ReadArgs {
+    let offset = (offset > 0).then_some(offset);
+    if args.seq.is_some() || seq == to {
+        ReadArgs {
+            seq: Some(seq),
+            offset,
+            ..ReadArgs::default()
+        }
+    } else {
+        ReadArgs {
+            from: Some(seq),
+            to: Some(to),
+            offset,
+            ..ReadArgs::default()
+        }
+    }
+}
+
+fn render_args(args: &ReadArgs) -> String {
+    let mut out = String::from("{");
+    let mut sep = "";
+    for (name, value) in [
+        ("seq", args.seq.map(|v| v.to_string())),
+        ("from", args.from.map(|v| v.to_string())),
+        ("to", args.to.map(|v| v.to_string())),
+        ("offset", args.offset.map(|v| v.to_string())),
+    ] {
+        if let Some(value) = value {
+            let _ = write!(out, "{sep}\"{name}\":{value}");
+            sep = ",";
+        }
+    }
+    out.push('}');
+    out
+}
+
+/// One folded line: `#<seq> <role>: <text on one line, at most LINE_CHARS chars>`, the
+/// window of a query hit shown around the hit.
+fn fold_line(event: &Event, text: &str, hit: Option<(usize, usize)>, out: &mut String) {
+    let _ = write!(out, "#{} {}", event.seq, event.role);
+    if let Body::ToolCall { .. } = &event.body {
+        out.push_str(" call");
+    }
+    out.push_str(": ");
+    let start = match hit {
+        Some((at, _)) => {
+            // Start up to 40 chars before the hit.
+            let before = &text[..at];
+            let back = before.char_indices().rev().nth(39).map_or(0, |(i, _)| i);
+            if back > 0 {
+                out.push('…');
+            }
+            back
+        }
+        None => 0,
+    };
+    let mut chars = 0;
+    let mut space = false;
+    for ch in text[start..].chars() {
+        if chars >= LINE_CHARS {
+            out.push('…');
+            break;
+        }
+        if ch.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && chars > 0 {
+            out.push(' ');
+            chars += 1;
+        }
+        space = false;
+        out.push(ch);
+        chars += 1;
+    }
+    out.push('\n');
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let end = floor_char_boundary(text, max);
+    if end < text.len() {
+        format!("{}…", &text[..end])
+    } else {
+        text.to_owned()
+    }
+}

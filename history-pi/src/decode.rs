@@ -1,0 +1,229 @@
+//! Branch selection, seq allocation and windows over parsed Pi files.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use notesoup_history_core::{Event, Seq, SessionRef, SessionSummary, Transcript, Window};
+
+use crate::entries::{self, Entry, Parsed};
+use crate::{PiError, PiFile};
+
+/// The session id in a Pi session file name `<time>_<sessionId>.jsonl` (a path is fine).
+pub fn session_id_from_file_name(name: &str) -> Option<&str> {
+    let base = base_name(name);
+    let stem = base.strip_suffix(".jsonl")?;
+    let (time, id) = stem.split_once('_')?;
+    (!time.is_empty() && !id.is_empty()).then_some(id)
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// Decodes the session in `selected`. `ancestors` are the files of its parent sessions,
+/// nearest first, as named by each header's `parentSession` (pass none when there are
+/// none or they are gone: a parent the path needs and nobody has is reported in
+/// [`Transcript::missing`]).
+pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcript, PiError> {
+    let files = load(selected, ancestors)?;
+    let (path, missing) = branch(selected, &files)?;
+    let first_seq = allocate(&files, &path);
+    let session = SessionRef {
+        host: "pi".into(),
+        id: files[0].header.id.clone(),
+    };
+    let mut window = match missing.first() {
+        Some(id) => Window::Unknown {
+            missing: id.clone(),
+        },
+        None => Window::Numbered(0),
+    };
+    let mut events: Vec<Event> = Vec::new();
+    for &at in &path {
+        let entry = entry_at(&files, at);
+        if entry.compaction
+            && let Window::Numbered(n) = window
+        {
+            window = Window::Numbered(n + 1);
+        }
+        if let Some(ordinal) = entry.boot {
+            window = Window::Numbered(ordinal);
+        }
+        if let Some(&seq) = first_seq.get(&at) {
+            for (offset, (role, body)) in (0..).zip(&entry.events) {
+                events.push(Event {
+                    seq: seq + offset,
+                    role: *role,
+                    window: window.clone(),
+                    body: body.clone(),
+                    record: entry.id.clone(),
+                    timestamp: entry.timestamp.clone(),
+                });
+            }
+        }
+    }
+    events.sort_by_key(|event| event.seq);
+    Ok(Transcript {
+        session,
+        events,
+        missing,
+        head_window: window,
+    })
+}
+
+/// Parses the selected file and its ancestors, checking that each ancestor is the parent
+/// the previous file's header names.
+fn load(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Vec<Parsed>, PiError> {
+    let own = entries::parse(selected)?;
+    check_name(selected, &own)?;
+    let mut files: Vec<Parsed> = vec![own];
+    let mut expected = files[0].header.parent_session.clone();
+    let mut child = selected.name;
+    for ancestor in ancestors {
+        let fits = expected
+            .as_deref()
+            .is_some_and(|path| base_name(path) == base_name(ancestor.name));
+        if !fits {
+            return Err(PiError::ParentMismatch {
+                file: ancestor.name.to_owned(),
+                child: child.to_owned(),
+                expected: expected.map_or_else(|| "no parent".to_owned(), |p| format!("`{p}`")),
+            });
+        }
+        let parsed = entries::parse(ancestor)?;
+        check_name(ancestor, &parsed)?;
+        expected.clone_from(&parsed.header.parent_session);
+        child = ancestor.name;
+        files.push(parsed);
+    }
+    Ok(files)
+}
+
+/// The path from the leaf (the selected file's last entry) up to a root or a missing
+/// parent, returned root first, with the missing parent if any. Parents are looked up in
+/// the selected file first, then in the nearest ancestor that has them.
+fn branch(selected: &PiFile<'_>, files: &[Parsed]) -> Result<(Vec<At>, Vec<String>), PiError> {
+    let mut where_is: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (f, parsed) in files.iter().enumerate().rev() {
+        for (i, entry) in parsed.entries.iter().enumerate() {
+            where_is.insert(entry.id.as_str(), (f, i));
+        }
+    }
+    let mut path: Vec<(usize, usize)> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
+    let mut visited: HashSet<(usize, usize)> = HashSet::new();
+    if let Some(last) = files[0].entries.len().checked_sub(1) {
+        let mut at = (0, last);
+        loop {
+            if !visited.insert(at) {
+                return Err(PiError::Cycle {
+                    file: selected.name.to_owned(),
+                    id: entry_at(files, at).id.clone(),
+                });
+            }
+            path.push(at);
+            let Some(parent) = &entry_at(files, at).parent else {
+                break;
+            };
+            if let Some(&next) = where_is.get(parent.as_str()) {
+                at = next;
+            } else {
+                missing.push(parent.clone());
+                break;
+            }
+        }
+    }
+    path.reverse();
+    Ok((path, missing))
+}
+
+/// First seq of each entry that yields events: entries borrowed from ancestors (root-most
+/// file first, in their append order), then every entry of the selected file in append
+/// order, on the branch or not.
+fn allocate(files: &[Parsed], path: &[(usize, usize)]) -> HashMap<(usize, usize), Seq> {
+    let mut first_seq: HashMap<(usize, usize), Seq> = HashMap::new();
+    let mut next: Seq = 1;
+    let mut borrowed: Vec<(usize, usize)> = path.iter().copied().filter(|&(f, _)| f > 0).collect();
+    borrowed.sort_by_key(|&(f, i)| (std::cmp::Reverse(f), i));
+    let own_all = (0..files[0].entries.len()).map(|i| (0, i));
+    for at in borrowed.into_iter().chain(own_all) {
+        let count = entry_at(files, at).events.len() as Seq;
+        if count > 0 {
+            first_seq.insert(at, next);
+            next += count;
+        }
+    }
+    first_seq
+}
+
+/// Where an entry is: (file index, 0 for the selected file; entry index).
+type At = (usize, usize);
+
+fn entry_at(files: &[Parsed], (f, i): (usize, usize)) -> &Entry {
+    &files[f].entries[i]
+}
+
+fn check_name(file: &PiFile<'_>, parsed: &Parsed) -> Result<(), PiError> {
+    match session_id_from_file_name(file.name) {
+        Some(name) if name != parsed.header.id => Err(PiError::SessionMismatch {
+            file: file.name.to_owned(),
+            header: parsed.header.id.clone(),
+            name: name.to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The listing line of a session from the head of its file (the first few KiB are
+/// enough): id, start, cwd, parent and the first user prompt. Only the header must be
+/// valid; lines after it that cannot be read are passed over.
+pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
+    let mut out: Option<SessionSummary> = None;
+    for item in entries::lines(file) {
+        let (line, _, value) = item?;
+        let Some(Value::Object(object)) = value else {
+            if out.is_none() {
+                return Err(PiError::Header {
+                    file: file.name.to_owned(),
+                    reason: format!("line {line}: the first line is not a JSON object"),
+                });
+            }
+            continue;
+        };
+        let Some(summary) = out.as_mut() else {
+            let header = entries::header_of(file, line, &object)?;
+            if let Some(name) = session_id_from_file_name(file.name)
+                && name != header.id
+            {
+                return Err(PiError::SessionMismatch {
+                    file: file.name.to_owned(),
+                    header: header.id,
+                    name: name.to_owned(),
+                });
+            }
+            out = Some(SessionSummary {
+                host: "pi".into(),
+                parent: header
+                    .parent_session
+                    .as_deref()
+                    .and_then(session_id_from_file_name)
+                    .map(|id| format!("pi:{id}")),
+                id: header.id,
+                started: header.timestamp,
+                cwd: header.cwd,
+                first_prompt: None,
+                unreadable: None,
+            });
+            continue;
+        };
+        if let Some(text) = entries::user_text(&object) {
+            summary.first_prompt = Some(text);
+            break;
+        }
+    }
+    out.ok_or_else(|| PiError::Header {
+        file: file.name.to_owned(),
+        reason: "the file has no header line".into(),
+    })
+}

@@ -1,0 +1,392 @@
+//! One Pi session file to checked entries: the header, then one [`Entry`] per line with the
+//! events it yields. Schemas are checked for the entry types that carry conversation;
+//! other entry types only need their tree fields (`id`, `parentId`).
+
+use serde_json::{Map, Value};
+
+use notesoup_history_core::{Body, Role, boot_marker};
+
+use crate::{PiError, PiFile};
+
+/// The header line of a session file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) id: String,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) parent_session: Option<String>,
+}
+
+/// One tree entry.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// 1-based line number in its file.
+    pub(crate) line: usize,
+    pub(crate) id: String,
+    pub(crate) parent: Option<String>,
+    pub(crate) timestamp: Option<String>,
+    /// The events the entry yields, in order (each takes one seq).
+    pub(crate) events: Vec<(Role, Body)>,
+    /// A `compaction` entry: its summary opens a new window.
+    pub(crate) compaction: bool,
+    /// The ordinal a retained notesoup boot in a user message names, when it names one.
+    pub(crate) boot: Option<u64>,
+    /// The raw line, to tell a repeated entry from a conflicting one.
+    pub(crate) raw: String,
+}
+
+/// A parsed file: its header and entries in append order.
+#[derive(Debug, Clone)]
+pub(crate) struct Parsed {
+    pub(crate) header: Header,
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// The session versions this decoder reads (3 is Pi 1.6.0's; 2 differs only by the
+/// `hookMessage` role name).
+const VERSIONS: [u64; 2] = [2, 3];
+
+/// The committed lines of `bytes` (1-based numbers), plus a final unterminated line only
+/// when it is already a whole JSON value (otherwise it is a write in progress, skipped).
+pub(crate) fn lines<'a>(
+    file: &PiFile<'a>,
+) -> impl Iterator<Item = Result<(usize, &'a str, Option<Value>), PiError>> + 'a {
+    let name = file.name.to_owned();
+    let bytes = file.bytes;
+    let ends_with_newline = bytes.last() == Some(&b'\n');
+    let count = bytes.split(|&b| b == b'\n').count();
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(move |(index, raw)| {
+            let line = index + 1;
+            let last = index + 1 == count;
+            if last && ends_with_newline {
+                return None; // the empty piece after the final newline
+            }
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                return None;
+            }
+            let Ok(text) = std::str::from_utf8(raw) else {
+                if last {
+                    return None;
+                }
+                return Some(Err(PiError::Utf8 {
+                    file: name.clone(),
+                    line,
+                }));
+            };
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => Some(Ok((line, text, Some(value)))),
+                Err(_) if last => None,
+                Err(err) => Some(Err(PiError::Json {
+                    file: name.clone(),
+                    line,
+                    message: err.to_string(),
+                })),
+            }
+        })
+}
+
+/// Parses a whole file: header first, then entries; duplicates of an id must be identical.
+pub(crate) fn parse(file: &PiFile<'_>) -> Result<Parsed, PiError> {
+    let mut header = None;
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for item in lines(file) {
+        let (line, raw, value) = item?;
+        let Some(value) = value else { continue };
+        let bad = |reason: String| PiError::Entry {
+            file: file.name.to_owned(),
+            line,
+            reason,
+        };
+        let Value::Object(object) = value else {
+            return Err(bad("the line is not a JSON object".into()));
+        };
+        if header.is_none() {
+            header = Some(header_of(file, line, &object)?);
+            continue;
+        }
+        let entry = read_entry(line, raw, &object).map_err(bad)?;
+        if let Some(&first) = seen.get(&entry.id) {
+            if entries[first].raw == entry.raw {
+                continue; // the same entry written twice allocates nothing
+            }
+            return Err(PiError::Duplicate {
+                file: file.name.to_owned(),
+                id: entry.id,
+                first_line: entries[first].line,
+                line,
+            });
+        }
+        seen.insert(entry.id.clone(), entries.len());
+        entries.push(entry);
+    }
+    let header = header.ok_or_else(|| PiError::Header {
+        file: file.name.to_owned(),
+        reason: "the file has no header line".into(),
+    })?;
+    Ok(Parsed { header, entries })
+}
+
+pub(crate) fn header_of(
+    file: &PiFile<'_>,
+    line: usize,
+    object: &Map<String, Value>,
+) -> Result<Header, PiError> {
+    let bad = |reason: String| PiError::Header {
+        file: file.name.to_owned(),
+        reason: format!("line {line}: {reason}"),
+    };
+    if object.get("type").and_then(Value::as_str) != Some("session") {
+        return Err(bad("the first line is not a `session` header".into()));
+    }
+    match object.get("version") {
+        // Version 1 files have no tree; Pi rewrites them when it opens them.
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|v| VERSIONS.contains(&v)) => {}
+        Some(other) => {
+            return Err(PiError::Version {
+                file: file.name.to_owned(),
+                version: shown(other),
+            });
+        }
+        None => {
+            return Err(PiError::Version {
+                file: file.name.to_owned(),
+                version: "none (version 1)".into(),
+            });
+        }
+    }
+    let id = required_str(object, "id").map_err(bad)?;
+    Ok(Header {
+        id,
+        timestamp: optional_str(object, "timestamp").map_err(bad)?,
+        cwd: optional_str(object, "cwd").map_err(bad)?,
+        parent_session: optional_str(object, "parentSession").map_err(bad)?,
+    })
+}
+
+fn read_entry(line: usize, raw: &str, object: &Map<String, Value>) -> Result<Entry, String> {
+    let kind = required_str(object, "type")?;
+    let id = required_str(object, "id")?;
+    if id.is_empty() {
+        return Err("the entry's `id` is empty".into());
+    }
+    let parent = match object.get("parentId") {
+        Some(Value::Null) => None,
+        Some(Value::String(parent)) => Some(parent.clone()),
+        Some(other) => {
+            return Err(format!(
+                "`parentId` must be a string or null, got {}",
+                shown(other)
+            ));
+        }
+        None => return Err("the entry has no `parentId`".into()),
+    };
+    let timestamp = optional_str(object, "timestamp")?;
+    let mut entry = Entry {
+        line,
+        id,
+        parent,
+        timestamp,
+        events: Vec::new(),
+        compaction: false,
+        boot: None,
+        raw: raw.to_owned(),
+    };
+    match kind.as_str() {
+        "message" => {
+            let Some(Value::Object(message)) = object.get("message") else {
+                return Err("a `message` entry needs a `message` object".into());
+            };
+            read_message(message, &mut entry)?;
+        }
+        "compaction" => {
+            let summary = required_str(object, "summary")?;
+            required_str(object, "firstKeptEntryId")?;
+            entry.compaction = true;
+            entry
+                .events
+                .push((Role::Summary, Body::Text { text: summary }));
+        }
+        "branch_summary" => {
+            let summary = required_str(object, "summary")?;
+            required_str(object, "fromId")?;
+            entry
+                .events
+                .push((Role::Summary, Body::Text { text: summary }));
+        }
+        "custom_message" => {
+            let text = content_text(object.get("content"), "content")?;
+            entry.events.push((Role::Attachment, Body::Text { text }));
+        }
+        // Not conversation: model and thinking changes, labels, names, extension state,
+        // usage, context edits, and types newer than this decoder.
+        _ => {}
+    }
+    Ok(entry)
+}
+
+fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), String> {
+    let role = required_str(message, "role")?;
+    match role.as_str() {
+        "user" => {
+            let text = content_text(message.get("content"), "message.content")?;
+            entry.boot = boot_marker(&text).and_then(|(_, ordinal)| ordinal);
+            entry.events.push((Role::User, Body::Text { text }));
+        }
+        "assistant" => {
+            let Some(Value::Array(blocks)) = message.get("content") else {
+                return Err("an assistant message needs a `content` array".into());
+            };
+            let mut text = String::new();
+            let mut calls = Vec::new();
+            for (index, block) in blocks.iter().enumerate() {
+                let Value::Object(block) = block else {
+                    return Err(format!("message.content[{index}] is not an object"));
+                };
+                let kind = required_str(block, "type")
+                    .map_err(|e| format!("message.content[{index}]: {e}"))?;
+                match kind.as_str() {
+                    "text" => {
+                        let piece = required_str(block, "text")
+                            .map_err(|e| format!("message.content[{index}]: {e}"))?;
+                        push_paragraph(&mut text, &piece);
+                    }
+                    "toolCall" => {
+                        let id = required_str(block, "id")
+                            .map_err(|e| format!("message.content[{index}]: {e}"))?;
+                        let name = required_str(block, "name")
+                            .map_err(|e| format!("message.content[{index}]: {e}"))?;
+                        let input = match block.get("arguments") {
+                            Some(arguments) => arguments.to_string(),
+                            None => {
+                                return Err(format!(
+                                    "message.content[{index}]: a toolCall needs `arguments`"
+                                ));
+                            }
+                        };
+                        calls.push((Role::Tool, Body::ToolCall { id, name, input }));
+                    }
+                    // Thinking is never visible; images have no text.
+                    _ => {}
+                }
+            }
+            entry.events.push((Role::Assistant, Body::Text { text }));
+            entry.events.extend(calls);
+        }
+        "toolResult" => {
+            let id = required_str(message, "toolCallId")?;
+            let text = content_text(message.get("content"), "message.content")?;
+            let is_error = match message.get("isError") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(format!("`isError` must be a boolean, got {}", shown(other)));
+                }
+            };
+            entry
+                .events
+                .push((Role::Tool, Body::ToolResult { id, text, is_error }));
+        }
+        "bashExecution" => {
+            let command = required_str(message, "command")?;
+            let output = optional_str(message, "output")?.unwrap_or_default();
+            let mut text = format!("!{command}");
+            if !output.is_empty() {
+                text.push('\n');
+                text.push_str(&output);
+            }
+            entry.events.push((Role::Notice, Body::Text { text }));
+        }
+        "custom" | "hookMessage" => {
+            let text = content_text(message.get("content"), "message.content")?;
+            entry.events.push((Role::Attachment, Body::Text { text }));
+        }
+        "branchSummary" | "compactionSummary" => {
+            let text = required_str(message, "summary")?;
+            entry.events.push((Role::Summary, Body::Text { text }));
+        }
+        // The prompt and tool checkpoint, and roles an extension added: no conversation.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The visible text of a content field: a string, or the text blocks of an array.
+fn content_text(content: Option<&Value>, field: &str) -> Result<String, String> {
+    match content {
+        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::Array(blocks)) => {
+            let mut text = String::new();
+            for (index, block) in blocks.iter().enumerate() {
+                let Value::Object(block) = block else {
+                    return Err(format!("{field}[{index}] is not an object"));
+                };
+                let kind =
+                    required_str(block, "type").map_err(|e| format!("{field}[{index}]: {e}"))?;
+                if kind == "text" {
+                    let piece = required_str(block, "text")
+                        .map_err(|e| format!("{field}[{index}]: {e}"))?;
+                    push_paragraph(&mut text, &piece);
+                }
+            }
+            Ok(text)
+        }
+        Some(other) => Err(format!(
+            "`{field}` must be a string or an array, got {}",
+            shown(other)
+        )),
+        None => Err(format!("`{field}` is missing")),
+    }
+}
+
+fn push_paragraph(text: &mut String, piece: &str) {
+    if !text.is_empty() && !piece.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(piece);
+}
+
+fn required_str(object: &Map<String, Value>, key: &str) -> Result<String, String> {
+    match object.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
+        None => Err(format!("`{key}` is missing")),
+    }
+}
+
+fn optional_str(object: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
+    }
+}
+
+/// The text of a `message` entry with role `user`, when the object is one.
+pub(crate) fn user_text(object: &Map<String, Value>) -> Option<String> {
+    if object.get("type").and_then(Value::as_str) != Some("message") {
+        return None;
+    }
+    let Some(Value::Object(message)) = object.get("message") else {
+        return None;
+    };
+    if message.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    content_text(message.get("content"), "content").ok()
+}
+
+/// A JSON value for an error message, cut to 60 characters.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 60 {
+        return text;
+    }
+    let mut cut: String = text.chars().take(59).collect();
+    cut.push('…');
+    cut
+}

@@ -1,0 +1,277 @@
+//! Refusals, tolerated partial writes, gaps and markers, on files built line by line.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use rstest::rstest;
+
+use notesoup_history_core::{Body, Role, Window};
+
+use crate::{PiError, PiFile, decode};
+
+const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-12-02T15:00:00.000Z","cwd":"/w"}"#;
+
+fn user(id: &str, parent: Option<&str>, text: &str) -> String {
+    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"t","message":{{"role":"user","content":{}}}}}"#,
+        serde_json::Value::String(text.into())
+    )
+}
+
+fn file(lines: &[&str]) -> String {
+    let mut text = lines.join("\n");
+    if !lines.is_empty() {
+        text.push('\n');
+    }
+    text
+}
+
+fn run(text: &str) -> Result<notesoup_history_core::Transcript, PiError> {
+    decode(
+        &PiFile {
+            name: "x.jsonl",
+            bytes: text.as_bytes(),
+        },
+        &[],
+    )
+}
+
+#[rstest]
+#[case::malformed_line(file(&[HEADER, "{\"type\":\"message\",", &user("a", None, "hi")]), "not valid JSON")]
+#[case::no_header(file(&[&user("a", None, "hi")]), "not a `session` header")]
+#[case::empty_file(String::new(), "no header line")]
+#[case::version_1(file(&[r#"{"type":"session","id":"s1","timestamp":"t","cwd":"/w"}"#]), "version none")]
+#[case::version_9(file(&[r#"{"type":"session","version":9,"id":"s1"}"#]), "version 9")]
+#[case::header_without_id(file(&[r#"{"type":"session","version":3}"#]), "`id` is missing")]
+#[case::not_an_object(file(&[HEADER, "[1,2]"]), "not a JSON object")]
+#[case::entry_without_id(file(&[HEADER, r#"{"type":"label","parentId":null}"#]), "`id` is missing")]
+#[case::entry_without_parent(file(&[HEADER, r#"{"type":"label","id":"a"}"#]), "no `parentId`")]
+#[case::parent_not_a_string(file(&[HEADER, r#"{"type":"label","id":"a","parentId":7}"#]), "`parentId` must be a string or null")]
+#[case::message_without_role(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"content":"x"}}"#]), "`role` is missing")]
+#[case::message_not_an_object(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":"x"}"#]), "needs a `message` object")]
+#[case::user_content_number(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":5}}"#]), "must be a string or an array")]
+#[case::assistant_content_string(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":"x"}}"#]), "needs a `content` array")]
+#[case::tool_call_without_id(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","name":"bash","arguments":{}}]}}"#]), "content[0]: `id` is missing")]
+#[case::text_block_without_text(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"text"}]}}"#]), "`text` is missing")]
+#[case::tool_result_without_call_id(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","content":[]}}"#]), "`toolCallId` is missing")]
+#[case::tool_result_is_error_string(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolCallId":"c","content":[],"isError":"yes"}}"#]), "`isError` must be a boolean")]
+#[case::compaction_without_summary(file(&[HEADER, r#"{"type":"compaction","id":"a","parentId":null,"firstKeptEntryId":"a"}"#]), "`summary` is missing")]
+#[case::branch_summary_without_from(file(&[HEADER, r#"{"type":"branch_summary","id":"a","parentId":null,"summary":"s"}"#]), "`fromId` is missing")]
+#[case::conflicting_duplicate(file(&[HEADER, &user("a", None, "one"), &user("a", None, "two")]), "already used by a different entry on line 2")]
+#[case::cycle(file(&[HEADER, &user("a", Some("b"), "one"), &user("b", Some("a"), "two")]), "form a cycle")]
+fn bad_files_are_refused_with_the_reason(#[case] text: String, #[case] reason: &str) {
+    let err = run(&text).unwrap_err();
+    assert!(err.to_string().contains(reason), "{err}");
+}
+
+#[test]
+fn invalid_utf8_is_refused_with_its_line() {
+    let mut bytes = file(&[HEADER]).into_bytes();
+    bytes.extend_from_slice(b"{\"type\":\"label\",\"id\":\"\xff\",\"parentId\":null}\n");
+    let err = decode(
+        &PiFile {
+            name: "x.jsonl",
+            bytes: &bytes,
+        },
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        PiError::Utf8 {
+            file: "x.jsonl".into(),
+            line: 2
+        }
+    );
+}
+
+#[test]
+fn a_header_that_is_not_the_file_names_session_is_refused() {
+    let text = file(&[HEADER]);
+    let err = decode(
+        &PiFile {
+            name: "/p/2026-12-02T15-00-00-000Z_other.jsonl",
+            bytes: text.as_bytes(),
+        },
+        &[],
+    )
+    .unwrap_err();
+    assert!(matches!(err, PiError::SessionMismatch { .. }), "{err}");
+}
+
+#[test]
+fn an_unfinished_last_line_is_a_write_in_progress() {
+    let whole = file(&[
+        HEADER,
+        &user("a", None, "one"),
+        &user("b", Some("a"), "two"),
+    ]);
+    let cut = &whole[..whole.len() - 10];
+    let t = run(cut).unwrap();
+    assert_eq!(t.events.len(), 1);
+    // A last line that is whole JSON but has no newline yet is read.
+    let t = run(whole.trim_end()).unwrap();
+    assert_eq!(t.events.len(), 2);
+}
+
+#[test]
+fn an_identical_duplicate_allocates_nothing() {
+    let a = user("a", None, "one");
+    let t = run(&file(&[HEADER, &a, &a, &user("b", Some("a"), "two")])).unwrap();
+    let seqs: Vec<u64> = t.events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, [1, 2]);
+}
+
+#[test]
+fn seqs_never_move_when_the_file_grows() {
+    let lines = [
+        HEADER.to_owned(),
+        user("a", None, "one"),
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}]}}"#.to_owned(),
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"isError":true}}"#.to_owned(),
+        r#"{"type":"label","id":"d","parentId":"c","targetId":"a","label":"x"}"#.to_owned(),
+        user("e", Some("a"), "branch"),
+        r#"{"type":"compaction","id":"f","parentId":"e","timestamp":"t","summary":"sum","firstKeptEntryId":"e"}"#.to_owned(),
+        user("g", Some("f"), "after"),
+    ];
+    let mut previous: Vec<(u64, String)> = Vec::new();
+    for n in 1..=lines.len() {
+        let refs: Vec<&str> = lines[..n].iter().map(String::as_str).collect();
+        let t = run(&file(&refs)).unwrap();
+        let now: Vec<(u64, String)> = t.events.iter().map(|e| (e.seq, e.record.clone())).collect();
+        for record in previous.iter().map(|x| &x.1) {
+            // An event still on the branch keeps its seqs.
+            let seqs = |list: &[(u64, String)]| -> Vec<u64> {
+                list.iter()
+                    .filter(|x| &x.1 == record)
+                    .map(|x| x.0)
+                    .collect()
+            };
+            if now.iter().any(|x| &x.1 == record) {
+                assert_eq!(
+                    seqs(&now),
+                    seqs(&previous),
+                    "record {record} after {n} lines"
+                );
+            }
+        }
+        previous = now;
+    }
+    let t = run(&file(&lines.iter().map(String::as_str).collect::<Vec<_>>())).unwrap();
+    // a(1); b took 2 and 3, c took 4 (abandoned); e(5) on the branch, the compaction (6)
+    // in window 1, g (7).
+    let got: Vec<(u64, Role, String)> = t
+        .events
+        .iter()
+        .map(|e| (e.seq, e.role, e.window.to_string()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, Role::User, "0".into()),
+            (5, Role::User, "0".into()),
+            (6, Role::Summary, "1".into()),
+            (7, Role::User, "1".into()),
+        ]
+    );
+}
+
+#[test]
+fn tool_only_and_thinking_only_messages_keep_an_empty_address() {
+    let t = run(&file(&[
+        HEADER,
+        &user("a", None, "one"),
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"secret"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"x"}}]}}"#,
+        r#"{"type":"message","id":"c","parentId":"b","timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"body"}],"isError":true}}"#,
+    ]))
+    .unwrap();
+    assert_eq!(
+        t.events[1].body,
+        Body::Text {
+            text: String::new()
+        }
+    );
+    assert_eq!(
+        t.events[2].body,
+        Body::ToolCall {
+            id: "c1".into(),
+            name: "read".into(),
+            input: r#"{"path":"x"}"#.into()
+        }
+    );
+    assert_eq!(
+        t.events[3].body,
+        Body::ToolResult {
+            id: "c1".into(),
+            text: "body".into(),
+            is_error: true
+        }
+    );
+    assert!(
+        t.events
+            .iter()
+            .all(|e| !format!("{:?}", e.body).contains("secret"))
+    );
+}
+
+#[test]
+fn a_missing_parent_gives_an_unknown_window_until_a_boot_names_one() {
+    let boot = "<notesoup-boot window=\"pi:s1:4\">\nnotes\n</notesoup-boot>\nhandoff";
+    let t = run(&file(&[
+        HEADER,
+        &user("b", Some("gone"), "orphan"),
+        &user("c", Some("b"), boot),
+        r#"{"type":"compaction","id":"d","parentId":"c","timestamp":"t","summary":"s","firstKeptEntryId":"c"}"#,
+    ]))
+    .unwrap();
+    assert_eq!(t.missing, vec!["gone".to_owned()]);
+    let windows: Vec<Window> = t.events.iter().map(|e| e.window.clone()).collect();
+    assert_eq!(
+        windows,
+        [
+            Window::Unknown {
+                missing: "gone".into()
+            },
+            Window::Numbered(4),
+            Window::Numbered(5)
+        ]
+    );
+    assert_eq!(t.head_window, Window::Numbered(5));
+}
+
+#[test]
+fn bash_executions_and_extension_messages_are_visible() {
+    let t = run(&file(&[
+        HEADER,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"bashExecution","command":"ls","output":"x\n","exitCode":0,"cancelled":false,"truncated":false}}"#,
+        r#"{"type":"custom_message","id":"b","parentId":"a","timestamp":"t","customType":"ext","content":[{"type":"text","text":"injected"}],"display":true}"#,
+        r#"{"type":"session_info","id":"c","parentId":"b","timestamp":"t","name":"named"}"#,
+        r#"{"type":"some_future_type","id":"d","parentId":"c"}"#,
+    ]))
+    .unwrap();
+    let got: Vec<(Role, Body)> = t.events.iter().map(|e| (e.role, e.body.clone())).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Role::Notice,
+                Body::Text {
+                    text: "!ls\nx\n".into()
+                }
+            ),
+            (
+                Role::Attachment,
+                Body::Text {
+                    text: "injected".into()
+                }
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_header_only_session_is_empty_not_refused() {
+    let t = run(&file(&[HEADER])).unwrap();
+    assert!(t.events.is_empty());
+    assert_eq!(t.head_window, Window::Numbered(0));
+}

@@ -1,0 +1,858 @@
+// notesoup's hooks module for Claude Code: an imperative shell.
+//
+// It gathers the facts of an event, asks `notesoup-helper <op>` (one JSON request on
+// stdin, one JSON reply on stdout, through `$.process.run`) and carries out what the
+// reply says. It decides nothing itself: threshold math, history, boot text and the
+// reset decisions are the helper's. See ../README.md for the map of this file.
+//
+// The validator wants `$` used only as `$.noun.method(...)` and passed only to
+// functions declared at the top level of this file, so every hook is one of those.
+// tests/gate.py scans this file: no `$.session.compact`, no `{skip}` after `next()` in
+// the compaction hook, and `$.command.run` only from `turn.complete` or a timer.
+
+import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
+import { COMMANDS, TOOLS, TOOL_NAMES } from './spec.ts';
+
+type Fields = { [key: string]: unknown };
+type Failure = { ok: false; error: { code: string; message: string } };
+type Reply = ({ ok: true } & Fields) | Failure;
+type Agent = 'main' | 'subagent';
+
+const HOST = 'claude';
+const BOOT_LINE = '<notesoup-boot window="';
+
+// ---- module state: lost on reload (by design: the cap is runtime-only) ----------
+
+/** Read once per load: the switches the environment sets. */
+let switches: { disabled: boolean; disableCompact: boolean; helper: string } | undefined;
+/** Keys of the lines already logged once. */
+const loggedOnce = new Set<string>();
+/** Whether the session has a person at a terminal (session.start says). */
+let interactive = false;
+
+/** The session this window belongs to, refreshed lazily from `$.session`. */
+let identity: string | undefined;
+let sessionId = '';
+/** The current window's ordinal, once known (a boot attached, a retained boot, history_state). */
+let ordinal: number | undefined;
+/** The window id the budget warning was delivered in (once per window). */
+let warnedWindow: string | undefined;
+
+/** History binding: the transcript Claude named, and the newest main row that was kept. */
+let transcriptPath: string | undefined;
+let head: string | undefined;
+
+/** `/notesoup cap`: the cap as typed, and the limits last resolved with their inputs. */
+let cap: string | null = null;
+let limitsCache: { inputs: string; reply: Reply } | undefined;
+
+/** The reset flow's blob, its hints, and the one-at-a-time chain of `reset` calls. */
+let resetState: unknown = null;
+let hints: Fields = {};
+let generation = 0;
+let resetChain: Promise<unknown> = Promise.resolve();
+/**
+ * The running main turn, and natural input not yet carried by a model request: `queued`
+ * (submitted while idle: its own turn's first step carries it) or `accepted` (typed into
+ * the running turn: the next step carries it).
+ */
+let mainTurn: string | undefined;
+let inputQueued = false;
+let inputAccepted = false;
+/** The boot handed to a compaction: its text, the token the flow knows it by, its generation. */
+let builtBoot: { text: string; token: string; generation: number } | undefined;
+let boundarySeen = false;
+/** The generation whose continuation prompt started a turn that has not completed yet. */
+let continuationTurn: number | undefined;
+/** Interactive: the generation whose answered auto compaction still owes its evidence. */
+let evidenceDue: number | undefined;
+/** Whether the running main turn has made its first model request. */
+let stepped = false;
+
+// ---- small pure helpers ------------------------------------------------------------
+
+function isObject(v: unknown): v is Fields {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function refusal(code: string, message: string): Failure {
+  return { ok: false, error: { code, message } };
+}
+
+function textOf(reply: Reply): string {
+  if (!reply.ok) return `notesoup ${reply.error.code}: ${reply.error.message}`;
+  return typeof reply.text === 'string' ? reply.text : JSON.stringify(reply);
+}
+
+function agentOf(e: { agentId?: string }): Agent {
+  return e.agentId === undefined ? 'main' : 'subagent';
+}
+
+/** The window id of the contract: `claude:<sessionId>:<ordinal>`. */
+function windowId(): string | undefined {
+  return ordinal === undefined ? undefined : `${HOST}:${sessionId}:${ordinal}`;
+}
+
+/** What the once-per-window warning is keyed by: the window, or the session while no ordinal is known. */
+function warnKey(): string {
+  return windowId() ?? `${HOST}:${sessionId}:unknown`;
+}
+
+/** The window id named by a boot's first line, when text holds one. */
+function retainedWindow(text: string): string | undefined {
+  const at = text.indexOf(BOOT_LINE);
+  if (at < 0) return undefined;
+  const end = text.indexOf('"', at + BOOT_LINE.length);
+  return end < 0 ? undefined : text.slice(at + BOOT_LINE.length, end);
+}
+
+/** The text blocks of an API content list, joined. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b: unknown) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+    .join('');
+}
+
+// ---- the helper ----------------------------------------------------------------------
+
+async function readSwitches($: EngineInterface) {
+  if (switches === undefined) {
+    const disabled = (await $.env.get('NOTESOUP_DISABLED')) !== undefined;
+    const disableCompact = (await $.env.get('DISABLE_COMPACT')) !== undefined;
+    const override = await $.env.get('NOTESOUP_HELPER');
+    const helper = override !== undefined && override !== '' ? override : `${$.plugin.root}/bin/notesoup-helper`;
+    switches = { disabled, disableCompact, helper };
+  }
+  return switches;
+}
+
+function logOnce($: EngineInterface, key: string, text: string) {
+  if (loggedOnce.has(key)) return;
+  loggedOnce.add(key);
+  $.ui.log(`notesoup: ${text}`, { to: 'debug' });
+}
+
+/** Runs one helper op; never throws: a helper that cannot run is a refusal like any other. */
+async function helper($: EngineInterface, op: string, request: Fields): Promise<Reply> {
+  const { helper: bin } = await readSwitches($);
+  let out;
+  try {
+    out = await $.process.run([bin, op], { stdin: JSON.stringify(request), timeoutMs: 30_000 });
+  } catch (err) {
+    return refusal('helper_unavailable', `${bin} ${op} could not run (${String(err)}); run scripts/install`);
+  }
+  try {
+    const reply: unknown = JSON.parse(out.stdout.trim());
+    if (isObject(reply) && reply.ok === true) return { ...reply, ok: true };
+    if (isObject(reply) && reply.ok === false && isObject(reply.error)) {
+      return refusal(str(reply.error.code) ?? 'helper_failed', str(reply.error.message) ?? 'no message');
+    }
+  } catch {
+    // reported below
+  }
+  const why = out.stderr.trim().split('\n')[0] ?? '';
+  return refusal('helper_failed', `${op}: exit ${out.exitCode}, no JSON reply${why ? `: ${why}` : ''}`);
+}
+
+// ---- identity and history binding -----------------------------------------------
+
+/** Re-reads the session's identity; a change forgets the window, the cap and the flow. */
+async function refreshIdentity($: EngineInterface) {
+  const [id, cwd] = await Promise.all([$.session.id(), $.session.cwd()]);
+  const now = `${id}\n${cwd}`;
+  if (identity !== undefined && identity !== now) await forgetSession($, 'identity changed');
+  identity = now;
+  sessionId = id.replace(/[^A-Za-z0-9_-]/g, '') || HOST;
+}
+
+/** Session end, /clear, /resume, /branch, identity change: the window and the flow start over. */
+async function forgetSession($: EngineInterface, why: string) {
+  ordinal = undefined;
+  warnedWindow = undefined;
+  cap = null;
+  limitsCache = undefined;
+  head = undefined;
+  builtBoot = undefined;
+  boundarySeen = false;
+  inputAccepted = false;
+  inputQueued = false;
+  evidenceDue = undefined;
+  continuationTurn = undefined;
+  generation += 1;
+  $.ui.log(`notesoup: ${why}: window forgotten (generation ${generation})`, { to: 'debug' });
+  await runEffects($, await resetEvent($, { type: 'session', generation }));
+}
+
+/** The current-session selector history ops take, when the binding is complete. */
+function currentSession(): Fields | undefined {
+  return transcriptPath !== undefined && head !== undefined ? { transcript_path: transcriptPath, head } : undefined;
+}
+
+/**
+ * The current window's ordinal when the module lost it (a reload, /resume in the same
+ * process): the newest boot Claude kept names it; else history_state for the head.
+ */
+async function knowOrdinal($: EngineInterface) {
+  if (ordinal !== undefined) return;
+  const kept = (await keptBoots($)).map(retainedWindow).filter((w) => w !== undefined);
+  const last = kept[kept.length - 1];
+  const n = last === undefined ? Number.NaN : Number(last.slice(last.lastIndexOf(':') + 1));
+  if (Number.isInteger(n)) ordinal = n;
+  else await resolveOrdinal($);
+}
+
+/** Asks history_state for the head's window when the ordinal is not known yet. */
+async function resolveOrdinal($: EngineInterface) {
+  const session = currentSession();
+  if (ordinal !== undefined || session === undefined) return;
+  const reply = await helper($, 'history_state', session);
+  if (reply.ok && num(reply.ordinal) !== undefined) ordinal = num(reply.ordinal);
+}
+
+// ---- budget: limits, measurement, warning ------------------------------------------
+
+type Measure = { value: number; limits: Fields } | undefined;
+
+/** The points for this session: the helper's `limits`, re-asked only when an input changed. */
+async function resolveLimits($: EngineInterface, window: number | undefined): Promise<Reply> {
+  const [model, settings] = await Promise.all([$.session.model(), $.settings.read()]);
+  const env: Fields = {
+    CLAUDE_CODE_AUTO_COMPACT_WINDOW: await $.env.get('CLAUDE_CODE_AUTO_COMPACT_WINDOW'),
+    CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'),
+    DISABLE_AUTO_COMPACT: await $.env.get('DISABLE_AUTO_COMPACT'),
+    DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT'),
+    CLAUDE_CODE_MAX_OUTPUT_TOKENS: await $.env.get('CLAUDE_CODE_MAX_OUTPUT_TOKENS'),
+  };
+  const inputs = JSON.stringify({ model, settings, env, cap, window });
+  if (limitsCache?.inputs === inputs) return limitsCache.reply;
+  const usage = await $.session.usage({ breakdown: 'summary' });
+  const reply = await helper($, 'limits', { usage, settings, env, model, cap });
+  limitsCache = { inputs, reply };
+  if (!reply.ok) logOnce($, `limits:${reply.error.code}`, `no budget points (${reply.error.message}); warnings skipped`);
+  return reply;
+}
+
+/** The context fill in the points' unit, with the points; undefined when either is missing. */
+async function measure($: EngineInterface): Promise<Measure> {
+  const usage = await $.session.usage();
+  const limits = await resolveLimits($, usage.context.window);
+  if (!limits.ok) return undefined;
+  const value = limits.unit === 'percent' ? usage.context.percent : usage.context.tokens;
+  if (value === undefined) {
+    logOnce($, 'no-usage', 'the engine reported no context usage yet; warnings skipped until it does');
+    return undefined;
+  }
+  return { value, limits };
+}
+
+/** What the reset flow reads about the budget (`context` of turn_step/turn_complete). */
+function flowContext(m: Measure): Fields | undefined {
+  if (m === undefined || num(m.limits.hard) === undefined) return undefined;
+  return { tokens: m.value, hard: m.limits.hard, auto_clear: m.limits.auto_clear === true };
+}
+
+/** The budget warning when it is due in this window, else undefined. */
+async function dueWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
+  const window = warnKey();
+  if (m === undefined || warnedWindow === window) return undefined;
+  const point = num(m.limits.warning);
+  if (m.limits.warnings_enabled !== true || point === undefined || m.value < point) return undefined;
+  return loadWarning($, m);
+}
+
+async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
+  if (m === undefined) return undefined;
+  // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback.
+  const reply = await helper($, 'warning', { host: HOST, used: m.value, clear_at: m.limits.hard });
+  if (!reply.ok) {
+    logOnce($, `warning:${reply.error.code}`, `budget warning not loaded: ${reply.error.message}`);
+    return undefined;
+  }
+  return str(reply.text);
+}
+
+// ---- the reset flow: events in, effects out ------------------------------------------
+
+/** Sends one event to the `reset` op, serialized, with the newest blob; returns its effects. */
+function resetEvent($: EngineInterface, event: Fields): Promise<Fields[]> {
+  const run = resetChain.then(() => sendReset($, event));
+  resetChain = run.catch(() => undefined);
+  return run;
+}
+
+async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
+  let reply = await helper($, 'reset', { state: resetState, event });
+  if (!reply.ok && reply.error.code === 'unknown_state_version') {
+    // A blob from another helper version: start a fresh flow at our generation, then retry.
+    $.ui.log(`notesoup: reset state from another helper version dropped (${reply.error.message})`, { to: 'debug' });
+    const fresh = await helper($, 'reset', { state: null, event: { type: 'session', generation } });
+    resetState = fresh.ok ? (fresh.state ?? null) : null;
+    reply = await helper($, 'reset', { state: resetState, event });
+  }
+  if (!reply.ok) {
+    logOnce($, `reset:${str(event.type)}:${reply.error.code}`, `reset refused ${str(event.type)}: ${reply.error.message}`);
+    return [];
+  }
+  resetState = reply.state ?? null;
+  hints = isObject(reply.hints) ? reply.hints : {};
+  generation = num(hints.generation) ?? generation;
+  const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
+  const detail = event.type === 'natural_input' || event.type === 'commit_evidence' ? ` ${JSON.stringify(event)}` : '';
+  $.ui.log(`notesoup: reset ${str(event.type)}${detail} -> ${effects.map((fx) => str(fx.type)).join(', ') || 'nothing'}`, { to: 'debug' });
+  return effects;
+}
+
+/** Effects that answer the hook that sent the event; the rest are carried out in place. */
+const ANSWERS = new Set(['tool_result', 'end_turn', 'answer_compaction', 'veto_compaction', 'native_compaction']);
+
+/**
+ * Carries out every effect that is not the hook's own answer, in order, and returns the
+ * answers (and report texts) for the hook. A `compact` met here (outside turn.complete)
+ * goes to the non-held waiter: a timer, so no hook holds the command.
+ */
+async function runEffects($: EngineInterface, effects: Fields[]): Promise<{ answers: Fields[]; reports: string[]; context: string[] }> {
+  const out = { answers: [] as Fields[], reports: [] as string[], context: [] as string[] };
+  for (const fx of effects) {
+    const type = str(fx.type);
+    if (type !== undefined && ANSWERS.has(type)) out.answers.push(fx);
+    else if (type === 'report') out.reports.push(str(fx.text) ?? '');
+    else if (type === 'cancel') builtBoot = undefined;
+    else if (type === 'continue') continueAfterReset($, fx);
+    else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
+    else if (type === 'closeout') out.context.push(...(await closeout($, fx)));
+    else logOnce($, `effect:${type}`, `unknown reset effect ${JSON.stringify(fx)}`);
+  }
+  return out;
+}
+
+/**
+ * `continue`: queue the fresh window's first prompt (not awaited: the run must stay alive).
+ * Its outcome goes to the flow once known: dropped or rejected here; otherwise when its turn
+ * completes (an API error there is a failed continuation, not a started one).
+ */
+function continueAfterReset($: EngineInterface, fx: Fields) {
+  const gen = num(fx.generation) ?? generation;
+  $.prompt
+    .submit({ text: str(fx.text) ?? '' })
+    .then((r) => {
+      if (r.drop !== undefined) return reportContinuation($, gen, 'dropped', r.drop);
+      continuationTurn = gen;
+      return undefined;
+    })
+    .catch((err: unknown) => reportContinuation($, gen, 'failed', String(err)));
+}
+
+async function reportContinuation($: EngineInterface, gen: number, status: string, reason?: string) {
+  $.ui.log(`notesoup: continuation ${status} (generation ${gen})${reason ? `: ${reason}` : ''}`, { to: 'debug' });
+  const event: Fields = { type: 'continuation', generation: gen, status };
+  if (reason !== undefined) event.reason = reason;
+  show($, (await runEffects($, await resetEvent($, event))).reports);
+}
+
+/** `compact`: the reset's own compaction through the command path, marked so it is admitted. */
+async function compactNow($: EngineInterface, fx: Fields) {
+  const gen = num(fx.generation) ?? generation;
+  let status = 'ok';
+  try {
+    await $.command.run({ command: 'compact', args: str(fx.marker) ?? '' });
+  } catch (err) {
+    status = 'failed';
+    $.ui.log(`notesoup: the reset's compaction was refused: ${String(err)}`, { to: 'debug' });
+  }
+  const effects = await resetEvent($, { type: 'compaction_result', generation: gen, status });
+  show($, (await runEffects($, effects)).reports);
+  // Interactive sessions raise no session.append for the compaction rows (harness README):
+  // the evidence is what the conversation now holds. Headless evidence comes from onAppend.
+  if (status === 'ok' && interactive) {
+    show($, (await runEffects($, await resetEvent($, await messagesEvidence($, gen)))).reports);
+  }
+}
+
+/**
+ * The text blocks of user messages that hold a boot, oldest first. The API form is read:
+ * a boot attached through prompt.context is kept as an attachment, which the plain form
+ * of `$.session.messages()` leaves out (measured on --resume); and the API form merges
+ * adjacent user messages, so each block is looked at on its own.
+ */
+async function keptBoots($: EngineInterface): Promise<string[]> {
+  const messages = await $.session.messages({ as: 'api' });
+  const texts: string[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user') continue;
+    const blocks: unknown[] = Array.isArray(m.content) ? m.content : [{ type: 'text', text: m.content }];
+    for (const block of blocks) {
+      const text = contentText([block]);
+      if (retainedWindow(text) !== undefined) texts.push(text);
+    }
+  }
+  return texts;
+}
+
+/** Interactive: the evidence an answered auto compaction owes, before the next main event. */
+async function owedEvidence($: EngineInterface) {
+  const gen = evidenceDue;
+  if (gen === undefined) return;
+  evidenceDue = undefined;
+  show($, (await runEffects($, await resetEvent($, await messagesEvidence($, gen)))).reports);
+}
+
+/** Interactive commit evidence: is the boot we built installed, unchanged, in the conversation? */
+async function messagesEvidence($: EngineInterface, gen: number): Promise<Fields> {
+  const boot = builtBoot;
+  const opening = boot?.text.split('\n')[0];
+  const found = (await keptBoots($)).find((t) => opening !== undefined && t.startsWith(opening));
+  if (boot === undefined || found === undefined) {
+    return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'missing' };
+  }
+  // Blocks of the API form may carry the line break that joined them: compare without it.
+  const intact = found.trimEnd() === boot.text.trimEnd();
+  return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact };
+}
+
+/** `closeout`: the budget warning as a hidden close-out turn, or as this command's context. */
+async function closeout($: EngineInterface, fx: Fields): Promise<string[]> {
+  const gen = num(fx.generation) ?? generation;
+  const m = await measure($);
+  const text = m === undefined ? undefined : await loadWarning($, m);
+  if (text === undefined) {
+    show($, (await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status: 'failed', reason: 'warning: not loaded' }))).reports);
+    return [];
+  }
+  if (fx.mode === 'current_turn') return [text];
+  // Submitted from a timer: the command.run hook that got this effect holds the turn the
+  // prompt would wait on, and the host refuses a submit from there (measured).
+  $.clock.after(0, () => submitCloseout($, gen, text));
+  return [];
+}
+
+function submitCloseout($: EngineInterface, gen: number, text: string) {
+  $.prompt
+    .submit({ text })
+    .then((r) => (r.drop === undefined ? undefined : closeoutFailed($, gen, 'dropped', r.drop)))
+    .catch((err: unknown) => closeoutFailed($, gen, 'failed', String(err)));
+}
+
+async function closeoutFailed($: EngineInterface, gen: number, status: string, reason: string) {
+  show($, (await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status, reason }))).reports);
+}
+
+function show($: EngineInterface, reports: string[]) {
+  // The engine leads a plugin's transcript line with the plugin's name already.
+  for (const r of reports) if (r !== '') $.ui.log(r.replace(/^notesoup: /, ''), { to: 'transcript' });
+}
+
+/**
+ * Builds the boot for a window: the helper's `boot` (its text and, after a reset, the
+ * handoff paragraph of the `reset` pool, `normal` or `forced`).
+ */
+async function buildBoot($: EngineInterface, windowOrdinal: number, pool: string | null, lastWord: string | null): Promise<Reply> {
+  if (identity === undefined) await refreshIdentity($);
+  const request: Fields = { cwd: await $.session.cwd(), host: HOST, session: sessionId, ordinal: windowOrdinal, history: transcriptPath !== undefined };
+  if (pool !== null) request.reset = pool;
+  if (lastWord !== null && lastWord !== '') request.last_word = lastWord;
+  return helper($, 'boot', request);
+}
+
+// ---- session.start: registration -------------------------------------------------
+
+async function registerAll($: EngineInterface) {
+  for (const t of TOOLS) {
+    await $.tool.register({ name: t.name, description: t.description, inputSchema: t.inputSchema, isDeferred: false });
+  }
+  for (const c of COMMANDS) {
+    await $.command.register(c);
+  }
+}
+
+const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
+  const sw = await readSwitches($);
+  if (sw.disabled) {
+    logOnce($, 'disabled', 'NOTESOUP_DISABLED is set: nothing registered, every event passes through');
+    return next(e);
+  }
+  interactive = e.isInteractive;
+  await registerAll($);
+  if (sw.disableCompact) {
+    logOnce($, 'disable-compact', 'DISABLE_COMPACT is set: no budget warnings, no explicit resets');
+    await runEffects($, await resetEvent($, { type: 'disable_compact', set: true }));
+  }
+  return next(e);
+};
+
+/** Binds the current transcript: the only way history learns the path. */
+const onClassicStart: Hook<'classic.SessionStart'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  transcriptPath = e.transcript_path;
+  if (e.source !== 'compact') head = undefined;
+  return next(e);
+};
+
+const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  transcriptPath = undefined;
+  await forgetSession($, `session end (${e.reason})`);
+  identity = undefined;
+  return next(e);
+};
+
+// ---- boot: prompt.context -------------------------------------------------------------
+
+const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  await refreshIdentity($);
+  // A boot Claude kept (resume, reload) stands: restore its ordinal, attach nothing twice.
+  if ((await keptBoots($)).length > 0) {
+    ordinal = undefined;
+    await knowOrdinal($);
+    return next(e);
+  }
+  await resolveOrdinal($);
+  const reply = await buildBoot($, ordinal ?? 0, null, null);
+  if (!reply.ok || typeof reply.text !== 'string') {
+    logOnce($, 'boot', `no boot attached: ${textOf(reply)}`);
+    return next(e);
+  }
+  ordinal = ordinal ?? 0;
+  return next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: reply.text }] });
+};
+
+// ---- prompt.submit: natural input, the budget warning --------------------------------
+
+const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  const natural = e.origin.kind !== 'plugin';
+  if (natural && e.command === undefined) {
+    // Waiting to run as its own turn, or to be attached to the running one (onAppend).
+    inputQueued = true;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'queued' }))).reports);
+  }
+  await refreshIdentity($);
+  const warning = (await readSwitches($)).disableCompact ? undefined : await dueWarning($, await measure($));
+  if (warning === undefined) return next(e);
+  const r = await next({ ...e, context: [...(e.context ?? []), warning] });
+  if (r.drop === undefined) warnedWindow = warnKey();
+  return r;
+};
+
+// ---- turns ----------------------------------------------------------------------------
+
+const onTurnStart: Hook<'turn.start'> = async ($, e, next) => {
+  if (e.agentId === undefined) {
+    mainTurn = e.turnId;
+    stepped = false;
+  }
+  return next(e);
+};
+
+const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
+  if ((await readSwitches($)).disabled) return yield* next(e);
+  const agent = agentOf(e);
+  if (agent === 'main') await owedEvidence($);
+  const event: Fields = { type: 'turn_step', agent, turn_id: e.turnId, index: e.index };
+  if (agent === 'main' && e.index > 0) {
+    const context = flowContext(await measure($));
+    if (context !== undefined) event.context = context;
+  }
+  const { answers, reports } = await runEffects($, await resetEvent($, event));
+  show($, reports);
+  const end = answers.find((a) => a.type === 'end_turn');
+  if (end !== undefined) {
+    const text = str(end.text) ?? '';
+    yield { kind: 'text', index: 0, text };
+    yield { kind: 'stop', stopReason: 'end_turn', usage: null };
+    return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
+  }
+  if (agent === 'main') {
+    stepped = true;
+    // The request this step makes carries the waiting input: its own turn's opening step,
+    // or the step after the engine attached it to the running turn. Told before the request
+    // goes out: a tool call of its response is handled before the step's stream ends.
+    if (inputAccepted || (e.index === 0 && inputQueued)) {
+      inputAccepted = false;
+      inputQueued = false;
+      show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
+    }
+  }
+  return yield* next(e);
+};
+
+const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
+  const r = await next(e);
+  if ((await readSwitches($)).disabled) return r;
+  const agent = agentOf(e);
+  const event: Fields = { type: 'turn_complete', agent, turn_id: e.turnId, reason: e.reason };
+  if (agent === 'main') {
+    mainTurn = undefined;
+    await owedEvidence($);
+    const gen = continuationTurn;
+    if (gen !== undefined) {
+      continuationTurn = undefined;
+      if (e.reason === 'answer') await reportContinuation($, gen, 'started');
+      else await reportContinuation($, gen, 'failed', `its turn ended: ${e.reason}`);
+    }
+    const context = flowContext(await measure($));
+    if (context !== undefined) event.context = context;
+  }
+  const effects = await resetEvent($, event);
+  // The reset's compaction starts here, not awaited: this hook is the one the command may run from.
+  for (const fx of effects) if (fx.type === 'compact') void compactNow($, fx);
+  show($, (await runEffects($, effects.filter((fx) => fx.type !== 'compact'))).reports);
+  return r;
+};
+
+// ---- compaction ----------------------------------------------------------------------
+
+type CompactAnswer = { kind: 'veto'; notice: string } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
+
+/**
+ * What to answer a compaction with, as the flow says, in the order EVENTS.md gives:
+ * `compaction` -> `answer_compaction` -> build the boot -> `boot` -> its veto or native, if
+ * any, else the boot. Nothing here calls `next`: the hook does, once, at the end.
+ */
+async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?: string; instructions?: string }): Promise<CompactAnswer> {
+  const event: Fields = { type: 'compaction', agent: agentOf(e), trigger: e.trigger };
+  if (e.instructions !== undefined) event.instructions = e.instructions;
+  const first = await runEffects($, await resetEvent($, event));
+  show($, first.reports);
+  const decided = settled(first.answers);
+  if (decided !== undefined) return decided;
+  const answer = first.answers.find((a) => a.type === 'answer_compaction');
+  if (answer === undefined) return { kind: 'native' };
+  const gen = num(answer.generation) ?? generation;
+  if (identity === undefined) await refreshIdentity($);
+  await knowOrdinal($);
+  const fresh = (ordinal ?? 0) + 1;
+  const reply = await buildBoot($, fresh, str(answer.pool) ?? 'forced', str(answer.sticky) ?? null);
+  if (!reply.ok || typeof reply.text !== 'string') {
+    const failed = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'failed' }));
+    show($, [`no boot for the fresh window (${textOf(reply)})`, ...failed.reports]);
+    // A failed boot build falls back to Claude's own summary unless the flow vetoes.
+    return settled(failed.answers) ?? { kind: 'native' };
+  }
+  const handoff = str(reply.handoff);
+  const text = handoff === undefined || handoff === '' ? reply.text : `${reply.text}\n${handoff}`;
+  const token = crypto.randomUUID();
+  const acquired = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'acquired', uuid: token }));
+  show($, acquired.reports);
+  const after = settled(acquired.answers);
+  if (after !== undefined) return after;
+  builtBoot = { text, token, generation: gen };
+  boundarySeen = false;
+  // Interactive sessions raise no append for the compaction rows: unless the worker's own
+  // command resolves (and looks), the next main step looks at the conversation instead.
+  if (interactive && e.trigger !== 'manual') evidenceDue = gen;
+  return { kind: 'boot', text, ordinal: fresh };
+}
+
+/** A veto or a native answer among the effects, if the flow gave one. */
+function settled(answers: Fields[]): CompactAnswer | undefined {
+  const veto = answers.find((a) => a.type === 'veto_compaction');
+  if (veto !== undefined) return { kind: 'veto', notice: str(veto.notice) ?? 'notesoup: compaction vetoed' };
+  if (answers.some((a) => a.type === 'native_compaction')) return { kind: 'native' };
+  return undefined;
+}
+
+const onCompact: Hook<'session.compact'> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  const answer = await compactAnswer($, e);
+  if (answer.kind === 'veto') {
+    $.ui.log(answer.notice.replace(/^notesoup: /, ''), { to: 'transcript' });
+    return { skip: answer.notice };
+  }
+  if (answer.kind === 'boot') {
+    // The window advances only when a boot is returned.
+    ordinal = answer.ordinal;
+    warnedWindow = undefined;
+    return { messages: [{ role: 'user', text: answer.text, toolUses: [] }] };
+  }
+  const r = await next(e);
+  nativeCompacted(e.agentId, r.messages !== undefined);
+  return r;
+};
+
+/**
+ * Claude's own compaction of the main conversation replaced it (a removed boot with it):
+ * the window advances, as a compact boundary does in history, and prompt.context, which
+ * runs again after a compaction, attaches the next window's boot.
+ */
+function nativeCompacted(agentId: string | undefined, replaced: boolean) {
+  if (agentId !== undefined || !replaced || ordinal === undefined) return;
+  ordinal += 1;
+  warnedWindow = undefined;
+}
+
+// ---- session.append: the history head, headless commit evidence ------------------------
+
+const onAppend: Hook<'session.append'> = async ($, e, next) => {
+  const r = await next(e);
+  if (e.agentId !== undefined || (await readSwitches($)).disabled) return r;
+  head = r.uuid;
+  if ((e.door === 'queue' || e.door === 'prompt') && mainTurn !== undefined && stepped && inputQueued) {
+    // The engine attached the waiting prompt to the running turn.
+    inputQueued = false;
+    inputAccepted = true;
+    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'accepted' }))).reports);
+  }
+  const boot = builtBoot;
+  if (interactive || boot === undefined) return r;
+  const gen = boot.generation;
+  const message = e.message;
+  let event: Fields | undefined;
+  if (e.door === 'compaction' && message.type === 'system') {
+    boundarySeen = true;
+    event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boundary' };
+  } else if (boundarySeen && message.role === 'user') {
+    // The compaction's user row, the first user row after the boundary: the boot we
+    // returned, exactly, or something else. Measured (2.1.319): a hook's compaction message
+    // comes through door `prompt` after the worker's /compact and `note` after an auto one.
+    boundarySeen = false;
+    const text = contentText((r.message ?? message).content);
+    builtBoot = undefined;
+    event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
+  }
+  if (event !== undefined) show($, (await runEffects($, await resetEvent($, event))).reports);
+  return r;
+};
+
+// ---- tool.call: the eight tools, and the warning on main tool results ------------------
+
+/** The model's arguments: the event without the engine's own fields. */
+function toolArgs(e: Fields): Fields {
+  const { tool: _tool, tool_use_id: _id, agentId: _agent, requestMeta: _meta, ...args } = e;
+  return args;
+}
+
+const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  const name = String(e.tool).replace(/^mcp__notesoup__/, '');
+  const args = toolArgs(e as unknown as Fields);
+  if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
+  let reply: Reply;
+  if (name.startsWith('history_')) {
+    reply = await historyCall($, name, args, e.agentId);
+  } else {
+    reply = await helper($, name, { cwd: await $.session.cwd(), args });
+  }
+  if (!reply.ok) return { deny: textOf(reply) };
+  // The budget warning rides on the main agent's own tool results too, once per window.
+  const warning = e.agentId === undefined && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
+  if (warning === undefined) return { result: textOf(reply) };
+  warnedWindow = warnKey();
+  return { result: textOf(reply), context: [warning] };
+};
+
+/**
+ * The history ops get what the shell knows (the bound transcript, the head, a subagent's
+ * id) and the model's arguments; whether that is enough to answer is the helper's call.
+ */
+async function historyCall($: EngineInterface, op: string, args: Fields, agentId: string | undefined): Promise<Reply> {
+  const request: Fields = { ...args };
+  if (transcriptPath !== undefined) request.transcript_path = transcriptPath;
+  if (head !== undefined) request.head = head;
+  if (agentId !== undefined) request.agent_id = agentId;
+  // The helper calls a head the file does not hold yet retryable (Claude's write lags the
+  // row): ask again a few times, a little later each, before passing the refusal on.
+  let reply = await helper($, op, request);
+  for (let attempt = 1; attempt <= 6 && !reply.ok && reply.error.code === 'head_not_written'; attempt += 1) {
+    await $.clock.sleep(50 * attempt);
+    reply = await helper($, op, request);
+  }
+  return reply;
+}
+
+async function emptyBrain($: EngineInterface, agent: Agent, args: Fields) {
+  const { answers, reports } = await runEffects($, await resetEvent($, { type: 'empty_brain', agent, args }));
+  show($, reports);
+  const fx = answers.find((a) => a.type === 'tool_result');
+  if (fx === undefined) return { deny: 'notesoup: the reset flow did not answer empty_brain (see the debug log)' };
+  const text = str(fx.text) ?? '';
+  return fx.is_error === true ? { deny: text } : { result: text };
+}
+
+function toolFailed(): { deny: string } {
+  return { deny: 'notesoup: the hook answering this tool failed; see the debug log' };
+}
+
+/** Every other tool: after a main tool result, the budget warning rides along once per window. */
+const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
+  const r = await next(e);
+  if (e.agentId !== undefined || r.deny !== undefined || (await readSwitches($)).disabled || (await readSwitches($)).disableCompact) return r;
+  const m = await measure($);
+  const context = flowContext(m);
+  if (context !== undefined && mainTurn !== undefined) {
+    show($, (await runEffects($, await resetEvent($, { type: 'measured', ...context }))).reports);
+  }
+  const warning = await dueWarning($, m);
+  if (warning === undefined) return r;
+  warnedWindow = warnKey();
+  return { ...r, context: [...(r.context ?? []), warning] };
+};
+
+// ---- command.run: /notesoup, /empty, /fresh-window -------------------------------------
+
+const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e, next) => {
+  if ((await readSwitches($)).disabled) return next(e);
+  await refreshIdentity($);
+  if (e.command === 'notesoup') return { text: await capCommand($, e.args.trim()) };
+  const command = e.command === 'empty' ? 'empty' : 'fresh_window';
+  const { reports, context } = await runEffects($, await resetEvent($, { type: 'command', command, busy: mainTurn !== undefined }));
+  const text = reports.filter((r) => r !== '').join('\n') || `/${e.command}: requested`;
+  return context.length > 0 ? { text, context } : { text };
+};
+
+/** `/notesoup [cap [<n>|off]]`: the helper parses and checks the cap; a refusal changes nothing. */
+async function capCommand($: EngineInterface, args: string): Promise<string> {
+  const words = args.split(/\s+/).filter((w) => w !== '');
+  if (words.length > 0 && words[0] !== 'cap') return `usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k`;
+  const wanted = words[1];
+  if (wanted !== undefined) {
+    const before = cap;
+    cap = wanted === 'off' ? null : wanted;
+    const usage = await $.session.usage();
+    limitsCache = undefined;
+    const reply = await resolveLimits($, usage.context.window);
+    if (!reply.ok && reply.error.code === 'bad_cap') {
+      cap = before;
+      limitsCache = undefined;
+      return `cap refused: ${reply.error.message}`;
+    }
+    const value = reply.ok ? num(reply.cap) ?? null : null;
+    await runEffects($, await resetEvent($, { type: 'cap_changed', cap: value }));
+  }
+  const usage = await $.session.usage();
+  const reply = await resolveLimits($, usage.context.window);
+  const points = reply.ok
+    ? `warning at ${String(reply.warning)}, clear at ${String(reply.hard)} ${String(reply.unit)} (native ${String(reply.native)}, from ${String(reply.source)})`
+    : `no budget points: ${reply.error.message}`;
+  return `cap: ${cap ?? 'none'}; ${points}; window ${windowId() ?? 'not started'}`;
+}
+
+// ---- registration ----------------------------------------------------------------------
+
+export const register: Register = (on) => {
+  on('session.start', onSessionStart);
+  on('classic.SessionStart', onClassicStart);
+  on('session.end', onSessionEnd);
+  on('prompt.context', onPromptContext);
+  on('prompt.submit', onPromptSubmit);
+  on('turn.start', onTurnStart);
+  on('turn.step', onTurnStep);
+  on('turn.complete', onTurnComplete);
+  on('session.compact', onCompact);
+  on('session.append', onAppend);
+  on('tool.call', { tool: TOOL_NAMES }, onOwnTool).catch(($, e, next) => (next.called ? next(e) : toolFailed()));
+  on('tool.call', onAnyTool);
+  on('command.run', { command: COMMANDS.map((c) => c.name) }, onCommand).catch(($, e, next) =>
+    next.called ? next(e) : { text: `notesoup: /${e.command} failed; see the debug log` },
+  );
+};

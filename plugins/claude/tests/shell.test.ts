@@ -1,0 +1,564 @@
+// The shell's own tests, run by the engine: `claude plugin test plugins/claude`.
+//
+// The module is loaded as Claude Code loads it; the test's hooks sit beneath it and play
+// the world: `process.run` is the helper (a scripted reply per op, every request kept),
+// the session nouns answer from a small fixed session. What is checked is what the shell
+// does with the helper's replies, never what the helper decides.
+
+import { describe, expect, mock, test } from 'claude-code/testing';
+import type { On } from 'claude-code';
+
+type Fields = { [key: string]: unknown };
+// Present in the environment tests run in; the contract's lib (es2023, no DOM) lacks its type.
+declare const setTimeout: (callback: () => void, ms: number) => unknown;
+type Call = { op: string; request: Fields };
+type Script = (op: string, request: Fields) => Fields;
+
+const SESSION = '6e9d2c1a-0000-4000-8000-000000000001';
+
+/** Plays the world beneath the plugin; returns the helper calls the shell made. */
+function world(on: On, script: Script, env: Record<string, string> = {}, own: readonly string[] = []): Call[] {
+  const calls: Call[] = [];
+  mock.env(on, env);
+  if (!own.includes('process.run')) on('process.run', async (_$, e) => {
+    const op = e.argv[1] ?? '';
+    const request = JSON.parse(e.init?.stdin ?? '{}') as Fields;
+    calls.push({ op, request });
+    const stdout = JSON.stringify(script(op, request));
+    return { value: { exitCode: 0, stdout, stderr: '', isStdoutTruncated: false, isStderrTruncated: false } };
+  });
+  on('session.start', async (_$, e) => ({ cwd: e.cwd }));
+  on('session.end', async (_$, e) => ({ sessionId: e.sessionId }));
+  if (!own.includes('tool.register')) on('tool.register', async (_$, e) => ({ value: { tool: `mcp__notesoup__${e.name}` } }));
+  if (!own.includes('command.register')) on('command.register', async (_$, e) => ({ value: { command: e.name } }));
+  on('session.id', async () => ({ value: SESSION }));
+  on('session.cwd', async () => ({ value: '/work/project' }));
+  on('session.model', async () => ({ value: 'claude-opus-5-5' }));
+  on('settings.read', async () => ({ value: {} }));
+  if (!own.includes('session.messages')) on('session.messages', async () => ({ value: [] }));
+  on('session.usage', async () => ({
+    value: { startedAt: 0, rateLimits: [], context: { tokens: 150_000, window: 200_000, percent: 75 } },
+  }));
+  on('ui.log', async () => ({ value: undefined }));
+  return calls;
+}
+
+/** A command as the person types it. */
+const typed = (command: string, args: string) => ({
+  command, args, origin: { kind: 'composer' as const }, presentation: { isFullscreen: false, columns: 80 },
+});
+
+const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
+
+describe('session.start', () => {
+  test('registers the eight tools and three commands', async ($, on) => {
+    const registered: string[] = [];
+    world(on, () => ({ ok: true }), {}, ['tool.register', 'command.register']);
+    on('tool.register', async (_$, e) => {
+      registered.push(e.name);
+      return { value: { tool: `mcp__notesoup__${e.name}` } };
+    });
+    on('command.register', async (_$, e) => {
+      registered.push(`/${e.name}`);
+      return { value: { command: e.name } };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(registered.sort()).toEqual(
+      ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
+    );
+  });
+
+  test('NOTESOUP_DISABLED registers nothing and calls no helper', async ($, on) => {
+    let registered = 0;
+    const calls = world(on, () => ({ ok: true }), { NOTESOUP_DISABLED: '' }, ['tool.register']);
+    on('tool.register', async (_$, e) => {
+      registered += 1;
+      return { value: { tool: e.name } };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(registered).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
+  test('DISABLE_COMPACT is told to the reset flow once', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '1' });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toEqual([{ type: 'disable_compact', set: true }]);
+  });
+});
+
+describe('the notes and history tools', () => {
+  test('a notes tool sends cwd and the raw arguments, and answers with the text', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, text: 'saved plan (v2)', version: 'v2' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'ship it' });
+    expect(r.result).toBe('saved plan (v2)');
+    expect(calls.find((c) => c.op === 'notes_write')?.request).toEqual({ cwd: '/work/project', args: { name: 'plan', text: 'ship it' } });
+  });
+
+  test('a refusal reaches the model as an error naming the code', async ($, on) => {
+    world(on, () => ({ ok: false, error: { code: 'version_conflict', message: 'plan changed since v1; now v3' } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_edit', name: 'plan', old: 'a', new: 'b', version: 'v1' });
+    expect(String(r.deny)).toContain('version_conflict');
+  });
+
+  test('a helper that prints no JSON is a refusal, not a crash', async ($, on) => {
+    world(on, () => ({ ok: true }), {}, ['process.run']);
+    on('process.run', async () => ({ value: { exitCode: 101, stdout: '', stderr: 'thread main panicked', isStdoutTruncated: false, isStderrTruncated: false } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_list' });
+    expect(String(r.deny)).toContain('helper_failed');
+  });
+
+  test('history sends what is bound (nothing, then path and head) and passes refusals on', async ($, on) => {
+    const calls = world(on, (_op, req) =>
+      req.transcript_path === undefined
+        ? { ok: false, error: { code: 'history_unavailable', message: 'no transcript path from Claude yet' } }
+        : { ok: true, text: 'seq 1 user: hi' },
+    );
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const before = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
+    expect(String(before.deny)).toContain('history_unavailable');
+    expect(calls.filter((c) => c.op === 'history_list')[0]?.request).toEqual({ query: 'hi' });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/home/u/.claude/projects/p/s.jsonl' });
+    await $.session.append({
+      message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000001',
+    });
+    const after = await $.tool.call({ tool: 'mcp__notesoup__history_read', seq: 1 });
+    expect(after.result).toBe('seq 1 user: hi');
+    const request = calls.filter((c) => c.op === 'history_read').at(-1)?.request ?? {};
+    expect(request.transcript_path).toBe('/home/u/.claude/projects/p/s.jsonl');
+    expect(typeof request.head).toBe('string');
+    expect(request.seq).toBe(1);
+    expect(request.agent_id).toBe(undefined);
+  });
+});
+
+describe('history head lag', () => {
+  test('a head the file does not hold yet is asked again, then answered', async ($, on) => {
+    const clock = mock.clock(on);
+    let n = 0;
+    const calls = world(on, (op) => {
+      if (op !== 'history_list') return { ok: true, state: {}, effects: [], hints: {} };
+      n += 1;
+      return n < 3 ? { ok: false, error: { code: 'head_not_written', message: 'retry shortly' } } : { ok: true, text: '#1 user: hi' };
+    });
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    const pending = $.tool.call({ tool: 'mcp__notesoup__history_list' });
+    for (let i = 0; i < 10; i += 1) await clock.advance(100);
+    const r = await pending;
+    expect(r.result).toBe('#1 user: hi');
+    expect(calls.filter((c) => c.op === 'history_list').length).toBe(3);
+  });
+});
+
+describe('the reset flow', () => {
+  test('empty_brain sends the raw arguments and answers with the tool_result effect', async ($, on) => {
+    const calls = world(on, (op) =>
+      op === 'reset' ? { ok: true, state: { v: 1 }, effects: [{ type: 'tool_result', text: 'Reset armed.', is_error: false }], hints: {} } : { ok: true },
+    );
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__empty_brain', last_word: 'finish the parser' });
+    expect(r.result).toBe('Reset armed.');
+    const sent = calls.filter((c) => c.op === 'reset').at(-1)?.request;
+    expect(sent?.event).toEqual({ type: 'empty_brain', agent: 'main', args: { last_word: 'finish the parser' } });
+  });
+
+  test('the state blob of one reply is sent with the next event', async ($, on) => {
+    let n = 0;
+    const calls = world(on, (op) => (op === 'reset' ? { ok: true, state: { n: ++n }, effects: [], hints: {} } : { ok: true }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    const states = calls.filter((c) => c.op === 'reset').map((c) => c.request.state);
+    expect(states).toEqual([null, { n: 1 }]);
+  });
+
+  test('a refused reset call keeps the old blob', async ($, on) => {
+    let n = 0;
+    const calls = world(on, (op) => {
+      if (op !== 'reset') return { ok: true };
+      n += 1;
+      return n === 2 ? { ok: false, error: { code: 'bad_event', message: 'no' } } : { ok: true, state: { n }, effects: [], hints: {} };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    for (let i = 0; i < 3; i += 1) await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.state)).toEqual([null, { n: 1 }, { n: 1 }]);
+  });
+
+  test('an end_turn effect answers the step without a model request', async ($, on) => {
+    let requests = 0;
+    world(on, (op, req) =>
+      op === 'reset' && (req.event as Fields).type === 'turn_step'
+        ? { ok: true, state: {}, effects: [{ type: 'end_turn', text: 'Clearing the window now.' }], hints: {} }
+        : op === 'limits'
+          ? { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true }
+          : { ok: true, state: {}, effects: [], hints: {} },
+    );
+    on('turn.step', async function* (_$, e) {
+      requests += 1;
+      yield { kind: 'text', index: 0, text: 'from the model' };
+      return { turnId: e.turnId, index: e.index, answer: 'from the model', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const stream = $.turn.step({ turnId: 't1', index: 1, model: 'claude-opus-5-5', messageCount: 3 });
+    const chunks: string[] = [];
+    for await (const chunk of stream) chunks.push(chunk.kind === 'text' ? chunk.text : chunk.kind === 'stop' ? `stop:${String(chunk.stopReason)}` : chunk.kind);
+    expect(chunks).toEqual(['Clearing the window now.', 'stop:end_turn']);
+    expect(requests).toBe(0);
+  });
+
+  test('a main step past index 0 tells the flow the fill and the hard point', async ($, on) => {
+    const calls = world(on, (op) =>
+      op === 'limits'
+        ? { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true }
+        : { ok: true, state: {}, effects: [], hints: {} },
+    );
+    on('turn.step', async function* (_$, e) {
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const stream = $.turn.step({ turnId: 't1', index: 2, model: 'claude-opus-5-5', messageCount: 5 });
+    for await (const _ of stream) void _;
+    const event = calls.filter((c) => c.op === 'reset').at(-1)?.request.event;
+    expect(event).toEqual({ type: 'turn_step', agent: 'main', turn_id: 't1', index: 2, context: { tokens: 150000, hard: 158808, auto_clear: true } });
+  });
+
+  test('a veto answers the compaction with {skip} and never runs it', async ($, on) => {
+    let core = 0;
+    world(on, (op) =>
+      op === 'reset' ? { ok: true, state: {}, effects: [{ type: 'veto_compaction', notice: 'notesoup: /compact is off; use /empty' }], hints: {} } : { ok: true },
+    );
+    on('session.compact', async () => {
+      core += 1;
+      return { messages: [] };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'manual', instructions: 'keep it', messages: [] });
+    expect(r.skip).toBe('notesoup: /compact is off; use /empty');
+    expect(core).toBe(0);
+  });
+
+  test('an answered compaction becomes the fresh boot and its handoff, one window on', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      if (op === 'boot') {
+        return { ok: true, text: `<notesoup-boot window="claude:${String(req.session)}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>`, handoff: 'Carry on.' };
+      }
+      const event = req.event as Fields | undefined;
+      if (op === 'reset' && event?.type === 'compaction') {
+        return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', sticky: 'finish the parser', generation: 1 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', messages: [] });
+    expect(r.messages?.length).toBe(1);
+    expect(r.messages?.[0]?.text).toBe(`<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`);
+    const boot = calls.find((c) => c.op === 'boot')?.request;
+    expect(boot).toEqual({ cwd: '/work/project', host: 'claude', session: SESSION, ordinal: 1, history: false, reset: 'normal', last_word: 'finish the parser' });
+    expect(resetOps(calls)).toEqual(['compaction', 'boot']);
+  });
+
+  test('a failed boot build leaves the compaction to Claude', async ($, on) => {
+    let core = 0;
+    const calls = world(on, (op, req) => {
+      if (op === 'boot') return { ok: false, error: { code: 'no_store', message: 'notes store unreadable' } };
+      const event = req.event as Fields | undefined;
+      if (op === 'reset' && event?.type === 'compaction') {
+        return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'forced', generation: 1 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    on('session.compact', async () => {
+      core += 1;
+      return { messages: [{ role: 'user', text: 'summary', toolUses: [] }] };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'auto', messages: [] });
+    expect(core).toBe(1);
+    expect(r.messages?.[0]?.text).toBe('summary');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'boot', generation: 1, status: 'failed' });
+  });
+});
+
+describe('continuation', () => {
+  for (const [reason, status] of [['answer', 'started'], ['error', 'failed']] as const) {
+    test(`the continuation's turn ending with ${reason} is reported as ${status}`, async ($, on) => {
+      const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
+      const calls = world(
+        on,
+        (op, req) => {
+          const event = req.event as Fields | undefined;
+          if (op === 'boot') return { ok: true, text: bootText, handoff: null };
+          if (op === 'reset' && event?.type === 'compaction') {
+            return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', generation: 0 }], hints: {} };
+          }
+          if (op === 'reset' && event?.type === 'turn_complete' && !compacted) {
+            compacted = true;
+            return { ok: true, state: {}, effects: [{ type: 'compact', marker: 'm', generation: 0 }], hints: {} };
+          }
+          if (op === 'reset' && event?.type === 'commit_evidence') {
+            return { ok: true, state: {}, effects: [{ type: 'continue', text: 'Fresh window.', generation: 0 }], hints: {} };
+          }
+          return { ok: true, state: {}, effects: [], hints: {} };
+        },
+        {},
+        ['session.messages'],
+      );
+      let compacted = false;
+      const submitted: string[] = [];
+      on('session.messages', async () => ({ value: [{ role: 'user', content: [{ type: 'text', text: bootText }] }] }));
+      on('prompt.submit', async (_$, e) => {
+        submitted.push(e.text);
+        return { text: e.text };
+      });
+      on('turn.complete', async () => ({ text: '' }));
+      on('command.run', async () => ({ text: 'Compacted' }));
+      const continuations = () =>
+        calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields).filter((ev) => ev.type === 'continuation');
+      await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+      await $.session.compact({ trigger: 'manual', instructions: 'm', messages: [{ role: 'user', text: 'old', toolUses: [] }] });
+      await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't1', reason: 'answer' });
+      for (let i = 0; i < 100 && submitted.length === 0; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
+      expect(submitted).toEqual(['Fresh window.']);
+      await new Promise<void>((r) => setTimeout(() => r(), 20));
+      expect(continuations()).toEqual([]);
+      await $.turn.complete({ answer: '', durationMs: 1, isAborted: reason !== 'answer', turnId: 't2', reason });
+      const expected: Fields = { type: 'continuation', generation: 0, status };
+      if (status === 'failed') expected.reason = 'its turn ended: error';
+      expect(continuations()).toEqual([expected]);
+    });
+  }
+});
+
+describe('natural input', () => {
+  test('a prompt is queued at submit and delivered before its opening request goes out', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
+    let atRequest: unknown[] = [];
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+    on('turn.step', async function* (_$, e) {
+      atRequest = calls.filter((c) => c.op === 'reset').map((c) => c.request.event);
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'do the thing', wait: false, origin: { kind: 'sdk' } });
+    await $.turn.start({ text: 'do the thing', turnId: 't1' });
+    for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
+    expect(atRequest).toEqual([
+      { type: 'natural_input', phase: 'queued' },
+      { type: 'turn_step', agent: 'main', turn_id: 't1', index: 0 },
+      { type: 'natural_input', phase: 'delivered' },
+    ]);
+  });
+
+  test("a plugin's own prompt is not natural input", async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'Fresh window.', wait: false, origin: { kind: 'plugin', name: 'notesoup' } });
+    expect(resetOps(calls)).not.toContain('natural_input');
+  });
+});
+
+describe('/empty and /fresh-window', () => {
+  test('an idle close-out is submitted from a timer, carrying the budget warning', async ($, on) => {
+    const clock = mock.clock(on);
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' };
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'submit', generation: 0 }, { type: 'report', text: 'notesoup: saving notes, then clearing' }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    const submitted: string[] = [];
+    on('prompt.submit', async (_$, e) => {
+      submitted.push(e.text);
+      return { text: e.text };
+    });
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    const r = await $.command.run(typed('empty', ''));
+    expect(String(r.text)).toContain('saving notes, then clearing');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'empty', busy: false });
+    expect(submitted).toEqual([]);
+    await clock.settle();
+    expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
+    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808 });
+  });
+
+  test('a busy close-out rides on the command as context', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'Save your notes now.' };
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.turn.start({ text: 'work', turnId: 't9' });
+    const r = await $.command.run(typed('fresh-window', ''));
+    expect(r.context).toEqual(['Save your notes now.']);
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'fresh_window', busy: true });
+  });
+});
+
+describe('interactive commit evidence', () => {
+  test('the boot found among merged user blocks counts as intact', async ($, on) => {
+    const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
+    const calls = world(
+      on,
+      (op, req) => {
+        const event = req.event as Fields | undefined;
+        if (op === 'boot') return { ok: true, text: bootText, handoff: 'Carry on.' };
+        if (op === 'reset' && event?.type === 'compaction') {
+          return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', generation: 0 }], hints: {} };
+        }
+        if (op === 'reset' && event?.type === 'turn_complete') {
+          return { ok: true, state: {}, effects: [{ type: 'compact', marker: 'notesoup-reset g0 r1 a1', generation: 0 }], hints: {} };
+        }
+        return { ok: true, state: {}, effects: [], hints: {} };
+      },
+      {},
+      ['session.messages'],
+    );
+    const compacted: string[] = [];
+    on('command.run', async (_$, e) => {
+      compacted.push(e.args);
+      return { text: 'Compacted' };
+    });
+    on('turn.complete', async () => ({ text: '' }));
+    on('session.messages', async () => ({
+      value: [
+        { role: 'user', content: [{ type: 'text', text: `${bootText}\nCarry on.\n` }, { type: 'text', text: '<command-name>/compact</command-name>' }] },
+      ],
+    }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g0 r1 a1', messages: [] });
+    await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't1', reason: 'answer' });
+    const evidence = () => calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields).find((ev) => ev.type === 'commit_evidence');
+    for (let i = 0; i < 100 && evidence() === undefined; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
+    expect(compacted).toEqual(['notesoup-reset g0 r1 a1']);
+    expect(evidence()).toEqual({ type: 'commit_evidence', generation: 0, source: 'messages', evidence: 'boot', uuid: expect.any(String), intact: true });
+  });
+});
+
+describe('boot', () => {
+  const bootWorld = (on: On, native: boolean, own: readonly string[] = []) =>
+    world(on, (op, req) => {
+      if (op === 'boot') return { ok: true, text: `<notesoup-boot window="claude:${String(req.session)}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>` };
+      const event = req.event as Fields | undefined;
+      if (op === 'reset' && event?.type === 'compaction') {
+        return { ok: true, state: {}, effects: native ? [{ type: 'native_compaction' }] : [{ type: 'veto_compaction', notice: 'no' }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    }, {}, own);
+
+  test('the first prompt gets window 0; after Claude compacts on its own, the next gets window 1', async ($, on) => {
+    const calls = bootWorld(on, true);
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    on('session.compact', async () => ({ messages: [{ role: 'user', text: 'summary', toolUses: [] }] }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const first = await $.prompt.context({ blocks: [{ name: 'currentDate', text: 'today' }] });
+    expect(first.blocks.map((b) => b.name)).toEqual(['currentDate', 'notesoup']);
+    expect(first.blocks[1]?.text).toContain(`window="claude:${SESSION}:0"`);
+    await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
+    const second = await $.prompt.context({ blocks: [] });
+    expect(second.blocks[0]?.text).toContain(`window="claude:${SESSION}:1"`);
+    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 1]);
+  });
+
+  test('a vetoed compaction keeps the window', async ($, on) => {
+    const calls = bootWorld(on, false);
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.context({ blocks: [] });
+    await $.session.compact({ trigger: 'manual', messages: [] });
+    await $.prompt.context({ blocks: [] });
+    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 0]);
+  });
+
+  test('after a reload the next window follows the boot Claude kept', async ($, on) => {
+    const calls = world(
+      on,
+      (op, req) => {
+        if (op === 'boot') return { ok: true, text: `<notesoup-boot window="claude:${SESSION}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>` };
+        const event = req.event as Fields | undefined;
+        if (op === 'reset' && event?.type === 'compaction') {
+          return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'forced', generation: 0 }], hints: {} };
+        }
+        return { ok: true, state: {}, effects: [], hints: {} };
+      },
+      {},
+      ['session.messages'],
+    );
+    on('session.messages', async () => ({
+      value: [{ role: 'user', content: [{ type: 'text', text: `<notesoup-boot window="claude:${SESSION}:3">\nnotes\n</notesoup-boot>` }] }],
+    }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
+    expect(r.messages?.[0]?.text).toContain(`window="claude:${SESSION}:4"`);
+    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([4]);
+  });
+
+  test('a boot Claude kept is not attached again and gives its ordinal back', async ($, on) => {
+    const calls = bootWorld(on, true, ['session.messages']);
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    on('session.messages', async () => ({
+      value: [{ role: 'user', content: [{ type: 'text', text: `<system-reminder>\n# notesoup\n<notesoup-boot window="claude:${SESSION}:3">\nnotes\n</notesoup-boot>` }] }],
+    }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.prompt.context({ blocks: [] });
+    expect(r.blocks).toEqual([]);
+    expect(calls.filter((c) => c.op === 'boot')).toEqual([]);
+    const shown = await $.command.run(typed('notesoup', ''));
+    expect(String(shown.text)).toContain(`window claude:${SESSION}:3`);
+  });
+});
+
+describe('/notesoup cap', () => {
+  const limits = (req: Fields) =>
+    req.cap === 'lots'
+      ? { ok: false, error: { code: 'bad_cap', message: 'cap "lots" is not a token count' } }
+      : { ok: true, unit: 'tokens', source: 'breakdown', native: 67000, hard: 58808, warning: 42424, cap: req.cap === null ? null : 100000 };
+
+  test('a cap the helper accepts is kept and shown', async ($, on) => {
+    const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.command.run(typed('notesoup', 'cap 100k'));
+    expect(String(r.text)).toContain('cap: 100k');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'cap_changed', cap: 100000 });
+    const shown = await $.command.run(typed('notesoup', ''));
+    expect(String(shown.text)).toContain('cap: 100k');
+  });
+
+  test('a refused cap changes nothing and says why', async ($, on) => {
+    const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.command.run(typed('notesoup', 'cap 100k'));
+    const r = await $.command.run(typed('notesoup', 'cap lots'));
+    expect(String(r.text)).toContain('cap refused: cap "lots" is not a token count');
+    const shown = await $.command.run(typed('notesoup', 'cap'));
+    expect(String(shown.text)).toContain('cap: 100k');
+    expect(calls.filter((c) => c.op === 'limits').at(-1)?.request.cap).toBe('100k');
+  });
+
+  test('cap off removes it', async ($, on) => {
+    world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.command.run(typed('notesoup', 'cap 100k'));
+    const r = await $.command.run(typed('notesoup', 'cap off'));
+    expect(String(r.text)).toContain('cap: none');
+  });
+});
