@@ -18,7 +18,8 @@ use std::time::Duration;
 use notesoup_e2e::{Harness, Input, Match, Mode, Outcome, Reply, Script, Step};
 use serde_json::Value;
 
-const TOOLS: [&str; 8] = [
+/// Issue 6's eight tools and issue 8's `history_sessions`.
+const TOOLS: [&str; 9] = [
     "mcp__notesoup__notes_list",
     "mcp__notesoup__notes_read",
     "mcp__notesoup__notes_write",
@@ -26,6 +27,7 @@ const TOOLS: [&str; 8] = [
     "mcp__notesoup__notes_delete",
     "mcp__notesoup__history_list",
     "mcp__notesoup__history_read",
+    "mcp__notesoup__history_sessions",
     "mcp__notesoup__empty_brain",
 ];
 const BOOT_OPEN: &str = "<notesoup-boot window=\"claude:";
@@ -63,7 +65,7 @@ fn notesoup_tools(request: notesoup_e2e::Request<'_>) -> Vec<String> {
     names
 }
 
-fn eight_tools() -> Vec<String> {
+fn all_tools() -> Vec<String> {
     let mut names: Vec<String> = TOOLS.iter().map(|s| (*s).to_owned()).collect();
     names.sort();
     names
@@ -162,7 +164,7 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
 }
 
 // ---------------------------------------------------------------------------------
-// 1. Load: the eight tools in the first request, the boot in the first user message.
+// 1. Load: the nine tools in the first request, the boot in the first user message.
 
 fn assert_loaded(out: &Outcome) {
     assert_clean_exit(out);
@@ -174,7 +176,7 @@ fn assert_loaded(out: &Outcome) {
     let first = requests.first().expect("no request reached the service");
     assert_eq!(
         notesoup_tools(*first),
-        eight_tools(),
+        all_tools(),
         "the first request's notesoup tools"
     );
     let boot = first.head_text();
@@ -243,7 +245,7 @@ fn s01_load_stream_json() {
         1,
         "the boot is duplicated or lost"
     );
-    assert_eq!(notesoup_tools(requests[1]), eight_tools());
+    assert_eq!(notesoup_tools(requests[1]), all_tools());
 }
 
 #[test]

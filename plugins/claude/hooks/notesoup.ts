@@ -724,7 +724,7 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   return r;
 };
 
-// ---- tool.call: the eight tools, and the warning on main tool results ------------------
+// ---- tool.call: the nine tools, and the warning on main tool results ------------------
 
 /** The model's arguments: the event without the engine's own fields. */
 function toolArgs(e: Fields): Fields {
@@ -738,7 +738,10 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   const args = toolArgs(e as unknown as Fields);
   if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
   let reply: Reply;
-  if (name.startsWith('history_')) {
+  if (name === 'history_sessions') {
+    // A listing of every harness's sessions: nothing of the current session is needed.
+    reply = await helper($, name, args);
+  } else if (name.startsWith('history_')) {
     reply = await historyCall($, name, args, e.agentId);
   } else {
     reply = await helper($, name, { cwd: await $.session.cwd(), args });

@@ -6,7 +6,8 @@ Runs the real Claude Code binary offline (fresh HOME, fake key, ANTHROPIC_BASE_U
   - exit 0 and the fake reply on stdout;
   - the engine's debug log says the notesoup hooks module loaded, and neither stderr nor
     the debug log carries a hooks-module refusal;
-  - the first API request lists all eight `mcp__notesoup__*` tools and offers the plugin's
+  - the first API request lists all nine `mcp__notesoup__*` tools (issue 6's eight and
+    `history_sessions`, issue 8's cross-harness listing) and offers the plugin's
     skills (`notesoup:<folder>` for each `skills/<folder>/SKILL.md`);
   - and, run again with NOTESOUP_DISABLED=1, it still loads and lists none of them.
 
@@ -32,7 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TOOLS = [f"mcp__notesoup__{n}" for n in (
     "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
-    "history_list", "history_read", "empty_brain")]
+    "history_list", "history_read", "history_sessions", "empty_brain")]
 # What the engine prints when it refuses or drops a hooks module (research §3.1, §2).
 REFUSALS = ("hooks module not loaded", "installed mods are off", "hook skipped", " threw", "timed out",
             "is not an event", "failed to load", "could not load")

@@ -51,7 +51,7 @@ const typed = (command: string, args: string) => ({
 const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
 
 describe('session.start', () => {
-  test('registers the eight tools and three commands', async ($, on) => {
+  test('registers the nine tools and three commands', async ($, on) => {
     const registered: string[] = [];
     world(on, () => ({ ok: true }), {}, ['tool.register', 'command.register']);
     on('tool.register', async (_$, e) => {
@@ -64,7 +64,7 @@ describe('session.start', () => {
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     expect(registered.sort()).toEqual(
-      ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
+      ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'history_sessions', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
     );
   });
 
@@ -134,6 +134,33 @@ describe('the notes and history tools', () => {
     expect(typeof request.head).toBe('string');
     expect(request.seq).toBe(1);
     expect(request.agent_id).toBe(undefined);
+  });
+});
+
+describe('other sessions', () => {
+  test('history_sessions sends only the arguments, even with a bound transcript and head', async ($, on) => {
+    const calls = world(on, (op) =>
+      op === 'history_sessions' ? { ok: true, total: 1, text: 'pi:01a2  2026-12-02  cwd=/work  "hi"' } : { ok: true, state: {}, effects: [], hints: {} },
+    );
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    await $.session.append({
+      message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000002',
+    });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__history_sessions', harness: 'pi', limit: 5 });
+    expect(r.result).toBe('pi:01a2  2026-12-02  cwd=/work  "hi"');
+    expect(calls.filter((c) => c.op === 'history_sessions').map((c) => c.request)).toEqual([{ harness: 'pi', limit: 5 }]);
+  });
+
+  test('history_list and history_read pass `session` through', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, text: 'seq 1 user: hi' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.tool.call({ tool: 'mcp__notesoup__history_list', session: 'codex:01a23755', query: 'x' });
+    await $.tool.call({ tool: 'mcp__notesoup__history_read', session: 'pi:01a2', seq: 2 });
+    expect(calls.find((c) => c.op === 'history_list')?.request).toEqual({ session: 'codex:01a23755', query: 'x' });
+    expect(calls.find((c) => c.op === 'history_read')?.request).toEqual({ session: 'pi:01a2', seq: 2 });
   });
 });
 
