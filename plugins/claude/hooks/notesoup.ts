@@ -272,8 +272,11 @@ async function dueWarning($: EngineInterface, m: Measure): Promise<string | unde
 
 async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
   if (m === undefined) return undefined;
-  // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback.
-  const reply = await helper($, 'warning', { host: HOST, used: m.value, clear_at: m.limits.hard });
+  // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback; the
+  // unit goes along so the countdown is labelled by it.
+  const request: Fields = { host: HOST, used: m.value, clear_at: m.limits.hard };
+  if (str(m.limits.unit) !== undefined) request.unit = m.limits.unit;
+  const reply = await helper($, 'warning', request);
   if (!reply.ok) {
     logOnce($, `warning:${reply.error.code}`, `budget warning not loaded: ${reply.error.message}`);
     return undefined;

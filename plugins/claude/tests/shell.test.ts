@@ -419,7 +419,25 @@ describe('/empty and /fresh-window', () => {
     expect(submitted).toEqual([]);
     await clock.settle();
     expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
-    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808 });
+    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808, unit: 'tokens' });
+  });
+
+  test('in the percent fallback the warning is asked in percent, unit included', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'About 23 percent left before the clear.' };
+      if (op === 'limits') return { ok: true, unit: 'percent', native: 98, hard: 98, warning: 70, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.turn.start({ text: 'work', turnId: 't8' });
+    const r = await $.command.run(typed('empty', ''));
+    expect(r.context).toEqual(['About 23 percent left before the clear.']);
+    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 75, clear_at: 98, unit: 'percent' });
   });
 
   test('a busy close-out rides on the command as context', async ($, on) => {
