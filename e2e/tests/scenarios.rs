@@ -1229,6 +1229,15 @@ fn s07_fresh_window_close_out_print() {
         &Mode::PrintContinued(vec!["hello".into(), "/fresh-window".into()]),
     );
     assert_clean_exit(&out);
+    // The close-out turn's end says what really follows: no continuation (STOP).
+    assert!(
+        rows_containing(&out, "continues from a fresh window").is_empty(),
+        "the end of the close-out turn promises a continuation that STOP holds back"
+    );
+    assert!(
+        !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
+        "the end of the close-out turn does not say the fresh window waits"
+    );
     let requests = out.model_turn_requests();
     assert_eq!(
         requests.len(),

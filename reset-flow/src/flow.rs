@@ -179,6 +179,8 @@ pub(crate) enum Answering {
 }
 
 const END_TURN_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here and continues from a fresh window.";
+/// The end-of-turn text when no continuation will follow; `{why}` says why not.
+const END_TURN_STOP_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here. The fresh window waits for the next message";
 const USER_COMPACT_NOTICE: &str = "notesoup: /compact is off while notesoup manages this window; use /empty or /fresh-window to clear it.";
 const PRECOMPUTE_NOTICE: &str =
     "notesoup: background pre-compaction skipped; notesoup clears windows itself.";
@@ -595,8 +597,26 @@ impl Flow {
         if self.cutoff.as_ref().is_some_and(|c| !c.released) {
             self.cutoff = None;
             fx.push(Effect::EndTurn {
-                text: END_TURN_TEXT.to_owned(),
+                text: self.end_turn_text(),
             });
+        }
+    }
+
+    /// What the synthetic end of turn tells the person: the work continues from the fresh
+    /// window, or (STOP, terminate, waiting input) the fresh window waits, and why.
+    fn end_turn_text(&self) -> String {
+        let why =
+            self.request
+                .as_ref()
+                .and_then(Request::no_continuation)
+                .or(if self.undelivered {
+                    Some("your input continues it")
+                } else {
+                    None
+                });
+        match why {
+            None => END_TURN_TEXT.to_owned(),
+            Some(why) => format!("{END_TURN_STOP_TEXT}: {why}."),
         }
     }
 

@@ -445,6 +445,44 @@ fn a_close_out_without_a_tool_call_uses_the_forced_pool() {
     assert_eq!(kinds(&sim.confirm()), ["report"]);
 }
 
+// ----- the end-of-turn text says what follows -----
+
+#[rstest]
+#[case::continues(None, json!({}), "continues from a fresh window")]
+#[case::terminate(None, json!({"terminate": true}), "waits for the next message: the model asked to stop (terminate).")]
+#[case::fresh_window(Some("fresh_window"), json!({}), "waits for the next message: stopped as asked.")]
+#[case::empty(Some("empty"), json!({"terminate": false}), "waits for the next message: stopped as asked.")]
+fn the_end_turn_text_says_whether_a_continuation_follows(
+    #[case] command_first: Option<&str>,
+    #[case] args: Value,
+    #[case] says: &str,
+) {
+    let mut sim = Sim::new();
+    if let Some(name) = command_first {
+        // Idle: the command asks for the close-out turn, which then calls empty_brain.
+        sim.send(command(name, false));
+    }
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(args));
+    let fx = sim.send(turn_step("t1", 1));
+    let text = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::EndTurn { text } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("an end_turn effect");
+    assert!(text.contains(says), "{text}");
+    // And it is true: a continuation follows the commit exactly when the text says so.
+    assert_eq!(kinds(&sim.send(done("t1", "answer"))), ["compact"]);
+    let after = kinds(&sim.commit());
+    assert_eq!(
+        after.iter().any(|k| k == "continue"),
+        text.contains("continues from a fresh window"),
+        "{text} / {after:?}"
+    );
+}
+
 // ----- STOP consumed by native auto compaction -----
 
 #[test]
