@@ -1257,6 +1257,30 @@ fn s07_fresh_window_close_out_print() {
     );
 }
 
+/// `/fresh-window` as the very first prompt: nothing measured yet, so the close-out cannot
+/// start; the person reads why on stdout, and nothing is sent or cleared.
+#[test]
+fn s07_fresh_window_first_prompt_print() {
+    let _one = serial();
+    let out = run(
+        "s07-fresh-window-first-print",
+        Script::new().fallback(Reply::text("(no close-out was expected)")),
+        &Mode::Print("/fresh-window".into()),
+    );
+    assert_clean_exit(&out);
+    let stdout = out.stdout.trim();
+    assert!(
+        stdout.contains("saving notes, then clearing"),
+        "stdout: {stdout:?}"
+    );
+    assert!(
+        stdout.contains("reset cancelled") && stdout.contains("no context usage measured yet"),
+        "the cancel is not shown to the person: {stdout:?}"
+    );
+    assert!(out.model_turn_requests().is_empty(), "a close-out turn ran");
+    assert_eq!(boundaries(&out), 0);
+}
+
 #[test]
 fn s08_user_compact_is_vetoed_print() {
     let _one = serial();

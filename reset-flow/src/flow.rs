@@ -488,6 +488,13 @@ impl Flow {
             return;
         };
         request.stop = true;
+        // The report first: a close-out that fails at once reports its cancel after it, so
+        // the person reads what was attempted, then why it stopped.
+        fx.push(Effect::Report {
+            text: format!(
+                "{slash}: saving notes, then clearing the window; it will wait for you afterwards."
+            ),
+        });
         if busy && request.origin == Origin::Command && !request.closeout {
             request.closeout = true;
             fx.push(Effect::Closeout {
@@ -501,11 +508,6 @@ impl Flow {
                 generation,
             });
         }
-        fx.push(Effect::Report {
-            text: format!(
-                "{slash}: saving notes, then clearing the window; it will wait for you afterwards."
-            ),
-        });
     }
 
     fn closeout_missed(&mut self, status: Miss, reason: Option<String>, fx: &mut Vec<Effect>) {

@@ -411,8 +411,8 @@ fn a_command_closes_out_and_a_close_out_call_picks_the_pool_but_not_the_policy(
         sim.send(turn_step("t1", 0));
     }
     let fx = sim.send(command(name, busy));
-    assert_eq!(kinds(&fx), ["closeout", "report"]);
-    assert_eq!(serde_json::to_value(&fx[0]).unwrap()["mode"], mode);
+    assert_eq!(kinds(&fx), ["report", "closeout"]);
+    assert_eq!(serde_json::to_value(&fx[1]).unwrap()["mode"], mode);
     // The close-out turn: the model saves notes and calls empty_brain without terminate.
     sim.send(turn_step("t1", 0));
     let fx = sim.send(eb(json!({"last_word": "saved", "terminate": false})));
@@ -805,7 +805,7 @@ fn a_close_out_that_cannot_start_cancels_so_the_command_can_be_retried(#[case] s
     assert!(!sim.flow.hints().pending);
     assert_eq!(
         kinds(&sim.send(command("empty", false))),
-        ["closeout", "report"]
+        ["report", "closeout"]
     );
 }
 

@@ -332,7 +332,11 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<{ answ
     else if (type === 'cancel') builtBoot = undefined;
     else if (type === 'continue') continueAfterReset($, fx);
     else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
-    else if (type === 'closeout') out.context.push(...(await closeout($, fx)));
+    else if (type === 'closeout') {
+      const c = await closeout($, fx);
+      out.context.push(...c.context);
+      out.reports.push(...c.reports);
+    }
     else logOnce($, `effect:${type}`, `unknown reset effect ${JSON.stringify(fx)}`);
   }
   return out;
@@ -422,20 +426,25 @@ async function messagesEvidence($: EngineInterface, gen: number): Promise<Fields
   return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact };
 }
 
-/** `closeout`: the budget warning as a hidden close-out turn, or as this command's context. */
-async function closeout($: EngineInterface, fx: Fields): Promise<string[]> {
+/**
+ * `closeout`: the budget warning as a hidden close-out turn, or as this command's context.
+ * A close-out that cannot start returns the flow's reports (its cancel) to the command, so
+ * the person reads them where the command answers (stdout under -p), not only in a log.
+ */
+async function closeout($: EngineInterface, fx: Fields): Promise<{ context: string[]; reports: string[] }> {
   const gen = num(fx.generation) ?? generation;
   const m = await measure($);
   const text = m === undefined ? undefined : await loadWarning($, m);
   if (text === undefined) {
-    show($, (await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status: 'failed', reason: 'warning: not loaded' }))).reports);
-    return [];
+    const reason = m === undefined ? 'no context usage measured yet' : 'warning: not loaded';
+    const failed = await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status: 'failed', reason }));
+    return { context: [], reports: failed.reports };
   }
-  if (fx.mode === 'current_turn') return [text];
+  if (fx.mode === 'current_turn') return { context: [text], reports: [] };
   // Submitted from a timer: the command.run hook that got this effect holds the turn the
   // prompt would wait on, and the host refuses a submit from there (measured).
   $.clock.after(0, () => submitCloseout($, gen, text));
-  return [];
+  return { context: [], reports: [] };
 }
 
 function submitCloseout($: EngineInterface, gen: number, text: string) {

@@ -36,7 +36,7 @@ function world(on: On, script: Script, env: Record<string, string> = {}, own: re
   on('session.model', async () => ({ value: 'claude-opus-5-5' }));
   on('settings.read', async () => ({ value: {} }));
   if (!own.includes('session.messages')) on('session.messages', async () => ({ value: [] }));
-  on('session.usage', async () => ({
+  if (!own.includes('session.usage')) on('session.usage', async () => ({
     value: { startedAt: 0, rateLimits: [], context: { tokens: 150_000, window: 200_000, percent: 75 } },
   }));
   on('ui.log', async () => ({ value: undefined }));
@@ -438,6 +438,26 @@ describe('/empty and /fresh-window', () => {
     const r = await $.command.run(typed('empty', ''));
     expect(r.context).toEqual(['About 23 percent left before the clear.']);
     expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 75, clear_at: 98, unit: 'percent' });
+  });
+
+  test('a close-out that cannot start (no usage yet) answers the command with the cancel', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'report', text: 'notesoup: /fresh-window: saving notes, then clearing' }, { type: 'closeout', mode: 'submit', generation: 0 }], hints: {} };
+      }
+      if (op === 'reset' && event?.type === 'closeout') {
+        return { ok: true, state: {}, effects: [{ type: 'cancel', reason: 'r' }, { type: 'report', text: 'notesoup: reset cancelled: the close-out turn failed (no context usage measured yet).' }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    }, {}, ['session.usage']);
+    on('session.usage', async () => ({ value: { startedAt: 0, rateLimits: [], context: { window: 200_000 } } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.command.run(typed('fresh-window', ''));
+    expect(String(r.text)).toBe('notesoup: /fresh-window: saving notes, then clearing\nnotesoup: reset cancelled: the close-out turn failed (no context usage measured yet).');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'closeout', generation: 0, status: 'failed', reason: 'no context usage measured yet' });
+    expect(calls.some((c) => c.op === 'warning')).toBe(false);
   });
 
   test('a busy close-out rides on the command as context', async ($, on) => {
