@@ -737,6 +737,31 @@ fn a_failed_compaction_keeps_the_request_for_a_retry(#[case] status: &str, #[cas
     assert_eq!(kinds(&sim.commit()), ["continue"]);
 }
 
+fn veto_quiet(fx: &[Effect]) -> Option<bool> {
+    fx.iter().find_map(|e| match e {
+        Effect::VetoCompaction { quiet, .. } => Some(*quiet),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_workers_compaction_after_an_auto_compaction_consumed_its_request_is_vetoed_quietly() {
+    // The turn completed: the worker's /compact is queued, carrying its marker.
+    let mut sim = requested(json!({}));
+    let marker = sim.flow.expected_marker().unwrap();
+    // Before it runs, the engine compacts on its own and consumes the request.
+    let fx = sim.send(compaction("auto", None));
+    assert_eq!(kinds(&fx), ["answer_compaction"]);
+    sim.confirm();
+    // The worker's own compaction arrives late: vetoed, but the person did nothing.
+    let fx = sim.send(compaction("manual", Some(&marker)));
+    assert_eq!(kinds(&fx), ["veto_compaction"]);
+    assert_eq!(veto_quiet(&fx), Some(true), "{fx:?}");
+    // A person's /compact is still vetoed out loud.
+    let fx = sim.send(compaction("manual", Some("keep the plan")));
+    assert_eq!(veto_quiet(&fx), Some(false), "{fx:?}");
+}
+
 #[rstest]
 #[case::user_compact("manual", Some("keep the plan"))]
 #[case::user_compact_bare("manual", None)]
@@ -748,10 +773,9 @@ fn compactions_without_the_marker_are_vetoed(
 ) {
     let mut sim = requested(json!({}));
     let before = sim.flow.clone();
-    assert_eq!(
-        kinds(&sim.send(compaction(trigger, instructions))),
-        ["veto_compaction"]
-    );
+    let fx = sim.send(compaction(trigger, instructions));
+    assert_eq!(kinds(&fx), ["veto_compaction"]);
+    assert_eq!(veto_quiet(&fx), Some(false), "shown to the person");
     assert_eq!(sim.flow, before);
 }
 

@@ -624,7 +624,7 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
 
 // ---- compaction ----------------------------------------------------------------------
 
-type CompactAnswer = { kind: 'veto'; notice: string } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
+type CompactAnswer = { kind: 'veto'; notice: string; quiet: boolean } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
 
 /**
  * What to answer a compaction with, as the flow says, in the order EVENTS.md gives:
@@ -669,7 +669,7 @@ async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?:
 /** A veto or a native answer among the effects, if the flow gave one. */
 function settled(answers: Fields[]): CompactAnswer | undefined {
   const veto = answers.find((a) => a.type === 'veto_compaction');
-  if (veto !== undefined) return { kind: 'veto', notice: str(veto.notice) ?? 'notesoup: compaction vetoed' };
+  if (veto !== undefined) return { kind: 'veto', notice: str(veto.notice) ?? 'notesoup: compaction vetoed', quiet: veto.quiet === true };
   if (answers.some((a) => a.type === 'native_compaction')) return { kind: 'native' };
   return undefined;
 }
@@ -678,7 +678,9 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   const answer = await compactAnswer($, e);
   if (answer.kind === 'veto') {
-    $.ui.log(answer.notice.replace(/^notesoup: /, ''), { to: 'transcript' });
+    // A quiet veto is one nobody asked for (the reset worker's own, no longer needed).
+    if (answer.quiet) $.ui.log(answer.notice, { to: 'debug' });
+    else $.ui.log(answer.notice.replace(/^notesoup: /, ''), { to: 'transcript' });
     return { skip: answer.notice };
   }
   if (answer.kind === 'boot') {

@@ -39,7 +39,7 @@ function world(on: On, script: Script, env: Record<string, string> = {}, own: re
   if (!own.includes('session.usage')) on('session.usage', async () => ({
     value: { startedAt: 0, rateLimits: [], context: { tokens: 150_000, window: 200_000, percent: 75 } },
   }));
-  on('ui.log', async () => ({ value: undefined }));
+  if (!own.includes('ui.log')) on('ui.log', async () => ({ value: undefined }));
   return calls;
 }
 
@@ -271,6 +271,25 @@ describe('the reset flow', () => {
     expect(r.skip).toBe('notesoup: /compact is off; use /empty');
     expect(core).toBe(0);
   });
+
+  for (const [quiet, to] of [[true, 'debug'], [false, 'transcript']] as const) {
+    test(`a veto with quiet ${String(quiet)} logs its notice to ${to} only`, async ($, on) => {
+      const notice = 'notesoup: the reset\'s own compaction is no longer needed';
+      world(on, (op) => (op === 'reset' ? { ok: true, state: {}, effects: [{ type: 'veto_compaction', notice, quiet }], hints: {} } : { ok: true }), {}, ['ui.log']);
+      const lines: { text: string; to: string }[] = [];
+      on('ui.log', async (_$, e) => {
+        lines.push({ text: e.text, to: String(e.to) });
+        return { value: undefined };
+      });
+      on('session.compact', async () => ({ messages: [] }));
+      await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+      const r = await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', messages: [] });
+      expect(r.skip).toBe(notice);
+      const shown = lines.filter((l) => l.text.includes('no longer needed'));
+      expect(shown.length).toBe(1);
+      expect(shown[0]?.to).toBe(to);
+    });
+  }
 
   test('an answered compaction becomes the fresh boot and its handoff, one window on', async ($, on) => {
     const calls = world(on, (op, req) => {
