@@ -732,6 +732,7 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
     boundarySeen = false;
     const text = contentText((r.message ?? message).content);
     builtBoot = undefined;
+    $.ui.log(`notesoup: the compaction's user row came through door ${e.door}`, { to: 'debug' });
     event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
   }
   if (event !== undefined) show($, (await runEffects($, await resetEvent($, event))).reports);
