@@ -15,8 +15,11 @@ With --types-out DIR it also keeps the type contract the engine wrote beside the
 (`.claude-plugin/types/`, written because CLAUDE_CODE_PLUGIN_DIR_WATCH=1 makes the headless
 run treat the folder as a watched dev folder), for `tsc` to check the module against.
 
-    load_check.py --claude PATH [--plugin plugins/claude] [--helper PATH] [--types-out DIR] [--keep DIR]
-                  [--timings]
+The scripted API is the e2e crate's service run as a process (`notesoup-fake-api`, built by
+`cargo build -p notesoup-e2e --bin notesoup-fake-api`; --service names it).
+
+    load_check.py --claude PATH --service PATH [--plugin plugins/claude] [--helper PATH]
+                  [--types-out DIR] [--keep DIR] [--timings]
 """
 
 import argparse
@@ -57,8 +60,9 @@ def run(args, disabled: bool = False) -> list[str]:
         (home / ".claude").mkdir(parents=True)
         work.mkdir()
         log, port_file = tmp / "requests.jsonl", tmp / "port"
-        server = subprocess.Popen([sys.executable, str(HERE / "fake_api.py"), "--log", str(log),
-                                   "--port-file", str(port_file), "--text", "ok"])
+        server = subprocess.Popen([str(Path(args.service).resolve()), "--log", str(log),
+                                   "--port-file", str(port_file), "--text", "ok",
+                                   "--timeout-secs", str(args.timeout + 30)])
         try:
             for _ in range(100):
                 if port_file.exists():
@@ -106,7 +110,10 @@ def run(args, disabled: bool = False) -> list[str]:
         for line in (proc.stderr + "\n" + dlog).splitlines():
             if "notesoup" in line and any(r in line for r in REFUSALS):
                 problems.append(f"refusal: {line.strip()[:300]}")
-        requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        # Model requests only: the service also logs count_tokens, models and unknown paths.
+        requests = [r for r in (json.loads(line) for line in log.read_text().splitlines())
+                    if r.get("method") == "POST" and str(r.get("path", "")).split("?")[0].endswith("/v1/messages")
+                    ] if log.exists() else []
         if not requests:
             problems.append("no API request reached the fake service")
         else:
@@ -171,6 +178,8 @@ def print_timings(dlog: str) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--claude", required=True, help="the Claude Code 2.1.319 binary")
+    ap.add_argument("--service", required=True,
+                    help="the e2e crate's notesoup-fake-api binary (the scripted Anthropic service)")
     ap.add_argument("--plugin", default=str(HERE.parent))
     ap.add_argument("--helper", help="notesoup-helper to use (NOTESOUP_HELPER)")
     ap.add_argument("--types-out", help="copy the engine-written .claude-plugin/types here")
