@@ -1155,6 +1155,57 @@ fn s11_history_after_reset() {
     );
 }
 
+/// Issue 8: the model lists sessions across harnesses and finds this one.
+#[test]
+fn s11_history_sessions_lists_this_session() {
+    let _one = serial();
+    // The call comes in a second prompt: Claude writes a transcript a moment after its
+    // row, so a listing in the very first request may not see the session yet.
+    let script = Script::new()
+        .then(Reply::text("Noted."))
+        .then(Reply::tool(
+            "mcp__notesoup__history_sessions",
+            serde_json::json!({"harness": "claude", "limit": 5}),
+        ))
+        .then_when(Match::tool_result(true), Reply::text("Listed."))
+        .fallback(Reply::text("(fallback)"));
+    let out = run(
+        "s11-history-sessions",
+        script,
+        &Mode::PrintContinued(vec![
+            "Remember KIWI-7.".into(),
+            "Which sessions are there?".into(),
+        ]),
+    );
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the first prompt, the call, the answer after it"
+    );
+    let listing: String = requests[2]
+        .tool_results()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    let sid = out
+        .transcripts
+        .iter()
+        .find(|t| !t.is_subagent())
+        .and_then(|t| t.path.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert!(
+        !sid.is_empty() && listing.contains(&format!("claude:{sid}")),
+        "history_sessions does not list this session (claude:{sid}): {listing}"
+    );
+    assert!(
+        listing.contains("KIWI-7"),
+        "the listing lacks the first prompt: {listing}"
+    );
+}
+
 // ---------------------------------------------------------------------------------
 // 12. A subagent calling empty_brain cannot reset the main brain.
 
