@@ -1,7 +1,7 @@
 //! End-to-end harness for notesoup against the real Claude Code.
 //!
 //! Two pieces, composed by the scenario tests in `tests/` and by the `notesoup-demo`
-//! binary:
+//! binary (`notesoup-fake-api` runs the service alone, for the mod's load check):
 //!
 //! - [`Service`]: a scripted Anthropic Messages service on 127.0.0.1 (an ephemeral
 //!   port). It answers `POST /v1/messages` (streaming SSE exactly as the real API does:

@@ -18,7 +18,8 @@ use std::time::Duration;
 use notesoup_e2e::{Harness, Input, Match, Mode, Outcome, Reply, Script, Step};
 use serde_json::Value;
 
-const TOOLS: [&str; 8] = [
+/// Issue 6's eight tools and issue 8's `history_sessions`.
+const TOOLS: [&str; 9] = [
     "mcp__notesoup__notes_list",
     "mcp__notesoup__notes_read",
     "mcp__notesoup__notes_write",
@@ -26,6 +27,7 @@ const TOOLS: [&str; 8] = [
     "mcp__notesoup__notes_delete",
     "mcp__notesoup__history_list",
     "mcp__notesoup__history_read",
+    "mcp__notesoup__history_sessions",
     "mcp__notesoup__empty_brain",
 ];
 const BOOT_OPEN: &str = "<notesoup-boot window=\"claude:";
@@ -63,7 +65,7 @@ fn notesoup_tools(request: notesoup_e2e::Request<'_>) -> Vec<String> {
     names
 }
 
-fn eight_tools() -> Vec<String> {
+fn all_tools() -> Vec<String> {
     let mut names: Vec<String> = TOOLS.iter().map(|s| (*s).to_owned()).collect();
     names.sort();
     names
@@ -162,7 +164,7 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
 }
 
 // ---------------------------------------------------------------------------------
-// 1. Load: the eight tools in the first request, the boot in the first user message.
+// 1. Load: the nine tools in the first request, the boot in the first user message.
 
 fn assert_loaded(out: &Outcome) {
     assert_clean_exit(out);
@@ -174,7 +176,7 @@ fn assert_loaded(out: &Outcome) {
     let first = requests.first().expect("no request reached the service");
     assert_eq!(
         notesoup_tools(*first),
-        eight_tools(),
+        all_tools(),
         "the first request's notesoup tools"
     );
     let boot = first.head_text();
@@ -243,7 +245,7 @@ fn s01_load_stream_json() {
         1,
         "the boot is duplicated or lost"
     );
-    assert_eq!(notesoup_tools(requests[1]), eight_tools());
+    assert_eq!(notesoup_tools(requests[1]), all_tools());
 }
 
 #[test]
@@ -589,6 +591,13 @@ fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: O
         &Mode::Print("Clear your window now.".into()),
     );
     assert_one_reset_one_continuation(&out, "LW-FOUR");
+    // Measured (reset-flow/EVENTS.md): after the worker's /compact the boot row the hook
+    // returned is appended through door `prompt`, not `compaction` (the boundary's door).
+    assert!(
+        out.debug_log
+            .contains("the compaction's user row came through door prompt"),
+        "the boot row did not come through door prompt"
+    );
 }
 
 #[test]
@@ -1146,6 +1155,57 @@ fn s11_history_after_reset() {
     );
 }
 
+/// Issue 8: the model lists sessions across harnesses and finds this one.
+#[test]
+fn s11_history_sessions_lists_this_session() {
+    let _one = serial();
+    // The call comes in a second prompt: Claude writes a transcript a moment after its
+    // row, so a listing in the very first request may not see the session yet.
+    let script = Script::new()
+        .then(Reply::text("Noted."))
+        .then(Reply::tool(
+            "mcp__notesoup__history_sessions",
+            serde_json::json!({"harness": "claude", "limit": 5}),
+        ))
+        .then_when(Match::tool_result(true), Reply::text("Listed."))
+        .fallback(Reply::text("(fallback)"));
+    let out = run(
+        "s11-history-sessions",
+        script,
+        &Mode::PrintContinued(vec![
+            "Remember KIWI-7.".into(),
+            "Which sessions are there?".into(),
+        ]),
+    );
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the first prompt, the call, the answer after it"
+    );
+    let listing: String = requests[2]
+        .tool_results()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    let sid = out
+        .transcripts
+        .iter()
+        .find(|t| !t.is_subagent())
+        .and_then(|t| t.path.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert!(
+        !sid.is_empty() && listing.contains(&format!("claude:{sid}")),
+        "history_sessions does not list this session (claude:{sid}): {listing}"
+    );
+    assert!(
+        listing.contains("KIWI-7"),
+        "the listing lacks the first prompt: {listing}"
+    );
+}
+
 // ---------------------------------------------------------------------------------
 // 12. A subagent calling empty_brain cannot reset the main brain.
 
@@ -1227,6 +1287,15 @@ fn s07_fresh_window_close_out_print() {
         &Mode::PrintContinued(vec!["hello".into(), "/fresh-window".into()]),
     );
     assert_clean_exit(&out);
+    // The close-out turn's end says what really follows: no continuation (STOP).
+    assert!(
+        rows_containing(&out, "continues from a fresh window").is_empty(),
+        "the end of the close-out turn promises a continuation that STOP holds back"
+    );
+    assert!(
+        !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
+        "the end of the close-out turn does not say the fresh window waits"
+    );
     let requests = out.model_turn_requests();
     assert_eq!(
         requests.len(),
@@ -1244,6 +1313,30 @@ fn s07_fresh_window_close_out_print() {
         1,
         "the close-out prompt and no continuation prompt"
     );
+}
+
+/// `/fresh-window` as the very first prompt: nothing measured yet, so the close-out cannot
+/// start; the person reads why on stdout, and nothing is sent or cleared.
+#[test]
+fn s07_fresh_window_first_prompt_print() {
+    let _one = serial();
+    let out = run(
+        "s07-fresh-window-first-print",
+        Script::new().fallback(Reply::text("(no close-out was expected)")),
+        &Mode::Print("/fresh-window".into()),
+    );
+    assert_clean_exit(&out);
+    let stdout = out.stdout.trim();
+    assert!(
+        stdout.contains("saving notes, then clearing"),
+        "stdout: {stdout:?}"
+    );
+    assert!(
+        stdout.contains("reset cancelled") && stdout.contains("no context usage measured yet"),
+        "the cancel is not shown to the person: {stdout:?}"
+    );
+    assert!(out.model_turn_requests().is_empty(), "a close-out turn ran");
+    assert_eq!(boundaries(&out), 0);
 }
 
 #[test]

@@ -65,12 +65,16 @@ pub enum Effect {
         /// Echo in `boot` and `commit_evidence`.
         generation: u64,
     },
-    /// Answer this `session.compact` with `{skip: notice}` without `next`; show the notice.
+    /// Answer this `session.compact` with `{skip: notice}` without `next`; show the notice
+    /// to the person, or only log it when `quiet` (nobody asked for this compaction: the
+    /// reset worker's own, after a native auto compaction already did the reset).
     ///
-    /// `{"type":"veto_compaction","notice":"…"}`
+    /// `{"type":"veto_compaction","notice":"…","quiet":false}`
     VetoCompaction {
-        /// One line for the person (also the skip reason).
+        /// One line (the skip reason; shown to the person unless `quiet`).
         notice: String,
+        /// Log the notice only (debug), never show it.
+        quiet: bool,
     },
     /// Let this `session.compact` run natively: `return next(e)` (subagents; an automatic
     /// compaction whose boot could not be built falls back to Claude's own summary).

@@ -147,7 +147,9 @@ pub enum Source {
 pub enum Evidence {
     /// A kept compact boundary row (`door: "compaction"`, the boundary).
     Boundary,
-    /// The boot message: `uuid` as kept, `intact` = its text is the boot the hook returned.
+    /// The boot message: `uuid` as kept, `intact` = its text is the boot the hook returned
+    /// (headless: the first main user row after the boundary, whatever its door; measured
+    /// `prompt` after the worker's `/compact`, `note` after an auto compaction).
     Boot,
     /// No boot where one must be (`messages()` without it; headless command resolved with no
     /// boot row seen).

@@ -179,6 +179,12 @@ pub(crate) enum Answering {
 }
 
 const END_TURN_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here and continues from a fresh window.";
+/// The end-of-turn text when no continuation will follow; `{why}` says why not.
+const END_TURN_STOP_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here. The fresh window waits for the next message";
+/// The start of every worker marker ([`Marker::render`]).
+const MARKER_PREFIX: &str = "notesoup-reset g";
+const STALE_WORKER_NOTICE: &str =
+    "notesoup: the reset's own compaction is no longer needed (its window was already cleared)";
 const USER_COMPACT_NOTICE: &str = "notesoup: /compact is off while notesoup manages this window; use /empty or /fresh-window to clear it.";
 const PRECOMPUTE_NOTICE: &str =
     "notesoup: background pre-compaction skipped; notesoup clears windows itself.";
@@ -486,6 +492,13 @@ impl Flow {
             return;
         };
         request.stop = true;
+        // The report first: a close-out that fails at once reports its cancel after it, so
+        // the person reads what was attempted, then why it stopped.
+        fx.push(Effect::Report {
+            text: format!(
+                "{slash}: saving notes, then clearing the window; it will wait for you afterwards."
+            ),
+        });
         if busy && request.origin == Origin::Command && !request.closeout {
             request.closeout = true;
             fx.push(Effect::Closeout {
@@ -499,11 +512,6 @@ impl Flow {
                 generation,
             });
         }
-        fx.push(Effect::Report {
-            text: format!(
-                "{slash}: saving notes, then clearing the window; it will wait for you afterwards."
-            ),
-        });
     }
 
     fn closeout_missed(&mut self, status: Miss, reason: Option<String>, fx: &mut Vec<Effect>) {
@@ -595,8 +603,26 @@ impl Flow {
         if self.cutoff.as_ref().is_some_and(|c| !c.released) {
             self.cutoff = None;
             fx.push(Effect::EndTurn {
-                text: END_TURN_TEXT.to_owned(),
+                text: self.end_turn_text(),
             });
+        }
+    }
+
+    /// What the synthetic end of turn tells the person: the work continues from the fresh
+    /// window, or (STOP, terminate, waiting input) the fresh window waits, and why.
+    fn end_turn_text(&self) -> String {
+        let why =
+            self.request
+                .as_ref()
+                .and_then(Request::no_continuation)
+                .or(if self.undelivered {
+                    Some("your input continues it")
+                } else {
+                    None
+                });
+        match why {
+            None => END_TURN_TEXT.to_owned(),
+            Some(why) => format!("{END_TURN_STOP_TEXT}: {why}."),
         }
     }
 
@@ -716,14 +742,24 @@ impl Flow {
         match trigger {
             Trigger::Precompute => fx.push(Effect::VetoCompaction {
                 notice: PRECOMPUTE_NOTICE.to_owned(),
+                quiet: false,
             }),
             Trigger::Manual | Trigger::Plugin => {
                 let expected = self.expected_marker();
                 if expected.is_some() && expected.as_deref() == instructions {
                     self.answer_commit(fx);
+                } else if let Some(marker) = instructions.filter(|i| i.starts_with(MARKER_PREFIX)) {
+                    // The worker's own compaction, no longer expected (a native auto
+                    // compaction consumed its request, or a retry replaced it): the person
+                    // did nothing, so nothing is shown.
+                    fx.push(Effect::VetoCompaction {
+                        notice: format!("{STALE_WORKER_NOTICE} ({})", one_line(marker)),
+                        quiet: true,
+                    });
                 } else {
                     fx.push(Effect::VetoCompaction {
                         notice: USER_COMPACT_NOTICE.to_owned(),
+                        quiet: false,
                     });
                 }
             }
@@ -815,6 +851,7 @@ impl Flow {
                 if explicit {
                     fx.push(Effect::VetoCompaction {
                         notice: format!("notesoup: {why}; nothing was cleared."),
+                        quiet: false,
                     });
                     self.cancel(&format!("{why}; nothing was cleared"), fx);
                 } else {

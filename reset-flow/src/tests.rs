@@ -411,8 +411,8 @@ fn a_command_closes_out_and_a_close_out_call_picks_the_pool_but_not_the_policy(
         sim.send(turn_step("t1", 0));
     }
     let fx = sim.send(command(name, busy));
-    assert_eq!(kinds(&fx), ["closeout", "report"]);
-    assert_eq!(serde_json::to_value(&fx[0]).unwrap()["mode"], mode);
+    assert_eq!(kinds(&fx), ["report", "closeout"]);
+    assert_eq!(serde_json::to_value(&fx[1]).unwrap()["mode"], mode);
     // The close-out turn: the model saves notes and calls empty_brain without terminate.
     sim.send(turn_step("t1", 0));
     let fx = sim.send(eb(json!({"last_word": "saved", "terminate": false})));
@@ -443,6 +443,44 @@ fn a_close_out_without_a_tool_call_uses_the_forced_pool() {
         (Pool::Forced, None)
     );
     assert_eq!(kinds(&sim.confirm()), ["report"]);
+}
+
+// ----- the end-of-turn text says what follows -----
+
+#[rstest]
+#[case::continues(None, json!({}), "continues from a fresh window")]
+#[case::terminate(None, json!({"terminate": true}), "waits for the next message: the model asked to stop (terminate).")]
+#[case::fresh_window(Some("fresh_window"), json!({}), "waits for the next message: stopped as asked.")]
+#[case::empty(Some("empty"), json!({"terminate": false}), "waits for the next message: stopped as asked.")]
+fn the_end_turn_text_says_whether_a_continuation_follows(
+    #[case] command_first: Option<&str>,
+    #[case] args: Value,
+    #[case] says: &str,
+) {
+    let mut sim = Sim::new();
+    if let Some(name) = command_first {
+        // Idle: the command asks for the close-out turn, which then calls empty_brain.
+        sim.send(command(name, false));
+    }
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(args));
+    let fx = sim.send(turn_step("t1", 1));
+    let text = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::EndTurn { text } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("an end_turn effect");
+    assert!(text.contains(says), "{text}");
+    // And it is true: a continuation follows the commit exactly when the text says so.
+    assert_eq!(kinds(&sim.send(done("t1", "answer"))), ["compact"]);
+    let after = kinds(&sim.commit());
+    assert_eq!(
+        after.iter().any(|k| k == "continue"),
+        text.contains("continues from a fresh window"),
+        "{text} / {after:?}"
+    );
 }
 
 // ----- STOP consumed by native auto compaction -----
@@ -699,6 +737,31 @@ fn a_failed_compaction_keeps_the_request_for_a_retry(#[case] status: &str, #[cas
     assert_eq!(kinds(&sim.commit()), ["continue"]);
 }
 
+fn veto_quiet(fx: &[Effect]) -> Option<bool> {
+    fx.iter().find_map(|e| match e {
+        Effect::VetoCompaction { quiet, .. } => Some(*quiet),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_workers_compaction_after_an_auto_compaction_consumed_its_request_is_vetoed_quietly() {
+    // The turn completed: the worker's /compact is queued, carrying its marker.
+    let mut sim = requested(json!({}));
+    let marker = sim.flow.expected_marker().unwrap();
+    // Before it runs, the engine compacts on its own and consumes the request.
+    let fx = sim.send(compaction("auto", None));
+    assert_eq!(kinds(&fx), ["answer_compaction"]);
+    sim.confirm();
+    // The worker's own compaction arrives late: vetoed, but the person did nothing.
+    let fx = sim.send(compaction("manual", Some(&marker)));
+    assert_eq!(kinds(&fx), ["veto_compaction"]);
+    assert_eq!(veto_quiet(&fx), Some(true), "{fx:?}");
+    // A person's /compact is still vetoed out loud.
+    let fx = sim.send(compaction("manual", Some("keep the plan")));
+    assert_eq!(veto_quiet(&fx), Some(false), "{fx:?}");
+}
+
 #[rstest]
 #[case::user_compact("manual", Some("keep the plan"))]
 #[case::user_compact_bare("manual", None)]
@@ -710,10 +773,9 @@ fn compactions_without_the_marker_are_vetoed(
 ) {
     let mut sim = requested(json!({}));
     let before = sim.flow.clone();
-    assert_eq!(
-        kinds(&sim.send(compaction(trigger, instructions))),
-        ["veto_compaction"]
-    );
+    let fx = sim.send(compaction(trigger, instructions));
+    assert_eq!(kinds(&fx), ["veto_compaction"]);
+    assert_eq!(veto_quiet(&fx), Some(false), "shown to the person");
     assert_eq!(sim.flow, before);
 }
 
@@ -767,7 +829,7 @@ fn a_close_out_that_cannot_start_cancels_so_the_command_can_be_retried(#[case] s
     assert!(!sim.flow.hints().pending);
     assert_eq!(
         kinds(&sim.send(command("empty", false))),
-        ["closeout", "report"]
+        ["report", "closeout"]
     );
 }
 

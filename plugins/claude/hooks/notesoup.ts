@@ -272,8 +272,11 @@ async function dueWarning($: EngineInterface, m: Measure): Promise<string | unde
 
 async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
   if (m === undefined) return undefined;
-  // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback.
-  const reply = await helper($, 'warning', { host: HOST, used: m.value, clear_at: m.limits.hard });
+  // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback; the
+  // unit goes along so the countdown is labelled by it.
+  const request: Fields = { host: HOST, used: m.value, clear_at: m.limits.hard };
+  if (str(m.limits.unit) !== undefined) request.unit = m.limits.unit;
+  const reply = await helper($, 'warning', request);
   if (!reply.ok) {
     logOnce($, `warning:${reply.error.code}`, `budget warning not loaded: ${reply.error.message}`);
     return undefined;
@@ -329,7 +332,11 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<{ answ
     else if (type === 'cancel') builtBoot = undefined;
     else if (type === 'continue') continueAfterReset($, fx);
     else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
-    else if (type === 'closeout') out.context.push(...(await closeout($, fx)));
+    else if (type === 'closeout') {
+      const c = await closeout($, fx);
+      out.context.push(...c.context);
+      out.reports.push(...c.reports);
+    }
     else logOnce($, `effect:${type}`, `unknown reset effect ${JSON.stringify(fx)}`);
   }
   return out;
@@ -419,20 +426,25 @@ async function messagesEvidence($: EngineInterface, gen: number): Promise<Fields
   return { type: 'commit_evidence', generation: gen, source: 'messages', evidence: 'boot', uuid: boot.token, intact };
 }
 
-/** `closeout`: the budget warning as a hidden close-out turn, or as this command's context. */
-async function closeout($: EngineInterface, fx: Fields): Promise<string[]> {
+/**
+ * `closeout`: the budget warning as a hidden close-out turn, or as this command's context.
+ * A close-out that cannot start returns the flow's reports (its cancel) to the command, so
+ * the person reads them where the command answers (stdout under -p), not only in a log.
+ */
+async function closeout($: EngineInterface, fx: Fields): Promise<{ context: string[]; reports: string[] }> {
   const gen = num(fx.generation) ?? generation;
   const m = await measure($);
   const text = m === undefined ? undefined : await loadWarning($, m);
   if (text === undefined) {
-    show($, (await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status: 'failed', reason: 'warning: not loaded' }))).reports);
-    return [];
+    const reason = m === undefined ? 'no context usage measured yet' : 'warning: not loaded';
+    const failed = await runEffects($, await resetEvent($, { type: 'closeout', generation: gen, status: 'failed', reason }));
+    return { context: [], reports: failed.reports };
   }
-  if (fx.mode === 'current_turn') return [text];
+  if (fx.mode === 'current_turn') return { context: [text], reports: [] };
   // Submitted from a timer: the command.run hook that got this effect holds the turn the
   // prompt would wait on, and the host refuses a submit from there (measured).
   $.clock.after(0, () => submitCloseout($, gen, text));
-  return [];
+  return { context: [], reports: [] };
 }
 
 function submitCloseout($: EngineInterface, gen: number, text: string) {
@@ -612,7 +624,7 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
 
 // ---- compaction ----------------------------------------------------------------------
 
-type CompactAnswer = { kind: 'veto'; notice: string } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
+type CompactAnswer = { kind: 'veto'; notice: string; quiet: boolean } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
 
 /**
  * What to answer a compaction with, as the flow says, in the order EVENTS.md gives:
@@ -657,7 +669,7 @@ async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?:
 /** A veto or a native answer among the effects, if the flow gave one. */
 function settled(answers: Fields[]): CompactAnswer | undefined {
   const veto = answers.find((a) => a.type === 'veto_compaction');
-  if (veto !== undefined) return { kind: 'veto', notice: str(veto.notice) ?? 'notesoup: compaction vetoed' };
+  if (veto !== undefined) return { kind: 'veto', notice: str(veto.notice) ?? 'notesoup: compaction vetoed', quiet: veto.quiet === true };
   if (answers.some((a) => a.type === 'native_compaction')) return { kind: 'native' };
   return undefined;
 }
@@ -666,7 +678,9 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   const answer = await compactAnswer($, e);
   if (answer.kind === 'veto') {
-    $.ui.log(answer.notice.replace(/^notesoup: /, ''), { to: 'transcript' });
+    // A quiet veto is one nobody asked for (the reset worker's own, no longer needed).
+    if (answer.quiet) $.ui.log(answer.notice, { to: 'debug' });
+    else $.ui.log(answer.notice.replace(/^notesoup: /, ''), { to: 'transcript' });
     return { skip: answer.notice };
   }
   if (answer.kind === 'boot') {
@@ -718,13 +732,14 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
     boundarySeen = false;
     const text = contentText((r.message ?? message).content);
     builtBoot = undefined;
+    $.ui.log(`notesoup: the compaction's user row came through door ${e.door}`, { to: 'debug' });
     event = { type: 'commit_evidence', generation: gen, source: 'append', evidence: 'boot', uuid: boot.token, intact: text === boot.text };
   }
   if (event !== undefined) show($, (await runEffects($, await resetEvent($, event))).reports);
   return r;
 };
 
-// ---- tool.call: the eight tools, and the warning on main tool results ------------------
+// ---- tool.call: the nine tools, and the warning on main tool results ------------------
 
 /** The model's arguments: the event without the engine's own fields. */
 function toolArgs(e: Fields): Fields {
@@ -738,7 +753,10 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   const args = toolArgs(e as unknown as Fields);
   if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
   let reply: Reply;
-  if (name.startsWith('history_')) {
+  if (name === 'history_sessions') {
+    // A listing of every harness's sessions: nothing of the current session is needed.
+    reply = await helper($, name, args);
+  } else if (name.startsWith('history_')) {
     reply = await historyCall($, name, args, e.agentId);
   } else {
     reply = await helper($, name, { cwd: await $.session.cwd(), args });

@@ -67,9 +67,10 @@ export const NOTES_TOOLS: readonly ToolDef[] = [
   },
 ];
 
-// The schemas are history-core's (the same for every harness; see its crate docs), plus
-// `session` to read another persisted session.
-const session = str('Another session to read, e.g. "claude:<sessionId>"; the current session when absent.');
+// The schemas are history-core's (the same for every harness; see its crate docs and its
+// docs/history-sessions.md), plus `session` to read another persisted session;
+// `history_sessions` lists the sessions `session` can name.
+const session = str('Another session to read: <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough; history_sessions lists them); default: this session.');
 
 export const HISTORY_TOOLS: readonly ToolDef[] = [
   {
@@ -107,6 +108,19 @@ export const HISTORY_TOOLS: readonly ToolDef[] = [
         to: { type: 'integer', minimum: 1, description: 'Last seq of a range (inclusive).' },
         offset: { type: 'integer', minimum: 0, description: "Bytes of the first event's text already read." },
         session,
+      },
+    },
+  },
+  {
+    name: 'history_sessions',
+    description:
+      'List recent sessions of every coding agent on this machine (Claude Code, Pi, Codex), newest first: harness:id, start time, cwd and first prompt. Pass one as `session` to history_list or history_read to read it.',
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        harness: { enum: ['claude', 'pi', 'codex'], description: 'Only this harness.' },
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
       },
     },
   },

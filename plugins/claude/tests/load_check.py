@@ -6,7 +6,8 @@ Runs the real Claude Code binary offline (fresh HOME, fake key, ANTHROPIC_BASE_U
   - exit 0 and the fake reply on stdout;
   - the engine's debug log says the notesoup hooks module loaded, and neither stderr nor
     the debug log carries a hooks-module refusal;
-  - the first API request lists all eight `mcp__notesoup__*` tools and offers the plugin's
+  - the first API request lists all nine `mcp__notesoup__*` tools (issue 6's eight and
+    `history_sessions`, issue 8's cross-harness listing) and offers the plugin's
     skills (`notesoup:<folder>` for each `skills/<folder>/SKILL.md`);
   - and, run again with NOTESOUP_DISABLED=1, it still loads and lists none of them.
 
@@ -14,8 +15,11 @@ With --types-out DIR it also keeps the type contract the engine wrote beside the
 (`.claude-plugin/types/`, written because CLAUDE_CODE_PLUGIN_DIR_WATCH=1 makes the headless
 run treat the folder as a watched dev folder), for `tsc` to check the module against.
 
-    load_check.py --claude PATH [--plugin plugins/claude] [--helper PATH] [--types-out DIR] [--keep DIR]
-                  [--timings]
+The scripted API is the e2e crate's service run as a process (`notesoup-fake-api`, built by
+`cargo build -p notesoup-e2e --bin notesoup-fake-api`; --service names it).
+
+    load_check.py --claude PATH --service PATH [--plugin plugins/claude] [--helper PATH]
+                  [--types-out DIR] [--keep DIR] [--timings]
 """
 
 import argparse
@@ -32,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TOOLS = [f"mcp__notesoup__{n}" for n in (
     "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
-    "history_list", "history_read", "empty_brain")]
+    "history_list", "history_read", "history_sessions", "empty_brain")]
 # What the engine prints when it refuses or drops a hooks module (research §3.1, §2).
 REFUSALS = ("hooks module not loaded", "installed mods are off", "hook skipped", " threw", "timed out",
             "is not an event", "failed to load", "could not load")
@@ -56,8 +60,9 @@ def run(args, disabled: bool = False) -> list[str]:
         (home / ".claude").mkdir(parents=True)
         work.mkdir()
         log, port_file = tmp / "requests.jsonl", tmp / "port"
-        server = subprocess.Popen([sys.executable, str(HERE / "fake_api.py"), "--log", str(log),
-                                   "--port-file", str(port_file), "--text", "ok"])
+        server = subprocess.Popen([str(Path(args.service).resolve()), "--log", str(log),
+                                   "--port-file", str(port_file), "--text", "ok",
+                                   "--timeout-secs", str(args.timeout + 30)])
         try:
             for _ in range(100):
                 if port_file.exists():
@@ -105,7 +110,10 @@ def run(args, disabled: bool = False) -> list[str]:
         for line in (proc.stderr + "\n" + dlog).splitlines():
             if "notesoup" in line and any(r in line for r in REFUSALS):
                 problems.append(f"refusal: {line.strip()[:300]}")
-        requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        # Model requests only: the service also logs count_tokens, models and unknown paths.
+        requests = [r for r in (json.loads(line) for line in log.read_text().splitlines())
+                    if r.get("method") == "POST" and str(r.get("path", "")).split("?")[0].endswith("/v1/messages")
+                    ] if log.exists() else []
         if not requests:
             problems.append("no API request reached the fake service")
         else:
@@ -170,6 +178,8 @@ def print_timings(dlog: str) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--claude", required=True, help="the Claude Code 2.1.319 binary")
+    ap.add_argument("--service", required=True,
+                    help="the e2e crate's notesoup-fake-api binary (the scripted Anthropic service)")
     ap.add_argument("--plugin", default=str(HERE.parent))
     ap.add_argument("--helper", help="notesoup-helper to use (NOTESOUP_HELPER)")
     ap.add_argument("--types-out", help="copy the engine-written .claude-plugin/types here")

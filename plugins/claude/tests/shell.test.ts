@@ -36,10 +36,10 @@ function world(on: On, script: Script, env: Record<string, string> = {}, own: re
   on('session.model', async () => ({ value: 'claude-opus-5-5' }));
   on('settings.read', async () => ({ value: {} }));
   if (!own.includes('session.messages')) on('session.messages', async () => ({ value: [] }));
-  on('session.usage', async () => ({
+  if (!own.includes('session.usage')) on('session.usage', async () => ({
     value: { startedAt: 0, rateLimits: [], context: { tokens: 150_000, window: 200_000, percent: 75 } },
   }));
-  on('ui.log', async () => ({ value: undefined }));
+  if (!own.includes('ui.log')) on('ui.log', async () => ({ value: undefined }));
   return calls;
 }
 
@@ -51,7 +51,7 @@ const typed = (command: string, args: string) => ({
 const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
 
 describe('session.start', () => {
-  test('registers the eight tools and three commands', async ($, on) => {
+  test('registers the nine tools and three commands', async ($, on) => {
     const registered: string[] = [];
     world(on, () => ({ ok: true }), {}, ['tool.register', 'command.register']);
     on('tool.register', async (_$, e) => {
@@ -64,7 +64,7 @@ describe('session.start', () => {
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     expect(registered.sort()).toEqual(
-      ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
+      ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'history_sessions', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
     );
   });
 
@@ -134,6 +134,33 @@ describe('the notes and history tools', () => {
     expect(typeof request.head).toBe('string');
     expect(request.seq).toBe(1);
     expect(request.agent_id).toBe(undefined);
+  });
+});
+
+describe('other sessions', () => {
+  test('history_sessions sends only the arguments, even with a bound transcript and head', async ($, on) => {
+    const calls = world(on, (op) =>
+      op === 'history_sessions' ? { ok: true, total: 1, text: 'pi:01a2  2026-12-02  cwd=/work  "hi"' } : { ok: true, state: {}, effects: [], hints: {} },
+    );
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    await $.session.append({
+      message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000002',
+    });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__history_sessions', harness: 'pi', limit: 5 });
+    expect(r.result).toBe('pi:01a2  2026-12-02  cwd=/work  "hi"');
+    expect(calls.filter((c) => c.op === 'history_sessions').map((c) => c.request)).toEqual([{ harness: 'pi', limit: 5 }]);
+  });
+
+  test('history_list and history_read pass `session` through', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, text: 'seq 1 user: hi' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.tool.call({ tool: 'mcp__notesoup__history_list', session: 'codex:01a23755', query: 'x' });
+    await $.tool.call({ tool: 'mcp__notesoup__history_read', session: 'pi:01a2', seq: 2 });
+    expect(calls.find((c) => c.op === 'history_list')?.request).toEqual({ session: 'codex:01a23755', query: 'x' });
+    expect(calls.find((c) => c.op === 'history_read')?.request).toEqual({ session: 'pi:01a2', seq: 2 });
   });
 });
 
@@ -244,6 +271,25 @@ describe('the reset flow', () => {
     expect(r.skip).toBe('notesoup: /compact is off; use /empty');
     expect(core).toBe(0);
   });
+
+  for (const [quiet, to] of [[true, 'debug'], [false, 'transcript']] as const) {
+    test(`a veto with quiet ${String(quiet)} logs its notice to ${to} only`, async ($, on) => {
+      const notice = 'notesoup: the reset\'s own compaction is no longer needed';
+      world(on, (op) => (op === 'reset' ? { ok: true, state: {}, effects: [{ type: 'veto_compaction', notice, quiet }], hints: {} } : { ok: true }), {}, ['ui.log']);
+      const lines: { text: string; to: string }[] = [];
+      on('ui.log', async (_$, e) => {
+        lines.push({ text: e.text, to: String(e.to) });
+        return { value: undefined };
+      });
+      on('session.compact', async () => ({ messages: [] }));
+      await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+      const r = await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', messages: [] });
+      expect(r.skip).toBe(notice);
+      const shown = lines.filter((l) => l.text.includes('no longer needed'));
+      expect(shown.length).toBe(1);
+      expect(shown[0]?.to).toBe(to);
+    });
+  }
 
   test('an answered compaction becomes the fresh boot and its handoff, one window on', async ($, on) => {
     const calls = world(on, (op, req) => {
@@ -392,7 +438,45 @@ describe('/empty and /fresh-window', () => {
     expect(submitted).toEqual([]);
     await clock.settle();
     expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
-    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808 });
+    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808, unit: 'tokens' });
+  });
+
+  test('in the percent fallback the warning is asked in percent, unit included', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'About 23 percent left before the clear.' };
+      if (op === 'limits') return { ok: true, unit: 'percent', native: 98, hard: 98, warning: 70, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0 }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    });
+    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.turn.start({ text: 'work', turnId: 't8' });
+    const r = await $.command.run(typed('empty', ''));
+    expect(r.context).toEqual(['About 23 percent left before the clear.']);
+    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 75, clear_at: 98, unit: 'percent' });
+  });
+
+  test('a close-out that cannot start (no usage yet) answers the command with the cancel', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'command') {
+        return { ok: true, state: {}, effects: [{ type: 'report', text: 'notesoup: /fresh-window: saving notes, then clearing' }, { type: 'closeout', mode: 'submit', generation: 0 }], hints: {} };
+      }
+      if (op === 'reset' && event?.type === 'closeout') {
+        return { ok: true, state: {}, effects: [{ type: 'cancel', reason: 'r' }, { type: 'report', text: 'notesoup: reset cancelled: the close-out turn failed (no context usage measured yet).' }], hints: {} };
+      }
+      return { ok: true, state: {}, effects: [], hints: {} };
+    }, {}, ['session.usage']);
+    on('session.usage', async () => ({ value: { startedAt: 0, rateLimits: [], context: { window: 200_000 } } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.command.run(typed('fresh-window', ''));
+    expect(String(r.text)).toBe('notesoup: /fresh-window: saving notes, then clearing\nnotesoup: reset cancelled: the close-out turn failed (no context usage measured yet).');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'closeout', generation: 0, status: 'failed', reason: 'no context usage measured yet' });
+    expect(calls.some((c) => c.op === 'warning')).toBe(false);
   });
 
   test('a busy close-out rides on the command as context', async ($, on) => {
