@@ -104,6 +104,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
 mod history;
@@ -112,6 +113,7 @@ mod sessions;
 mod tools;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+pub use hash::{WordHash, WordHashBuilder};
 pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
