@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use notesoup_history_codex::{CodexError, CodexFile, decode, decompress, file_ids, summary};
-use notesoup_history_core::{Body, History, ListArgs, ReadArgs, Role, Transcript, Window};
+use notesoup_history_core::{History, Role, Transcript, Window};
+use notesoup_testkit::{assert_tools_pair_calls, rows};
 
 const DIR: &str = "tests/data/codex-home/sessions/2026/12/02";
 const BASE: &str = "rollout-2026-12-02T15-17-58-01a23755-7b6b-79d2-9438-c01132a25971.jsonl";
@@ -21,19 +22,6 @@ fn read(name: &str) -> Vec<u8> {
             .join(name),
     )
     .unwrap()
-}
-
-fn rows(t: &Transcript) -> Vec<(u64, Role, String, String)> {
-    t.events
-        .iter()
-        .map(|e| {
-            let text = match &e.body {
-                Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
-                Body::ToolCall { name, input, .. } => format!("{name} {input}"),
-            };
-            (e.seq, e.role, e.window.to_string(), text)
-        })
-        .collect()
 }
 
 fn prompts(t: &Transcript) -> Vec<String> {
@@ -172,29 +160,7 @@ fn the_fork_reads_its_parents_history_then_its_own_suffix() {
         history.head_window_id(),
         "codex:01a23756-b853-7e01-94a2-1ae0a322f736:1"
     );
-    let page = history
-        .list(&ListArgs {
-            query: Some("codex-probe".into()),
-            ..ListArgs::default()
-        })
-        .unwrap();
-    assert!(
-        page.text.as_str().contains("exec_command"),
-        "{}",
-        page.text.as_str()
-    );
-    let call = history
-        .events()
-        .iter()
-        .find(|e| matches!(e.body, Body::ToolCall { .. }))
-        .unwrap();
-    let read = history
-        .read(&ReadArgs {
-            seq: Some(call.seq + 1),
-            ..ReadArgs::default()
-        })
-        .unwrap();
-    assert_eq!(read.shown, vec![call.seq]);
+    assert_tools_pair_calls(&history, "codex-probe", "exec_command");
 }
 
 #[test]

@@ -23,7 +23,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use notesoup_history_core::{ANSWER_LIMIT, History, ListArgs, ReadArgs, Seq, Transcript};
+use notesoup_history_core::{
+    ANSWER_LIMIT, Answer, Body, History, ListArgs, ReadArgs, Role, Seq, Transcript,
+};
 
 /// splitmix64: tiny, deterministic, good enough to drive mutations and generated text.
 #[derive(Debug, Clone)]
@@ -176,6 +178,50 @@ pub fn assert_prefix_stable(prefix: &Transcript, full: &Transcript, what: &str) 
             assert_eq!(*later, seq, "{what}: {key:?} moved");
         }
     }
+}
+
+/// Every event as (seq, role, window id, text), a tool call's text being `<name> <input>`:
+/// what real-data tests compare against what the harness showed.
+pub fn rows(t: &Transcript) -> Vec<(u64, Role, String, String)> {
+    t.events
+        .iter()
+        .map(|e| {
+            let text = match &e.body {
+                Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
+                Body::ToolCall { name, input, .. } => format!("{name} {input}"),
+            };
+            (e.seq, e.role, e.window.to_string(), text)
+        })
+        .collect()
+}
+
+/// The two tools over a real session with a tool call: a search for `query` lists the call
+/// (its line names `tool`), and reading the first call's result (the seq after it) shows
+/// the call, paired. Returns that read for the caller's own checks.
+///
+/// # Panics
+/// When a tool refuses, the page lacks `tool`, there is no call, or the pair is not shown.
+pub fn assert_tools_pair_calls(history: &History, query: &str, tool: &str) -> Answer {
+    let page = history
+        .list(&ListArgs {
+            query: Some(query.into()),
+            ..ListArgs::default()
+        })
+        .unwrap_or_else(|e| panic!("history_list {query:?}: {e}"));
+    assert!(page.text.as_str().contains(tool), "{}", page.text.as_str());
+    let call = history
+        .events()
+        .iter()
+        .find(|e| matches!(e.body, Body::ToolCall { .. }))
+        .unwrap_or_else(|| panic!("no tool call in {}", history.head_window_id()));
+    let read = history
+        .read(&ReadArgs {
+            seq: Some(call.seq + 1),
+            ..ReadArgs::default()
+        })
+        .unwrap_or_else(|e| panic!("history_read {}: {e}", call.seq + 1));
+    assert_eq!(read.shown, vec![call.seq]);
+    read
 }
 
 /// The files directly in `dir` that `keep` accepts, as (file name, bytes), sorted by name.
