@@ -118,7 +118,7 @@ pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
-    boot_marker, render_sessions,
+    boot_marker, clip, render_sessions,
 };
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
