@@ -112,6 +112,15 @@ pub fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A JSONL file of `lines`, each ending with a newline (empty for no lines).
+pub fn jsonl(lines: &[&str]) -> String {
+    let mut text = lines.join("\n");
+    if !lines.is_empty() {
+        text.push('\n');
+    }
+    text
+}
+
 /// Offsets just past each newline of `bytes`: the places a growing file can be cut.
 pub fn line_ends(bytes: &[u8]) -> Vec<usize> {
     bytes
