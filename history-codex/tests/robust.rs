@@ -13,27 +13,11 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
-use std::path::PathBuf;
+mod fixtures;
 
+use fixtures::{CHAIN, ZST, read};
 use notesoup_history_codex::{CodexFile, decode, decompress};
 use notesoup_testkit::{Rng, answers_fit, assert_prefix_stable, iterations, line_ends, mutate};
-
-const DIR: &str = "tests/data/codex-home/sessions/2026/12/02";
-const CHAIN: [&str; 3] = [
-    "rollout-2026-12-02T15-17-58-01a23755-7b6b-79d2-9438-c01132a25971.jsonl",
-    "rollout-2026-12-02T15-19-06-01a23755-7b6b-79d2-9438-c01132a25971_01a23756-8217-7b21-ab26-ecf2081c409d.jsonl",
-    "rollout-2026-12-02T15-19-19-01a23756-b853-7e01-94a2-1ae0a322f736.jsonl",
-];
-const ZST: &str = "rollout-2026-12-02T15-19-28-01a23756-dae0-73f0-a878-6043e965173e.jsonl.zst";
-
-fn read(name: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(DIR)
-            .join(name),
-    )
-    .unwrap()
-}
 
 #[test]
 fn real_threads_cut_at_every_line_keep_their_seqs() {

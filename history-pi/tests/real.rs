@@ -1,24 +1,12 @@
 //! The real Pi 1.6.0 sessions in `tests/data` (see its README) decode as Pi built them.
 #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
 
-use std::path::PathBuf;
+mod fixtures;
 
+use fixtures::{FORK, MAIN, read};
 use notesoup_history_core::{History, Role, Transcript, Window};
 use notesoup_history_pi::{PiError, PiFile, decode, session_id_from_file_name, summary};
 use notesoup_testkit::{assert_tools_pair_calls, rows};
-
-const DIR: &str = "tests/data/agent/sessions/--tmp-xh-pirun-r3-work--";
-const MAIN: &str = "2026-12-02T15-16-58-039Z_01a23754-8e37-7027-8822-e05ee3580bae.jsonl";
-const FORK: &str = "2026-12-02T15-16-59-050Z_01a23754-922a-7771-b755-13b58637f164.jsonl";
-
-fn read(name: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(DIR)
-            .join(name),
-    )
-    .unwrap()
-}
 
 #[test]
 fn main_session_selects_the_tree_branch_with_both_compactions() {

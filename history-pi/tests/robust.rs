@@ -12,7 +12,7 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
-use std::path::PathBuf;
+mod fixtures;
 
 use notesoup_history_pi::{PiFile, decode};
 use notesoup_testkit::{
@@ -20,9 +20,7 @@ use notesoup_testkit::{
 };
 
 fn sessions() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/agent/sessions/--tmp-xh-pirun-r3-work--");
-    files_in(&dir, |_| true)
+    files_in(&fixtures::dir(), |_| true)
 }
 
 #[test]
