@@ -18,7 +18,8 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use notesoup_history_codex::{CodexFile, decompress};
 use notesoup_history_core::{ANSWER_LIMIT, History, ListArgs, ReadArgs};
 use notesoup_history_pi::PiFile;
@@ -48,23 +49,19 @@ fn search(query: &str) -> ListArgs {
     }
 }
 
-fn pi(c: &mut Criterion) {
-    let bytes = read(PI);
-    let decode = || {
-        let file = PiFile {
-            name: PI,
-            bytes: &bytes,
-        };
-        History::new(notesoup_history_pi::decode(&file, &[]).unwrap()).unwrap()
-    };
-    assert!(decode().list(&search("probe")).unwrap().text.as_str().len() <= ANSWER_LIMIT);
-    let mut group = c.benchmark_group("pi");
-    group.throughput(Throughput::Bytes(bytes.len() as u64));
+/// What one helper call does after reading the files: `decode` then list a page, search
+/// for `query` (checked to fit the budget first), or read a range.
+fn decode_and_answer(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    decode: &impl Fn() -> History,
+    query: &str,
+) {
+    assert!(decode().list(&search(query)).unwrap().text.as_str().len() <= ANSWER_LIMIT);
     group.bench_function("decode+list_page", |b| {
         b.iter(|| black_box(decode().list(&ListArgs::default()).unwrap()));
     });
     group.bench_function("decode+search", |b| {
-        b.iter(|| black_box(decode().list(&search("probe")).unwrap()));
+        b.iter(|| black_box(decode().list(&search(query)).unwrap()));
     });
     group.bench_function("decode+read", |b| {
         let args = ReadArgs {
@@ -74,6 +71,20 @@ fn pi(c: &mut Criterion) {
         };
         b.iter(|| black_box(decode().read(&args).unwrap()));
     });
+}
+
+fn pi(c: &mut Criterion) {
+    let bytes = read(PI);
+    let decode = || {
+        let file = PiFile {
+            name: PI,
+            bytes: &bytes,
+        };
+        History::new(notesoup_history_pi::decode(&file, &[]).unwrap()).unwrap()
+    };
+    let mut group = c.benchmark_group("pi");
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    decode_and_answer(&mut group, &decode, "probe");
     group.finish();
 }
 
@@ -91,32 +102,10 @@ fn codex(c: &mut Criterion) {
             .collect();
         History::new(notesoup_history_codex::decode(&chain).unwrap()).unwrap()
     };
-    assert!(
-        decode()
-            .list(&search("codex-probe"))
-            .unwrap()
-            .text
-            .as_str()
-            .len()
-            <= ANSWER_LIMIT
-    );
     let packed = read(&format!("{CODEX_DIR}/{ZST}"));
     let mut group = c.benchmark_group("codex");
     group.throughput(Throughput::Bytes(total as u64));
-    group.bench_function("decode+list_page", |b| {
-        b.iter(|| black_box(decode().list(&ListArgs::default()).unwrap()));
-    });
-    group.bench_function("decode+search", |b| {
-        b.iter(|| black_box(decode().list(&search("codex-probe")).unwrap()));
-    });
-    group.bench_function("decode+read", |b| {
-        let args = ReadArgs {
-            from: Some(1),
-            to: Some(40),
-            ..ReadArgs::default()
-        };
-        b.iter(|| black_box(decode().read(&args).unwrap()));
-    });
+    decode_and_answer(&mut group, &decode, "codex-probe");
     group.throughput(Throughput::Bytes(packed.len() as u64));
     group.bench_function("decode/zst", |b| {
         b.iter(|| {

@@ -23,6 +23,7 @@
 
 use std::fmt::Write as _;
 
+use notesoup_testkit::Rng;
 use serde_json::json;
 
 /// The rare word searches look for.
@@ -71,37 +72,21 @@ const WORDS: &[&str] = &[
     "again",
 ];
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % (n.max(1) as u64)).unwrap_or(0)
-    }
-
-    fn text(&mut self, min: usize, max: usize) -> String {
-        let len = min + self.below(max - min + 1);
-        let mut out = String::with_capacity(len + 16);
-        while out.len() < len {
-            if !out.is_empty() {
-                out.push(if self.below(12) == 0 { '\n' } else { ' ' });
-            }
-            if self.below(2000) == 0 {
-                out.push_str(NEEDLE);
-            } else {
-                out.push_str(WORDS[self.below(WORDS.len())]);
-            }
+/// Words from [`WORDS`] (with the rare [`NEEDLE`]), `min..=max` bytes or just over.
+fn words(rng: &mut Rng, min: usize, max: usize) -> String {
+    let len = min + rng.below(max - min + 1);
+    let mut out = String::with_capacity(len + 16);
+    while out.len() < len {
+        if !out.is_empty() {
+            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
         }
-        out
+        if rng.below(2000) == 0 {
+            out.push_str(NEEDLE);
+        } else {
+            out.push_str(WORDS[rng.below(WORDS.len())]);
+        }
     }
+    out
 }
 
 struct Writer {
@@ -116,7 +101,7 @@ struct Writer {
 impl Writer {
     fn uuid(&mut self) -> String {
         self.n += 1;
-        let r = self.rng.next();
+        let r = self.rng.next_u64();
         format!(
             "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
             r >> 32,
@@ -154,8 +139,8 @@ impl Writer {
     }
 
     fn assistant(&mut self, content: &serde_json::Value) -> String {
-        let id = format!("msg_{:016x}", self.rng.next());
-        let request = format!("req_{:016x}", self.rng.next());
+        let id = format!("msg_{:016x}", self.rng.next_u64());
+        let request = format!("req_{:016x}", self.rng.next_u64());
         let events = 1 + content
             .as_array()
             .map_or(0, |c| c.iter().filter(|b| b["type"] == "tool_use").count());
@@ -173,7 +158,7 @@ impl Writer {
     }
 
     fn turn(&mut self) {
-        let prompt = self.rng.text(40, 400);
+        let prompt = words(&mut self.rng, 40, 400);
         self.row(
             json!({"type": "user", "promptId": format!("p{}", self.n),
                 "message": {"role": "user", "content": prompt},
@@ -189,17 +174,17 @@ impl Writer {
                 "rendered": [{"content": date}], "renderedRole": "user"}),
             1,
         );
-        let thinking = self.rng.text(50, 300);
-        let text = self.rng.text(100, 1500);
+        let thinking = words(&mut self.rng, 50, 300);
+        let text = words(&mut self.rng, 100, 1500);
         self.assistant(
             &json!([{"type": "thinking", "thinking": thinking, "signature": "sig"},
                                {"type": "text", "text": text}]),
         );
-        let tool_id = format!("toolu_{:020x}", self.rng.next());
-        let command = self.rng.text(10, 120);
+        let tool_id = format!("toolu_{:020x}", self.rng.next_u64());
+        let command = words(&mut self.rng, 10, 120);
         let call = self.assistant(&json!([{"type": "tool_use", "id": tool_id, "name": "Bash",
             "input": {"command": command, "description": "run it"}}]));
-        let output = self.rng.text(50, 4000);
+        let output = words(&mut self.rng, 50, 4000);
         self.row(
             json!({"type": "user", "message": {"role": "user", "content": [
                 {"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": false}]},
@@ -207,11 +192,11 @@ impl Writer {
                 "sourceToolAssistantUUID": call}),
             2,
         );
-        let close = self.rng.text(50, 800);
+        let close = words(&mut self.rng, 50, 800);
         self.assistant(&json!([{"type": "text", "text": close}]));
         let last = self.parent.clone();
         self.meta(&json!({"type": "last-prompt", "lastPrompt": "…", "leafUuid": last, "sessionId": self.session}));
-        let shape = format!("{:016x}", self.rng.next());
+        let shape = format!("{:016x}", self.rng.next_u64());
         self.meta(&json!({"type": "api-request", "sessionId": self.session,
             "shape": shape, "params": {"max_tokens": 32000}}));
     }
@@ -227,7 +212,7 @@ impl Writer {
         );
         let summary = format!(
             "This session is being continued from a previous conversation. Summary:\n{}",
-            self.rng.text(1000, 4000)
+            words(&mut self.rng, 1000, 4000)
         );
         self.parent = Some(boundary);
         self.row(
@@ -251,7 +236,7 @@ pub fn generate_bytes(bytes: usize, seed: u64) -> String {
 fn generate_until(seed: u64, done: impl Fn(&Writer) -> bool) -> String {
     let mut w = Writer {
         out: String::new(),
-        rng: Rng(seed),
+        rng: Rng::new(seed),
         session: "6e9d0000-0000-4000-8000-00000000b3c4".into(),
         n: 0,
         parent: None,

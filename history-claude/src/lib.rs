@@ -53,9 +53,11 @@
 #![forbid(unsafe_code)]
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
-use notesoup_history_core::{Body, Event, Role, SessionRef, Transcript, Window};
+use notesoup_history_core::{
+    Body, Event, Role, SessionRef, Transcript, Window, WordHash, WordHashBuilder,
+};
 
 mod rows;
 mod state;
@@ -66,45 +68,17 @@ pub use state::StateError;
 
 use rows::{Kind, RawRow, Row};
 
-/// A word-at-a-time multiplicative hash (in the manner of rustc's `FxHash`): uuids are
-/// short and random, and the default `SipHash` (then byte-at-a-time FNV) showed up in
-/// profiles of 100 MB transcripts; nothing here needs protection against chosen keys (the
-/// input is the user's own transcript).
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0_u8; 8];
-            word.copy_from_slice(chunk);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-}
-
 /// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
 /// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
 /// lookup compares the text, so a hash collision can never alias two uuids.
 #[derive(Default)]
 struct UuidIndex {
-    by_hash: HashMap<u64, usize, BuildHasherDefault<Fnv>>,
+    by_hash: HashMap<u64, usize, WordHashBuilder>,
     collided: HashMap<String, usize>,
 }
 
 fn uuid_hash(uuid: &str) -> u64 {
-    let mut h = Fnv::default();
+    let mut h = WordHash::default();
     h.write(uuid.as_bytes());
     h.finish()
 }
@@ -784,7 +758,7 @@ impl Graph {
     /// Adds unselected tool-result rows whose parent is selected and that answer a
     /// selected call (parallel tool calls write their results as siblings).
     fn join_sibling_results(&self, selected: &mut [bool]) {
-        let calls: HashSet<&str, BuildHasherDefault<Fnv>> = self
+        let calls: HashSet<&str, WordHashBuilder> = self
             .nodes
             .iter()
             .zip(selected.iter())

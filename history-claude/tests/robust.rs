@@ -1,5 +1,5 @@
-//! Properties over generated and mutated transcripts, with a small deterministic PRNG
-//! (no new dependency; the seed and iteration count are printed on failure):
+//! Properties over generated and mutated transcripts, with the shared deterministic PRNG
+//! of `notesoup-testkit` (the seed and iteration count are printed on failure):
 //!
 //! - appending rows never moves an earlier seq (real transcripts cut at every line, and
 //!   random transcripts with branches, duplicates, forward references and torn tails);
@@ -13,80 +13,19 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use notesoup_history_claude::{Decoder, Head, Options, StateError, decode};
-use notesoup_history_core::{ANSWER_LIMIT, History, ListArgs, ReadArgs, Seq, Transcript};
+use notesoup_history_core::{ANSWER_LIMIT, History, ListArgs, ReadArgs, Transcript};
+use notesoup_testkit::{Rng, assert_prefix_stable, files_in, iterations, line_ends};
 use serde_json::json;
-
-/// splitmix64: tiny, deterministic, good enough to drive mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % (n.max(1) as u64)).unwrap()
-    }
-}
-
-fn iterations(default: usize) -> usize {
-    std::env::var("NOTESOUP_FUZZ_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn real_transcripts() -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(data_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// (record, index within record) → seq, for every selected event.
-fn addresses(t: &Transcript) -> HashMap<(String, usize), Seq> {
-    let mut out = HashMap::new();
-    let mut last: Option<(&str, usize)> = None;
-    for e in &t.events {
-        let k = match last {
-            Some((r, k)) if r == e.record => k + 1,
-            _ => 0,
-        };
-        // Events of one record have consecutive seqs; index them by offset from the first.
-        out.insert((e.record.clone(), k), e.seq);
-        last = Some((&e.record, k));
-    }
-    out
-}
-
-fn assert_prefix_stable(prefix: &Transcript, full: &Transcript, what: &str) {
-    let full = addresses(full);
-    for (key, seq) in addresses(prefix) {
-        if let Some(later) = full.get(&key) {
-            assert_eq!(*later, seq, "{what}: {key:?} moved");
-        }
-    }
+    files_in(&data_dir(), |p| p.extension().is_some_and(|x| x == "jsonl"))
 }
 
 #[test]
@@ -97,13 +36,7 @@ fn real_transcripts_cut_at_every_line_keep_their_seqs() {
             ..Options::default()
         };
         let full = decode(&bytes, &options, &Head::Leaf).unwrap();
-        let ends: Vec<usize> = bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .map(|(i, _)| i + 1)
-            .collect();
-        for &end in &ends {
+        for end in line_ends(&bytes) {
             // Cut exactly after a line, and in the middle of the next one (a torn tail).
             for cut in [end, (end + 40).min(bytes.len())] {
                 match decode(&bytes[..cut], &options, &Head::Leaf) {
@@ -198,7 +131,7 @@ fn random_rows(rng: &mut Rng, n: usize) -> Vec<String> {
 
 #[test]
 fn appending_random_rows_never_moves_an_earlier_seq() {
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     let rounds = iterations(60);
     let mut decoded = 0;
     for round in 0..rounds {
@@ -249,7 +182,7 @@ fn exercise(bytes: &[u8]) {
 
 #[test]
 fn random_bytes_never_panic() {
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     let alphabet = b"{}[]\":,\\\n nulltruefalse0123456789uuidtypeparentUuid\xc3\xa9\xff";
     for _ in 0..iterations(3000) {
         let len = rng.below(400);
@@ -258,7 +191,7 @@ fn random_bytes_never_panic() {
                 if rng.below(2) == 0 {
                     alphabet[rng.below(alphabet.len())]
                 } else {
-                    u8::try_from(rng.below(256)).unwrap()
+                    rng.byte()
                 }
             })
             .collect();
@@ -268,7 +201,7 @@ fn random_bytes_never_panic() {
 
 #[test]
 fn mutated_real_transcripts_never_panic() {
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     let corpus = real_transcripts();
     for _ in 0..iterations(300) {
         let (_, original) = &corpus[rng.below(corpus.len())];
@@ -299,7 +232,7 @@ fn mutated_real_transcripts_never_panic() {
                     let line = &mut lines[at];
                     if !line.is_empty() {
                         let i = rng.below(line.len());
-                        line[i] = u8::try_from(rng.below(256)).unwrap();
+                        line[i] = rng.byte();
                     }
                 }
                 _ => {
@@ -368,7 +301,7 @@ fn resuming_a_snapshot_at_every_line_of_real_transcripts_decodes_the_same() {
 
 #[test]
 fn resuming_random_transcripts_decodes_the_same_after_appends() {
-    let mut rng = Rng(0x5eed_0007);
+    let mut rng = Rng::new(0x5eed_0007);
     for round in 0..iterations(60) {
         let n = 5 + rng.below(40);
         let rows = random_rows(&mut rng, n);
@@ -386,7 +319,7 @@ fn resuming_random_transcripts_decodes_the_same_after_appends() {
 
 #[test]
 fn a_damaged_snapshot_is_refused_or_reads_back_whole_never_panics() {
-    let mut rng = Rng(0x5eed_0008);
+    let mut rng = Rng::new(0x5eed_0008);
     let (_, bytes) = real_transcripts().into_iter().next().unwrap();
     let mut decoder = Decoder::new(Options::default());
     for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
@@ -402,7 +335,7 @@ fn a_damaged_snapshot_is_refused_or_reads_back_whole_never_panics() {
     for _ in 0..iterations(2000) {
         let mut damaged = state.clone();
         let at = rng.below(damaged.len());
-        damaged[at] = u8::try_from(rng.below(256)).unwrap();
+        damaged[at] = rng.byte();
         // A changed text byte may read back (the caller's checksum catches that); any
         // other damage is refused. Neither panics.
         let _ = Decoder::resume(Options::default(), &damaged);

@@ -209,11 +209,5 @@ pub(crate) fn optional_str(
 
 /// A JSON value for an error message, cut to 60 characters.
 pub(crate) fn shown(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= 60 {
-        return text;
-    }
-    let mut cut: String = text.chars().take(59).collect();
-    cut.push('…');
-    cut
+    notesoup_history_core::clip(value.to_string(), 60)
 }

@@ -7,6 +7,7 @@ use rstest::rstest;
 use notesoup_history_core::{Body, Role, Transcript, Window};
 
 use crate::{CodexError, CodexFile, decode};
+use notesoup_testkit::jsonl;
 
 const META: &str = r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"th1","timestamp":"t0","cwd":"/w"}}"#;
 
@@ -22,14 +23,6 @@ fn assistant(id: &str, text: &str) -> String {
         r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","id":"{id}","role":"assistant","content":[{{"type":"output_text","text":{}}}]}}}}"#,
         serde_json::Value::String(text.into())
     )
-}
-
-fn file(lines: &[&str]) -> String {
-    let mut text = lines.join("\n");
-    if !lines.is_empty() {
-        text.push('\n');
-    }
-    text
 }
 
 fn run(text: &str) -> Result<Transcript, CodexError> {
@@ -50,25 +43,25 @@ fn texts(t: &Transcript) -> Vec<String> {
 }
 
 #[rstest]
-#[case::malformed_line(file(&[META, "{\"type\":", &user("hi")]), "not valid JSON")]
+#[case::malformed_line(jsonl(&[META, "{\"type\":", &user("hi")]), "not valid JSON")]
 #[case::empty_file(String::new(), "the file has no lines")]
-#[case::no_meta(file(&[&user("hi")]), "the first line is not `session_meta`")]
-#[case::meta_without_id(file(&[r#"{"type":"session_meta","payload":{"cwd":"/w"}}"#]), "`id` is missing")]
-#[case::meta_payload_string(file(&[r#"{"type":"session_meta","payload":"x"}"#]), "`payload` is not an object")]
-#[case::history_base_without_offset(file(&[r#"{"type":"session_meta","payload":{"id":"th1","history_base":{"thread_id":"a"}}}"#]), "`end_byte_offset` must be")]
-#[case::not_an_object(file(&[META, "7"]), "not a JSON object")]
-#[case::line_without_type(file(&[META, r#"{"payload":{}}"#]), "`type` is missing")]
-#[case::response_item_without_payload(file(&[META, r#"{"type":"response_item"}"#]), "`payload` is missing")]
-#[case::payload_without_type(file(&[META, r#"{"type":"response_item","payload":{"role":"user"}}"#]), "payload: `type` is missing")]
-#[case::message_without_role(file(&[META, r#"{"type":"response_item","payload":{"type":"message","content":[]}}"#]), "`role` is missing")]
-#[case::message_content_string(file(&[META, r#"{"type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}"#]), "needs a `content` array")]
-#[case::text_part_without_text(file(&[META, r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text"}]}}"#]), "content[0]: `text` is missing")]
-#[case::call_without_call_id(file(&[META, r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}"}}"#]), "`call_id` is missing")]
-#[case::call_arguments_object(file(&[META, r#"{"type":"response_item","payload":{"type":"function_call","name":"x","call_id":"c","arguments":{}}}"#]), "`arguments` must be a string")]
-#[case::output_without_output(file(&[META, r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c"}}"#]), "`output` is missing")]
-#[case::compacted_without_message(file(&[META, r#"{"type":"compacted","payload":{"replacement_history":[]}}"#]), "`message` is missing")]
-#[case::rollback_without_turns(file(&[META, r#"{"type":"event_msg","payload":{"type":"thread_rolled_back"}}"#]), "needs a non-negative integer `num_turns`")]
-#[case::conflicting_duplicate(file(&[META, &assistant("m1", "one"), &assistant("m1", "two")]), "item id `m1` was already used by a different item at x.jsonl:2")]
+#[case::no_meta(jsonl(&[&user("hi")]), "the first line is not `session_meta`")]
+#[case::meta_without_id(jsonl(&[r#"{"type":"session_meta","payload":{"cwd":"/w"}}"#]), "`id` is missing")]
+#[case::meta_payload_string(jsonl(&[r#"{"type":"session_meta","payload":"x"}"#]), "`payload` is not an object")]
+#[case::history_base_without_offset(jsonl(&[r#"{"type":"session_meta","payload":{"id":"th1","history_base":{"thread_id":"a"}}}"#]), "`end_byte_offset` must be")]
+#[case::not_an_object(jsonl(&[META, "7"]), "not a JSON object")]
+#[case::line_without_type(jsonl(&[META, r#"{"payload":{}}"#]), "`type` is missing")]
+#[case::response_item_without_payload(jsonl(&[META, r#"{"type":"response_item"}"#]), "`payload` is missing")]
+#[case::payload_without_type(jsonl(&[META, r#"{"type":"response_item","payload":{"role":"user"}}"#]), "payload: `type` is missing")]
+#[case::message_without_role(jsonl(&[META, r#"{"type":"response_item","payload":{"type":"message","content":[]}}"#]), "`role` is missing")]
+#[case::message_content_string(jsonl(&[META, r#"{"type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}"#]), "needs a `content` array")]
+#[case::text_part_without_text(jsonl(&[META, r#"{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text"}]}}"#]), "content[0]: `text` is missing")]
+#[case::call_without_call_id(jsonl(&[META, r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}"}}"#]), "`call_id` is missing")]
+#[case::call_arguments_object(jsonl(&[META, r#"{"type":"response_item","payload":{"type":"function_call","name":"x","call_id":"c","arguments":{}}}"#]), "`arguments` must be a string")]
+#[case::output_without_output(jsonl(&[META, r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c"}}"#]), "`output` is missing")]
+#[case::compacted_without_message(jsonl(&[META, r#"{"type":"compacted","payload":{"replacement_history":[]}}"#]), "`message` is missing")]
+#[case::rollback_without_turns(jsonl(&[META, r#"{"type":"event_msg","payload":{"type":"thread_rolled_back"}}"#]), "needs a non-negative integer `num_turns`")]
+#[case::conflicting_duplicate(jsonl(&[META, &assistant("m1", "one"), &assistant("m1", "two")]), "item id `m1` was already used by a different item at x.jsonl:2")]
 fn bad_rollouts_are_refused_with_the_reason(#[case] text: String, #[case] reason: &str) {
     let err = run(&text).unwrap_err();
     assert!(err.to_string().contains(reason), "{err}");
@@ -76,7 +69,7 @@ fn bad_rollouts_are_refused_with_the_reason(#[case] text: String, #[case] reason
 
 #[test]
 fn invalid_utf8_is_refused_with_its_line() {
-    let mut bytes = file(&[META]).into_bytes();
+    let mut bytes = jsonl(&[META]).into_bytes();
     bytes.extend_from_slice(b"{\"type\":\"x\",\"payload\":\"\xfe\"}\n");
     let err = decode(&[CodexFile {
         name: "x.jsonl",
@@ -94,7 +87,7 @@ fn invalid_utf8_is_refused_with_its_line() {
 
 #[test]
 fn a_meta_that_is_not_the_file_names_thread_is_refused() {
-    let text = file(&[META]);
+    let text = jsonl(&[META]);
     let name = "rollout-2026-12-02T15-17-58-other.jsonl";
     let err = decode(&[CodexFile {
         name,
@@ -106,7 +99,7 @@ fn a_meta_that_is_not_the_file_names_thread_is_refused() {
 
 #[test]
 fn an_unfinished_last_line_is_a_write_in_progress() {
-    let whole = file(&[META, &user("one"), &assistant("m1", "two")]);
+    let whole = jsonl(&[META, &user("one"), &assistant("m1", "two")]);
     let t = run(&whole[..whole.len() - 12]).unwrap();
     assert_eq!(texts(&t), ["one"]);
     let t = run(whole.trim_end()).unwrap();
@@ -115,7 +108,7 @@ fn an_unfinished_last_line_is_a_write_in_progress() {
 
 #[test]
 fn a_repeated_item_allocates_nothing() {
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         META,
         &assistant("m1", "one"),
         &assistant("m1", "one"),
@@ -128,7 +121,7 @@ fn a_repeated_item_allocates_nothing() {
 
 #[test]
 fn injected_context_is_an_attachment_and_developer_text_takes_no_seq() {
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         META,
         r#"{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]}}"#,
         &user("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
@@ -161,7 +154,7 @@ fn injected_context_is_an_attachment_and_developer_text_takes_no_seq() {
 
 #[test]
 fn a_rollback_drops_the_last_turns_but_not_their_seqs() {
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         META,
         &user("one"),
         &assistant("a1", "r1"),
@@ -177,7 +170,7 @@ fn a_rollback_drops_the_last_turns_but_not_their_seqs() {
 
 #[test]
 fn compactions_open_windows_and_a_boot_names_its_own() {
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         META,
         &user("one"),
         r#"{"type":"compacted","payload":{"message":"summary one"}}"#,
@@ -200,13 +193,13 @@ fn compactions_open_windows_and_a_boot_names_its_own() {
 
 #[test]
 fn history_base_links_are_checked() {
-    let base = file(&[META, &user("one")]);
+    let base = jsonl(&[META, &user("one")]);
     let seg_meta = |offset: usize, thread: &str| {
         format!(
             r#"{{"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"{thread}","end_byte_offset":{offset}}}}}}}"#
         )
     };
-    let good = file(&[&seg_meta(base.len(), "th1"), &user("two")]);
+    let good = jsonl(&[&seg_meta(base.len(), "th1"), &user("two")]);
     let chain = |seg: &str| {
         decode(&[
             CodexFile {
@@ -221,30 +214,30 @@ fn history_base_links_are_checked() {
     };
     // A segment names its base by thread id.
     assert_eq!(texts(&chain(&good).unwrap()), ["one", "two"]);
-    let cut = file(&[&seg_meta(META.len() + 1, "th1"), &user("two")]);
+    let cut = jsonl(&[&seg_meta(META.len() + 1, "th1"), &user("two")]);
     assert_eq!(texts(&chain(&cut).unwrap()), ["two"]);
-    let mid_line = file(&[&seg_meta(10, "th1"), &user("two")]);
+    let mid_line = jsonl(&[&seg_meta(10, "th1"), &user("two")]);
     assert!(
         chain(&mid_line)
             .unwrap_err()
             .to_string()
             .contains("is not a line end")
     );
-    let beyond = file(&[&seg_meta(base.len() + 5, "th1"), &user("two")]);
+    let beyond = jsonl(&[&seg_meta(base.len() + 5, "th1"), &user("two")]);
     assert!(
         chain(&beyond)
             .unwrap_err()
             .to_string()
             .contains("is not a line end")
     );
-    let other = file(&[&seg_meta(base.len(), "th9"), &user("two")]);
+    let other = jsonl(&[&seg_meta(base.len(), "th9"), &user("two")]);
     assert!(
         chain(&other)
             .unwrap_err()
             .to_string()
             .contains("names `th9`")
     );
-    let unlinked = file(&[META, &user("two")]);
+    let unlinked = jsonl(&[META, &user("two")]);
     assert!(
         chain(&unlinked)
             .unwrap_err()
@@ -256,12 +249,12 @@ fn history_base_links_are_checked() {
 
 #[test]
 fn ordinals_must_join_across_the_link() {
-    let base = file(&[
+    let base = jsonl(&[
         r#"{"ordinal":0,"type":"session_meta","payload":{"id":"th1"}}"#,
         r#"{"ordinal":1,"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one"}]}}"#,
     ]);
     let seg = |first: u64, end: u64| {
-        file(&[
+        jsonl(&[
             &format!(
                 r#"{{"ordinal":{first},"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"th1","end_ordinal_exclusive":{end},"end_byte_offset":{}}}}}}}"#,
                 base.len()

@@ -2,39 +2,12 @@
 //! wrote them: tool call, /compact, rewind segment, fork, and a `.jsonl.zst`.
 #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
 
-use std::path::PathBuf;
+mod fixtures;
 
+use fixtures::{BASE, FORK, LATER, SEGMENT, ZST, read};
 use notesoup_history_codex::{CodexError, CodexFile, decode, decompress, file_ids, summary};
-use notesoup_history_core::{Body, History, ListArgs, ReadArgs, Role, Transcript, Window};
-
-const DIR: &str = "tests/data/codex-home/sessions/2026/12/02";
-const BASE: &str = "rollout-2026-12-02T15-17-58-01a23755-7b6b-79d2-9438-c01132a25971.jsonl";
-const SEGMENT: &str = "rollout-2026-12-02T15-19-06-01a23755-7b6b-79d2-9438-c01132a25971_01a23756-8217-7b21-ab26-ecf2081c409d.jsonl";
-const FORK: &str = "rollout-2026-12-02T15-19-19-01a23756-b853-7e01-94a2-1ae0a322f736.jsonl";
-const ZST: &str = "rollout-2026-12-02T15-19-28-01a23756-dae0-73f0-a878-6043e965173e.jsonl.zst";
-const LATER: &str = "rollout-2026-12-02T15-19-29-01a23756-dc4b-7611-8782-70c642f15bd0.jsonl";
-
-fn read(name: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(DIR)
-            .join(name),
-    )
-    .unwrap()
-}
-
-fn rows(t: &Transcript) -> Vec<(u64, Role, String, String)> {
-    t.events
-        .iter()
-        .map(|e| {
-            let text = match &e.body {
-                Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
-                Body::ToolCall { name, input, .. } => format!("{name} {input}"),
-            };
-            (e.seq, e.role, e.window.to_string(), text)
-        })
-        .collect()
-}
+use notesoup_history_core::{History, Role, Transcript, Window};
+use notesoup_testkit::{assert_tools_pair_calls, rows};
 
 fn prompts(t: &Transcript) -> Vec<String> {
     rows(t)
@@ -172,29 +145,7 @@ fn the_fork_reads_its_parents_history_then_its_own_suffix() {
         history.head_window_id(),
         "codex:01a23756-b853-7e01-94a2-1ae0a322f736:1"
     );
-    let page = history
-        .list(&ListArgs {
-            query: Some("codex-probe".into()),
-            ..ListArgs::default()
-        })
-        .unwrap();
-    assert!(
-        page.text.as_str().contains("exec_command"),
-        "{}",
-        page.text.as_str()
-    );
-    let call = history
-        .events()
-        .iter()
-        .find(|e| matches!(e.body, Body::ToolCall { .. }))
-        .unwrap();
-    let read = history
-        .read(&ReadArgs {
-            seq: Some(call.seq + 1),
-            ..ReadArgs::default()
-        })
-        .unwrap();
-    assert_eq!(read.shown, vec![call.seq]);
+    assert_tools_pair_calls(&history, "codex-probe", "exec_command");
 }
 
 #[test]

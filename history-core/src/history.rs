@@ -2,8 +2,8 @@
 //! order, lookup by seq.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::hash::WordHashBuilder;
 use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 
 /// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
@@ -20,33 +20,6 @@ pub enum HistoryError {
     /// Seq 0 is not an address.
     #[error("event seq 0 is not an address: seqs start at 1")]
     SeqZero,
-}
-
-/// A word-at-a-time multiplicative hash (in the manner of rustc's `FxHash`) for tool ids:
-/// short keys from the user's own transcript, where `SipHash`'s protection against chosen
-/// keys buys nothing and costs time on 100 MB transcripts.
-#[derive(Default)]
-struct WordHash(u64);
-
-impl Hasher for WordHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0_u8; 8];
-            word.copy_from_slice(chunk);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
 }
 
 /// A transcript ready to query: events by seq, calls paired with results, and the
@@ -85,7 +58,7 @@ impl History {
         let mut partner = vec![None; events.len()];
         // The open calls of each id form a stack, kept as links (no allocation per id):
         // `top` names an id's latest open call, `below` the call opened before each one.
-        let mut top: HashMap<&str, usize, BuildHasherDefault<WordHash>> = HashMap::default();
+        let mut top: HashMap<&str, usize, WordHashBuilder> = HashMap::default();
         let mut below: Vec<Option<usize>> = vec![None; events.len()];
         for (index, event) in events.iter().enumerate() {
             match &event.body {

@@ -104,6 +104,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
 mod history;
@@ -112,11 +113,12 @@ mod sessions;
 mod tools;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+pub use hash::{WordHash, WordHashBuilder};
 pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
-    boot_marker, render_sessions,
+    boot_marker, clip, render_sessions,
 };
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,

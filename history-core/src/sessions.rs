@@ -236,11 +236,23 @@ fn summary_line(session: &SessionSummary) -> String {
 
 /// `text` on one line (whitespace runs become one space), cut to `max` chars with `…`.
 fn fold(text: &str, max: usize) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() <= max {
-        return one;
+    clip(text.split_whitespace().collect::<Vec<_>>().join(" "), max)
+}
+
+/// `text` unchanged when it has at most `max` chars; else its first `max - 1` chars and
+/// `…` (`max` chars in all). For quoting input in a message without quoting all of it.
+///
+/// ```
+/// use notesoup_history_core::clip;
+///
+/// assert_eq!(clip("short".into(), 5), "short");
+/// assert_eq!(clip("één twee drie".into(), 6), "één t…");
+/// ```
+pub fn clip(text: String, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text;
     }
-    let mut cut: String = one.chars().take(max.saturating_sub(1)).collect();
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     cut
 }

@@ -382,11 +382,5 @@ pub(crate) fn user_text(object: &Map<String, Value>) -> Option<String> {
 
 /// A JSON value for an error message, cut to 60 characters.
 fn shown(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= 60 {
-        return text;
-    }
-    let mut cut: String = text.chars().take(59).collect();
-    cut.push('…');
-    cut
+    notesoup_history_core::clip(value.to_string(), 60)
 }

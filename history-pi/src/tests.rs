@@ -6,6 +6,7 @@ use rstest::rstest;
 use notesoup_history_core::{Body, Role, Window};
 
 use crate::{PiError, PiFile, decode};
+use notesoup_testkit::jsonl;
 
 const HEADER: &str =
     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-12-02T15:00:00.000Z","cwd":"/w"}"#;
@@ -16,14 +17,6 @@ fn user(id: &str, parent: Option<&str>, text: &str) -> String {
         r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"t","message":{{"role":"user","content":{}}}}}"#,
         serde_json::Value::String(text.into())
     )
-}
-
-fn file(lines: &[&str]) -> String {
-    let mut text = lines.join("\n");
-    if !lines.is_empty() {
-        text.push('\n');
-    }
-    text
 }
 
 fn run(text: &str) -> Result<notesoup_history_core::Transcript, PiError> {
@@ -37,28 +30,28 @@ fn run(text: &str) -> Result<notesoup_history_core::Transcript, PiError> {
 }
 
 #[rstest]
-#[case::malformed_line(file(&[HEADER, "{\"type\":\"message\",", &user("a", None, "hi")]), "not valid JSON")]
-#[case::no_header(file(&[&user("a", None, "hi")]), "not a `session` header")]
+#[case::malformed_line(jsonl(&[HEADER, "{\"type\":\"message\",", &user("a", None, "hi")]), "not valid JSON")]
+#[case::no_header(jsonl(&[&user("a", None, "hi")]), "not a `session` header")]
 #[case::empty_file(String::new(), "no header line")]
-#[case::version_1(file(&[r#"{"type":"session","id":"s1","timestamp":"t","cwd":"/w"}"#]), "version none")]
-#[case::version_9(file(&[r#"{"type":"session","version":9,"id":"s1"}"#]), "version 9")]
-#[case::header_without_id(file(&[r#"{"type":"session","version":3}"#]), "`id` is missing")]
-#[case::not_an_object(file(&[HEADER, "[1,2]"]), "not a JSON object")]
-#[case::entry_without_id(file(&[HEADER, r#"{"type":"label","parentId":null}"#]), "`id` is missing")]
-#[case::entry_without_parent(file(&[HEADER, r#"{"type":"label","id":"a"}"#]), "no `parentId`")]
-#[case::parent_not_a_string(file(&[HEADER, r#"{"type":"label","id":"a","parentId":7}"#]), "`parentId` must be a string or null")]
-#[case::message_without_role(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"content":"x"}}"#]), "`role` is missing")]
-#[case::message_not_an_object(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":"x"}"#]), "needs a `message` object")]
-#[case::user_content_number(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":5}}"#]), "must be a string or an array")]
-#[case::assistant_content_string(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":"x"}}"#]), "needs a `content` array")]
-#[case::tool_call_without_id(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","name":"bash","arguments":{}}]}}"#]), "content[0]: `id` is missing")]
-#[case::text_block_without_text(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"text"}]}}"#]), "`text` is missing")]
-#[case::tool_result_without_call_id(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","content":[]}}"#]), "`toolCallId` is missing")]
-#[case::tool_result_is_error_string(file(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolCallId":"c","content":[],"isError":"yes"}}"#]), "`isError` must be a boolean")]
-#[case::compaction_without_summary(file(&[HEADER, r#"{"type":"compaction","id":"a","parentId":null,"firstKeptEntryId":"a"}"#]), "`summary` is missing")]
-#[case::branch_summary_without_from(file(&[HEADER, r#"{"type":"branch_summary","id":"a","parentId":null,"summary":"s"}"#]), "`fromId` is missing")]
-#[case::conflicting_duplicate(file(&[HEADER, &user("a", None, "one"), &user("a", None, "two")]), "already used by a different entry on line 2")]
-#[case::cycle(file(&[HEADER, &user("a", Some("b"), "one"), &user("b", Some("a"), "two")]), "form a cycle")]
+#[case::version_1(jsonl(&[r#"{"type":"session","id":"s1","timestamp":"t","cwd":"/w"}"#]), "version none")]
+#[case::version_9(jsonl(&[r#"{"type":"session","version":9,"id":"s1"}"#]), "version 9")]
+#[case::header_without_id(jsonl(&[r#"{"type":"session","version":3}"#]), "`id` is missing")]
+#[case::not_an_object(jsonl(&[HEADER, "[1,2]"]), "not a JSON object")]
+#[case::entry_without_id(jsonl(&[HEADER, r#"{"type":"label","parentId":null}"#]), "`id` is missing")]
+#[case::entry_without_parent(jsonl(&[HEADER, r#"{"type":"label","id":"a"}"#]), "no `parentId`")]
+#[case::parent_not_a_string(jsonl(&[HEADER, r#"{"type":"label","id":"a","parentId":7}"#]), "`parentId` must be a string or null")]
+#[case::message_without_role(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"content":"x"}}"#]), "`role` is missing")]
+#[case::message_not_an_object(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":"x"}"#]), "needs a `message` object")]
+#[case::user_content_number(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":5}}"#]), "must be a string or an array")]
+#[case::assistant_content_string(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":"x"}}"#]), "needs a `content` array")]
+#[case::tool_call_without_id(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","name":"bash","arguments":{}}]}}"#]), "content[0]: `id` is missing")]
+#[case::text_block_without_text(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"text"}]}}"#]), "`text` is missing")]
+#[case::tool_result_without_call_id(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","content":[]}}"#]), "`toolCallId` is missing")]
+#[case::tool_result_is_error_string(jsonl(&[HEADER, r#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","toolCallId":"c","content":[],"isError":"yes"}}"#]), "`isError` must be a boolean")]
+#[case::compaction_without_summary(jsonl(&[HEADER, r#"{"type":"compaction","id":"a","parentId":null,"firstKeptEntryId":"a"}"#]), "`summary` is missing")]
+#[case::branch_summary_without_from(jsonl(&[HEADER, r#"{"type":"branch_summary","id":"a","parentId":null,"summary":"s"}"#]), "`fromId` is missing")]
+#[case::conflicting_duplicate(jsonl(&[HEADER, &user("a", None, "one"), &user("a", None, "two")]), "already used by a different entry on line 2")]
+#[case::cycle(jsonl(&[HEADER, &user("a", Some("b"), "one"), &user("b", Some("a"), "two")]), "form a cycle")]
 fn bad_files_are_refused_with_the_reason(#[case] text: String, #[case] reason: &str) {
     let err = run(&text).unwrap_err();
     assert!(err.to_string().contains(reason), "{err}");
@@ -66,7 +59,7 @@ fn bad_files_are_refused_with_the_reason(#[case] text: String, #[case] reason: &
 
 #[test]
 fn invalid_utf8_is_refused_with_its_line() {
-    let mut bytes = file(&[HEADER]).into_bytes();
+    let mut bytes = jsonl(&[HEADER]).into_bytes();
     bytes.extend_from_slice(b"{\"type\":\"label\",\"id\":\"\xff\",\"parentId\":null}\n");
     let err = decode(
         &PiFile {
@@ -87,7 +80,7 @@ fn invalid_utf8_is_refused_with_its_line() {
 
 #[test]
 fn a_header_that_is_not_the_file_names_session_is_refused() {
-    let text = file(&[HEADER]);
+    let text = jsonl(&[HEADER]);
     let err = decode(
         &PiFile {
             name: "/p/2026-12-02T15-00-00-000Z_other.jsonl",
@@ -101,7 +94,7 @@ fn a_header_that_is_not_the_file_names_session_is_refused() {
 
 #[test]
 fn an_unfinished_last_line_is_a_write_in_progress() {
-    let whole = file(&[
+    let whole = jsonl(&[
         HEADER,
         &user("a", None, "one"),
         &user("b", Some("a"), "two"),
@@ -117,7 +110,7 @@ fn an_unfinished_last_line_is_a_write_in_progress() {
 #[test]
 fn an_identical_duplicate_allocates_nothing() {
     let a = user("a", None, "one");
-    let t = run(&file(&[HEADER, &a, &a, &user("b", Some("a"), "two")])).unwrap();
+    let t = run(&jsonl(&[HEADER, &a, &a, &user("b", Some("a"), "two")])).unwrap();
     let seqs: Vec<u64> = t.events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, [1, 2]);
 }
@@ -137,7 +130,7 @@ fn seqs_never_move_when_the_file_grows() {
     let mut previous: Vec<(u64, String)> = Vec::new();
     for n in 1..=lines.len() {
         let refs: Vec<&str> = lines[..n].iter().map(String::as_str).collect();
-        let t = run(&file(&refs)).unwrap();
+        let t = run(&jsonl(&refs)).unwrap();
         let now: Vec<(u64, String)> = t.events.iter().map(|e| (e.seq, e.record.clone())).collect();
         for record in previous.iter().map(|x| &x.1) {
             // An event still on the branch keeps its seqs.
@@ -157,7 +150,10 @@ fn seqs_never_move_when_the_file_grows() {
         }
         previous = now;
     }
-    let t = run(&file(&lines.iter().map(String::as_str).collect::<Vec<_>>())).unwrap();
+    let t = run(&jsonl(
+        &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+    ))
+    .unwrap();
     // a(1); b took 2 and 3, c took 4 (abandoned); e(5) on the branch, the compaction (6)
     // in window 1, g (7).
     let got: Vec<(u64, Role, String)> = t
@@ -178,7 +174,7 @@ fn seqs_never_move_when_the_file_grows() {
 
 #[test]
 fn tool_only_and_thinking_only_messages_keep_an_empty_address() {
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         HEADER,
         &user("a", None, "one"),
         r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"secret"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"x"}}]}}"#,
@@ -217,7 +213,7 @@ fn tool_only_and_thinking_only_messages_keep_an_empty_address() {
 #[test]
 fn a_missing_parent_gives_an_unknown_window_until_a_boot_names_one() {
     let boot = "<notesoup-boot window=\"pi:s1:4\">\nnotes\n</notesoup-boot>\nhandoff";
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         HEADER,
         &user("b", Some("gone"), "orphan"),
         &user("c", Some("b"), boot),
@@ -241,7 +237,7 @@ fn a_missing_parent_gives_an_unknown_window_until_a_boot_names_one() {
 
 #[test]
 fn bash_executions_and_extension_messages_are_visible() {
-    let t = run(&file(&[
+    let t = run(&jsonl(&[
         HEADER,
         r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"bashExecution","command":"ls","output":"x\n","exitCode":0,"cancelled":false,"truncated":false}}"#,
         r#"{"type":"custom_message","id":"b","parentId":"a","timestamp":"t","customType":"ext","content":[{"type":"text","text":"injected"}],"display":true}"#,
@@ -271,7 +267,7 @@ fn bash_executions_and_extension_messages_are_visible() {
 
 #[test]
 fn a_header_only_session_is_empty_not_refused() {
-    let t = run(&file(&[HEADER])).unwrap();
+    let t = run(&jsonl(&[HEADER])).unwrap();
     assert!(t.events.is_empty());
     assert_eq!(t.head_window, Window::Numbered(0));
 }

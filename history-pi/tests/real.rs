@@ -1,36 +1,12 @@
 //! The real Pi 1.6.0 sessions in `tests/data` (see its README) decode as Pi built them.
 #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
 
-use std::path::PathBuf;
+mod fixtures;
 
-use notesoup_history_core::{Body, History, ListArgs, ReadArgs, Role, Transcript, Window};
+use fixtures::{FORK, MAIN, read};
+use notesoup_history_core::{History, Role, Transcript, Window};
 use notesoup_history_pi::{PiError, PiFile, decode, session_id_from_file_name, summary};
-
-const DIR: &str = "tests/data/agent/sessions/--tmp-xh-pirun-r3-work--";
-const MAIN: &str = "2026-12-02T15-16-58-039Z_01a23754-8e37-7027-8822-e05ee3580bae.jsonl";
-const FORK: &str = "2026-12-02T15-16-59-050Z_01a23754-922a-7771-b755-13b58637f164.jsonl";
-
-fn read(name: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(DIR)
-            .join(name),
-    )
-    .unwrap()
-}
-
-fn texts(t: &Transcript) -> Vec<(u64, Role, String, String)> {
-    t.events
-        .iter()
-        .map(|e| {
-            let text = match &e.body {
-                Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
-                Body::ToolCall { name, input, .. } => format!("{name} {input}"),
-            };
-            (e.seq, e.role, e.window.to_string(), text)
-        })
-        .collect()
-}
+use notesoup_testkit::{assert_tools_pair_calls, rows};
 
 #[test]
 fn main_session_selects_the_tree_branch_with_both_compactions() {
@@ -48,7 +24,7 @@ fn main_session_selects_the_tree_branch_with_both_compactions() {
         "pi:01a23754-8e37-7027-8822-e05ee3580bae"
     );
     assert!(t.missing.is_empty());
-    let got = texts(&t);
+    let got = rows(&t);
     // The path: the first exchange with the tool call, two turns, compaction 1 (window 1),
     // the second prime, then the /tree branch summary and the new branch. The abandoned
     // turns ("third prime", compaction 2, goodbye) are not on it.
@@ -122,7 +98,7 @@ fn fork_reads_whole_from_its_copied_path() {
     .unwrap();
     assert_eq!(alone, with_parent);
     assert_eq!(alone.session.id, "01a23754-922a-7771-b755-13b58637f164");
-    let got = texts(&alone);
+    let got = rows(&alone);
     assert_eq!(got.first().unwrap().3, "List the files here with bash.");
     assert_eq!(
         got.last().unwrap().3,
@@ -175,7 +151,7 @@ fn a_fork_holding_only_its_suffix_reads_whole_through_parent_session() {
     )
     .unwrap();
     let strip = |t: &Transcript| {
-        texts(t)
+        rows(t)
             .into_iter()
             .map(|r| (r.1, r.2, r.3))
             .collect::<Vec<_>>()
@@ -220,29 +196,7 @@ fn history_tools_answer_over_the_real_session() {
         history.head_window_id(),
         "pi:01a23754-8e37-7027-8822-e05ee3580bae:1"
     );
-    let page = history
-        .list(&ListArgs {
-            query: Some("probe".into()),
-            ..ListArgs::default()
-        })
-        .unwrap();
-    assert!(
-        page.text.as_str().contains("bash"),
-        "{}",
-        page.text.as_str()
-    );
-    let call = history
-        .events()
-        .iter()
-        .find(|e| matches!(e.body, Body::ToolCall { .. }))
-        .unwrap();
-    let read = history
-        .read(&ReadArgs {
-            seq: Some(call.seq + 1),
-            ..ReadArgs::default()
-        })
-        .unwrap();
-    assert_eq!(read.shown, vec![call.seq]);
+    let read = assert_tools_pair_calls(&history, "probe", "bash");
     assert!(read.text.as_str().contains("probe.txt"));
 }
 

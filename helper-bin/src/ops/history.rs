@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use notesoup_history_claude::{DecodeError, Head, Options};
 
 use crate::transcript_index::{Cache, ReadError};
-use notesoup_history_core::{Answer, BudgetedText, History};
+use notesoup_history_core::{Answer, BudgetedText, History, QueryError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -140,8 +140,31 @@ fn decode_error(path: &Path, err: &DecodeError) -> OpError {
     OpError::new(err.code(), format!("transcript {}: {err}", path.display()))
 }
 
+/// One history tool call on the session `source` names: `tool`'s answer with the fields
+/// every answer carries plus the ones `extra` takes from it, or a refusal reply.
+pub(crate) fn answer(
+    op: &str,
+    source: &Source,
+    ctx: &Context,
+    tool: impl FnOnce(&History) -> Result<Answer, QueryError>,
+    extra: impl FnOnce(&History, &Answer) -> Fields,
+) -> Result<Fields, OpError> {
+    let history = load(op, source, ctx)?;
+    let fields = match tool(&history) {
+        Ok(answer) => {
+            let extra = extra(&history, &answer);
+            let mut fields = answer_fields(&history, answer);
+            fields.extend(extra);
+            fields
+        }
+        Err(err) => refusal_fields(&history, err.code(), history.refusal(op, &err)),
+    };
+    release(history);
+    Ok(fields)
+}
+
 /// The reply fields every answer carries.
-pub(crate) fn answer_fields(history: &History, answer: Answer) -> Fields {
+fn answer_fields(history: &History, answer: Answer) -> Fields {
     let mut fields = Fields::new();
     fields.insert("text".into(), json!(answer.text.into_string()));
     fields.insert("shown".into(), json!(answer.shown));
@@ -153,7 +176,7 @@ pub(crate) fn answer_fields(history: &History, answer: Answer) -> Fields {
 
 /// The reply to a wrongly called tool: still `ok`, with the text the model reads and the
 /// error's code in `refused`.
-pub(crate) fn refusal_fields(history: &History, code: &str, text: BudgetedText) -> Fields {
+fn refusal_fields(history: &History, code: &str, text: BudgetedText) -> Fields {
     let mut fields = Fields::new();
     fields.insert("text".into(), json!(text.into_string()));
     fields.insert("refused".into(), json!(code));
@@ -165,7 +188,7 @@ pub(crate) fn refusal_fields(history: &History, code: &str, text: BudgetedText) 
 /// Lets go of a decoded history without freeing it piece by piece: the helper answers one
 /// request and exits, and freeing the events of a 100 MB transcript one by one took a
 /// measurable share of the call. The operating system reclaims it all at exit.
-pub(crate) fn release(history: History) {
+fn release(history: History) {
     std::mem::forget(history);
 }
 

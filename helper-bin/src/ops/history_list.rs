@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Fields;
-use super::history::{Source, answer_fields, load, or_null, refusal_fields, release};
+use super::history::{Source, answer, or_null};
 use crate::{Context, OpError, parse};
 
 #[derive(Deserialize)]
@@ -45,7 +45,6 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         agent_id: r.agent_id,
         roots: r.roots.unwrap_or_default(),
     };
-    let history = load("history_list", &source, ctx)?;
     let args = ListArgs {
         query: r.query,
         roles: r.roles,
@@ -54,16 +53,16 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         limit: r.limit,
         order: r.order,
     };
-    let fields = match history.list(&args) {
-        Ok(answer) => {
-            let cursor = or_null(answer.next_cursor.clone());
-            let mut fields = answer_fields(&history, answer);
-            fields.insert("cursor".into(), cursor);
+    answer(
+        "history_list",
+        &source,
+        ctx,
+        |history| history.list(&args),
+        |history, answer| {
+            let mut fields = Fields::new();
+            fields.insert("cursor".into(), or_null(answer.next_cursor.clone()));
             fields.insert("window".into(), json!(history.head_window_id()));
             fields
-        }
-        Err(err) => refusal_fields(&history, err.code(), history.refusal("history_list", &err)),
-    };
-    release(history);
-    Ok(fields)
+        },
+    )
 }

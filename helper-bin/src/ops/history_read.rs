@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Fields;
-use super::history::{Source, answer_fields, load, or_null, refusal_fields, release};
+use super::history::{Source, answer, or_null};
 use crate::{Context, OpError, parse};
 
 #[derive(Deserialize)]
@@ -41,22 +41,21 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         agent_id: r.agent_id,
         roots: r.roots.unwrap_or_default(),
     };
-    let history = load("history_read", &source, ctx)?;
     let args = ReadArgs {
         seq: r.seq,
         from: r.from,
         to: r.to,
         offset: r.offset,
     };
-    let fields = match history.read(&args) {
-        Ok(answer) => {
-            let next = or_null(answer.next_read.clone());
-            let mut fields = answer_fields(&history, answer);
-            fields.insert("next".into(), next);
+    answer(
+        "history_read",
+        &source,
+        ctx,
+        |history| history.read(&args),
+        |_, answer| {
+            let mut fields = Fields::new();
+            fields.insert("next".into(), or_null(answer.next_read.clone()));
             fields
-        }
-        Err(err) => refusal_fields(&history, err.code(), history.refusal("history_read", &err)),
-    };
-    release(history);
-    Ok(fields)
+        },
+    )
 }
