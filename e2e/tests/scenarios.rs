@@ -46,12 +46,66 @@ fn harness() -> &'static Harness {
     HARNESS.get_or_init(|| Harness::from_env().unwrap())
 }
 
-fn run(name: &str, script: Script, mode: &Mode) -> Outcome {
+/// A session of the real CLI with the scenarios' 90 s bound; add env or args, then `.run`.
+fn session(name: &str, script: Script) -> notesoup_e2e::Session<'static> {
     harness()
         .session(name, script)
         .timeout(Duration::from_secs(90))
-        .run(mode)
-        .unwrap()
+}
+
+fn run(name: &str, script: Script, mode: &Mode) -> Outcome {
+    session(name, script).run(mode).unwrap()
+}
+
+/// An interactive run: wait for the prompt, type `prompt`, press Enter, then `middle`,
+/// then `/exit` and wait for the CLI to end.
+fn tmux(prompt: &str, middle: Vec<Step>) -> Mode {
+    let mut steps = vec![
+        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
+        Step::Sleep(Duration::from_secs(2)),
+        Step::Type(prompt.into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+    ];
+    steps.extend(middle);
+    steps.extend([
+        Step::Type("/exit".into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+        Step::WaitFor(r"\[claude exited".into(), Duration::from_secs(20)),
+    ]);
+    Mode::Tmux(steps)
+}
+
+/// The texts of `request`'s tool results, one a line.
+fn tool_results_text(request: notesoup_e2e::Request<'_>) -> String {
+    request
+        .tool_results()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `result` objects a stream-json run printed, one per message.
+fn result_lines(out: &Outcome) -> Vec<Value> {
+    out.stdout_json()
+        .into_iter()
+        .filter(|v| v["type"] == "result")
+        .collect()
+}
+
+/// A request of a disabled run: no notesoup tool listed, no boot anywhere in it.
+fn assert_no_notesoup(request: notesoup_e2e::Request<'_>) {
+    assert!(
+        notesoup_tools(request).is_empty(),
+        "notesoup tools listed while disabled: {:?}",
+        notesoup_tools(request)
+    );
+    assert!(
+        !request.all_text().contains(BOOT_OPEN),
+        "a boot while disabled"
+    );
 }
 
 fn notesoup_tools(request: notesoup_e2e::Request<'_>) -> Vec<String> {
@@ -115,10 +169,8 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
         Input::Message("/compact".into()),
         Input::Message("and again".into()),
     ]);
-    let out = harness()
-        .session("s13-disabled", script)
+    let out = session("s13-disabled", script)
         .env("NOTESOUP_DISABLED", "1")
-        .timeout(Duration::from_secs(90))
         .run(&mode)
         .unwrap();
     assert_clean_exit(&out);
@@ -126,15 +178,7 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
     let requests = out.message_requests();
     assert!(!requests.is_empty(), "no request reached the service");
     for r in &requests {
-        assert!(
-            notesoup_tools(*r).is_empty(),
-            "a request lists notesoup tools: {:?}",
-            notesoup_tools(*r)
-        );
-        assert!(
-            !r.all_text().contains(BOOT_OPEN),
-            "a request carries a boot"
-        );
+        assert_no_notesoup(*r);
     }
     // Native compaction ran: one summary request, a boundary on disk, and the next turn
     // starts from Claude's own summary.
@@ -154,11 +198,7 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
         out.debug_log.contains("NOTESOUP_DISABLED is set"),
         "the mod did not log that it is disabled"
     );
-    let results: Vec<Value> = out
-        .stdout_json()
-        .into_iter()
-        .filter(|v| v["type"] == "result")
-        .collect();
+    let results = result_lines(&out);
     assert_eq!(results.len(), 3, "one result per message");
     assert_eq!(results[0]["result"], "hello from the scripted model");
 }
@@ -251,25 +291,19 @@ fn s01_load_stream_json() {
 #[test]
 fn s01_load_interactive_tmux() {
     let _one = serial();
-    let steps = vec![
-        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
-        Step::Sleep(Duration::from_secs(2)),
-        Step::Type("ok".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::AfterRequests(1),
-        Step::WaitFor("ok from the scripted model".into(), Duration::from_secs(60)),
-        Step::Idle(Duration::from_secs(3)),
-        Step::Capture("after-ok".into()),
-        Step::Type("/exit".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::WaitFor(r"\[claude exited".into(), Duration::from_secs(20)),
-    ];
+    let mode = tmux(
+        "ok",
+        vec![
+            Step::AfterRequests(1),
+            Step::WaitFor("ok from the scripted model".into(), Duration::from_secs(60)),
+            Step::Idle(Duration::from_secs(3)),
+            Step::Capture("after-ok".into()),
+        ],
+    );
     let out = run(
         "s01-load-tmux",
         Script::new().fallback(Reply::text("ok from the scripted model")),
-        &Mode::Tmux(steps),
+        &mode,
     );
     assert_loaded(&out);
     assert_eq!(out.exit_code, Some(0));
@@ -447,13 +481,7 @@ fn s02_notes_round_trip() {
     assert_eq!(requests.len(), 5, "write, edit, list, read, answer");
     let results: Vec<String> = requests[1..]
         .iter()
-        .map(|r| {
-            r.tool_results()
-                .into_iter()
-                .map(|(_, t)| t)
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map(|r| tool_results_text(*r))
         .collect();
     for (i, body) in requests[1..].iter().enumerate() {
         let last = body.user_messages().last().copied().unwrap();
@@ -619,25 +647,15 @@ fn s04_empty_brain_continues_once_stream_json() {
 #[test]
 fn s04_empty_brain_continues_once_tmux() {
     let _one = serial();
-    let steps = vec![
-        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
-        Step::Sleep(Duration::from_secs(2)),
-        Step::Type("Clear your window now.".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::AfterRequests(2),
-        Step::Idle(Duration::from_secs(4)),
-        Step::Capture("after-reset".into()),
-        Step::Type("/exit".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::WaitFor(r"\[claude exited".into(), Duration::from_secs(20)),
-    ];
-    let out = run(
-        "s04-tmux",
-        reset_script("LW-FOUR-TMUX", None),
-        &Mode::Tmux(steps),
+    let mode = tmux(
+        "Clear your window now.",
+        vec![
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(4)),
+            Step::Capture("after-reset".into()),
+        ],
     );
+    let out = run("s04-tmux", reset_script("LW-FOUR-TMUX", None), &mode);
     assert_one_reset_one_continuation(&out, "LW-FOUR-TMUX");
 }
 
@@ -674,10 +692,8 @@ fn s05_parallel_reads_land_before_the_cutoff() {
     };
     let dir = notesoup_e2e::fresh_run_dir(session_name);
     let work = dir.join("work");
-    let session = harness()
-        .session(session_name, script_for(&work))
+    let session = session(session_name, script_for(&work))
         .run_dir(&dir)
-        .timeout(Duration::from_secs(90))
         .file("fast.txt", "FAST-CONTENT\n");
     // The slow sibling: a named pipe whose writer answers 2 s after the reader opens it.
     std::fs::create_dir_all(&work).unwrap();
@@ -754,10 +770,8 @@ fn s06_budget_warning_once_then_hard_clear() {
             Reply::text("Fresh window, notes checked."),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = harness()
-        .session("s06-budget", script)
+    let out = session("s06-budget", script)
         .env(WINDOW_200K.0, WINDOW_200K.1)
-        .timeout(Duration::from_secs(90))
         .run(&Mode::Print("Work until the budget runs out.".into()))
         .unwrap();
     assert_clean_exit(&out);
@@ -874,11 +888,7 @@ fn s08_user_compact_is_vetoed() {
     assert_clean_exit(&out);
     assert_eq!(compactions(&out), 0, "a summary request was made");
     assert_eq!(boundaries(&out), 0, "the transcript was compacted");
-    let results: Vec<Value> = out
-        .stdout_json()
-        .into_iter()
-        .filter(|v| v["type"] == "result")
-        .collect();
+    let results = result_lines(&out);
     assert_eq!(results.len(), 3);
     let notice = results[1]["result"]
         .as_str()
@@ -922,10 +932,8 @@ fn s09_natural_input_releases_the_cutoff() {
             Reply::text("Noted your extra thing."),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = harness()
-        .session("s09-natural", script)
+    let out = session("s09-natural", script)
         .args(&["--allowedTools", "Bash"])
-        .timeout(Duration::from_secs(90))
         .run(&Mode::StreamJson(vec![
             Input::Send("Clear your window after a short command.".into()),
             Input::AfterRequests(1),
@@ -993,10 +1001,8 @@ fn s10_interrupted_turn_does_not_reset() {
                 ),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = harness()
-        .session("s10-interrupt", script)
+    let out = session("s10-interrupt", script)
         .args(&["--allowedTools", "Bash"])
-        .timeout(Duration::from_secs(90))
         .run(&Mode::StreamJson(vec![
             Input::Send("Clear your window after a long command.".into()),
             Input::AfterRequests(1),
@@ -1098,12 +1104,7 @@ fn s11_history_after_reset() {
             ),
         )
         .then_with(Match::tool_result(true), |req| {
-            let listing = req
-                .tool_results()
-                .into_iter()
-                .map(|(_, t)| t)
-                .collect::<Vec<_>>()
-                .join("\n");
+            let listing = tool_results_text(*req);
             match seq_on_line(&listing, "PAPAYA-42") {
                 Some(seq) => Reply::tool(
                     "mcp__notesoup__history_read",
@@ -1124,11 +1125,7 @@ fn s11_history_after_reset() {
     assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert!(requests.len() >= 3, "no request after history_list");
-    let listing: String = requests[2]
-        .tool_results()
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let listing: String = tool_results_text(requests[2]);
     assert!(
         listing.contains("PAPAYA-42"),
         "history_list did not find the old message: {listing}"
@@ -1138,11 +1135,7 @@ fn s11_history_after_reset() {
         4,
         "original, continuation, after list, after read"
     );
-    let read: String = requests[3]
-        .tool_results()
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let read: String = tool_results_text(requests[3]);
     assert!(
         read.contains("PAPAYA-42"),
         "history_read did not return it: {read}"
@@ -1184,11 +1177,7 @@ fn s11_history_sessions_lists_this_session() {
         3,
         "the first prompt, the call, the answer after it"
     );
-    let listing: String = requests[2]
-        .tool_results()
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let listing: String = tool_results_text(requests[2]);
     let sid = out
         .transcripts
         .iter()
@@ -1376,26 +1365,17 @@ fn s08_user_compact_is_vetoed_print() {
 #[test]
 fn s13_disabled_print() {
     let _one = serial();
-    let out = harness()
-        .session(
-            "s13-disabled-print",
-            Script::new().fallback(Reply::text("plain ok")),
-        )
-        .env("NOTESOUP_DISABLED", "1")
-        .timeout(Duration::from_secs(90))
-        .run(&Mode::Print("ok".into()))
-        .unwrap();
+    let out = session(
+        "s13-disabled-print",
+        Script::new().fallback(Reply::text("plain ok")),
+    )
+    .env("NOTESOUP_DISABLED", "1")
+    .run(&Mode::Print("ok".into()))
+    .unwrap();
     assert_clean_exit(&out);
     assert_eq!(out.exit_code, Some(0));
     assert_eq!(out.stdout.trim(), "plain ok");
     let requests = out.message_requests();
     assert_eq!(requests.len(), 1);
-    assert!(
-        notesoup_tools(requests[0]).is_empty(),
-        "notesoup tools listed while disabled"
-    );
-    assert!(
-        !requests[0].all_text().contains(BOOT_OPEN),
-        "a boot while disabled"
-    );
+    assert_no_notesoup(requests[0]);
 }
