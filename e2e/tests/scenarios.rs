@@ -53,8 +53,17 @@ fn session(name: &str, script: Script) -> notesoup_e2e::Session<'static> {
         .timeout(Duration::from_secs(90))
 }
 
+/// Runs a scenario's session under the one-at-a-time lock.
 fn run(name: &str, script: Script, mode: &Mode) -> Outcome {
+    let _one = serial();
     session(name, script).run(mode).unwrap()
+}
+
+/// [`run`], then [`assert_clean_exit`].
+fn run_clean(name: &str, script: Script, mode: &Mode) -> Outcome {
+    let out = run(name, script, mode);
+    assert_clean_exit(&out);
+    out
 }
 
 /// An interactive run: wait for the prompt, type `prompt`, press Enter, then `middle`,
@@ -252,7 +261,6 @@ fn assert_loaded(out: &Outcome) {
 
 #[test]
 fn s01_load_print() {
-    let _one = serial();
     let out = run(
         "s01-load-print",
         Script::new().fallback(Reply::text("ok from the scripted model")),
@@ -265,7 +273,6 @@ fn s01_load_print() {
 
 #[test]
 fn s01_load_stream_json() {
-    let _one = serial();
     let out = run(
         "s01-load-stream-json",
         Script::new().fallback(Reply::text("ok from the scripted model")),
@@ -290,7 +297,6 @@ fn s01_load_stream_json() {
 
 #[test]
 fn s01_load_interactive_tmux() {
-    let _one = serial();
     let mode = tmux(
         "ok",
         vec![
@@ -443,7 +449,6 @@ fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)
 
 #[test]
 fn s02_notes_round_trip() {
-    let _one = serial();
     let tool = |name: &str, input: Value| Reply::tool(&format!("mcp__notesoup__{name}"), input);
     let after = |needle: &str| Match::tool_result(true).and_user_contains(needle);
     let script = Script::new()
@@ -471,12 +476,11 @@ fn s02_notes_round_trip() {
             Reply::text("Notes saved and checked."),
         )
         .fallback(Reply::text("(unexpected request)"));
-    let out = run(
+    let out = run_clean(
         "s02-notes",
         script,
         &Mode::Print("Keep a plan note.".into()),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert_eq!(requests.len(), 5, "write, edit, list, read, answer");
     let results: Vec<String> = requests[1..]
@@ -522,19 +526,17 @@ fn s02_notes_round_trip() {
 
 #[test]
 fn s03_empty_brain_terminate_true() {
-    let _one = serial();
     let script = Script::new()
         .then(
             Reply::text("Saving and clearing.")
                 .and_tool(EMPTY_BRAIN, empty_brain("LW-THREE", Some(true))),
         )
         .fallback(Reply::text("(no request was expected)"));
-    let out = run(
+    let out = run_clean(
         "s03-terminate",
         script,
         &Mode::Print("Clear your window now.".into()),
     );
-    assert_clean_exit(&out);
     let requests = out.message_requests();
     assert_eq!(
         requests.len(),
@@ -612,7 +614,6 @@ fn assert_one_reset_one_continuation(out: &Outcome, sticky: &str) {
 #[case::explicit_false("s04-explicit", Some(false))]
 #[case::omitted("s04-omitted", None)]
 fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: Option<bool>) {
-    let _one = serial();
     let out = run(
         name,
         reset_script("LW-FOUR", terminate),
@@ -630,7 +631,6 @@ fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: O
 
 #[test]
 fn s04_empty_brain_continues_once_stream_json() {
-    let _one = serial();
     let out = run(
         "s04-stream-json",
         reset_script("LW-FOUR-SJ", Some(false)),
@@ -646,7 +646,6 @@ fn s04_empty_brain_continues_once_stream_json() {
 
 #[test]
 fn s04_empty_brain_continues_once_tmux() {
-    let _one = serial();
     let mode = tmux(
         "Clear your window now.",
         vec![
@@ -819,7 +818,6 @@ fn s06_budget_warning_once_then_hard_clear() {
 
 #[test]
 fn s07_fresh_window_close_out_stops() {
-    let _one = serial();
     let script = Script::new()
         .then(Reply::text("Hello."))
         .then_when(
@@ -827,7 +825,7 @@ fn s07_fresh_window_close_out_stops() {
             Reply::text("Closing out.").and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN", Some(false))),
         )
         .fallback(Reply::text("(no continuation was expected)"));
-    let out = run(
+    let out = run_clean(
         "s07-fresh-window",
         script,
         &Mode::StreamJson(vec![
@@ -838,7 +836,6 @@ fn s07_fresh_window_close_out_stops() {
             Input::Idle(Duration::from_secs(3)),
         ]),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert_eq!(
         requests.len(),
@@ -869,14 +866,13 @@ fn s07_fresh_window_close_out_stops() {
 
 #[test]
 fn s08_user_compact_is_vetoed() {
-    let _one = serial();
     let script = Script::new()
         .rule(
             Match::compaction(),
             Reply::text("<summary>NATIVE SUMMARY</summary>"),
         )
         .fallback(Reply::text("Hello."));
-    let out = run(
+    let out = run_clean(
         "s08-veto",
         script,
         &Mode::StreamJson(vec![
@@ -885,7 +881,6 @@ fn s08_user_compact_is_vetoed() {
             Input::Message("still here?".into()),
         ]),
     );
-    assert_clean_exit(&out);
     assert_eq!(compactions(&out), 0, "a summary request was made");
     assert_eq!(boundaries(&out), 0, "the transcript was compacted");
     let results = result_lines(&out);
@@ -1031,7 +1026,6 @@ fn s10_interrupted_turn_does_not_reset() {
 
 #[test]
 fn s10_failed_continuation_is_reported_not_compacted_again() {
-    let _one = serial();
     let script = Script::new()
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-TEN-B", Some(false))))
         .rule(
@@ -1090,7 +1084,6 @@ fn seq_on_line(listing: &str, needle: &str) -> Option<u64> {
 
 #[test]
 fn s11_history_after_reset() {
-    let _one = serial();
     let script = Script::new()
         .then(
             Reply::text("Noted; clearing.")
@@ -1115,14 +1108,13 @@ fn s11_history_after_reset() {
         })
         .then_when(Match::tool_result(true), Reply::text("Found it again."))
         .fallback(Reply::text("(fallback)"));
-    let out = run(
+    let out = run_clean(
         "s11-history",
         script,
         &Mode::Print(
             "The secret word is PAPAYA-42. Remember nothing else; clear your window.".into(),
         ),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert!(requests.len() >= 3, "no request after history_list");
     let listing: String = tool_results_text(requests[2]);
@@ -1151,7 +1143,6 @@ fn s11_history_after_reset() {
 /// Issue 8: the model lists sessions across harnesses and finds this one.
 #[test]
 fn s11_history_sessions_lists_this_session() {
-    let _one = serial();
     // The call comes in a second prompt: Claude writes a transcript a moment after its
     // row, so a listing in the very first request may not see the session yet.
     let script = Script::new()
@@ -1162,7 +1153,7 @@ fn s11_history_sessions_lists_this_session() {
         ))
         .then_when(Match::tool_result(true), Reply::text("Listed."))
         .fallback(Reply::text("(fallback)"));
-    let out = run(
+    let out = run_clean(
         "s11-history-sessions",
         script,
         &Mode::PrintContinued(vec![
@@ -1170,7 +1161,6 @@ fn s11_history_sessions_lists_this_session() {
             "Which sessions are there?".into(),
         ]),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert_eq!(
         requests.len(),
@@ -1200,7 +1190,6 @@ fn s11_history_sessions_lists_this_session() {
 
 #[test]
 fn s12_subagent_cannot_reset_the_main_brain() {
-    let _one = serial();
     let script = Script::new()
         .rule_times(
             Match::user_contains("SUBAGENT-TASK").and_tool_result(false),
@@ -1220,12 +1209,11 @@ fn s12_subagent_cannot_reset_the_main_brain() {
         ))
         .then_when(Match::tool_result(true), Reply::text("The subagent is running."))
         .fallback(Reply::text("(fallback)"));
-    let out = run(
+    let out = run_clean(
         "s12-subagent",
         script,
         &Mode::Print("Delegate to a subagent.".into()),
     );
-    assert_clean_exit(&out);
     let sub_called = out
         .message_bodies()
         .iter()
@@ -1261,7 +1249,6 @@ fn s12_subagent_cannot_reset_the_main_brain() {
 
 #[test]
 fn s07_fresh_window_close_out_print() {
-    let _one = serial();
     let script = Script::new()
         .then(Reply::text("Hello."))
         .then_when(
@@ -1270,12 +1257,11 @@ fn s07_fresh_window_close_out_print() {
                 .and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN-P", Some(false))),
         )
         .fallback(Reply::text("(no continuation was expected)"));
-    let out = run(
+    let out = run_clean(
         "s07-fresh-window-print",
         script,
         &Mode::PrintContinued(vec!["hello".into(), "/fresh-window".into()]),
     );
-    assert_clean_exit(&out);
     // The close-out turn's end says what really follows: no continuation (STOP).
     assert!(
         rows_containing(&out, "continues from a fresh window").is_empty(),
@@ -1308,13 +1294,11 @@ fn s07_fresh_window_close_out_print() {
 /// start; the person reads why on stdout, and nothing is sent or cleared.
 #[test]
 fn s07_fresh_window_first_prompt_print() {
-    let _one = serial();
-    let out = run(
+    let out = run_clean(
         "s07-fresh-window-first-print",
         Script::new().fallback(Reply::text("(no close-out was expected)")),
         &Mode::Print("/fresh-window".into()),
     );
-    assert_clean_exit(&out);
     let stdout = out.stdout.trim();
     assert!(
         stdout.contains("saving notes, then clearing"),
@@ -1330,19 +1314,17 @@ fn s07_fresh_window_first_prompt_print() {
 
 #[test]
 fn s08_user_compact_is_vetoed_print() {
-    let _one = serial();
     let script = Script::new()
         .rule(
             Match::compaction(),
             Reply::text("<summary>NATIVE SUMMARY</summary>"),
         )
         .fallback(Reply::text("Hello."));
-    let out = run(
+    let out = run_clean(
         "s08-veto-print",
         script,
         &Mode::PrintContinued(vec!["hello".into(), "/compact".into()]),
     );
-    assert_clean_exit(&out);
     assert_eq!(compactions(&out), 0, "a summary request was made");
     assert_eq!(boundaries(&out), 0, "the transcript was compacted");
     let notice = out
