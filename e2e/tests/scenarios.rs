@@ -816,6 +816,28 @@ fn s06_budget_warning_once_then_hard_clear() {
 // ---------------------------------------------------------------------------------
 // 7. /fresh-window while idle: one hidden close-out turn; STOP holds; no continuation.
 
+/// `/fresh-window`'s close-out ran once and STOP held: the first turn and one close-out
+/// turn whose tail carries `warning`, one commit, no summary, the close-out prompt only.
+fn assert_one_close_out(out: &Outcome, warning: &str) {
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the first turn and one close-out turn, no continuation"
+    );
+    assert!(
+        requests[1].tail_text().contains(warning),
+        "the close-out turn carries no budget warning"
+    );
+    assert_eq!(boundaries(out), 1, "the close-out commits once");
+    assert_eq!(compactions(out), 0);
+    assert_eq!(
+        plugin_prompts(out),
+        1,
+        "the close-out prompt and no continuation prompt"
+    );
+}
+
 #[test]
 fn s07_fresh_window_close_out_stops() {
     let script = Script::new()
@@ -836,23 +858,7 @@ fn s07_fresh_window_close_out_stops() {
             Input::Idle(Duration::from_secs(3)),
         ]),
     );
-    let requests = out.model_turn_requests();
-    assert_eq!(
-        requests.len(),
-        2,
-        "the first turn and the one close-out turn, no continuation"
-    );
-    assert!(
-        requests[1].tail_text().contains(EMPTY_BRAIN),
-        "the close-out turn carries no budget warning"
-    );
-    assert_eq!(boundaries(&out), 1, "the close-out commits once");
-    assert_eq!(compactions(&out), 0);
-    assert_eq!(
-        plugin_prompts(&out),
-        1,
-        "the close-out prompt and no continuation prompt"
-    );
+    assert_one_close_out(&out, EMPTY_BRAIN);
     assert!(
         !out.message_bodies()
             .iter()
@@ -1281,23 +1287,7 @@ fn s07_fresh_window_close_out_print() {
         !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
         "the end of the close-out turn does not say the fresh window waits"
     );
-    let requests = out.model_turn_requests();
-    assert_eq!(
-        requests.len(),
-        2,
-        "the first turn and one close-out turn, no continuation"
-    );
-    assert!(
-        requests[1].tail_text().contains("budget warning"),
-        "the close-out turn carries no budget warning"
-    );
-    assert_eq!(boundaries(&out), 1, "the close-out commits once");
-    assert_eq!(compactions(&out), 0);
-    assert_eq!(
-        plugin_prompts(&out),
-        1,
-        "the close-out prompt and no continuation prompt"
-    );
+    assert_one_close_out(&out, "budget warning");
 }
 
 /// `/fresh-window` as the very first prompt: nothing measured yet, so the close-out cannot
