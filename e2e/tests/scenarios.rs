@@ -46,12 +46,75 @@ fn harness() -> &'static Harness {
     HARNESS.get_or_init(|| Harness::from_env().unwrap())
 }
 
-fn run(name: &str, script: Script, mode: &Mode) -> Outcome {
+/// A session of the real CLI with the scenarios' 90 s bound; add env or args, then `.run`.
+fn session(name: &str, script: Script) -> notesoup_e2e::Session<'static> {
     harness()
         .session(name, script)
         .timeout(Duration::from_secs(90))
-        .run(mode)
-        .unwrap()
+}
+
+/// Runs a scenario's session under the one-at-a-time lock.
+fn run(name: &str, script: Script, mode: &Mode) -> Outcome {
+    let _one = serial();
+    session(name, script).run(mode).unwrap()
+}
+
+/// [`run`], then [`assert_clean_exit`].
+fn run_clean(name: &str, script: Script, mode: &Mode) -> Outcome {
+    let out = run(name, script, mode);
+    assert_clean_exit(&out);
+    out
+}
+
+/// An interactive run: wait for the prompt, type `prompt`, press Enter, then `middle`,
+/// then `/exit` and wait for the CLI to end.
+fn tmux(prompt: &str, middle: Vec<Step>) -> Mode {
+    let mut steps = vec![
+        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
+        Step::Sleep(Duration::from_secs(2)),
+        Step::Type(prompt.into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+    ];
+    steps.extend(middle);
+    steps.extend([
+        Step::Type("/exit".into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+        Step::WaitFor(r"\[claude exited".into(), Duration::from_secs(20)),
+    ]);
+    Mode::Tmux(steps)
+}
+
+/// The texts of `request`'s tool results, one a line.
+fn tool_results_text(request: notesoup_e2e::Request<'_>) -> String {
+    request
+        .tool_results()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `result` objects a stream-json run printed, one per message.
+fn result_lines(out: &Outcome) -> Vec<Value> {
+    out.stdout_json()
+        .into_iter()
+        .filter(|v| v["type"] == "result")
+        .collect()
+}
+
+/// A request of a disabled run: no notesoup tool listed, no boot anywhere in it.
+fn assert_no_notesoup(request: notesoup_e2e::Request<'_>) {
+    assert!(
+        notesoup_tools(request).is_empty(),
+        "notesoup tools listed while disabled: {:?}",
+        notesoup_tools(request)
+    );
+    assert!(
+        !request.all_text().contains(BOOT_OPEN),
+        "a boot while disabled"
+    );
 }
 
 fn notesoup_tools(request: notesoup_e2e::Request<'_>) -> Vec<String> {
@@ -115,10 +178,8 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
         Input::Message("/compact".into()),
         Input::Message("and again".into()),
     ]);
-    let out = harness()
-        .session("s13-disabled", script)
+    let out = session("s13-disabled", script)
         .env("NOTESOUP_DISABLED", "1")
-        .timeout(Duration::from_secs(90))
         .run(&mode)
         .unwrap();
     assert_clean_exit(&out);
@@ -126,15 +187,7 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
     let requests = out.message_requests();
     assert!(!requests.is_empty(), "no request reached the service");
     for r in &requests {
-        assert!(
-            notesoup_tools(*r).is_empty(),
-            "a request lists notesoup tools: {:?}",
-            notesoup_tools(*r)
-        );
-        assert!(
-            !r.all_text().contains(BOOT_OPEN),
-            "a request carries a boot"
-        );
+        assert_no_notesoup(*r);
     }
     // Native compaction ran: one summary request, a boundary on disk, and the next turn
     // starts from Claude's own summary.
@@ -154,11 +207,7 @@ fn s13_disabled_no_tools_native_compaction_untouched() {
         out.debug_log.contains("NOTESOUP_DISABLED is set"),
         "the mod did not log that it is disabled"
     );
-    let results: Vec<Value> = out
-        .stdout_json()
-        .into_iter()
-        .filter(|v| v["type"] == "result")
-        .collect();
+    let results = result_lines(&out);
     assert_eq!(results.len(), 3, "one result per message");
     assert_eq!(results[0]["result"], "hello from the scripted model");
 }
@@ -212,7 +261,6 @@ fn assert_loaded(out: &Outcome) {
 
 #[test]
 fn s01_load_print() {
-    let _one = serial();
     let out = run(
         "s01-load-print",
         Script::new().fallback(Reply::text("ok from the scripted model")),
@@ -225,7 +273,6 @@ fn s01_load_print() {
 
 #[test]
 fn s01_load_stream_json() {
-    let _one = serial();
     let out = run(
         "s01-load-stream-json",
         Script::new().fallback(Reply::text("ok from the scripted model")),
@@ -250,26 +297,19 @@ fn s01_load_stream_json() {
 
 #[test]
 fn s01_load_interactive_tmux() {
-    let _one = serial();
-    let steps = vec![
-        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
-        Step::Sleep(Duration::from_secs(2)),
-        Step::Type("ok".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::AfterRequests(1),
-        Step::WaitFor("ok from the scripted model".into(), Duration::from_secs(60)),
-        Step::Idle(Duration::from_secs(3)),
-        Step::Capture("after-ok".into()),
-        Step::Type("/exit".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::WaitFor(r"\[claude exited".into(), Duration::from_secs(20)),
-    ];
+    let mode = tmux(
+        "ok",
+        vec![
+            Step::AfterRequests(1),
+            Step::WaitFor("ok from the scripted model".into(), Duration::from_secs(60)),
+            Step::Idle(Duration::from_secs(3)),
+            Step::Capture("after-ok".into()),
+        ],
+    );
     let out = run(
         "s01-load-tmux",
         Script::new().fallback(Reply::text("ok from the scripted model")),
-        &Mode::Tmux(steps),
+        &mode,
     );
     assert_loaded(&out);
     assert_eq!(out.exit_code, Some(0));
@@ -409,7 +449,6 @@ fn files_under(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)
 
 #[test]
 fn s02_notes_round_trip() {
-    let _one = serial();
     let tool = |name: &str, input: Value| Reply::tool(&format!("mcp__notesoup__{name}"), input);
     let after = |needle: &str| Match::tool_result(true).and_user_contains(needle);
     let script = Script::new()
@@ -437,23 +476,16 @@ fn s02_notes_round_trip() {
             Reply::text("Notes saved and checked."),
         )
         .fallback(Reply::text("(unexpected request)"));
-    let out = run(
+    let out = run_clean(
         "s02-notes",
         script,
         &Mode::Print("Keep a plan note.".into()),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert_eq!(requests.len(), 5, "write, edit, list, read, answer");
     let results: Vec<String> = requests[1..]
         .iter()
-        .map(|r| {
-            r.tool_results()
-                .into_iter()
-                .map(|(_, t)| t)
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map(|r| tool_results_text(*r))
         .collect();
     for (i, body) in requests[1..].iter().enumerate() {
         let last = body.user_messages().last().copied().unwrap();
@@ -494,19 +526,17 @@ fn s02_notes_round_trip() {
 
 #[test]
 fn s03_empty_brain_terminate_true() {
-    let _one = serial();
     let script = Script::new()
         .then(
             Reply::text("Saving and clearing.")
                 .and_tool(EMPTY_BRAIN, empty_brain("LW-THREE", Some(true))),
         )
         .fallback(Reply::text("(no request was expected)"));
-    let out = run(
+    let out = run_clean(
         "s03-terminate",
         script,
         &Mode::Print("Clear your window now.".into()),
     );
-    assert_clean_exit(&out);
     let requests = out.message_requests();
     assert_eq!(
         requests.len(),
@@ -584,7 +614,6 @@ fn assert_one_reset_one_continuation(out: &Outcome, sticky: &str) {
 #[case::explicit_false("s04-explicit", Some(false))]
 #[case::omitted("s04-omitted", None)]
 fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: Option<bool>) {
-    let _one = serial();
     let out = run(
         name,
         reset_script("LW-FOUR", terminate),
@@ -602,7 +631,6 @@ fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: O
 
 #[test]
 fn s04_empty_brain_continues_once_stream_json() {
-    let _one = serial();
     let out = run(
         "s04-stream-json",
         reset_script("LW-FOUR-SJ", Some(false)),
@@ -618,26 +646,15 @@ fn s04_empty_brain_continues_once_stream_json() {
 
 #[test]
 fn s04_empty_brain_continues_once_tmux() {
-    let _one = serial();
-    let steps = vec![
-        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
-        Step::Sleep(Duration::from_secs(2)),
-        Step::Type("Clear your window now.".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::AfterRequests(2),
-        Step::Idle(Duration::from_secs(4)),
-        Step::Capture("after-reset".into()),
-        Step::Type("/exit".into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-        Step::WaitFor(r"\[claude exited".into(), Duration::from_secs(20)),
-    ];
-    let out = run(
-        "s04-tmux",
-        reset_script("LW-FOUR-TMUX", None),
-        &Mode::Tmux(steps),
+    let mode = tmux(
+        "Clear your window now.",
+        vec![
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(4)),
+            Step::Capture("after-reset".into()),
+        ],
     );
+    let out = run("s04-tmux", reset_script("LW-FOUR-TMUX", None), &mode);
     assert_one_reset_one_continuation(&out, "LW-FOUR-TMUX");
 }
 
@@ -674,10 +691,8 @@ fn s05_parallel_reads_land_before_the_cutoff() {
     };
     let dir = notesoup_e2e::fresh_run_dir(session_name);
     let work = dir.join("work");
-    let session = harness()
-        .session(session_name, script_for(&work))
+    let session = session(session_name, script_for(&work))
         .run_dir(&dir)
-        .timeout(Duration::from_secs(90))
         .file("fast.txt", "FAST-CONTENT\n");
     // The slow sibling: a named pipe whose writer answers 2 s after the reader opens it.
     std::fs::create_dir_all(&work).unwrap();
@@ -754,10 +769,8 @@ fn s06_budget_warning_once_then_hard_clear() {
             Reply::text("Fresh window, notes checked."),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = harness()
-        .session("s06-budget", script)
+    let out = session("s06-budget", script)
         .env(WINDOW_200K.0, WINDOW_200K.1)
-        .timeout(Duration::from_secs(90))
         .run(&Mode::Print("Work until the budget runs out.".into()))
         .unwrap();
     assert_clean_exit(&out);
@@ -803,9 +816,30 @@ fn s06_budget_warning_once_then_hard_clear() {
 // ---------------------------------------------------------------------------------
 // 7. /fresh-window while idle: one hidden close-out turn; STOP holds; no continuation.
 
+/// `/fresh-window`'s close-out ran once and STOP held: the first turn and one close-out
+/// turn whose tail carries `warning`, one commit, no summary, the close-out prompt only.
+fn assert_one_close_out(out: &Outcome, warning: &str) {
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the first turn and one close-out turn, no continuation"
+    );
+    assert!(
+        requests[1].tail_text().contains(warning),
+        "the close-out turn carries no budget warning"
+    );
+    assert_eq!(boundaries(out), 1, "the close-out commits once");
+    assert_eq!(compactions(out), 0);
+    assert_eq!(
+        plugin_prompts(out),
+        1,
+        "the close-out prompt and no continuation prompt"
+    );
+}
+
 #[test]
 fn s07_fresh_window_close_out_stops() {
-    let _one = serial();
     let script = Script::new()
         .then(Reply::text("Hello."))
         .then_when(
@@ -813,7 +847,7 @@ fn s07_fresh_window_close_out_stops() {
             Reply::text("Closing out.").and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN", Some(false))),
         )
         .fallback(Reply::text("(no continuation was expected)"));
-    let out = run(
+    let out = run_clean(
         "s07-fresh-window",
         script,
         &Mode::StreamJson(vec![
@@ -824,24 +858,7 @@ fn s07_fresh_window_close_out_stops() {
             Input::Idle(Duration::from_secs(3)),
         ]),
     );
-    assert_clean_exit(&out);
-    let requests = out.model_turn_requests();
-    assert_eq!(
-        requests.len(),
-        2,
-        "the first turn and the one close-out turn, no continuation"
-    );
-    assert!(
-        requests[1].tail_text().contains(EMPTY_BRAIN),
-        "the close-out turn carries no budget warning"
-    );
-    assert_eq!(boundaries(&out), 1, "the close-out commits once");
-    assert_eq!(compactions(&out), 0);
-    assert_eq!(
-        plugin_prompts(&out),
-        1,
-        "the close-out prompt and no continuation prompt"
-    );
+    assert_one_close_out(&out, EMPTY_BRAIN);
     assert!(
         !out.message_bodies()
             .iter()
@@ -853,38 +870,21 @@ fn s07_fresh_window_close_out_stops() {
 // ---------------------------------------------------------------------------------
 // 8. A user /compact is vetoed with a one-line notice; nothing is compacted.
 
-#[test]
-fn s08_user_compact_is_vetoed() {
-    let _one = serial();
-    let script = Script::new()
+/// A script whose summary request, were one made, would be answered with a native summary.
+fn veto_script() -> Script {
+    Script::new()
         .rule(
             Match::compaction(),
             Reply::text("<summary>NATIVE SUMMARY</summary>"),
         )
-        .fallback(Reply::text("Hello."));
-    let out = run(
-        "s08-veto",
-        script,
-        &Mode::StreamJson(vec![
-            Input::Message("hello".into()),
-            Input::Message("/compact".into()),
-            Input::Message("still here?".into()),
-        ]),
-    );
-    assert_clean_exit(&out);
-    assert_eq!(compactions(&out), 0, "a summary request was made");
-    assert_eq!(boundaries(&out), 0, "the transcript was compacted");
-    let results: Vec<Value> = out
-        .stdout_json()
-        .into_iter()
-        .filter(|v| v["type"] == "result")
-        .collect();
-    assert_eq!(results.len(), 3);
-    let notice = results[1]["result"]
-        .as_str()
-        .unwrap_or("")
-        .trim()
-        .to_owned();
+        .fallback(Reply::text("Hello."))
+}
+
+/// The user's `/compact` was vetoed: no summary request, no compaction on disk, and the
+/// person was told so in one line that names notesoup.
+fn assert_vetoed(out: &Outcome, notice: &str) {
+    assert_eq!(compactions(out), 0, "a summary request was made");
+    assert_eq!(boundaries(out), 0, "the transcript was compacted");
     assert!(
         notice.to_lowercase().contains("notesoup"),
         "the /compact notice: {notice:?}"
@@ -894,6 +894,27 @@ fn s08_user_compact_is_vetoed() {
         1,
         "the notice is not one line: {notice:?}"
     );
+}
+
+#[test]
+fn s08_user_compact_is_vetoed() {
+    let out = run_clean(
+        "s08-veto",
+        veto_script(),
+        &Mode::StreamJson(vec![
+            Input::Message("hello".into()),
+            Input::Message("/compact".into()),
+            Input::Message("still here?".into()),
+        ]),
+    );
+    let results = result_lines(&out);
+    assert_eq!(results.len(), 3);
+    let notice = results[1]["result"]
+        .as_str()
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    assert_vetoed(&out, &notice);
     // The conversation goes on uncompacted: the third turn still holds the first.
     let last = out.model_turn_requests().last().copied().unwrap();
     assert!(last.all_text().contains("hello"));
@@ -922,10 +943,8 @@ fn s09_natural_input_releases_the_cutoff() {
             Reply::text("Noted your extra thing."),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = harness()
-        .session("s09-natural", script)
+    let out = session("s09-natural", script)
         .args(&["--allowedTools", "Bash"])
-        .timeout(Duration::from_secs(90))
         .run(&Mode::StreamJson(vec![
             Input::Send("Clear your window after a short command.".into()),
             Input::AfterRequests(1),
@@ -993,10 +1012,8 @@ fn s10_interrupted_turn_does_not_reset() {
                 ),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = harness()
-        .session("s10-interrupt", script)
+    let out = session("s10-interrupt", script)
         .args(&["--allowedTools", "Bash"])
-        .timeout(Duration::from_secs(90))
         .run(&Mode::StreamJson(vec![
             Input::Send("Clear your window after a long command.".into()),
             Input::AfterRequests(1),
@@ -1025,7 +1042,6 @@ fn s10_interrupted_turn_does_not_reset() {
 
 #[test]
 fn s10_failed_continuation_is_reported_not_compacted_again() {
-    let _one = serial();
     let script = Script::new()
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-TEN-B", Some(false))))
         .rule(
@@ -1084,7 +1100,6 @@ fn seq_on_line(listing: &str, needle: &str) -> Option<u64> {
 
 #[test]
 fn s11_history_after_reset() {
-    let _one = serial();
     let script = Script::new()
         .then(
             Reply::text("Noted; clearing.")
@@ -1098,12 +1113,7 @@ fn s11_history_after_reset() {
             ),
         )
         .then_with(Match::tool_result(true), |req| {
-            let listing = req
-                .tool_results()
-                .into_iter()
-                .map(|(_, t)| t)
-                .collect::<Vec<_>>()
-                .join("\n");
+            let listing = tool_results_text(*req);
             match seq_on_line(&listing, "PAPAYA-42") {
                 Some(seq) => Reply::tool(
                     "mcp__notesoup__history_read",
@@ -1114,21 +1124,16 @@ fn s11_history_after_reset() {
         })
         .then_when(Match::tool_result(true), Reply::text("Found it again."))
         .fallback(Reply::text("(fallback)"));
-    let out = run(
+    let out = run_clean(
         "s11-history",
         script,
         &Mode::Print(
             "The secret word is PAPAYA-42. Remember nothing else; clear your window.".into(),
         ),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert!(requests.len() >= 3, "no request after history_list");
-    let listing: String = requests[2]
-        .tool_results()
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let listing: String = tool_results_text(requests[2]);
     assert!(
         listing.contains("PAPAYA-42"),
         "history_list did not find the old message: {listing}"
@@ -1138,11 +1143,7 @@ fn s11_history_after_reset() {
         4,
         "original, continuation, after list, after read"
     );
-    let read: String = requests[3]
-        .tool_results()
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let read: String = tool_results_text(requests[3]);
     assert!(
         read.contains("PAPAYA-42"),
         "history_read did not return it: {read}"
@@ -1158,7 +1159,6 @@ fn s11_history_after_reset() {
 /// Issue 8: the model lists sessions across harnesses and finds this one.
 #[test]
 fn s11_history_sessions_lists_this_session() {
-    let _one = serial();
     // The call comes in a second prompt: Claude writes a transcript a moment after its
     // row, so a listing in the very first request may not see the session yet.
     let script = Script::new()
@@ -1169,7 +1169,7 @@ fn s11_history_sessions_lists_this_session() {
         ))
         .then_when(Match::tool_result(true), Reply::text("Listed."))
         .fallback(Reply::text("(fallback)"));
-    let out = run(
+    let out = run_clean(
         "s11-history-sessions",
         script,
         &Mode::PrintContinued(vec![
@@ -1177,18 +1177,13 @@ fn s11_history_sessions_lists_this_session() {
             "Which sessions are there?".into(),
         ]),
     );
-    assert_clean_exit(&out);
     let requests = out.model_turn_requests();
     assert_eq!(
         requests.len(),
         3,
         "the first prompt, the call, the answer after it"
     );
-    let listing: String = requests[2]
-        .tool_results()
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let listing: String = tool_results_text(requests[2]);
     let sid = out
         .transcripts
         .iter()
@@ -1211,7 +1206,6 @@ fn s11_history_sessions_lists_this_session() {
 
 #[test]
 fn s12_subagent_cannot_reset_the_main_brain() {
-    let _one = serial();
     let script = Script::new()
         .rule_times(
             Match::user_contains("SUBAGENT-TASK").and_tool_result(false),
@@ -1231,12 +1225,11 @@ fn s12_subagent_cannot_reset_the_main_brain() {
         ))
         .then_when(Match::tool_result(true), Reply::text("The subagent is running."))
         .fallback(Reply::text("(fallback)"));
-    let out = run(
+    let out = run_clean(
         "s12-subagent",
         script,
         &Mode::Print("Delegate to a subagent.".into()),
     );
-    assert_clean_exit(&out);
     let sub_called = out
         .message_bodies()
         .iter()
@@ -1272,7 +1265,6 @@ fn s12_subagent_cannot_reset_the_main_brain() {
 
 #[test]
 fn s07_fresh_window_close_out_print() {
-    let _one = serial();
     let script = Script::new()
         .then(Reply::text("Hello."))
         .then_when(
@@ -1281,12 +1273,11 @@ fn s07_fresh_window_close_out_print() {
                 .and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN-P", Some(false))),
         )
         .fallback(Reply::text("(no continuation was expected)"));
-    let out = run(
+    let out = run_clean(
         "s07-fresh-window-print",
         script,
         &Mode::PrintContinued(vec!["hello".into(), "/fresh-window".into()]),
     );
-    assert_clean_exit(&out);
     // The close-out turn's end says what really follows: no continuation (STOP).
     assert!(
         rows_containing(&out, "continues from a fresh window").is_empty(),
@@ -1296,36 +1287,18 @@ fn s07_fresh_window_close_out_print() {
         !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
         "the end of the close-out turn does not say the fresh window waits"
     );
-    let requests = out.model_turn_requests();
-    assert_eq!(
-        requests.len(),
-        2,
-        "the first turn and one close-out turn, no continuation"
-    );
-    assert!(
-        requests[1].tail_text().contains("budget warning"),
-        "the close-out turn carries no budget warning"
-    );
-    assert_eq!(boundaries(&out), 1, "the close-out commits once");
-    assert_eq!(compactions(&out), 0);
-    assert_eq!(
-        plugin_prompts(&out),
-        1,
-        "the close-out prompt and no continuation prompt"
-    );
+    assert_one_close_out(&out, "budget warning");
 }
 
 /// `/fresh-window` as the very first prompt: nothing measured yet, so the close-out cannot
 /// start; the person reads why on stdout, and nothing is sent or cleared.
 #[test]
 fn s07_fresh_window_first_prompt_print() {
-    let _one = serial();
-    let out = run(
+    let out = run_clean(
         "s07-fresh-window-first-print",
         Script::new().fallback(Reply::text("(no close-out was expected)")),
         &Mode::Print("/fresh-window".into()),
     );
-    assert_clean_exit(&out);
     let stdout = out.stdout.trim();
     assert!(
         stdout.contains("saving notes, then clearing"),
@@ -1341,61 +1314,34 @@ fn s07_fresh_window_first_prompt_print() {
 
 #[test]
 fn s08_user_compact_is_vetoed_print() {
-    let _one = serial();
-    let script = Script::new()
-        .rule(
-            Match::compaction(),
-            Reply::text("<summary>NATIVE SUMMARY</summary>"),
-        )
-        .fallback(Reply::text("Hello."));
-    let out = run(
+    let out = run_clean(
         "s08-veto-print",
-        script,
+        veto_script(),
         &Mode::PrintContinued(vec!["hello".into(), "/compact".into()]),
     );
-    assert_clean_exit(&out);
-    assert_eq!(compactions(&out), 0, "a summary request was made");
-    assert_eq!(boundaries(&out), 0, "the transcript was compacted");
     let notice = out
         .stdout
         .trim()
         .strip_prefix("Hello.")
         .unwrap_or("")
         .trim();
-    assert!(
-        notice.to_lowercase().contains("notesoup"),
-        "the /compact notice: {notice:?}"
-    );
-    assert_eq!(
-        notice.lines().count(),
-        1,
-        "the notice is not one line: {notice:?}"
-    );
+    assert_vetoed(&out, notice);
 }
 
 #[test]
 fn s13_disabled_print() {
     let _one = serial();
-    let out = harness()
-        .session(
-            "s13-disabled-print",
-            Script::new().fallback(Reply::text("plain ok")),
-        )
-        .env("NOTESOUP_DISABLED", "1")
-        .timeout(Duration::from_secs(90))
-        .run(&Mode::Print("ok".into()))
-        .unwrap();
+    let out = session(
+        "s13-disabled-print",
+        Script::new().fallback(Reply::text("plain ok")),
+    )
+    .env("NOTESOUP_DISABLED", "1")
+    .run(&Mode::Print("ok".into()))
+    .unwrap();
     assert_clean_exit(&out);
     assert_eq!(out.exit_code, Some(0));
     assert_eq!(out.stdout.trim(), "plain ok");
     let requests = out.message_requests();
     assert_eq!(requests.len(), 1);
-    assert!(
-        notesoup_tools(requests[0]).is_empty(),
-        "notesoup tools listed while disabled"
-    );
-    assert!(
-        !requests[0].all_text().contains(BOOT_OPEN),
-        "a boot while disabled"
-    );
+    assert_no_notesoup(requests[0]);
 }
