@@ -325,6 +325,35 @@ fn concurrent_readers_agree_and_leave_a_whole_index() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A transcript of 100 generated events at `dir/name`, read once through `cache`.
+fn indexed_transcript(dir: &Path, name: &str, cache: &Cache) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
+    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(cache)).is_ok());
+    path
+}
+
+/// Dates the index of `path` `secs` seconds after an hour ago, so eviction order does not
+/// hang on timestamp granularity.
+fn age_index(cache: &Cache, path: &Path, secs: u64) {
+    let at = std::time::SystemTime::now() - std::time::Duration::from_secs(3600)
+        + std::time::Duration::from_secs(secs);
+    File::options()
+        .write(true)
+        .open(index_path(&cache.dir, path))
+        .unwrap()
+        .set_modified(at)
+        .unwrap();
+}
+
+/// Which of `paths` still have an index.
+fn kept(cache: &Cache, paths: &[&PathBuf]) -> Vec<bool> {
+    paths
+        .iter()
+        .map(|p| index_path(&cache.dir, p).exists())
+        .collect()
+}
+
 #[test]
 fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first() {
     let dir = scratch("evict");
@@ -334,43 +363,27 @@ fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first()
         keep: 3,
         max_bytes: u64::MAX,
     };
-    let read = |path: &Path| {
-        read_transcript(path, &Options::default(), &Head::Leaf, Some(&cache)).map_err(|_| ())
-    };
     let small = dir.join("small.jsonl");
     std::fs::write(&small, generated(5).join("\n") + "\n").unwrap();
-    assert!(read(&small).is_ok());
+    assert!(read_transcript(&small, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
     assert!(!index_path(&cache.dir, &small).exists(), "below min_bytes");
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    let mut paths = Vec::new();
-    for i in 0..5 {
-        let path = dir.join(format!("t{i}.jsonl"));
-        std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
-        assert!(read(&path).is_ok());
-        // Ages the index, so the order of use does not hang on timestamp granularity.
-        let index = index_path(&cache.dir, &path);
-        File::options()
-            .write(true)
-            .open(&index)
-            .unwrap()
-            .set_modified(old + std::time::Duration::from_secs(i))
-            .unwrap();
-        paths.push(path);
-    }
+    let paths: Vec<PathBuf> = (0..5)
+        .map(|i| {
+            let path = indexed_transcript(&dir, &format!("t{i}.jsonl"), &cache);
+            age_index(&cache, &path, i);
+            path
+        })
+        .collect();
     // Using t0's index makes it the most recent; the next write evicts down to 3.
     assert_eq!(
-        read(&paths[0]).map(|t| t.events.len()),
+        read_transcript(&paths[0], &Options::default(), &Head::Leaf, Some(&cache))
+            .map(|t| t.events.len())
+            .map_err(|_| ()),
         fresh(&paths[0]).map(|t| t.events.len()).map_err(|_| ())
     );
-    let path = dir.join("t5.jsonl");
-    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
-    assert!(read(&path).is_ok());
-    let kept: Vec<bool> = paths
-        .iter()
-        .chain([&path])
-        .map(|p| index_path(&cache.dir, p).exists())
-        .collect();
-    assert_eq!(kept, [true, false, false, false, true, true]);
+    let last = indexed_transcript(&dir, "t5.jsonl", &cache);
+    let all: Vec<&PathBuf> = paths.iter().chain([&last]).collect();
+    assert_eq!(kept(&cache, &all), [true, false, false, false, true, true]);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -383,41 +396,27 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
         keep: 64,
         max_bytes: u64::MAX,
     };
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    let mut paths = Vec::new();
-    for i in 0..3 {
-        let path = dir.join(format!("t{i}.jsonl"));
-        std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
-        assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
-        let index = index_path(&cache.dir, &path);
-        File::options()
-            .write(true)
-            .open(&index)
-            .unwrap()
-            .set_modified(old + std::time::Duration::from_secs(i))
-            .unwrap();
-        paths.push(path);
-    }
+    let paths: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            let path = indexed_transcript(&dir, &format!("t{i}.jsonl"), &cache);
+            age_index(&cache, &path, i);
+            path
+        })
+        .collect();
     let one = std::fs::metadata(index_path(&cache.dir, &paths[2]))
         .unwrap()
         .len();
     // Room for two indexes of this size: the next write keeps itself and the newest other.
     cache.max_bytes = one * 2 + one / 2;
-    let path = dir.join("t3.jsonl");
-    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
-    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
-    let kept: Vec<bool> = paths
-        .iter()
-        .chain([&path])
-        .map(|p| index_path(&cache.dir, p).exists())
-        .collect();
-    assert_eq!(kept, [false, false, true, true]);
+    let third = indexed_transcript(&dir, "t3.jsonl", &cache);
+    let all: Vec<&PathBuf> = paths.iter().chain([&third]).collect();
+    assert_eq!(kept(&cache, &all), [false, false, true, true]);
     // A budget smaller than one index still keeps the newest.
     cache.max_bytes = 1;
-    let path = dir.join("t4.jsonl");
-    std::fs::write(&path, generated(100).join("\n") + "\n").unwrap();
-    assert!(read_transcript(&path, &Options::default(), &Head::Leaf, Some(&cache)).is_ok());
-    assert!(index_path(&cache.dir, &path).exists());
-    assert!(!index_path(&cache.dir, &paths[2]).exists());
+    let fourth = indexed_transcript(&dir, "t4.jsonl", &cache);
+    assert_eq!(
+        kept(&cache, &[&paths[2], &third, &fourth]),
+        [false, false, true]
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
