@@ -64,9 +64,8 @@
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
-mod window;
-
-pub use window::WindowId;
+use notesoup_history_core::window::MARKER_CLOSE;
+pub use notesoup_history_core::window::{WindowId, WindowIdError};
 
 /// The contents budget of a boot's notes snapshot, in bytes, when the caller has no other.
 pub const DEFAULT_BUDGET: usize = 24 * 1024;
@@ -96,14 +95,9 @@ const HANDOFF_FORCED: &str = include_str!("../text/handoff-forced.md");
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BootError {
-    /// The window id is not `<host>:<sessionId>:<ordinal>`.
-    #[error("bad window id `{input}`: {reason}")]
-    BadWindowId {
-        /// The id as given.
-        input: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// The window id is not `<host>:<sessionId>:<ordinal>` (the error names it).
+    #[error(transparent)]
+    BadWindowId(#[from] WindowIdError),
     /// The host has no tool names here.
     #[error("unknown host `{input}`; known hosts: claude, pi")]
     UnknownHost {
@@ -239,7 +233,7 @@ pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
         host,
         &[],
     ));
-    out.push_str("</notesoup-boot>");
+    out.push_str(MARKER_CLOSE);
     Ok(out)
 }
 

@@ -230,46 +230,6 @@ fn the_pools_differ() {
     );
 }
 
-#[rstest]
-#[case::claude("claude:6e9d:0", "claude", "6e9d", 0)]
-#[case::colon_in_session("pi:a:b:7", "pi", "a:b", 7)]
-#[case::big("codex:x:4294967295", "codex", "x", u32::MAX)]
-fn window_ids_parse(
-    #[case] s: &str,
-    #[case] host: &str,
-    #[case] session: &str,
-    #[case] ordinal: u32,
-) {
-    let w: WindowId = s.parse().unwrap();
-    assert_eq!(
-        (w.host(), w.session(), w.ordinal()),
-        (host, session, ordinal)
-    );
-    assert_eq!(w.to_string(), s);
-    assert_eq!(
-        WindowId::from_marker_line(&w.marker_line()),
-        Some(w.clone())
-    );
-    assert_eq!(w.next().ordinal(), ordinal.saturating_add(1));
-}
-
-#[rstest]
-#[case::empty("", "expected")]
-#[case::no_ordinal("claude:abc", "ordinal")]
-#[case::upper_host("Claude:abc:1", "host")]
-#[case::empty_host(":abc:1", "host")]
-#[case::empty_session("claude::1", "empty")]
-#[case::negative("claude:abc:-1", "non-negative")]
-#[case::overflow("claude:abc:4294967296", "too large")]
-#[case::quote("claude:a\"b:1", "session")]
-#[case::space("claude:a b:1", "session")]
-fn bad_window_ids_are_refused(#[case] s: &str, #[case] says: &str) {
-    let err = s.parse::<WindowId>().unwrap_err();
-    let message = err.to_string();
-    assert!(message.contains(&format!("`{s}`")), "{message}");
-    assert!(message.contains(says), "{message}");
-}
-
 #[test]
 fn an_unknown_host_has_no_boot() {
     let w = window("codex:abc:0");
@@ -286,20 +246,6 @@ fn an_unknown_host_has_no_boot() {
         BootError::UnknownHost {
             input: "codex".into()
         }
-    );
-}
-
-#[rstest]
-#[case("<notesoup-boot window=\"claude:a:1\">", Some("claude:a:1"))]
-#[case("<notesoup-boot window=\"claude:a:1\">  ", Some("claude:a:1"))]
-#[case("<notesoup-boot window=\"bad\">", None)]
-#[case("text", None)]
-fn marker_lines_parse(#[case] line: &str, #[case] want: Option<&str>) {
-    assert_eq!(
-        WindowId::from_marker_line(line)
-            .map(|w| w.to_string())
-            .as_deref(),
-        want
     );
 }
 

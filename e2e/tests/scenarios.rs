@@ -16,6 +16,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use notesoup_e2e::{Harness, Input, Match, Mode, Outcome, Reply, Script, Step};
+use notesoup_history_core::window;
 use serde_json::Value;
 
 /// Issue 6's eight tools and issue 8's `history_sessions`.
@@ -30,8 +31,7 @@ const TOOLS: [&str; 9] = [
     "mcp__notesoup__history_sessions",
     "mcp__notesoup__empty_brain",
 ];
-const BOOT_OPEN: &str = "<notesoup-boot window=\"claude:";
-const BOOT_CLOSE: &str = "</notesoup-boot>";
+const BOOT_CLOSE: &str = window::MARKER_CLOSE;
 /// The end of the opening line of window 1's boot (`<notesoup-boot window="claude:<id>:1">`).
 const FRESH_BOOT: &str = ":1\">";
 
@@ -112,7 +112,7 @@ fn assert_no_notesoup(request: notesoup_e2e::Request<'_>) {
         notesoup_tools(request)
     );
     assert!(
-        !request.all_text().contains(BOOT_OPEN),
+        claude_boots(&request.all_text()) == 0,
         "a boot while disabled"
     );
 }
@@ -230,7 +230,7 @@ fn assert_loaded(out: &Outcome) {
     );
     let boot = first.head_text();
     assert!(
-        boot.contains(BOOT_OPEN),
+        claude_boots(&boot) > 0,
         "the conversation does not open with a boot:\n{boot}"
     );
     assert!(boot.contains(BOOT_CLOSE), "the boot is not closed:\n{boot}");
@@ -287,11 +287,7 @@ fn s01_load_stream_json() {
     assert_eq!(requests.len(), 2);
     // The boot is attached once: the second turn carries the same single boot.
     let second = requests[1].all_text();
-    assert_eq!(
-        second.matches(BOOT_OPEN).count(),
-        1,
-        "the boot is duplicated or lost"
-    );
+    assert_eq!(claude_boots(&second), 1, "the boot is duplicated or lost");
     assert_eq!(notesoup_tools(requests[1]), all_tools());
 }
 
@@ -322,12 +318,18 @@ const EMPTY_BRAIN: &str = "mcp__notesoup__empty_brain";
 
 /// The window ids of every boot in `text`, in order.
 fn windows(text: &str) -> Vec<String> {
-    let re = regex::Regex::new(r#"<notesoup-boot window="([^"]+)">"#).unwrap();
-    re.captures_iter(text).map(|c| c[1].to_owned()).collect()
+    window::marker_ids(text).map(str::to_owned).collect()
 }
 
-fn ordinal(window: &str) -> Option<u32> {
-    window.rsplit(':').next().and_then(|o| o.parse().ok())
+/// How many Claude boots a request's text opens (every copy counts).
+fn claude_boots(text: &str) -> usize {
+    window::marker_ids(text)
+        .filter(|id| id.starts_with("claude:"))
+        .count()
+}
+
+fn ordinal(id: &str) -> Option<u32> {
+    id.parse::<window::WindowId>().ok().map(|w| w.ordinal())
 }
 
 fn boundaries(out: &Outcome) -> usize {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use notesoup_history_core::window::retained_window;
 use notesoup_history_core::{Body, Role};
 
 /// The fields of any record this decoder looks at, each kept raw until its type is known,
@@ -394,30 +395,10 @@ fn attachment_events(raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
     Ok(vec![(Role::Attachment, Body::Text { text: visible })])
 }
 
-/// The ordinal a complete retained boot block in `text` names: a line
-/// `<notesoup-boot window="claude:<session>:<ordinal>">` followed later by a line
-/// `</notesoup-boot>`.
+/// The ordinal a complete retained Claude boot block in `text` names (the window module
+/// of history-core says what a complete block is).
 pub(crate) fn boot_ordinal(text: &str) -> Option<u64> {
-    let start = text
-        .match_indices("<notesoup-boot window=\"")
-        .map(|(at, _)| at)
-        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')?;
-    let mut lines = text[start..].lines();
-    let open = lines.next()?.trim();
-    let id = open
-        .strip_prefix("<notesoup-boot window=\"")?
-        .strip_suffix("\">")?;
-    let mut parts = id.split(':');
-    let (Some("claude"), Some(session), Some(ordinal), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return None;
-    };
-    if session.is_empty() || !ordinal.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let ordinal = ordinal.parse().ok()?;
-    lines
-        .any(|line| line.trim() == "</notesoup-boot>")
-        .then_some(ordinal)
+    retained_window(text)
+        .filter(|w| w.host() == "claude")
+        .map(|w| u64::from(w.ordinal()))
 }

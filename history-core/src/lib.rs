@@ -111,6 +111,7 @@ mod history;
 mod model;
 mod sessions;
 mod tools;
+pub mod window;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use hash::{WordHash, WordHashBuilder};
@@ -118,12 +119,13 @@ pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
-    boot_marker, clip, render_sessions,
+    clip, render_sessions,
 };
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
     QueryError, ReadArgs,
 };
+pub use window::boot_marker;
 
 #[cfg(test)]
 mod tests;

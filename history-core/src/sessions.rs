@@ -257,18 +257,6 @@ pub fn clip(text: String, max: usize) -> String {
     cut
 }
 
-/// The window a retained notesoup boot names, when `text`'s first line is the boot
-/// block's opening line `<notesoup-boot window="<host>:<sessionId>:<ordinal>">`: returns
-/// the whole window id and its ordinal (`None` for an `unknown:` window or no number).
-pub fn boot_marker(text: &str) -> Option<(&str, Option<u64>)> {
-    let first = text.lines().next()?.trim_end();
-    let id = first
-        .strip_prefix("<notesoup-boot window=\"")?
-        .strip_suffix("\">")?;
-    let ordinal = id.rsplit(':').next().and_then(|n| n.parse().ok());
-    Some((id, ordinal))
-}
-
 #[cfg(test)]
 #[path = "sessions_tests.rs"]
 mod tests;

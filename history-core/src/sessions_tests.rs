@@ -94,12 +94,3 @@ fn listing_stays_within_the_budget_and_says_what_it_left_out() {
     let (text, shown) = render_sessions(&[], 20, 0);
     assert_eq!((text.as_str(), shown), ("No sessions found.\n", 0));
 }
-
-#[rstest]
-#[case("<notesoup-boot window=\"pi:s1:3\">\nnotes", Some(("pi:s1:3", Some(3))))]
-#[case("<notesoup-boot window=\"codex:s1:unknown:ab12\">\n", Some(("codex:s1:unknown:ab12", None)))]
-#[case("hello <notesoup-boot window=\"pi:s1:3\">", None)]
-#[case("", None)]
-fn boot_markers(#[case] text: &str, #[case] want: Option<(&str, Option<u64>)>) {
-    assert_eq!(boot_marker(text), want);
-}

@@ -294,9 +294,8 @@ fn warning_line(r: Request<'_>) -> String {
 
 fn boot_window(r: Request<'_>) -> String {
     let head = r.head_text();
-    head.split("<notesoup-boot window=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
+    notesoup_history_core::window::marker_ids(&head)
+        .next()
         .unwrap_or("?")
         .to_owned()
 }
