@@ -30,9 +30,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-mod corpus;
 mod ops;
-mod transcript_index;
 
 /// What an op may read of the outside world besides its request: the environment, captured
 /// once. Only this binary reads the process environment; the library crates never do.
@@ -115,6 +113,13 @@ impl OpError {
             malformed: true,
             ..Self::new("bad_request", message)
         }
+    }
+}
+
+/// A history store refusal as the protocol's error: its code and its one-line message.
+impl From<notesoup_history_store::StoreError> for OpError {
+    fn from(err: notesoup_history_store::StoreError) -> Self {
+        OpError::new(err.code(), err.to_string())
     }
 }
 

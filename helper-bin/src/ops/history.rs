@@ -2,16 +2,15 @@
 //! and head, or an offline one by `claude:<sessionId>`), reading its transcript, and
 //! turning decoder refusals into replies.
 //!
-//! The transcript is read here (the decoder crates are pure), block by block, so a large
-//! file is never held whole beside its decoded events, and through its persistent index
-//! (`transcript_index`), so only the lines appended since the last call are decoded.
+//! The transcript is read by `notesoup-history-store` (the decoder crates are pure), block
+//! by block, so a large file is never held whole beside its decoded events, and through
+//! its persistent index, so only the lines appended since the last call are decoded.
 
 use std::path::{Path, PathBuf};
 
-use notesoup_history_claude::{DecodeError, Head, Options};
-
-use crate::transcript_index::{Cache, ReadError};
+use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{Answer, BudgetedText, History, QueryError};
+use notesoup_history_store::{Cache, Corpus, Roots, read_transcript};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -35,9 +34,9 @@ pub(crate) struct Source {
     /// Set when a subagent calls: history is the main agent's alone.
     #[serde(default)]
     pub(crate) agent_id: Option<String>,
-    /// The notesoup setting naming each harness's session folder (see `corpus`).
+    /// The notesoup setting naming each harness's session folder.
     #[serde(default)]
-    pub(crate) roots: crate::corpus::Roots,
+    pub(crate) roots: Roots,
 }
 
 /// The selected history of the session `source` names.
@@ -63,13 +62,11 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
             let id = selector.trim().trim_start_matches("claude:").to_owned();
             (PathBuf::from(path), live_head(op, source)?, id)
         } else {
-            let found = crate::corpus::resolve(selector, &source.roots, ctx)?;
-            if found.host != "claude" {
-                let transcript = crate::corpus::load(&found, &source.roots, ctx)?;
-                return History::new(transcript)
-                    .map_err(|err| OpError::new("internal", err.to_string()));
-            }
-            (found.path, Head::Leaf, found.id)
+            let corpus = corpus(source.roots.clone(), ctx);
+            let found = corpus.resolve(selector)?;
+            let transcript = corpus.load(&found, cache(ctx).as_ref())?;
+            return History::new(transcript)
+                .map_err(|err| OpError::new("internal", err.to_string()));
         }
     } else {
         let Some(path) = &source.transcript_path else {
@@ -105,23 +102,9 @@ fn live_head(op: &str, source: &Source) -> Result<Head, OpError> {
     })
 }
 
-fn read_transcript(
-    path: &Path,
-    options: &Options,
-    head: &Head,
-    cache: Option<&Cache>,
-) -> Result<notesoup_history_core::Transcript, OpError> {
-    crate::transcript_index::read_transcript(path, options, head, cache).map_err(|err| match err {
-        ReadError::Io(err) => {
-            let code = if err.kind() == std::io::ErrorKind::NotFound {
-                "not_found"
-            } else {
-                "io_error"
-            };
-            OpError::new(code, format!("transcript {}: {err}", path.display()))
-        }
-        ReadError::Decode(err) => decode_error(path, &err),
-    })
+/// The session corpus under `roots` and the folders the environment names.
+pub(crate) fn corpus(roots: Roots, ctx: &Context) -> Corpus {
+    Corpus::new(roots, |name| ctx.var(name).map(str::to_owned))
 }
 
 /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
@@ -134,10 +117,6 @@ fn cache(ctx: &Context) -> Option<Cache> {
     )
     .ok()
     .map(|root| Cache::new(root.join("cache").join("history")))
-}
-
-fn decode_error(path: &Path, err: &DecodeError) -> OpError {
-    OpError::new(err.code(), format!("transcript {}: {err}", path.display()))
 }
 
 /// One history tool call on the session `source` names: `tool`'s answer with the fields

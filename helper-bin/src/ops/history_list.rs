@@ -21,7 +21,7 @@ struct Request {
     #[serde(default)]
     agent_id: Option<String>,
     #[serde(default)]
-    roots: Option<crate::corpus::Roots>,
+    roots: Option<notesoup_history_store::Roots>,
     #[serde(default)]
     query: Option<String>,
     #[serde(default)]

@@ -6,8 +6,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Fields;
-use crate::corpus::{Roots, recent};
+use super::history::corpus;
 use crate::{Context, OpError, parse};
+use notesoup_history_store::Roots;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,7 +42,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         ));
     }
     let roots = r.roots.unwrap_or_default();
-    let (sessions, total) = recent(r.harness.as_deref(), limit, &roots, ctx);
+    let (sessions, total) = corpus(roots, ctx).recent(r.harness.as_deref(), limit);
     let (text, shown) = render_sessions(&sessions, limit, total);
     let list: Vec<Value> = sessions
         .iter()

@@ -76,3 +76,41 @@ fn session_ids_cannot_climb_out_of_the_projects_folder() {
     let reply = state(&json!({"session": "claude:../../etc/passwd"}), &ctx);
     assert_eq!(reply["error"]["code"], "bad_session", "{reply}");
 }
+
+#[test]
+fn explicit_selectors_need_no_head_of_the_current_session() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/xharness");
+    let roots = json!({
+        "pi": data.join("pi-sessions"),
+        "codex": data.join("codex-sessions"),
+        "claude": data.join("claude-projects"),
+    });
+    let ctx = Context::from_vars([("HOME", "/nonexistent")]);
+    let list = |request: serde_json::Value| {
+        run(Some("history_list"), request.to_string().as_bytes(), &ctx).reply
+    };
+    // The current Claude session has a transcript but no head yet.
+    for selector in [
+        "pi:01a23754-922a-7771-b755-13b58637f164",
+        "codex:01a23756-dae0-73f0-a878-6043e965173e",
+    ] {
+        let reply =
+            list(json!({"session": selector, "transcript_path": fixture(), "roots": roots}));
+        assert_eq!(reply["ok"], true, "{selector}: {reply}");
+    }
+    // Without a selector the current session still needs its head.
+    let reply = list(json!({"transcript_path": fixture(), "roots": roots}));
+    assert_eq!(reply["error"]["code"], "no_head", "{reply}");
+}
+
+#[test]
+fn history_sessions_refuses_an_unknown_harness() {
+    let ctx = Context::from_vars([("HOME", "/nonexistent")]);
+    let reply = run(
+        Some("history_sessions"),
+        json!({"harness": "gemini"}).to_string().as_bytes(),
+        &ctx,
+    )
+    .reply;
+    assert_eq!(reply["error"]["code"], "bad_request", "{reply}");
+}

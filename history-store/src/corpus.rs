@@ -2,7 +2,7 @@
 //! name in each harness's standard folders, read only when selected (or, for the
 //! recent-sessions listing, only the heads of the sessions shown).
 //!
-//! Folders, first match wins (the request's `roots` is the notesoup setting):
+//! Folders, first match wins ([`Roots`] is the notesoup setting):
 //! - claude: `roots.claude` (a `projects` folder), else `$CLAUDE_CONFIG_DIR/projects`, else
 //!   `~/.claude/projects`; files `<slug>/<sessionId>.jsonl`.
 //! - pi: `roots.pi`, else `$PI_CODING_AGENT_SESSION_DIR`, else an absolute `sessionDir`
@@ -20,27 +20,46 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, file_ids};
-use notesoup_history_core::{HOSTS, Selector, SelectorError, SessionSummary, Transcript};
+use notesoup_history_core::{HOSTS, Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, session_id_from_file_name};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{Context, OpError};
+use crate::StoreError;
+use crate::transcript_index::{Cache, read_transcript};
 
 /// The notesoup setting that overrides where each harness keeps its sessions.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Roots {
+pub struct Roots {
     /// Claude's `projects` folder.
     #[serde(default)]
-    pub(crate) claude: Option<String>,
+    pub claude: Option<String>,
     /// Pi's sessions folder.
     #[serde(default)]
-    pub(crate) pi: Option<String>,
+    pub pi: Option<String>,
     /// Codex's `sessions` folder.
     #[serde(default)]
-    pub(crate) codex: Option<String>,
+    pub codex: Option<String>,
+}
+
+/// The environment variables the corpus reads (through [`Corpus::new`]'s lookup).
+pub const VARS: [&str; 5] = [
+    "HOME",
+    "CLAUDE_CONFIG_DIR",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "CODEX_HOME",
+];
+
+/// Every session of every harness under the folders [`Roots`] and the environment name.
+#[derive(Debug, Clone)]
+pub struct Corpus {
+    roots: Roots,
+    /// The [`VARS`] that are set and not empty.
+    vars: HashMap<&'static str, PathBuf>,
 }
 
 /// The most bytes of a file head read for a listing line.
@@ -50,22 +69,67 @@ const MAX_CHAIN: usize = 64;
 
 /// One session file found by name.
 #[derive(Debug, Clone)]
-pub(crate) struct Found {
-    pub(crate) host: &'static str,
+pub struct Found {
+    /// `claude`, `pi` or `codex`.
+    pub host: &'static str,
     /// The session (thread) id.
-    pub(crate) id: String,
-    pub(crate) path: PathBuf,
-    pub(crate) modified: SystemTime,
+    pub id: String,
+    /// The file.
+    pub path: PathBuf,
+    modified: SystemTime,
     /// Codex: the segment id of a rewind segment file.
     segment: Option<String>,
     /// Codex: the time in the file name (orders a thread's files).
     time: String,
 }
 
+impl Corpus {
+    /// The corpus under `roots`, else the folders the environment names: `var` looks up
+    /// each of [`VARS`] (the crate reads no environment itself).
+    pub fn new(roots: Roots, var: impl Fn(&str) -> Option<String>) -> Self {
+        let vars = VARS
+            .into_iter()
+            .filter_map(|name| Some((name, PathBuf::from(var(name).filter(|v| !v.is_empty())?))))
+            .collect();
+        Self { roots, vars }
+    }
+
+    /// Parses and resolves `selector` to the head file of one session.
+    pub fn resolve(&self, selector: &str) -> Result<Found, StoreError> {
+        resolve(selector, &self.roots, &self.vars)
+    }
+
+    /// The whole history of the session `found` names: a Claude transcript ends at its
+    /// last leaf (decoded through `cache` when given); a Pi or Codex session is read with
+    /// the files it continues (`parentSession`, `history_base`).
+    pub fn load(&self, found: &Found, cache: Option<&Cache>) -> Result<Transcript, StoreError> {
+        match found.host {
+            "claude" => {
+                let options = Options {
+                    session: Some(found.id.clone()),
+                    sidechain: false,
+                };
+                read_transcript(&found.path, &options, &Head::Leaf, cache)
+            }
+            "pi" => load_pi(found, &self.roots, &self.vars),
+            _ => load_codex(found, &self.roots, &self.vars),
+        }
+    }
+
+    /// The recent sessions of `host` (all harnesses when `None`), most recently written
+    /// first: the first `limit` with their heads read, and how many there are in all.
+    pub fn recent(&self, host: Option<&str>, limit: usize) -> (Vec<SessionSummary>, usize) {
+        recent(host, limit, &self.roots, &self.vars)
+    }
+}
+
+/// The set, non-empty [`VARS`].
+type Vars = HashMap<&'static str, PathBuf>;
+
 /// Every session file of `host` under its folders.
-fn scan(host: &'static str, roots: &Roots, ctx: &Context) -> Vec<Found> {
+fn scan(host: &'static str, roots: &Roots, vars: &Vars) -> Vec<Found> {
     let mut out = Vec::new();
-    for root in folders(host, roots, ctx) {
+    for root in folders(host, roots, vars) {
         match host {
             "claude" => walk(
                 &root,
@@ -151,8 +215,8 @@ fn walk(
 }
 
 /// The folders `host` keeps sessions in.
-fn folders(host: &str, roots: &Roots, ctx: &Context) -> Vec<PathBuf> {
-    let var = |name: &str| ctx.var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+fn folders(host: &str, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
+    let var = |name: &str| vars.get(name).cloned();
     let home = var("HOME");
     match host {
         "claude" => roots
@@ -220,17 +284,16 @@ fn heads(files: Vec<Found>) -> Vec<Found> {
 }
 
 /// Parses and resolves `selector` to the head file of one session.
-pub(crate) fn resolve(selector: &str, roots: &Roots, ctx: &Context) -> Result<Found, OpError> {
-    let selector = Selector::parse(selector).map_err(|err| selector_error(&err))?;
+fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreError> {
+    let selector = Selector::parse(selector)?;
     let host = HOSTS
         .into_iter()
         .find(|h| *h == selector.host)
         .unwrap_or("claude");
-    let files = scan(host, roots, ctx);
+    let files = scan(host, roots, vars);
     let sessions = heads(files.clone());
     let id = selector
-        .resolve(sessions.iter().map(|f| f.id.as_str()))
-        .map_err(|err| selector_error(&err))?
+        .resolve(sessions.iter().map(|f| f.id.as_str()))?
         .to_owned();
     // Claude and Pi keep one file per session: two files with one id are two sessions.
     let copies = files
@@ -238,34 +301,24 @@ pub(crate) fn resolve(selector: &str, roots: &Roots, ctx: &Context) -> Result<Fo
         .filter(|f| f.id == id && f.segment.is_none() && host != "codex")
         .count();
     if copies > 1 {
-        return Err(OpError::new(
-            "ambiguous_session",
-            format!(
-                "session {host}:{id} has {copies} files under its folder; name it by its transcript_path or move one"
-            ),
-        ));
+        return Err(StoreError::Duplicate {
+            harness: host.to_owned(),
+            id,
+            copies,
+        });
     }
     sessions
         .into_iter()
         .find(|f| f.id == id)
-        .ok_or_else(|| OpError::new("not_found", format!("no file of session {host}:{id}")))
+        .ok_or_else(|| StoreError::NoFile {
+            harness: host.to_owned(),
+            id,
+        })
 }
 
-fn selector_error(err: &SelectorError) -> OpError {
-    OpError::new(err.code(), err.to_string())
-}
-
-/// The whole history of a Pi or Codex session: its file and, following `parentSession`
-/// or `history_base`, the files it continues.
-pub(crate) fn load(found: &Found, roots: &Roots, ctx: &Context) -> Result<Transcript, OpError> {
-    match found.host {
-        "pi" => load_pi(found, roots, ctx),
-        _ => load_codex(found, roots, ctx),
-    }
-}
-
-fn load_pi(found: &Found, roots: &Roots, ctx: &Context) -> Result<Transcript, OpError> {
-    let index: HashMap<String, PathBuf> = scan("pi", roots, ctx)
+/// A Pi session's file and, following `parentSession`, the files it continues.
+fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
+    let index: HashMap<String, PathBuf> = scan("pi", roots, vars)
         .into_iter()
         .map(|f| (f.id, f.path))
         .collect();
@@ -285,13 +338,7 @@ fn load_pi(found: &Found, roots: &Roots, ctx: &Context) -> Result<Transcript, Op
             break;
         };
         if !seen.insert(path.clone()) {
-            return Err(OpError::new(
-                "history_cycle",
-                format!(
-                    "pi session files name each other as parents: {}",
-                    path.display()
-                ),
-            ));
+            return Err(StoreError::PiCycle { path });
         }
         texts.push(read(&path)?);
         paths.push(path);
@@ -302,8 +349,7 @@ fn load_pi(found: &Found, roots: &Roots, ctx: &Context) -> Result<Transcript, Op
         .zip(&texts)
         .map(|(name, bytes)| PiFile { name, bytes })
         .collect();
-    notesoup_history_pi::decode(&files[0], &files[1..])
-        .map_err(|err| OpError::new(err.code(), err.to_string()))
+    Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
 }
 
 /// The `parentSession` of a Pi file's header line.
@@ -316,25 +362,22 @@ fn pi_parent(bytes: &[u8]) -> Option<String> {
     header.get("parentSession")?.as_str().map(str::to_owned)
 }
 
-fn load_codex(found: &Found, roots: &Roots, ctx: &Context) -> Result<Transcript, OpError> {
-    let all = scan("codex", roots, ctx);
+/// A Codex thread's file and, following `history_base`, the files it continues.
+fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
+    let all = scan("codex", roots, vars);
     let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut at = found.path.clone();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     loop {
         if !seen.insert(at.clone()) || chain.len() >= MAX_CHAIN {
-            return Err(OpError::new(
-                "history_cycle",
-                format!("codex history_base links loop at {}", at.display()),
-            ));
+            return Err(StoreError::CodexCycle { path: at });
         }
         let bytes = read_codex(&at)?;
         let name = at.display().to_string();
         let meta = notesoup_history_codex::meta(&CodexFile {
             name: &name,
             bytes: &bytes,
-        })
-        .map_err(|err| OpError::new(err.code(), err.to_string()))?;
+        })?;
         chain.push((at.clone(), bytes));
         let Some(base) = meta.history_base else { break };
         // A base is a segment (by segment id) or a thread's base file (by thread id).
@@ -357,44 +400,35 @@ fn load_codex(found: &Found, roots: &Roots, ctx: &Context) -> Result<Transcript,
         .zip(&chain)
         .map(|(name, (_, bytes))| CodexFile { name, bytes })
         .collect();
-    notesoup_history_codex::decode(&files).map_err(|err| OpError::new(err.code(), err.to_string()))
+    Ok(notesoup_history_codex::decode(&files)?)
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, OpError> {
-    fs::read(path).map_err(|err| io_error(path, &err))
+fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    fs::read(path).map_err(|source| StoreError::SessionFile {
+        path: path.to_owned(),
+        source,
+    })
 }
 
-fn read_codex(path: &Path) -> Result<Vec<u8>, OpError> {
+fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
     let bytes = read(path)?;
     if path.extension().is_some_and(|e| e == "zst") {
         let name = path.display().to_string();
-        return notesoup_history_codex::decompress(&name, &bytes)
-            .map_err(|err| OpError::new(err.code(), err.to_string()));
+        return Ok(notesoup_history_codex::decompress(&name, &bytes)?);
     }
     Ok(bytes)
 }
 
-fn io_error(path: &Path, err: &std::io::Error) -> OpError {
-    let code = if err.kind() == std::io::ErrorKind::NotFound {
-        "not_found"
-    } else {
-        "io_error"
-    };
-    OpError::new(code, format!("session file {}: {err}", path.display()))
-}
-
-/// The recent sessions of `host` (all harnesses when `None`), most recently written
-/// first: the first `limit` with their heads read, and how many there are in all.
-pub(crate) fn recent(
+fn recent(
     host: Option<&str>,
     limit: usize,
     roots: &Roots,
-    ctx: &Context,
+    vars: &Vars,
 ) -> (Vec<SessionSummary>, usize) {
     let files: Vec<Found> = HOSTS
         .into_iter()
         .filter(|h| host.is_none_or(|want| want == *h))
-        .flat_map(|h| scan(h, roots, ctx))
+        .flat_map(|h| scan(h, roots, vars))
         .collect();
     let mut sessions = heads(files.clone());
     sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.id.cmp(&b.id)));
@@ -427,7 +461,7 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
                 .map_or_else(|| found.path.clone(), |f| f.path.clone());
             let name = first.display().to_string();
             let bytes = if first.extension().is_some_and(|e| e == "zst") {
-                read(&first).map_err(|e| e.message).and_then(|b| {
+                read(&first).map_err(|e| e.to_string()).and_then(|b| {
                     notesoup_history_codex::decompress(&name, &b).map_err(|e| e.to_string())
                 })
             } else {
@@ -504,5 +538,4 @@ fn claude_summary(id: &str, bytes: &[u8]) -> SessionSummary {
 }
 
 #[cfg(test)]
-#[path = "corpus_tests.rs"]
 mod tests;

@@ -23,6 +23,8 @@ use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
 use notesoup_history_core::Transcript;
 use twox_hash::xxh3;
 
+use crate::StoreError;
+
 /// The file's first bytes; the last byte is the format version.
 const MAGIC: &[u8; 8] = b"nsidx\0\0\x01";
 /// The transcript is read, and its prefix hashed, in blocks of this size at aligned
@@ -34,22 +36,22 @@ const REWRITE_BYTES: u64 = 2 << 20;
 
 /// Where indexes are kept, and how many.
 #[derive(Debug, Clone)]
-pub(crate) struct Cache {
+pub struct Cache {
     /// The folder (created on the first write).
-    pub(crate) dir: PathBuf,
+    pub dir: PathBuf,
     /// Transcripts with fewer committed bytes get no index (they decode in a few ms).
-    pub(crate) min_bytes: u64,
+    pub min_bytes: u64,
     /// At most this many indexes are kept; the least recently used go first.
-    pub(crate) keep: usize,
+    pub keep: usize,
     /// And at most this many bytes of them in all (the newest one is always kept): an
     /// index is about 0.6x its transcript, so a count alone could grow the cache to gigabytes.
-    pub(crate) max_bytes: u64,
+    pub max_bytes: u64,
 }
 
 impl Cache {
-    /// The cache of the helper: `dir`, indexes for transcripts of 1 MiB and more, the 64
+    /// The cache notesoup keeps: `dir`, indexes for transcripts of 1 MiB and more, the 64
     /// most recently used within 512 MiB in all.
-    pub(crate) fn new(dir: PathBuf) -> Self {
+    pub fn new(dir: PathBuf) -> Self {
         Self {
             dir,
             min_bytes: 1 << 20,
@@ -60,7 +62,7 @@ impl Cache {
 }
 
 /// Why a transcript read failed: the file, or a decoder refusal.
-pub(crate) enum ReadError {
+enum ReadError {
     Io(std::io::Error),
     Decode(DecodeError),
 }
@@ -129,9 +131,28 @@ fn identity(_meta: &std::fs::Metadata) -> (u64, u64) {
     (0, 0)
 }
 
-/// Decodes the transcript at `path`, resuming from its index in `cache_dir` when the index
-/// vouches for the file's prefix, and refreshing the index when it lags or is unusable.
-pub(crate) fn read_transcript(
+/// Decodes the Claude transcript at `path`, resuming from its index in `cache` when the
+/// index vouches for the file's prefix, and refreshing the index when it lags or is
+/// unusable. Without a cache it is a streaming decode of the whole file.
+pub fn read_transcript(
+    path: &Path,
+    options: &Options,
+    head: &Head,
+    cache: Option<&Cache>,
+) -> Result<Transcript, StoreError> {
+    read_indexed(path, options, head, cache).map_err(|err| match err {
+        ReadError::Io(source) => StoreError::Transcript {
+            path: path.to_owned(),
+            source,
+        },
+        ReadError::Decode(source) => StoreError::Claude {
+            path: path.to_owned(),
+            source,
+        },
+    })
+}
+
+fn read_indexed(
     path: &Path,
     options: &Options,
     head: &Head,

@@ -40,8 +40,8 @@ fn every(dir: &Path) -> Cache {
 fn cached(path: &Path, cache: &Path) -> Outcome {
     read_transcript(path, &Options::default(), &Head::Leaf, Some(&every(cache))).map_err(
         |e| match e {
-            ReadError::Io(e) => format!("io: {e}"),
-            ReadError::Decode(e) => e.to_string(),
+            StoreError::Claude { source, .. } => source.to_string(),
+            other => format!("io: {other}"),
         },
     )
 }
@@ -59,7 +59,10 @@ fn covered(path: &Path, cache: &Path) -> Option<Covered> {
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    for dir in ["../history-claude/tests/data", "tests/data/history"] {
+    for dir in [
+        "../history-claude/tests/data",
+        "../helper-bin/tests/data/history",
+    ] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = entry.unwrap().path();
             if p.extension().is_some_and(|x| x == "jsonl") {

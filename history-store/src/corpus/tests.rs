@@ -1,0 +1,331 @@
+//! The mixed corpus: the real Claude, Pi and Codex fixtures copied into harness-shaped
+//! folders, found by `session` selectors and read whole.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use notesoup_history_core::{History, ListArgs, ReadArgs, Role};
+
+use crate::{Corpus, Roots, StoreError};
+
+const CLAUDE: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+const PI_MAIN: &str = "01a23754-8e37-7027-8822-e05ee3580bae";
+const PI_FORK: &str = "01a23754-922a-7771-b755-13b58637f164";
+const CODEX_BASE: &str = "01a23755-7b6b-79d2-9438-c01132a25971";
+const CODEX_FORK: &str = "01a23756-b853-7e01-94a2-1ae0a322f736";
+const CODEX_ZST: &str = "01a23756-dae0-73f0-a878-6043e965173e";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// Copies every file under `from` into `to`, giving the n-th file the mtime `base + n s`.
+fn copy_tree(from: &Path, to: &Path, clock: &mut SystemTime) {
+    fs::create_dir_all(to).unwrap();
+    let mut entries: Vec<PathBuf> = fs::read_dir(from)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target, clock);
+        } else {
+            fs::copy(&path, &target).unwrap();
+            *clock += Duration::from_secs(1);
+            fs::File::options()
+                .write(true)
+                .open(&target)
+                .unwrap()
+                .set_modified(*clock)
+                .unwrap();
+        }
+    }
+}
+
+/// A scratch HOME with `~/.claude/projects`, `~/.pi/agent/sessions` and `~/.codex/sessions`
+/// holding the fixtures; Claude's session is the most recently written.
+fn home(name: &str) -> PathBuf {
+    let home = std::env::temp_dir().join(format!("notesoup-corpus-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&home);
+    let mut clock = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    copy_tree(
+        &repo().join("history-pi/tests/data/agent/sessions"),
+        &home.join(".pi/agent/sessions"),
+        &mut clock,
+    );
+    copy_tree(
+        &repo().join("history-codex/tests/data/codex-home/sessions"),
+        &home.join(".codex/sessions"),
+        &mut clock,
+    );
+    let project = home.join(".claude/projects/-tmp-project");
+    fs::create_dir_all(&project).unwrap();
+    let target = project.join(format!("{CLAUDE}.jsonl"));
+    fs::copy(
+        repo().join(format!("helper-bin/tests/data/history/{CLAUDE}.jsonl")),
+        &target,
+    )
+    .unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&target)
+        .unwrap()
+        .set_modified(clock + Duration::from_secs(60))
+        .unwrap();
+    home
+}
+
+/// The corpus of a scratch HOME, with these other variables.
+fn corpus(home: &Path, vars: &[(&str, &Path)], roots: Roots) -> Corpus {
+    Corpus::new(roots, |name| {
+        if name == "HOME" {
+            return Some(home.display().to_string());
+        }
+        vars.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.display().to_string())
+    })
+}
+
+/// The history `selector` names in `home`'s corpus.
+fn open(selector: &str, home: &Path) -> Result<History, StoreError> {
+    let corpus = corpus(home, &[], Roots::default());
+    let found = corpus.resolve(selector)?;
+    Ok(History::new(corpus.load(&found, None)?).unwrap())
+}
+
+/// The text of a `history_list` page.
+fn list(selector: &str, args: &ListArgs, home: &Path) -> String {
+    let history = open(selector, home).unwrap_or_else(|e| panic!("{selector}: {e}"));
+    let page = history.list(args).unwrap();
+    assert!(!page.shown.is_empty(), "{selector}: {}", page.text.as_str());
+    page.text.into_string()
+}
+
+fn query(text: &str) -> ListArgs {
+    ListArgs {
+        query: Some(text.into()),
+        ..ListArgs::default()
+    }
+}
+
+fn refusal(selector: &str, home: &Path) -> (&'static str, String) {
+    match open(selector, home) {
+        Ok(_) => panic!("{selector} was read"),
+        Err(err) => (err.code(), err.to_string()),
+    }
+}
+
+#[test]
+fn every_harness_is_read_by_selector_and_prefix() {
+    let home = home("list");
+    for (selector, needle) in [
+        (format!("pi:{PI_MAIN}"), "pi-probe"),
+        ("pi:01a23754-922a".to_owned(), "pi-probe"),
+        (format!("codex:{CODEX_FORK}"), "codex-probe"),
+        ("codex:01a23756-dae".to_owned(), "codex-probe"),
+        (format!("claude:{CLAUDE}"), "RESUMED-PROMPT"),
+        ("claude:da56".to_owned(), "RESUMED-PROMPT"),
+    ] {
+        let text = list(&selector, &query(needle), &home);
+        assert!(text.contains(needle), "{selector}: {text}");
+    }
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn a_codex_fork_reads_whole_through_the_rewind_segment_and_its_base() {
+    let home = home("fork");
+    let args = ListArgs {
+        roles: Some(vec![Role::User]),
+        order: Some(notesoup_history_core::Order::Oldest),
+        ..ListArgs::default()
+    };
+    let text = list(&format!("codex:{CODEX_FORK}"), &args, &home);
+    let order = [
+        "Please run a command that writes a probe file.",
+        "Name a third prime number.",
+        "Say goodbye in German instead.",
+        "In this fork, name a colour.",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|p| text.find(p).unwrap_or_else(|| panic!("{p}: {text}")))
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+    assert!(
+        !text.contains("Say goodbye in French."),
+        "the rewound turn is not on the fork's history"
+    );
+    let fork = open(&format!("codex:{CODEX_FORK}"), &home).unwrap();
+    assert_eq!(fork.head_window_id(), format!("codex:{CODEX_FORK}:1"));
+    // The thread itself reads from its newest segment.
+    let text = list(&format!("codex:{CODEX_BASE}"), &query("goodbye"), &home);
+    assert!(
+        text.contains("German") && !text.contains("French"),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn a_pi_fork_reads_whole_and_its_parent_path_may_have_moved() {
+    let home = home("pi");
+    // The fork's parentSession names /tmp/xh/pirun/r3/...: found again by id.
+    let fork = open(&format!("pi:{PI_FORK}"), &home).unwrap();
+    let read = fork
+        .read(&ReadArgs {
+            from: Some(1),
+            to: Some(40),
+            ..ReadArgs::default()
+        })
+        .unwrap();
+    let text = read.text.as_str();
+    assert!(
+        text.contains("List the files here with bash.")
+            && text.contains("In this fork, name a colour instead."),
+        "{text}"
+    );
+    let main = open(&format!("pi:{PI_MAIN}"), &home).unwrap();
+    assert_eq!(main.head_window_id(), format!("pi:{PI_MAIN}:1"));
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn bad_unknown_and_ambiguous_selectors_are_refused() {
+    let home = home("refuse");
+    for (selector, code) in [
+        ("codex:01a2375", "ambiguous_session"),
+        ("pi:01a23754", "ambiguous_session"),
+        ("pi:ffff", "not_found"),
+        ("gemini:abc", "bad_session"),
+        ("pi:../../etc", "bad_session"),
+        ("01a23754", "bad_session"),
+    ] {
+        assert_eq!(refusal(selector, &home).0, code, "{selector}");
+    }
+    // One Claude session id in two project folders is two sessions: refused, not picked.
+    let other = home.join(".claude/projects/-another");
+    fs::create_dir_all(&other).unwrap();
+    fs::copy(
+        home.join(format!(".claude/projects/-tmp-project/{CLAUDE}.jsonl")),
+        other.join(format!("{CLAUDE}.jsonl")),
+    )
+    .unwrap();
+    let (code, message) = refusal(&format!("claude:{CLAUDE}"), &home);
+    assert_eq!(code, "ambiguous_session", "{message}");
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn malformed_and_corrupt_files_are_refused_with_the_reason() {
+    let home = home("bad");
+    let pi = home.join(".pi/agent/sessions/--w--/2026-12-02T15-00-00-000Z_badbad.jsonl");
+    fs::create_dir_all(pi.parent().unwrap()).unwrap();
+    fs::write(
+        &pi,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"badbad\"}\n{oops\n{}\n",
+    )
+    .unwrap();
+    let (code, message) = refusal("pi:badbad", &home);
+    assert_eq!(code, "transcript_malformed", "{message}");
+    assert!(
+        message.contains(":2: the line is not valid JSON"),
+        "{message}"
+    );
+    let zst = home.join(format!(
+        ".codex/sessions/2026/12/02/rollout-2026-12-02T15-19-28-{CODEX_ZST}.jsonl.zst"
+    ));
+    let mut bytes = fs::read(&zst).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    fs::write(&zst, bytes).unwrap();
+    let (code, message) = refusal(&format!("codex:{CODEX_ZST}"), &home);
+    assert_eq!(code, "transcript_malformed", "{message}");
+    // The listing still names both, saying why they cannot be read.
+    let (sessions, _) = corpus(&home, &[], Roots::default()).recent(None, 200);
+    for id in ["badbad", CODEX_ZST] {
+        let summary = sessions.iter().find(|s| s.id == id).unwrap();
+        assert!(summary.unreadable.is_some(), "{summary:?}");
+    }
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn the_recent_listing_spans_harnesses_newest_first() {
+    let home = home("recent");
+    let corpus = corpus(&home, &[], Roots::default());
+    let (sessions, total) = corpus.recent(None, 20);
+    assert_eq!(total, 7); // 1 claude, 2 pi, 4 codex threads
+    let names: Vec<String> = sessions
+        .iter()
+        .map(|s| format!("{}:{}", s.host, s.id))
+        .collect();
+    assert_eq!(names[0], format!("claude:{CLAUDE}"));
+    // Codex files were copied after Pi's: the last Codex file written leads them.
+    assert_eq!(names[1], "codex:01a23756-dc4b-7611-8782-70c642f15bd0");
+    assert_eq!(names.last().unwrap(), &format!("pi:{PI_MAIN}"));
+    let by_id = |id: &str| sessions.iter().find(|s| s.id == id).unwrap();
+    let fork = by_id(CODEX_FORK);
+    assert_eq!(fork.parent, Some(format!("codex:{CODEX_BASE}")));
+    assert_eq!(
+        fork.first_prompt.as_deref(),
+        Some("In this fork, name a colour.")
+    );
+    assert_eq!(fork.cwd.as_deref(), Some("/tmp/xh/codexrun/c2/work"));
+    assert_eq!(
+        by_id(CODEX_BASE).first_prompt.as_deref(),
+        Some("Please run a command that writes a probe file.")
+    );
+    assert_eq!(
+        by_id(CODEX_ZST).first_prompt.as_deref(),
+        Some("Please run a command that writes a probe file, then stop.")
+    );
+    let (pi, total) = corpus.recent(Some("pi"), 1);
+    assert_eq!(total, 2);
+    assert_eq!(pi[0].id, PI_FORK);
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn harness_variables_and_the_notesoup_setting_move_the_folders() {
+    let home = home("vars");
+    let empty = std::env::temp_dir().join(format!("notesoup-corpus-empty-{}", std::process::id()));
+    fs::create_dir_all(&empty).unwrap();
+    let count = |vars: &[(&str, &Path)], roots: Roots, harness: Option<&str>| {
+        corpus(&home, vars, roots).recent(harness, 1).1
+    };
+    assert_eq!(count(&[], Roots::default(), None), 7);
+    // Each harness's own variable replaces its default folder.
+    let moved = [
+        ("PI_CODING_AGENT_DIR", empty.as_path()),
+        ("CODEX_HOME", &empty),
+        ("CLAUDE_CONFIG_DIR", &empty),
+    ];
+    assert_eq!(count(&moved, Roots::default(), None), 0);
+    let sessions = home.join(".pi/agent/sessions");
+    let session_dir = [("PI_CODING_AGENT_SESSION_DIR", sessions.as_path())];
+    assert_eq!(count(&session_dir, Roots::default(), Some("pi")), 2);
+    // Pi's own sessionDir setting, absolute, is honoured.
+    let agent = home.join("agent-with-setting");
+    fs::create_dir_all(&agent).unwrap();
+    let setting = format!("{{\"sessionDir\": {:?}}}", sessions.display().to_string());
+    fs::write(agent.join("settings.json"), setting).unwrap();
+    let pi_setting = [("PI_CODING_AGENT_DIR", agent.as_path())];
+    assert_eq!(count(&pi_setting, Roots::default(), Some("pi")), 2);
+    // The notesoup setting wins over the variables.
+    let roots = Roots {
+        pi: Some(sessions.display().to_string()),
+        codex: Some(home.join(".codex/sessions").display().to_string()),
+        claude: Some(home.join(".claude/projects").display().to_string()),
+    };
+    assert_eq!(count(&moved, roots, None), 7);
+    let _ = fs::remove_dir_all(home);
+    let _ = fs::remove_dir_all(empty);
+}

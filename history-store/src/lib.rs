@@ -1,0 +1,140 @@
+//! notesoup's history on disk: the local session corpus of every harness (Claude Code, Pi,
+//! Codex) and the persistent index that lets a Claude transcript be decoded incrementally.
+//!
+//! The decoders (`notesoup-history-claude`, `-pi`, `-codex`) are pure: they take bytes.
+//! This crate does the file IO they need and nothing else:
+//!
+//! - [`Corpus`] finds every session of every harness by file name (the caller's
+//!   [`Roots`], then each harness's own environment variables, passed in as values, then
+//!   the defaults), resolves `<harness>:<id-or-prefix>` selectors to a session's head file
+//!   ([`Corpus::resolve`]), reads a whole session across its ancestor files
+//!   ([`Corpus::load`]: Pi's `parentSession` chain, Codex's `history_base` chain), and
+//!   lists the recent sessions reading only the heads shown ([`Corpus::recent`]).
+//! - [`read_transcript`] decodes a Claude transcript through its index in a [`Cache`]
+//!   folder, so a call decodes only the lines appended since the index was written; the
+//!   answer is always the one a fresh decode gives.
+//!
+//! Every refusal is a [`StoreError`] with a stable [`StoreError::code`] and a one-line
+//! message naming the file or selector at fault.
+//!
+//! ```
+//! use notesoup_history_store::{Corpus, Roots};
+//!
+//! let empty = std::env::temp_dir().join("notesoup-history-store-doc-empty");
+//! let corpus = Corpus::new(Roots::default(), |name| {
+//!     (name == "HOME").then(|| empty.display().to_string())
+//! });
+//! let (sessions, total) = corpus.recent(None, 20);
+//! assert!(sessions.is_empty() && total == 0);
+//! let err = corpus.resolve("claude:abc").unwrap_err();
+//! assert_eq!(err.code(), "not_found");
+//! ```
+
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+
+use notesoup_history_claude::DecodeError;
+use notesoup_history_codex::CodexError;
+use notesoup_history_core::SelectorError;
+use notesoup_history_pi::PiError;
+
+mod corpus;
+mod transcript_index;
+
+pub use corpus::{Corpus, Found, Roots, VARS};
+pub use transcript_index::{Cache, read_transcript};
+
+/// Why a session cannot be found or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The selector is malformed or names no single session.
+    #[error(transparent)]
+    Selector(#[from] SelectorError),
+    /// Claude or Pi keep one file per session: two files with one id are two sessions.
+    #[error(
+        "session {harness}:{id} has {copies} files under its folder; name it by its transcript_path or move one"
+    )]
+    Duplicate {
+        /// The harness.
+        harness: String,
+        /// The session id.
+        id: String,
+        /// How many files carry it.
+        copies: usize,
+    },
+    /// The resolved session has no file (it went away between the scan and the read).
+    #[error("no file of session {harness}:{id}")]
+    NoFile {
+        /// The harness.
+        harness: String,
+        /// The session id.
+        id: String,
+    },
+    /// Pi files naming each other as parents.
+    #[error("pi session files name each other as parents: {}", path.display())]
+    PiCycle {
+        /// The file met twice.
+        path: PathBuf,
+    },
+    /// Codex `history_base` links that loop (or a chain longer than any real one).
+    #[error("codex history_base links loop at {}", path.display())]
+    CodexCycle {
+        /// The file met twice.
+        path: PathBuf,
+    },
+    /// A Pi or Codex session file could not be read.
+    #[error("session file {}: {source}", path.display())]
+    SessionFile {
+        /// The file.
+        path: PathBuf,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// A Claude transcript could not be read.
+    #[error("transcript {}: {source}", path.display())]
+    Transcript {
+        /// The transcript.
+        path: PathBuf,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// The Claude decoder refused the transcript.
+    #[error("transcript {}: {source}", path.display())]
+    Claude {
+        /// The transcript.
+        path: PathBuf,
+        /// The decoder's refusal.
+        source: DecodeError,
+    },
+    /// The Pi decoder refused a session file.
+    #[error(transparent)]
+    Pi(#[from] PiError),
+    /// The Codex decoder refused a rollout.
+    #[error(transparent)]
+    Codex(#[from] CodexError),
+}
+
+impl StoreError {
+    /// A stable `snake_case` code for replies: the selector's or decoder's own code,
+    /// `ambiguous_session`, `not_found`, `history_cycle` or `io_error`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Selector(err) => err.code(),
+            StoreError::Duplicate { .. } => "ambiguous_session",
+            StoreError::NoFile { .. } => "not_found",
+            StoreError::PiCycle { .. } | StoreError::CodexCycle { .. } => "history_cycle",
+            StoreError::SessionFile { source, .. } | StoreError::Transcript { source, .. } => {
+                if source.kind() == std::io::ErrorKind::NotFound {
+                    "not_found"
+                } else {
+                    "io_error"
+                }
+            }
+            StoreError::Claude { source, .. } => source.code(),
+            StoreError::Pi(err) => err.code(),
+            StoreError::Codex(err) => err.code(),
+        }
+    }
+}
