@@ -224,6 +224,48 @@ pub struct Policy {
     pub key: String,
 }
 
+/// One `notesoup` margin setting as [`resolve`] reads it from the merged settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Margin {
+    /// Its name under the settings' `notesoup` object.
+    pub name: &'static str,
+    /// The value the settings hold, if any.
+    pub raw: Option<Value>,
+    /// What the policy uses: the value when it is a whole number of tokens, else the default.
+    pub tokens: u64,
+    /// False when a value is present but is not a whole number of tokens (it is ignored).
+    pub valid: bool,
+}
+
+/// `notesoup.resetMarginTokens` and `notesoup.warningRunwayTokens`, in that order, as
+/// [`resolve`] reads them (so a person's tool can say which value is ignored and why).
+///
+/// ```
+/// use serde_json::json;
+/// let settings = json!({"notesoup": {"resetMarginTokens": "8k"}});
+/// let [reset, runway] = notesoup_thresholds::margins(Some(&settings));
+/// assert!(!reset.valid);
+/// assert_eq!(reset.tokens, notesoup_thresholds::DEFAULT_RESET_MARGIN);
+/// assert!(runway.valid && runway.raw.is_none());
+/// ```
+pub fn margins(settings: Option<&Value>) -> [Margin; 2] {
+    let notesoup = settings.and_then(|s| s.get("notesoup"));
+    [
+        ("resetMarginTokens", DEFAULT_RESET_MARGIN),
+        ("warningRunwayTokens", DEFAULT_WARNING_RUNWAY),
+    ]
+    .map(|(name, default)| {
+        let raw = notesoup.and_then(|n| n.get(name)).cloned();
+        let read = raw.as_ref().and_then(js::json_whole);
+        Margin {
+            name,
+            valid: raw.is_none() || read.is_some(),
+            tokens: read.unwrap_or(default),
+            raw,
+        }
+    })
+}
+
 /// Why no policy was produced. Every variant carries the input at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ThresholdError {
@@ -427,13 +469,7 @@ impl Facts {
                     n
                 })
         };
-        let margin = |name: &str, default: u64| {
-            settings
-                .and_then(|s| s.get("notesoup"))
-                .and_then(|n| n.get(name))
-                .and_then(js::json_whole)
-                .unwrap_or(default)
-        };
+        let [reset_margin, warning_runway] = margins(inputs.settings).map(|m| m.tokens);
         Self {
             auto_on,
             disable_compact,
@@ -443,8 +479,8 @@ impl Facts {
             raw_max: positive(breakdown.and_then(|b| b.get("rawMaxTokens"))),
             reported: positive(breakdown.and_then(|b| b.get("autoCompactThreshold"))),
             configured,
-            reset_margin: margin("resetMarginTokens", DEFAULT_RESET_MARGIN),
-            warning_runway: margin("warningRunwayTokens", DEFAULT_WARNING_RUNWAY),
+            reset_margin,
+            warning_runway,
         }
     }
 

@@ -1,0 +1,170 @@
+//! [`CliError`]: why a command did not do what it was asked, with the file at fault and the
+//! fix, so the person can act on it.
+
+use std::path::PathBuf;
+
+use notesoup_notes::NotesError;
+
+use crate::{EXIT_CONFLICT, EXIT_FAILED, EXIT_USAGE};
+
+/// Why a command refused or failed. Each variant carries the input at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// The notes store refused (bad name, not found, too large, version conflict, ...).
+    #[error("{source}")]
+    Notes {
+        /// The store's refusal.
+        source: NotesError,
+        /// The brain's folder, when one was opened.
+        brain: Option<PathBuf>,
+    },
+    /// A history op refused (unknown session, ambiguous prefix, unreadable transcript, ...).
+    #[error("{message}")]
+    History {
+        /// The op's code (`not_found`, `ambiguous_session`, `transcript_malformed`, ...).
+        code: String,
+        /// Its one-line message.
+        message: String,
+    },
+    /// The note changed while it was being edited: nothing was written.
+    #[error("note `{name}` changed while you were editing it (now {now}); nothing was written")]
+    EditConflict {
+        /// The note.
+        name: String,
+        /// Its version now, or "deleted".
+        now: String,
+        /// Where the edited text was kept.
+        kept: PathBuf,
+    },
+    /// The editor could not be started or did not finish cleanly: nothing was written.
+    #[error("the editor `{command}` {reason}; nothing was written")]
+    Editor {
+        /// The editor command line ($VISUAL or $EDITOR).
+        command: String,
+        /// What went wrong.
+        reason: String,
+        /// The file it was editing (the text is still there).
+        file: PathBuf,
+    },
+    /// Neither `$VISUAL` nor `$EDITOR` is set.
+    #[error("no editor: neither VISUAL nor EDITOR is set")]
+    NoEditor,
+    /// A file could not be read or written.
+    #[error("could not {what} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The file.
+        path: PathBuf,
+        /// The system's account.
+        source: std::io::Error,
+    },
+    /// A settings file is not valid JSON.
+    #[error("settings file {} is not valid JSON: {reason}", path.display())]
+    Settings {
+        /// The file.
+        path: PathBuf,
+        /// The parser's account (line and column).
+        reason: String,
+    },
+    /// The budget policy refused these inputs (a bad cap, margins with no room).
+    #[error("{0}")]
+    Limits(#[from] notesoup_thresholds::ThresholdError),
+    /// An argument that clap accepted but the command cannot use.
+    #[error("{what}")]
+    BadArgument {
+        /// What is wrong.
+        what: String,
+        /// What to do instead.
+        fix: String,
+    },
+    /// A command this build does not have yet.
+    #[error("`{what}` is not built into this notesoup yet")]
+    NotBuilt {
+        /// The command.
+        what: String,
+        /// What to do instead.
+        fix: String,
+    },
+}
+
+impl CliError {
+    /// A store refusal, with the brain it came from.
+    pub(crate) fn notes(source: NotesError, brain: Option<PathBuf>) -> Self {
+        Self::Notes { source, brain }
+    }
+
+    /// A stable `snake_case` code for `--json`.
+    pub fn code(&self) -> &str {
+        match self {
+            Self::Notes { source, .. } => source.code(),
+            Self::History { code, .. } => code,
+            Self::EditConflict { .. } => "version_conflict",
+            Self::Editor { .. } => "editor_failed",
+            Self::NoEditor => "no_editor",
+            Self::Io { .. } => "io",
+            Self::Settings { .. } => "bad_settings",
+            Self::Limits(err) => match err {
+                notesoup_thresholds::ThresholdError::NoRoom { .. } => "unresolvable",
+                _ => "bad_cap",
+            },
+            Self::BadArgument { .. } => "bad_argument",
+            Self::NotBuilt { .. } => "not_built",
+        }
+    }
+
+    /// The exit status this error ends the run with.
+    pub fn exit(&self) -> u8 {
+        match self {
+            Self::EditConflict { .. } => EXIT_CONFLICT,
+            Self::Notes { source, .. }
+                if matches!(source.code(), "version_conflict" | "exists") =>
+            {
+                EXIT_CONFLICT
+            }
+            Self::BadArgument { .. } => EXIT_USAGE,
+            _ => EXIT_FAILED,
+        }
+    }
+
+    /// The file at fault, when there is one.
+    pub fn file(&self) -> Option<PathBuf> {
+        match self {
+            Self::Notes { brain, .. } => brain.clone(),
+            Self::EditConflict { kept, .. } => Some(kept.clone()),
+            Self::Editor { file, .. } => Some(file.clone()),
+            Self::Io { path, .. } | Self::Settings { path, .. } => Some(path.clone()),
+            _ => None,
+        }
+    }
+
+    /// What to do about it.
+    pub fn fix(&self) -> Option<String> {
+        Some(match self {
+            Self::Notes { source, .. } => match source.code() {
+                "not_found" => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
+                "bad_name" => "names are a-z 0-9 - _ segments joined by /, e.g. `project/build`".into(),
+                "version_conflict" => "the note changed meanwhile: `notesoup notes show NAME`, then redo the change".into(),
+                "exists" => "`notesoup notes show NAME` shows the current note; `--force` moves it to the trash and restores the deleted one".into(),
+                "too_large" => "shorten the note, or split it into several notes".into(),
+                "no_home" => "set NOTESOUP_HOME to a folder notesoup may write".into(),
+                "bad_cwd" => "give --project an existing folder".into(),
+                _ => return None,
+            },
+            Self::History { code, .. } => match code.as_str() {
+                "not_found" | "bad_session" => "`notesoup history sessions` lists the sessions; name one as <harness>:<id>".into(),
+                "ambiguous_session" => "give more of the id (one of the candidates named above)".into(),
+                "bad_request" => "see `notesoup history --help`".into(),
+                _ => return None,
+            },
+            Self::EditConflict { .. } => "your text is in the file above: `notesoup notes show NAME` shows the note now; `notesoup notes edit NAME` and paste your change back in".into(),
+            Self::Editor { .. } => "fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above".into(),
+            Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),
+            Self::Io { .. } => "check the file's permissions and free space".into(),
+            Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
+            Self::Limits(_) => "see `notesoup limits --help`".into(),
+            Self::BadArgument { fix, .. } | Self::NotBuilt { fix, .. } => fix.clone(),
+        })
+    }
+}

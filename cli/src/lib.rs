@@ -1,0 +1,211 @@
+//! `notesoup`, the command line for people: the brain of a project (list, show, edit,
+//! remove, trash, restore), every local session of Claude Code, Pi and Codex (list, search,
+//! show), the budget points for this machine's settings, and `doctor`.
+//!
+//! A composer like `notesoup-helper`: it decides nothing itself. Notes go through
+//! `notesoup-notes` (the same domain rule, names, limits and version checks as the plugin),
+//! history through the helper library's ops (the same selection, paging and search as the
+//! model's tools), budget points through `notesoup-thresholds`. What this crate adds is the
+//! terminal: tables, colour (only on a terminal, never under `NO_COLOR`), a pager for long
+//! text, `--json` for scripts, messages that name the file and the fix, and exit codes
+//! (0 done, 1 refused or failed, 2 bad command line, 3 a note changed under you).
+//!
+//! [`run`] takes the arguments and an [`Env`] (the environment, the current folder and
+//! whether stdout is a terminal) and returns a [`Report`]; only `main.rs` reads the process
+//! and prints, so every command runs in-process in tests:
+//!
+//! ```
+//! use notesoup_cli::{Env, run};
+//!
+//! let tmp = std::env::temp_dir().join(format!("notesoup-cli-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(tmp.join("project")).unwrap();
+//! let env = Env::new(
+//!     [("NOTESOUP_HOME", tmp.join("home").to_str().unwrap())],
+//!     tmp.join("project"),
+//!     false,
+//! );
+//! let report = run(["notesoup", "notes", "list"], &env);
+//! assert_eq!(report.exit, 0);
+//! assert!(report.stdout.contains("No notes"));
+//!
+//! let report = run(["notesoup", "notes", "show", "nothing-here"], &env);
+//! assert_eq!(report.exit, 1);
+//! assert!(report.stderr.contains("no note named `nothing-here`"));
+//! # std::fs::remove_dir_all(&tmp).unwrap();
+//! ```
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+mod args;
+mod doctor;
+mod error;
+mod history;
+mod limits;
+mod notes;
+mod term;
+
+pub use args::{Cli, Color, Command};
+pub use error::CliError;
+pub use term::{Style, wants_pager};
+
+/// The Claude Code version notesoup is built and tested against (`scripts/get-claude`'s
+/// default; a test checks the two agree). `doctor` says whether the installed one matches.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.319";
+
+/// Exit status: done.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: refused or failed (the message says what, which file, what to do).
+pub const EXIT_FAILED: u8 = 1;
+/// Exit status: the command line is wrong.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: a note changed under you, or restore would overwrite a newer note.
+pub const EXIT_CONFLICT: u8 = 3;
+
+/// What a command may read of the outside world besides its arguments, captured once.
+#[derive(Debug, Clone)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+    cwd: PathBuf,
+    stdout_terminal: bool,
+}
+
+impl Env {
+    /// An environment with exactly these variables, this current folder, and whether stdout
+    /// is a terminal.
+    pub fn new<K: Into<String>, V: Into<String>>(
+        vars: impl IntoIterator<Item = (K, V)>,
+        cwd: impl Into<PathBuf>,
+        stdout_terminal: bool,
+    ) -> Self {
+        Self {
+            vars: vars
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            cwd: cwd.into(),
+            stdout_terminal,
+        }
+    }
+
+    /// One variable, `None` when unset.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    /// Every variable.
+    pub(crate) fn vars_iter(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.vars.iter()
+    }
+
+    /// One variable, `None` when unset or empty.
+    pub(crate) fn var_set(&self, name: &str) -> Option<&str> {
+        self.var(name).filter(|v| !v.is_empty())
+    }
+
+    /// The current folder.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Whether stdout is a terminal.
+    pub fn stdout_terminal(&self) -> bool {
+        self.stdout_terminal
+    }
+
+    /// The helper library's context: the same variables.
+    pub(crate) fn helper_context(&self) -> notesoup_helper_bin::Context {
+        notesoup_helper_bin::Context::from_vars(self.vars.clone())
+    }
+
+    /// `dir` made absolute against the current folder (default: the current folder).
+    pub(crate) fn folder(&self, dir: Option<&Path>) -> PathBuf {
+        match dir {
+            Some(d) if d.is_absolute() => d.to_path_buf(),
+            Some(d) => self.cwd.join(d),
+            None => self.cwd.clone(),
+        }
+    }
+}
+
+/// What a command printed and how it ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// What goes to stdout.
+    pub stdout: String,
+    /// What goes to stderr (errors, hints).
+    pub stderr: String,
+    /// The exit status (see the `EXIT_*` constants).
+    pub exit: u8,
+    /// Whether stdout may go through a pager (a terminal, `--no-pager` not given).
+    pub pager: bool,
+}
+
+/// Run one command line (`argv[0]` is the program name).
+pub fn run<I, T>(argv: I, env: &Env) -> Report
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let text = err.render().to_string();
+            return if err.use_stderr() {
+                Report {
+                    stderr: text,
+                    exit: EXIT_USAGE,
+                    ..Report::default()
+                }
+            } else {
+                // --help and --version: printed on stdout, exit 0.
+                Report {
+                    stdout: text,
+                    exit: EXIT_OK,
+                    pager: env.stdout_terminal,
+                    ..Report::default()
+                }
+            };
+        }
+    };
+    let style = Style::new(cli.color, env);
+    let mut out = term::Out::new(style, cli.json);
+    let result = match &cli.command {
+        Command::Notes(a) => notes::run(a, env, &mut out),
+        Command::History(a) => history::run(a, env, &mut out),
+        Command::Limits(a) => limits::run(a, env, &mut out),
+        Command::Doctor => Ok(doctor::run(env, &mut out)),
+        Command::Mcp(a) => mcp(a, env),
+    };
+    let exit = match result {
+        Ok(exit) => exit,
+        Err(err) => {
+            out.error(&err);
+            err.exit()
+        }
+    };
+    let (stdout, stderr) = out.finish();
+    Report {
+        stdout,
+        stderr,
+        exit,
+        pager: env.stdout_terminal && !cli.no_pager && !cli.json,
+    }
+}
+
+/// `notesoup mcp`: the MCP server (crate `notesoup-mcp`) on stdin/stdout.
+fn mcp(args: &args::McpArgs, env: &Env) -> Result<u8, CliError> {
+    let _project = env.folder(args.project.as_deref());
+    Err(CliError::NotBuilt {
+        what: "notesoup mcp".into(),
+        fix: "this build has no MCP server yet; the plugin's tools work inside Claude Code".into(),
+    })
+}
+
+/// Help texts end with the exit codes; kept here so `--help` and the docs share one table.
+pub fn exit_codes() -> &'static str {
+    args::EXIT_CODES
+}

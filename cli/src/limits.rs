@@ -1,0 +1,283 @@
+//! `notesoup limits`: the warning and clear points `notesoup-thresholds` gives for this
+//! machine's Claude Code settings and environment, and which source decided them.
+//!
+//! Claude Code hands the plugin its merged settings and the session's usage; a person's
+//! command has neither, so this module reads the settings files Claude merges (user, then
+//! the project's shared and local files; later files win, key by key) and the environment
+//! (a settings file's `env` block applies over the process's, as Claude applies it). The
+//! model's window is unknown without a session: `--window` gives it, else the policy falls
+//! back to percent of a 200K window, as the plugin does before the first response.
+
+use std::path::{Path, PathBuf};
+
+use notesoup_thresholds::{
+    Env as PolicyEnv, Inputs, Policy, Source, Unit, margins, parse_cap, resolve,
+};
+use serde_json::{Map, Value, json};
+
+use crate::args::LimitsArgs;
+use crate::term::{Out, Paint};
+use crate::{CliError, EXIT_OK, Env};
+
+/// One settings file Claude Code merges, and what it held.
+#[derive(Debug, Clone)]
+pub(crate) struct SettingsFile {
+    /// Which source (`user`, `project`, `local`).
+    pub(crate) source: &'static str,
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// Its object, `None` when the file does not exist.
+    pub(crate) value: Option<Value>,
+}
+
+/// Claude Code's config folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub(crate) fn config_dir(env: &Env) -> Option<PathBuf> {
+    env.var_set("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".claude")))
+}
+
+/// The settings files of `project`, lowest priority first; a file that is not a JSON
+/// object is an error naming it.
+pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFile>, CliError> {
+    let mut files = Vec::new();
+    if let Some(dir) = config_dir(env) {
+        files.push(("user", dir.join("settings.json")));
+    }
+    files.push(("project", project.join(".claude/settings.json")));
+    files.push(("local", project.join(".claude/settings.local.json")));
+    files
+        .into_iter()
+        .map(|(source, path)| {
+            let value = match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    let v: Value = serde_json::from_str(&text).map_err(|e| CliError::Settings {
+                        path: path.clone(),
+                        reason: e.to_string(),
+                    })?;
+                    if !v.is_object() {
+                        return Err(CliError::Settings {
+                            path,
+                            reason: "the top level is not an object".into(),
+                        });
+                    }
+                    Some(v)
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(source) => {
+                    return Err(CliError::Io {
+                        what: "read".into(),
+                        path,
+                        source,
+                    });
+                }
+            };
+            Ok(SettingsFile {
+                source,
+                path,
+                value,
+            })
+        })
+        .collect()
+}
+
+/// The files merged, later over earlier, objects key by key.
+pub(crate) fn merged(files: &[SettingsFile]) -> Value {
+    fn merge(into: &mut Value, from: &Value) {
+        match (into, from) {
+            (Value::Object(a), Value::Object(b)) => {
+                for (k, v) in b {
+                    merge(a.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+            (slot, v) => *slot = v.clone(),
+        }
+    }
+    let mut out = Value::Object(Map::new());
+    for f in files {
+        if let Some(v) = &f.value {
+            merge(&mut out, v);
+        }
+    }
+    out
+}
+
+/// Each variable the policy reads, its value and where it came from (`environment`, or
+/// the `env` block of a settings file, which wins as Claude applies it at start-up).
+pub(crate) fn policy_env(env: &Env, files: &[SettingsFile]) -> Vec<(&'static str, String, String)> {
+    PolicyEnv::NAMES
+        .iter()
+        .filter_map(|&name| {
+            let from_settings = files.iter().rev().find_map(|f| {
+                let v = f.value.as_ref()?.get("env")?.get(name)?;
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                Some((text, format!("env block of {}", f.path.display())))
+            });
+            from_settings
+                .or_else(|| {
+                    env.var(name)
+                        .map(|v| (v.to_owned(), "environment".to_owned()))
+                })
+                .map(|(v, from)| (name, v, from))
+        })
+        .collect()
+}
+
+/// The policy for `settings` and the captured variables.
+pub(crate) fn policy(
+    settings: &Value,
+    vars: &[(&'static str, String, String)],
+    model: Option<&str>,
+    cap: Option<&str>,
+    window: Option<u64>,
+) -> Result<Policy, CliError> {
+    let env = PolicyEnv::from_lookup(|name| {
+        vars.iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, v, _)| v.clone())
+    });
+    let usage = window.map(|w| json!({"context": {"window": w}}));
+    Ok(resolve(&Inputs {
+        usage: usage.as_ref(),
+        settings: Some(settings),
+        env: &env,
+        model,
+        cap,
+    })?)
+}
+
+pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
+    let project = env.folder(args.project.as_deref());
+    let window = args
+        .window
+        .as_deref()
+        .map(|w| {
+            parse_cap(w).map_err(|_| CliError::BadArgument {
+                what: format!("--window {w:?} is not a token count"),
+                fix: "write whole tokens or a decimal with k or m, e.g. 200k, 1m".into(),
+            })
+        })
+        .transpose()?;
+    let files = settings_files(env, &project)?;
+    let settings = merged(&files);
+    let vars = policy_env(env, &files);
+    let p = policy(
+        &settings,
+        &vars,
+        args.model.as_deref(),
+        args.cap.as_deref(),
+        window,
+    )?;
+    let shown = Shown {
+        project: &project,
+        files: &files,
+        vars: &vars,
+        window,
+        model: args.model.as_deref(),
+    };
+    if out.json {
+        json_report(&p, &shown, &settings, out);
+    } else {
+        text_report(&p, &shown, &settings, out);
+    }
+    Ok(EXIT_OK)
+}
+
+/// What was read, for the report.
+struct Shown<'a> {
+    project: &'a Path,
+    files: &'a [SettingsFile],
+    vars: &'a [(&'static str, String, String)],
+    window: Option<u64>,
+    model: Option<&'a str>,
+}
+
+fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Value, out: &mut Out) {
+    let (files, vars, window) = (shown.files, shown.vars, shown.window);
+    out.json_doc(&json!({
+            "ok": true,
+            "unit": p.unit.as_str(),
+            "source": p.source.as_str(),
+            "native": p.native,
+            "hard": p.hard,
+            "warning": p.warning,
+            "auto_clear": p.auto_clear,
+            "warnings_enabled": p.warnings_enabled,
+            "explicit_reset": p.explicit_reset,
+            "cap": p.cap,
+            "window": window,
+            "model": shown.model,
+            "settings": files.iter().map(|f| json!({"source": f.source, "path": f.path, "found": f.value.is_some()})).collect::<Vec<_>>(),
+            "env": vars.iter().map(|(n, v, from)| json!({"name": n, "value": v, "from": from})).collect::<Vec<_>>(),
+            "margins": margins(Some(settings)).iter().map(|m| json!({"name": m.name, "value": m.raw, "tokens": m.tokens, "valid": m.valid})).collect::<Vec<_>>(),
+        }));
+}
+
+fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Value, out: &mut Out) {
+    let (project, files, vars, window) = (shown.project, shown.files, shown.vars, shown.window);
+    let unit = match p.unit {
+        Unit::Tokens => "tokens",
+        Unit::Percent => "% of a 200K window",
+    };
+    out.line(out.paint(
+        Paint::Strong,
+        &format!("Budget points for {}", project.display()),
+    ));
+    let row =
+        |label: &str, value: u64, what: &str| format!("  {label:<8}{value:>9} {unit}  {what}");
+    out.line(row(
+        "warning",
+        p.warning,
+        "notesoup warns the agent to save its notes",
+    ));
+    out.line(row(
+        "clear",
+        p.hard,
+        if p.auto_clear {
+            "notesoup clears the window (the agent starts again from its notes)"
+        } else {
+            "no automatic clear: auto-compaction is off"
+        },
+    ));
+    out.line(row("native", p.native, "Claude Code's own point"));
+    let decided = match p.source {
+        Source::Breakdown => "the engine's reported threshold".to_owned(),
+        Source::Window => format!(
+            "the window {} tokens (--window), less Claude's reserves, or a smaller configured window",
+            window.unwrap_or_default()
+        ),
+        Source::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
+    };
+    out.line(format!("Decided by: {decided}."));
+    if let Some(cap) = p.cap {
+        out.line(format!("Cap: {cap} tokens (--cap)."));
+    }
+    if !p.warnings_enabled {
+        out.line(out.paint(
+            Paint::Warn,
+            "DISABLE_COMPACT is set: no warnings and no explicit resets.",
+        ));
+    }
+    out.line("Read:");
+    for f in files {
+        let state = if f.value.is_some() { "" } else { "  (absent)" };
+        out.line(format!("  {:<8}{}{state}", f.source, f.path.display()));
+    }
+    for (name, value, from) in vars {
+        out.line(format!("  {name}={value}  ({from})"));
+    }
+    for m in &margins(Some(settings)) {
+        let line = match (&m.raw, m.valid) {
+            (None, _) => format!("  notesoup.{} = {} (default)", m.name, m.tokens),
+            (Some(raw), true) => format!("  notesoup.{} = {raw}", m.name),
+            (Some(raw), false) => out.paint(
+                Paint::Warn,
+                &format!(
+                    "  notesoup.{} = {raw} is not a whole number of tokens: ignored, {} applies",
+                    m.name, m.tokens
+                ),
+            ),
+        };
+        out.line(line);
+    }
+}

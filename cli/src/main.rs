@@ -1,0 +1,61 @@
+//! `notesoup`: reads the process (arguments, environment, current folder, whether stdout
+//! is a terminal), runs the command through the library, and prints: through a pager when
+//! stdout is a terminal and the text is longer than the screen.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::process::{Command, ExitCode, Stdio};
+
+use notesoup_cli::{Env, Report, run};
+
+fn main() -> ExitCode {
+    let vars: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let env = Env::new(vars, cwd, std::io::stdout().is_terminal());
+    let report = run(std::env::args_os(), &env);
+    print(&report, &env);
+    ExitCode::from(report.exit)
+}
+
+/// Writes the report; a closed stdout (`notesoup ... | head`) is not an error.
+fn print(report: &Report, env: &Env) {
+    if !report.stderr.is_empty() {
+        let _ = std::io::stderr().write_all(report.stderr.as_bytes());
+    }
+    if report.pager
+        && notesoup_cli::wants_pager(&report.stdout, rows(env))
+        && page(&report.stdout, env)
+    {
+        return;
+    }
+    let _ = std::io::stdout().write_all(report.stdout.as_bytes());
+}
+
+/// The terminal's height: `$LINES`, else 24.
+fn rows(env: &Env) -> usize {
+    env.var("LINES").and_then(|l| l.parse().ok()).unwrap_or(24)
+}
+
+/// Shows `text` in `$PAGER` (default `less`, with `LESS=FRX` unless set: quit when it fits,
+/// keep colours, leave the text on screen). False when no pager could be started.
+fn page(text: &str, env: &Env) -> bool {
+    let pager = env
+        .var("PAGER")
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or("less");
+    let mut command = Command::new("/bin/sh");
+    command.arg("-c").arg(pager).stdin(Stdio::piped());
+    if env.var("LESS").is_none() {
+        command.env("LESS", "FRX");
+    }
+    let Ok(mut child) = command.spawn() else {
+        return false;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // The person may quit the pager early: a broken pipe is fine.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+    true
+}

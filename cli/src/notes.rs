@@ -1,0 +1,264 @@
+//! `notesoup notes`: the brain of a project, through `notesoup-notes` (the same domain
+//! rule, names, limits and version checks the plugin's tools use).
+
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use notesoup_notes::{
+    Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NoteInfo, NotesError, Version, format_utc, store_root,
+};
+use serde_json::json;
+
+use crate::args::{NotesArgs, NotesCommand};
+use crate::term::{Out, Paint};
+use crate::{CliError, EXIT_OK, Env};
+
+/// The store root the environment names (`NOTESOUP_HOME`, `XDG_DATA_HOME`, `HOME`).
+pub(crate) fn root(env: &Env) -> Result<PathBuf, NotesError> {
+    store_root(
+        env.var("NOTESOUP_HOME"),
+        env.var("XDG_DATA_HOME"),
+        env.var("HOME"),
+    )
+}
+
+fn open(env: &Env, project: Option<&Path>) -> Result<Brain, CliError> {
+    let root = root(env).map_err(|e| CliError::notes(e, None))?;
+    Brain::open(&root, &env.folder(project)).map_err(|e| CliError::notes(e, None))
+}
+
+pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
+    let brain = open(env, args.project.as_deref())?;
+    let at = |e: NotesError| CliError::notes(e, Some(brain.dir().to_path_buf()));
+    match &args.command {
+        None => list(&brain, "", out).map_err(at),
+        Some(NotesCommand::List { folder }) => {
+            list(&brain, folder.as_deref().unwrap_or_default(), out).map_err(at)
+        }
+        Some(NotesCommand::Show { name }) => show(&brain, name, out).map_err(at),
+        Some(NotesCommand::Edit { name }) => edit(&brain, name, env, out),
+        Some(NotesCommand::Rm { name }) => rm(&brain, name, out).map_err(at),
+        Some(NotesCommand::Trash) => trash(&brain, out),
+        Some(NotesCommand::Restore { name, force }) => restore(&brain, name, *force, out),
+    }?;
+    Ok(EXIT_OK)
+}
+
+fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
+    let notes = brain.list(folder.trim_end_matches('/'))?;
+    let total: u64 = notes.iter().map(|n| n.bytes).sum();
+    if out.json {
+        out.json_doc(&json!({
+            "ok": true,
+            "project": brain.domain(),
+            "brain": brain.dir(),
+            "bytes": total,
+            "limits": {"note_bytes": MAX_NOTE_BYTES, "brain_bytes": MAX_BRAIN_BYTES},
+            "notes": notes.iter().map(info_json).collect::<Vec<_>>(),
+        }));
+        return Ok(());
+    }
+    let header = format!(
+        "Brain of {}: {} note{}, {total} of {MAX_BRAIN_BYTES} bytes",
+        brain.domain().display(),
+        notes.len(),
+        if notes.len() == 1 { "" } else { "s" },
+    );
+    out.line(out.paint(Paint::Strong, &header));
+    if notes.is_empty() {
+        out.line("No notes. `notesoup notes edit NAME` writes one; so does your agent.");
+        return Ok(());
+    }
+    let width = notes.iter().map(|n| n.name.len()).max().unwrap_or(4).max(4);
+    out.line(out.paint(
+        Paint::Dim,
+        &format!(
+            "{:<width$}  {:>6}  {:<20}  FIRST LINE",
+            "NAME", "BYTES", "UPDATED"
+        ),
+    ));
+    for n in &notes {
+        let name = out.paint(Paint::Strong, &format!("{:<width$}", n.name));
+        out.line(format!(
+            "{name}  {:>6}  {:<20}  {}",
+            n.bytes,
+            format_utc(n.updated),
+            n.first_line
+        ));
+    }
+    Ok(())
+}
+
+fn info_json(n: &NoteInfo) -> serde_json::Value {
+    json!({
+        "name": n.name,
+        "bytes": n.bytes,
+        "updated": n.updated,
+        "version": n.version.as_str(),
+        "first_line": n.first_line,
+    })
+}
+
+fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
+    let note = brain.read(name)?;
+    if out.json {
+        out.json_doc(&json!({
+            "ok": true,
+            "name": note.name,
+            "version": note.version.as_str(),
+            "updated": note.updated,
+            "text": note.text,
+        }));
+    } else {
+        out.text(&note.text);
+    }
+    Ok(())
+}
+
+fn rm(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
+    let deleted = brain.delete(name, None)?;
+    if out.json {
+        out.json_doc(&json!({
+            "ok": true,
+            "name": deleted.name,
+            "version": deleted.version.as_str(),
+            "trash": deleted.trash,
+        }));
+    } else {
+        out.line(format!("Moved note `{name}` to the trash."));
+        out.hint(format!("`notesoup notes restore {name}` brings it back."));
+    }
+    Ok(())
+}
+
+fn trash(_brain: &Brain, _out: &mut Out) -> Result<(), CliError> {
+    Err(CliError::NotBuilt {
+        what: "notesoup notes trash".into(),
+        fix: "coming with the notes store's trash listing".into(),
+    })
+}
+
+fn restore(_brain: &Brain, _name: &str, _force: bool, _out: &mut Out) -> Result<(), CliError> {
+    Err(CliError::NotBuilt {
+        what: "notesoup notes restore".into(),
+        fix: "coming with the notes store's restore".into(),
+    })
+}
+
+/// `notes edit`: the note's text into a private file, `$VISUAL`/`$EDITOR` on it, then a
+/// write carrying the version read first, so a concurrent write (the agent's) is never
+/// overwritten: on a conflict nothing is written and the edited text stays in its file.
+fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliError> {
+    let at = |e: NotesError| CliError::notes(e, Some(brain.dir().to_path_buf()));
+    notesoup_notes::check_name(name).map_err(at)?;
+    let editor = env
+        .var_set("VISUAL")
+        .or_else(|| env.var_set("EDITOR"))
+        .ok_or(CliError::NoEditor)?
+        .to_owned();
+    let (before, version) = match brain.read(name) {
+        Ok(note) => (note.text, Some(note.version)),
+        Err(NotesError::NotFound { .. }) => (String::new(), None),
+        Err(err) => return Err(at(err)),
+    };
+    let file = edit_file(env, name, &before)?;
+    let status = Process::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("notesoup-editor")
+        .arg(&file)
+        .status();
+    let editor_failed = |reason: String| CliError::Editor {
+        command: editor.clone(),
+        reason,
+        file: file.clone(),
+    };
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => return Err(editor_failed(format!("exited with {s}"))),
+        Err(err) => return Err(editor_failed(format!("could not be started: {err}"))),
+    }
+    let after = fs::read_to_string(&file).map_err(|source| CliError::Io {
+        what: "read back the edited note".into(),
+        path: file.clone(),
+        source,
+    })?;
+    let done = |out: &mut Out, text: &str, version: Option<&Version>| {
+        let _ = fs::remove_file(&file);
+        if out.json {
+            out.json_doc(&json!({"ok": true, "name": name, "version": version.map(Version::as_str), "changed": text != before}));
+        } else if text == before {
+            out.line(format!("Note `{name}` unchanged."));
+        } else {
+            out.line(format!(
+                "Saved note `{name}`: {} bytes, version {}.",
+                text.len(),
+                version.map_or("-", Version::as_str)
+            ));
+        }
+    };
+    if after == before {
+        done(out, &after, version.as_ref());
+        return Ok(());
+    }
+    if after.trim().is_empty() {
+        return Err(CliError::BadArgument {
+            what: format!("the edited note `{name}` is empty; nothing was written"),
+            fix: format!("to delete it: `notesoup notes rm {name}`"),
+        });
+    }
+    let conflict = |now: Option<String>| CliError::EditConflict {
+        name: name.to_owned(),
+        now: now.map_or_else(|| "deleted".into(), |v| format!("version {v}")),
+        kept: file.clone(),
+    };
+    let written = match &version {
+        Some(v) => brain.write(name, &after, Some(v)),
+        None => {
+            // A new note: refuse if someone created it meanwhile.
+            match brain.read(name) {
+                Ok(now) => return Err(conflict(Some(now.version.to_string()))),
+                Err(NotesError::NotFound { .. }) => brain.write(name, &after, None),
+                Err(err) => Err(err),
+            }
+        }
+    };
+    match written {
+        Ok(w) => {
+            done(out, &after, Some(&w.version));
+            Ok(())
+        }
+        Err(NotesError::VersionConflict { current, .. }) => Err(conflict(current)),
+        Err(err) => Err(CliError::notes(err, Some(file.clone()))),
+    }
+}
+
+/// A new private file holding `text`, named after the note (so the editor shows which).
+fn edit_file(env: &Env, name: &str, text: &str) -> Result<PathBuf, CliError> {
+    let dir = env
+        .var_set("TMPDIR")
+        .map_or_else(std::env::temp_dir, PathBuf::from);
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let path = dir.join(format!(
+        "notesoup-{}-{}-{stamp}.md",
+        name.replace('/', "~"),
+        std::process::id()
+    ));
+    let io = |source| CliError::Io {
+        what: "create the file to edit".into(),
+        path: path.clone(),
+        source,
+    };
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path).map_err(io)?;
+    file.write_all(text.as_bytes()).map_err(io)?;
+    Ok(path)
+}

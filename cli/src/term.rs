@@ -1,0 +1,155 @@
+//! Terminal shaping: colour (only on a terminal, never under `NO_COLOR`), the text or JSON
+//! a command prints, and its error lines.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::args::Color;
+use crate::{CliError, Env};
+
+/// What a piece of text is, for its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Paint {
+    /// A heading or a name to find the eye on (bold).
+    Strong,
+    /// Secondary detail (dim).
+    Dim,
+    /// A passed check (green).
+    Ok,
+    /// A warning (yellow).
+    Warn,
+    /// A failure (red).
+    Fail,
+}
+
+/// Whether to colour, decided once per run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    colour: bool,
+}
+
+impl Style {
+    /// Colour when asked (`always`) or when stdout is a terminal (`auto`), and never when
+    /// `NO_COLOR` is set to anything non-empty (<https://no-color.org>) or `TERM=dumb`.
+    pub fn new(choice: Color, env: &Env) -> Self {
+        let vetoed = env.var_set("NO_COLOR").is_some() || env.var("TERM") == Some("dumb");
+        let wanted = match choice {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => env.stdout_terminal(),
+        };
+        Self {
+            colour: wanted && !vetoed,
+        }
+    }
+
+    /// Whether this run colours.
+    pub fn colour(self) -> bool {
+        self.colour
+    }
+
+    /// `text` in the paint's colour (unchanged without colour).
+    pub(crate) fn paint(self, paint: Paint, text: &str) -> String {
+        if !self.colour {
+            return text.to_owned();
+        }
+        let code = match paint {
+            Paint::Strong => "1",
+            Paint::Dim => "2",
+            Paint::Ok => "32",
+            Paint::Warn => "33",
+            Paint::Fail => "31",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// The output of one run: text (or one JSON document) for stdout, lines for stderr.
+#[derive(Debug)]
+pub(crate) struct Out {
+    pub(crate) style: Style,
+    pub(crate) json: bool,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    pub(crate) fn new(style: Style, json: bool) -> Self {
+        Self {
+            style,
+            json,
+            stdout: String::new(),
+            stderr: String::new(),
+        }
+    }
+
+    /// One line of text on stdout.
+    pub(crate) fn line(&mut self, text: impl AsRef<str>) {
+        self.stdout.push_str(text.as_ref());
+        self.stdout.push('\n');
+    }
+
+    /// Text on stdout as it is (a final newline added when missing).
+    pub(crate) fn text(&mut self, text: &str) {
+        self.stdout.push_str(text);
+        if !text.is_empty() && !text.ends_with('\n') {
+            self.stdout.push('\n');
+        }
+    }
+
+    /// The one JSON document of a `--json` run.
+    pub(crate) fn json_doc(&mut self, value: &Value) {
+        let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+        self.stdout.push_str(&text);
+        self.stdout.push('\n');
+    }
+
+    /// A hint for the person on stderr (never part of what a script parses).
+    pub(crate) fn hint(&mut self, text: impl AsRef<str>) {
+        let _ = writeln!(
+            self.stderr,
+            "{}",
+            self.style.paint(Paint::Dim, text.as_ref())
+        );
+    }
+
+    /// `text` painted, for building lines.
+    pub(crate) fn paint(&self, paint: Paint, text: &str) -> String {
+        self.style.paint(paint, text)
+    }
+
+    /// An error: `notesoup: <what>` and, on their own lines, the file and the fix. Under
+    /// `--json` stdout also gets `{"ok": false, "error": {code, message, file, fix}}`.
+    pub(crate) fn error(&mut self, err: &CliError) {
+        let label = self.style.paint(Paint::Fail, "notesoup:");
+        let _ = writeln!(self.stderr, "{label} {err}");
+        if let Some(file) = err.file() {
+            let _ = writeln!(self.stderr, "  file: {}", file.display());
+        }
+        if let Some(fix) = err.fix() {
+            let _ = writeln!(self.stderr, "  fix:  {fix}");
+        }
+        if self.json {
+            self.stdout.clear();
+            self.json_doc(&serde_json::json!({
+                "ok": false,
+                "error": {
+                    "code": err.code(),
+                    "message": err.to_string(),
+                    "file": err.file().map(|f| f.display().to_string()),
+                    "fix": err.fix(),
+                }
+            }));
+        }
+    }
+
+    pub(crate) fn finish(self) -> (String, String) {
+        (self.stdout, self.stderr)
+    }
+}
+
+/// Whether text of `lines` lines should go through a pager on a terminal of `rows` rows.
+pub fn wants_pager(text: &str, rows: usize) -> bool {
+    text.lines().count() >= rows.max(2)
+}
