@@ -64,7 +64,7 @@ pub enum Command {
     Notes(NotesArgs),
     /// Past sessions of Claude Code, Pi and Codex on this machine: list, search, show.
     #[command(
-        after_help = "Examples:\n  notesoup history sessions --harness pi\n  notesoup history search \"parse error\"\n  notesoup history show claude:da56055c --window 2"
+        after_help = "Sessions are found where each harness keeps them: Claude Code in $CLAUDE_CONFIG_DIR/projects\nor ~/.claude/projects; Pi in $PI_CODING_AGENT_SESSION_DIR, else its settings' sessionDir, else\n$PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions; Codex in $CODEX_HOME/sessions or\n~/.codex/sessions (and archived_sessions beside it). A session is named <harness>:<id>; a unique\nprefix of the id is enough.\n\nExamples:\n  notesoup history sessions --harness pi\n  notesoup history search \"parse error\"\n  notesoup history show claude:da56055c --window 2"
     )]
     History(HistoryArgs),
     /// Where notesoup warns and clears for this machine's Claude settings and environment.

@@ -123,11 +123,12 @@ impl Env {
 
     /// `dir` made absolute against the current folder (default: the current folder).
     pub(crate) fn folder(&self, dir: Option<&Path>) -> PathBuf {
-        match dir {
+        let dir = match dir {
             Some(d) if d.is_absolute() => d.to_path_buf(),
             Some(d) => self.cwd.join(d),
             None => self.cwd.clone(),
-        }
+        };
+        std::fs::canonicalize(&dir).unwrap_or(dir)
     }
 }
 

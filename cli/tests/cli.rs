@@ -1,0 +1,726 @@
+//! The `notesoup` binary end to end: every subcommand against a real notes store and the
+//! real Claude, Pi and Codex transcripts in `helper-bin/tests/data/`, in a temp HOME with
+//! nothing but what each test puts there. Output is checked by insta snapshots
+//! (`cli/tests/snapshots/`; `cargo insta review` after an intended change), with the temp
+//! folder written as `[TMP]` and note times as `[TIME]`.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+use notesoup_notes::{Brain, store_root};
+
+const BIN: &str = env!("CARGO_BIN_EXE_notesoup");
+
+/// A temp machine: HOME, a notes home, a project (a git root), and each harness's session
+/// folder holding copies of the real fixtures (with fixed, distinct modification times so
+/// "newest first" is the same on every checkout).
+struct World {
+    root: PathBuf,
+    vars: Vec<(String, String)>,
+}
+
+impl World {
+    fn new(name: &str) -> Self {
+        let root = std::env::temp_dir().join(format!("notesoup-cli-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        for dir in ["home", "project/.git", "project/sub", "other", "tmp"] {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../helper-bin/tests/data/xharness");
+        copy_tree(&data.join("claude-projects"), &root.join("claude/projects"));
+        copy_tree(&data.join("pi-sessions"), &root.join("pi"));
+        copy_tree(&data.join("codex-sessions"), &root.join("codex/sessions"));
+        let p = |s: &str| root.join(s).to_str().unwrap().to_owned();
+        let vars = vec![
+            ("HOME".into(), p("home")),
+            ("NOTESOUP_HOME".into(), p("notesoup")),
+            ("CLAUDE_CONFIG_DIR".into(), p("claude")),
+            ("PI_CODING_AGENT_SESSION_DIR".into(), p("pi")),
+            ("CODEX_HOME".into(), p("codex")),
+            ("TMPDIR".into(), p("tmp")),
+            ("PATH".into(), "/usr/bin:/bin".into()),
+            ("COLUMNS".into(), "100".into()),
+        ];
+        Self { root, vars }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    fn set(&mut self, name: &str, value: &str) {
+        self.vars.retain(|(k, _)| k != name);
+        self.vars.push((name.into(), value.into()));
+    }
+
+    fn unset(&mut self, name: &str) {
+        self.vars.retain(|(k, _)| k != name);
+    }
+
+    fn brain(&self) -> Brain {
+        let root = store_root(Some(self.path("notesoup").to_str().unwrap()), None, None).unwrap();
+        Brain::open(&root, &self.path("project")).unwrap()
+    }
+
+    /// `notesoup <args>` in the project's `sub` folder, stdout a pipe.
+    fn run(&self, args: &[&str]) -> Run {
+        let out = Command::new(BIN)
+            .args(args)
+            .env_clear()
+            .envs(self.vars.iter().cloned())
+            .current_dir(self.path("project/sub"))
+            .output()
+            .unwrap();
+        Run::new(&out, &self.root)
+    }
+
+    /// `notesoup <args>` with stdout on a terminal: a real pty from util-linux's `script`
+    /// (in Debian's base system, bsdutils).
+    fn run_on_terminal(&self, args: &[&str]) -> String {
+        let command = std::iter::once(BIN.to_owned())
+            .chain(args.iter().map(|a| (*a).to_owned()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let out = Command::new("/usr/bin/script")
+            .args(["-qec", &command, "/dev/null"])
+            .env_clear()
+            .envs(self.vars.iter().cloned())
+            .current_dir(self.path("project/sub"))
+            .output()
+            .unwrap();
+        scrub(&String::from_utf8_lossy(&out.stdout), &self.root)
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let mut files = Vec::new();
+    collect(from, &mut files);
+    files.sort();
+    let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000);
+    for (i, file) in files.iter().enumerate() {
+        let dest = to.join(file.strip_prefix(from).unwrap());
+        fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        fs::copy(file, &dest).unwrap();
+        let f = fs::File::options().write(true).open(&dest).unwrap();
+        f.set_modified(base + Duration::from_secs(60 * i as u64))
+            .unwrap();
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The temp folder as `[TMP]`, note times as `[TIME]`, the parts of names that change per
+/// run (process ids, the brain folder's hash of the temp path) as placeholders, and the line
+/// ends a pty adds removed.
+fn scrub(text: &str, root: &Path) -> String {
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").unwrap();
+    let edit_file = regex::Regex::new(r"notesoup-(\S+)-\d+-\d+\.md").unwrap();
+    let text = text
+        .replace(root.to_str().unwrap(), "[TMP]")
+        .replace("\r\n", "\n");
+    let text = time.replace_all(&text, "[TIME]");
+    let text = edit_file.replace_all(&text, "notesoup-$1-[PID]-[MS].md");
+    let brain = regex::Regex::new(r"brains/([a-z0-9_]+)-[0-9a-f]{16}").unwrap();
+    brain.replace_all(&text, "brains/$1-[HASH]").into_owned()
+}
+
+struct Run {
+    raw_stderr: String,
+    stdout: String,
+    stderr: String,
+    exit: i32,
+}
+
+impl Run {
+    fn new(out: &Output, root: &Path) -> Self {
+        Self {
+            raw_stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout: scrub(&String::from_utf8_lossy(&out.stdout), root),
+            stderr: scrub(&String::from_utf8_lossy(&out.stderr), root),
+            exit: out.status.code().unwrap_or(-1),
+        }
+    }
+
+    /// Everything a person sees, for one snapshot.
+    fn shown(&self) -> String {
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            self.exit, self.stdout, self.stderr
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+fn seed(world: &World) {
+    let brain = world.brain();
+    brain
+        .write("plan", "1. fix lex()\n2. ship\n", None)
+        .unwrap();
+    brain
+        .write("project/build", "cargo build --locked\n", None)
+        .unwrap();
+    brain.write("todo", "a: todo\nb: todo\n", None).unwrap();
+}
+
+#[test]
+fn help_for_every_subcommand_has_an_example() {
+    let world = World::new("help");
+    let top = world.run(&["--help"]);
+    assert_eq!(top.exit, 0);
+    insta::assert_snapshot!("help", top.stdout);
+    for sub in [
+        "notes",
+        "notes list",
+        "notes show",
+        "notes edit",
+        "notes rm",
+        "notes trash",
+        "notes restore",
+        "history",
+        "history sessions",
+        "history search",
+        "history show",
+        "limits",
+        "doctor",
+        "mcp",
+    ] {
+        let mut args: Vec<&str> = sub.split(' ').collect();
+        args.push("--help");
+        let run = world.run(&args);
+        assert_eq!(run.exit, 0, "{sub}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("Example"),
+            "`notesoup {sub} --help` has no example:\n{}",
+            run.stdout
+        );
+    }
+    insta::assert_snapshot!(
+        "help_notes_edit",
+        world.run(&["notes", "edit", "--help"]).stdout
+    );
+}
+
+#[test]
+fn a_wrong_command_line_exits_2_and_says_so() {
+    let world = World::new("usage");
+    let run = world.run(&["notes", "frobnicate"]);
+    assert_eq!(run.exit, 2);
+    insta::assert_snapshot!("usage_error", run.shown());
+}
+
+#[test]
+fn notes_list_show_rm_against_a_real_store() {
+    let world = World::new("notes");
+    seed(&world);
+    insta::assert_snapshot!("notes_list", world.run(&["notes"]).shown());
+    insta::assert_snapshot!(
+        "notes_list_folder",
+        world.run(&["notes", "list", "project/"]).shown()
+    );
+    insta::assert_snapshot!("notes_show", world.run(&["notes", "show", "plan"]).shown());
+    let rm = world.run(&["notes", "rm", "project/build"]);
+    insta::assert_snapshot!("notes_rm", rm.shown());
+    assert!(world.brain().read("project/build").is_err());
+    insta::assert_snapshot!(
+        "notes_show_missing",
+        world.run(&["notes", "show", "project/build"]).shown()
+    );
+    insta::assert_snapshot!(
+        "notes_bad_name",
+        world.run(&["notes", "show", "../escape"]).shown()
+    );
+    // Another project's brain is another brain.
+    let other = world.run(&["notes", "--project", world.path("other").to_str().unwrap()]);
+    insta::assert_snapshot!("notes_other_project", other.shown());
+}
+
+#[test]
+fn notes_json_is_one_document_with_versions() {
+    let world = World::new("notes-json");
+    seed(&world);
+    let list = world.run(&["notes", "--json"]).json();
+    assert_eq!(list["ok"], true);
+    let names: Vec<&str> = list["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["plan", "project/build", "todo"]);
+    assert_eq!(
+        list["notes"][0]["version"],
+        world.brain().read("plan").unwrap().version.as_str()
+    );
+    let show = world.run(&["notes", "show", "plan", "--json"]).json();
+    assert_eq!(show["text"], "1. fix lex()\n2. ship\n");
+    let missing = world.run(&["notes", "show", "nope", "--json"]);
+    assert_eq!(missing.exit, 1);
+    insta::assert_snapshot!("notes_show_missing_json", missing.stdout);
+}
+
+/// An editor script: the file to edit is its last argument.
+fn editor(world: &World, name: &str, body: &str) -> String {
+    let path = world.path(&format!("{name}.sh"));
+    fs::write(&path, format!("#!/bin/sh\nset -e\n{body}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn edit_writes_back_with_the_version_check() {
+    let mut world = World::new("edit");
+    seed(&world);
+    let ed = editor(&world, "ed", r#"sed -i 's/a: todo/a: done/' "$1""#);
+    world.set("EDITOR", &ed);
+    let run = world.run(&["notes", "edit", "todo"]);
+    insta::assert_snapshot!("edit_saved", run.shown());
+    assert_eq!(
+        world.brain().read("todo").unwrap().text,
+        "a: done\nb: todo\n"
+    );
+    // VISUAL wins over EDITOR; an unchanged file writes nothing.
+    world.set("VISUAL", "true");
+    insta::assert_snapshot!(
+        "edit_unchanged",
+        world.run(&["notes", "edit", "todo"]).shown()
+    );
+    // A new note starts empty.
+    world.unset("VISUAL");
+    let new = editor(&world, "new", r#"printf 'fresh\n' > "$1""#);
+    world.set("EDITOR", &new);
+    assert_eq!(world.run(&["notes", "edit", "ideas/fresh"]).exit, 0);
+    assert_eq!(world.brain().read("ideas/fresh").unwrap().text, "fresh\n");
+    // The temp files are gone.
+    assert_eq!(fs::read_dir(world.path("tmp")).unwrap().count(), 0);
+}
+
+#[test]
+fn edit_never_loses_a_concurrent_write() {
+    let mut world = World::new("edit-race");
+    seed(&world);
+    // While the person edits `todo`, the agent (another process, through the same store)
+    // changes it; then the person saves.
+    let agent = editor(
+        &world,
+        "agent",
+        r#"sed -i 's/b: todo/b: agent did it/' "$1""#,
+    );
+    let person = editor(
+        &world,
+        "person",
+        &format!(
+            "EDITOR={agent} {BIN} notes edit todo >/dev/null\nsed -i 's/a: todo/a: person did it/' \"$1\""
+        ),
+    );
+    world.set("EDITOR", &person);
+    let run = world.run(&["notes", "edit", "todo"]);
+    assert_eq!(run.exit, 3, "{}", run.shown());
+    insta::assert_snapshot!("edit_conflict", run.shown());
+    // The agent's write stands; the person's text is kept in the named file.
+    assert_eq!(
+        world.brain().read("todo").unwrap().text,
+        "a: todo\nb: agent did it\n"
+    );
+    let kept = run
+        .raw_stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("  file: "))
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(kept).unwrap(),
+        "a: person did it\nb: todo\n"
+    );
+}
+
+#[test]
+fn edit_refuses_without_an_editor_or_when_it_fails() {
+    let mut world = World::new("edit-fail");
+    seed(&world);
+    insta::assert_snapshot!(
+        "edit_no_editor",
+        world.run(&["notes", "edit", "plan"]).shown()
+    );
+    world.set("EDITOR", "false");
+    let run = world.run(&["notes", "edit", "plan"]);
+    assert_eq!(run.exit, 1);
+    assert!(
+        run.stderr
+            .contains("the editor `false` exited with exit status: 1"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        world.brain().read("plan").unwrap().text,
+        "1. fix lex()\n2. ship\n"
+    );
+}
+
+#[test]
+fn history_sessions_of_every_harness() {
+    let world = World::new("sessions");
+    insta::assert_snapshot!(
+        "history_sessions",
+        world.run(&["history", "sessions"]).shown()
+    );
+    insta::assert_snapshot!(
+        "history_sessions_pi",
+        world
+            .run(&["history", "sessions", "--harness", "pi", "--limit", "1"])
+            .shown()
+    );
+    let json = world.run(&["history", "sessions", "--json"]).json();
+    assert_eq!(json["total"], 7);
+    assert_eq!(json["sessions"].as_array().unwrap().len(), 7);
+    let bad = world.run(&["history", "sessions", "--limit", "0"]);
+    insta::assert_snapshot!("history_sessions_bad_limit", bad.shown());
+}
+
+#[test]
+fn history_search_one_session_and_all() {
+    let world = World::new("search");
+    insta::assert_snapshot!(
+        "history_search_session",
+        world
+            .run(&[
+                "history",
+                "search",
+                "prime",
+                "--session",
+                "pi:01a23754-8e37",
+                "--limit",
+                "2"
+            ])
+            .shown()
+    );
+    insta::assert_snapshot!(
+        "history_search_all",
+        world.run(&["history", "search", "even prime"]).shown()
+    );
+    insta::assert_snapshot!(
+        "history_search_none",
+        world
+            .run(&["history", "search", "no such text anywhere"])
+            .shown()
+    );
+    let json = world
+        .run(&[
+            "history",
+            "search",
+            "In this fork, name a colour.",
+            "--json",
+        ])
+        .json();
+    let sessions: Vec<&str> = json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["session"].as_str().unwrap())
+        .collect();
+    assert_eq!(sessions, ["codex:01a23756-b853-7e01-94a2-1ae0a322f736"]);
+    assert_eq!(json["searched"], 7);
+}
+
+#[test]
+fn history_show_pages_windows_and_seqs() {
+    let world = World::new("show");
+    insta::assert_snapshot!(
+        "history_show",
+        world
+            .run(&["history", "show", "claude:da56055c", "--limit", "4"])
+            .shown()
+    );
+    insta::assert_snapshot!(
+        "history_show_cursor",
+        world
+            .run(&[
+                "history",
+                "show",
+                "claude:da56055c",
+                "--limit",
+                "4",
+                "--cursor",
+                "s54"
+            ])
+            .shown()
+    );
+    insta::assert_snapshot!(
+        "history_show_window",
+        world
+            .run(&[
+                "history",
+                "show",
+                "codex:01a23756-b853",
+                "--window",
+                "0",
+                "--limit",
+                "3"
+            ])
+            .shown()
+    );
+    insta::assert_snapshot!(
+        "history_show_seq",
+        world
+            .run(&["history", "show", "claude:da56055c", "--seq", "21"])
+            .shown()
+    );
+    let json = world
+        .run(&[
+            "history",
+            "show",
+            "pi:01a23754-8e37",
+            "--limit",
+            "2",
+            "--json",
+        ])
+        .json();
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["session"], "pi:01a23754-8e37-7027-8822-e05ee3580bae");
+    assert_eq!(json["shown"].as_array().unwrap().len(), 2);
+    insta::assert_snapshot!(
+        "history_show_ambiguous",
+        world.run(&["history", "show", "pi:01a23754"]).shown()
+    );
+    insta::assert_snapshot!(
+        "history_show_unknown",
+        world.run(&["history", "show", "gemini:abc"]).shown()
+    );
+}
+
+#[test]
+fn limits_from_settings_and_environment() {
+    let mut world = World::new("limits");
+    insta::assert_snapshot!("limits_default", world.run(&["limits"]).shown());
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"notesoup": {"resetMarginTokens": 4096}, "env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(world.path("project/.claude")).unwrap();
+    fs::write(
+        world.path("project/.claude/settings.json"),
+        r#"{"autoCompactWindow": 400000, "notesoup": {"warningRunwayTokens": "lots"}}"#,
+    )
+    .unwrap();
+    world.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "500k");
+    let run = world.run(&[
+        "limits",
+        "--project",
+        "..",
+        "--window",
+        "1m",
+        "--model",
+        "claude-opus-4-7",
+    ]);
+    insta::assert_snapshot!("limits_settings", run.shown());
+    let json = world
+        .run(&[
+            "limits",
+            "--project",
+            "..",
+            "--window",
+            "1m",
+            "--cap",
+            "300k",
+            "--json",
+        ])
+        .json();
+    // The numbers are notesoup-thresholds' own: min(400k settings, 500k env) then the cap.
+    assert_eq!(json["source"], "window");
+    assert_eq!(json["cap"], 300_000);
+    assert_eq!(json["margins"][1]["valid"], false);
+    insta::assert_snapshot!(
+        "limits_bad_cap",
+        world.run(&["limits", "--cap", "a lot"]).shown()
+    );
+    fs::write(world.path("claude/settings.json"), "{not json").unwrap();
+    insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());
+}
+
+#[test]
+fn doctor_on_a_machine_without_claude() {
+    let mut world = World::new("doctor-bare");
+    // Nothing of the harnesses either.
+    world.set("CLAUDE_CONFIG_DIR", world.path("nothing").to_str().unwrap());
+    world.set(
+        "PI_CODING_AGENT_SESSION_DIR",
+        world.path("nothing").to_str().unwrap(),
+    );
+    world.set("CODEX_HOME", world.path("nothing").to_str().unwrap());
+    world.set("NOTESOUP_DISABLED", "1");
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1);
+    insta::assert_snapshot!("doctor_bare", run.shown());
+    let json = world.run(&["doctor", "--json"]).json();
+    assert_eq!(json["ok"], false);
+}
+
+/// A fake `claude` answering `--version` and `plugin list --json` as the real 2.1.319 does
+/// (recorded), with the plugin read in place from `plugin`.
+fn fake_claude(world: &World, version: &str, enabled: bool, plugin: &Path) -> String {
+    let list = format!(
+        r#"[{{"id":"notesoup@notesoup-local","version":"0.1.0","scope":"user","enabled":{enabled},"installPath":"{home}/.claude/plugins/cache/notesoup-local/notesoup/0.1.0","readFromFolder":"{plugin}","folderVersion":"0.1.0","installedAt":"2026-12-02T19:02:27.895Z","lastUpdated":"2026-12-02T19:02:27.895Z","projectEnabled":false}}]"#,
+        home = world.path("home").display(),
+        plugin = plugin.display(),
+    );
+    fs::write(world.path("list.json"), list).unwrap();
+    let path = world.path("bin/claude");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in\n  --version) echo '{version} (Claude Code)' ;;\n  'plugin list --json') cat '{}' ;;\n  *) exit 1 ;;\nesac\n",
+            world.path("list.json").display()
+        ),
+    )
+    .unwrap();
+    make_executable(&path);
+    path.to_str().unwrap().to_owned()
+}
+
+fn make_executable(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// A staged helper answering `version` with `version`.
+fn fake_helper(world: &World, version: &str) -> PathBuf {
+    let plugin = world.path("plugin");
+    fs::create_dir_all(plugin.join("bin")).unwrap();
+    let helper = plugin.join("bin/notesoup-helper");
+    fs::write(&helper, format!("#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n")).unwrap();
+    make_executable(&helper);
+    plugin
+}
+
+#[test]
+fn doctor_with_claude_and_the_plugin() {
+    let mut world = World::new("doctor-ok");
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    world.set(
+        "PATH",
+        &format!(
+            "{}:/usr/bin:/bin",
+            Path::new(&claude).parent().unwrap().display()
+        ),
+    );
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    insta::assert_snapshot!("doctor_ok", run.shown());
+
+    // Another Claude version, the plugin disabled, a stale helper, a bad margin.
+    let plugin = fake_helper(&world, "0.0.1");
+    fake_claude(&world, "2.0.0", false, &plugin);
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"notesoup": {"resetMarginTokens": -5}}"#,
+    )
+    .unwrap();
+    world.set("DISABLE_COMPACT", "1");
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1);
+    insta::assert_snapshot!("doctor_problems", run.shown());
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_under_no_color() {
+    let mut world = World::new("colour");
+    seed(&world);
+    // A pipe: no colour.
+    assert!(!world.run(&["notes"]).stdout.contains('\x1b'));
+    // Asked for: colour, unless NO_COLOR.
+    assert!(
+        world
+            .run(&["notes", "--color", "always"])
+            .stdout
+            .contains("\x1b[1m")
+    );
+    world.set("NO_COLOR", "1");
+    assert!(
+        !world
+            .run(&["notes", "--color", "always"])
+            .stdout
+            .contains('\x1b')
+    );
+    // A real terminal: colour, unless NO_COLOR.
+    let out = world.run_on_terminal(&["notes", "--no-pager"]);
+    assert!(out.contains("plan") && !out.contains('\x1b'), "{out:?}");
+    world.unset("NO_COLOR");
+    let out = world.run_on_terminal(&["notes", "--no-pager"]);
+    assert!(out.contains("\x1b[1mplan"), "{out:?}");
+}
+
+#[test]
+fn a_pager_only_for_long_text_on_a_terminal() {
+    let mut world = World::new("pager");
+    seed(&world);
+    let marker = world.path("paged");
+    world.set("PAGER", &format!("cat > {}", marker.display()));
+    world.set("LINES", "3");
+    // A pipe never pages.
+    world.run(&["notes"]);
+    assert!(!marker.exists());
+    world.run_on_terminal(&["notes"]);
+    let paged = fs::read_to_string(&marker).unwrap();
+    assert!(paged.contains("project/build"), "{paged}");
+    fs::remove_file(&marker).unwrap();
+    // --no-pager, and short text on a tall terminal, print directly.
+    let out = world.run_on_terminal(&["notes", "--no-pager"]);
+    assert!(out.contains("project/build") && !marker.exists(), "{out:?}");
+    world.set("LINES", "50");
+    let out = world.run_on_terminal(&["notes"]);
+    assert!(out.contains("project/build") && !marker.exists(), "{out:?}");
+}
+
+#[test]
+fn the_claude_version_is_the_one_get_claude_fetches() {
+    let script =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/get-claude"))
+            .unwrap();
+    let default = format!("CLAUDE_VERSION:-{}", notesoup_cli::CLAUDE_CODE_VERSION);
+    assert!(
+        script.contains(&default),
+        "scripts/get-claude's default is not {}",
+        notesoup_cli::CLAUDE_CODE_VERSION
+    );
+}
+
+#[test]
+fn mcp_slot_answers() {
+    let world = World::new("mcp");
+    let run = world.run(&["mcp", "--help"]);
+    assert_eq!(run.exit, 0);
+}
