@@ -248,6 +248,15 @@ fn push_text(out: &mut String, text: &str) {
 
 /// Checks a conversation row of `kind` and turns it into events. `Err` is the reason.
 pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
+    check_with(kind, raw, || message_events(kind, raw))
+}
+
+/// [`check`], with the events of a user or assistant row from `message_events`.
+fn check_with(
+    kind: Kind,
+    raw: &RawRow<'_>,
+    message_events: impl FnOnce() -> Result<Vec<(Role, Body)>, String>,
+) -> Result<Row, String> {
     let uuid: String = field(raw.uuid, "uuid")?;
     if uuid.is_empty() {
         return Err("empty `uuid`".into());
@@ -260,7 +269,7 @@ pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
     let mut compact = false;
     let mut preserved = Vec::new();
     let events = match kind {
-        Kind::User | Kind::Assistant => message_events(kind, raw)?,
+        Kind::User | Kind::Assistant => message_events()?,
         Kind::System => {
             let (events, boundary) = system_events(raw)?;
             if let Some(uuids) = boundary {
@@ -290,15 +299,26 @@ pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
     })
 }
 
-/// The events of a user or assistant row: the message (visible text only), then one per
-/// tool call or result block.
-fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
-    let message: Message<'_> = field(raw.message, "message")?;
-    if message.role != kind.name() {
+/// A message's `content` as written: plain text (user rows only) or blocks.
+enum Content<'a> {
+    Text(String),
+    Blocks(Vec<Block<'a>>),
+}
+
+/// The events of a user or assistant row (checked by the line-at-once parse, the role
+/// and content already parsed): the message (visible text only), then one per tool call
+/// or result block.
+fn message_events_of<'a>(
+    kind: Kind,
+    raw: &RawRow<'_>,
+    role: &str,
+    content: impl FnOnce() -> Result<Content<'a>, String>,
+) -> Result<Vec<(Role, Body)>, String> {
+    if role != kind.name() {
         return Err(format!(
             "a {} row whose message role is {:?}",
             kind.name(),
-            message.role
+            role
         ));
     }
     let summary: Option<bool> = optional(raw.is_compact_summary, "isCompactSummary")?;
@@ -307,17 +327,12 @@ fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, Str
         (_, Some(true)) => Role::Summary,
         _ => Role::User,
     };
-    let mut visible = String::new();
-    let raw_content = message.content.get();
-    let blocks: Vec<Block<'_>> = if raw_content.starts_with('"') {
-        if kind == Kind::Assistant {
+    let (mut visible, blocks) = match content()? {
+        Content::Text(_) if kind == Kind::Assistant => {
             return Err("assistant `message.content` must be a list of blocks".into());
         }
-        visible =
-            serde_json::from_str(raw_content).map_err(|err| format!("`message.content`: {err}"))?;
-        Vec::new()
-    } else {
-        serde_json::from_str(raw_content).map_err(|err| format!("`message.content`: {err}"))?
+        Content::Text(text) => (text, Vec::new()),
+        Content::Blocks(blocks) => (String::new(), blocks),
     };
     let mut tools = Vec::new();
     for block in blocks {
@@ -352,6 +367,27 @@ fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, Str
     let mut events = vec![(role, Body::Text { text: visible })];
     events.extend(tools.into_iter().map(|body| (Role::Tool, body)));
     Ok(events)
+}
+
+/// The events of a user or assistant row whose `message` is still raw.
+fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
+    let message: Message<'_> = field(raw.message, "message")?;
+    let raw_content = message.content.get();
+    message_events_of(kind, raw, &message.role, || {
+        if raw_content.starts_with('"') {
+            if kind == Kind::Assistant {
+                // Refused before the text is parsed, as `message_events_of` would.
+                return Ok(Content::Text(String::new()));
+            }
+            serde_json::from_str(raw_content)
+                .map(Content::Text)
+                .map_err(|err| format!("`message.content`: {err}"))
+        } else {
+            serde_json::from_str(raw_content)
+                .map(Content::Blocks)
+                .map_err(|err| format!("`message.content`: {err}"))
+        }
+    })
 }
 
 /// The notice of a system row, and for a compact boundary its preserved uuids.
@@ -401,4 +437,125 @@ pub(crate) fn boot_ordinal(text: &str) -> Option<u64> {
     retained_window(text)
         .filter(|w| w.host() == "claude")
         .map(|w| u64::from(w.ordinal()))
+}
+
+/// What the line-at-once parse made of a line.
+pub(crate) enum Fast {
+    /// A checked conversation row.
+    Row(Row),
+    /// A valid record of another type (metadata: no address).
+    Other,
+}
+
+/// A record parsed in one pass over the line: [`RawRow`]'s fields, with `message` parsed
+/// in place rather than kept raw (the raw form costs a second and a third scan of the
+/// message, the bulk of a line).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FastRow<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "present")]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    parent_uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    logical_parent_uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    is_sidechain: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<FastMessage<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    is_compact_summary: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    subtype: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    compact_metadata: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    attachment: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    rendered: Option<&'a RawValue>,
+}
+
+/// A user or assistant message, its content parsed in place.
+#[derive(Deserialize)]
+struct FastMessage<'a> {
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(borrow)]
+    content: Content<'a>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(block) = seq.next_element::<Block<'a>>()? {
+                    blocks.push(block);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+        }
+        d.deserialize_any(Visit(std::marker::PhantomData))
+    }
+}
+
+/// The line-at-once parse of `line`: `None` when it is not sure (the line is not UTF-8,
+/// does not parse in this shape, or its row does not check), and the caller then decides
+/// with [`RawRow`] and [`check`], whose refusal names the reason. It only ever accepts
+/// what that path accepts, and makes the same row of it: every field but `message` is
+/// the same raw field checked by the same code, and `message` is read by the same
+/// [`Block`] type into the same [`message_events_of`]; a `message` of any other shape,
+/// which a metadata record may carry, fails this parse and goes that way.
+pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
+    let text = std::str::from_utf8(line).ok()?;
+    let fast: FastRow<'_> = serde_json::from_str(text).ok()?;
+    let kind_name: Cow<'_, str> = serde_json::from_str(fast.kind?.get()).ok()?;
+    let Some(kind) = Kind::parse(&kind_name) else {
+        return Some(Fast::Other);
+    };
+    let raw = RawRow {
+        kind: fast.kind,
+        uuid: fast.uuid,
+        parent_uuid: fast.parent_uuid,
+        logical_parent_uuid: fast.logical_parent_uuid,
+        is_sidechain: fast.is_sidechain,
+        session_id: fast.session_id,
+        timestamp: fast.timestamp,
+        message: None,
+        is_compact_summary: fast.is_compact_summary,
+        subtype: fast.subtype,
+        content: fast.content,
+        compact_metadata: fast.compact_metadata,
+        attachment: fast.attachment,
+        rendered: fast.rendered,
+    };
+    let message = fast.message;
+    check_with(kind, &raw, || {
+        let message = message.ok_or_else(|| "missing `message`".to_owned())?;
+        message_events_of(kind, &raw, &message.role, || Ok(message.content))
+    })
+    .ok()
+    .map(Fast::Row)
 }

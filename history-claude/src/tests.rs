@@ -350,3 +350,88 @@ fn uuids_whose_hashes_collide_stay_distinct() {
     let resumed = Decoder::resume(Options::default(), &decoder.snapshot()).unwrap();
     assert_eq!(resumed.finish(&Head::Leaf).unwrap(), t);
 }
+
+/// What the field-by-field parse (the path every refusal comes from) makes of one line:
+/// a row, `None` for another record type, `Err` for a refusal.
+fn field_by_field(line: &[u8]) -> Result<Option<rows::Row>, ()> {
+    let raw: RawRow<'_> = serde_json::from_slice(line).map_err(drop)?;
+    let kind: std::borrow::Cow<'_, str> =
+        serde_json::from_str(raw.kind.ok_or(())?.get()).map_err(drop)?;
+    match Kind::parse(&kind) {
+        None => Ok(None),
+        Some(kind) => rows::check(kind, &raw).map(Some).map_err(drop),
+    }
+}
+
+/// The one-pass parse only ever accepts what the field-by-field parse accepts, and makes
+/// the same row of it: every line of the real transcripts, each mutated many times, and
+/// edits aimed at the shapes only one of the two parses reads.
+#[test]
+fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let files = notesoup_testkit::files_in(&dir, |p| p.extension().is_some_and(|x| x == "jsonl"));
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for (_, bytes) in &files {
+        lines.extend(
+            bytes
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec),
+        );
+    }
+    assert!(lines.len() > 100, "the real transcripts are read");
+    let mut fast_rows = 0;
+    for line in &lines {
+        // Every real line is taken by the one-pass parse (or it would gain nothing).
+        match rows::fast(line) {
+            Some(rows::Fast::Row(row)) => {
+                assert_eq!(field_by_field(line), Ok(Some(row)));
+                fast_rows += 1;
+            }
+            Some(rows::Fast::Other) => assert_eq!(field_by_field(line), Ok(None)),
+            None => panic!(
+                "a real line the one-pass parse leaves: {}",
+                String::from_utf8_lossy(line)
+            ),
+        }
+    }
+    assert!(fast_rows > 50);
+    let aimed = [
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":5}}"#,
+        r#"{"type":"assistant","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"assistant","content":"plain"}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"assistant","content":"a"}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":null}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s"}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":"a"},"message":{"role":"user","content":"b"}}"#,
+        r#"{"type":"user","uuid":"u","uuid":"v","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":"a"}}"#,
+        r#"{"type":"last-prompt","message":5}"#,
+        r#"{"type":"last-prompt","message":{"role":"user","content":"a"},"message":1}"#,
+        r#"{"type":null,"message":{"role":"user","content":"a"}}"#,
+        r#"{"message":{"role":"user","content":"a"}}"#,
+        r#"{"type":"system","subtype":"x","content":"a","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":"any shape"}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":{"x":1}}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":"\ud800"}}"#,
+    ];
+    let mut cases: Vec<Vec<u8>> = aimed.iter().map(|l| l.as_bytes().to_vec()).collect();
+    // Not UTF-8 inside a string the field-by-field parse skips.
+    cases.push(b"{\"type\":\"last-prompt\",\"x\":\"\xff\"}".to_vec());
+    let mut rng = notesoup_testkit::Rng::new(14);
+    for _ in 0..notesoup_testkit::iterations(20) {
+        for line in &lines {
+            cases.push(notesoup_testkit::mutate(&mut rng, line));
+        }
+    }
+    for case in &cases {
+        let slow = field_by_field(case);
+        match rows::fast(case) {
+            Some(rows::Fast::Row(row)) => {
+                assert_eq!(slow, Ok(Some(row)), "{}", String::from_utf8_lossy(case));
+            }
+            Some(rows::Fast::Other) => {
+                assert_eq!(slow, Ok(None), "{}", String::from_utf8_lossy(case));
+            }
+            None => {}
+        }
+    }
+}
