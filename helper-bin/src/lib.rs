@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 mod ops;
+pub mod tools;
 
 /// What an op may read of the outside world besides its request: the environment, captured
 /// once. Only this binary reads the process environment; the library crates never do.
@@ -173,6 +174,12 @@ pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Outcome {
         ))
         .into();
     }
+    answer(op, request, ctx)
+}
+
+/// Answers a parsed request (a JSON object). Never panics: a bug inside an op becomes an
+/// `internal` error reply.
+pub(crate) fn answer(op: &str, request: Value, ctx: &Context) -> Outcome {
     match catch_unwind(AssertUnwindSafe(|| ops::dispatch(op, request, ctx))) {
         Ok(Ok(fields)) => {
             let mut reply = Map::with_capacity(fields.len() + 1);

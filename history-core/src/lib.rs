@@ -29,37 +29,20 @@
 //!   latest earlier unanswered call of the same id; reading a paired result's seq shows
 //!   its call with the result; a call without a result is shown as pending.
 //!
-//! # The tool schemas (the same for every harness)
+//! # The two tools (the same for every harness)
 //!
-//! `history_list` — one folded line per event (at most [`LINE_CHARS`] characters),
-//! newest first, grouped under `== window <id> ==` headers:
+//! `history_list` ([`ListArgs`]) — one folded line per event (at most [`LINE_CHARS`]
+//! characters), newest first, grouped under `== window <id> ==` headers; literal search
+//! (`query`), `roles`, `window`, a `cursor` to continue, `limit` (1 to [`MAX_LIMIT`],
+//! default [`DEFAULT_LIMIT`]) and `order`.
 //!
-//! ```json
-//! {"type":"object","additionalProperties":false,"properties":{
-//!   "query":  {"type":"string","description":"literal, case-sensitive text to find"},
-//!   "roles":  {"type":"array","items":{"enum":["user","assistant","tool","attachment","notice","summary"]},
-//!              "description":"default: every role but attachment"},
-//!   "window": {"type":"string","description":"a window id, or its ordinal / unknown:<id> part"},
-//!   "cursor": {"type":"string","description":"the cursor the previous page named"},
-//!   "limit":  {"type":"integer","minimum":1,"maximum":500,"default":40},
-//!   "order":  {"enum":["newest","oldest"],"default":"newest"},
-//!   "session":{"type":"string","description":"another persisted session, <host>:<sessionId>; default: the current one"}}}
-//! ```
+//! `history_read` ([`ReadArgs`]) — whole events by seq (`seq`, or `from`..=`to`), in seq
+//! order, with their window and timestamp; a cut event ends with a footer naming the
+//! exact arguments (`offset`) that continue it.
 //!
-//! `history_read` — whole events by seq, in seq order, with their window and timestamp;
-//! a cut event ends with a footer naming the exact arguments that continue it:
-//!
-//! ```json
-//! {"type":"object","additionalProperties":false,"properties":{
-//!   "seq":    {"type":"integer","minimum":1,"description":"one event"},
-//!   "from":   {"type":"integer","minimum":1,"description":"first seq of a range"},
-//!   "to":     {"type":"integer","minimum":1,"description":"last seq of a range (inclusive)"},
-//!   "offset": {"type":"integer","minimum":0,"description":"bytes of the first event's text already read"},
-//!   "session":{"type":"string","description":"another persisted session, <host>:<sessionId>; default: the current one"}}}
-//! ```
-//!
-//! `session` is resolved by the host (the helper), not by this crate: it picks which
-//! transcript the decoder reads.
+//! The JSON Schemas hosts register for them are written once, from these limits, by the
+//! `notesoup-helper` crate's `tools` module, which adds a `session` selector (resolved by
+//! the host, not by this crate: it picks which transcript the decoder reads).
 //!
 //! Both answers, including a notice and any footer, fit [`ANSWER_LIMIT`] bytes. When the
 //! decoder reported missing ancestors, both prepend a bounded notice naming them (also on

@@ -24,24 +24,24 @@ use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, file_ids};
 use notesoup_history_core::{HOSTS, Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, session_id_from_file_name};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::StoreError;
 use crate::transcript_index::{Cache, read_transcript};
 
 /// The notesoup setting that overrides where each harness keeps its sessions.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Roots {
     /// Claude's `projects` folder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claude: Option<String>,
     /// Pi's sessions folder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pi: Option<String>,
     /// Codex's `sessions` folder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub codex: Option<String>,
 }
 
@@ -92,6 +92,11 @@ impl Corpus {
             .filter_map(|name| Some((name, PathBuf::from(var(name).filter(|v| !v.is_empty())?))))
             .collect();
         Self { roots, vars }
+    }
+
+    /// The folders searched for `host`'s sessions (`claude`, `pi` or `codex`), in order.
+    pub fn folders(&self, host: &str) -> Vec<PathBuf> {
+        folders(host, &self.roots, &self.vars)
     }
 
     /// Parses and resolves `selector` to the head file of one session.

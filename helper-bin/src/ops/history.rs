@@ -73,7 +73,7 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
             return Err(OpError::new(
                 "history_unavailable",
                 format!(
-                    "`{op}` needs the current session's `transcript_path` (from Claude's SessionStart) or an explicit `session`; history is unavailable without one"
+                    "`{op}` needs `session`: no current session is bound here. Name one as <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough); history_sessions lists them"
                 ),
             ));
         };

@@ -1,0 +1,397 @@
+//! The tools and commands notesoup offers a host, defined once, and the one function that
+//! answers a tool call for any host.
+//!
+//! [`specs`] lists the nine tools (name, description, JSON Schema of the input) every host
+//! registers, their limits taken from the crates that enforce them; [`commands`] lists the
+//! slash commands of hosts that have them. [`call`] answers one tool call: it keeps only
+//! the fields the tool's schema declares of the model's arguments, adds what the host
+//! knows ([`Binding`]: the session folder, the bound transcript and head, a subagent's
+//! id, the session folders setting), runs the op of the same name and returns the text
+//! the model reads. The model can never set `roots`, `transcript_path`, `head` or
+//! `agent_id`: those come from the binding alone.
+//!
+//! ```
+//! use notesoup_helper_bin::Context;
+//! use notesoup_helper_bin::tools::{Binding, call, specs};
+//! use serde_json::json;
+//!
+//! assert_eq!(specs().len(), 9);
+//! let ctx = Context::from_vars([("HOME", "/nonexistent")]);
+//! let binding = Binding::new("/tmp/project");
+//! // A history call of a host without a bound transcript: refused, saying what is missing.
+//! let answer = call("history_list", &json!({"query": "x"}), &binding, &ctx);
+//! assert!(answer.is_error);
+//! assert!(answer.text.starts_with("notesoup history_unavailable: "));
+//! ```
+
+use notesoup_history_core::{
+    ANSWER_LIMIT, DEFAULT_LIMIT, HOSTS, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
+};
+use notesoup_history_store::Roots;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::{Context, answer};
+
+/// One tool as a host registers it (Claude Code shows it as `mcp__notesoup__<name>`, an
+/// MCP client as `<name>`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// The tool's name, also the helper op that answers it (`empty_brain`: the `reset` op).
+    pub name: &'static str,
+    /// What the model reads about the tool.
+    pub description: String,
+    /// The JSON Schema of the tool's input (an object schema, `additionalProperties:
+    /// false`).
+    pub input_schema: Value,
+    /// True for `empty_brain`: it ends the window, which only a host that runs notesoup's
+    /// reset flow can do, so [`call`] does not answer it and a host without one does not
+    /// offer it.
+    pub reset_flow: bool,
+}
+
+/// One slash command of a host that has them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandSpec {
+    /// The command without its slash.
+    pub name: &'static str,
+    /// The line the host's command menu shows.
+    pub description: &'static str,
+    /// The arguments' hint, when it takes any.
+    pub argument_hint: Option<&'static str>,
+}
+
+/// What the host knows of the call, beyond the model's arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Binding {
+    /// The session's working folder: it picks the brain the notes tools use.
+    pub cwd: String,
+    /// The current session's transcript, when the host has bound one (Claude Code).
+    pub transcript_path: Option<String>,
+    /// The uuid of the current session's latest main append (Claude Code).
+    pub head: Option<String>,
+    /// Set when a subagent calls.
+    pub agent_id: Option<String>,
+    /// The notesoup setting naming each harness's session folder.
+    pub roots: Option<Roots>,
+}
+
+impl Binding {
+    /// A binding with only the session folder (a host that binds no transcript).
+    pub fn new(cwd: impl Into<String>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// What the model reads back from a tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolAnswer {
+    /// The text of the answer, or of the refusal (`notesoup <code>: <message>`).
+    pub text: String,
+    /// True when the call was refused (the host shows it as a tool error).
+    pub is_error: bool,
+}
+
+fn string(description: &str) -> Value {
+    json!({"type": "string", "description": description})
+}
+
+/// `{"type":"object","properties":...,"additionalProperties":false}` with `required`
+/// when any field is.
+fn object(properties: Value, required: &[&str]) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), properties);
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    Value::Object(schema)
+}
+
+fn tool(name: &'static str, description: &str, input_schema: Value) -> ToolSpec {
+    ToolSpec {
+        name,
+        description: description.to_owned(),
+        input_schema,
+        reset_flow: false,
+    }
+}
+
+/// The nine tools, in the order hosts list them: the five notes tools, the three history
+/// tools, `empty_brain`.
+pub fn specs() -> Vec<ToolSpec> {
+    let mut specs = notes_tools();
+    specs.extend(history_tools());
+    specs.push(empty_brain());
+    specs
+}
+
+fn notes_tools() -> Vec<ToolSpec> {
+    let version = string(
+        "The version a read or list reported; refused with version_conflict when the note changed since.",
+    );
+    vec![
+        tool(
+            "notes_list",
+            "List the notes in your brain: names, sizes, updated times, versions and first lines, optionally under one folder.",
+            object(
+                json!({"folder": string("Only notes under this folder, e.g. \"project\".")}),
+                &[],
+            ),
+        ),
+        tool(
+            "notes_read",
+            "Read one note and its version. Use offset and limit (in lines) to page through a long note.",
+            object(
+                json!({
+                    "name": string("The note name, e.g. \"plan\" or \"project/decisions\"."),
+                    "offset": {"type": "integer", "minimum": 1, "description": "The first line to read (1-based)."},
+                    "limit": {"type": "integer", "minimum": 1, "description": "Read at most this many lines."},
+                }),
+                &["name"],
+            ),
+        ),
+        tool(
+            "notes_write",
+            "Create a note or replace a whole note. Pass the version you last read to avoid overwriting a change made since.",
+            object(
+                json!({
+                    "name": string("The note name (lowercase letters, digits, -, _ and / for folders)."),
+                    "text": string("The whole new text of the note."),
+                    "version": version,
+                }),
+                &["name", "text"],
+            ),
+        ),
+        tool(
+            "notes_edit",
+            "Edit a note in place: replace one exact, unique occurrence of `old` with `new`, or add text at the end with `append`.",
+            object(
+                json!({
+                    "name": string("The note name."),
+                    "old": string("The exact text to replace; it must occur exactly once."),
+                    "new": string("The replacement text."),
+                    "append": string("Text to add at the end of the note (instead of old/new)."),
+                    "version": version,
+                }),
+                &["name"],
+            ),
+        ),
+        tool(
+            "notes_delete",
+            "Delete a note. Deleted notes are kept in a trash folder for a while, so a mistake can be undone.",
+            object(
+                json!({"name": string("The note name."), "version": version}),
+                &["name"],
+            ),
+        ),
+    ]
+}
+
+/// The history tools: their limits are history-core's.
+fn history_tools() -> Vec<ToolSpec> {
+    let session = string(
+        "Another session to read: <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough; history_sessions lists them); default: this session.",
+    );
+    let kib = ANSWER_LIMIT / 1024;
+    let roles: Vec<&str> = Role::ALL.iter().map(|r| r.name()).collect();
+    let orders = [Order::Newest, Order::Oldest].map(|o| json!(o));
+    vec![
+        tool(
+            "history_list",
+            &format!(
+                "Page and search your own persisted history across windows and sessions: one folded line per event with its seq address, newest first, grouped by window. The answer fits {kib} KiB; pass its cursor for the next page."
+            ),
+            object(
+                json!({
+                    "query": string("Literal, case-sensitive text to find."),
+                    "roles": {
+                        "type": "array",
+                        "items": {"enum": roles},
+                        "description": "Only these roles; default: every role but attachment.",
+                    },
+                    "window": string("A window id, or its ordinal / unknown:<id> part."),
+                    "cursor": string("The cursor the previous page named."),
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+                    "order": {"enum": orders, "default": Order::default()},
+                    "session": session,
+                }),
+                &[],
+            ),
+        ),
+        tool(
+            "history_read",
+            &format!(
+                "Read whole history events by seq (one, or a range), with their window and time; a tool call shows its result. The answer fits {kib} KiB; a cut event ends with the exact arguments that continue it."
+            ),
+            object(
+                json!({
+                    "seq": {"type": "integer", "minimum": 1, "description": "One event."},
+                    "from": {"type": "integer", "minimum": 1, "description": "First seq of a range."},
+                    "to": {"type": "integer", "minimum": 1, "description": "Last seq of a range (inclusive)."},
+                    "offset": {"type": "integer", "minimum": 0, "description": "Bytes of the first event's text already read."},
+                    "session": session,
+                }),
+                &[],
+            ),
+        ),
+        tool(
+            "history_sessions",
+            "List recent sessions of every coding agent on this machine (Claude Code, Pi, Codex), newest first: harness:id, start time, cwd and first prompt. Pass one as `session` to history_list or history_read to read it.",
+            object(
+                json!({
+                    "harness": {"enum": HOSTS, "description": "Only this harness."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": SESSIONS_MAX, "default": SESSIONS_DEFAULT},
+                }),
+                &[],
+            ),
+        ),
+    ]
+}
+
+/// `empty_brain`, answered by a host's reset flow.
+fn empty_brain() -> ToolSpec {
+    ToolSpec {
+        reset_flow: true,
+        ..tool(
+            "empty_brain",
+            "Clear this context window once your notes hold everything the next window needs. The conversation is replaced by a fresh window that boots from your notes. Every tool call in this response still finishes first.",
+            object(
+                json!({
+                    "last_word": string("An optional sticky note shown once at the top of the next window."),
+                    "terminate": {"type": "boolean", "description": "true: stop after the clear instead of continuing the work in the fresh window. Default false."},
+                }),
+                &[],
+            ),
+        )
+    }
+}
+
+/// The slash commands: `/notesoup` (status and the runtime cap), `/empty` and
+/// `/fresh-window` (the same reset).
+pub fn commands() -> Vec<CommandSpec> {
+    vec![
+        CommandSpec {
+            name: "notesoup",
+            description: "notesoup status; `/notesoup cap 100k` sets a runtime context cap, `cap off` removes it",
+            argument_hint: Some("[cap [<tokens>|off]]"),
+        },
+        CommandSpec {
+            name: "empty",
+            description: "Let the agent save its notes, then clear this window and boot a fresh one from the notes",
+            argument_hint: None,
+        },
+        CommandSpec {
+            name: "fresh-window",
+            description: "Save notes and start a fresh window (the same reset as /empty)",
+            argument_hint: None,
+        },
+    ]
+}
+
+/// How many times a history call whose head is not in the transcript yet is asked again
+/// (Claude writes the row a little after it reports it), waiting 50 ms more each time.
+const HEAD_RETRIES: u32 = 6;
+
+/// Answers the model's call of tool `name` with arguments `args`, for a host that knows
+/// `binding`. Fields of `args` the tool's schema does not declare are dropped (so the
+/// model cannot set what the binding carries); a refusal reads `notesoup <code>: <message>`.
+pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolAnswer {
+    let refuse = |code: &str, message: String| ToolAnswer {
+        text: format!("notesoup {code}: {message}"),
+        is_error: true,
+    };
+    let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
+        return refuse(
+            "unknown_tool",
+            format!(
+                "notesoup has no tool `{name}`; tools: {}",
+                specs()
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    };
+    if spec.reset_flow {
+        return refuse(
+            "unsupported",
+            format!(
+                "`{name}` ends the window, which only a host running notesoup's reset flow can do (the `reset` op answers it there)"
+            ),
+        );
+    }
+    let Some(args) = declared(&spec.input_schema, args) else {
+        return refuse(
+            "bad_request",
+            format!("`{name}` arguments must be a JSON object"),
+        );
+    };
+    let request = if name.starts_with("notes_") {
+        json!({"cwd": binding.cwd, "args": args})
+    } else {
+        let mut request = args;
+        let bound = [
+            ("transcript_path", binding.transcript_path.as_deref()),
+            ("head", binding.head.as_deref()),
+            ("agent_id", binding.agent_id.as_deref()),
+        ];
+        if name != "history_sessions" {
+            for (field, value) in bound {
+                if let Some(value) = value {
+                    request.insert(field.into(), json!(value));
+                }
+            }
+        }
+        if let Some(roots) = &binding.roots {
+            request.insert("roots".into(), json!(roots));
+        }
+        Value::Object(request)
+    };
+    let mut outcome = answer(name, request.clone(), ctx);
+    for attempt in 1..=HEAD_RETRIES {
+        if outcome.reply["error"]["code"] != "head_not_written" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50 * u64::from(attempt)));
+        outcome = answer(name, request.clone(), ctx);
+    }
+    let reply = outcome.reply;
+    if reply["ok"] == true {
+        let text = match reply.get("text") {
+            Some(Value::String(text)) => text.clone(),
+            _ => reply.to_string(),
+        };
+        return ToolAnswer {
+            text,
+            is_error: false,
+        };
+    }
+    let field = |key: &str| reply["error"][key].as_str().unwrap_or_default().to_owned();
+    refuse(&field("code"), field("message"))
+}
+
+/// The fields of `args` that `schema` declares, or `None` when `args` is not an object
+/// (`null` counts as no arguments).
+fn declared(schema: &Value, args: &Value) -> Option<Map<String, Value>> {
+    let args = match args {
+        Value::Null => return Some(Map::new()),
+        Value::Object(args) => args,
+        _ => return None,
+    };
+    let properties = schema["properties"].as_object()?;
+    Some(
+        args.iter()
+            .filter(|(key, _)| properties.contains_key(key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests;

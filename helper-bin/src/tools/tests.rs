@@ -1,0 +1,237 @@
+//! The tool specs are well-formed JSON Schemas, `call` passes only declared fields of the
+//! model's arguments, and the specs are what the Claude plugin registered before.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("notesoup-tools-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Checks one property schema: a known type or an enum, and a default that fits it.
+fn check_property(tool: &str, key: &str, schema: &Value) {
+    let what = format!("{tool}.{key}");
+    let schema = schema
+        .as_object()
+        .unwrap_or_else(|| panic!("{what}: not an object"));
+    for field in schema.keys() {
+        assert!(
+            [
+                "type",
+                "description",
+                "enum",
+                "items",
+                "minimum",
+                "maximum",
+                "default"
+            ]
+            .contains(&field.as_str()),
+            "{what}: unknown keyword {field}"
+        );
+    }
+    let kind = schema.get("type").and_then(Value::as_str);
+    match (kind, schema.get("enum")) {
+        (Some("string" | "integer" | "boolean"), None) => {}
+        (Some("array"), None) => {
+            let items = &schema["items"];
+            let values = items["enum"].as_array().unwrap();
+            assert!(
+                !values.is_empty() && values.iter().all(Value::is_string),
+                "{what}"
+            );
+        }
+        (None, Some(Value::Array(values))) => {
+            assert!(
+                !values.is_empty() && values.iter().all(Value::is_string),
+                "{what}"
+            );
+        }
+        other => panic!("{what}: neither a known type nor an enum: {other:?}"),
+    }
+    if let (Some(min), Some(max)) = (schema.get("minimum"), schema.get("maximum")) {
+        assert!(min.as_i64() <= max.as_i64(), "{what}");
+    }
+    if let Some(default) = schema.get("default") {
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            assert!(values.contains(default), "{what}: default outside the enum");
+        }
+        if kind == Some("integer") {
+            let n = default.as_i64().unwrap();
+            assert!(
+                schema["minimum"].as_i64().is_none_or(|min| n >= min),
+                "{what}"
+            );
+            assert!(
+                schema["maximum"].as_i64().is_none_or(|max| n <= max),
+                "{what}"
+            );
+        }
+    }
+    assert!(
+        schema.get("description").is_none_or(Value::is_string),
+        "{what}"
+    );
+}
+
+#[test]
+fn every_schema_is_a_closed_object_schema_of_known_keywords() {
+    let specs = specs();
+    assert_eq!(specs.len(), 9);
+    for spec in &specs {
+        let schema = spec.input_schema.as_object().unwrap();
+        assert_eq!(schema["type"], "object", "{}", spec.name);
+        assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
+        let properties = schema["properties"].as_object().unwrap();
+        for (key, property) in properties {
+            check_property(spec.name, key, property);
+        }
+        for required in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            assert!(
+                properties.contains_key(required.as_str().unwrap()),
+                "{}: required {required} is not a property",
+                spec.name
+            );
+        }
+        for key in schema.keys() {
+            assert!(
+                ["type", "properties", "required", "additionalProperties"].contains(&key.as_str()),
+                "{}: unknown keyword {key}",
+                spec.name
+            );
+        }
+        // No tool lets the model say what the host binds.
+        for bound in ["roots", "transcript_path", "head", "agent_id", "cwd"] {
+            assert!(!properties.contains_key(bound), "{}: {bound}", spec.name);
+        }
+        assert!(!spec.description.is_empty());
+    }
+    let mut names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 9, "names are unique");
+}
+
+#[test]
+fn the_limits_are_the_owning_crates() {
+    let specs = specs();
+    let schema = |name: &str| {
+        specs
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap()
+            .input_schema
+            .clone()
+    };
+    let list = schema("history_list");
+    assert_eq!(list["properties"]["limit"]["maximum"], MAX_LIMIT);
+    assert_eq!(list["properties"]["limit"]["default"], DEFAULT_LIMIT);
+    let sessions = schema("history_sessions");
+    assert_eq!(sessions["properties"]["limit"]["maximum"], SESSIONS_MAX);
+    assert_eq!(sessions["properties"]["harness"]["enum"], json!(HOSTS));
+}
+
+/// Undeclared fields never reach the op: the model cannot name a transcript, a head or
+/// the session folders, and an unknown field is dropped rather than refused.
+#[test]
+fn call_passes_only_the_declared_fields() {
+    let home = scratch("declared");
+    let ctx = Context::from_vars([("HOME", home.to_str().unwrap())]);
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let binding = Binding::new(home.join("project").to_str().unwrap());
+    let transcript = data().join("history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    // The model names a transcript and a head of its own: the host bound none.
+    let answer = call(
+        "history_list",
+        &json!({"transcript_path": transcript, "head": "0c1c5b74-8d0d-4f62-9b6c-dfd067b0b8aa"}),
+        &binding,
+        &ctx,
+    );
+    assert!(answer.is_error, "{answer:?}");
+    assert!(
+        answer.text.starts_with("notesoup history_unavailable: "),
+        "{answer:?}"
+    );
+    // The model names session folders: the listing stays on the host's (none here).
+    let xharness = data().join("xharness");
+    let roots = json!({"claude": xharness.join("claude-projects"), "pi": xharness.join("pi-sessions"), "codex": xharness.join("codex-sessions")});
+    let answer = call("history_sessions", &json!({"roots": roots}), &binding, &ctx);
+    assert!(answer.text.starts_with("No sessions found."), "{answer:?}");
+    // ... and the host's binding does reach it.
+    let bound = Binding {
+        roots: Some(serde_json::from_value(roots).unwrap()),
+        ..binding.clone()
+    };
+    let answer = call("history_sessions", &json!({"limit": 1}), &bound, &ctx);
+    assert!(
+        answer.text.contains("(1 of 7 sessions shown;"),
+        "{answer:?}"
+    );
+    // A notes call with an extra field is answered, the field ignored.
+    let answer = call(
+        "notes_write",
+        &json!({"name": "plan", "text": "ship it", "cwd": "/elsewhere"}),
+        &binding,
+        &ctx,
+    );
+    assert!(!answer.is_error, "{answer:?}");
+    let read = call("notes_read", &json!({"name": "plan"}), &binding, &ctx);
+    assert!(read.text.contains("ship it"), "{read:?}");
+    let _ = std::fs::remove_dir_all(home);
+}
+
+#[test]
+fn refusals_read_as_the_plugin_shows_them() {
+    let ctx = Context::from_vars([("HOME", "/nonexistent")]);
+    let binding = Binding::new("/tmp");
+    let answer = call("notes_read", &json!({"name": "../up"}), &binding, &ctx);
+    assert!(answer.is_error);
+    assert!(answer.text.starts_with("notesoup bad_name: "), "{answer:?}");
+    let answer = call("notes_read", &json!(["name"]), &binding, &ctx);
+    assert_eq!(
+        answer.text,
+        "notesoup bad_request: `notes_read` arguments must be a JSON object"
+    );
+    let answer = call("gemini", &json!({}), &binding, &ctx);
+    assert!(answer.text.starts_with("notesoup unknown_tool: "));
+    let answer = call("empty_brain", &json!({}), &binding, &ctx);
+    assert!(answer.is_error && answer.text.starts_with("notesoup unsupported: "));
+}
+
+/// The specs are exactly what the Claude plugin registered before they moved here
+/// (`spec_ts.json`: the old `plugins/claude/hooks/spec.ts` evaluated to JSON).
+#[test]
+fn the_specs_are_what_the_plugin_registered() {
+    let old: Value = serde_json::from_str(include_str!("spec_ts.json")).unwrap();
+    let tools: Vec<Value> = specs()
+        .into_iter()
+        .map(|s| json!({"name": s.name, "description": s.description, "inputSchema": s.input_schema}))
+        .collect();
+    assert_eq!(Value::from(tools), old["tools"]);
+    let commands: Vec<Value> = commands()
+        .into_iter()
+        .map(|c| {
+            let mut v = json!({"name": c.name, "description": c.description});
+            if let Some(hint) = c.argument_hint {
+                v["argumentHint"] = json!(hint);
+            }
+            v
+        })
+        .collect();
+    assert_eq!(Value::from(commands), old["commands"]);
+}
