@@ -1,0 +1,244 @@
+use std::os::unix::fs::symlink;
+use std::path::PathBuf;
+
+use super::*;
+
+/// A scratch folder, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "notesoup-safe-fs-{tag}-{}-{}",
+            std::process::id(),
+            TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn links_are_refused_for_every_operation_and_nothing_behind_them_changes() {
+    let s = Scratch::new("links");
+    let outside = Scratch::new("outside");
+    std::fs::write(outside.0.join("victim.md"), "keep").unwrap();
+    symlink(&outside.0, s.0.join("dirlink")).unwrap();
+    symlink(outside.0.join("victim.md"), s.0.join("filelink")).unwrap();
+    let dir = Dir::open(&s.0).unwrap();
+
+    assert!(matches!(dir.open_dir("dirlink"), Err(FsError::Link { .. })));
+    assert!(matches!(
+        dir.create_dir("dirlink"),
+        Err(FsError::Link { .. })
+    ));
+    assert!(matches!(
+        dir.open_file("filelink"),
+        Err(FsError::Link { .. })
+    ));
+    assert!(matches!(
+        dir.read("filelink", 100),
+        Err(FsError::Link { .. })
+    ));
+    assert!(matches!(
+        dir.replace("filelink", b"new"),
+        Err(FsError::Link { .. })
+    ));
+    assert!(matches!(
+        dir.create_new("filelink", b"new"),
+        Err(FsError::Io { .. })
+    ));
+    assert_eq!(
+        dir.metadata("dirlink").unwrap().unwrap().kind,
+        Kind::Symlink
+    );
+    // Removing a link removes the link, not its target.
+    assert!(dir.remove_file("filelink").unwrap());
+
+    assert_eq!(
+        std::fs::read_to_string(outside.0.join("victim.md")).unwrap(),
+        "keep"
+    );
+    assert_eq!(outside.names(), ["victim.md"]);
+    assert_eq!(s.names(), ["dirlink"]);
+}
+
+#[test]
+fn special_files_are_refused_at_once_never_read() {
+    let s = Scratch::new("special");
+    mkfifo(&s.0.join("fifo"));
+    std::fs::create_dir(s.0.join("folder")).unwrap();
+    let dir = Dir::open(&s.0).unwrap();
+    // A FIFO with no writer would block a plain open forever; this returns at once.
+    match dir.read("fifo", 100) {
+        Err(FsError::NotRegular { kind, .. }) => assert_eq!(kind, "a FIFO"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        dir.open_file("folder"),
+        Err(FsError::NotRegular {
+            kind: "a folder",
+            ..
+        })
+    ));
+    assert!(matches!(dir.open_dir("fifo"), Err(FsError::NotDir { .. })));
+    assert!(matches!(
+        open_regular(Path::new("/dev/zero")),
+        Err(FsError::NotRegular {
+            kind: "a character device",
+            ..
+        })
+    ));
+    assert!(matches!(
+        open_regular(&s.0.join("fifo")),
+        Err(FsError::NotRegular { .. })
+    ));
+    assert!(matches!(
+        Dir::open(&s.0.join("fifo")),
+        Err(FsError::NotDir { .. })
+    ));
+}
+
+#[test]
+fn reads_are_bounded() {
+    let s = Scratch::new("bounded");
+    let dir = Dir::open(&s.0).unwrap();
+    dir.replace("ten", b"0123456789").unwrap();
+    assert_eq!(dir.read("ten", 10).unwrap().unwrap(), b"0123456789");
+    assert!(matches!(
+        dir.read("ten", 9),
+        Err(FsError::TooLarge { limit: 9, .. })
+    ));
+    assert_eq!(dir.read("missing", 10).unwrap(), None);
+}
+
+#[test]
+fn replace_is_atomic_and_leaves_no_temp_file() {
+    let s = Scratch::new("replace");
+    let dir = Dir::open(&s.0).unwrap();
+    dir.replace("note.md", b"one").unwrap();
+    dir.replace("note.md", b"two").unwrap();
+    assert_eq!(std::fs::read_to_string(s.0.join("note.md")).unwrap(), "two");
+    assert_eq!(s.names(), ["note.md"]);
+    // A folder in the target's place is refused, and no temp file is left.
+    std::fs::create_dir(s.0.join("taken")).unwrap();
+    assert!(matches!(
+        dir.replace("taken", b"x"),
+        Err(FsError::NotRegular { .. })
+    ));
+    assert_eq!(s.names(), ["note.md", "taken"]);
+}
+
+#[test]
+fn a_failed_rename_removes_the_temp_file() {
+    let s = Scratch::new("failed");
+    let dir = Dir::open(&s.0).unwrap();
+    let (tmp, _) = dir.create_dir("tmp").unwrap();
+    let (target, _) = dir.create_dir("target").unwrap();
+    // Remove the target folder under its open handle: the rename into it fails (ENOENT).
+    std::fs::remove_dir(s.0.join("target")).unwrap();
+    let err = target.replace_via(&tmp, "note.md", b"text").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            FsError::Io {
+                action: "replace",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(std::fs::read_dir(s.0.join("tmp")).unwrap().next().is_none());
+}
+
+#[test]
+fn entries_report_links_as_links() {
+    let s = Scratch::new("entries");
+    std::fs::write(s.0.join("file"), "x").unwrap();
+    std::fs::create_dir(s.0.join("sub")).unwrap();
+    symlink("/etc", s.0.join("link")).unwrap();
+    mkfifo(&s.0.join("fifo"));
+    let mut got: Vec<(String, Kind)> = Dir::open(&s.0)
+        .unwrap()
+        .entries()
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name.into_string().unwrap(), e.kind))
+        .collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        got,
+        [
+            ("fifo".to_owned(), Kind::Special),
+            ("file".to_owned(), Kind::File),
+            ("link".to_owned(), Kind::Symlink),
+            ("sub".to_owned(), Kind::Dir),
+        ]
+    );
+}
+
+#[test]
+fn names_must_be_one_plain_component() {
+    let s = Scratch::new("names");
+    let dir = Dir::open(&s.0).unwrap();
+    for bad in ["", ".", "..", "a/b", "../x", "nul\0"] {
+        assert!(
+            matches!(dir.open_file(bad), Err(FsError::BadName { .. })),
+            "{bad:?}"
+        );
+    }
+    let long = "x".repeat(10_000);
+    let err = dir.open_file(&long).unwrap_err();
+    assert!(
+        err.to_string().len() < 400,
+        "the message quotes a clipped name"
+    );
+}
+
+#[test]
+fn create_all_reports_what_it_made_and_remove_created_undoes_it() {
+    let s = Scratch::new("create");
+    let deep = s.0.join("a/b/c");
+    let (_, created) = Dir::create_all(&deep).unwrap();
+    assert_eq!(created, [s.0.join("a"), s.0.join("a/b"), deep.clone()]);
+    remove_created(&created);
+    assert!(s.names().is_empty());
+}
+
+#[test]
+fn the_lock_is_exclusive_across_handles() {
+    let s = Scratch::new("lock");
+    let first = Dir::open(&s.0).unwrap();
+    let second = Dir::open(&s.0).unwrap();
+    let held = first.lock().unwrap();
+    assert_eq!(
+        rustix::fs::flock(&second, FlockOperation::NonBlockingLockExclusive),
+        Err(Errno::WOULDBLOCK)
+    );
+    drop(held);
+    assert!(rustix::fs::flock(&second, FlockOperation::NonBlockingLockExclusive).is_ok());
+}
