@@ -1,0 +1,187 @@
+//! notesoup's brain and history tools as a stdio MCP server: `notesoup mcp`.
+//!
+//! Any agent that takes tools from the Model Context Protocol (Codex CLI, Claude Desktop,
+//! Cursor, Gemini CLI, ...) can start `notesoup mcp` and use the same brain the Claude Code
+//! plugin uses: the notes of the project (its git root, else its folder) under the same
+//! notesoup home. One brain, every agent.
+//!
+//! - **Tools:** `notes_list`, `notes_read`, `notes_write`, `notes_edit`, `notes_delete`,
+//!   `history_sessions`, `history_list`, `history_read`, with the plugin's own schemas,
+//!   texts, limits and errors: the server lists the one tool definition and answers every
+//!   call through the one function that answers the plugin's calls, so no rule has a second
+//!   implementation here. A refusal is a tool result with `isError: true` and the text the
+//!   plugin's model would read.
+//! - **No current session:** an MCP host gives the server no transcript of its own, so
+//!   `history_list` / `history_read` need an explicit `session` (`<harness>:<id>`, a unique
+//!   prefix is enough); without one they refuse and say how to name one (`history_sessions`
+//!   lists them). There is no reset flow either (that needs a host's hooks).
+//! - **Brain:** chosen by the notes crate's domain rule from the folder [`Options::cwd`]
+//!   (`notesoup mcp --project DIR`, else the folder the client started the server in), or,
+//!   when the client declares `roots`, from its first `file://` root (asked on the first
+//!   call, asked again after `notifications/roots/list_changed`).
+//! - **Boot:** the resource `notesoup://boot` is the boot text of the brain (how to keep
+//!   notes, then the notes within the boot budget), for a client to load at the start of a
+//!   session. For now it is the Claude host's boot text (its reset advice does not apply).
+//! - **Robust like the helper:** one JSON-RPC message per line; a line that is not JSON gets
+//!   a `-32700` Parse error, JSON that is not a request this server reads gets `-32600`,
+//!   a line over [`MAX_LINE`] bytes is refused without being held (bounded memory), and the
+//!   server keeps serving after each. It ends cleanly (exit 0) when stdin closes, even
+//!   mid-message, after answering the calls already running. Notes writes are atomic (temp
+//!   file, fsync, rename) under the brain's lock, so no exit leaves a half-written note.
+//!
+//! # Why `notesoup mcp` and not `notesoup-helper mcp`
+//!
+//! `notesoup` is the command people put on their PATH and name in an MCP client's config;
+//! a server lives as long as the client session, so a runtime's start-up cost is paid once.
+//! `notesoup-helper` is the Claude plugin's private protocol, one JSON request in and one
+//! reply out per hook event, started many times a turn: it must stay small and fast to start,
+//! so it carries no async runtime. rmcp needs tokio; this crate keeps it here, out of the
+//! helper, and the `cli` crate's `notesoup mcp` calls [`serve`].
+//!
+//! # Example
+//!
+//! [`serve_bytes`] runs a whole recorded session (here: the handshake and `tools/list`) and
+//! returns what the server wrote, one message a line; [`serve`] does the same on stdio.
+//!
+//! ```
+//! use notesoup_helper_bin::Context;
+//! use notesoup_mcp::{Options, serve_bytes};
+//!
+//! let home = std::env::temp_dir().join(format!("notesoup-mcp-doc-{}", std::process::id()));
+//! let options = Options {
+//!     ctx: Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]),
+//!     cwd: home.clone(),
+//! };
+//! let input = concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+//!     "this line is not JSON\n",
+//!     r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, "\n",
+//! );
+//! let out = String::from_utf8(serve_bytes(options, input.as_bytes()).unwrap()).unwrap();
+//! let replies: Vec<serde_json::Value> =
+//!     out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+//! assert!(replies.iter().any(|r| r["error"]["code"] == -32700 && r["id"].is_null()));
+//! let tools = replies.iter().find(|r| r["id"] == 2).unwrap();
+//! assert_eq!(tools["result"]["tools"][0]["name"], "notes_list");
+//! # let _ = std::fs::remove_dir_all(&home);
+//! ```
+
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+
+use notesoup_helper_bin::Context;
+use rmcp::ServiceExt as _;
+use rmcp::service::ServerInitializeError;
+
+mod interim;
+mod server;
+mod transport;
+
+pub use server::BOOT_URI;
+pub use transport::MAX_LINE;
+
+/// What the server is started with.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The environment the tools read (`NOTESOUP_HOME`, `XDG_DATA_HOME`, `HOME`, the
+    /// harnesses' session folders).
+    pub ctx: Context,
+    /// The folder whose brain the tools use, unless the client declares roots.
+    pub cwd: PathBuf,
+}
+
+/// Why the server stopped with an error. A client closing stdin is not one.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// The async runtime could not be built.
+    #[error("notesoup mcp: cannot start the runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The MCP handshake failed (the client's first messages were not a session).
+    #[error("notesoup mcp: the MCP handshake failed: {0}")]
+    Handshake(String),
+    /// The session ended abnormally.
+    #[error("notesoup mcp: the session failed: {0}")]
+    Session(String),
+}
+
+/// Serves MCP on this process's stdin and stdout until stdin closes. Blocking: it builds its
+/// own single-threaded runtime, so the caller needs none.
+pub fn serve(options: Options) -> Result<(), McpError> {
+    run(options, tokio::io::stdin(), tokio::io::stdout())
+}
+
+/// Serves one whole input (a recorded session, one message a line) and returns every line
+/// the server wrote, as [`serve`] would have on stdout.
+pub fn serve_bytes(options: Options, input: &[u8]) -> Result<Vec<u8>, McpError> {
+    let out = Collected::default();
+    run(options, std::io::Cursor::new(input.to_vec()), out.clone())?;
+    Ok(std::mem::take(
+        &mut *out.0.lock().unwrap_or_else(PoisonError::into_inner),
+    ))
+}
+
+fn run<R, W>(options: Options, input: R, output: W) -> Result<(), McpError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(McpError::Runtime)?;
+    let result = runtime.block_on(async move {
+        let server = server::Server::new(options.ctx, options.cwd);
+        let transport = transport::LineTransport::new(input, output);
+        let running = match server.serve(transport).await {
+            Ok(running) => running,
+            // Closed before (or during) the handshake: nothing to serve, not a failure.
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(err) => return Err(McpError::Handshake(err.to_string())),
+        };
+        running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|err| McpError::Session(err.to_string()))
+    });
+    // A blocking read of stdin cannot be cancelled; do not wait for it.
+    runtime.shutdown_background();
+    result
+}
+
+/// A writer collecting what the server writes.
+#[derive(Clone, Default)]
+struct Collected(Arc<Mutex<Vec<u8>>>);
+
+impl tokio::io::AsyncWrite for Collected {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}

@@ -1,0 +1,256 @@
+//! The MCP handler: `tools/list` and `tools/call` from the one tool definition, the
+//! `notesoup://boot` resource, and the brain's folder (the server's, or the client's first
+//! declared root).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use notesoup_helper_bin::Context;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+use crate::interim::{self as tools, Binding};
+
+/// The boot resource's URI.
+pub const BOOT_URI: &str = "notesoup://boot";
+
+/// How long the client gets to answer `roots/list`.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the server knows of the client's roots.
+#[derive(Debug, Clone)]
+enum Root {
+    /// Not asked yet (or changed since).
+    Unknown,
+    /// Asked: its first local folder, `None` when it declared none.
+    Known(Option<PathBuf>),
+}
+
+pub(crate) struct Server {
+    ctx: Arc<Context>,
+    /// The folder the server was started for (`--project`, else its working folder).
+    cwd: PathBuf,
+    /// The client's first declared `file://` root, once asked. Cleared when the client says
+    /// its roots changed.
+    root: Mutex<Root>,
+}
+
+impl Server {
+    pub(crate) fn new(ctx: Context, cwd: PathBuf) -> Self {
+        Self {
+            ctx: Arc::new(ctx),
+            cwd,
+            root: Mutex::new(Root::Unknown),
+        }
+    }
+
+    /// The folder that picks the brain: the client's first local root when it declares
+    /// roots, else the server's own folder.
+    #[expect(
+        deprecated,
+        reason = "roots are deprecated by SEP-2577 but are what clients of the 2025 protocol revisions declare"
+    )]
+    async fn folder(&self, context: &RequestContext<RoleServer>) -> PathBuf {
+        let declares_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !declares_roots {
+            return self.cwd.clone();
+        }
+        let mut root = self.root.lock().await;
+        if matches!(*root, Root::Unknown) {
+            let asked = tokio::time::timeout(ROOTS_TIMEOUT, context.peer.list_roots()).await;
+            *root = Root::Known(match asked {
+                Ok(Ok(list)) => list.roots.iter().find_map(|r| file_uri_path(&r.uri)),
+                _ => None,
+            });
+        }
+        match &*root {
+            Root::Known(Some(folder)) => folder.clone(),
+            _ => self.cwd.clone(),
+        }
+    }
+}
+
+/// The local path a `file://` URI names (`file:///a%20b` → `/a b`), `None` for anything
+/// else.
+pub(crate) fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt as _;
+
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+}
+
+/// The tools as MCP lists them: name, description and input schema of the one definition.
+pub(crate) fn listed_tools() -> Vec<Tool> {
+    tools::specs()
+        .into_iter()
+        .map(|spec| {
+            let schema = match spec.input_schema {
+                Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            };
+            Tool::new(spec.name, spec.description, Arc::new(schema))
+        })
+        .collect()
+}
+
+fn text_result(text: String, is_error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(text)];
+    if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("notesoup", env!("CARGO_PKG_VERSION"))
+                .with_title("notesoup: working memory for coding agents"),
+        )
+        .with_instructions(
+            "notesoup is this project's brain: small named notes that outlive the conversation and are shared with every other agent on this project (Claude Code, Codex, ...). Read the notesoup://boot resource (or call notes_list) at the start of a session; save what a fresh you would need with notes_write / notes_edit as you go. history_sessions lists earlier sessions of any agent on this machine; read one with history_list / history_read and its `session`.",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(listed_tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if !tools::specs().iter().any(|spec| spec.name == name) {
+            let known: Vec<_> = tools::specs().iter().map(|s| s.name).collect();
+            return Ok(text_result(
+                format!("unknown tool `{name}`; tools: {}", known.join(", ")),
+                true,
+            )
+            .into());
+        }
+        let binding = Binding {
+            cwd: self.folder(&context).await,
+        };
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let ctx = Arc::clone(&self.ctx);
+        // The tools do blocking file IO; a panic in one is a bug answered as a refusal.
+        let answer =
+            tokio::task::spawn_blocking(move || tools::call(&name, args, &binding, &ctx)).await;
+        Ok(match answer {
+            Ok(answer) => text_result(answer.text, answer.is_error),
+            Err(_) => text_result(
+                "notesoup hit a bug while answering this tool; nothing was changed half-way (writes are atomic)".into(),
+                true,
+            ),
+        }
+        .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            Resource::new(BOOT_URI, "boot")
+                .with_title("notesoup boot: this project's notes")
+                .with_description(
+                    "Read at the start of a session: how to keep notes, and this project's notes as they stand now.",
+                )
+                .with_mime_type("text/markdown"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != BOOT_URI {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {}; the one resource is {BOOT_URI}",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        let cwd = self.folder(&context).await;
+        let ctx = Arc::clone(&self.ctx);
+        let boot = tokio::task::spawn_blocking(move || tools::boot(&cwd, &ctx))
+            .await
+            .map_err(|_| ErrorData::internal_error("notesoup hit a bug building the boot", None))?
+            .map_err(|message| ErrorData::internal_error(message, None))?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(boot, BOOT_URI).with_mime_type("text/markdown"),
+        ])
+        .into())
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        *self.root.lock().await = Root::Unknown;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_uri_path;
+    use std::path::PathBuf;
+
+    #[test]
+    fn file_uris_name_local_folders_only() {
+        assert_eq!(
+            file_uri_path("file:///a%20b/c"),
+            Some(PathBuf::from("/a b/c"))
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/x"),
+            Some(PathBuf::from("/x"))
+        );
+        assert_eq!(file_uri_path("https://example.com/x"), None);
+        assert_eq!(file_uri_path("file://server/x"), None);
+        assert_eq!(file_uri_path("file:///bad%zz"), None);
+    }
+}

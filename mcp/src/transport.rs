@@ -1,0 +1,249 @@
+//! The stdio framing: one JSON-RPC message per line, read with a bound, written whole.
+//!
+//! rmcp's own stdio transport drops a line that is not JSON without a word (to avoid error
+//! storms between two peers echoing garbage). JSON-RPC 2.0 asks for a `-32700` Parse error
+//! with `"id": null`, and a client that sent a broken frame is better told than left
+//! waiting, so this transport answers every line it cannot take, and keeps serving:
+//!
+//! - not JSON (or not UTF-8): `-32700` Parse error, `"id": null`;
+//! - JSON that is not a message this server reads (a batch, a request with a wrong shape):
+//!   `-32600` Invalid Request, with the request's `id` when one can be read;
+//! - longer than [`MAX_LINE`] bytes: `-32600`, `"id": null`, and the line is skipped without
+//!   ever being held whole (bounded memory);
+//! - a notification or a response it cannot read: nothing (JSON-RPC never answers those).
+//!
+//! An answer never answers an answer: the replies are well-formed JSON-RPC responses, which
+//! this transport itself never replies to, so two peers cannot feed each other errors.
+//! End of input (stdin closed, even in the middle of a line) ends the session.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::RequestId;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+use tokio::task::JoinSet;
+
+/// The longest message line read, in bytes. The largest legitimate message is a
+/// `notes_write` of a whole note of [`notesoup_notes::MAX_NOTE_BYTES`], whose text JSON
+/// escapes to at most six bytes a byte; a line past this bound is refused unread.
+pub const MAX_LINE: usize = 1024 * 1024;
+const _: () = assert!(6 * notesoup_notes::MAX_NOTE_BYTES + 64 * 1024 <= MAX_LINE as u64);
+
+/// JSON-RPC 2.0's code for a line that is not JSON.
+pub(crate) const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC 2.0's code for JSON that is not a request this server reads.
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+
+/// What one whole line turned out to be.
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// A message for rmcp.
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Nothing to do (a blank line, an unreadable notification or response).
+    Skip,
+    /// An error answer to write back, as one JSON line.
+    Reply(Value),
+}
+
+/// Reads one line's bytes (without its `\n`) as a frame.
+pub(crate) fn frame(line: &[u8]) -> Frame {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Frame::Skip;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(err) => {
+            return Frame::Reply(error(
+                &Value::Null,
+                PARSE_ERROR,
+                &format!("Parse error: not JSON ({err})"),
+            ));
+        }
+    };
+    let is_request = value.get("method").is_some() && value.get("id").is_some();
+    let id = value
+        .get("id")
+        .filter(|id| serde_json::from_value::<RequestId>((*id).clone()).is_ok())
+        .cloned()
+        .unwrap_or(Value::Null);
+    match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+        Ok(message) => Frame::Message(Box::new(message)),
+        // A notification or a response: JSON-RPC answers neither.
+        Err(_) if value.is_object() && !is_request => {
+            if value.get("method").is_some()
+                || value.get("result").is_some()
+                || value.get("error").is_some()
+            {
+                Frame::Skip
+            } else {
+                Frame::Reply(error(
+                    &id,
+                    INVALID_REQUEST,
+                    "Invalid Request: not a JSON-RPC 2.0 message",
+                ))
+            }
+        }
+        Err(err) => Frame::Reply(error(
+            &id,
+            INVALID_REQUEST,
+            &format!("Invalid Request: {}", one_line(&err.to_string())),
+        )),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The outcome of one bounded line read.
+enum LineRead {
+    Line,
+    Oversized,
+    End,
+}
+
+/// rmcp's transport over a reader and a writer (stdin and stdout in the server).
+pub(crate) struct LineTransport<R, W> {
+    read: BufReader<R>,
+    /// The line read so far: kept here, so a `receive` cancelled mid-line resumes it.
+    line: Vec<u8>,
+    /// Skipping the rest of an oversized line.
+    discarding: bool,
+    max: usize,
+    write: Arc<Mutex<W>>,
+    /// Error answers being written (spawned, so a cancelled `receive` cannot cut one).
+    replies: JoinSet<()>,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    pub(crate) fn new(read: R, write: W) -> Self {
+        Self::with_max(read, write, MAX_LINE)
+    }
+
+    pub(crate) fn with_max(read: R, write: W, max: usize) -> Self {
+        Self {
+            read: BufReader::new(read),
+            line: Vec::new(),
+            discarding: false,
+            max,
+            write: Arc::new(Mutex::new(write)),
+            replies: JoinSet::new(),
+        }
+    }
+
+    /// One `\n`-terminated line into `self.line`, never holding more than `max` bytes of it.
+    /// Cancel-safe: nothing is consumed from the reader that is not already in `self.line`.
+    async fn read_line(&mut self) -> LineRead {
+        loop {
+            let (used, done) = {
+                let Ok(available) = self.read.fill_buf().await else {
+                    return LineRead::End;
+                };
+                if available.is_empty() {
+                    return LineRead::End;
+                }
+                let newline = available.iter().position(|b| *b == b'\n');
+                let take = newline.map_or(available.len(), |i| i + 1);
+                if self.discarding {
+                    (take, newline.map(|_| LineRead::Oversized))
+                } else if self.line.len() + take > self.max + 1 {
+                    self.line.clear();
+                    self.discarding = true;
+                    (take, newline.map(|_| LineRead::Oversized))
+                } else {
+                    self.line.extend_from_slice(&available[..take]);
+                    (take, newline.map(|_| LineRead::Line))
+                }
+            };
+            self.read.consume(used);
+            if let Some(done) = done {
+                self.discarding = false;
+                return done;
+            }
+        }
+    }
+
+    fn reply(&mut self, value: &Value) {
+        let mut bytes = value.to_string().into_bytes();
+        bytes.push(b'\n');
+        let write = Arc::clone(&self.write);
+        self.replies.spawn(async move {
+            let mut w = write.lock().await;
+            // A peer that stopped reading gets its answer when it reads again, or never.
+            let _ = w.write_all(&bytes).await;
+            let _ = w.flush().await;
+        });
+    }
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = Arc::clone(&self.write);
+        async move {
+            let mut bytes = serde_json::to_vec(&item)?;
+            bytes.push(b'\n');
+            let mut w = write.lock().await;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                LineRead::End => return None,
+                LineRead::Oversized => {
+                    let max = self.max;
+                    self.reply(&error(
+                        &Value::Null,
+                        INVALID_REQUEST,
+                        &format!("Invalid Request: the message is longer than {max} bytes"),
+                    ));
+                }
+                LineRead::Line => {
+                    let line = std::mem::take(&mut self.line);
+                    let body = line.strip_suffix(b"\n").unwrap_or(&line);
+                    match frame(body) {
+                        Frame::Message(message) => return Some(*message),
+                        Frame::Skip => {}
+                        Frame::Reply(value) => self.reply(&value),
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // Every error answer already due is written before the session ends.
+        while self.replies.join_next().await.is_some() {}
+        let mut w = self.write.lock().await;
+        w.flush().await
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,49 @@
+use super::{Frame, INVALID_REQUEST, PARSE_ERROR, frame};
+
+fn reply(line: &str) -> serde_json::Value {
+    match frame(line.as_bytes()) {
+        Frame::Reply(value) => value,
+        other => panic!("{line:?} gave {other:?}, not a reply"),
+    }
+}
+
+#[test]
+fn not_json_is_a_parse_error_with_a_null_id() {
+    let r = reply("{\"jsonrpc\":\"2.0\",\"id\":1,");
+    assert_eq!(r["error"]["code"], PARSE_ERROR);
+    assert!(r["id"].is_null());
+    assert_eq!(reply("\u{fffd}garbage")["error"]["code"], PARSE_ERROR);
+}
+
+#[test]
+fn a_request_of_the_wrong_shape_is_invalid_and_keeps_its_id() {
+    let r = reply(r#"{"jsonrpc":"2.0","id":7,"method":5}"#);
+    assert_eq!(r["error"]["code"], INVALID_REQUEST);
+    assert_eq!(r["id"], 7);
+    let r = reply(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+    assert_eq!(r["error"]["code"], INVALID_REQUEST);
+    assert!(r["id"].is_null());
+    assert_eq!(reply("42")["error"]["code"], INVALID_REQUEST);
+}
+
+#[test]
+fn notifications_responses_and_blank_lines_are_never_answered() {
+    for line in [
+        "",
+        "  \r",
+        r#"{"jsonrpc":"2.0","method":"notifications/whatever","params":[1]}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"weird":true}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+    ] {
+        assert!(
+            matches!(frame(line.as_bytes()), Frame::Skip | Frame::Message(_)),
+            "{line:?} was answered"
+        );
+    }
+}
+
+#[test]
+fn a_good_request_is_a_message() {
+    let line = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\r";
+    assert!(matches!(frame(line), Frame::Message(_)));
+}

@@ -1,0 +1,404 @@
+//! Protocol tests against the server as a process. This test binary is its own server: with
+//! `NOTESOUP_MCP_TEST_SERVE` set, `main` runs `notesoup_mcp::serve` on stdio (what
+//! `notesoup mcp` does); otherwise it runs each test below against fresh copies of itself.
+
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::missing_panics_doc,
+    clippy::single_match_else,
+    clippy::needless_pass_by_value,
+    reason = "a test harness of its own (harness = false): it reports on stdout and panics on failure"
+)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const SERVE: &str = "NOTESOUP_MCP_TEST_SERVE";
+
+fn main() {
+    if std::env::var_os(SERVE).is_some() {
+        let options = notesoup_mcp::Options {
+            ctx: notesoup_helper_bin::Context::from_process(),
+            cwd: std::env::current_dir().expect("a working folder"),
+        };
+        match notesoup_mcp::serve(options) {
+            Ok(()) => std::process::exit(0),
+            Err(err) => {
+                eprintln!("{err}");
+                std::process::exit(1);
+            }
+        }
+    }
+    let tests: &[(&str, fn())] = &[
+        ("initialize_and_tools_list", initialize_and_tools_list),
+        (
+            "notes_tools_succeed_and_refuse",
+            notes_tools_succeed_and_refuse,
+        ),
+        (
+            "history_tools_succeed_and_refuse",
+            history_tools_succeed_and_refuse,
+        ),
+        ("boot_resource", boot_resource),
+        (
+            "malformed_frames_get_errors_and_serving_goes_on",
+            malformed_frames,
+        ),
+        (
+            "stdin_closed_mid_request_exits_cleanly",
+            stdin_closed_mid_request,
+        ),
+    ];
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let mut failed = Vec::new();
+    for (name, test) in tests {
+        if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        match std::panic::catch_unwind(test) {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(_) => {
+                println!("test {name} ... FAILED");
+                failed.push(*name);
+            }
+        }
+    }
+    if !failed.is_empty() {
+        println!("failed: {}", failed.join(", "));
+        std::process::exit(101);
+    }
+    println!("test result: ok");
+}
+
+/// A scratch folder: the notesoup home, the harnesses' session folders and a project.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("notesoup-mcp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("project")).unwrap();
+        std::fs::create_dir_all(dir.join("home")).unwrap();
+        Self(dir)
+    }
+    fn home(&self) -> PathBuf {
+        self.0.join("home")
+    }
+    fn project(&self) -> PathBuf {
+        self.0.join("project")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(scratch: &Scratch) -> Self {
+        let home = scratch.home();
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .env_clear()
+            .env(SERVE, "1")
+            .env("HOME", &home)
+            .env("NOTESOUP_HOME", home.join("notesoup"))
+            .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+            .env("CODEX_HOME", home.join(".codex"))
+            .env("PI_CODING_AGENT_DIR", home.join(".pi/agent"))
+            .current_dir(scratch.project())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// A started server past the handshake.
+    fn ready(scratch: &Scratch) -> Self {
+        let mut s = Self::start(scratch);
+        let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        s.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        s
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed stdout"
+        );
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"))
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        let reply = self.read();
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    /// A tool call's (text, isError).
+    fn call(&mut self, id: u64, tool: &str, args: Value) -> (String, bool) {
+        let r = self.request(id, "tools/call", json!({"name": tool, "arguments": args}));
+        let result = &r["result"];
+        (
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{r}"))
+                .to_owned(),
+            result["isError"] == true,
+        )
+    }
+
+    /// Closes stdin and waits: the exit status code.
+    fn finish(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
+        assert!(
+            rest.trim().is_empty(),
+            "unexpected output after close: {rest}"
+        );
+        self.child.wait().unwrap().code()
+    }
+}
+
+fn initialize_and_tools_list() {
+    let scratch = Scratch::new("list");
+    let mut s = Server::ready(&scratch);
+    let tools = s.request(2, "tools/list", json!({}));
+    let listed: Vec<(String, String, Value)> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_owned(),
+                t["description"].as_str().unwrap().to_owned(),
+                t["inputSchema"].clone(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = listed.iter().map(|t| t.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "notes_list",
+            "notes_read",
+            "notes_write",
+            "notes_edit",
+            "notes_delete",
+            "history_list",
+            "history_read",
+            "history_sessions"
+        ]
+    );
+    // The plugin's schemas, as its spec lists them.
+    let write = &listed[2].2;
+    assert_eq!(write["required"], json!(["name", "text"]));
+    assert_eq!(write["additionalProperties"], false);
+    assert_eq!(listed[7].2["properties"]["limit"]["maximum"], 200);
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn notes_tools_succeed_and_refuse() {
+    let scratch = Scratch::new("notes");
+    let mut s = Server::ready(&scratch);
+    let (text, err) = s.call(
+        2,
+        "notes_write",
+        json!({"name": "plan", "text": "1. ship the mcp server\n"}),
+    );
+    assert!(!err, "{text}");
+    let (text, err) = s.call(3, "notes_read", json!({"name": "plan"}));
+    assert!(!err && text.contains("1. ship the mcp server"), "{text}");
+    let (text, err) = s.call(
+        4,
+        "notes_edit",
+        json!({"name": "plan", "append": "2. test it\n"}),
+    );
+    assert!(!err, "{text}");
+    let (text, err) = s.call(5, "notes_list", json!({}));
+    assert!(!err && text.contains("plan"), "{text}");
+    // Refusals: the store's own errors, as tool results the model reads.
+    let (text, err) = s.call(
+        6,
+        "notes_write",
+        json!({"name": "plan", "text": "x", "version": "0000000000000000"}),
+    );
+    assert!(err && text.contains("version"), "{text}");
+    let (text, err) = s.call(7, "notes_read", json!({"name": "Bad Name"}));
+    assert!(err, "{text}");
+    let (text, err) = s.call(8, "notes_read", json!({"name": "plan", "roots": {}}));
+    assert!(
+        err && text.contains("roots"),
+        "an undeclared field must be refused: {text}"
+    );
+    let (text, err) = s.call(9, "notes_delete", json!({"name": "plan"}));
+    assert!(!err, "{text}");
+    let (text, err) = s.call(10, "notes_read", json!({"name": "plan"}));
+    assert!(err, "{text}");
+    let (text, err) = s.call(11, "empty_brain", json!({}));
+    assert!(err && text.contains("unknown tool"), "{text}");
+    assert_eq!(s.finish(), Some(0));
+    // The note is on disk in the project's brain, whole.
+    let brains = scratch.home().join("notesoup/brains");
+    assert!(brains.is_dir(), "no brain under {}", brains.display());
+}
+
+fn history_tools_succeed_and_refuse() {
+    let scratch = Scratch::new("history");
+    // One Claude session on disk to list and read.
+    let projects = scratch.home().join(".claude/projects/-p");
+    std::fs::create_dir_all(&projects).unwrap();
+    let id = "11111111-2222-3333-4444-555555555555";
+    let line = json!({"type": "user", "uuid": "aaaaaaaa-0000-0000-0000-000000000001", "parentUuid": null, "sessionId": id, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p", "isSidechain": false, "userType": "external", "version": "2.1.319", "message": {"role": "user", "content": "remember the parser bug"}});
+    std::fs::write(projects.join(format!("{id}.jsonl")), format!("{line}\n")).unwrap();
+    let mut s = Server::ready(&scratch);
+    let (text, err) = s.call(2, "history_sessions", json!({}));
+    assert!(!err && text.contains("claude:1111"), "{text}");
+    let (text, err) = s.call(3, "history_list", json!({}));
+    assert!(
+        err && text.contains("session") && text.contains("history_sessions"),
+        "{text}"
+    );
+    let (text, err) = s.call(4, "history_read", json!({"seq": 1}));
+    assert!(err && text.contains("history_sessions"), "{text}");
+    let (text, err) = s.call(5, "history_list", json!({"session": "claude:1111"}));
+    assert!(!err && text.contains("remember the parser bug"), "{text}");
+    let (text, err) = s.call(6, "history_list", json!({"session": "claude:ffff"}));
+    assert!(err, "{text}");
+    let (text, err) = s.call(7, "history_sessions", json!({"limit": 0}));
+    assert!(err, "{text}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn boot_resource() {
+    let scratch = Scratch::new("boot");
+    let mut s = Server::ready(&scratch);
+    let (_, err) = s.call(
+        2,
+        "notes_write",
+        json!({"name": "project/goal", "text": "one brain, two agents\n"}),
+    );
+    assert!(!err);
+    let list = s.request(3, "resources/list", json!({}));
+    assert_eq!(
+        list["result"]["resources"][0]["uri"], "notesoup://boot",
+        "{list}"
+    );
+    let boot = s.request(4, "resources/read", json!({"uri": "notesoup://boot"}));
+    let text = boot["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("<notesoup-boot") && text.contains("one brain, two agents"),
+        "{boot}"
+    );
+    let missing = s.request(5, "resources/read", json!({"uri": "notesoup://nope"}));
+    assert!(missing["error"]["code"].is_i64(), "{missing}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn malformed_frames() {
+    let scratch = Scratch::new("malformed");
+    let mut s = Server::ready(&scratch);
+    s.send_line("{\"jsonrpc\":\"2.0\",\"id\":9,");
+    let r = s.read();
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert!(r["id"].is_null());
+    s.send_line(r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"arguments":{}}}"#);
+    let r = s.read();
+    assert_eq!(r["id"], 10, "{r}");
+    assert!(r["error"]["code"].is_i64(), "{r}");
+    s.send_line(r#"{"jsonrpc":"2.0","id":13,"method":5}"#);
+    let r = s.read();
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(13), json!(-32600)),
+        "{r}"
+    );
+    s.send_line(r#"{"jsonrpc":"2.0","id":11,"method":"no/such"}"#);
+    let r = s.read();
+    assert_eq!(r["id"], 11);
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // A line over the bound is refused without being held, and serving goes on.
+    s.send_line(&format!(
+        "{{\"x\":\"{}\"}}",
+        "a".repeat(notesoup_mcp::MAX_LINE + 10)
+    ));
+    let r = s.read();
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let (text, err) = s.call(12, "notes_list", json!({}));
+    assert!(!err, "{text}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn stdin_closed_mid_request() {
+    let scratch = Scratch::new("eof");
+    let mut s = Server::ready(&scratch);
+    let stdin = s.stdin.as_mut().unwrap();
+    stdin.write_all(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notes_write","argu"#).unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(s.finish(), Some(0));
+    // Nothing was written: no note, and no temporary file left in the store.
+    let leftovers: Vec<_> = walk(&scratch.home().join("notesoup"))
+        .into_iter()
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "md") || p.to_string_lossy().contains("tmp/")
+        })
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // Before the handshake too.
+    let s = Server::start(&scratch);
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
