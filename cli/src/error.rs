@@ -79,6 +79,9 @@ pub enum CliError {
         /// What to do instead.
         fix: String,
     },
+    /// The MCP server stopped with an error (not a client closing stdin).
+    #[error("{0}")]
+    Mcp(#[from] notesoup_mcp::McpError),
     /// A command this build does not have yet.
     #[error("`{what}` is not built into this notesoup yet")]
     NotBuilt {
@@ -111,6 +114,7 @@ impl CliError {
             },
             Self::BadArgument { .. } => "bad_argument",
             Self::NotBuilt { .. } => "not_built",
+            Self::Mcp(_) => "mcp_failed",
         }
     }
 
@@ -165,6 +169,7 @@ impl CliError {
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(_) => "see `notesoup limits --help`".into(),
             Self::BadArgument { fix, .. } | Self::NotBuilt { fix, .. } => fix.clone(),
+            Self::Mcp(_) => "an MCP client starts `notesoup mcp` itself and speaks JSON-RPC on its stdin; see README's MCP section".into(),
         })
     }
 }

@@ -198,12 +198,13 @@ where
 }
 
 /// `notesoup mcp`: the MCP server (crate `notesoup-mcp`) on stdin/stdout.
+/// It writes on the process's stdout itself (the protocol), so the report stays empty.
 fn mcp(args: &args::McpArgs, env: &Env) -> Result<u8, CliError> {
-    let _project = env.folder(args.project.as_deref());
-    Err(CliError::NotBuilt {
-        what: "notesoup mcp".into(),
-        fix: "this build has no MCP server yet; the plugin's tools work inside Claude Code".into(),
-    })
+    notesoup_mcp::serve(notesoup_mcp::Options {
+        ctx: env.helper_context(),
+        cwd: env.folder(args.project.as_deref()),
+    })?;
+    Ok(EXIT_OK)
 }
 
 /// Help texts end with the exit codes; kept here so `--help` and the docs share one table.
