@@ -7,10 +7,11 @@
 //!
 //! - **Tools:** `notes_list`, `notes_read`, `notes_write`, `notes_edit`, `notes_delete`,
 //!   `history_sessions`, `history_list`, `history_read`, with the plugin's own schemas,
-//!   texts, limits and errors: the server lists the one tool definition and answers every
-//!   call through the one function that answers the plugin's calls, so no rule has a second
-//!   implementation here. A refusal is a tool result with `isError: true` and the text the
-//!   plugin's model would read.
+//!   texts, limits and errors: the server lists the one tool definition
+//!   (`notesoup_helper_bin::tools::specs`, less `empty_brain`, which needs a host's reset
+//!   flow) and answers every call through `tools::call`, the function that answers the
+//!   plugin's calls, so no rule has a second implementation here. A refusal is a tool
+//!   result with `isError: true` and the text the plugin's model would read.
 //! - **No current session:** an MCP host gives the server no transcript of its own, so
 //!   `history_list` / `history_read` need an explicit `session` (`<harness>:<id>`, a unique
 //!   prefix is enough); without one they refuse and say how to name one (`history_sessions`
@@ -76,7 +77,7 @@ use notesoup_helper_bin::Context;
 use rmcp::ServiceExt as _;
 use rmcp::service::ServerInitializeError;
 
-mod interim;
+mod boot;
 mod server;
 mod transport;
 

@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use crate::interim::{self as tools, Binding};
+use notesoup_helper_bin::tools::{self, Binding, ToolSpec};
 
 /// The boot resource's URI.
 pub const BOOT_URI: &str = "notesoup://boot";
@@ -108,9 +108,18 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
+/// The tools this server offers: every tool but the ones that need a host's reset flow
+/// (`empty_brain`).
+fn offered() -> Vec<ToolSpec> {
+    tools::specs()
+        .into_iter()
+        .filter(|spec| !spec.reset_flow)
+        .collect()
+}
+
 /// The tools as MCP lists them: name, description and input schema of the one definition.
 pub(crate) fn listed_tools() -> Vec<Tool> {
-    tools::specs()
+    offered()
         .into_iter()
         .map(|spec| {
             let schema = match spec.input_schema {
@@ -162,22 +171,14 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !tools::specs().iter().any(|spec| spec.name == name) {
-            let known: Vec<_> = tools::specs().iter().map(|s| s.name).collect();
-            return Ok(text_result(
-                format!("unknown tool `{name}`; tools: {}", known.join(", ")),
-                true,
-            )
-            .into());
-        }
-        let binding = Binding {
-            cwd: self.folder(&context).await,
-        };
+        // An MCP host binds a folder only: no transcript, head or agent of its own. An
+        // unknown tool and `empty_brain` are refused by `call` itself, in its words.
+        let binding = Binding::new(self.folder(&context).await.to_string_lossy());
         let args = Value::Object(request.arguments.unwrap_or_default());
         let ctx = Arc::clone(&self.ctx);
         // The tools do blocking file IO; a panic in one is a bug answered as a refusal.
         let answer =
-            tokio::task::spawn_blocking(move || tools::call(&name, args, &binding, &ctx)).await;
+            tokio::task::spawn_blocking(move || tools::call(&name, &args, &binding, &ctx)).await;
         Ok(match answer {
             Ok(answer) => text_result(answer.text, answer.is_error),
             Err(_) => text_result(
@@ -219,7 +220,7 @@ impl ServerHandler for Server {
         }
         let cwd = self.folder(&context).await;
         let ctx = Arc::clone(&self.ctx);
-        let boot = tokio::task::spawn_blocking(move || tools::boot(&cwd, &ctx))
+        let boot = tokio::task::spawn_blocking(move || crate::boot::boot(&cwd, &ctx))
             .await
             .map_err(|_| ErrorData::internal_error("notesoup hit a bug building the boot", None))?
             .map_err(|message| ErrorData::internal_error(message, None))?;
