@@ -54,13 +54,16 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+mod drive;
+mod outcome;
 mod runner;
 mod script;
 mod service;
 #[cfg(test)]
 mod tests;
 
-pub use runner::{Harness, Input, Mode, Outcome, Session, Step, Transcript, fresh_run_dir};
+pub use outcome::{Outcome, Transcript};
+pub use runner::{Harness, Input, Mode, Session, Step, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
 
