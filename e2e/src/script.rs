@@ -373,6 +373,9 @@ pub struct Reply {
     pub delay: Duration,
     /// An HTTP error (status, error type) instead of a message.
     pub error: Option<(u16, String)>,
+    /// The error's `message`, when it matters to the client (see [`Reply::prompt_too_long`]);
+    /// `None` sends a generic one.
+    pub error_message: Option<String>,
 }
 
 impl Reply {
@@ -392,6 +395,34 @@ impl Reply {
             error: Some((status, kind.to_owned())),
             ..Self::default()
         }
+    }
+
+    /// The API's answer to a request over the model's limit: HTTP 400
+    /// `invalid_request_error` with the message `prompt is too long: <tokens> tokens >
+    /// <limit> maximum`, the exact shape Claude Code matches to start a reactive compaction.
+    pub fn prompt_too_long(tokens: u64, limit: u64) -> Self {
+        Self {
+            error: Some((400, "invalid_request_error".to_owned())),
+            error_message: Some(format!(
+                "prompt is too long: {tokens} tokens > {limit} maximum"
+            )),
+            ..Self::default()
+        }
+    }
+
+    /// The error body the service sends for this reply to request number `n` (when it is
+    /// an error): `{"type":"error","error":{"type","message"},"request_id"}` as the API does.
+    pub fn error_body(&self, n: u64) -> Option<Value> {
+        let (_, kind) = self.error.as_ref()?;
+        let message = self
+            .error_message
+            .clone()
+            .unwrap_or_else(|| "e2e service: scripted error".to_owned());
+        Some(json!({
+            "type": "error",
+            "error": {"type": kind, "message": message},
+            "request_id": format!("req_e2e_{n:04}"),
+        }))
     }
 
     /// Appends a text block.

@@ -274,13 +274,9 @@ fn messages(
     if !reply.delay.is_zero() {
         thread::sleep(reply.delay);
     }
-    if let Some((status, kind)) = &reply.error {
-        record(shared, req, n, body, &who, *status, None);
-        return send_json(
-            out,
-            *status,
-            &json!({"type": "error", "error": {"type": kind, "message": "e2e service: scripted error"}}),
-        );
+    if let (Some((status, _)), Some(error)) = (&reply.error, reply.error_body(n)) {
+        record(shared, req, n, body, &who, *status, Some(error.clone()));
+        return send_json(out, *status, &error);
     }
     let model = body
         .get("model")
@@ -404,6 +400,7 @@ fn send_json(out: &mut TcpStream, status: u16, value: &Value) -> std::io::Result
     let data = value.to_string();
     let reason = match status {
         200 => "OK",
+        400 => "Bad Request",
         404 => "Not Found",
         429 => "Too Many Requests",
         529 => "Overloaded",

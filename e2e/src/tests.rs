@@ -260,6 +260,49 @@ mod over_tcp {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Claude Code starts a reactive compaction only on the API's own wording (`prompt is
+    /// too long: N tokens > M maximum`, HTTP 400, `invalid_request_error`): the service
+    /// sends exactly that, as JSON (never an SSE stream), and logs it as the reply.
+    #[test]
+    fn prompt_too_long_is_the_apis_exact_400() {
+        let dir = std::env::temp_dir().join(format!("notesoup-e2e-unit-p-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = Script::new()
+            .then(Reply::prompt_too_long(210_000, 200_000))
+            .then(Reply::text("retried"));
+        let mut service =
+            Service::start(script, &dir.join("r.jsonl"), Duration::from_secs(30)).unwrap();
+        let body = r#"{"model":"m","stream":true,"messages":[{"role":"user","content":"big"}]}"#;
+        let answer = exchange(&service, &post("/v1/messages?beta=true", body));
+        assert!(
+            answer.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("Content-Type: application/json\r\n"),
+            "{answer}"
+        );
+        let json_part = &answer[answer.find("\r\n\r\n").unwrap() + 4..];
+        let error: Value = serde_json::from_str(json_part).unwrap();
+        assert_eq!(
+            error,
+            json!({"type": "error",
+                   "error": {"type": "invalid_request_error",
+                             "message": "prompt is too long: 210000 tokens > 200000 maximum"},
+                   "request_id": "req_e2e_0001"})
+        );
+        // The next request gets the next reply: the error was consumed once.
+        let answer = exchange(&service, &post("/v1/messages?beta=true", body));
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains("retried"), "{answer}");
+        service.stop();
+        let logged = service.requests();
+        assert_eq!(logged[0]["status"], 400);
+        assert_eq!(logged[0]["reply"], error);
+        assert_eq!(logged[1]["status"], 200);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn the_service_stops_by_itself_after_its_timeout() {
         let dir = std::env::temp_dir().join(format!("notesoup-e2e-unit-t-{}", std::process::id()));
