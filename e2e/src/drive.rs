@@ -14,9 +14,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::E2eError;
-use crate::runner::{Input, Step, path_str};
+use crate::outcome::ProcessRun;
+use crate::runner::{Input, Mode, Process, Resume, Step, path_str};
 use crate::service::Service;
 
+#[derive(Clone, Copy)]
 pub(crate) struct RunCtx<'a> {
     pub(crate) claude: &'a Path,
     pub(crate) env: &'a [(String, String)],
@@ -28,6 +30,92 @@ pub(crate) struct RunCtx<'a> {
 }
 
 impl RunCtx<'_> {
+    /// Runs one session driven by `mode` (not a chain).
+    pub(crate) fn drive(
+        &self,
+        mode: &Mode,
+        failures: &mut Vec<String>,
+    ) -> Result<(Option<i32>, bool), E2eError> {
+        match mode {
+            Mode::Print(prompt) => self.print(std::slice::from_ref(prompt)),
+            Mode::PrintContinued(prompts) => self.print(prompts),
+            Mode::StreamJson(inputs) => self.stream_json(inputs, failures),
+            Mode::Tmux(steps) => self.tmux(steps, failures),
+            Mode::Processes(_) => Err(E2eError::Setup(
+                "a process of a chain cannot be a chain itself".into(),
+            )),
+        }
+    }
+
+    /// Runs `chain` one process after another, each with `--resume`/`--fork-session` of
+    /// an earlier one's session as it asks; records what each was in `runs`. Every
+    /// process's stdout and stderr are kept (`stdout.<i>`) and joined in order.
+    pub(crate) fn processes(
+        &self,
+        chain: &[Process],
+        runs: &mut Vec<ProcessRun>,
+        failures: &mut Vec<String>,
+    ) -> Result<(Option<i32>, bool), E2eError> {
+        let mut last = (None, false);
+        let (mut stdout, mut stderr) = (String::new(), String::new());
+        for (i, process) in chain.iter().enumerate() {
+            let mut args: Vec<String> = self.args.to_vec();
+            let of = |j: usize| -> Result<String, E2eError> {
+                runs.get(j)
+                    .filter(|_| j < i)
+                    .and_then(|r: &ProcessRun| r.session_id.clone())
+                    .ok_or_else(|| {
+                        E2eError::Setup(format!(
+                            "process {i} resumes process {j}'s session, which is unknown"
+                        ))
+                    })
+            };
+            match process.session {
+                Resume::New => {}
+                Resume::Of(j) => args.extend(["--resume".into(), of(j)?]),
+                Resume::ForkOf(j) => {
+                    args.extend(["--resume".into(), of(j)?, "--fork-session".into()]);
+                }
+            }
+            let first_request = self.service.request_count() as u64 + 1;
+            let ctx = RunCtx {
+                args: &args,
+                ..*self
+            };
+            last = ctx.drive(&process.mode, failures)?;
+            // Let the last request's log entry land before reading it.
+            thread::sleep(Duration::from_millis(100));
+            let session_id = self
+                .service
+                .requests()
+                .iter()
+                .filter(|r| r.get("n").and_then(Value::as_u64).unwrap_or(0) >= first_request)
+                .find_map(|r| {
+                    r.pointer("/headers/x-claude-code-session-id")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                });
+            runs.push(ProcessRun {
+                first_request,
+                session_id,
+                exit_code: last.0,
+            });
+            for (name, all) in [("stdout", &mut stdout), ("stderr", &mut stderr)] {
+                let from = self.run.join(name);
+                all.push_str(&fs::read_to_string(&from).unwrap_or_default());
+                let _ = fs::rename(&from, self.run.join(format!("{name}.{i}")));
+            }
+            if last.1 {
+                break;
+            }
+        }
+        for (name, all) in [("stdout", &stdout), ("stderr", &stderr)] {
+            let path = self.run.join(name);
+            fs::write(&path, all).map_err(|e| E2eError::io(&path.display().to_string(), e))?;
+        }
+        Ok(last)
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new(self.claude);
         cmd.env_clear()

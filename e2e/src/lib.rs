@@ -62,8 +62,8 @@ mod service;
 #[cfg(test)]
 mod tests;
 
-pub use outcome::{Outcome, Transcript};
-pub use runner::{Harness, Input, Mode, Session, Step, fresh_run_dir};
+pub use outcome::{Outcome, ProcessRun, Transcript};
+pub use runner::{Harness, Input, Mode, Process, Resume, Session, Step, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
 

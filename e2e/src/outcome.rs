@@ -37,6 +37,20 @@ pub(crate) struct CollectArgs {
     pub(crate) exit_code: Option<i32>,
     pub(crate) timed_out: bool,
     pub(crate) failures: Vec<String>,
+    pub(crate) processes: Vec<ProcessRun>,
+}
+
+/// What one process of a [`crate::Mode::Processes`] chain was.
+#[derive(Clone, Debug)]
+pub struct ProcessRun {
+    /// The number (`n`) the service gave the first request that came during it; every
+    /// request of this process has `n` from here up to the next process's `first_request`.
+    pub first_request: u64,
+    /// The session it ran in, as its requests named it (`X-Claude-Code-Session-Id`);
+    /// `None` when it made no request.
+    pub session_id: Option<String>,
+    /// Its exit code (`None` when killed or unknown).
+    pub exit_code: Option<i32>,
 }
 
 /// Everything one session left behind. Printed in full when a scenario panics with it alive.
@@ -58,6 +72,8 @@ pub struct Outcome {
     pub timed_out: bool,
     /// Driver problems (a screen never matched, a result never came).
     pub failures: Vec<String>,
+    /// The processes of a [`crate::Mode::Processes`] run, in order (empty otherwise).
+    pub processes: Vec<ProcessRun>,
     /// Every request the service got, in arrival order.
     pub requests: Vec<Value>,
     /// The transcripts under the config dir's `projects/`.
@@ -104,6 +120,7 @@ impl Outcome {
             exit_code: a.exit_code,
             timed_out: a.timed_out,
             failures: a.failures,
+            processes: a.processes,
             requests,
             transcripts,
             debug_log,
@@ -121,11 +138,7 @@ impl Outcome {
     pub fn message_bodies(&self) -> Vec<&Value> {
         self.requests
             .iter()
-            .filter(|r| {
-                r.get("path")
-                    .and_then(Value::as_str)
-                    .is_some_and(|p| p.split('?').next().unwrap_or("").ends_with("/v1/messages"))
-            })
+            .filter(|r| is_messages_path(r))
             .filter_map(|r| r.get("body"))
             .collect()
     }
@@ -134,6 +147,27 @@ impl Outcome {
     pub fn message_requests(&self) -> Vec<Request<'_>> {
         self.message_bodies()
             .into_iter()
+            .map(Request::new)
+            .collect()
+    }
+
+    /// The message requests that came during process `i` of a [`crate::Mode::Processes`]
+    /// run (compaction requests included), in arrival order.
+    pub fn process_requests(&self, i: usize) -> Vec<Request<'_>> {
+        let Some(run) = self.processes.get(i) else {
+            return Vec::new();
+        };
+        let end = self
+            .processes
+            .get(i + 1)
+            .map_or(u64::MAX, |next| next.first_request);
+        self.requests
+            .iter()
+            .filter(|r| {
+                let n = r.get("n").and_then(Value::as_u64).unwrap_or(0);
+                (run.first_request..end).contains(&n) && is_messages_path(r)
+            })
+            .filter_map(|r| r.get("body"))
             .map(Request::new)
             .collect()
     }
@@ -191,6 +225,15 @@ impl Outcome {
                 let _ = writeln!(s, "{}", summarize_request(r));
             }
         }
+        for (i, p) in self.processes.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "--- process {i}: from request #{}, session {}, exit {:?}",
+                p.first_request,
+                p.session_id.as_deref().unwrap_or("?"),
+                p.exit_code
+            );
+        }
         if !self.failures.is_empty() {
             let _ = writeln!(s, "--- driver failures");
             for f in &self.failures {
@@ -241,6 +284,13 @@ impl Drop for Outcome {
             let _ = fs::remove_dir_all(&self.run_dir);
         }
     }
+}
+
+/// Whether a logged request went to `POST /v1/messages` (a model turn or a summary).
+fn is_messages_path(r: &Value) -> bool {
+    r.get("path")
+        .and_then(Value::as_str)
+        .is_some_and(|p| p.split('?').next().unwrap_or("").ends_with("/v1/messages"))
 }
 
 fn tail(text: &str, lines: usize) -> String {

@@ -166,6 +166,63 @@ pub enum Mode {
     StreamJson(Vec<Input>),
     /// The interactive TUI in a tmux pane.
     Tmux(Vec<Step>),
+    /// Several processes one after another in the same HOME and cwd, each in a session
+    /// of its own choosing (new, `--resume`, `--resume --fork-session`): what people do
+    /// across `claude -p` calls. Outputs are appended in order; the last exit counts.
+    Processes(Vec<Process>),
+}
+
+/// Which session one process of a [`Mode::Processes`] chain runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// A new session.
+    New,
+    /// `--resume <id>` of the session that process `i` (0-based, earlier) ran in.
+    Of(usize),
+    /// `--resume <id> --fork-session`: a new session copied from process `i`'s.
+    ForkOf(usize),
+}
+
+/// One process of a [`Mode::Processes`] chain.
+#[derive(Clone, Debug)]
+pub struct Process {
+    /// The session it runs in.
+    pub session: Resume,
+    /// How it is driven: [`Mode::Print`], [`Mode::StreamJson`] or [`Mode::Tmux`].
+    pub mode: Mode,
+}
+
+impl Process {
+    /// `claude -p PROMPT` in a new session.
+    pub fn new(prompt: &str) -> Self {
+        Self {
+            session: Resume::New,
+            mode: Mode::Print(prompt.to_owned()),
+        }
+    }
+
+    /// `claude -p PROMPT --resume <id>` of process `of`'s session.
+    pub fn resume(prompt: &str, of: usize) -> Self {
+        Self {
+            session: Resume::Of(of),
+            mode: Mode::Print(prompt.to_owned()),
+        }
+    }
+
+    /// `claude -p PROMPT --resume <id> --fork-session` of process `of`'s session.
+    pub fn fork(prompt: &str, of: usize) -> Self {
+        Self {
+            session: Resume::ForkOf(of),
+            mode: Mode::Print(prompt.to_owned()),
+        }
+    }
+
+    /// The same process driven another way (stream-json or tmux).
+    #[must_use]
+    pub fn driven(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
 }
 
 impl Mode {
@@ -174,6 +231,7 @@ impl Mode {
             Self::Print(_) | Self::PrintContinued(_) => "print",
             Self::StreamJson(_) => "stream-json",
             Self::Tmux(_) => "tmux",
+            Self::Processes(_) => "processes",
         }
     }
 }
@@ -323,11 +381,10 @@ impl Session<'_> {
             deadline: Instant::now() + self.timeout,
         };
         let mut failures = Vec::new();
+        let mut processes = Vec::new();
         let (exit_code, timed_out) = match mode {
-            Mode::Print(prompt) => ctx.print(std::slice::from_ref(prompt))?,
-            Mode::PrintContinued(prompts) => ctx.print(prompts)?,
-            Mode::StreamJson(inputs) => ctx.stream_json(inputs, &mut failures)?,
-            Mode::Tmux(steps) => ctx.tmux(steps, &mut failures)?,
+            Mode::Processes(chain) => ctx.processes(chain, &mut processes, &mut failures)?,
+            single => ctx.drive(single, &mut failures)?,
         };
         // Let the last request's log entry land before reading it.
         thread::sleep(Duration::from_millis(100));
@@ -344,6 +401,7 @@ impl Session<'_> {
             exit_code,
             timed_out,
             failures,
+            processes,
         }))
     }
 

@@ -1,11 +1,12 @@
-//! Issue 7's scenarios against the real Claude Code 2.1.319, one test each.
+//! Issue 7's scenarios against the real Claude Code 2.1.319, one test each; issue 11's
+//! (the window's state across processes, forks and reactive compaction) in `windows`.
 //!
 //! Each runs the real CLI against the scripted service with a copy of the plugin
 //! (`NOTESOUP_E2E_PLUGIN_DIR`, default `plugins/claude`) and asserts on the requests the
 //! service received, the transcript rows on disk and what the session printed. Runs are
 //! serialized (two cores). Scenarios the mod cannot do yet are behind the
-//! `e2e-pending` feature: without it they are listed as ignored, with the reason (none at
-//! the moment: every scenario passes against the merged branches).
+//! `e2e-pending` feature: without it they are listed as ignored, with the reason
+//! (`cargo test -p notesoup-e2e --features real-claude -- --ignored --list`).
 #![allow(
     clippy::unwrap_used,
     reason = "a scenario that cannot set up must fail loudly"
@@ -18,6 +19,9 @@ use std::time::Duration;
 use notesoup_e2e::{Harness, Input, Match, Mode, Outcome, Reply, Script, Step};
 use notesoup_history_core::window;
 use serde_json::Value;
+
+#[path = "scenarios/windows.rs"]
+mod windows;
 
 /// Issue 6's eight tools and issue 8's `history_sessions`.
 const TOOLS: [&str; 9] = [
