@@ -54,15 +54,19 @@
 //! std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
+mod codex;
 mod drive;
 mod outcome;
+mod responses;
 mod runner;
 mod script;
 mod service;
 #[cfg(test)]
 mod tests;
 
+pub use codex::{CodexOutcome, CodexRun, codex_binary};
 pub use outcome::{Outcome, ProcessRun, Transcript};
+pub use responses::{Responder, ResponsesService, Turn, call_outputs, searched_tools, tool_names};
 pub use runner::{Harness, Input, Mode, Process, Resume, Session, Step, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
