@@ -389,6 +389,23 @@ fn stdin_closed_mid_request() {
         .filter(|p| p.is_file())
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    // A whole call sent just before stdin closes is still answered, and its note is whole.
+    let mut s = Server::ready(&scratch);
+    s.send_line(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "notes_write", "arguments": {"name": "last", "text": "written whole\n"}}}).to_string());
+    drop(s.stdin.take());
+    let reply = s.read();
+    assert_eq!(reply["id"], 3, "{reply}");
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    assert_eq!(s.finish(), Some(0));
+    let notes: Vec<_> = walk(&scratch.home().join("notesoup"))
+        .into_iter()
+        .filter(|p| p.ends_with("notes/last.md"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(
+        std::fs::read_to_string(&notes[0]).unwrap(),
+        "written whole\n"
+    );
     // Before the handshake too.
     let s = Server::start(&scratch);
     assert_eq!(s.finish(), Some(0));
