@@ -15,7 +15,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -104,7 +106,19 @@ impl Drop for Scratch {
 struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    /// The server's stdout lines, read by a thread (`None`: stdout closed), so a server
+    /// that never answers fails the test after [`WAIT`] instead of hanging it.
+    lines: Receiver<Option<String>>,
+}
+
+/// How long a test waits for any one line from the server.
+const WAIT: Duration = Duration::from_secs(30);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Server {
@@ -126,10 +140,20 @@ impl Server {
             .unwrap();
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(Some(line)).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(None);
+        });
         Self {
             child,
             stdin,
-            stdout,
+            lines,
         }
     }
 
@@ -153,11 +177,11 @@ impl Server {
     }
 
     fn read(&mut self) -> Value {
-        let mut line = String::new();
-        assert!(
-            self.stdout.read_line(&mut line).unwrap() > 0,
-            "the server closed stdout"
-        );
+        let line = match self.lines.recv_timeout(WAIT) {
+            Ok(Some(line)) => line,
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => panic!("the server closed stdout"),
+            Err(RecvTimeoutError::Timeout) => panic!("no line from the server within {WAIT:?}"),
+        };
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"))
     }
 
@@ -186,12 +210,13 @@ impl Server {
     /// Closes stdin and waits: the exit status code.
     fn finish(mut self) -> Option<i32> {
         drop(self.stdin.take());
-        let mut rest = String::new();
-        let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
-        assert!(
-            rest.trim().is_empty(),
-            "unexpected output after close: {rest}"
-        );
+        match self.lines.recv_timeout(WAIT) {
+            Ok(Some(line)) => panic!("unexpected output after close: {line}"),
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => {}
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("the server did not exit within {WAIT:?} of stdin closing")
+            }
+        }
         self.child.wait().unwrap().code()
     }
 }
