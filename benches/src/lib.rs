@@ -96,6 +96,8 @@ struct Writer {
     n: u64,
     parent: Option<String>,
     events: usize,
+    /// Bytes of a tool result's output: least and most.
+    output: (usize, usize),
 }
 
 impl Writer {
@@ -184,7 +186,7 @@ impl Writer {
         let command = words(&mut self.rng, 10, 120);
         let call = self.assistant(&json!([{"type": "tool_use", "id": tool_id, "name": "Bash",
             "input": {"command": command, "description": "run it"}}]));
-        let output = words(&mut self.rng, 50, 4000);
+        let output = words(&mut self.rng, self.output.0, self.output.1);
         self.row(
             json!({"type": "user", "message": {"role": "user", "content": [
                 {"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": false}]},
@@ -225,16 +227,24 @@ impl Writer {
 
 /// A transcript of at least `events` events (seqs), deterministic for a `seed`.
 pub fn generate(events: usize, seed: u64) -> String {
-    generate_until(seed, |w| w.events >= events)
+    generate_until(seed, (50, 4000), |w| w.events >= events)
 }
 
 /// A transcript of at least `bytes` bytes.
 pub fn generate_bytes(bytes: usize, seed: u64) -> String {
-    generate_until(seed, |w| w.out.len() >= bytes)
+    generate_until(seed, (50, 4000), |w| w.out.len() >= bytes)
 }
 
-fn generate_until(seed: u64, done: impl Fn(&Writer) -> bool) -> String {
+/// A transcript of at least `bytes` bytes whose tool results are whole files (16–64 KB
+/// each): the same turns, about ten times fewer events per megabyte than
+/// [`generate_bytes`].
+pub fn generate_bytes_sparse(bytes: usize, seed: u64) -> String {
+    generate_until(seed, (16_000, 64_000), |w| w.out.len() >= bytes)
+}
+
+fn generate_until(seed: u64, output: (usize, usize), done: impl Fn(&Writer) -> bool) -> String {
     let mut w = Writer {
+        output,
         out: String::new(),
         rng: Rng::new(seed),
         session: "6e9d0000-0000-4000-8000-00000000b3c4".into(),

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Every row of the performance table (BENCHMARKS.md "one run"), side by side in one run:
+#   1. `claude -p ok` with notesoup vs with an empty mod (a module that registers nothing),
+#      and bare Claude Code (no mod);
+#   2. a scripted turn with 20 tool calls (Bash `true`), notesoup vs the empty mod, with
+#      helper spawns per notesoup hook event (from the engine's debug log);
+#   3. `history_list` + a literal query on a ~100 MB transcript, fresh notes home (no
+#      index), vs `rg -F -c` on the same file; on both generators (dense: many small rows,
+#      `gen-transcript`; sparse: whole-file tool results, `gen-transcript --sparse`);
+#   4. the same with the index warm;
+#   5. the helper's peak memory over the file's size, cold and warm.
+# A and B run in turn (A B A B ...) and each ratio is the median of the pair-by-pair
+# ratios, so a drift of the machine's speed moves both sides of a pair alike.
+#   benches/table.sh [pairs] [bytes]     (defaults: 7 100000000)
+# Needs: the real Claude Code (scripts/get-claude fetches it with npm), ripgrep
+# (apt-get install -y ripgrep), python3. Runs offline: the model is notesoup-fake-api.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pairs="${1:-7}"
+bytes="${2:-100000000}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-benches --bins
+cargo build --release --locked -q -p notesoup-e2e --bin notesoup-fake-api
+claude="$(scripts/get-claude)"
+bin="$CARGO_TARGET_DIR/release"
+exec python3 - "$claude" "$bin" "$PWD/plugins/claude" "$pairs" "$bytes" <<'PY'
+import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+helper, fake, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup-fake-api", bin_dir / "gen-transcript"
+tmp = Path(tempfile.mkdtemp(prefix="nstable-"))
+SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
+
+
+def timed(cmd, stdin=None, env=None, cwd=None, stdout=subprocess.DEVNULL):
+    """Wall seconds (this process's clock), CPU seconds and peak RSS in bytes (wait4)."""
+    with open(stdin or os.devnull, "rb") as inp:
+        start = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=inp, stdout=stdout, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        out = p.stdout.read() if stdout == subprocess.PIPE else b""
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"table: {cmd[0]} exited with status {status}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, out
+
+
+def pairwise(run_a, run_b, n):
+    """n alternating pairs after one warm-up pair: medians of A, B and of A/B per pair."""
+    run_a(), run_b()
+    a, b = [], []
+    for _ in range(n):
+        a.append(run_a())
+        b.append(run_b())
+    med = lambda xs: statistics.median(xs)
+    return {
+        "a_wall": med([x[0] for x in a]), "b_wall": med([x[0] for x in b]),
+        "wall": med([x[0] / y[0] for x, y in zip(a, b)]),
+        "cpu": med([x[1] / max(y[1], 1e-6) for x, y in zip(a, b)]),
+        "a_peak": max(x[2] for x in a), "a_runs": a,
+    }
+
+
+# ---- the real Claude Code against the scripted service ------------------------------
+def copy_plugin(dest):
+    def ignore(folder, names):
+        skip = {"bin", "types"} if Path(folder).name in ("claude", ".claude-plugin") else set()
+        return [n for n in names if n in skip or n in ("__pycache__", "tests")]
+    shutil.copytree(plugin_src, dest, ignore=ignore)
+
+
+notesoup_mod = tmp / "mods" / "notesoup"
+copy_plugin(notesoup_mod)
+empty_mod = tmp / "mods" / "empty"
+(empty_mod / ".claude-plugin").mkdir(parents=True)
+(empty_mod / "hooks").mkdir()
+(empty_mod / ".claude-plugin" / "plugin.json").write_text('{"name":"empty","version":"0.1.0","description":"registers nothing"}')
+(empty_mod / "hooks" / "hooks.json").write_text('{ "modules": ["./empty.ts"] }')
+(empty_mod / "hooks" / "empty.ts").write_text("export function register(on: unknown) {}\n")
+runs = 0
+
+
+def claude_run(mod, tool_calls=0, debug=None):
+    """One `claude -p` in a fresh home against its own scripted service; only claude is timed."""
+    global runs
+    runs += 1
+    d = tmp / f"run{runs}"
+    (d / "home" / ".claude").mkdir(parents=True)
+    (d / "work").mkdir()
+    log, port_file = d / "requests.jsonl", d / "port"
+    svc = [str(fake), "--log", str(log), "--port-file", str(port_file), "--text", "ok", "--timeout-secs", "300"]
+    if tool_calls:
+        svc += ["--tool-calls", str(tool_calls)]
+    server = subprocess.Popen(svc)
+    try:
+        for _ in range(200):
+            if port_file.exists():
+                break
+            time.sleep(0.02)
+        else:
+            sys.exit("table: notesoup-fake-api did not start")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(d / "home"),
+            "CLAUDE_CONFIG_DIR": str(d / "home" / ".claude"), "LANG": "C.UTF-8", "TERM": "dumb",
+            "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+            "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port_file.read_text().strip()}",
+            "ANTHROPIC_API_KEY": "sk-ant-fake-notesoup-bench-table-0000000",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
+            "NOTESOUP_HOME": str(d / "notesoup"), "NOTESOUP_HELPER": str(helper),
+            "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+            "NO_PROXY": "127.0.0.1,localhost",
+        }
+        cmd = [claude, "-p", "run the commands" if tool_calls else "ok"]
+        if mod is not None:
+            cmd += ["--plugin-dir", str(mod)]
+        if tool_calls:
+            cmd += ["--allowedTools", "Bash"]
+        if debug:
+            cmd += ["--debug-file", str(debug)]
+        row = timed(cmd, env=env, cwd=d / "work")
+        model_requests = sum(1 for line in log.read_text().splitlines()
+                             if "/v1/messages" in json.loads(line).get("path", "")
+                             and "count_tokens" not in json.loads(line).get("path", ""))
+        if model_requests < tool_calls + 1:
+            sys.exit(f"table: {model_requests} model requests, expected {tool_calls + 1}")
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(d, ignore_errors=True)
+    return row
+
+
+def spawns_per_event(tool_calls):
+    dbg = tmp / "debug.log"
+    claude_run(notesoup_mod, tool_calls, debug=dbg)
+    text = dbg.read_text(errors="replace")
+    events = re.findall(r"hooks module notesoup@inline (\S+)(?: stream)? settled", text)
+    spawns = len(re.findall(r"\$\.process\.run \(notesoup\): \S+ with", text))
+    by_event = {}
+    for e in events:
+        by_event[e] = by_event.get(e, 0) + 1
+    return spawns, len(events), by_event
+
+
+rows = []
+start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(empty_mod), pairs)
+bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
+rows.append(("`claude -p ok`: notesoup vs empty mod (wall)",
+             f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
+             f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
+turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
+spawns, hook_events, by_event = spawns_per_event(20)
+rows.append(("a turn with 20 tool calls: notesoup vs empty mod (wall)",
+             f"{turn['a_wall']:.2f} s vs {turn['b_wall']:.2f} s; {spawns} helper spawns / {hook_events} hook events",
+             f"{turn['wall']:.2f} (cpu {turn['cpu']:.2f})", "≤ 1.05"))
+
+
+# ---- history_list vs rg on the same file ---------------------------------------------
+def history(kind):
+    d = tmp / f"history-{kind}"
+    d.mkdir()
+    f = d / f"{SESSION}.jsonl"
+    with open(f, "wb") as out:
+        subprocess.run([str(gen)] + (["--sparse"] if kind == "sparse" else []) + [str(nbytes)], stdout=out, check=True)
+    size = f.stat().st_size
+    head = None
+    with open(f, "rb") as inp:
+        for line in inp:
+            if b'"uuid"' in line:
+                head = json.loads(line)["uuid"]
+    req = d / "search.json"
+    req.write_text(json.dumps({"transcript_path": str(f), "head": head, "query": "zebra-needle"}))
+    rg = ["rg", "-F", "-c", "zebra-needle", str(f)]
+    cold_n = [0]
+
+    def cold():
+        cold_n[0] += 1
+        home = d / f"cold{cold_n[0]}"
+        row = timed([str(helper), "history_list"], stdin=req, env=dict(os.environ, NOTESOUP_HOME=str(home)), stdout=subprocess.PIPE)
+        shutil.rmtree(home, ignore_errors=True)
+        if not json.loads(row[3]).get("ok"):
+            sys.exit(f"table: history_list failed: {row[3][:300]!r}")
+        return row
+
+    warm_env = dict(os.environ, NOTESOUP_HOME=str(d / "warm"))
+    warm = lambda: timed([str(helper), "history_list"], stdin=req, env=warm_env)
+    lines = sum(1 for _ in open(f, "rb"))
+    c = pairwise(cold, lambda: timed(rg), pairs)
+    warm()  # writes the index
+    w = pairwise(warm, lambda: timed(rg), pairs)
+    label = f"{size / 1e6:.0f} MB, {lines} lines"
+    rows.append((f"`history_list` + query, cold, vs `rg -F -c` ({kind}: {label})",
+                 f"{c['a_wall']:.3f} s vs {c['b_wall']:.3f} s", f"{c['wall']:.1f} (cpu {c['cpu']:.1f})", "≤ 5"))
+    rows.append((f"the same, index warm ({kind})",
+                 f"{w['a_wall']:.3f} s vs {w['b_wall']:.3f} s", f"{w['wall']:.1f} (cpu {w['cpu']:.1f})", "≤ 2"))
+    rows.append((f"peak memory / file size ({kind})",
+                 f"cold {c['a_peak'] / 2**20:.0f} MiB, warm {w['a_peak'] / 2**20:.0f} MiB",
+                 f"cold {c['a_peak'] / size:.2f}, warm {w['a_peak'] / size:.2f}", "< 2"))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+history("dense")
+history("sparse")
+shutil.rmtree(tmp, ignore_errors=True)
+print(f"{pairs} alternating pairs per row (medians; ratios pair by pair)")
+print(f"spawns per hook event in the 20-call turn: {spawns / max(hook_events, 1):.2f} "
+      f"({', '.join(f'{k} {v}' for k, v in sorted(by_event.items()))})")
+print("| what | measured | ratio | goal |")
+print("|---|---|---|---|")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+PY
