@@ -235,18 +235,25 @@ pub enum Head {
     Leaf,
 }
 
+/// Batches of at least this many lines have their one-pass parse split over two threads.
+const PARALLEL_LINES: usize = 256;
+
 /// Decodes a whole transcript.
 pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript, DecodeError> {
     let mut decoder = Decoder::new(options.clone());
+    let mut committed: Vec<&[u8]> = Vec::new();
     let mut rest = bytes;
-    while !rest.is_empty() {
-        if let Some(end) = rest.iter().position(|&b| b == b'\n') {
-            decoder.line(&rest[..end], true)?;
-            rest = &rest[end + 1..];
-        } else {
-            decoder.line(rest, false)?;
-            rest = &[];
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        committed.push(&rest[..end]);
+        rest = &rest[end + 1..];
+        if committed.len() == 4 * PARALLEL_LINES {
+            decoder.feed(&committed)?;
+            committed.clear();
         }
+    }
+    decoder.feed(&committed)?;
+    if !rest.is_empty() {
+        decoder.line(rest, false)?;
     }
     decoder.finish(head)
 }
@@ -319,11 +326,53 @@ impl Decoder {
         if self.done {
             return Ok(());
         }
+        self.line_parsed(line, terminated, rows::fast(line))
+    }
+
+    /// Feeds committed lines (each without its `\n`), in order: the same as
+    /// [`Decoder::line`] for each, with the one-pass parse of a large batch split over two
+    /// threads (the rows are still added, and any refusal found, in line order).
+    pub fn feed(&mut self, lines: &[&[u8]]) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
+        let parsed: Vec<Option<rows::Fast>> = if lines.len() >= PARALLEL_LINES {
+            let (first, second) = lines.split_at(lines.len() / 2);
+            std::thread::scope(|scope| {
+                let other =
+                    scope.spawn(|| second.iter().map(|l| rows::fast(l)).collect::<Vec<_>>());
+                let mut parsed: Vec<_> = first.iter().map(|l| rows::fast(l)).collect();
+                match other.join() {
+                    Ok(rest) => parsed.extend(rest),
+                    // Cannot happen (the parse does not panic); parse the rest here then.
+                    Err(_) => parsed.extend(second.iter().map(|l| rows::fast(l))),
+                }
+                parsed
+            })
+        } else {
+            lines.iter().map(|l| rows::fast(l)).collect()
+        };
+        for (line, fast) in lines.iter().zip(parsed) {
+            self.line_parsed(line, true, fast)?;
+        }
+        Ok(())
+    }
+
+    /// [`Decoder::line`] with the one-pass parse already made.
+    fn line_parsed(
+        &mut self,
+        line: &[u8],
+        terminated: bool,
+        fast: Option<rows::Fast>,
+    ) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
         self.line += 1;
         let n = self.line;
         // One pass over the line for the usual record; anything it is not sure of is
         // decided (and refused, with its reason) by the field-by-field parse below.
-        match rows::fast(line) {
+        match fast {
             Some(rows::Fast::Row(row)) => return self.add(n, row),
             Some(rows::Fast::Other) => return Ok(()),
             None => {}
@@ -487,7 +536,9 @@ impl Graph {
                 .get(uuid, &decoder.nodes)
                 .map_or(Link::Missing, Link::Node),
         };
-        let latest = decoder
+        // One lookup per node for the usual row; the first-recorded and logical links
+        // differ from the latest only after a changing repeat or on a boundary.
+        let latest: Vec<Link> = decoder
             .nodes
             .iter()
             .map(|(_, n)| resolve(n.parent.as_ref()))
@@ -495,12 +546,20 @@ impl Graph {
         let first = decoder
             .nodes
             .iter()
-            .map(|(_, n)| resolve(n.first_parent()))
+            .zip(&latest)
+            .map(|((_, n), &link)| match &n.first_parent {
+                FirstParent::Same => link,
+                FirstParent::Was(first) => resolve(first.as_ref()),
+            })
             .collect();
         let logical = decoder
             .nodes
             .iter()
-            .map(|(_, n)| resolve(n.logical_parent.as_ref().or(n.parent.as_ref())))
+            .zip(&latest)
+            .map(|((_, n), &link)| match &n.logical_parent {
+                None => link,
+                Some(lp) => resolve(Some(lp)),
+            })
             .collect();
         Self {
             session: decoder.session.unwrap_or_default(),

@@ -313,16 +313,22 @@ impl BlockReader {
         loop {
             let block = &self.last[from..];
             let mut rest = block;
-            while let Some(end) = memchr::memchr(b'\n', rest) {
-                if carry.is_empty() {
-                    decoder.line(&rest[..end], true)?;
-                } else {
-                    carry.extend_from_slice(&rest[..end]);
-                    decoder.line(&carry, true)?;
-                    carry.clear();
-                }
+            if !carry.is_empty()
+                && let Some(end) = memchr::memchr(b'\n', rest)
+            {
+                carry.extend_from_slice(&rest[..end]);
+                decoder.line(&carry, true)?;
+                carry.clear();
                 rest = &rest[end + 1..];
             }
+            // The block's whole lines in one batch (the decoder parses a batch on two
+            // threads, and adds its rows in order).
+            let mut lines: Vec<&[u8]> = Vec::with_capacity(1024);
+            while let Some(end) = memchr::memchr(b'\n', rest) {
+                lines.push(&rest[..end]);
+                rest = &rest[end + 1..];
+            }
+            decoder.feed(&lines)?;
             carry.extend_from_slice(rest);
             if !self.next_block(file)? {
                 return Ok(carry);
