@@ -31,6 +31,7 @@ fn run() -> Result<(), String> {
     let mut port_file = None;
     let mut text = "ok".to_owned();
     let mut timeout = 300_u64;
+    let mut tool_calls = 0_usize;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -38,6 +39,11 @@ fn run() -> Result<(), String> {
             "--log" => log = Some(PathBuf::from(value)),
             "--port-file" => port_file = Some(PathBuf::from(value)),
             "--text" => text = value,
+            "--tool-calls" => {
+                tool_calls = value
+                    .parse()
+                    .map_err(|_| format!("--tool-calls {value:?} is not a number"))?;
+            }
             "--timeout-secs" => {
                 timeout = value
                     .parse()
@@ -53,7 +59,14 @@ fn run() -> Result<(), String> {
     let log = log.ok_or("--log is required")?;
     let port_file = port_file.ok_or("--port-file is required")?;
     let timeout = Duration::from_secs(timeout);
-    let service = Service::start(Script::new().fallback(Reply::text(&text)), &log, timeout)
+    let mut script = Script::new();
+    for _ in 0..tool_calls {
+        script = script.then(Reply::tool(
+            "Bash",
+            serde_json::json!({"command": "true", "description": "bench"}),
+        ));
+    }
+    let service = Service::start(script.fallback(Reply::text(&text)), &log, timeout)
         .map_err(|e| e.to_string())?;
     let url = service.base_url();
     let port = url.rsplit(':').next().unwrap_or_default();
