@@ -85,6 +85,9 @@ pub const DREAM_SKILL: &str = include_str!("../skills/dream/SKILL.md");
 pub const DREAM_PLAYBOOK: &str = include_str!("../playbook/dream.md");
 
 const PROTOCOL: &str = include_str!("../text/protocol.md");
+/// The part of the protocol about the budget warning and the reset tool: only for hosts
+/// that run notesoup's reset flow.
+const PROTOCOL_RESET: &str = include_str!("../text/protocol-reset.md");
 const HISTORY_ON: &str = include_str!("../text/history-on.md");
 const HISTORY_OFF: &str = include_str!("../text/history-off.md");
 const WARNING: &str = include_str!("../text/warning.md");
@@ -114,6 +117,10 @@ pub enum Host {
     Claude,
     /// Pi: extension tools are registered as `notesoup_<tool>`.
     Pi,
+    /// Any MCP client of `notesoup mcp` (Codex, Claude Desktop, Cursor, ...): tools are the
+    /// server's own names (`notes_list`, ...), and there is no reset flow, so its boot says
+    /// nothing of the budget warning or the reset tool.
+    Mcp,
 }
 
 impl Host {
@@ -122,6 +129,7 @@ impl Host {
         match self {
             Self::Claude => "claude",
             Self::Pi => "pi",
+            Self::Mcp => "mcp",
         }
     }
 
@@ -130,7 +138,13 @@ impl Host {
         match self {
             Self::Claude => format!("mcp__notesoup__{tool}"),
             Self::Pi => format!("notesoup_{tool}"),
+            Self::Mcp => tool.to_owned(),
         }
+    }
+
+    /// Whether the host runs notesoup's reset flow (a budget warning and `empty_brain`).
+    pub fn has_reset_flow(self) -> bool {
+        !matches!(self, Self::Mcp)
     }
 
     /// The reset tool's name.
@@ -146,6 +160,7 @@ impl FromStr for Host {
         match s {
             "claude" => Ok(Self::Claude),
             "pi" => Ok(Self::Pi),
+            "mcp" => Ok(Self::Mcp),
             _ => Err(BootError::UnknownHost { input: s.into() }),
         }
     }
@@ -214,6 +229,9 @@ pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
     let host: Host = input.window.host().parse()?;
     let mut out = format!("{}\n", input.window.marker_line());
     out.push_str(&fill(PROTOCOL, host, &[]));
+    if host.has_reset_flow() {
+        out.push_str(&fill(PROTOCOL_RESET, host, &[]));
+    }
     if let Some(word) = input.last_word.map(str::trim).filter(|w| !w.is_empty()) {
         let _ = write!(
             out,

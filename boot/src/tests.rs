@@ -274,3 +274,37 @@ fn the_index_of_a_brain_of_many_notes_is_capped() {
         "{text}"
     );
 }
+
+#[test]
+fn an_mcp_boot_names_the_servers_tools_and_no_reset() {
+    let w = WindowId::new("mcp", "codex", 0).unwrap();
+    let text = boot_text(&BootInput {
+        window: &w,
+        notes: &brain(),
+        last_word: None,
+        history: true,
+        budget: DEFAULT_BUDGET,
+    })
+    .unwrap();
+    assert!(
+        text.contains("`notes_write`") && text.contains("`history_list`"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("empty_brain") && !text.contains("mcp__"),
+        "{text}"
+    );
+    assert!(!text.contains("When the window fills"), "{text}");
+    let claude = WindowId::new("claude", "codex", 0).unwrap();
+    let claude = boot_text(&BootInput {
+        window: &claude,
+        notes: &brain(),
+        last_word: None,
+        history: true,
+        budget: DEFAULT_BUDGET,
+    })
+    .unwrap();
+    assert!(
+        claude.contains("When the window fills") && claude.contains("`mcp__notesoup__empty_brain`")
+    );
+}

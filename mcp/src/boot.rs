@@ -5,10 +5,10 @@ use std::path::Path;
 use notesoup_helper_bin::{Context, run};
 use serde_json::json;
 
-/// The boot text of the brain of `cwd` (window 0 of a session named `mcp`), or the op's
-/// one-line refusal.
+/// The boot text of the brain of `cwd` for an MCP host (window `mcp:client:0`: the server's
+/// tool names, no reset advice), or the op's one-line refusal.
 pub(crate) fn boot(cwd: &Path, ctx: &Context) -> Result<String, String> {
-    let request = json!({"cwd": cwd.to_string_lossy(), "host": "claude", "session": "mcp", "ordinal": 0, "history": true});
+    let request = json!({"cwd": cwd.to_string_lossy(), "host": "mcp", "session": "client", "ordinal": 0, "history": true});
     let out = run(Some("boot"), request.to_string().as_bytes(), ctx);
     match out.reply["text"].as_str() {
         Some(text) if out.reply["ok"] == true => Ok(text.to_owned()),

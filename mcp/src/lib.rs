@@ -22,7 +22,8 @@
 //!   call, asked again after `notifications/roots/list_changed`).
 //! - **Boot:** the resource `notesoup://boot` is the boot text of the brain (how to keep
 //!   notes, then the notes within the boot budget), for a client to load at the start of a
-//!   session. For now it is the Claude host's boot text (its reset advice does not apply).
+//!   session: the boot crate's MCP host text (the server's tool names, no budget warning
+//!   or reset tool, which an MCP host does not have).
 //! - **Robust like the helper:** one JSON-RPC message per line; a line that is not JSON gets
 //!   a `-32700` Parse error, JSON that is not a request this server reads gets `-32600`,
 //!   a line over [`MAX_LINE`] bytes is refused without being held (bounded memory), and the

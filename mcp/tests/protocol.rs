@@ -356,7 +356,9 @@ fn boot_resource() {
         .as_str()
         .unwrap_or_default();
     assert!(
-        text.starts_with("<notesoup-boot") && text.contains("one brain, two agents"),
+        text.starts_with("<notesoup-boot window=\"mcp:")
+            && text.contains("one brain, two agents")
+            && !text.contains("empty_brain"),
         "{boot}"
     );
     let missing = s.request(5, "resources/read", json!({"uri": "notesoup://nope"}));
