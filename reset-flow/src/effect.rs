@@ -82,14 +82,13 @@ pub enum Effect {
     /// `{"type":"native_compaction"}`
     NativeCompaction,
     /// Start the one continuation: `$.prompt.submit({text})`, not awaited; report
-    /// `continuation` under `generation`.
+    /// `continuation` under `generation`. The text never repeats the request's sticky note
+    /// (`last_word`): the boot the compaction kept holds it already.
     ///
-    /// `{"type":"continue","text":"…","sticky":null,"generation":1}`
+    /// `{"type":"continue","text":"…","generation":1}`
     Continue {
         /// The prompt text to submit.
         text: String,
-        /// The sticky note it carries, if any.
-        sticky: Option<String>,
         /// Echo in `continuation`.
         generation: u64,
     },

@@ -178,6 +178,8 @@ pub(crate) enum Answering {
     Untracked,
 }
 
+/// The one continuation prompt. It names no last word: that is retained with the boot.
+const CONTINUE_TEXT: &str = "Fresh window. Continue from your notes and the handoff.";
 const END_TURN_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here and continues from a fresh window.";
 /// The end-of-turn text when no continuation will follow; `{why}` says why not.
 const END_TURN_STOP_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here. The fresh window waits for the next message";
@@ -988,7 +990,6 @@ impl Flow {
             // natural input carries the window; later calls in this turn are still its own.
             return;
         }
-        let sticky = request.sticky();
         self.request = None;
         self.commit = None;
         if let Some(why) = why {
@@ -997,15 +998,10 @@ impl Flow {
             });
         } else {
             self.continuation = true;
-            let text = match &sticky {
-                Some(s) => format!(
-                    "Fresh window. Continue from your notes and the handoff. Your last word: {s}"
-                ),
-                None => "Fresh window. Continue from your notes and the handoff.".to_owned(),
-            };
+            // The last word is already in the fresh window, in the boot the compaction kept
+            // ("Your last word"): the prompt never repeats it.
             fx.push(Effect::Continue {
-                text,
-                sticky,
+                text: CONTINUE_TEXT.to_owned(),
                 generation: self.generation,
             });
         }

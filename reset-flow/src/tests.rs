@@ -152,10 +152,11 @@ fn terminate_decides_the_one_continuation(
     let fx = sim.confirm();
     if continues {
         assert_eq!(kinds(&fx), ["continue"]);
-        let Effect::Continue { sticky: s, .. } = &fx[0] else {
+        let Effect::Continue { text, .. } = &fx[0] else {
             unreachable!()
         };
-        assert_eq!(s.as_deref(), sticky);
+        // The sticky is in the kept boot already: the continuation never repeats it.
+        assert_eq!(text, "Fresh window. Continue from your notes and the handoff.");
     } else {
         assert_eq!(kinds(&fx), ["report"]);
     }

@@ -276,10 +276,6 @@ fn w03_prompt_too_long_then_reset_never_reopens_an_ordinal(#[case] name: &str, #
         Input::Idle(std::time::Duration::from_secs(3)),
     ])
 )]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending issue 11: the continuation prompt repeats the last word the boot holds"
-)]
 fn w05_last_word_exactly_once(#[case] name: &str, #[case] mode: Mode) {
     let out = run(name, super::reset_script("LW-ONCE-5", Some(false)), &mode);
     super::assert_clean_exit(&out);
