@@ -156,7 +156,10 @@ fn terminate_decides_the_one_continuation(
             unreachable!()
         };
         // The sticky is in the kept boot already: the continuation never repeats it.
-        assert_eq!(text, "Fresh window. Continue from your notes and the handoff.");
+        assert_eq!(
+            text,
+            "Fresh window. Continue from your notes and the handoff."
+        );
     } else {
         assert_eq!(kinds(&fx), ["report"]);
     }
