@@ -25,6 +25,7 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde::de::DeserializeOwned;
@@ -32,6 +33,15 @@ use serde_json::{Map, Value, json};
 
 mod ops;
 pub mod tools;
+
+/// Largest request the helper reads, in bytes: a longer stdin is refused as `bad_request`
+/// (exit 2) after reading at most one byte past it. The largest real request (a note's
+/// 64 KiB text, a hook's facts) is far below.
+pub const REQUEST_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Most characters of any error message, input it quotes included: a longer message is cut
+/// there with `…` (so a 50 MB hostile name gives a short reply, not a 50 MB one).
+pub const MESSAGE_MAX_CHARS: usize = 2000;
 
 /// What an op may read of the outside world besides its request: the environment, captured
 /// once. Only this binary reads the process environment; the library crates never do.
@@ -83,6 +93,26 @@ impl Outcome {
     pub fn stdin_error(err: &std::io::Error) -> Self {
         OpError::bad_request(format!("could not read the request from stdin: {err}")).into()
     }
+
+    /// The reply when stdin holds more than [`REQUEST_MAX_BYTES`].
+    pub fn too_large_request() -> Self {
+        OpError::bad_request(format!(
+            "the request is over {REQUEST_MAX_BYTES} bytes; refused unread"
+        ))
+        .into()
+    }
+}
+
+/// Read one request from `input` (stdin): its bytes, or the reply refusing it when it
+/// cannot be read or holds more than [`REQUEST_MAX_BYTES`] (at most one byte past the cap
+/// is read, so memory stays bounded whatever the sender writes).
+pub fn read_request(input: impl Read) -> Result<Vec<u8>, Outcome> {
+    let mut bytes = Vec::new();
+    match input.take(REQUEST_MAX_BYTES + 1).read_to_end(&mut bytes) {
+        Ok(_) if bytes.len() as u64 > REQUEST_MAX_BYTES => Err(Outcome::too_large_request()),
+        Ok(_) => Ok(bytes),
+        Err(err) => Err(Outcome::stdin_error(&err)),
+    }
 }
 
 /// A refusal: a stable `snake_case` `code` the hooks module can branch on, and a one-line
@@ -133,9 +163,22 @@ impl From<OpError> for Outcome {
     }
 }
 
-/// Fold a message onto one line: the protocol promises one-line messages.
+/// Fold a message onto one line (the protocol promises one-line messages) of at most
+/// [`MESSAGE_MAX_CHARS`] characters: the one clip rule for every message the helper
+/// writes, whatever input it quotes.
 fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut folded = String::new();
+    for word in message.split_whitespace() {
+        if !folded.is_empty() {
+            folded.push(' ');
+        }
+        folded.push_str(word);
+        // Stop folding once the clip is certain: the rest would be cut anyway.
+        if folded.len() > 4 * MESSAGE_MAX_CHARS {
+            break;
+        }
+    }
+    notesoup_history_core::clip(folded, MESSAGE_MAX_CHARS)
 }
 
 /// Parse an op's request into its typed form; any mismatch is a `bad_request` naming the

@@ -3,10 +3,10 @@
 //! See `PROTOCOL.md` beside this crate for every op. This file only does the process IO;
 //! [`notesoup_helper_bin::run`] decides everything.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
-use notesoup_helper_bin::{Context, run};
+use notesoup_helper_bin::{Context, read_request, run};
 
 fn main() -> ExitCode {
     // A panic is a bug, but it must never reach the hooks module as garbage on stdout:
@@ -15,12 +15,10 @@ fn main() -> ExitCode {
         let _ = writeln!(std::io::stderr(), "notesoup-helper: internal error: {info}");
     }));
     let op = std::env::args().nth(1);
-    let mut input = Vec::new();
-    let read = std::io::stdin().read_to_end(&mut input);
     let ctx = Context::from_process();
-    let outcome = match read {
-        Ok(_) => run(op.as_deref(), &input, &ctx),
-        Err(err) => notesoup_helper_bin::Outcome::stdin_error(&err),
+    let outcome = match read_request(std::io::stdin().lock()) {
+        Ok(input) => run(op.as_deref(), &input, &ctx),
+        Err(refused) => refused,
     };
     let mut stdout = std::io::stdout().lock();
     let mut line = outcome.reply.to_string();

@@ -1,3 +1,5 @@
+use std::io::Read;
+
 use rstest::rstest;
 use serde_json::json;
 
@@ -67,4 +69,54 @@ fn malformed_notes_requests_are_bad_requests(#[case] op: &str, #[case] request: 
     let out = run(Some(op), request.as_bytes(), &ctx());
     assert_eq!(out.exit, 2, "{}", out.reply);
     assert_eq!(out.reply["error"]["code"], "bad_request");
+}
+
+#[test]
+fn a_request_over_the_cap_is_refused_after_reading_one_byte_past_it() {
+    let at_cap = std::io::repeat(b' ').take(REQUEST_MAX_BYTES);
+    assert_eq!(
+        read_request(at_cap).unwrap().len() as u64,
+        REQUEST_MAX_BYTES
+    );
+    // An endless stdin (`/dev/zero`) ends at the cap: the read is bounded.
+    let endless = std::io::repeat(b' ');
+    let out = read_request(endless).unwrap_err();
+    assert_eq!(out.exit, 2, "{}", out.reply);
+    assert_eq!(out.reply["error"]["code"], "bad_request");
+    assert!(
+        out.reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&REQUEST_MAX_BYTES.to_string())
+    );
+}
+
+#[rstest]
+#[case::unknown_field("version", format!(r#"{{"{}":1}}"#, "x".repeat(1 << 20)))]
+#[case::bad_name(
+    "notes_read",
+    format!(r#"{{"cwd":"/tmp","args":{{"name":"{}"}}}}"#, "é ".repeat(1 << 19))
+)]
+#[case::bad_harness(
+    "history_sessions",
+    format!(r#"{{"harness":"{}"}}"#, "g".repeat(1 << 20))
+)]
+fn messages_quote_at_most_the_clip_of_any_input(#[case] op: &str, #[case] request: String) {
+    let out = run(Some(op), request.as_bytes(), &ctx());
+    let message = out.reply["error"]["message"].as_str().unwrap();
+    assert!(
+        message.chars().count() <= MESSAGE_MAX_CHARS,
+        "{} chars",
+        message.chars().count()
+    );
+    assert!(message.ends_with('…'), "{message}");
+}
+
+#[rstest]
+#[case::bad_harness(r#"{"harness":"gemini"}"#)]
+#[case::bad_limit(r#"{"limit":0}"#)]
+fn history_sessions_bad_requests_exit_2_like_every_op(#[case] request: &str) {
+    let out = run(Some("history_sessions"), request.as_bytes(), &ctx());
+    assert_eq!(out.reply["error"]["code"], "bad_request");
+    assert_eq!(out.exit, 2, "{}", out.reply);
 }

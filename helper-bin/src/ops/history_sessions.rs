@@ -29,17 +29,15 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     if let Some(harness) = r.harness.as_deref()
         && !HOSTS.contains(&harness)
     {
-        return Err(OpError::new(
-            "bad_request",
-            format!("`harness` {harness:?} is not one of claude, pi, codex"),
-        ));
+        return Err(OpError::bad_request(format!(
+            "`harness` {harness:?} is not one of claude, pi, codex"
+        )));
     }
     let limit = r.limit.unwrap_or(SESSIONS_DEFAULT);
     if !(1..=SESSIONS_MAX).contains(&limit) {
-        return Err(OpError::new(
-            "bad_request",
-            format!("`limit` {limit} is outside 1..={SESSIONS_MAX}"),
-        ));
+        return Err(OpError::bad_request(format!(
+            "`limit` {limit} is outside 1..={SESSIONS_MAX}"
+        )));
     }
     let roots = r.roots.unwrap_or_default();
     let (sessions, total) = corpus(roots, ctx).recent(r.harness.as_deref(), limit);
