@@ -2,9 +2,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use crate::layout::{create_dir, read_note, sync_dir};
+use crate::layout::{read_note, sync_dir};
 use crate::{
     Deleted, Edit, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, Note, NoteInfo, NotesError, Version, Written,
     check_folder, check_name, domain_of, fnv1a64,
@@ -184,20 +184,8 @@ impl Brain {
         };
         let version = Version::of(&text);
         check_expected(name, expected, Some(&version))?;
+        let trash = self.trash_slot(name, now)?;
         let trash_dir = self.dir.join("trash");
-        create_dir(&trash_dir)?;
-        let millis = now
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis();
-        let flat = name.replace('/', "~");
-        let mut trash = trash_dir.join(format!("{millis:013}~{flat}.md"));
-        for n in 1.. {
-            if !trash.exists() {
-                break;
-            }
-            trash = trash_dir.join(format!("{millis:013}~{flat}~{n}.md"));
-        }
         fs::rename(&path, &trash).map_err(NotesError::io("move to the trash", &path))?;
         sync_dir(&trash_dir)?;
         if let Some(parent) = path.parent() {
@@ -214,7 +202,7 @@ impl Brain {
 
     /// The core of write and edit: under the lock, read the current text, check the
     /// version, compute the new text, check the limits, replace atomically.
-    fn change(
+    pub(crate) fn change(
         &self,
         name: &str,
         expected: Option<&Version>,

@@ -48,6 +48,21 @@ pub enum NotesError {
         /// The note's version now (`None` when the note does not exist).
         current: Option<String>,
     },
+    /// A note of that name exists: a create found it there, or a restore would overwrite
+    /// it (it is newer than the deleted copy).
+    #[error("note `{name}` exists (version {version})")]
+    Exists {
+        /// The note.
+        name: String,
+        /// Its version now.
+        version: String,
+    },
+    /// The trash holds no deleted copy of that name.
+    #[error("the trash holds no note named `{name}`")]
+    NotInTrash {
+        /// The name asked for.
+        name: String,
+    },
     /// `old` does not occur in the note.
     #[error(
         "`old` does not occur in note `{name}` (0 matches); read the note and copy the exact text: {old:?}"
@@ -107,13 +122,16 @@ pub enum NotesError {
 
 impl NotesError {
     /// The stable protocol code: `bad_name`, `too_large`, `not_found`, `version_conflict`,
-    /// `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd` or `io`.
+    /// `exists`, `not_in_trash`, `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd`
+    /// or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::BadName { .. } => "bad_name",
             Self::TooLarge { .. } => "too_large",
             Self::NotFound { .. } => "not_found",
             Self::VersionConflict { .. } => "version_conflict",
+            Self::Exists { .. } => "exists",
+            Self::NotInTrash { .. } => "not_in_trash",
             Self::NoMatch { .. } => "no_match",
             Self::Ambiguous { .. } => "ambiguous",
             Self::BadEdit { .. } => "bad_edit",

@@ -8,6 +8,8 @@
 //! [`Brain::delete`]. Every one reports a [`Version`], an opaque string; a write, edit or
 //! delete that carries the version its caller read is refused with
 //! [`NotesError::VersionConflict`] when the note changed since, so no update is lost.
+//! Deleted notes wait in the trash: [`Brain::trash`] lists them and [`Brain::restore`]
+//! brings one back; [`Brain::create`] is a write that expects no note of that name.
 //!
 //! ```
 //! use notesoup_notes::{Brain, Edit, NotesError};
@@ -75,11 +77,13 @@ mod error;
 mod layout;
 mod name;
 mod text;
+mod trash;
 
 pub use brain::Brain;
 pub use error::NotesError;
 pub use name::{MAX_DEPTH, MAX_SEGMENT_BYTES, check_folder, check_name};
 pub use text::{format_utc, render_delete, render_list, render_read, render_written};
+pub use trash::{Restored, Trashed};
 
 /// Largest note, in bytes of UTF-8.
 pub const MAX_NOTE_BYTES: u64 = 64 * 1024;

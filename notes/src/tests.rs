@@ -558,3 +558,150 @@ fn a_file_that_is_not_utf8_is_skipped_by_list_and_named_by_read() {
     assert!(err.to_string().contains("not UTF-8"), "{err}");
     assert_eq!(brain.snapshot().unwrap().len(), 1);
 }
+
+// ---- trash, restore, create (trash.rs) ----
+
+#[test]
+fn the_trash_lists_deleted_notes_newest_first_with_name_time_and_size() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    assert_eq!(brain.trash().unwrap(), []);
+    let base = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    brain.write("a/b", "first line\nmore\n", None).unwrap();
+    brain.delete_at("a/b", None, base).unwrap();
+    brain.write("c", "x", None).unwrap();
+    brain
+        .delete_at("c", None, base + Duration::from_millis(5))
+        .unwrap();
+    // Not entries this store made: skipped.
+    fs::write(brain.dir().join("trash/notes.txt"), "x").unwrap();
+    fs::write(brain.dir().join("trash/123~Bad Name.md"), "x").unwrap();
+    let trash = brain.trash().unwrap();
+    let seen: Vec<(&str, u64, u64, &str)> = trash
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.deleted_ms,
+                t.bytes,
+                t.first_line.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("c", 1_800_000_000_005, 1, "x"),
+            ("a/b", 1_800_000_000_000, 16, "first line")
+        ]
+    );
+}
+
+#[test]
+fn a_restored_note_reads_back_exactly_and_leaves_the_trash() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let text = "deep/ly\n\nnested — ünïcode\n";
+    let written = brain.write("deep/note", text, None).unwrap();
+    brain.delete("deep/note", None).unwrap();
+    assert_eq!(brain.read("deep/note").unwrap_err().code(), "not_found");
+    let restored = brain.restore("deep/note", false).unwrap();
+    assert_eq!(restored.version, written.version);
+    assert_eq!(restored.replaced, None);
+    let note = brain.read("deep/note").unwrap();
+    assert_eq!(note.text, text);
+    assert_eq!(note.version, written.version);
+    assert_eq!(brain.trash().unwrap(), []);
+    // Nothing left in tmp/ either.
+    assert_eq!(fs::read_dir(brain.dir().join("tmp")).unwrap().count(), 0);
+}
+
+#[test]
+fn restore_takes_the_newest_deleted_copy() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let base = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    brain.write("n", "old\n", None).unwrap();
+    brain.delete_at("n", None, base).unwrap();
+    brain.write("n", "new\n", None).unwrap();
+    // The same millisecond: the second entry takes the next one, both kept.
+    brain.delete_at("n", None, base).unwrap();
+    let stamps: Vec<u64> = brain
+        .trash()
+        .unwrap()
+        .iter()
+        .map(|t| t.deleted_ms)
+        .collect();
+    assert_eq!(stamps, [1_800_000_000_001, 1_800_000_000_000]);
+    brain.restore_at("n", false, base).unwrap();
+    assert_eq!(brain.read("n").unwrap().text, "new\n");
+    brain.delete_at("n", None, base).unwrap();
+    let restored = brain.restore_at("n", false, base).unwrap();
+    assert_eq!(restored.deleted_ms, 1_800_000_000_001);
+    assert_eq!(brain.read("n").unwrap().text, "new\n");
+}
+
+#[test]
+fn a_refused_restore_changes_nothing() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("plan", "deleted text\n", None).unwrap();
+    brain.delete("plan", None).unwrap();
+    let newer = brain.write("plan", "newer text\n", None).unwrap();
+    let before = s.files();
+    let err = brain.restore("plan", false).unwrap_err();
+    assert_eq!(err.code(), "exists");
+    assert!(err.to_string().contains(newer.version.as_str()), "{err}");
+    assert_eq!(s.files(), before);
+    // Not in the trash, or a bad name: refused, nothing changes.
+    assert_eq!(
+        brain.restore("nope", false).unwrap_err().code(),
+        "not_in_trash"
+    );
+    assert_eq!(brain.restore("../x", true).unwrap_err().code(), "bad_name");
+    assert_eq!(s.files(), before);
+    // On a brain that never had a note: nothing is created.
+    let fresh = Brain::open(&s.root.join("store2"), &s.root.join("project/sub")).unwrap();
+    assert_eq!(
+        fresh.restore("plan", true).unwrap_err().code(),
+        "not_in_trash"
+    );
+    assert!(!s.root.join("store2").exists());
+}
+
+#[test]
+fn a_forced_restore_moves_the_newer_note_to_the_trash_first() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("plan", "deleted text\n", None).unwrap();
+    brain.delete("plan", None).unwrap();
+    brain.write("plan", "newer text\n", None).unwrap();
+    let restored = brain.restore("plan", true).unwrap();
+    assert_eq!(brain.read("plan").unwrap().text, "deleted text\n");
+    let replaced = restored.replaced.unwrap();
+    assert_eq!(fs::read_to_string(&replaced).unwrap(), "newer text\n");
+    let trash = brain.trash().unwrap();
+    assert_eq!(trash.len(), 1);
+    assert_eq!(trash[0].file, replaced);
+    // And back again: nothing was lost.
+    brain.restore("plan", true).unwrap();
+    assert_eq!(brain.read("plan").unwrap().text, "newer text\n");
+    assert_eq!(
+        fs::read_to_string(&brain.trash().unwrap()[0].file).unwrap(),
+        "deleted text\n"
+    );
+}
+
+#[test]
+fn create_refuses_a_note_that_exists_and_changes_nothing() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let made = brain.create("ideas/one", "first\n").unwrap();
+    assert!(made.created);
+    let before = s.files();
+    let err = brain.create("ideas/one", "second\n").unwrap_err();
+    assert_eq!(err.code(), "exists");
+    assert!(err.to_string().contains(made.version.as_str()), "{err}");
+    assert_eq!(s.files(), before);
+    assert_eq!(brain.read("ideas/one").unwrap().text, "first\n");
+}

@@ -1,0 +1,236 @@
+//! The trash, seen from outside: [`Brain::trash`] lists what it holds, [`Brain::restore`]
+//! brings a note back; and [`Brain::create`], a write that expects no note of that name.
+//!
+//! A trash entry is `trash/<unix ms, 13 digits>~<name with / as ~>.md`. Names never hold
+//! `~` (see [`check_name`]), so an entry's name reads back exactly; two deletes of one name
+//! in the same millisecond take the next free millisecond. (Stores written before this
+//! rule may hold `…~<name>~<n>.md` for such a collision; it lists as the name `<name>/<n>`.)
+//!
+//! Restore works under the brain's lock and writes through the same atomic path as a write:
+//! the note first (temp file, sync, rename), and only then is the trash entry removed, so a
+//! crash in between leaves the text in both places, never in neither. A note of that name
+//! that exists is newer than the deleted one: restore refuses ([`NotesError::Exists`])
+//! unless forced, and then that note's text goes to the trash first.
+
+use std::fs;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::layout::{create_dir, first_line, read_note, sync_dir};
+use crate::{Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NotesError, Version, Written, check_name};
+
+/// One deleted note the trash keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Trashed {
+    /// The note's name.
+    pub name: String,
+    /// When it was deleted, in milliseconds since the Unix epoch.
+    pub deleted_ms: u64,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its first line (as [`crate::NoteInfo::first_line`]); empty when it cannot be read.
+    pub first_line: String,
+    /// The trash file holding its text.
+    pub file: PathBuf,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Restored {
+    /// The note's name.
+    pub name: String,
+    /// Its version now (the version it had when deleted).
+    pub version: Version,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// When the restored copy had been deleted, in milliseconds since the Unix epoch.
+    pub deleted_ms: u64,
+    /// With `force`, where the note it replaced now lies in the trash.
+    pub replaced: Option<PathBuf>,
+}
+
+impl Brain {
+    /// What the trash holds, newest first (at most [`crate::TRASH_KEEP`] entries).
+    pub fn trash(&self) -> Result<Vec<Trashed>, NotesError> {
+        let dir = self.trash_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(err) => return Err(NotesError::io("list", &dir)(err)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(NotesError::io("list", &dir))?;
+            // Regular files only: a symlink or folder here is not an entry this store made.
+            if !entry.file_type().is_ok_and(|k| k.is_file()) {
+                continue;
+            }
+            let Some((deleted_ms, name)) = entry.file_name().to_str().and_then(parse_entry) else {
+                continue;
+            };
+            let file = entry.path();
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            let first_line = if meta.len() <= MAX_NOTE_BYTES {
+                read_note(&file)
+                    .ok()
+                    .flatten()
+                    .map_or_else(String::new, |(text, _)| first_line(&text))
+            } else {
+                String::new()
+            };
+            out.push(Trashed {
+                name,
+                deleted_ms,
+                bytes: meta.len(),
+                first_line,
+                file,
+            });
+        }
+        out.sort_by(|a, b| {
+            b.deleted_ms
+                .cmp(&a.deleted_ms)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        Ok(out)
+    }
+
+    /// Bring the newest deleted copy of `name` back from the trash. Refused with
+    /// [`NotesError::Exists`] when a note of that name exists, unless `force`: then that
+    /// note is moved to the trash first. [`NotesError::NotInTrash`] when the trash holds no
+    /// copy. A refusal changes nothing.
+    pub fn restore(&self, name: &str, force: bool) -> Result<Restored, NotesError> {
+        self.restore_at(name, force, SystemTime::now())
+    }
+
+    pub(crate) fn restore_at(
+        &self,
+        name: &str,
+        force: bool,
+        now: SystemTime,
+    ) -> Result<Restored, NotesError> {
+        check_name(name)?;
+        self.check_no_symlinks(name, true)?;
+        let not_in_trash = || NotesError::NotInTrash {
+            name: name.to_owned(),
+        };
+        // Answer a trash without this name before taking the lock (a brain that never had
+        // a delete has no lock file to create either); checked again under the lock.
+        self.newest_in_trash(name)?.ok_or_else(not_in_trash)?;
+        let _lock = self.lock()?;
+        self.clean_tmp();
+        let entry = self.newest_in_trash(name)?.ok_or_else(not_in_trash)?;
+        let bytes = entry.bytes;
+        if bytes > MAX_NOTE_BYTES {
+            return Err(NotesError::TooLarge {
+                what: format!("note `{name}` in the trash ({})", entry.file.display()),
+                size: bytes,
+                limit: MAX_NOTE_BYTES,
+            });
+        }
+        let (text, _) = read_note(&entry.file)?.ok_or_else(not_in_trash)?;
+        let path = self.note_path(name);
+        let current = read_note(&path)?.map(|(text, _)| text);
+        if let Some(current) = &current
+            && !force
+        {
+            return Err(NotesError::Exists {
+                name: name.to_owned(),
+                version: Version::of(current).to_string(),
+            });
+        }
+        let others: u64 = self
+            .list("")?
+            .iter()
+            .filter(|n| n.name != name)
+            .map(|n| n.bytes)
+            .sum();
+        let bytes = text.len() as u64;
+        if others + bytes > MAX_BRAIN_BYTES {
+            return Err(NotesError::TooLarge {
+                what: "the brain".into(),
+                size: others + bytes,
+                limit: MAX_BRAIN_BYTES,
+            });
+        }
+        // The note being replaced goes to the trash as a new entry, written in full before
+        // the note is replaced: no instant without the note, no instant without its text.
+        self.ensure()?;
+        let replaced = match &current {
+            Some(current) => {
+                let slot = self.trash_slot(name, now)?;
+                self.replace_atomically(name, &slot, current)?;
+                sync_dir(&self.trash_dir())?;
+                Some(slot)
+            }
+            None => None,
+        };
+        self.replace_atomically(name, &path, &text)?;
+        fs::remove_file(&entry.file)
+            .map_err(NotesError::io("remove from the trash", &entry.file))?;
+        sync_dir(&self.trash_dir())?;
+        self.prune_trash(now);
+        Ok(Restored {
+            name: name.to_owned(),
+            version: Version::of(&text),
+            bytes,
+            deleted_ms: entry.deleted_ms,
+            replaced,
+        })
+    }
+
+    /// Create a note that must not exist yet: refused with [`NotesError::Exists`] when a
+    /// note of that name exists, checked under the lock (so a concurrent create between a
+    /// caller's read and this write is a refusal, not an overwrite).
+    pub fn create(&self, name: &str, text: &str) -> Result<Written, NotesError> {
+        self.change(name, None, |current| match current {
+            Some(current) => Err(NotesError::Exists {
+                name: name.to_owned(),
+                version: Version::of(current).to_string(),
+            }),
+            None => Ok(text.to_owned()),
+        })
+    }
+
+    /// A free trash path for `name` deleted at `now` (the next free millisecond when taken),
+    /// the trash folder created. Only called under the lock.
+    pub(crate) fn trash_slot(&self, name: &str, now: SystemTime) -> Result<PathBuf, NotesError> {
+        let dir = self.trash_dir();
+        create_dir(&dir)?;
+        let mut millis = now
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let flat = name.replace('/', "~");
+        loop {
+            let slot = dir.join(format!("{millis:013}~{flat}.md"));
+            if slot.symlink_metadata().is_err() {
+                return Ok(slot);
+            }
+            millis += 1;
+        }
+    }
+
+    fn trash_dir(&self) -> PathBuf {
+        self.dir().join("trash")
+    }
+
+    /// The newest trash entry of `name`.
+    fn newest_in_trash(&self, name: &str) -> Result<Option<Trashed>, NotesError> {
+        Ok(self.trash()?.into_iter().find(|t| t.name == name))
+    }
+}
+
+/// `<millis>~<flat name>.md` → (millis, name), `None` for anything else.
+fn parse_entry(file: &str) -> Option<(u64, String)> {
+    let (millis, flat) = file.strip_suffix(".md")?.split_once('~')?;
+    if millis.is_empty() || !millis.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let name = flat.replace('~', "/");
+    check_name(&name).ok()?;
+    Some((millis.parse().ok()?, name))
+}
