@@ -28,11 +28,12 @@ pub enum CliError {
         message: String,
     },
     /// The note changed while it was being edited: nothing was written.
-    #[error("note `{name}` changed while you were editing it (now {now}); nothing was written")]
+    #[error("note `{name}` {now} while you were editing it; nothing was written")]
     EditConflict {
         /// The note.
         name: String,
-        /// Its version now, or "deleted".
+        /// What happened to it: "changed (now version V)", "was deleted", "was created
+        /// (version V)".
         now: String,
         /// Where the edited text was kept.
         kept: PathBuf,
@@ -82,14 +83,6 @@ pub enum CliError {
     /// The MCP server stopped with an error (not a client closing stdin).
     #[error("{0}")]
     Mcp(#[from] notesoup_mcp::McpError),
-    /// A command this build does not have yet.
-    #[error("`{what}` is not built into this notesoup yet")]
-    NotBuilt {
-        /// The command.
-        what: String,
-        /// What to do instead.
-        fix: String,
-    },
 }
 
 impl CliError {
@@ -113,7 +106,6 @@ impl CliError {
                 _ => "bad_cap",
             },
             Self::BadArgument { .. } => "bad_argument",
-            Self::NotBuilt { .. } => "not_built",
             Self::Mcp(_) => "mcp_failed",
         }
     }
@@ -150,7 +142,8 @@ impl CliError {
                 "not_found" => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
                 "bad_name" => "names are a-z 0-9 - _ segments joined by /, e.g. `project/build`".into(),
                 "version_conflict" => "the note changed meanwhile: `notesoup notes show NAME`, then redo the change".into(),
-                "exists" => "`notesoup notes show NAME` shows the current note; `--force` moves it to the trash and restores the deleted one".into(),
+                "exists" => "a note of that name exists, newer than the deleted copy: `notesoup notes show NAME` shows it; `notesoup notes restore NAME --force` moves it to the trash and restores the deleted one".into(),
+                "not_in_trash" => "`notesoup notes trash` lists the deleted notes".into(),
                 "too_large" => "shorten the note, or split it into several notes".into(),
                 "no_home" => "set NOTESOUP_HOME to a folder notesoup may write".into(),
                 "bad_cwd" => "give --project an existing folder".into(),
@@ -168,7 +161,7 @@ impl CliError {
             Self::Io { .. } => "check the file's permissions and free space".into(),
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(_) => "see `notesoup limits --help`".into(),
-            Self::BadArgument { fix, .. } | Self::NotBuilt { fix, .. } => fix.clone(),
+            Self::BadArgument { fix, .. } => fix.clone(),
             Self::Mcp(_) => "an MCP client starts `notesoup mcp` itself and speaks JSON-RPC on its stdin; see README's MCP section".into(),
         })
     }

@@ -8,7 +8,8 @@ use std::process::Command as Process;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use notesoup_notes::{
-    Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NoteInfo, NotesError, Version, format_utc, store_root,
+    Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NoteInfo, NotesError, TRASH_DAYS, TRASH_KEEP, Version,
+    format_utc, store_root,
 };
 use serde_json::json;
 
@@ -41,8 +42,10 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
         Some(NotesCommand::Show { name }) => show(&brain, name, out).map_err(at),
         Some(NotesCommand::Edit { name }) => edit(&brain, name, env, out),
         Some(NotesCommand::Rm { name }) => rm(&brain, name, out).map_err(at),
-        Some(NotesCommand::Trash) => trash(&brain, out),
-        Some(NotesCommand::Restore { name, force }) => restore(&brain, name, *force, out),
+        Some(NotesCommand::Trash) => trash(&brain, out).map_err(at),
+        Some(NotesCommand::Restore { name, force }) => {
+            restore(&brain, name, *force, out).map_err(at)
+        }
     }?;
     Ok(EXIT_OK)
 }
@@ -134,18 +137,81 @@ fn rm(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
     Ok(())
 }
 
-fn trash(_brain: &Brain, _out: &mut Out) -> Result<(), CliError> {
-    Err(CliError::NotBuilt {
-        what: "notesoup notes trash".into(),
-        fix: "coming with the notes store's trash listing".into(),
-    })
+fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
+    let trash = brain.trash()?;
+    if out.json {
+        out.json_doc(&json!({
+            "ok": true,
+            "project": brain.domain(),
+            "trash": trash.iter().map(|t| json!({
+                "name": t.name,
+                "deleted_ms": t.deleted_ms,
+                "bytes": t.bytes,
+                "first_line": t.first_line,
+                "file": t.file,
+            })).collect::<Vec<_>>(),
+            "keeps": {"entries": TRASH_KEEP, "days": TRASH_DAYS},
+        }));
+        return Ok(());
+    }
+    let header = format!(
+        "Trash of {}: {} deleted note{} (it keeps the newest {TRASH_KEEP}, none older than {TRASH_DAYS} days)",
+        brain.domain().display(),
+        trash.len(),
+        if trash.len() == 1 { "" } else { "s" },
+    );
+    out.line(out.paint(Paint::Strong, &header));
+    if trash.is_empty() {
+        out.line("The trash is empty. `notesoup notes rm NAME` moves a note there.");
+        return Ok(());
+    }
+    let width = trash.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    out.line(out.paint(
+        Paint::Dim,
+        &format!(
+            "{:<width$}  {:>6}  {:<20}  FIRST LINE",
+            "NAME", "BYTES", "DELETED"
+        ),
+    ));
+    for t in &trash {
+        let name = out.paint(Paint::Strong, &format!("{:<width$}", t.name));
+        out.line(format!(
+            "{name}  {:>6}  {:<20}  {}",
+            t.bytes,
+            format_utc(t.deleted_ms / 1000),
+            t.first_line
+        ));
+    }
+    out.hint("`notesoup notes restore NAME` brings back the newest deleted copy of NAME.");
+    Ok(())
 }
 
-fn restore(_brain: &Brain, _name: &str, _force: bool, _out: &mut Out) -> Result<(), CliError> {
-    Err(CliError::NotBuilt {
-        what: "notesoup notes restore".into(),
-        fix: "coming with the notes store's restore".into(),
-    })
+fn restore(brain: &Brain, name: &str, force: bool, out: &mut Out) -> Result<(), NotesError> {
+    let restored = brain.restore(name, force)?;
+    if out.json {
+        out.json_doc(&json!({
+            "ok": true,
+            "name": restored.name,
+            "version": restored.version.as_str(),
+            "bytes": restored.bytes,
+            "deleted_ms": restored.deleted_ms,
+            "replaced": restored.replaced,
+        }));
+        return Ok(());
+    }
+    out.line(format!(
+        "Restored note `{name}`: {} bytes, version {}, deleted {}.",
+        restored.bytes,
+        restored.version,
+        format_utc(restored.deleted_ms / 1000)
+    ));
+    if let Some(replaced) = &restored.replaced {
+        out.hint(format!(
+            "The note it replaced is in the trash ({}); `notesoup notes restore {name} --force` swaps them back.",
+            replaced.display()
+        ));
+    }
+    Ok(())
 }
 
 /// `notes edit`: the note's text into a private file, `$VISUAL`/`$EDITOR` on it, then a
@@ -212,19 +278,18 @@ fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliEr
     }
     let conflict = |now: Option<String>| CliError::EditConflict {
         name: name.to_owned(),
-        now: now.map_or_else(|| "deleted".into(), |v| format!("version {v}")),
+        now: match (now, &version) {
+            (None, _) => "was deleted".into(),
+            (Some(v), None) => format!("was created (version {v})"),
+            (Some(v), Some(_)) => format!("changed (now version {v})"),
+        },
         kept: file.clone(),
     };
+    // A new note is created only if it is still absent when written (checked under the
+    // store's lock): an agent that created it meanwhile is a conflict, not an overwrite.
     let written = match &version {
         Some(v) => brain.write(name, &after, Some(v)),
-        None => {
-            // A new note: refuse if someone created it meanwhile.
-            match brain.read(name) {
-                Ok(now) => return Err(conflict(Some(now.version.to_string()))),
-                Err(NotesError::NotFound { .. }) => brain.write(name, &after, None),
-                Err(err) => Err(err),
-            }
-        }
+        None => brain.create(name, &after),
     };
     match written {
         Ok(w) => {
@@ -232,6 +297,7 @@ fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliEr
             Ok(())
         }
         Err(NotesError::VersionConflict { current, .. }) => Err(conflict(current)),
+        Err(NotesError::Exists { version, .. }) => Err(conflict(Some(version))),
         Err(err) => Err(CliError::notes(err, Some(file.clone()))),
     }
 }

@@ -132,8 +132,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The temp folder as `[TMP]`, note times as `[TIME]`, the parts of names that change per
-/// run (process ids, the brain folder's hash of the temp path) as placeholders, and the line
-/// ends a pty adds removed.
+/// run (process ids, the brain folder's hash of the temp path, trash entries' times) as
+/// placeholders, and the line ends a pty adds removed.
 fn scrub(text: &str, root: &Path) -> String {
     let time = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").unwrap();
     let edit_file = regex::Regex::new(r"notesoup-(\S+)-\d+-\d+\.md").unwrap();
@@ -143,7 +143,9 @@ fn scrub(text: &str, root: &Path) -> String {
     let text = time.replace_all(&text, "[TIME]");
     let text = edit_file.replace_all(&text, "notesoup-$1-[PID]-[MS].md");
     let brain = regex::Regex::new(r"brains/([a-z0-9_]+)-[0-9a-f]{16}").unwrap();
-    brain.replace_all(&text, "brains/$1-[HASH]").into_owned()
+    let text = brain.replace_all(&text, "brains/$1-[HASH]");
+    let trashed = regex::Regex::new(r"trash/\d{13}~").unwrap();
+    trashed.replace_all(&text, "trash/[MS]~").into_owned()
 }
 
 struct Run {
@@ -260,6 +262,76 @@ fn notes_list_show_rm_against_a_real_store() {
     insta::assert_snapshot!("notes_other_project", other.shown());
 }
 
+/// The names the trash holds, newest first.
+fn trash_names(world: &World) -> Vec<String> {
+    world
+        .brain()
+        .trash()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect()
+}
+
+#[test]
+fn notes_trash_and_restore() {
+    let world = World::new("trash");
+    seed(&world);
+    insta::assert_snapshot!("notes_trash_empty", world.run(&["notes", "trash"]).shown());
+    let plan = world.brain().read("plan").unwrap();
+    assert_eq!(world.run(&["notes", "rm", "plan"]).exit, 0);
+    assert_eq!(world.run(&["notes", "rm", "project/build"]).exit, 0);
+    insta::assert_snapshot!("notes_trash", world.run(&["notes", "trash"]).shown());
+    let json = world.run(&["notes", "trash", "--json"]).json();
+    let names: Vec<&str> = json["trash"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2);
+    assert!(names.contains(&"plan") && names.contains(&"project/build"));
+
+    // Restored: reads back exactly, and the trash entry is gone.
+    let run = world.run(&["notes", "restore", "plan"]);
+    insta::assert_snapshot!("notes_restore", run.shown());
+    let back = world.brain().read("plan").unwrap();
+    assert_eq!((back.text, back.version), (plan.text, plan.version));
+    assert_eq!(trash_names(&world), ["project/build"]);
+
+    // A newer note of that name: refused with exit 3, naming --force; nothing changes.
+    world
+        .brain()
+        .write("project/build", "make\n", None)
+        .unwrap();
+    let refused = world.run(&["notes", "restore", "project/build"]);
+    assert_eq!(refused.exit, 3, "{}", refused.shown());
+    assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
+    insta::assert_snapshot!("notes_restore_newer", refused.shown());
+    assert_eq!(world.brain().read("project/build").unwrap().text, "make\n");
+    assert_eq!(trash_names(&world), ["project/build"]);
+    let json = world.run(&["notes", "restore", "project/build", "--json"]);
+    assert_eq!(json.exit, 3);
+    assert_eq!(json.json()["error"]["code"], "exists");
+
+    // --force: the deleted copy is back, the newer note is in the trash.
+    let forced = world.run(&["notes", "restore", "project/build", "--force"]);
+    insta::assert_snapshot!("notes_restore_force", forced.shown());
+    assert_eq!(
+        world.brain().read("project/build").unwrap().text,
+        "cargo build --locked\n"
+    );
+    let trash = world.brain().trash().unwrap();
+    assert_eq!(trash.len(), 1);
+    assert_eq!(fs::read_to_string(&trash[0].file).unwrap(), "make\n");
+
+    // Nothing of that name in the trash.
+    insta::assert_snapshot!(
+        "notes_restore_missing",
+        world.run(&["notes", "restore", "never"]).shown()
+    );
+}
+
 #[test]
 fn notes_json_is_one_document_with_versions() {
     let world = World::new("notes-json");
@@ -360,6 +432,35 @@ fn edit_never_loses_a_concurrent_write() {
         fs::read_to_string(kept).unwrap(),
         "a: person did it\nb: todo\n"
     );
+}
+
+#[test]
+fn edit_of_a_new_note_never_overwrites_one_the_agent_created_meanwhile() {
+    let mut world = World::new("edit-create-race");
+    // The person starts a note that does not exist; while the editor is open the agent
+    // (another process, through the same store) creates it; then the person saves.
+    let agent = editor(&world, "agent", r#"printf 'from the agent\n' > "$1""#);
+    let person = editor(
+        &world,
+        "person",
+        &format!(
+            "EDITOR={agent} {BIN} notes edit ideas/new >/dev/null\nprintf 'from the person\\n' > \"$1\""
+        ),
+    );
+    world.set("EDITOR", &person);
+    let run = world.run(&["notes", "edit", "ideas/new"]);
+    assert_eq!(run.exit, 3, "{}", run.shown());
+    insta::assert_snapshot!("edit_create_conflict", run.shown());
+    assert_eq!(
+        world.brain().read("ideas/new").unwrap().text,
+        "from the agent\n"
+    );
+    let kept = run
+        .raw_stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("  file: "))
+        .unwrap();
+    assert_eq!(fs::read_to_string(kept).unwrap(), "from the person\n");
 }
 
 #[test]
