@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use notesoup_history_core::Harness;
 
 /// The exit codes, as `--help` prints them (the same table as README's "Using it").
 macro_rules! exit_codes {
@@ -162,11 +163,12 @@ pub enum HarnessArg {
 impl HarnessArg {
     /// The selector prefix (`claude`, `pi`, `codex`).
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Claude => "claude",
-            Self::Pi => "pi",
-            Self::Codex => "codex",
-        }
+        let harness = match self {
+            Self::Claude => Harness::Claude,
+            Self::Pi => Harness::Pi,
+            Self::Codex => Harness::Codex,
+        };
+        harness.name()
     }
 }
 

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 
+use notesoup_history_core::Harness;
 use notesoup_thresholds::margins;
 use serde_json::{Value, json};
 
@@ -381,7 +382,7 @@ fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
 
 /// Each harness's sessions, found the way the history tools find them.
 fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
-    for harness in notesoup_history_core::HOSTS {
+    for harness in Harness::ALL {
         let reply = notesoup_helper_bin::run(
             Some("history_sessions"),
             json!({"harness": harness, "limit": 1})
@@ -392,9 +393,9 @@ fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
         .reply;
         let total = reply["total"].as_u64().unwrap_or(0);
         let name = match harness {
-            "claude" => "Claude Code",
-            "pi" => "Pi",
-            _ => "Codex",
+            Harness::Claude => "Claude Code",
+            Harness::Pi => "Pi",
+            Harness::Codex => "Codex",
         };
         if total > 0 {
             checks.push(check(
@@ -417,11 +418,11 @@ fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     }
 }
 
-fn folder_variable(harness: &str) -> &'static str {
+fn folder_variable(harness: Harness) -> &'static str {
     match harness {
-        "claude" => "CLAUDE_CONFIG_DIR",
-        "pi" => "PI_CODING_AGENT_SESSION_DIR",
-        _ => "CODEX_HOME",
+        Harness::Claude => "CLAUDE_CONFIG_DIR",
+        Harness::Pi => "PI_CODING_AGENT_SESSION_DIR",
+        Harness::Codex => "CODEX_HOME",
     }
 }
 

@@ -25,7 +25,7 @@
 //! ```
 
 use notesoup_history_core::{
-    ANSWER_LIMIT, DEFAULT_LIMIT, HOSTS, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
+    ANSWER_LIMIT, DEFAULT_LIMIT, Harness, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
 };
 use notesoup_history_store::Roots;
 use serde::Serialize;
@@ -244,7 +244,7 @@ fn history_tools() -> Vec<ToolSpec> {
             "List recent sessions of every coding agent on this machine (Claude Code, Pi, Codex), newest first: harness:id, start time, cwd and first prompt. Pass one as `session` to history_list or history_read to read it.",
             object(
                 json!({
-                    "harness": {"enum": HOSTS, "description": "Only this harness."},
+                    "harness": {"enum": Harness::ALL, "description": "Only this harness."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": SESSIONS_MAX, "default": SESSIONS_DEFAULT},
                 }),
                 &[],

@@ -61,15 +61,17 @@ use std::collections::{HashMap, HashSet};
 use std::hash::Hasher;
 
 use notesoup_history_core::{
-    Body, Event, Role, SessionRef, Transcript, Window, WordHash, WordHashBuilder,
+    Body, Event, Harness, Role, SessionRef, Transcript, Window, WordHash, WordHashBuilder,
 };
 
 mod rows;
 mod state;
+mod summary;
 #[cfg(test)]
 mod tests;
 
 pub use state::StateError;
+pub use summary::summary;
 
 use rows::{Kind, RawRow, Row};
 
@@ -119,9 +121,6 @@ impl UuidIndex {
         }
     }
 }
-
-/// The host name in window ids.
-pub const HOST: &str = "claude";
 
 /// Why a transcript cannot be decoded. Every variant names the line (1-based) or uuid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -680,7 +679,7 @@ impl Graph {
         }
         Ok(Transcript {
             session: SessionRef {
-                host: HOST.to_owned(),
+                harness: Harness::Claude,
                 id: self.session,
             },
             events,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use notesoup_history_core::window::retained_window;
-use notesoup_history_core::{Body, Role};
+use notesoup_history_core::{Body, Harness, Role};
 
 /// The fields of any record this decoder looks at, each kept raw until its type is known,
 /// so metadata records of any shape pass untouched.
@@ -435,7 +435,7 @@ fn attachment_events(raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
 /// of history-core says what a complete block is).
 pub(crate) fn boot_ordinal(text: &str) -> Option<u64> {
     retained_window(text)
-        .filter(|w| w.host() == "claude")
+        .filter(|w| w.host() == Harness::Claude.name())
         .map(|w| u64::from(w.ordinal()))
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use notesoup_history_core::{
-    Body, Event, Role, Seq, SessionRef, SessionSummary, Transcript, Window, boot_marker,
+    Body, Event, Harness, Role, Seq, SessionRef, SessionSummary, Transcript, Window, boot_marker,
 };
 
 use crate::lines::{
@@ -109,7 +109,7 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
         .map(|b| b.thread_id.clone())
         .collect();
     let session = SessionRef {
-        host: "codex".into(),
+        harness: Harness::Codex,
         id: parts[parts.len() - 1].1.id.clone(),
     };
     let mut state = State {
@@ -544,7 +544,7 @@ pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
             _ => None,
         });
     Ok(SessionSummary {
-        host: "codex".into(),
+        harness: Harness::Codex,
         id: meta.id,
         started: meta.timestamp,
         cwd: meta.cwd,

@@ -1,6 +1,6 @@
 //! notesoup history, harness-neutral.
 //!
-//! A decoder (Claude: `notesoup-history-claude`; Pi and Codex later) turns one persisted
+//! A decoder (`notesoup-history-claude`, `-pi`, `-codex`, one per [`Harness`]) turns one persisted
 //! session into a [`Transcript`]: the selected branch's [`Event`]s, each with a [`Seq`]
 //! address, a [`Role`], a [`Window`] and a [`Body`] (visible text, a tool call, or a tool
 //! result), plus the ancestors the branch needs but the transcript lacks. [`History`]
@@ -18,8 +18,8 @@
 //!   notice, plus one per tool call and one per tool result. Seqs start at 1 and never
 //!   change when the transcript grows; a record repeated under the same id allocates
 //!   nothing.
-//! - **Window**: `<host>:<sessionId>:<ordinal>` (ordinal 0 is the session's first window),
-//!   or `<host>:<sessionId>:unknown:<missingId>` when the event's ancestry stops at a
+//! - **Window**: `<harness>:<sessionId>:<ordinal>` (ordinal 0 is the session's first window),
+//!   or `<harness>:<sessionId>:unknown:<missingId>` when the event's ancestry stops at a
 //!   missing record and the ordinal cannot be known. Numbered windows are presented by
 //!   ordinal, unknown segments after them; inside a window, by seq.
 //! - **Visible text**: only what the harness recorded as shown text (text blocks,
@@ -53,14 +53,14 @@
 //!
 //! ```
 //! use notesoup_history_core::{
-//!     Body, Event, History, ListArgs, ReadArgs, Role, SessionRef, Transcript, Window,
+//!     Body, Event, Harness, History, ListArgs, ReadArgs, Role, SessionRef, Transcript, Window,
 //! };
 //!
 //! let event = |seq, role, body| Event {
 //!     seq, role, body, window: Window::Numbered(0), record: format!("r{seq}"), timestamp: None,
 //! };
 //! let history = History::new(Transcript {
-//!     session: SessionRef { host: "claude".into(), id: "s1".into() },
+//!     session: SessionRef { harness: Harness::Claude, id: "s1".into() },
 //!     events: vec![
 //!         event(1, Role::User, Body::Text { text: "list the files".into() }),
 //!         event(2, Role::Assistant, Body::Text { text: String::new() }),
@@ -87,6 +87,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+mod harness;
 mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
@@ -97,12 +98,13 @@ mod tools;
 pub mod window;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+pub use harness::{Harness, UnknownHarness};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{History, HistoryError};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
-    HOSTS, PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
-    clip, render_sessions,
+    PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary, clip,
+    render_sessions,
 };
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,

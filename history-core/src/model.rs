@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::harness::Harness;
+
 /// An event's address: allocated by the decoder in first-occurrence append order of the
 /// persisted transcript, starting at 1, and never changed when the transcript grows.
 pub type Seq = u64;
@@ -98,23 +100,23 @@ impl fmt::Display for Window {
 /// A session of one harness, e.g. `claude:6e9d…`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionRef {
-    /// The harness: `claude`, `pi`, `codex`.
-    pub host: String,
+    /// The harness.
+    pub harness: Harness,
     /// The harness's own session id.
     pub id: String,
 }
 
 impl SessionRef {
-    /// The id of `window` in this session: `<host>:<sessionId>:<ordinal>` or
-    /// `<host>:<sessionId>:unknown:<missing>`.
+    /// The id of `window` in this session: `<harness>:<sessionId>:<ordinal>` or
+    /// `<harness>:<sessionId>:unknown:<missing>`.
     pub fn window_id(&self, window: &Window) -> String {
-        format!("{}:{}:{window}", self.host, self.id)
+        format!("{}:{}:{window}", self.harness, self.id)
     }
 }
 
 impl fmt::Display for SessionRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.host, self.id)
+        write!(f, "{}:{}", self.harness, self.id)
     }
 }
 

@@ -8,9 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
-
-/// The harnesses whose sessions notesoup reads, in the order listings name them.
-pub const HOSTS: [&str; 3] = ["claude", "pi", "codex"];
+use crate::harness::Harness;
 
 /// How many sessions one listing shows by default.
 pub const SESSIONS_DEFAULT: usize = 20;
@@ -22,38 +20,39 @@ pub const PROMPT_CHARS: usize = 100;
 /// A parsed `<harness>:<sessionId>` selector; `id` may be a prefix of the real id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selector {
-    /// `claude`, `pi` or `codex`.
-    pub host: String,
+    /// The harness the session belongs to.
+    pub harness: Harness,
     /// The session id, or a prefix of it.
     pub id: String,
 }
 
 /// Why a selector names no single session.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SelectorError {
     /// No `<harness>:` part.
     #[error(
         "session selector `{0}` has no harness: write `claude:<id>`, `pi:<id>` or `codex:<id>`"
     )]
-    NoHost(String),
+    NoHarness(String),
     /// A harness notesoup does not read.
     #[error(
-        "session selector `{selector}` names the unknown harness `{host}`; known: claude, pi, codex"
+        "session selector `{selector}` names the unknown harness `{harness}`; known: claude, pi, codex"
     )]
-    UnknownHost {
+    UnknownHarness {
         /// The whole selector.
         selector: String,
         /// The harness part.
-        host: String,
+        harness: String,
     },
     /// Nothing after the colon, or characters no session id has.
     #[error("session selector `{0}` has no valid session id (letters, digits, `-` and `_` only)")]
     BadId(String),
     /// No session of that harness has this id or prefix.
-    #[error("no {host} session has the id or prefix `{id}` ({known} {host} sessions found)")]
+    #[error("no {harness} session has the id or prefix `{id}` ({known} {harness} sessions found)")]
     Unknown {
         /// The harness.
-        host: String,
+        harness: Harness,
         /// The id or prefix asked for.
         id: String,
         /// How many sessions of the harness were found.
@@ -61,11 +60,11 @@ pub enum SelectorError {
     },
     /// The prefix fits several sessions.
     #[error(
-        "session prefix `{host}:{id}` is ambiguous: it fits {count} sessions, e.g. {examples}; give more of the id"
+        "session prefix `{harness}:{id}` is ambiguous: it fits {count} sessions, e.g. {examples}; give more of the id"
     )]
     Ambiguous {
         /// The harness.
-        host: String,
+        harness: Harness,
         /// The prefix asked for.
         id: String,
         /// How many ids fit.
@@ -80,8 +79,8 @@ impl SelectorError {
     /// `ambiguous_session`.
     pub fn code(&self) -> &'static str {
         match self {
-            SelectorError::NoHost(_)
-            | SelectorError::UnknownHost { .. }
+            SelectorError::NoHarness(_)
+            | SelectorError::UnknownHarness { .. }
             | SelectorError::BadId(_) => "bad_session",
             SelectorError::Unknown { .. } => "not_found",
             SelectorError::Ambiguous { .. } => "ambiguous_session",
@@ -93,21 +92,21 @@ impl Selector {
     /// Parses `claude:<id>`, `pi:<id>` or `codex:<id>` (the id may be a prefix).
     pub fn parse(text: &str) -> Result<Selector, SelectorError> {
         let text = text.trim();
-        let Some((host, id)) = text.split_once(':') else {
-            return Err(SelectorError::NoHost(text.to_owned()));
+        let Some((name, id)) = text.split_once(':') else {
+            return Err(SelectorError::NoHarness(text.to_owned()));
         };
-        if !HOSTS.contains(&host) {
-            return Err(SelectorError::UnknownHost {
+        let harness = name
+            .parse::<Harness>()
+            .map_err(|_| SelectorError::UnknownHarness {
                 selector: text.to_owned(),
-                host: host.to_owned(),
-            });
-        }
+                harness: name.to_owned(),
+            })?;
         let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
         if id.is_empty() || !id.chars().all(valid) {
             return Err(SelectorError::BadId(text.to_owned()));
         }
         Ok(Selector {
-            host: host.to_owned(),
+            harness,
             id: id.to_owned(),
         })
     }
@@ -132,7 +131,7 @@ impl Selector {
         match fits.as_slice() {
             [one] => Ok(one),
             [] => Err(SelectorError::Unknown {
-                host: self.host.clone(),
+                harness: self.harness,
                 id: self.id.clone(),
                 known,
             }),
@@ -140,13 +139,13 @@ impl Selector {
                 let mut sorted = many.to_vec();
                 sorted.sort_unstable();
                 Err(SelectorError::Ambiguous {
-                    host: self.host.clone(),
+                    harness: self.harness,
                     id: self.id.clone(),
                     count: many.len(),
                     examples: sorted
                         .iter()
                         .take(5)
-                        .map(|id| format!("{}:{id}", self.host))
+                        .map(|id| format!("{}:{id}", self.harness))
                         .collect::<Vec<_>>()
                         .join(", "),
                 })
@@ -156,10 +155,10 @@ impl Selector {
 }
 
 /// One line of the recent-sessions listing, read from a session file's head.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
-    /// `claude`, `pi` or `codex`.
-    pub host: String,
+    /// The harness the session belongs to.
+    pub harness: Harness,
     /// The harness's session id.
     pub id: String,
     /// When the session started, as the harness wrote it (ISO 8601), if known.
@@ -172,6 +171,21 @@ pub struct SessionSummary {
     pub parent: Option<String>,
     /// Why the head could not be read, when it could not (the session is still listed).
     pub unreadable: Option<String>,
+}
+
+impl SessionSummary {
+    /// The listing line of `harness`'s session `id` with nothing yet read from its head.
+    pub fn new(harness: Harness, id: impl Into<String>) -> Self {
+        Self {
+            harness,
+            id: id.into(),
+            started: None,
+            cwd: None,
+            first_prompt: None,
+            parent: None,
+            unreadable: None,
+        }
+    }
 }
 
 /// Renders the recent-sessions listing: `sessions` newest first (the caller sorts), at most
@@ -208,7 +222,7 @@ pub fn render_sessions(
 
 /// One listing line: `pi:<id>  <started>  cwd=<cwd>  [fork of pi:<id>]  "<first prompt>"`.
 fn summary_line(session: &SessionSummary) -> String {
-    let mut line = format!("{}:{}", session.host, session.id);
+    let mut line = format!("{}:{}", session.harness, session.id);
     let _ = write!(
         line,
         "  {}",
@@ -258,5 +272,4 @@ pub fn clip(text: String, max: usize) -> String {
 }
 
 #[cfg(test)]
-#[path = "sessions_tests.rs"]
 mod tests;

@@ -7,7 +7,7 @@ use super::*;
 
 fn session() -> SessionRef {
     SessionRef {
-        host: "claude".into(),
+        harness: Harness::Claude,
         id: "s1".into(),
     }
 }

@@ -188,5 +188,4 @@ impl FromStr for WindowId {
 }
 
 #[cfg(test)]
-#[path = "window_tests.rs"]
 mod tests;

@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use notesoup_history_core::{Event, Seq, SessionRef, SessionSummary, Transcript, Window};
+use notesoup_history_core::{Event, Harness, Seq, SessionRef, SessionSummary, Transcript, Window};
 
 use crate::entries::{self, Entry, Parsed};
 use crate::{PiError, PiFile};
@@ -30,7 +30,7 @@ pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcr
     let (path, missing) = branch(selected, &files)?;
     let first_seq = allocate(&files, &path);
     let session = SessionRef {
-        host: "pi".into(),
+        harness: Harness::Pi,
         id: files[0].header.id.clone(),
     };
     let mut window = match missing.first() {
@@ -175,6 +175,36 @@ fn check_name(file: &PiFile<'_>, parsed: &Parsed) -> Result<(), PiError> {
     }
 }
 
+/// The `parentSession` a session file's header names (the file this session was forked
+/// from, as Pi wrote it: a path), if any. Only the header line is read; a file without a
+/// valid header is refused as [`decode`] refuses it.
+///
+/// ```
+/// use notesoup_history_pi::{PiFile, parent_session};
+///
+/// let header = r#"{"type":"session","version":3,"id":"s2","parentSession":"/p/2026_s1.jsonl"}"#;
+/// let file = PiFile { name: "s2.jsonl", bytes: header.as_bytes() };
+/// assert_eq!(parent_session(&file)?.as_deref(), Some("/p/2026_s1.jsonl"));
+/// assert!(parent_session(&PiFile { name: "x.jsonl", bytes: b"[1]\n" }).is_err());
+/// # Ok::<(), notesoup_history_pi::PiError>(())
+/// ```
+pub fn parent_session(file: &PiFile<'_>) -> Result<Option<String>, PiError> {
+    let first = entries::lines(file).next().transpose()?;
+    match first {
+        Some((line, _, Some(Value::Object(object)))) => {
+            Ok(entries::header_of(file, line, &object)?.parent_session)
+        }
+        Some((line, _, _)) => Err(PiError::Header {
+            file: file.name.to_owned(),
+            reason: format!("line {line}: the first line is not a JSON object"),
+        }),
+        None => Err(PiError::Header {
+            file: file.name.to_owned(),
+            reason: "the file has no header line".into(),
+        }),
+    }
+}
+
 /// The listing line of a session from the head of its file (the first few KiB are
 /// enough): id, start, cwd, parent and the first user prompt. Only the header must be
 /// valid; lines after it that cannot be read are passed over.
@@ -203,7 +233,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
                 });
             }
             out = Some(SessionSummary {
-                host: "pi".into(),
+                harness: Harness::Pi,
                 parent: header
                     .parent_session
                     .as_deref()

@@ -58,7 +58,7 @@
 mod decode;
 mod entries;
 
-pub use decode::{decode, session_id_from_file_name, summary};
+pub use decode::{decode, parent_session, session_id_from_file_name, summary};
 
 /// One Pi session file, as read by the caller.
 #[derive(Debug, Clone, Copy)]

@@ -22,8 +22,8 @@ use std::time::SystemTime;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, file_ids};
-use notesoup_history_core::{HOSTS, Selector, SessionSummary, Transcript};
-use notesoup_history_pi::{PiFile, session_id_from_file_name};
+use notesoup_history_core::{Harness, Selector, SessionSummary, Transcript};
+use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -70,8 +70,8 @@ const MAX_CHAIN: usize = 64;
 /// One session file found by name.
 #[derive(Debug, Clone)]
 pub struct Found {
-    /// `claude`, `pi` or `codex`.
-    pub host: &'static str,
+    /// The harness whose session this is.
+    pub harness: Harness,
     /// The session (thread) id.
     pub id: String,
     /// The file.
@@ -94,9 +94,9 @@ impl Corpus {
         Self { roots, vars }
     }
 
-    /// The folders searched for `host`'s sessions (`claude`, `pi` or `codex`), in order.
-    pub fn folders(&self, host: &str) -> Vec<PathBuf> {
-        folders(host, &self.roots, &self.vars)
+    /// The folders searched for `harness`'s sessions, in order.
+    pub fn folders(&self, harness: Harness) -> Vec<PathBuf> {
+        folders(harness, &self.roots, &self.vars)
     }
 
     /// Parses and resolves `selector` to the head file of one session.
@@ -108,66 +108,66 @@ impl Corpus {
     /// last leaf (decoded through `cache` when given); a Pi or Codex session is read with
     /// the files it continues (`parentSession`, `history_base`).
     pub fn load(&self, found: &Found, cache: Option<&Cache>) -> Result<Transcript, StoreError> {
-        match found.host {
-            "claude" => {
+        match found.harness {
+            Harness::Claude => {
                 let options = Options {
                     session: Some(found.id.clone()),
                     sidechain: false,
                 };
                 read_transcript(&found.path, &options, &Head::Leaf, cache)
             }
-            "pi" => load_pi(found, &self.roots, &self.vars),
-            _ => load_codex(found, &self.roots, &self.vars),
+            Harness::Pi => load_pi(found, &self.roots, &self.vars),
+            Harness::Codex => load_codex(found, &self.roots, &self.vars),
         }
     }
 
-    /// The recent sessions of `host` (all harnesses when `None`), most recently written
+    /// The recent sessions of `harness` (all harnesses when `None`), most recently written
     /// first: the first `limit` with their heads read, and how many there are in all.
-    pub fn recent(&self, host: Option<&str>, limit: usize) -> (Vec<SessionSummary>, usize) {
-        recent(host, limit, &self.roots, &self.vars)
+    pub fn recent(&self, harness: Option<Harness>, limit: usize) -> (Vec<SessionSummary>, usize) {
+        recent(harness, limit, &self.roots, &self.vars)
     }
 }
 
 /// The set, non-empty [`VARS`].
 type Vars = HashMap<&'static str, PathBuf>;
 
-/// Every session file of `host` under its folders.
-fn scan(host: &'static str, roots: &Roots, vars: &Vars) -> Vec<Found> {
+/// Every session file of `harness` under its folders.
+fn scan(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<Found> {
     let mut out = Vec::new();
-    for root in folders(host, roots, vars) {
-        match host {
-            "claude" => walk(
+    for root in folders(harness, roots, vars) {
+        match harness {
+            Harness::Claude => walk(
                 &root,
                 1,
                 &mut |path| {
                     let id = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
                     // Older builds kept subagent transcripts beside the session.
                     (path.parent()? != root && !id.starts_with("agent-"))
-                        .then(|| found(host, id, path, None, ""))
+                        .then(|| found(harness, id, path, None, ""))
                 },
                 &mut out,
             ),
-            "pi" => walk(
+            Harness::Pi => walk(
                 &root,
                 1,
                 &mut |path| {
                     let id = session_id_from_file_name(path.to_str()?)?;
-                    Some(found(host, id, path, None, ""))
+                    Some(found(harness, id, path, None, ""))
                 },
                 &mut out,
             ),
-            _ => walk(
+            Harness::Codex => walk(
                 &root,
                 3,
                 &mut |path| {
                     let ids = file_ids(path.to_str()?)?;
-                    Some(found(host, ids.thread, path, ids.segment, ids.time))
+                    Some(found(harness, ids.thread, path, ids.segment, ids.time))
                 },
                 &mut out,
             ),
         }
     }
-    if host == "codex" {
+    if harness == Harness::Codex {
         // A plain file wins over its compressed twin.
         let plain: HashSet<PathBuf> = out
             .iter()
@@ -182,12 +182,12 @@ fn scan(host: &'static str, roots: &Roots, vars: &Vars) -> Vec<Found> {
     out
 }
 
-fn found(host: &'static str, id: &str, path: &Path, segment: Option<&str>, time: &str) -> Found {
+fn found(harness: Harness, id: &str, path: &Path, segment: Option<&str>, time: &str) -> Found {
     let modified = fs::metadata(path)
         .and_then(|m| m.modified())
         .unwrap_or(SystemTime::UNIX_EPOCH);
     Found {
-        host,
+        harness,
         id: id.to_owned(),
         path: path.to_owned(),
         modified,
@@ -219,12 +219,12 @@ fn walk(
     }
 }
 
-/// The folders `host` keeps sessions in.
-fn folders(host: &str, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
+/// The folders `harness` keeps sessions in.
+fn folders(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
     let var = |name: &str| vars.get(name).cloned();
     let home = var("HOME");
-    match host {
-        "claude" => roots
+    match harness {
+        Harness::Claude => roots
             .claude
             .as_deref()
             .map(PathBuf::from)
@@ -232,7 +232,7 @@ fn folders(host: &str, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
             .or_else(|| home.map(|h| h.join(".claude/projects")))
             .into_iter()
             .collect(),
-        "pi" => {
+        Harness::Pi => {
             let agent = var("PI_CODING_AGENT_DIR").or_else(|| home.map(|h| h.join(".pi/agent")));
             roots
                 .pi
@@ -244,7 +244,7 @@ fn folders(host: &str, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
                 .into_iter()
                 .collect()
         }
-        _ => {
+        Harness::Codex => {
             let sessions = roots
                 .codex
                 .as_deref()
@@ -274,9 +274,9 @@ fn pi_session_dir_setting(agent: &Path) -> Option<PathBuf> {
 /// The file that holds a session's latest state: Claude and Pi have one file per session;
 /// a Codex thread's head is its newest segment (or its base).
 fn heads(files: Vec<Found>) -> Vec<Found> {
-    let mut by_id: HashMap<(&'static str, String), Found> = HashMap::new();
+    let mut by_id: HashMap<(Harness, String), Found> = HashMap::new();
     for file in files {
-        let key = (file.host, file.id.clone());
+        let key = (file.harness, file.id.clone());
         let newer = by_id.get(&key).is_none_or(|old| {
             (file.time.as_str(), file.segment.is_some())
                 > (old.time.as_str(), old.segment.is_some())
@@ -291,11 +291,8 @@ fn heads(files: Vec<Found>) -> Vec<Found> {
 /// Parses and resolves `selector` to the head file of one session.
 fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreError> {
     let selector = Selector::parse(selector)?;
-    let host = HOSTS
-        .into_iter()
-        .find(|h| *h == selector.host)
-        .unwrap_or("claude");
-    let files = scan(host, roots, vars);
+    let harness = selector.harness;
+    let files = scan(harness, roots, vars);
     let sessions = heads(files.clone());
     let id = selector
         .resolve(sessions.iter().map(|f| f.id.as_str()))?
@@ -303,11 +300,11 @@ fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreErr
     // Claude and Pi keep one file per session: two files with one id are two sessions.
     let copies = files
         .iter()
-        .filter(|f| f.id == id && f.segment.is_none() && host != "codex")
+        .filter(|f| f.id == id && f.segment.is_none() && harness != Harness::Codex)
         .count();
     if copies > 1 {
         return Err(StoreError::Duplicate {
-            harness: host.to_owned(),
+            harness,
             id,
             copies,
         });
@@ -315,24 +312,25 @@ fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreErr
     sessions
         .into_iter()
         .find(|f| f.id == id)
-        .ok_or_else(|| StoreError::NoFile {
-            harness: host.to_owned(),
-            id,
-        })
+        .ok_or(StoreError::NoFile { harness, id })
 }
 
 /// A Pi session's file and, following `parentSession`, the files it continues.
 fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
-    let index: HashMap<String, PathBuf> = scan("pi", roots, vars)
+    let index: HashMap<String, PathBuf> = scan(Harness::Pi, roots, vars)
         .into_iter()
         .map(|f| (f.id, f.path))
         .collect();
     let mut paths = vec![found.path.clone()];
     let mut texts = vec![read(&found.path)?];
     let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
-    while paths.len() < MAX_CHAIN {
-        let last = texts.last().map(Vec::as_slice).unwrap_or_default();
-        let Some(parent) = pi_parent(last) else { break };
+    while let (Some(path), Some(bytes)) = (paths.last(), texts.last())
+        && paths.len() < MAX_CHAIN
+    {
+        let name = path.display().to_string();
+        let Some(parent) = parent_session(&PiFile { name: &name, bytes })? else {
+            break;
+        };
         // By id under the sessions folder first (the home may have moved), else the path
         // as written; a parent that is gone ends the chain (gaps are reported missing).
         let by_id = session_id_from_file_name(&parent)
@@ -357,19 +355,9 @@ fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, Stor
     Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
 }
 
-/// The `parentSession` of a Pi file's header line.
-fn pi_parent(bytes: &[u8]) -> Option<String> {
-    let end = bytes
-        .iter()
-        .position(|&b| b == b'\n')
-        .unwrap_or(bytes.len());
-    let header: Value = serde_json::from_slice(&bytes[..end]).ok()?;
-    header.get("parentSession")?.as_str().map(str::to_owned)
-}
-
 /// A Codex thread's file and, following `history_base`, the files it continues.
 fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
-    let all = scan("codex", roots, vars);
+    let all = scan(Harness::Codex, roots, vars);
     let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut at = found.path.clone();
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -425,14 +413,14 @@ fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
 }
 
 fn recent(
-    host: Option<&str>,
+    harness: Option<Harness>,
     limit: usize,
     roots: &Roots,
     vars: &Vars,
 ) -> (Vec<SessionSummary>, usize) {
-    let files: Vec<Found> = HOSTS
+    let files: Vec<Found> = Harness::ALL
         .into_iter()
-        .filter(|h| host.is_none_or(|want| want == *h))
+        .filter(|h| harness.is_none_or(|want| want == *h))
         .flat_map(|h| scan(h, roots, vars))
         .collect();
     let mut sessions = heads(files.clone());
@@ -449,19 +437,19 @@ fn recent(
 /// A session's listing line from the head of its first file.
 fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
     let name = found.path.display().to_string();
-    let result = match found.host {
-        "pi" => head(&found.path).and_then(|bytes| {
+    let result = match found.harness {
+        Harness::Pi => head(&found.path).and_then(|bytes| {
             notesoup_history_pi::summary(&PiFile {
                 name: &name,
                 bytes: &bytes,
             })
             .map_err(|e| e.to_string())
         }),
-        "codex" => {
+        Harness::Codex => {
             // A thread's first file (its base, not a rewind segment) holds its first prompt.
             let first = files
                 .iter()
-                .filter(|f| f.host == "codex" && f.id == found.id)
+                .filter(|f| f.harness == Harness::Codex && f.id == found.id)
                 .min_by(|a, b| (a.segment.is_some(), &a.time).cmp(&(b.segment.is_some(), &b.time)))
                 .map_or_else(|| found.path.clone(), |f| f.path.clone());
             let name = first.display().to_string();
@@ -480,13 +468,13 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
                 .map_err(|e| e.to_string())
             })
         }
-        _ => head(&found.path).map(|bytes| claude_summary(&found.id, &bytes)),
+        Harness::Claude => {
+            head(&found.path).map(|bytes| notesoup_history_claude::summary(&found.id, &bytes))
+        }
     };
     result.unwrap_or_else(|reason| SessionSummary {
-        host: found.host.into(),
-        id: found.id.clone(),
         unreadable: Some(reason),
-        ..SessionSummary::default()
+        ..SessionSummary::new(found.harness, found.id.clone())
     })
 }
 
@@ -497,49 +485,6 @@ fn head(path: &Path) -> Result<Vec<u8>, String> {
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(bytes)
-}
-
-/// A Claude transcript's listing line: start, cwd and first prompt from its first user row.
-fn claude_summary(id: &str, bytes: &[u8]) -> SessionSummary {
-    let mut summary = SessionSummary {
-        host: "claude".into(),
-        id: id.to_owned(),
-        ..SessionSummary::default()
-    };
-    for line in bytes.split(|&b| b == b'\n') {
-        let Ok(row) = serde_json::from_slice::<Value>(line) else {
-            continue;
-        };
-        if summary.started.is_none() {
-            summary.started = row
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-        }
-        if summary.cwd.is_none() {
-            summary.cwd = row.get("cwd").and_then(Value::as_str).map(str::to_owned);
-        }
-        let is_prompt = row.get("type").and_then(Value::as_str) == Some("user")
-            && row.get("isMeta").and_then(Value::as_bool) != Some(true)
-            && row.get("isCompactSummary").and_then(Value::as_bool) != Some(true);
-        if !is_prompt {
-            continue;
-        }
-        let text = match row.pointer("/message/content") {
-            Some(Value::String(text)) => Some(text.clone()),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .and_then(|b| b.get("text").and_then(Value::as_str))
-                .map(str::to_owned),
-            _ => None,
-        };
-        if let Some(text) = text.filter(|t| !t.starts_with('<')) {
-            summary.first_prompt = Some(text);
-            break;
-        }
-    }
-    summary
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ use std::path::PathBuf;
 
 use notesoup_history_claude::DecodeError;
 use notesoup_history_codex::CodexError;
-use notesoup_history_core::SelectorError;
+use notesoup_history_core::{Harness, SelectorError};
 use notesoup_history_pi::PiError;
 
 mod corpus;
@@ -58,7 +58,7 @@ pub enum StoreError {
     )]
     Duplicate {
         /// The harness.
-        harness: String,
+        harness: Harness,
         /// The session id.
         id: String,
         /// How many files carry it.
@@ -68,7 +68,7 @@ pub enum StoreError {
     #[error("no file of session {harness}:{id}")]
     NoFile {
         /// The harness.
-        harness: String,
+        harness: Harness,
         /// The session id.
         id: String,
     },

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use notesoup_history_claude::{Head, Options};
-use notesoup_history_core::{Answer, BudgetedText, History, QueryError};
+use notesoup_history_core::{Answer, BudgetedText, Harness, History, QueryError, Selector};
 use notesoup_history_store::{Cache, Corpus, Roots, read_transcript};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -52,15 +52,18 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
     let (path, head, session) = if let Some(selector) = &source.session {
         // The live session named by its exact id keeps its live head; anything else is
         // found in the local corpus (any harness, a unique id prefix is enough).
-        let live = source.transcript_path.as_deref().filter(|p| {
-            Path::new(p)
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .is_some_and(|stem| selector.trim() == format!("claude:{stem}"))
-        });
-        if let Some(path) = live {
-            let id = selector.trim().trim_start_matches("claude:").to_owned();
-            (PathBuf::from(path), live_head(op, source)?, id)
+        let named = Selector::parse(selector)
+            .ok()
+            .filter(|s| s.harness == Harness::Claude);
+        let live = named
+            .zip(source.transcript_path.as_deref())
+            .filter(|(s, p)| {
+                Path::new(p)
+                    .file_stem()
+                    .is_some_and(|stem| stem.to_str() == Some(s.id.as_str()))
+            });
+        if let Some((named, path)) = live {
+            (PathBuf::from(path), live_head(op, source)?, named.id)
         } else {
             let corpus = corpus(source.roots.clone(), ctx);
             let found = corpus.resolve(selector)?;

@@ -1,7 +1,7 @@
 //! `history_sessions`: the recent sessions of every harness on this machine (Claude, Pi,
 //! Codex), most recently active first, so the model can pick one for `session`.
 
-use notesoup_history_core::{HOSTS, SESSIONS_DEFAULT, SESSIONS_MAX, render_sessions};
+use notesoup_history_core::{Harness, SESSIONS_DEFAULT, SESSIONS_MAX, render_sessions};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -26,13 +26,12 @@ struct Request {
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let r: Request = parse("history_sessions", request)?;
-    if let Some(harness) = r.harness.as_deref()
-        && !HOSTS.contains(&harness)
-    {
-        return Err(OpError::bad_request(format!(
-            "`harness` {harness:?} is not one of claude, pi, codex"
-        )));
-    }
+    let harness = r
+        .harness
+        .as_deref()
+        .map(str::parse::<Harness>)
+        .transpose()
+        .map_err(|err| OpError::bad_request(format!("`harness`: {err}")))?;
     let limit = r.limit.unwrap_or(SESSIONS_DEFAULT);
     if !(1..=SESSIONS_MAX).contains(&limit) {
         return Err(OpError::bad_request(format!(
@@ -40,14 +39,14 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         )));
     }
     let roots = r.roots.unwrap_or_default();
-    let (sessions, total) = corpus(roots, ctx).recent(r.harness.as_deref(), limit);
+    let (sessions, total) = corpus(roots, ctx).recent(harness, limit);
     let (text, shown) = render_sessions(&sessions, limit, total);
     let list: Vec<Value> = sessions
         .iter()
         .take(shown)
         .map(|s| {
             json!({
-                "session": format!("{}:{}", s.host, s.id),
+                "session": format!("{}:{}", s.harness, s.id),
                 "started": s.started,
                 "cwd": s.cwd,
                 "first_prompt": s.first_prompt,

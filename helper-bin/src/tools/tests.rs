@@ -143,7 +143,10 @@ fn the_limits_are_the_owning_crates() {
     assert_eq!(list["properties"]["limit"]["default"], DEFAULT_LIMIT);
     let sessions = schema("history_sessions");
     assert_eq!(sessions["properties"]["limit"]["maximum"], SESSIONS_MAX);
-    assert_eq!(sessions["properties"]["harness"]["enum"], json!(HOSTS));
+    assert_eq!(
+        sessions["properties"]["harness"]["enum"],
+        json!(["claude", "pi", "codex"])
+    );
 }
 
 /// Undeclared fields never reach the op: the model cannot name a transcript, a head or

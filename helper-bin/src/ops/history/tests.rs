@@ -113,4 +113,6 @@ fn history_sessions_refuses_an_unknown_harness() {
     )
     .reply;
     assert_eq!(reply["error"]["code"], "bad_request", "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("unknown harness `gemini`"), "{reply}");
 }

@@ -9,11 +9,11 @@ use super::*;
 #[case("pi:01a2", "pi", "01a2")]
 #[case(" codex:01a23755-7b6b ", "codex", "01a23755-7b6b")]
 #[case("claude:6e9d_x", "claude", "6e9d_x")]
-fn selectors_parse(#[case] text: &str, #[case] host: &str, #[case] id: &str) {
+fn selectors_parse(#[case] text: &str, #[case] harness: &str, #[case] id: &str) {
     assert_eq!(
         Selector::parse(text).unwrap(),
         Selector {
-            host: host.into(),
+            harness: harness.parse().unwrap(),
             id: id.into()
         }
     );
@@ -51,7 +51,7 @@ fn resolution_prefers_the_exact_id_then_a_unique_prefix() {
 
 fn summary(n: usize) -> SessionSummary {
     SessionSummary {
-        host: "codex".into(),
+        harness: Harness::Codex,
         id: format!("id-{n:04}"),
         started: Some("2026-12-02T15:00:00Z".into()),
         cwd: Some("/work".into()),
