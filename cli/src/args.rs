@@ -13,7 +13,7 @@ macro_rules! exit_codes {
   0  done (doctor: no check failed)
   1  refused or failed: the message says what, which file, and what to do
   2  the command line itself is wrong (unknown option, missing argument)
-  3  a note changed under you (edit) or restore would overwrite a newer note: nothing was lost"
+  3  a note changed under you (edit) or a newer note blocks restore (--force): nothing was lost"
     };
 }
 
@@ -75,7 +75,7 @@ pub enum Command {
     Limits(LimitsArgs),
     /// Check the set-up: Claude Code, the plugin, the helper, the notes home, session folders, settings.
     #[command(
-        after_help = "Each check prints one line, ok / warn / fail, and the fix.\nThe exit status is 1 when a check fails.\n\nExample:\n  notesoup doctor"
+        after_help = "Each check prints one line, ok / warn / fail, and the fix:\n  claude    Claude Code found ($CLAUDE or `claude` on PATH), its version the one notesoup targets\n  plugin    the notesoup plugin installed and enabled (or named by CLAUDE_CODE_PLUGIN_DIRS)\n  helper    the plugin's staged notesoup-helper runs and is this notesoup's version\n  notes     the notes home (NOTESOUP_HOME, XDG_DATA_HOME, HOME) is a folder you can write\n  sessions  one line per harness (Claude Code, Pi, Codex): sessions found, and each folder looked in\n            (found / missing); none found is a warning, fine for a harness you do not use\n  settings  Claude's settings files parse and their notesoup margins (resetMarginTokens,\n            warningRunwayTokens) are whole numbers of tokens that leave room\n  disabled  NOTESOUP_DISABLED set or not (environment or a settings env block)\n  compact   DISABLE_COMPACT / auto-compaction off (no warnings, no resets)\nThe exit status is 1 when a check fails (warnings alone exit 0); --json gives every check with\nits status, message, fix and detail.\n\nExample:\n  notesoup doctor"
     )]
     Doctor,
     /// Serve notesoup's tools over MCP on stdin/stdout (for MCP clients such as Codex).
@@ -130,7 +130,7 @@ pub enum NotesCommand {
     Trash,
     /// Bring the newest deleted copy of a note back from the trash.
     #[command(
-        after_help = "Refuses when a note of that name exists (it is newer than the deleted one); with --force the\ncurrent note goes to the trash first, so nothing is lost.\n\nExample:\n  notesoup notes restore plan"
+        after_help = "Refuses when a note of that name exists (it is newer than the deleted one): nothing changes\nand the exit status is 3. With --force the current note goes to the trash first, so nothing is lost.\n`notesoup notes trash` lists what can be restored.\n\nExamples:\n  notesoup notes restore plan\n  notesoup notes restore plan --force"
     )]
     Restore {
         /// The note's name.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 
 use notesoup_history_core::Harness;
+use notesoup_history_store::{Corpus, Roots};
 use notesoup_thresholds::margins;
 use serde_json::{Value, json};
 
@@ -38,6 +39,8 @@ struct Check {
     status: Status,
     message: String,
     fix: Option<String>,
+    /// More for `--json` (the session folders looked in).
+    detail: Option<Value>,
 }
 
 fn check(
@@ -51,6 +54,7 @@ fn check(
         status,
         message: message.into(),
         fix,
+        detail: None,
     }
 }
 
@@ -69,6 +73,7 @@ pub(crate) fn run(env: &Env, out: &mut Out) -> u8 {
             "ok": !failed,
             "checks": checks.iter().map(|c| json!({
                 "check": c.name, "status": c.status.as_str(), "message": c.message, "fix": c.fix,
+                "detail": c.detail,
             })).collect::<Vec<_>>(),
         }));
     } else {
@@ -360,6 +365,15 @@ fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
             return;
         }
     };
+    if root.exists() && !root.is_dir() {
+        checks.push(check(
+            "notes",
+            Status::Fail,
+            format!("notes home {} is not a folder", root.display()),
+            Some("set NOTESOUP_HOME to a folder you can write (or move that file away)".into()),
+        ));
+        return;
+    }
     let probe = root.join(format!(".doctor-{}", std::process::id()));
     let result = std::fs::create_dir_all(&root)
         .and_then(|()| std::fs::write(&probe, b"ok"))
@@ -380,8 +394,10 @@ fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
     }
 }
 
-/// Each harness's sessions, found the way the history tools find them.
+/// Each harness's sessions, found the way the history tools find them, naming the folders
+/// looked in (from `notesoup_history_store::Corpus::folders`, the history tools' own rule).
 fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
+    let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
     for harness in Harness::ALL {
         let reply = notesoup_helper_bin::run(
             Some("history_sessions"),
@@ -397,24 +413,57 @@ fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
             Harness::Pi => "Pi",
             Harness::Codex => "Codex",
         };
-        if total > 0 {
-            checks.push(check(
+        let folders: Vec<(PathBuf, &str)> = corpus
+            .folders(harness)
+            .into_iter()
+            .map(|dir| {
+                let state = match dir.metadata() {
+                    Ok(m) if m.is_dir() => "found",
+                    Ok(_) => "not a folder",
+                    Err(_) => "missing",
+                };
+                (dir, state)
+            })
+            .collect();
+        let looked = if folders.is_empty() {
+            "looked nowhere: HOME is not set".to_owned()
+        } else {
+            format!(
+                "looked in {}",
+                folders
+                    .iter()
+                    .map(|(dir, state)| format!("{} ({state})", dir.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let mut line = if total > 0 {
+            check(
                 "sessions",
                 Status::Ok,
                 format!(
-                    "{name}: {total} session{} found",
+                    "{name}: {total} session{} found; {looked}",
                     if total == 1 { "" } else { "s" }
                 ),
                 None,
-            ));
+            )
         } else {
-            checks.push(check(
+            check(
                 "sessions",
                 Status::Warn,
-                format!("{name}: no sessions found (fine if you do not use it)"),
-                Some(format!("the folders searched are listed in `notesoup history --help`; set {} if yours are elsewhere", folder_variable(harness))),
-            ));
-        }
+                format!("{name}: no sessions found; {looked}"),
+                Some(format!(
+                    "fine if you do not use {name}; if its sessions are elsewhere set {} (`notesoup history --help` lists every folder rule)",
+                    folder_variable(harness)
+                )),
+            )
+        };
+        line.detail = Some(json!({
+            "harness": harness,
+            "sessions": total,
+            "folders": folders.iter().map(|(dir, state)| json!({"path": dir, "state": state})).collect::<Vec<_>>(),
+        }));
+        checks.push(line);
     }
 }
 
@@ -461,14 +510,29 @@ fn settings_check(env: &Env, checks: &mut Vec<Check>) {
             .filter(|f| f.value.is_some())
             .map(|f| f.path.display().to_string())
             .collect();
+        let values: Vec<String> = margins(Some(&settings))
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {}{}",
+                    m.name,
+                    m.tokens,
+                    if m.raw.is_none() { " (default)" } else { "" }
+                )
+            })
+            .collect();
         checks.push(check(
             "settings",
             Status::Ok,
-            if found.is_empty() {
-                "no Claude settings files: notesoup's default margins apply".to_owned()
-            } else {
-                format!("notesoup margins valid in {}", found.join(", "))
-            },
+            format!(
+                "notesoup margins valid: {}; {}",
+                values.join(", "),
+                if found.is_empty() {
+                    "no Claude settings files".to_owned()
+                } else {
+                    format!("read from {}", found.join(", "))
+                }
+            ),
             None,
         ));
     }

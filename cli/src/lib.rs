@@ -8,7 +8,8 @@
 //! model's tools), budget points through `notesoup-thresholds`. What this crate adds is the
 //! terminal: tables, colour (only on a terminal, never under `NO_COLOR`), a pager for long
 //! text, `--json` for scripts, messages that name the file and the fix, and exit codes
-//! (0 done, 1 refused or failed, 2 bad command line, 3 a note changed under you).
+//! (0 done, 1 refused or failed, 2 bad command line, 3 a note changed under you or a newer
+//! note blocks a restore).
 //!
 //! [`run`] takes the arguments and an [`Env`] (the environment, the current folder and
 //! whether stdout is a terminal) and returns a [`Report`]; only `main.rs` reads the process

@@ -226,6 +226,11 @@ fn help_for_every_subcommand_has_an_example() {
         "help_notes_edit",
         world.run(&["notes", "edit", "--help"]).stdout
     );
+    insta::assert_snapshot!("help_doctor", world.run(&["doctor", "--help"]).stdout);
+    insta::assert_snapshot!(
+        "help_notes_restore",
+        world.run(&["notes", "restore", "--help"]).stdout
+    );
 }
 
 #[test]
@@ -678,11 +683,49 @@ fn doctor_on_a_machine_without_claude() {
     );
     world.set("CODEX_HOME", world.path("nothing").to_str().unwrap());
     world.set("NOTESOUP_DISABLED", "1");
+    // A notes home that is a file: nothing can be written there.
+    fs::write(world.path("not-a-folder"), "x").unwrap();
+    world.set(
+        "NOTESOUP_HOME",
+        world.path("not-a-folder").to_str().unwrap(),
+    );
     let run = world.run(&["doctor"]);
     assert_eq!(run.exit, 1);
     insta::assert_snapshot!("doctor_bare", run.shown());
     let json = world.run(&["doctor", "--json"]).json();
     assert_eq!(json["ok"], false);
+    // Each harness's check names the folders it looked in, and what it found there.
+    let sessions: Vec<&serde_json::Value> = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["check"] == "sessions")
+        .collect();
+    assert_eq!(sessions.len(), 3);
+    let codex = &sessions[2]["detail"];
+    assert_eq!(codex["harness"], "codex");
+    assert_eq!(codex["folders"][0]["path"], "[TMP]/nothing/sessions");
+    assert_eq!(codex["folders"][0]["state"], "missing");
+    assert_eq!(
+        codex["folders"][1]["path"],
+        "[TMP]/nothing/archived_sessions"
+    );
+    // Without HOME or any harness variable there is nowhere to look.
+    for var in [
+        "HOME",
+        "CLAUDE_CONFIG_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "CODEX_HOME",
+    ] {
+        world.unset(var);
+    }
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout
+            .contains("Pi: no sessions found; looked nowhere: HOME is not set"),
+        "{}",
+        run.stdout
+    );
 }
 
 /// A fake `claude` answering `--version` and `plugin list --json` as the real 2.1.319 does
@@ -804,6 +847,84 @@ fn a_pager_only_for_long_text_on_a_terminal() {
     world.set("LINES", "50");
     let out = world.run_on_terminal(&["notes"]);
     assert!(out.contains("project/build") && !marker.exists(), "{out:?}");
+}
+
+/// The commands README's "Using it" names, in order: every code span that is a `notesoup`
+/// command, and in a table row the spans that continue the row's command (`show NAME`
+/// after `notesoup notes`).
+fn readme_commands() -> Vec<String> {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let section = readme
+        .split("\n## Using it\n")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let span = regex::Regex::new(r"`([^`]+)`").unwrap();
+    let mut out = Vec::new();
+    for line in section.lines() {
+        let spans: Vec<&str> = span
+            .captures_iter(line)
+            .map(|c| c.get(1).unwrap().as_str())
+            .collect();
+        let row_command = spans
+            .first()
+            .filter(|s| line.starts_with("| `") && s.starts_with("notesoup "));
+        for s in &spans {
+            if s.starts_with("notesoup ") {
+                out.push((*s).to_owned());
+            } else if let Some(row) = row_command
+                && s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            {
+                out.push(format!("{row} {s}"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_readme_shows_works() {
+    let mut world = World::new("readme");
+    seed(&world);
+    world.set("EDITOR", "true");
+    let commands = readme_commands();
+    for first in [
+        "notesoup doctor",
+        "notesoup notes",
+        "notesoup notes edit NAME",
+        "notesoup history sessions",
+        "notesoup history search \"TEXT\"",
+        "notesoup notes restore NAME",
+        "notesoup limits",
+    ] {
+        assert!(
+            commands.iter().any(|c| c == first),
+            "README no longer shows `{first}`: {commands:?}"
+        );
+    }
+    for command in &commands {
+        let line = command
+            .replace("NAME", "plan")
+            .replace("\"TEXT\"", "prime")
+            .replace("<harness>:<id>", "pi:01a23754-8e37");
+        let args: Vec<&str> = line.split(' ').skip(1).collect();
+        let run = world.run(&args);
+        if command == "notesoup doctor" {
+            // No Claude Code in this world: doctor says so and exits 1.
+            assert_eq!(run.exit, 1, "{command}: {}", run.shown());
+            assert!(run.stdout.contains("Something failed"), "{}", run.stdout);
+        } else {
+            assert_eq!(
+                run.exit,
+                0,
+                "`{command}` (run as `{line}`): {}",
+                run.shown()
+            );
+        }
+    }
 }
 
 #[test]
