@@ -64,6 +64,7 @@
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
+use notesoup_history_core::format_utc;
 use notesoup_history_core::window::MARKER_CLOSE;
 pub use notesoup_history_core::window::{WindowId, WindowIdError};
 
@@ -455,24 +456,6 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// `YYYY-MM-DD HH:MM UTC` for seconds since the Unix epoch (Hinnant's civil-from-days).
-fn format_utc(secs: u64) -> String {
-    let z = secs / 86_400 + 719_468;
-    let rem = secs % 86_400;
-    let (era, doe) = (z / 146_097, z % 146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use notesoup_history_core::format_utc;
 use notesoup_notes::{
     Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NoteInfo, NotesError, TRASH_DAYS, TRASH_KEEP, Version,
-    format_utc, store_root,
+    store_root,
 };
 use serde_json::json;
 

@@ -94,6 +94,7 @@ pub mod history_sessions {}
 mod history;
 mod model;
 mod sessions;
+mod time;
 mod tools;
 pub mod window;
 
@@ -106,6 +107,7 @@ pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary, clip,
     render_sessions,
 };
+pub use time::format_utc;
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
     QueryError, ReadArgs,

@@ -82,7 +82,7 @@ mod trash;
 pub use brain::Brain;
 pub use error::NotesError;
 pub use name::{MAX_DEPTH, MAX_SEGMENT_BYTES, check_folder, check_name};
-pub use text::{format_utc, render_delete, render_list, render_read, render_written};
+pub use text::{render_delete, render_list, render_read, render_written};
 pub use trash::{Restored, Trashed};
 
 /// Largest note, in bytes of UTF-8.

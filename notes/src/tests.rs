@@ -471,14 +471,6 @@ fn the_domain_is_the_git_root_else_the_folder() {
 }
 
 #[rstest]
-#[case(0, "1970-01-01 00:00 UTC")]
-#[case(951_782_400, "2000-02-29 00:00 UTC")]
-#[case(1_733_152_245, "2024-12-02 15:10 UTC")]
-fn utc_formatting(#[case] secs: u64, #[case] want: &str) {
-    assert_eq!(format_utc(secs), want);
-}
-
-#[rstest]
 #[case::all(None, None, "a\nb\nc\n")]
 #[case::window(Some(2), Some(1), "b\n")]
 #[case::tail(Some(3), None, "c\n")]
