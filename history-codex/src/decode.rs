@@ -514,16 +514,15 @@ pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
     let all = match lines(file, file.bytes.len()) {
         Ok(all) => all,
         Err(err) => {
-            let cut = match &err {
-                CodexError::Json { line, .. }
-                | CodexError::Utf8 { line, .. }
-                | CodexError::Line { line, .. }
-                    if *line > 1 =>
-                {
-                    line_start(file.bytes, *line)
-                }
-                _ => return Err(err),
+            let line = match &err {
+                CodexError::Malformed(err) => err.line(),
+                CodexError::Line { line, .. } => *line,
+                _ => 0,
             };
+            if line <= 1 {
+                return Err(err);
+            }
+            let cut = line_start(file.bytes, line);
             lines(file, cut)?
         }
     };

@@ -62,6 +62,8 @@ mod lines;
 pub use decode::{decode, meta, summary};
 pub use lines::{FileIds, HistoryBase, Meta, file_ids};
 
+use notesoup_history_core::LineError;
+
 /// One rollout file's (decompressed) bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct CodexFile<'a> {
@@ -75,6 +77,7 @@ pub struct CodexFile<'a> {
 /// Why a Codex thread cannot be read. Each names the file and, where there is one, the
 /// line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CodexError {
     /// No file was given.
     #[error("no rollout file was given")]
@@ -87,24 +90,9 @@ pub enum CodexError {
         /// The decoder's account.
         message: String,
     },
-    /// A committed line is not valid UTF-8.
-    #[error("{file}:{line}: the line is not valid UTF-8")]
-    Utf8 {
-        /// The file.
-        file: String,
-        /// The 1-based line.
-        line: usize,
-    },
-    /// A committed line is not JSON.
-    #[error("{file}:{line}: the line is not valid JSON ({message})")]
-    Json {
-        /// The file.
-        file: String,
-        /// The 1-based line.
-        line: usize,
-        /// The JSON parser's account.
-        message: String,
-    },
+    /// A committed line is not valid UTF-8 or not JSON.
+    #[error(transparent)]
+    Malformed(#[from] LineError),
     /// The first line is not a valid `session_meta`.
     #[error("{file}:{line}: not a Codex rollout: {reason}")]
     Meta {
@@ -162,9 +150,8 @@ impl CodexError {
     pub fn code(&self) -> &'static str {
         match self {
             CodexError::EmptyChain => "not_found",
-            CodexError::Zstd { .. } | CodexError::Utf8 { .. } | CodexError::Json { .. } => {
-                "transcript_malformed"
-            }
+            CodexError::Zstd { .. } => "transcript_malformed",
+            CodexError::Malformed(err) => err.code(),
             CodexError::Meta { .. } | CodexError::Line { .. } => "transcript_schema",
             CodexError::Duplicate { .. } => "transcript_conflict",
             CodexError::SessionMismatch { .. } => "session_mismatch",

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use notesoup_history_core::LineError;
+
 use crate::{CodexError, CodexFile};
 
 /// One committed line: its 1-based number and its JSON object.
@@ -33,10 +35,11 @@ pub(crate) fn lines(file: &CodexFile<'_>, limit: usize) -> Result<Vec<Line>, Cod
             if !terminated {
                 continue;
             }
-            return Err(CodexError::Utf8 {
+            return Err(LineError::Utf8 {
                 file: file.name.to_owned(),
                 line: number,
-            });
+            }
+            .into());
         };
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(object)) => out.push(Line { number, object }),
@@ -49,11 +52,12 @@ pub(crate) fn lines(file: &CodexFile<'_>, limit: usize) -> Result<Vec<Line>, Cod
             }
             Err(_) if !terminated => {}
             Err(err) => {
-                return Err(CodexError::Json {
+                return Err(LineError::Json {
                     file: file.name.to_owned(),
                     line: number,
                     message: err.to_string(),
-                });
+                }
+                .into());
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use rstest::rstest;
 
-use notesoup_history_core::{Body, Role, Transcript, Window};
+use notesoup_history_core::{Body, LineError, Role, Transcript, Window};
 
 use crate::{CodexError, CodexFile, decode};
 use notesoup_testkit::jsonl;
@@ -78,10 +78,10 @@ fn invalid_utf8_is_refused_with_its_line() {
     .unwrap_err();
     assert_eq!(
         err,
-        CodexError::Utf8 {
+        CodexError::Malformed(LineError::Utf8 {
             file: "x.jsonl".into(),
             line: 2
-        }
+        })
     );
 }
 

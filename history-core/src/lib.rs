@@ -92,6 +92,7 @@ mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
 mod history;
+mod line_error;
 mod model;
 mod sessions;
 mod time;
@@ -102,6 +103,7 @@ pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use harness::{Harness, UnknownHarness};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{History, HistoryError};
+pub use line_error::LineError;
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary, clip,

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use notesoup_history_core::{Body, Role, boot_marker};
+use notesoup_history_core::{Body, LineError, Role, boot_marker};
 
 use crate::{PiError, PiFile};
 
@@ -72,19 +72,21 @@ pub(crate) fn lines<'a>(
                 if last {
                     return None;
                 }
-                return Some(Err(PiError::Utf8 {
+                return Some(Err(LineError::Utf8 {
                     file: name.clone(),
                     line,
-                }));
+                }
+                .into()));
             };
             match serde_json::from_str::<Value>(text) {
                 Ok(value) => Some(Ok((line, text, Some(value)))),
                 Err(_) if last => None,
-                Err(err) => Some(Err(PiError::Json {
+                Err(err) => Some(Err(LineError::Json {
                     file: name.clone(),
                     line,
                     message: err.to_string(),
-                })),
+                }
+                .into())),
             }
         })
 }

@@ -58,6 +58,8 @@
 mod decode;
 mod entries;
 
+use notesoup_history_core::LineError;
+
 pub use decode::{decode, parent_session, session_id_from_file_name, summary};
 
 /// One Pi session file, as read by the caller.
@@ -72,25 +74,11 @@ pub struct PiFile<'a> {
 
 /// Why a Pi session cannot be read. Each names the file and, where there is one, the line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PiError {
-    /// A committed line is not valid UTF-8.
-    #[error("{file}:{line}: the line is not valid UTF-8")]
-    Utf8 {
-        /// The file.
-        file: String,
-        /// The 1-based line.
-        line: usize,
-    },
-    /// A committed line is not JSON.
-    #[error("{file}:{line}: the line is not valid JSON ({message})")]
-    Json {
-        /// The file.
-        file: String,
-        /// The 1-based line.
-        line: usize,
-        /// The JSON parser's account.
-        message: String,
-    },
+    /// A committed line is not valid UTF-8 or not JSON.
+    #[error(transparent)]
+    Malformed(#[from] LineError),
     /// The header is missing or invalid.
     #[error("{file}: not a Pi session header: {reason}")]
     Header {
@@ -169,7 +157,7 @@ impl PiError {
     /// A stable `snake_case` code for replies, in the classes the Claude decoder uses.
     pub fn code(&self) -> &'static str {
         match self {
-            PiError::Utf8 { .. } | PiError::Json { .. } => "transcript_malformed",
+            PiError::Malformed(err) => err.code(),
             PiError::Header { .. } | PiError::Version { .. } | PiError::Entry { .. } => {
                 "transcript_schema"
             }

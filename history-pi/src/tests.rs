@@ -3,7 +3,7 @@
 
 use rstest::rstest;
 
-use notesoup_history_core::{Body, Role, Window};
+use notesoup_history_core::{Body, LineError, Role, Window};
 
 use crate::{PiError, PiFile, decode};
 use notesoup_testkit::jsonl;
@@ -71,10 +71,10 @@ fn invalid_utf8_is_refused_with_its_line() {
     .unwrap_err();
     assert_eq!(
         err,
-        PiError::Utf8 {
+        PiError::Malformed(LineError::Utf8 {
             file: "x.jsonl".into(),
             line: 2
-        }
+        })
     );
 }
 
