@@ -135,6 +135,14 @@ pub enum CodexError {
         /// The id in the file name.
         name: String,
     },
+    /// A `.jsonl.zst` decompresses to more than the limit (see [`DECOMPRESSED_MAX_BYTES`]).
+    #[error("{file}: decompresses to more than {limit} bytes; refused rather than read whole")]
+    TooLarge {
+        /// The file.
+        file: String,
+        /// The limit, in decompressed bytes.
+        limit: u64,
+    },
     /// A `history_base` link does not hold.
     #[error("{file}: broken history_base: {reason}")]
     HistoryBase {
@@ -156,26 +164,99 @@ impl CodexError {
             CodexError::Duplicate { .. } => "transcript_conflict",
             CodexError::SessionMismatch { .. } => "session_mismatch",
             CodexError::HistoryBase { .. } => "history_link",
+            CodexError::TooLarge { .. } => "too_large",
         }
     }
 }
 
+/// Most bytes one `.jsonl.zst` rollout may decompress to: 128 MiB. Decompression streams
+/// and stops one byte past it ([`CodexError::TooLarge`]), so a zstd bomb costs at most this
+/// much memory plus the decoder's window (which `ruzstd` caps at 100 MiB).
+pub const DECOMPRESSED_MAX_BYTES: u64 = 128 * 1024 * 1024;
+
 /// The JSONL inside a `.jsonl.zst` rollout (one or more zstd frames, as Codex writes
-/// them), verifying each frame's checksum when it has one.
+/// them), verifying each frame's checksum when it has one; more than
+/// [`DECOMPRESSED_MAX_BYTES`] is refused with [`CodexError::TooLarge`].
 pub fn decompress(name: &str, bytes: &[u8]) -> Result<Vec<u8>, CodexError> {
-    use std::io::Read as _;
+    decompress_from(name, bytes, DECOMPRESSED_MAX_BYTES)
+}
+
+/// [`decompress`] streaming from `compressed` (an open file, say), refusing more than
+/// `limit` decompressed bytes after producing at most one byte past it.
+///
+/// ```
+/// use notesoup_history_codex::{CodexError, decompress_from, decompress_head};
+///
+/// // A hand-made frame: one RLE block repeating `x` 100 000 times.
+/// let size: u32 = 100_000;
+/// let header = 1 | (1 << 1) | (size << 3); // last block, RLE, its size
+/// let mut zst = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]; // magic, no size, 128 KiB window
+/// zst.extend_from_slice(&header.to_le_bytes()[..3]);
+/// zst.push(b'x');
+///
+/// assert_eq!(decompress_from("a.jsonl.zst", &zst[..], 1 << 20)?.len(), 100_000);
+/// let err = decompress_from("a.jsonl.zst", &zst[..], 1000).unwrap_err();
+/// assert!(matches!(err, CodexError::TooLarge { limit: 1000, .. }));
+/// // A listing needs only the head: decoding stops there.
+/// assert_eq!(decompress_head("a.jsonl.zst", &zst[..], 64)?, vec![b'x'; 64]);
+/// # Ok::<(), CodexError>(())
+/// ```
+pub fn decompress_from(
+    name: &str,
+    compressed: impl std::io::Read,
+    limit: u64,
+) -> Result<Vec<u8>, CodexError> {
+    let (out, over) = inflate(name, compressed, limit)?;
+    if over {
+        return Err(CodexError::TooLarge {
+            file: name.to_owned(),
+            limit,
+        });
+    }
+    Ok(out)
+}
+
+/// The first `max` decompressed bytes of `compressed` (all of it when shorter): what a
+/// session listing shows. Decoding stops there, so a huge or hostile file costs no more.
+pub fn decompress_head(
+    name: &str,
+    compressed: impl std::io::Read,
+    max: u64,
+) -> Result<Vec<u8>, CodexError> {
+    let (mut out, _) = inflate(name, compressed, max)?;
+    out.truncate(usize::try_from(max).unwrap_or(usize::MAX));
+    Ok(out)
+}
+
+/// Decompress frame after frame until the input ends or more than `limit` bytes came out;
+/// the flag says the latter (the bytes then hold `limit + 1`, the last frame unchecked).
+fn inflate(
+    name: &str,
+    compressed: impl std::io::Read,
+    limit: u64,
+) -> Result<(Vec<u8>, bool), CodexError> {
+    use std::io::{BufRead as _, Read as _};
     let zstd = |message: String| CodexError::Zstd {
         file: name.to_owned(),
         message,
     };
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
-    let mut rest: &[u8] = bytes;
-    while !rest.is_empty() {
+    let mut input = std::io::BufReader::new(compressed);
+    let mut out = Vec::new();
+    while !input
+        .fill_buf()
+        .map_err(|err| zstd(err.to_string()))?
+        .is_empty()
+    {
         let mut decoder =
-            ruzstd::StreamingDecoder::new(&mut rest).map_err(|err| zstd(err.to_string()))?;
-        decoder
+            ruzstd::StreamingDecoder::new(&mut input).map_err(|err| zstd(err.to_string()))?;
+        let room = limit - out.len() as u64;
+        (&mut decoder)
+            .take(room + 1)
             .read_to_end(&mut out)
             .map_err(|err| zstd(err.to_string()))?;
+        if out.len() as u64 > limit {
+            return Ok((out, true));
+        }
         let frame = decoder.into_frame_decoder();
         if let (Some(stored), Some(computed)) = (
             frame.get_checksum_from_data(),
@@ -187,7 +268,7 @@ pub fn decompress(name: &str, bytes: &[u8]) -> Result<Vec<u8>, CodexError> {
             )));
         }
     }
-    Ok(out)
+    Ok((out, false))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use rstest::rstest;
 
 use notesoup_history_core::{Body, LineError, Role, Transcript, Window};
 
-use crate::{CodexError, CodexFile, decode};
+use crate::{CodexError, CodexFile, DECOMPRESSED_MAX_BYTES, decode, decompress, decompress_head};
 use notesoup_testkit::jsonl;
 
 const META: &str = r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"th1","timestamp":"t0","cwd":"/w"}}"#;
@@ -286,5 +286,74 @@ fn ordinals_must_join_across_the_link() {
             .unwrap_err()
             .to_string()
             .contains("does not join")
+    );
+}
+
+/// A zstd bomb made at test time: one frame of `blocks` RLE blocks of 128 KiB each
+/// (4 bytes apiece): 8 KiB of input expands to 256 MiB, 32 KiB to 1 GiB.
+fn zstd_bomb(blocks: u32) -> Vec<u8> {
+    const BLOCK: u32 = 128 * 1024;
+    // Magic, a header with no content size and no checksum, a 128 KiB window.
+    let mut zst = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        let header = last | (1 << 1) | (BLOCK << 3);
+        zst.extend_from_slice(&header.to_le_bytes()[..3]);
+        zst.push(b'\n');
+    }
+    zst
+}
+
+/// Counts the bytes read through it.
+struct Counted<'a> {
+    inner: &'a [u8],
+    read: usize,
+}
+
+impl std::io::Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_zstd_bomb_is_refused_at_the_cap() {
+    let bomb = zstd_bomb(2048); // 256 MiB, twice the cap
+    assert!(bomb.len() < 10 * 1024);
+    let err = match decompress("bomb.jsonl.zst", &bomb) {
+        Ok(bytes) => panic!("the bomb decompressed to {} bytes", bytes.len()),
+        Err(err) => err,
+    };
+    assert_eq!(
+        err,
+        CodexError::TooLarge {
+            file: "bomb.jsonl.zst".into(),
+            limit: DECOMPRESSED_MAX_BYTES
+        }
+    );
+    assert_eq!(err.code(), "too_large");
+    // Under the cap it decompresses whole.
+    assert_eq!(
+        decompress("small.jsonl.zst", &zstd_bomb(8)).unwrap().len(),
+        8 * 128 * 1024
+    );
+}
+
+#[test]
+fn the_head_of_a_bomb_reads_only_what_it_shows() {
+    let bomb = zstd_bomb(8192);
+    let mut input = Counted {
+        inner: &bomb,
+        read: 0,
+    };
+    let head = decompress_head("bomb.jsonl.zst", &mut input, 64 * 1024).unwrap();
+    assert_eq!(head.len(), 64 * 1024);
+    // One buffered read of the input at most: decoding stopped at the head.
+    assert!(
+        input.read <= 8 * 1024,
+        "read {} compressed bytes",
+        input.read
     );
 }
