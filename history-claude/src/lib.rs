@@ -34,6 +34,10 @@
 //!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
 //!   file's committed prefix decodes only the lines appended since (every line is still
 //!   checked exactly once). The caller must vouch that the prefix is byte-identical.
+//! - **Window facts**: [`window_facts`] reads a decoded transcript for the reset flow of a
+//!   process that has no window record: the current window (never below an ordinal a
+//!   retained boot named), the newest boot, the compactions since, and whether that boot is
+//!   another session's (a fork).
 //!
 //! ```
 //! use notesoup_history_claude::{decode, Head, Options};
@@ -69,9 +73,11 @@ mod state;
 mod summary;
 #[cfg(test)]
 mod tests;
+mod window_facts;
 
 pub use state::StateError;
 pub use summary::summary;
+pub use window_facts::{WindowFacts, WindowFactsError, window_facts};
 
 use rows::{Kind, RawRow, Row};
 
