@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use notesoup_history_core::Harness;
 use notesoup_safe_fs::FsError;
 
 use crate::{VERSION, clip};
@@ -11,11 +12,11 @@ use crate::{VERSION, clip};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WindowStoreError {
-    /// The harness or session id cannot name a record (see `SessionKey::new`).
-    #[error("bad window session `{harness}` / `{session}`: {reason}")]
+    /// The session id cannot name a record (see `SessionKey::new`).
+    #[error("bad {harness} session id `{session}` for a window record: {reason}")]
     BadKey {
-        /// The harness as given (clipped to 200 characters).
-        harness: String,
+        /// The harness.
+        harness: Harness,
         /// The session id as given (clipped to 200 characters).
         session: String,
         /// What is wrong with it.
@@ -88,9 +89,9 @@ impl WindowStoreError {
         )
     }
 
-    pub(crate) fn bad_key(harness: &str, session: &str, reason: &str) -> Self {
+    pub(crate) fn bad_key(harness: Harness, session: &str, reason: &str) -> Self {
         Self::BadKey {
-            harness: clip(harness),
+            harness,
             session: clip(session),
             reason: reason.to_owned(),
         }

@@ -34,6 +34,7 @@
 //! this crate reads no environment.
 //!
 //! ```
+//! use notesoup_history_core::Harness;
 //! use notesoup_window_store::{SessionKey, WindowStore};
 //! use serde_json::json;
 //!
@@ -41,7 +42,7 @@
 //! # let home = std::env::temp_dir().join(format!("notesoup-window-store-doc-{}", std::process::id()));
 //! # let _ = std::fs::remove_dir_all(&home);
 //! let store = WindowStore::new(&home);
-//! let key = SessionKey::new("claude", "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f")?;
+//! let key = SessionKey::new(Harness::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f")?;
 //! assert!(store.read(&key)?.is_none());
 //!
 //! // Read, decide, write, under the harness folder's lock.
@@ -57,7 +58,7 @@
 //! assert_eq!(store.read(&key)?.map(|r| r.state), Some(json!({ "ordinal": 0 })));
 //!
 //! // A session id can never name a path outside the store.
-//! assert!(SessionKey::new("claude", "../../etc/passwd").is_err());
+//! assert!(SessionKey::new(Harness::Claude, "../../etc/passwd").is_err());
 //! # std::fs::remove_dir_all(&home).unwrap();
 //! # Ok(())
 //! # }
@@ -66,6 +67,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use notesoup_history_core::Harness;
 use notesoup_history_core::window::WindowId;
 use notesoup_safe_fs::{Dir, FsError};
 use serde_json::{Map, Value};
@@ -84,21 +86,21 @@ pub const WINDOWS_DIR: &str = "windows";
 /// The most bytes a session id may have (it becomes a file name, `<id>.json`).
 pub const SESSION_MAX: usize = 200;
 
-/// Which session a record belongs to: a harness (`claude`, `pi`, `codex`) and its
-/// session id, both checked so they can only ever name one file in one folder.
+/// Which session a record belongs to: a harness and its session id, checked so it can
+/// only ever name one file in one folder.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionKey {
-    harness: String,
+    harness: Harness,
     session: String,
 }
 
 impl SessionKey {
-    /// A key, checked: the harness and session follow `history-core::window`'s rules for a
-    /// window id's host and session id, and the session id is one plain file name (no `/`,
-    /// not starting with `.`, at most [`SESSION_MAX`] bytes).
-    pub fn new(harness: &str, session: &str) -> Result<Self, WindowStoreError> {
+    /// A key, checked: the session id follows `history-core::window`'s rules for a window
+    /// id's session, and is one plain file name (no `/`, not starting with `.`, at most
+    /// [`SESSION_MAX`] bytes).
+    pub fn new(harness: Harness, session: &str) -> Result<Self, WindowStoreError> {
         let bad = |reason: &str| WindowStoreError::bad_key(harness, session, reason);
-        if let Err(err) = WindowId::new(harness, session, 0) {
+        if let Err(err) = WindowId::new(harness.name(), session, 0) {
             return Err(bad(&err.reason));
         }
         if session.contains('/') {
@@ -113,14 +115,14 @@ impl SessionKey {
             )));
         }
         Ok(Self {
-            harness: harness.to_owned(),
+            harness,
             session: session.to_owned(),
         })
     }
 
-    /// The harness, e.g. `claude`.
-    pub fn harness(&self) -> &str {
-        &self.harness
+    /// The harness.
+    pub fn harness(&self) -> Harness {
+        self.harness
     }
 
     /// The session id.
@@ -138,7 +140,7 @@ impl SessionKey {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// The harness it belongs to.
-    pub harness: String,
+    pub harness: Harness,
     /// The session it belongs to.
     pub session: String,
     /// When it was written, milliseconds since the Unix epoch (for people and pruning;
@@ -171,7 +173,7 @@ impl WindowStore {
     pub fn path_of(&self, key: &SessionKey) -> PathBuf {
         self.home
             .join(WINDOWS_DIR)
-            .join(&key.harness)
+            .join(key.harness.name())
             .join(key.file_name())
     }
 
@@ -251,14 +253,14 @@ impl WindowStore {
         let Some(windows) = home.open_dir(WINDOWS_DIR)? else {
             return Ok(None);
         };
-        Ok(windows.open_dir(&key.harness)?)
+        Ok(windows.open_dir(key.harness.name())?)
     }
 
     /// The harness folder, created (with the home and `windows/`) when missing.
     fn create_harness_dir(&self, key: &SessionKey) -> Result<Dir, WindowStoreError> {
         let (home, _created) = Dir::create_all(&self.home)?;
         let (windows, _) = home.create_dir(WINDOWS_DIR)?;
-        let (dir, _) = windows.create_dir(&key.harness)?;
+        let (dir, _) = windows.create_dir(key.harness.name())?;
         Ok(dir)
     }
 }
@@ -286,7 +288,7 @@ impl Session<'_> {
     /// would exceed [`RECORD_MAX`] is refused and nothing is written.
     pub fn write(&mut self, state: Value) -> Result<Record, WindowStoreError> {
         let record = Record {
-            harness: self.key.harness.clone(),
+            harness: self.key.harness,
             session: self.key.session.clone(),
             written_at_ms: now_ms(),
             state,
@@ -332,7 +334,7 @@ fn read_record(dir: &Dir, key: &SessionKey) -> Result<Option<Record>, WindowStor
 fn encode(record: &Record) -> Vec<u8> {
     let mut out = format!(
         "{{\"v\":{VERSION},\"harness\":{},\"session\":{},\"written_at_ms\":{},\"state\":",
-        Value::from(record.harness.as_str()),
+        Value::from(record.harness.name()),
         Value::from(record.session.as_str()),
         record.written_at_ms,
     )
@@ -369,7 +371,7 @@ fn decode(bytes: &[u8], key: &SessionKey, path: PathBuf) -> Result<Record, Windo
     };
     let harness = text("harness")?;
     let session = text("session")?;
-    if harness != key.harness || session != key.session {
+    if harness != key.harness.name() || session != key.session {
         return Err(WindowStoreError::OtherSession {
             path,
             found: clip(&format!("{harness}:{session}")),
@@ -390,7 +392,7 @@ fn decode(bytes: &[u8], key: &SessionKey, path: PathBuf) -> Result<Record, Windo
         return Err(malformed(format!("unknown field `{}`", clip(extra))));
     }
     Ok(Record {
-        harness,
+        harness: key.harness,
         session,
         written_at_ms,
         state,
