@@ -12,23 +12,26 @@ use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{Answer, BudgetedText, Harness, History, QueryError, Selector};
 use notesoup_history_store::{Cache, Corpus, Roots, read_transcript};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 
 use super::Fields;
 
-use crate::{Context, OpError};
+use crate::{Context, OpError, parse};
 
-/// The session part of every history request.
+/// The session part of every history request: which session, and how to find it. The
+/// history ops take these fields beside their own arguments in one flat object
+/// ([`parse_with_session`]); `history_state` takes them alone.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Source {
+pub(crate) struct SessionArgs {
     /// The live session's transcript, exactly as Claude gave it (`transcript_path`).
     #[serde(default)]
     pub(crate) transcript_path: Option<String>,
     /// The uuid of the latest successful main `session.append` result.
     #[serde(default)]
     pub(crate) head: Option<String>,
-    /// An explicit session, `claude:<sessionId>`.
+    /// An explicit session, `<harness>:<sessionId>` (a unique id prefix is enough).
     #[serde(default)]
     pub(crate) session: Option<String>,
     /// Set when a subagent calls: history is the main agent's alone.
@@ -39,8 +42,45 @@ pub(crate) struct Source {
     pub(crate) roots: Roots,
 }
 
+impl SessionArgs {
+    /// The JSON names of the fields above, in order (a test holds it to the struct).
+    pub(crate) const FIELDS: [&str; 5] =
+        ["transcript_path", "head", "session", "agent_id", "roots"];
+}
+
+/// Parses a history request: the [`SessionArgs`] fields into one, every other field into
+/// the tool's own arguments `A` (which refuse unknown fields). An unknown field is refused
+/// naming both sets of known fields.
+pub(crate) fn parse_with_session<A: DeserializeOwned>(
+    op: &str,
+    request: Value,
+) -> Result<(SessionArgs, A), OpError> {
+    let Value::Object(mut fields) = request else {
+        return Err(OpError::bad_request(format!(
+            "`{op}` request must be a JSON object"
+        )));
+    };
+    let session: Map<String, Value> = SessionArgs::FIELDS
+        .into_iter()
+        .filter_map(|name| fields.remove_entry(name))
+        .collect();
+    let session = parse(op, Value::Object(session))?;
+    let args = serde_json::from_value(Value::Object(fields)).map_err(|err| {
+        let known = if err.to_string().starts_with("unknown field") {
+            format!(
+                ", or a session field: `{}`",
+                SessionArgs::FIELDS.join("`, `")
+            )
+        } else {
+            String::new()
+        };
+        OpError::bad_request(format!("`{op}` request: {err}{known}"))
+    })?;
+    Ok((session, args))
+}
+
 /// The selected history of the session `source` names.
-pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, OpError> {
+pub(crate) fn load(op: &str, source: &SessionArgs, ctx: &Context) -> Result<History, OpError> {
     if let Some(agent) = &source.agent_id {
         return Err(OpError::new(
             "subagent",
@@ -96,7 +136,7 @@ pub(crate) fn load(op: &str, source: &Source, ctx: &Context) -> Result<History, 
     History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
 }
 
-fn live_head(op: &str, source: &Source) -> Result<Head, OpError> {
+fn live_head(op: &str, source: &SessionArgs) -> Result<Head, OpError> {
     source.head.clone().map(Head::Uuid).ok_or_else(|| {
         OpError::new(
             "no_head",
@@ -126,7 +166,7 @@ fn cache(ctx: &Context) -> Option<Cache> {
 /// every answer carries plus the ones `extra` takes from it, or a refusal reply.
 pub(crate) fn answer(
     op: &str,
-    source: &Source,
+    source: &SessionArgs,
     ctx: &Context,
     tool: impl FnOnce(&History) -> Result<Answer, QueryError>,
     extra: impl FnOnce(&History, &Answer) -> Fields,

@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use super::Fields;
-use super::history::{Source, load};
+use super::history::{SessionArgs, load};
 use crate::{Context, OpError, parse};
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
-    let source: Source = parse("history_state", request)?;
+    let source: SessionArgs = parse("history_state", request)?;
     let history = load("history_state", &source, ctx)?;
     let Some(ordinal) = history.head_window().ordinal() else {
         return Err(OpError::new(

@@ -116,3 +116,48 @@ fn history_sessions_refuses_an_unknown_harness() {
     let message = reply["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("unknown harness `gemini`"), "{reply}");
 }
+
+/// `SessionArgs::FIELDS` is the struct's own field list: serde's refusal of an unknown
+/// field names every field the struct has, in order.
+#[test]
+fn the_session_field_list_is_the_structs() {
+    let err = serde_json::from_value::<super::SessionArgs>(json!({"nope": 1})).unwrap_err();
+    let listed = err.to_string();
+    let expected: Vec<&str> = listed
+        .split_once("expected one of ")
+        .unwrap()
+        .1
+        .split(", ")
+        .map(|name| name.trim_matches('`'))
+        .collect();
+    assert_eq!(expected, super::SessionArgs::FIELDS, "{listed}");
+}
+
+/// The history ops take the session fields and their tool's arguments in one object, and
+/// refuse any other field, naming both sets.
+#[test]
+fn history_requests_refuse_unknown_fields_naming_every_known_one() {
+    let ctx = Context::from_vars([("HOME", "/nonexistent")]);
+    for (op, arg) in [("history_list", "`query`"), ("history_read", "`seq`")] {
+        let request = json!({"session": "claude:x", "roots": {}, "sesion": "claude:x"});
+        let reply = run(Some(op), request.to_string().as_bytes(), &ctx).reply;
+        assert_eq!(reply["error"]["code"], "bad_request", "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("unknown field `sesion`"), "{message}");
+        assert!(message.contains(arg), "{message}");
+        assert!(
+            message.contains(
+                "or a session field: `transcript_path`, `head`, `session`, `agent_id`, `roots`"
+            ),
+            "{message}"
+        );
+    }
+    // A session field of the wrong type is refused as such.
+    let reply = run(
+        Some("history_list"),
+        json!({"session": 7}).to_string().as_bytes(),
+        &ctx,
+    )
+    .reply;
+    assert_eq!(reply["error"]["code"], "bad_request", "{reply}");
+}
