@@ -41,7 +41,7 @@
 //! exact arguments (`offset`) that continue it.
 //!
 //! The JSON Schemas hosts register for them are written once, from these limits, by the
-//! `notesoup-helper` crate's `tools` module, which adds a `session` selector (resolved by
+//! `notesoup-helper-bin` crate's `tools` module, which adds a `session` selector (resolved by
 //! the host, not by this crate: it picks which transcript the decoder reads).
 //!
 //! Both answers, including a notice and any footer, fit [`ANSWER_LIMIT`] bytes. When the

@@ -57,8 +57,8 @@ pub struct ListArgs {
     /// The `cursor` a previous page returned, to continue after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
-    /// The most events on this page (default 40, at most 500; the 32 KiB budget may end a
-    /// page sooner).
+    /// The most events on this page (default [`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]; the
+    /// [`ANSWER_LIMIT`](crate::ANSWER_LIMIT) budget may end a page sooner).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
     /// `newest` (default) or `oldest` first.

@@ -94,3 +94,20 @@ fn listing_stays_within_the_budget_and_says_what_it_left_out() {
     let (text, shown) = render_sessions(&[], 20, 0);
     assert_eq!((text.as_str(), shown), ("No sessions found.\n", 0));
 }
+
+/// The user-facing page states the listing's limits and the harness names; it must state
+/// the ones this crate enforces (the helper's schema test holds the JSON Schema to the same
+/// constants).
+#[test]
+fn the_sessions_page_states_the_enforced_limits_and_harnesses() {
+    let page = include_str!("../../docs/history-sessions.md");
+    for limits in [
+        format!("`limit` (1 to {SESSIONS_MAX}, default {SESSIONS_DEFAULT})"),
+        format!("`limit` (1–{SESSIONS_MAX}, default {SESSIONS_DEFAULT})"),
+    ] {
+        assert!(page.contains(&limits), "the page lacks {limits:?}");
+    }
+    let names = crate::Harness::ALL.map(|h| format!("`{h}`")).join(", ");
+    assert!(page.contains(&names), "the page lacks {names}");
+    assert!(page.contains("`notesoup-helper-bin` crate's `tools` module"));
+}
