@@ -21,14 +21,15 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use notesoup_history_claude::{Head, Options};
-use notesoup_history_codex::{CodexFile, file_ids};
+use notesoup_history_codex::{CodexFile, DECOMPRESSED_MAX_BYTES, file_ids};
 use notesoup_history_core::{Harness, Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
+use notesoup_safe_fs::{FsError, open_regular, read_capped};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::StoreError;
 use crate::transcript_index::{Cache, read_transcript};
+use crate::{SESSION_FILE_MAX_BYTES, StoreError};
 
 /// The notesoup setting that overrides where each harness keeps its sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +65,8 @@ pub struct Corpus {
 
 /// The most bytes of a file head read for a listing line.
 const HEAD_BYTES: u64 = 64 * 1024;
+/// The largest Pi `settings.json` read.
+const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
 /// The longest history chain followed (forks of forks, segments of segments).
 const MAX_CHAIN: usize = 64;
 
@@ -265,7 +268,9 @@ fn folders(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
 /// Pi's own `sessionDir` setting in `<agent dir>/settings.json`, when it is absolute
 /// (a relative one depends on the directory Pi was started in).
 fn pi_session_dir_setting(agent: &Path) -> Option<PathBuf> {
-    let text = fs::read(agent.join("settings.json")).ok()?;
+    let path = agent.join("settings.json");
+    let (mut file, meta) = open_regular(&path).ok()?;
+    let text = read_capped(&mut file, meta.len, SETTINGS_MAX_BYTES, &path).ok()?;
     let settings: Value = serde_json::from_slice(&text).ok()?;
     let dir = PathBuf::from(settings.get("sessionDir")?.as_str()?);
     dir.is_absolute().then_some(dir)
@@ -336,8 +341,31 @@ fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, Stor
         let by_id = session_id_from_file_name(&parent)
             .and_then(|id| index.get(id))
             .cloned();
-        let Some(path) = by_id.or_else(|| Some(PathBuf::from(&parent)).filter(|p| p.is_file()))
-        else {
+        let as_written = || {
+            let named = PathBuf::from(&parent);
+            if !named.is_file() {
+                return Ok(None);
+            }
+            // Followed only inside the Pi sessions folders, links resolved on both sides.
+            let inside = fs::canonicalize(&named).is_ok_and(|real| {
+                folders(Harness::Pi, roots, vars)
+                    .iter()
+                    .filter_map(|root| fs::canonicalize(root).ok())
+                    .any(|root| real.starts_with(root))
+            });
+            if inside {
+                Ok(Some(named))
+            } else {
+                Err(StoreError::ParentOutside {
+                    child: path.clone(),
+                    parent: named,
+                })
+            }
+        };
+        let Some(path) = (match by_id {
+            Some(path) => Some(path),
+            None => as_written()?,
+        }) else {
             break;
         };
         if !seen.insert(path.clone()) {
@@ -396,20 +424,37 @@ fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, S
     Ok(notesoup_history_codex::decode(&files)?)
 }
 
+/// A whole session file: a regular file (checked on the open handle, opened without
+/// blocking) of at most [`SESSION_FILE_MAX_BYTES`].
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    fs::read(path).map_err(|source| StoreError::SessionFile {
-        path: path.to_owned(),
-        source,
-    })
+    let (mut file, meta) = open_regular(path)?;
+    Ok(read_capped(
+        &mut file,
+        meta.len,
+        SESSION_FILE_MAX_BYTES,
+        path,
+    )?)
 }
 
+/// A whole Codex rollout, a `.jsonl.zst` decompressed as it streams (both caps hold).
 fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
-    let bytes = read(path)?;
-    if path.extension().is_some_and(|e| e == "zst") {
-        let name = path.display().to_string();
-        return Ok(notesoup_history_codex::decompress(&name, &bytes)?);
+    if path.extension().is_none_or(|e| e != "zst") {
+        return read(path);
     }
-    Ok(bytes)
+    let (file, meta) = open_regular(path)?;
+    if meta.len > SESSION_FILE_MAX_BYTES {
+        return Err(FsError::TooLarge {
+            path: path.to_owned(),
+            limit: SESSION_FILE_MAX_BYTES,
+        }
+        .into());
+    }
+    let name = path.display().to_string();
+    Ok(notesoup_history_codex::decompress_from(
+        &name,
+        file.take(SESSION_FILE_MAX_BYTES),
+        DECOMPRESSED_MAX_BYTES,
+    )?)
 }
 
 fn recent(
@@ -454,9 +499,13 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
                 .map_or_else(|| found.path.clone(), |f| f.path.clone());
             let name = first.display().to_string();
             let bytes = if first.extension().is_some_and(|e| e == "zst") {
-                read(&first).map_err(|e| e.to_string()).and_then(|b| {
-                    notesoup_history_codex::decompress(&name, &b).map_err(|e| e.to_string())
-                })
+                // Only the head shown is decompressed, never the whole file.
+                open_regular(&first)
+                    .map_err(|e| e.to_string())
+                    .and_then(|(file, _)| {
+                        notesoup_history_codex::decompress_head(&name, file, HEAD_BYTES)
+                            .map_err(|e| e.to_string())
+                    })
             } else {
                 head(&first)
             };
@@ -478,8 +527,9 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
     })
 }
 
+/// The first [`HEAD_BYTES`] of a regular file (opened without blocking).
 fn head(path: &Path) -> Result<Vec<u8>, String> {
-    let file = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (file, _) = open_regular(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
     file.take(HEAD_BYTES)
         .read_to_end(&mut bytes)

@@ -38,12 +38,21 @@ use notesoup_history_claude::DecodeError;
 use notesoup_history_codex::CodexError;
 use notesoup_history_core::{Harness, SelectorError};
 use notesoup_history_pi::PiError;
+use notesoup_safe_fs::FsError;
 
 mod corpus;
 mod transcript_index;
 
 pub use corpus::{Corpus, Found, Roots, VARS};
 pub use transcript_index::{Cache, read_transcript};
+
+/// Longest line of a Claude transcript, in bytes: a longer one (or a file of no newlines,
+/// like `/dev/zero` would be) is refused with `too_large` after buffering one byte past it.
+pub const LINE_MAX_BYTES: usize = 64 * 1024 * 1024;
+/// Largest Pi or Codex session file read whole (a `.jsonl.zst` counts its compressed
+/// bytes; its decompressed bytes are capped by
+/// [`notesoup_history_codex::DECOMPRESSED_MAX_BYTES`]), in bytes: `too_large` over it.
+pub const SESSION_FILE_MAX_BYTES: u64 = 128 * 1024 * 1024;
 
 /// Why a session cannot be found or read.
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +109,26 @@ pub enum StoreError {
         /// The IO error.
         source: std::io::Error,
     },
+    /// A file that is not a regular file (a FIFO, a device...), or larger than its cap;
+    /// refused on the open handle, never waited on or read whole.
+    #[error(transparent)]
+    File(#[from] FsError),
+    /// A transcript line longer than [`LINE_MAX_BYTES`].
+    #[error("transcript {}: a line is longer than {limit} bytes; refused rather than buffered", path.display())]
+    LineTooLong {
+        /// The transcript.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// A Pi fork's `parentSession` names a file outside the Pi sessions folders.
+    #[error("{}: parentSession `{}` is outside the Pi sessions folders; not followed", child.display(), parent.display())]
+    ParentOutside {
+        /// The session file naming the parent.
+        child: PathBuf,
+        /// The parent as named.
+        parent: PathBuf,
+    },
     /// The Claude decoder refused the transcript.
     #[error("transcript {}: {source}", path.display())]
     Claude {
@@ -118,7 +147,8 @@ pub enum StoreError {
 
 impl StoreError {
     /// A stable `snake_case` code for replies: the selector's or decoder's own code,
-    /// `ambiguous_session`, `not_found`, `history_cycle` or `io_error`.
+    /// `ambiguous_session`, `not_found`, `history_cycle`, `history_link`, `not_regular`,
+    /// `too_large` or `io_error`.
     pub fn code(&self) -> &'static str {
         match self {
             StoreError::Selector(err) => err.code(),
@@ -132,6 +162,13 @@ impl StoreError {
                     "io_error"
                 }
             }
+            StoreError::File(err) => err.refusal_code().unwrap_or(if err.is_not_found() {
+                "not_found"
+            } else {
+                "io_error"
+            }),
+            StoreError::LineTooLong { .. } => "too_large",
+            StoreError::ParentOutside { .. } => "history_link",
             StoreError::Claude { source, .. } => source.code(),
             StoreError::Pi(err) => err.code(),
             StoreError::Codex(err) => err.code(),

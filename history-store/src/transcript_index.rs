@@ -23,7 +23,7 @@ use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
 use notesoup_history_core::Transcript;
 use twox_hash::xxh3;
 
-use crate::StoreError;
+use crate::{LINE_MAX_BYTES, StoreError};
 
 /// The file's first bytes; the last byte is the format version.
 const MAGIC: &[u8; 8] = b"nsidx\0\0\x01";
@@ -65,6 +65,10 @@ impl Cache {
 enum ReadError {
     Io(std::io::Error),
     Decode(DecodeError),
+    /// Not a regular file, refused on the open handle.
+    File(notesoup_safe_fs::FsError),
+    /// A line over [`LINE_MAX_BYTES`].
+    LineTooLong,
 }
 
 impl From<std::io::Error> for ReadError {
@@ -149,6 +153,11 @@ pub fn read_transcript(
             path: path.to_owned(),
             source,
         },
+        ReadError::File(err) => StoreError::File(err),
+        ReadError::LineTooLong => StoreError::LineTooLong {
+            path: path.to_owned(),
+            limit: LINE_MAX_BYTES,
+        },
     })
 }
 
@@ -158,13 +167,15 @@ fn read_indexed(
     head: &Head,
     cache: Option<&Cache>,
 ) -> Result<Transcript, ReadError> {
-    let mut file = File::open(path)?;
+    // A regular file only, checked on the open handle; a FIFO is refused, not waited on.
+    let (mut file, _) = notesoup_safe_fs::open_regular(path).map_err(ReadError::File)?;
     let (dev, ino) = identity(&file.metadata()?);
     let size = file.metadata()?.len();
     let index_file = cache.map(|c| index_path(&c.dir, path));
     let index = index_file
         .as_deref()
-        .and_then(|f| load_index(f, path, options))
+        .zip(cache)
+        .and_then(|(f, c)| load_index(f, path, options, c.max_bytes))
         .filter(|(covered, _)| covered.dev == dev && covered.ino == ino && covered.len <= size);
     let mut reader = BlockReader::new();
     let mut resumed = None;
@@ -330,6 +341,9 @@ impl BlockReader {
             }
             decoder.feed(&lines)?;
             carry.extend_from_slice(rest);
+            if carry.len() > LINE_MAX_BYTES {
+                return Err(ReadError::LineTooLong);
+            }
             if !self.next_block(file)? {
                 return Ok(carry);
             }
@@ -343,8 +357,11 @@ fn load_index(
     index_file: &Path,
     transcript: &Path,
     options: &Options,
+    limit: u64,
 ) -> Option<(Covered, Decoder)> {
-    let bytes = std::fs::read(index_file).ok()?;
+    // A regular file within the cache's whole budget, else no index (a fresh decode).
+    let (mut file, meta) = notesoup_safe_fs::open_regular(index_file).ok()?;
+    let bytes = notesoup_safe_fs::read_capped(&mut file, meta.len, limit, index_file).ok()?;
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
     let hashes: Vec<u64> = body
         .chunks(BLOCK)

@@ -80,6 +80,20 @@ impl FsError {
         }
     }
 
+    /// The protocol code of a hostile file's refusal: `link`, `not_regular` (a FIFO, a
+    /// device, a socket, or a folder where a file belongs, or the reverse), `too_large`,
+    /// `bad_name`; `None` for [`FsError::Io`] (each caller has its own code for the
+    /// system's errors).
+    pub fn refusal_code(&self) -> Option<&'static str> {
+        match self {
+            Self::Link { .. } => Some("link"),
+            Self::NotRegular { .. } | Self::NotDir { .. } => Some("not_regular"),
+            Self::TooLarge { .. } => Some("too_large"),
+            Self::BadName { .. } => Some("bad_name"),
+            Self::Io { .. } => None,
+        }
+    }
+
     /// The path at fault (`None` for [`FsError::BadName`]).
     pub fn path(&self) -> Option<&Path> {
         match self {

@@ -482,14 +482,22 @@ pub fn open_regular(path: &Path) -> Result<(File, Meta), FsError> {
 }
 
 /// Read all of `file` (whose size the caller saw as `hint`), refusing more than `limit`
-/// bytes with [`FsError::TooLarge`] after reading at most `limit + 1`.
+/// bytes with [`FsError::TooLarge`]: at once when `hint` is over it, else after reading at
+/// most `limit + 1` (a file that grows while read).
 pub fn read_capped(
     file: &mut File,
     hint: u64,
     limit: u64,
     path: &Path,
 ) -> Result<Vec<u8>, FsError> {
-    let mut out = Vec::with_capacity(usize::try_from(hint.min(limit)).unwrap_or(0));
+    if hint > limit {
+        // The size the caller saw is already over: refused without reading.
+        return Err(FsError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        });
+    }
+    let mut out = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(|err| FsError::io("read", path.to_path_buf(), err))?;

@@ -53,7 +53,13 @@ fn check(path: &Path, cache: &Path, what: &str) {
 
 /// What the index in `cache` vouches for, if it is whole.
 fn covered(path: &Path, cache: &Path) -> Option<Covered> {
-    load_index(&index_path(cache, path), path, &Options::default()).map(|(c, _)| c)
+    load_index(
+        &index_path(cache, path),
+        path,
+        &Options::default(),
+        u64::MAX,
+    )
+    .map(|(c, _)| c)
 }
 
 fn fixtures() -> Vec<PathBuf> {

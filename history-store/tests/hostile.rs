@@ -1,0 +1,197 @@
+//! Hostile files where the history side reads: a FIFO or a device in a transcript's,
+//! an index's or a session file's place is refused at once (never waited on), a file with
+//! no newline or over its cap is refused with bounded memory, a zstd bomb is refused at
+//! its cap (the listing decodes only the head it shows), and a Pi fork's `parentSession`
+//! outside the Pi sessions folders is not followed.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use notesoup_history_claude::{Head, Options};
+use notesoup_history_core::Harness;
+use notesoup_history_store::{
+    Cache, Corpus, LINE_MAX_BYTES, Roots, SESSION_FILE_MAX_BYTES, StoreError, read_transcript,
+};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("notesoup-hostile-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+fn code(result: Result<impl Sized, StoreError>) -> (&'static str, String) {
+    match result {
+        Ok(_) => panic!("read"),
+        Err(err) => (err.code(), err.to_string()),
+    }
+}
+
+fn transcript(path: &Path, cache: Option<&Cache>) -> Result<(), StoreError> {
+    read_transcript(path, &Options::default(), &Head::Leaf, cache).map(drop)
+}
+
+#[test]
+fn a_fifo_or_a_device_as_a_transcript_is_refused_at_once() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("t.jsonl");
+    mkfifo(&fifo);
+    // Without O_NONBLOCK this open waits for a writer forever.
+    let (code_, message) = code(transcript(&fifo, None));
+    assert_eq!(code_, "not_regular", "{message}");
+    assert!(message.contains("FIFO"), "{message}");
+    // /dev/zero would grow memory without bound: it is not a regular file.
+    let (code_, message) = code(transcript(Path::new("/dev/zero"), None));
+    assert_eq!(code_, "not_regular", "{message}");
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_fifo_in_the_index_place_is_ignored_not_waited_on() {
+    let dir = scratch("fifo-index");
+    let path = dir.join("t.jsonl");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    fs::copy(fixture, &path).unwrap();
+    let cache = Cache {
+        dir: dir.join("cache"),
+        min_bytes: 0,
+        keep: 4,
+        max_bytes: 1 << 20,
+    };
+    fs::create_dir_all(&cache.dir).unwrap();
+    // Every name the index could have in the cache folder is a FIFO: try the one read.
+    transcript(&path, Some(&cache)).unwrap();
+    let mut indexes = 0;
+    for entry in fs::read_dir(&cache.dir).unwrap() {
+        let index = entry.unwrap().path();
+        fs::remove_file(&index).unwrap();
+        mkfifo(&index);
+        indexes += 1;
+    }
+    assert_eq!(indexes, 1);
+    transcript(&path, Some(&cache)).unwrap();
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_line_over_the_cap_is_refused_with_bounded_memory() {
+    let dir = scratch("line");
+    let path = dir.join("t.jsonl");
+    // A sparse file of zeros, no newline: one endless line.
+    let file = fs::File::create(&path).unwrap();
+    file.set_len(LINE_MAX_BYTES as u64 + (4 << 20)).unwrap();
+    let (code_, message) = code(transcript(&path, None));
+    assert_eq!(code_, "too_large", "{message}");
+    assert!(message.contains(&LINE_MAX_BYTES.to_string()), "{message}");
+    let _ = fs::remove_dir_all(dir);
+}
+
+/// A scratch HOME holding one Pi session folder and one Codex sessions folder.
+fn corpus(home: &Path) -> Corpus {
+    let home = home.to_owned();
+    Corpus::new(Roots::default(), move |name| {
+        (name == "HOME").then(|| home.display().to_string())
+    })
+}
+
+const PI_ID: &str = "01a23754-0000-7000-8000-000000000001";
+const CODEX_ID: &str = "01a23756-0000-7000-8000-000000000002";
+
+fn pi_file(home: &Path, id: &str) -> PathBuf {
+    let dir = home.join(".pi/agent/sessions/--w--");
+    fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("2026-12-02T15-00-00-000Z_{id}.jsonl"))
+}
+
+fn codex_file(home: &Path, id: &str, ext: &str) -> PathBuf {
+    let dir = home.join(".codex/sessions/2026/12/02");
+    fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("rollout-2026-12-02T15-19-28-{id}.{ext}"))
+}
+
+fn load(corpus: &Corpus, selector: &str) -> Result<(), StoreError> {
+    let found = corpus.resolve(selector)?;
+    corpus.load(&found, None).map(drop)
+}
+
+#[test]
+fn session_files_that_are_fifos_or_over_the_cap_are_refused() {
+    let home = scratch("sessions");
+    let corpus = corpus(&home);
+    mkfifo(&pi_file(&home, PI_ID));
+    mkfifo(&codex_file(&home, CODEX_ID, "jsonl"));
+    for selector in [format!("pi:{PI_ID}"), format!("codex:{CODEX_ID}")] {
+        let (code_, message) = code(load(&corpus, &selector));
+        assert_eq!(code_, "not_regular", "{selector}: {message}");
+    }
+    // The listing names them unreadable rather than waiting.
+    let (sessions, total) = corpus.recent(None, 10);
+    assert_eq!(total, 2);
+    assert!(
+        sessions.iter().all(|s| s.unreadable.is_some()),
+        "{sessions:?}"
+    );
+    // A sparse session file over the cap is refused by its size, unread.
+    fs::remove_file(pi_file(&home, PI_ID)).unwrap();
+    let big = fs::File::create(pi_file(&home, PI_ID)).unwrap();
+    big.set_len(SESSION_FILE_MAX_BYTES + 1).unwrap();
+    let (code_, message) = code(load(&corpus, &format!("pi:{PI_ID}")));
+    assert_eq!(code_, "too_large", "{message}");
+    let _ = fs::remove_dir_all(home);
+}
+
+/// A zstd frame of `blocks` RLE blocks of 128 KiB of newlines (8 KiB → 256 MiB).
+fn zstd_bomb(blocks: u32) -> Vec<u8> {
+    const BLOCK: u32 = 128 * 1024;
+    let mut zst = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    for i in 0..blocks {
+        let header = u32::from(i + 1 == blocks) | (1 << 1) | (BLOCK << 3);
+        zst.extend_from_slice(&header.to_le_bytes()[..3]);
+        zst.push(b'\n');
+    }
+    zst
+}
+
+#[test]
+fn a_zstd_bomb_in_the_codex_folder_is_refused_and_listed_from_its_head() {
+    let home = scratch("bomb");
+    let corpus = corpus(&home);
+    fs::write(codex_file(&home, CODEX_ID, "jsonl.zst"), zstd_bomb(2048)).unwrap();
+    let (code_, message) = code(load(&corpus, &format!("codex:{CODEX_ID}")));
+    assert_eq!(code_, "too_large", "{message}");
+    let (sessions, total) = corpus.recent(Some(Harness::Codex), 10);
+    assert_eq!(total, 1);
+    // Only the 64 KiB head is decoded: newlines only, so no session_meta.
+    assert!(sessions[0].unreadable.is_some(), "{sessions:?}");
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn a_pi_parent_outside_the_sessions_folder_is_not_followed() {
+    let home = scratch("pi-parent");
+    let outside = home.join("elsewhere/secret.jsonl");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(
+        &outside,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"secret\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n",
+    )
+    .unwrap();
+    let fork = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"{PI_ID}\",\"timestamp\":\"t\",\"cwd\":\"/w\",\"parentSession\":{}}}\n",
+        serde_json::Value::String(outside.display().to_string())
+    );
+    fs::write(pi_file(&home, PI_ID), fork).unwrap();
+    let (code_, message) = code(load(&corpus(&home), &format!("pi:{PI_ID}")));
+    assert_eq!(code_, "history_link", "{message}");
+    assert!(message.contains("outside"), "{message}");
+    let _ = fs::remove_dir_all(home);
+}
