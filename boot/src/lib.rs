@@ -85,12 +85,20 @@ pub const DREAM_SKILL: &str = include_str!("../skills/dream/SKILL.md");
 /// The canonical dream playbook (`boot/playbook/dream.md`).
 pub const DREAM_PLAYBOOK: &str = include_str!("../playbook/dream.md");
 
+/// The opening (title and first paragraph) for hosts that run the reset flow: windows are
+/// cleared, the last word carries over.
+const INTRO_RESET: &str = include_str!("../text/intro-reset.md");
+/// The opening for MCP clients: no reset flow, so nothing about cleared windows or a last
+/// word; the brain outlives the session and is shared with the other agents.
+const INTRO_MCP: &str = include_str!("../text/intro-mcp.md");
 const PROTOCOL: &str = include_str!("../text/protocol.md");
 /// The part of the protocol about the budget warning and the reset tool: only for hosts
 /// that run notesoup's reset flow.
 const PROTOCOL_RESET: &str = include_str!("../text/protocol-reset.md");
 const HISTORY_ON: &str = include_str!("../text/history-on.md");
 const HISTORY_OFF: &str = include_str!("../text/history-off.md");
+/// History for MCP clients: no current session is bound, so a session is named explicitly.
+const HISTORY_ON_MCP: &str = include_str!("../text/history-on-mcp.md");
 const WARNING: &str = include_str!("../text/warning.md");
 const HANDOFF_NORMAL: &str = include_str!("../text/handoff-normal.md");
 const HANDOFF_FORCED: &str = include_str!("../text/handoff-forced.md");
@@ -103,7 +111,7 @@ pub enum BootError {
     #[error(transparent)]
     BadWindowId(#[from] WindowIdError),
     /// The host has no tool names here.
-    #[error("unknown host `{input}`; known hosts: claude, pi")]
+    #[error("unknown host `{input}`; known hosts: claude, pi, mcp")]
     UnknownHost {
         /// The host as given.
         input: String,
@@ -229,9 +237,18 @@ impl FromStr for Reset {
 pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
     let host: Host = input.window.host().parse()?;
     let mut out = format!("{}\n", input.window.marker_line());
+    out.push_str(if host.has_reset_flow() {
+        INTRO_RESET
+    } else {
+        INTRO_MCP
+    });
     out.push_str(&fill(PROTOCOL, host, &[]));
     if host.has_reset_flow() {
         out.push_str(&fill(PROTOCOL_RESET, host, &[]));
+    } else {
+        // The protocol ends with the blank line that leads into the reset part.
+        out.truncate(out.trim_end().len());
+        out.push('\n');
     }
     if let Some(word) = input.last_word.map(str::trim).filter(|w| !w.is_empty()) {
         let _ = write!(
@@ -244,7 +261,9 @@ pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
     snapshot(&mut out, input.notes, input.budget, host);
     out.push_str("\n## History\n\n");
     out.push_str(&fill(
-        if input.history {
+        if input.history && !host.has_reset_flow() {
+            HISTORY_ON_MCP
+        } else if input.history {
             HISTORY_ON
         } else {
             HISTORY_OFF
@@ -318,6 +337,7 @@ fn fill(template: &str, host: Host, extra: &[(&str, &str)]) -> String {
         "notes_edit",
         "notes_delete",
         "empty_brain",
+        "history_sessions",
         "history_list",
         "history_read",
     ] {

@@ -295,6 +295,21 @@ fn an_mcp_boot_names_the_servers_tools_and_no_reset() {
         "{text}"
     );
     assert!(!text.contains("When the window fills"), "{text}");
+    // No reset flow here: its opening says nothing of windows being cleared or a last word,
+    // and history names a session explicitly (nothing binds the current one).
+    let opening: String = text.lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(
+        opening.contains("outlive this session") && opening.contains("Codex"),
+        "{opening}"
+    );
+    for word in ["cleared", "clear", "last word", "context windows"] {
+        assert!(!text.contains(word), "the MCP boot says `{word}`:\n{text}");
+    }
+    assert!(
+        text.contains("`history_sessions` lists the recent sessions"),
+        "{text}"
+    );
+    snapshot_matches("boot-mcp.txt", &text);
     let claude = WindowId::new("claude", "codex", 0).unwrap();
     let claude = boot_text(&BootInput {
         window: &claude,

@@ -361,6 +361,13 @@ fn boot_resource() {
             && !text.contains("empty_brain"),
         "{boot}"
     );
+    // No reset flow over MCP: the boot never says the window is cleared, and history names
+    // a session explicitly.
+    assert!(
+        !text.contains("cleared") && !text.contains("last word"),
+        "{text}"
+    );
+    assert!(text.contains("`history_sessions` lists"), "{text}");
     let missing = s.request(5, "resources/read", json!({"uri": "notesoup://nope"}));
     assert!(missing["error"]["code"].is_i64(), "{missing}");
     assert_eq!(s.finish(), Some(0));
