@@ -17,6 +17,9 @@
 //!   debug log and the mod's log lines. A scenario that panics while an `Outcome` is
 //!   alive prints the request log and the mod's log.
 //!
+//! [`Spawns`] counts the helper processes each notesoup hook call started, from the
+//! engine's debug log (issue 11: at most one per hook event; BENCHMARKS.md quotes it).
+//!
 //! Running the scenarios: `cargo test -p notesoup-e2e --features real-claude` (what
 //! `scripts/test` runs, after `scripts/get-claude` and a release build of the helper);
 //! `--features e2e-pending` adds the scenarios the mod cannot pass yet. Variables:
@@ -61,6 +64,7 @@ mod responses;
 mod runner;
 mod script;
 mod service;
+mod spawns;
 #[cfg(test)]
 mod tests;
 
@@ -70,6 +74,7 @@ pub use responses::{Responder, ResponsesService, Turn, call_outputs, searched_to
 pub use runner::{Harness, Input, Mode, Process, Resume, Session, Step, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
+pub use spawns::{EventSpawns, Spawns};
 
 /// What can go wrong while setting up or running a scenario.
 #[derive(Debug, thiserror::Error)]

@@ -20,6 +20,8 @@ use notesoup_e2e::{Harness, Input, Match, Mode, Outcome, Reply, Script, Step};
 use notesoup_history_core::window;
 use serde_json::Value;
 
+#[path = "scenarios/spawns.rs"]
+mod spawns;
 #[path = "scenarios/windows.rs"]
 mod windows;
 

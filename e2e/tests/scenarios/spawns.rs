@@ -1,0 +1,112 @@
+//! Issue 11: one helper call per hook event at most. Each scenario runs a scripted session
+//! in the real Claude Code, counts the helper spawns of every notesoup hook call in the
+//! engine's debug log ([`Spawns`]), prints the table (BENCHMARKS.md "spawns per hook
+//! event" quotes it) and asserts no hook call started more than one helper.
+//!
+//! `cargo test -p notesoup-e2e --features e2e-pending --locked -- spawns --nocapture`
+
+use notesoup_e2e::{Mode, Outcome, Reply, Script, Spawns};
+
+use super::{EMPTY_BRAIN, assert_clean_exit, reset_script, serial, session};
+
+/// Prints `out`'s spawns table under `what` and returns the counts.
+fn spawns(what: &str, out: &Outcome) -> Spawns {
+    let s = Spawns::of_log(&out.debug_log);
+    // Printed for the benchmark table (`--nocapture`).
+    #[allow(
+        clippy::print_stderr,
+        reason = "the figures are this scenario's output"
+    )]
+    {
+        eprintln!(
+            "\n{what}: {} helper spawns / {} hook calls\n{}",
+            s.total(),
+            s.calls(),
+            s.table()
+        );
+    }
+    s
+}
+
+fn assert_at_most_one(what: &str, s: &Spawns) {
+    assert!(
+        s.max() <= 1,
+        "{what}: a hook call started {} helpers (at most one per hook event):\n{}",
+        s.max(),
+        s.table()
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "e2e-pending"),
+    ignore = "pending issue 11: prompt.submit and each turn.step start two helpers (reset, then limits or a second reset event)"
+)]
+fn spawns_per_hook_event_in_a_turn_with_20_tool_calls() {
+    let mut script = Script::new();
+    for _ in 0..20 {
+        script = script.then(Reply::tool("Bash", serde_json::json!({"command": "true"})));
+    }
+    let script = script.fallback(Reply::text("ok"));
+    let _one = serial();
+    let out = session("spawns-20-calls", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::Print("run the commands".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert_eq!(
+        out.model_turn_requests().len(),
+        21,
+        "20 tool rounds and the answer"
+    );
+    let s = spawns("a turn with 20 Bash calls", &out);
+    assert_at_most_one("a turn with 20 Bash calls", &s);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "e2e-pending"),
+    ignore = "pending issue 11: an answered compaction costs 3-4 helpers in the hooks around it"
+)]
+fn spawns_per_hook_event_in_a_reset() {
+    let _one = serial();
+    let out = session("spawns-reset", reset_script("LW-SPAWNS", Some(false)))
+        .run(&Mode::Print("Clear your window now.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert!(
+        out.model_turn_requests()
+            .iter()
+            .any(|r| r.tail_text().contains(EMPTY_BRAIN) || r.has_tool_result()),
+        "the reset did not run"
+    );
+    let s = spawns(
+        "a reset (empty_brain, its compaction, the continuation)",
+        &out,
+    );
+    assert_at_most_one("a reset", &s);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "e2e-pending"),
+    ignore = "pending issue 11: `/notesoup cap` starts two helpers (limits, then reset)"
+)]
+fn spawns_per_hook_event_of_the_cap_command() {
+    let _one = serial();
+    let script = Script::new().fallback(Reply::text("Hello."));
+    let out = session("spawns-cap", script)
+        .run(&Mode::PrintContinued(vec![
+            "hello".into(),
+            "/notesoup cap 100k".into(),
+        ]))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert!(
+        out.stdout.contains("cap: 100k") || out.stdout.contains("cap:"),
+        "{}",
+        out.stdout
+    );
+    let s = spawns("`/notesoup cap 100k` after one turn", &out);
+    assert_at_most_one("the cap command", &s);
+}
