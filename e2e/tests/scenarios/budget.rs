@@ -1,0 +1,182 @@
+//! Issue 7's scenarios 6 and 7: the budget warning once per window, the hard clear, and
+//! `/fresh-window`'s close-out.
+
+use std::time::Duration;
+
+use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script};
+
+use super::{
+    EMPTY_BRAIN, FRESH_BOOT, WINDOW_200K, assert_clean_exit, assert_fresh_window, boundaries,
+    compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing, run_clean,
+    serial, session,
+};
+
+// ---------------------------------------------------------------------------------
+// 6. Budget: warning once per window; the hard point clears with the forced handoff.
+
+#[test]
+fn s06_budget_warning_once_then_hard_clear() {
+    let _one = serial();
+    let list = || Reply::tool("mcp__notesoup__notes_list", serde_json::json!({}));
+    let script = Script::new()
+        .then(list().with_input_tokens(150_000))
+        .then_when(Match::tool_result(true), list().with_input_tokens(151_000))
+        .then_when(Match::tool_result(true), list().with_input_tokens(160_000))
+        // Window 1: past the warning point again; the warning is due once more.
+        .then_when(
+            Match::tail_contains(FRESH_BOOT),
+            list().with_input_tokens(150_000),
+        )
+        .then_when(
+            Match::tool_result(true),
+            Reply::text("Fresh window, notes checked."),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s06-budget", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .run(&Mode::Print("Work until the budget runs out.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert!(
+        requests.len() >= 3,
+        "the run stopped before the warning could show"
+    );
+    let warned = |r: &notesoup_e2e::Request<'_>| r.tail_text().contains(EMPTY_BRAIN);
+    assert!(
+        warned(&requests[1]),
+        "the tool result past the warning point carries no warning"
+    );
+    assert!(
+        !warned(&requests[2]),
+        "the warning came twice in one window"
+    );
+    assert_eq!(
+        requests.len(),
+        5,
+        "the hard point ends the turn (no request for its tool result), one continuation, \
+         then the fresh window's own tool round"
+    );
+    assert!(
+        !requests[3].has_tool_result(),
+        "the continuation carries a stale tool result"
+    );
+    assert_eq!(boundaries(&out), 1);
+    let fresh: Vec<_> = fresh_window_requests(&out)
+        .into_iter()
+        .filter(|r| !r.has_tool_result())
+        .collect();
+    assert_eq!(fresh.len(), 1, "exactly one continuation");
+    assert_fresh_window(&out, fresh[0], None, notesoup_boot::Reset::Forced);
+    assert_eq!(plugin_prompts(&out), 1, "one continuation prompt on disk");
+    // Once per window: the new window warns again.
+    assert!(
+        warned(&requests[4]),
+        "the fresh window past its warning point was not warned"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 7. /fresh-window while idle: one hidden close-out turn; STOP holds; no continuation.
+
+/// `/fresh-window`'s close-out ran once and STOP held: the first turn and one close-out
+/// turn whose tail carries `warning`, one commit, no summary, the close-out prompt only.
+fn assert_one_close_out(out: &Outcome, warning: &str) {
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the first turn and one close-out turn, no continuation"
+    );
+    assert!(
+        requests[1].tail_text().contains(warning),
+        "the close-out turn carries no budget warning"
+    );
+    assert_eq!(boundaries(out), 1, "the close-out commits once");
+    assert_eq!(compactions(out), 0);
+    assert_eq!(
+        plugin_prompts(out),
+        1,
+        "the close-out prompt and no continuation prompt"
+    );
+}
+
+#[test]
+fn s07_fresh_window_close_out_stops() {
+    let script = Script::new()
+        .then(Reply::text("Hello."))
+        .then_when(
+            Match::tail_contains(EMPTY_BRAIN).and_tool_result(false),
+            Reply::text("Closing out.").and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN", Some(false))),
+        )
+        .fallback(Reply::text("(no continuation was expected)"));
+    let out = run_clean(
+        "s07-fresh-window",
+        script,
+        &Mode::StreamJson(vec![
+            Input::Message("hello".into()),
+            Input::Message("/fresh-window".into()),
+            // The close-out is a hidden turn of its own: wait for its request, then quiet.
+            Input::AfterRequests(2),
+            Input::Idle(Duration::from_secs(3)),
+        ]),
+    );
+    assert_one_close_out(&out, EMPTY_BRAIN);
+    assert!(
+        !out.message_bodies()
+            .iter()
+            .any(|b| b.to_string().contains("(no continuation was expected)")),
+        "a continuation ran"
+    );
+}
+
+// `-p` runs of scenario 7.
+
+#[test]
+fn s07_fresh_window_close_out_print() {
+    let script = Script::new()
+        .then(Reply::text("Hello."))
+        .then_when(
+            Match::tail_contains(EMPTY_BRAIN).and_tool_result(false),
+            Reply::text("Closing out.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN-P", Some(false))),
+        )
+        .fallback(Reply::text("(no continuation was expected)"));
+    let out = run_clean(
+        "s07-fresh-window-print",
+        script,
+        &Mode::PrintContinued(vec!["hello".into(), "/fresh-window".into()]),
+    );
+    // The close-out turn's end says what really follows: no continuation (STOP).
+    assert!(
+        rows_containing(&out, "continues from a fresh window").is_empty(),
+        "the end of the close-out turn promises a continuation that STOP holds back"
+    );
+    assert!(
+        !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
+        "the end of the close-out turn does not say the fresh window waits"
+    );
+    assert_one_close_out(&out, "budget warning");
+}
+
+/// `/fresh-window` as the very first prompt: nothing measured yet, so the close-out cannot
+/// start; the person reads why on stdout, and nothing is sent or cleared.
+#[test]
+fn s07_fresh_window_first_prompt_print() {
+    let out = run_clean(
+        "s07-fresh-window-first-print",
+        Script::new().fallback(Reply::text("(no close-out was expected)")),
+        &Mode::Print("/fresh-window".into()),
+    );
+    let stdout = out.stdout.trim();
+    assert!(
+        stdout.contains("saving notes, then clearing"),
+        "stdout: {stdout:?}"
+    );
+    assert!(
+        stdout.contains("reset cancelled") && stdout.contains("no context usage measured yet"),
+        "the cancel is not shown to the person: {stdout:?}"
+    );
+    assert!(out.model_turn_requests().is_empty(), "a close-out turn ran");
+    assert_eq!(boundaries(&out), 0);
+}

@@ -1,0 +1,85 @@
+//! Issue 7's scenario 9: natural input inside the running turn.
+
+use std::time::Duration;
+
+use notesoup_e2e::{Input, Match, Mode, Reply, Script};
+
+use super::{
+    EMPTY_BRAIN, assert_clean_exit, boundaries, empty_brain, fresh_window_requests, plugin_prompts,
+    serial, session,
+};
+
+// ---------------------------------------------------------------------------------
+// 9. Natural input delivered inside the running turn releases the cutoff; no replay.
+
+#[test]
+fn s09_natural_input_releases_the_cutoff() {
+    let _one = serial();
+    let natural = "NATURAL-INPUT-9: wait, one more thing";
+    let script = Script::new()
+        .then(
+            Reply::text("Clearing after this command.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-NINE", Some(false)))
+                .and_tool(
+                    "Bash",
+                    serde_json::json!({"command": "sleep 3; echo slept", "description": "wait"}),
+                )
+                .with_delay_ms(500),
+        )
+        .then_when(
+            Match::tail_contains("NATURAL-INPUT-9"),
+            Reply::text("Noted your extra thing."),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s09-natural", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::StreamJson(vec![
+            Input::Send("Clear your window after a short command.".into()),
+            Input::AfterRequests(1),
+            Input::Wait(Duration::from_secs(1)),
+            Input::Send(natural.into()),
+            Input::AwaitResult(Duration::from_secs(20)),
+            Input::Wait(Duration::from_secs(2)),
+        ]))
+        .unwrap();
+    assert_clean_exit(&out);
+    let carrying: Vec<_> = out
+        .model_turn_requests()
+        .into_iter()
+        .filter(|r| r.tail_text().contains("NATURAL-INPUT-9"))
+        .collect();
+    assert_eq!(
+        carrying.len(),
+        1,
+        "the natural input reached the model exactly once (no replay)"
+    );
+    let fresh = fresh_window_requests(&out);
+    assert!(
+        fresh.is_empty(),
+        "a plugin continuation ran although natural input took over"
+    );
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "a continuation was submitted over natural input"
+    );
+    // The reset itself still happens once the natural turn is done (no continuation).
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "the requested reset did not commit after the natural turn"
+    );
+    let all: Vec<String> = out
+        .model_turn_requests()
+        .iter()
+        .map(notesoup_e2e::Request::all_text)
+        .collect();
+    let replays = all
+        .iter()
+        .filter(|t| t.matches("NATURAL-INPUT-9").count() > 1)
+        .count();
+    assert_eq!(
+        replays, 0,
+        "the natural input was replayed into a conversation"
+    );
+}

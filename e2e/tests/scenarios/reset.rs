@@ -1,0 +1,304 @@
+//! Issue 7's scenarios 3, 4, 5 and 10: `empty_brain` (terminate or continue once), the
+//! cutoff after parallel reads, and interruptions.
+
+use std::time::Duration;
+
+use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script, Step};
+use serde_json::Value;
+
+use super::{
+    EMPTY_BRAIN, FRESH_BOOT, assert_clean_exit, assert_fresh_window, boundaries, compactions,
+    empty_brain, fresh_window_requests, is_compact_boundary, plugin_prompts, reset_script, run,
+    run_clean, serial, session, tmux,
+};
+
+// ---------------------------------------------------------------------------------
+// 3. empty_brain with terminate: true.
+
+#[test]
+fn s03_empty_brain_terminate_true() {
+    let script = Script::new()
+        .then(
+            Reply::text("Saving and clearing.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-THREE", Some(true))),
+        )
+        .fallback(Reply::text("(no request was expected)"));
+    let out = run_clean(
+        "s03-terminate",
+        script,
+        &Mode::Print("Clear your window now.".into()),
+    );
+    let requests = out.message_requests();
+    assert_eq!(
+        requests.len(),
+        1,
+        "one original request, no synthetic-step or kickoff request"
+    );
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "exactly one commit (compact boundary) on disk"
+    );
+    assert_eq!(compactions(&out), 0);
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "terminate: true, yet a continuation was submitted"
+    );
+    // The committed window holds the new boot, with the sticky note.
+    let after: Vec<&Value> = out
+        .main_rows()
+        .into_iter()
+        .skip_while(|r| !is_compact_boundary(r))
+        .collect();
+    let text: String = after.iter().map(ToString::to_string).collect();
+    assert!(
+        text.contains("notesoup-boot window=\\\"claude:"),
+        "no boot after the boundary"
+    );
+    assert!(
+        text.contains("LW-THREE"),
+        "the sticky note is not in the committed boot"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 4. empty_brain with terminate false (explicit) and omitted: one commit, one fresh window.
+
+fn assert_one_reset_one_continuation(out: &Outcome, sticky: &str) {
+    assert_clean_exit(out);
+    assert_eq!(
+        boundaries(out),
+        1,
+        "exactly one commit (compact boundary) on disk"
+    );
+    let fresh = fresh_window_requests(out);
+    assert_eq!(fresh.len(), 1, "exactly one fresh-window request");
+    assert_fresh_window(out, fresh[0], Some(sticky), notesoup_boot::Reset::Normal);
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the original request and the one continuation"
+    );
+    assert_eq!(plugin_prompts(out), 1, "one continuation prompt on disk");
+}
+
+#[rstest::rstest]
+#[case::explicit_false("s04-explicit", Some(false))]
+#[case::omitted("s04-omitted", None)]
+fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: Option<bool>) {
+    let out = run(
+        name,
+        reset_script("LW-FOUR", terminate),
+        &Mode::Print("Clear your window now.".into()),
+    );
+    assert_one_reset_one_continuation(&out, "LW-FOUR");
+    // Measured (reset-flow/EVENTS.md): after the worker's /compact the boot row the hook
+    // returned is appended through door `prompt`, not `compaction` (the boundary's door).
+    assert!(
+        out.debug_log
+            .contains("the compaction's user row came through door prompt"),
+        "the boot row did not come through door prompt"
+    );
+}
+
+#[test]
+fn s04_empty_brain_continues_once_stream_json() {
+    let out = run(
+        "s04-stream-json",
+        reset_script("LW-FOUR-SJ", Some(false)),
+        &Mode::StreamJson(vec![
+            Input::Message("Clear your window now.".into()),
+            // The continuation is the plugin's own turn: wait for its request, then quiet.
+            Input::AfterRequests(2),
+            Input::Idle(Duration::from_secs(3)),
+        ]),
+    );
+    assert_one_reset_one_continuation(&out, "LW-FOUR-SJ");
+}
+
+#[test]
+fn s04_empty_brain_continues_once_tmux() {
+    let mode = tmux(
+        "Clear your window now.",
+        vec![
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(4)),
+            Step::Capture("after-reset".into()),
+        ],
+    );
+    let out = run("s04-tmux", reset_script("LW-FOUR-TMUX", None), &mode);
+    assert_one_reset_one_continuation(&out, "LW-FOUR-TMUX");
+}
+
+// ---------------------------------------------------------------------------------
+// 5. Parallel Read siblings (one fast, one slow) in the batch with empty_brain.
+
+#[test]
+fn s05_parallel_reads_land_before_the_cutoff() {
+    let _one = serial();
+    let session_name = "s05-parallel";
+    let script_for = |work: &std::path::Path| {
+        let fast = work.join("fast.txt").display().to_string();
+        let slow = work.join("slow.fifo").display().to_string();
+        Script::new()
+            .then(
+                Reply::text("Reading both, then clearing.")
+                    .and_tool_with_id(
+                        "toolu_fast_read",
+                        "Read",
+                        serde_json::json!({"file_path": fast}),
+                    )
+                    .and_tool_with_id(
+                        "toolu_slow_read",
+                        "Read",
+                        serde_json::json!({"file_path": slow}),
+                    )
+                    .and_tool_with_id(
+                        "toolu_empty_brain",
+                        EMPTY_BRAIN,
+                        empty_brain("LW-FIVE", Some(true)),
+                    ),
+            )
+            .fallback(Reply::text("(fallback)"))
+    };
+    let dir = notesoup_e2e::fresh_run_dir(session_name);
+    let work = dir.join("work");
+    let session = session(session_name, script_for(&work))
+        .run_dir(&dir)
+        .file("fast.txt", "FAST-CONTENT\n");
+    // The slow sibling: a named pipe whose writer answers 2 s after the reader opens it.
+    std::fs::create_dir_all(&work).unwrap();
+    let fifo = work.join("slow.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let writer = std::thread::spawn(move || {
+        // Opening for write blocks until Read opens the pipe.
+        if let Ok(mut pipe) = std::fs::OpenOptions::new().write(true).open(&fifo) {
+            std::thread::sleep(Duration::from_secs(2));
+            let _ = std::io::Write::write_all(&mut pipe, b"SLOW-CONTENT\n");
+        }
+    });
+    let out = session
+        .run(&Mode::Print("Read both files, then clear.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert!(writer.is_finished(), "the slow Read never opened its pipe");
+    assert_eq!(
+        out.message_requests().len(),
+        1,
+        "no request after the batch (terminate: true)"
+    );
+    let rows = out.main_rows();
+    let boundary = rows
+        .iter()
+        .position(|r| is_compact_boundary(r))
+        .expect("no commit on disk");
+    let result_at = |id: &str| {
+        rows.iter()
+            .position(|r| r.to_string().contains(&format!("\"tool_use_id\":\"{id}\"")))
+            .unwrap_or_else(|| panic!("no tool_result row for {id}"))
+    };
+    for id in ["toolu_fast_read", "toolu_slow_read", "toolu_empty_brain"] {
+        assert!(
+            result_at(id) < boundary,
+            "{id}'s result landed after the cutoff/commit"
+        );
+    }
+    let slow_row = rows[result_at("toolu_slow_read")].to_string();
+    assert!(
+        slow_row.contains("SLOW-CONTENT"),
+        "the slow Read's result is not its content: {slow_row}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 10. Interruption and a dropped continuation are reported, never compacted twice.
+
+#[test]
+fn s10_interrupted_turn_does_not_reset() {
+    let _one = serial();
+    let script = Script::new()
+        .then(
+            Reply::text("Clearing after this command.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-TEN", Some(false)))
+                .and_tool(
+                    "Bash",
+                    serde_json::json!({"command": "sleep 6; echo slept", "description": "wait"}),
+                ),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s10-interrupt", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::StreamJson(vec![
+            Input::Send("Clear your window after a long command.".into()),
+            Input::AfterRequests(1),
+            Input::Wait(Duration::from_secs(2)),
+            Input::Raw(
+                serde_json::json!({"type": "control_request", "request_id": "e2e-interrupt-1",
+                                          "request": {"subtype": "interrupt"}}),
+            ),
+            Input::AwaitResult(Duration::from_secs(20)),
+            Input::Wait(Duration::from_secs(2)),
+        ]))
+        .unwrap();
+    assert!(!out.timed_out);
+    assert_eq!(boundaries(&out), 0, "an interrupted turn committed a reset");
+    assert_eq!(compactions(&out), 0);
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a continuation ran after the interruption"
+    );
+    let reported = regex::Regex::new(r"(?i)cancel\w*\W.*(abort|interrupt)").unwrap();
+    assert!(
+        reported.is_match(&out.mod_log),
+        "the interruption's cancelled reset is not reported"
+    );
+}
+
+#[test]
+fn s10_failed_continuation_is_reported_not_compacted_again() {
+    let script = Script::new()
+        .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-TEN-B", Some(false))))
+        .rule(
+            Match::tail_contains(FRESH_BOOT).and_tool_result(false),
+            Reply::error(400, "invalid_request_error"),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = run(
+        "s10-dropped",
+        script,
+        &Mode::Print("Clear your window now.".into()),
+    );
+    assert!(!out.timed_out);
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "exactly one commit, never a second compaction"
+    );
+    assert_eq!(compactions(&out), 0);
+    // Claude itself retries a failed request (same turn); notesoup must not start a
+    // second continuation: one plugin-submitted prompt on disk.
+    assert!(
+        !fresh_window_requests(&out).is_empty(),
+        "no continuation was tried"
+    );
+    assert_eq!(
+        plugin_prompts(&out),
+        1,
+        "one continuation prompt, whatever Claude's own retries"
+    );
+    let reported = regex::Regex::new(r"(?i)continuation\W+(\w+\W+)?(failed|dropped)").unwrap();
+    assert!(
+        reported.is_match(&out.mod_log)
+            || reported.is_match(&out.stdout)
+            || reported.is_match(&out.stderr),
+        "the failed continuation is not reported (mod log, stdout or stderr)"
+    );
+}
