@@ -23,7 +23,8 @@
 //! - **Boot:** the resource `notesoup://boot` is the boot text of the brain (how to keep
 //!   notes, then the notes within the boot budget), for a client to load at the start of a
 //!   session: the boot crate's MCP host text (the server's tool names, no budget warning
-//!   or reset tool, which an MCP host does not have).
+//!   or reset tool, which an MCP host does not have). The same text is the prompt `boot`,
+//!   for clients that offer a server's prompts rather than its resources.
 //! - **Robust like the helper:** one JSON-RPC message per line; a line that is not JSON gets
 //!   a `-32700` Parse error, JSON that is not a request this server reads gets `-32600`,
 //!   a line over [`MAX_LINE`] bytes is refused without being held (bounded memory), and the
@@ -82,7 +83,7 @@ mod boot;
 mod server;
 mod transport;
 
-pub use server::BOOT_URI;
+pub use server::{BOOT_PROMPT, BOOT_URI};
 pub use transport::MAX_LINE;
 
 /// What the server is started with.

@@ -1,6 +1,11 @@
 //! The MCP handler: `tools/list` and `tools/call` from the one tool definition, the
-//! `notesoup://boot` resource, and the brain's folder (the server's, or the client's first
-//! declared root).
+//! `notesoup://boot` resource and the same text as the `boot` prompt, and the brain's folder
+//! (the server's, or the client's first declared root).
+//!
+//! Why a prompt too: clients differ in what they put before the model. Some list a server's
+//! resources for the person to attach, others offer its prompts as commands (Claude Desktop
+//! and Cursor show them in their prompt menus). Serving the one boot text both ways costs a
+//! few lines and no second text.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,9 +13,10 @@ use std::time::Duration;
 
 use notesoup_helper_bin::Context;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
     ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -22,6 +28,8 @@ use notesoup_helper_bin::tools::{self, Binding, ToolSpec};
 
 /// The boot resource's URI.
 pub const BOOT_URI: &str = "notesoup://boot";
+/// The boot prompt's name (the same text as the resource).
+pub const BOOT_PROMPT: &str = "boot";
 
 /// How long the client gets to answer `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -51,6 +59,17 @@ impl Server {
             cwd,
             root: Mutex::new(Root::Unknown),
         }
+    }
+
+    /// The boot text of the brain the client's folder picks (the resource's and the
+    /// prompt's one text).
+    async fn boot(&self, context: &RequestContext<RoleServer>) -> Result<String, ErrorData> {
+        let cwd = self.folder(context).await;
+        let ctx = Arc::clone(&self.ctx);
+        tokio::task::spawn_blocking(move || crate::boot::boot(&cwd, &ctx))
+            .await
+            .map_err(|_| ErrorData::internal_error("notesoup hit a bug building the boot", None))?
+            .map_err(|message| ErrorData::internal_error(message, None))
     }
 
     /// The folder that picks the brain: the client's first local root when it declares
@@ -146,6 +165,7 @@ impl ServerHandler for Server {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(
@@ -153,7 +173,7 @@ impl ServerHandler for Server {
                 .with_title("notesoup: working memory for coding agents"),
         )
         .with_instructions(
-            "notesoup is this project's brain: small named notes that outlive the conversation and are shared with every other agent on this project (Claude Code, Codex, ...). Read the notesoup://boot resource (or call notes_list) at the start of a session; save what a fresh you would need with notes_write / notes_edit as you go. history_sessions lists earlier sessions of any agent on this machine; read one with history_list / history_read and its `session`.",
+            "notesoup is this project's brain: small named notes that outlive the conversation and are shared with every other agent on this project (Claude Code, Codex, ...). Read the notesoup://boot resource (or the `boot` prompt, or call notes_list) at the start of a session; save what a fresh you would need with notes_write / notes_edit as you go. history_sessions lists earlier sessions of any agent on this machine; read one with history_list / history_read and its `session`.",
         )
     }
 
@@ -218,16 +238,48 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let cwd = self.folder(&context).await;
-        let ctx = Arc::clone(&self.ctx);
-        let boot = tokio::task::spawn_blocking(move || crate::boot::boot(&cwd, &ctx))
-            .await
-            .map_err(|_| ErrorData::internal_error("notesoup hit a bug building the boot", None))?
-            .map_err(|message| ErrorData::internal_error(message, None))?;
+        let boot = self.boot(&context).await?;
         Ok(ReadResourceResult::new(vec![
             ResourceContents::text(boot, BOOT_URI).with_mime_type("text/markdown"),
         ])
         .into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![
+            Prompt::new(
+                BOOT_PROMPT,
+                Some("Start a session with this project's notes: how to keep them, and the notes as they stand now (the notesoup://boot resource's text)."),
+                None,
+            )
+            .with_title("notesoup boot: this project's notes"),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != BOOT_PROMPT {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt {}; the one prompt is {BOOT_PROMPT}",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let boot = self.boot(&context).await?;
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, boot)])
+                .with_description("notesoup boot: this project's notes")
+                .into(),
+        )
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

@@ -370,6 +370,16 @@ fn boot_resource() {
     assert!(text.contains("`history_sessions` lists"), "{text}");
     let missing = s.request(5, "resources/read", json!({"uri": "notesoup://nope"}));
     assert!(missing["error"]["code"].is_i64(), "{missing}");
+    // The same text as the `boot` prompt, for clients that offer prompts rather than
+    // resources.
+    let prompts = s.request(6, "prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"][0]["name"], "boot", "{prompts}");
+    let prompt = s.request(7, "prompts/get", json!({"name": "boot"}));
+    let message = &prompt["result"]["messages"][0];
+    assert_eq!(message["role"], "user", "{prompt}");
+    assert_eq!(message["content"]["text"].as_str(), Some(text), "{prompt}");
+    let missing = s.request(8, "prompts/get", json!({"name": "nope"}));
+    assert!(missing["error"]["code"].is_i64(), "{missing}");
     assert_eq!(s.finish(), Some(0));
 }
 
