@@ -1,0 +1,170 @@
+//! The cutoff lifetime and main turns: the synthetic end of turn, turn completion, the
+//! reset worker's start, natural input.
+
+use super::{Commit, END_TURN_STOP_TEXT, END_TURN_TEXT, Flow, Marker, Request, Stage};
+use crate::effect::Effect;
+use crate::event::{InputPhase, Measure, TurnEnd};
+
+impl Flow {
+    pub(super) fn main_step(
+        &mut self,
+        turn_id: String,
+        index: u32,
+        context: Option<Measure>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if self.main_turn.as_deref() != Some(turn_id.as_str()) {
+            // A new main turn: a cutoff bound to another turn is stale.
+            self.natural_in_turn = false;
+            if self
+                .cutoff
+                .as_ref()
+                .is_some_and(|c| c.turn.as_ref().is_some_and(|t| *t != turn_id))
+            {
+                self.cutoff = None;
+            }
+            self.main_turn = Some(turn_id.clone());
+        }
+        if let Some(cutoff) = &mut self.cutoff
+            && cutoff.turn.is_none()
+        {
+            cutoff.turn = Some(turn_id);
+        }
+        if index == 0 {
+            // The step that delivers the turn's prompt is never cut.
+            return;
+        }
+        if let Some(measure) = context {
+            self.measure(measure, fx);
+        }
+        if self.cutoff.as_ref().is_some_and(|c| !c.released) {
+            self.cutoff = None;
+            fx.push(Effect::EndTurn {
+                text: self.end_turn_text(),
+            });
+        }
+    }
+
+    /// What the synthetic end of turn tells the person: the work continues from the fresh
+    /// window, or (STOP, terminate, waiting input) the fresh window waits, and why.
+    pub(super) fn end_turn_text(&self) -> String {
+        let why =
+            self.request
+                .as_ref()
+                .and_then(Request::no_continuation)
+                .or(if self.undelivered {
+                    Some("your input continues it")
+                } else {
+                    None
+                });
+        match why {
+            None => END_TURN_TEXT.to_owned(),
+            Some(why) => format!("{END_TURN_STOP_TEXT}: {why}."),
+        }
+    }
+
+    pub(super) fn main_complete(
+        &mut self,
+        reason: TurnEnd,
+        context: Option<Measure>,
+        fx: &mut Vec<Effect>,
+    ) {
+        self.main_turn = None;
+        self.natural_in_turn = false;
+        self.cutoff = None;
+        if reason != TurnEnd::Answer {
+            let how = match reason {
+                TurnEnd::Aborted => "the turn was aborted",
+                TurnEnd::Refusal => "the turn ended in a refusal",
+                TurnEnd::Error | TurnEnd::Other | TurnEnd::Answer => "the turn failed",
+            };
+            if self.request.is_some() {
+                self.cancel_unless_committed(how, fx);
+            }
+            return;
+        }
+        // Evidence comes while the compaction's rows are appended: a commit still unproven
+        // when a main turn completes never will be (and must not hold the request forever).
+        // The point is checked again only after the next turn.
+        let failed = match &self.commit {
+            Some(Commit {
+                stage: Stage::Installed { .. },
+                ..
+            }) => Some("not confirmed"),
+            Some(Commit {
+                stage: Stage::Answered,
+                marker: None,
+                ..
+            }) => Some("never reported"),
+            _ => None,
+        };
+        if let Some(what) = failed {
+            self.commit_failed(what, fx);
+            return;
+        }
+        if self.request.is_none()
+            && let Some(measure) = context
+        {
+            self.measure(measure, fx);
+        }
+        self.start_worker(fx);
+        self.maybe_continue(fx);
+    }
+
+    /// Hand a pending request to the reset worker (between turns only).
+    pub(super) fn start_worker(&mut self, fx: &mut Vec<Effect>) {
+        if self.main_turn.is_some() || self.undelivered || self.commit.is_some() {
+            return;
+        }
+        let generation = self.generation;
+        let Some(request) = &mut self.request else {
+            return;
+        };
+        if request.consumed {
+            return;
+        }
+        request.attempts = request.attempts.saturating_add(1);
+        let marker = Marker {
+            generation,
+            request: request.id,
+            attempt: request.attempts,
+        };
+        self.commit = Some(Commit {
+            request: request.id,
+            marker: Some(marker),
+            stage: Stage::Requested,
+        });
+        fx.push(Effect::Compact {
+            marker: marker.render(),
+            generation,
+        });
+    }
+
+    pub(super) fn natural(&mut self, phase: InputPhase, fx: &mut Vec<Effect>) {
+        // Input that joins the running turn releases its cutoff for the rest of the turn. A
+        // delivery is not itself new input: the prompt that opens a turn is delivered by
+        // that turn's first step, which the cutoff never touches.
+        if phase == InputPhase::Accepted && self.main_turn.is_some() {
+            self.natural_in_turn = true;
+            if let Some(cutoff) = &mut self.cutoff {
+                cutoff.released = true;
+            }
+        }
+        self.undelivered = phase != InputPhase::Delivered;
+        if let Some(request) = &mut self.request {
+            request.natural = true;
+        }
+        if phase == InputPhase::Delivered
+            && matches!(
+                self.commit,
+                Some(Commit {
+                    stage: Stage::Confirmed,
+                    ..
+                })
+            )
+        {
+            // The reset is done and the person's input carries the fresh window.
+            self.maybe_continue(fx);
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! The machine: [`Flow`] holds the three lifetimes and the window; [`Flow::handle`] applies
+//! one event. The handlers live beside this file along the flow's seams: `request` (the
+//! reset request, commands, close-outs, measurement), `cutoff` (main turns and natural
+//! input), `commit` (compactions, the boot, evidence, the continuation).
+
+mod commit;
+mod cutoff;
+mod request;
+
+use serde::{Deserialize, Serialize};
+
+use crate::effect::{Effect, Hints, Pool};
+use crate::event::{Agent, Event, Measure};
+
+/// The version of the state blob this crate writes and reads.
+pub const STATE_VERSION: u32 = 1;
+
+/// The whole reset state between two hook calls (serialized as the state blob).
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent facts of the flow, each named after the rule it serves"
+)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    /// Blob version ([`STATE_VERSION`]).
+    pub(crate) v: u32,
+    /// The session generation; asynchronous results of another generation are ignored.
+    pub(crate) generation: u64,
+    /// `DISABLE_COMPACT` is set.
+    pub(crate) disable_compact: bool,
+    /// The id the next request gets (ids are unique within a generation).
+    pub(crate) next_request: u32,
+    /// The running main turn, if a main step was seen and its completion not yet.
+    pub(crate) main_turn: Option<String>,
+    /// Natural input was accepted or delivered in the running main turn.
+    pub(crate) natural_in_turn: bool,
+    /// Natural input is waiting for a model request.
+    pub(crate) undelivered: bool,
+    /// The request lifetime.
+    pub(crate) request: Option<Request>,
+    /// The commit lifetime (one native compaction attempt).
+    pub(crate) commit: Option<Commit>,
+    /// The cutoff lifetime (per main turn).
+    pub(crate) cutoff: Option<Cutoff>,
+    /// Which compaction the next `boot` event is for.
+    pub(crate) answering: Option<Answering>,
+    /// A continuation was submitted and its fate is not known yet.
+    pub(crate) continuation: bool,
+}
+
+/// Why a request exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Origin {
+    Tool,
+    Budget,
+    Command,
+}
+
+/// The first valid `empty_brain` call's arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Args {
+    pub(crate) sticky: Option<String>,
+    pub(crate) terminate: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent facts of one request, each named after the rule it serves"
+)]
+pub(crate) struct Request {
+    pub(crate) id: u32,
+    pub(crate) origin: Origin,
+    /// First valid tool call wins; `None` until the model calls `empty_brain`.
+    pub(crate) args: Option<Args>,
+    /// Manual STOP (`/empty`, `/fresh-window`): never undone.
+    pub(crate) stop: bool,
+    /// Natural input took over: no plugin continuation.
+    pub(crate) natural: bool,
+    /// A native auto compaction consumed the request (no worker compaction follows).
+    pub(crate) consumed: bool,
+    /// Worker attempts so far (the marker's `a<n>`).
+    pub(crate) attempts: u32,
+    /// A close-out was asked for and may still fail to start.
+    pub(crate) closeout: bool,
+}
+
+impl Request {
+    fn pool(&self) -> Pool {
+        if self.args.is_some() {
+            Pool::Normal
+        } else {
+            Pool::Forced
+        }
+    }
+
+    fn sticky(&self) -> Option<String> {
+        self.args.as_ref().and_then(|a| a.sticky.clone())
+    }
+
+    /// Why this request will not continue, if it will not.
+    fn no_continuation(&self) -> Option<&'static str> {
+        if self.stop {
+            Some("stopped as asked")
+        } else if self.natural {
+            Some("your input continues it")
+        } else if self.args.as_ref().is_some_and(|a| a.terminate) {
+            Some("the model asked to stop (terminate)")
+        } else {
+            None
+        }
+    }
+}
+
+/// The worker marker's parts; rendered as `notesoup-reset g<gen> r<req> a<attempt>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Marker {
+    pub(crate) generation: u64,
+    pub(crate) request: u32,
+    pub(crate) attempt: u32,
+}
+
+impl Marker {
+    pub(crate) fn render(self) -> String {
+        format!(
+            "notesoup-reset g{} r{} a{}",
+            self.generation, self.request, self.attempt
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "stage", deny_unknown_fields)]
+pub(crate) enum Stage {
+    /// The worker's compact command was issued; its `session.compact` has not come.
+    Requested,
+    /// `answer_compaction` was issued; the boot build has not reported.
+    Answered,
+    /// The boot was built; waiting for evidence that Claude kept it. `boundary`: the
+    /// compact boundary was appended; `touched`: any row of this compaction was seen (the
+    /// window changed, so the attempt is never retried).
+    Installed {
+        uuid: String,
+        boundary: bool,
+        touched: bool,
+    },
+    /// Evidence confirmed the boot.
+    Confirmed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Commit {
+    /// The request this attempt resets.
+    pub(crate) request: u32,
+    /// The worker's marker; `None` when a native auto compaction consumed the request.
+    pub(crate) marker: Option<Marker>,
+    pub(crate) stage: Stage,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Cutoff {
+    /// The main turn it ends (`None`: the first main step seen adopts it).
+    pub(crate) turn: Option<String>,
+    /// Natural input released it for the rest of the turn.
+    pub(crate) released: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Answering {
+    /// The commit's compaction (worker or consuming auto).
+    Commit,
+    /// A native auto compaction no request owns (forced pool; falls back to native).
+    Untracked,
+}
+
+/// The one continuation prompt. It names no last word: that is retained with the boot.
+const CONTINUE_TEXT: &str = "Fresh window. Continue from your notes and the handoff.";
+const END_TURN_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here and continues from a fresh window.";
+/// The end-of-turn text when no continuation will follow; `{why}` says why not.
+const END_TURN_STOP_TEXT: &str = "Context window is being cleared by notesoup; this turn ends here. The fresh window waits for the next message";
+/// The start of every worker marker ([`Marker::render`]).
+const MARKER_PREFIX: &str = "notesoup-reset g";
+const STALE_WORKER_NOTICE: &str =
+    "notesoup: the reset's own compaction is no longer needed (its window was already cleared)";
+const USER_COMPACT_NOTICE: &str = "notesoup: /compact is off while notesoup manages this window; use /empty or /fresh-window to clear it.";
+const PRECOMPUTE_NOTICE: &str =
+    "notesoup: background pre-compaction skipped; notesoup clears windows itself.";
+
+impl Default for Flow {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl Flow {
+    /// A fresh flow for a session generation.
+    pub fn new(generation: u64) -> Self {
+        Self {
+            v: STATE_VERSION,
+            generation,
+            disable_compact: false,
+            next_request: 1,
+            main_turn: None,
+            natural_in_turn: false,
+            undelivered: false,
+            request: None,
+            commit: None,
+            cutoff: None,
+            answering: None,
+            continuation: false,
+        }
+    }
+
+    /// The session generation.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The pending request's id, if any (ids are unique within a generation).
+    pub fn request_id(&self) -> Option<u32> {
+        self.request.as_ref().map(|r| r.id)
+    }
+
+    /// The marker the worker's compaction must carry, while one is expected.
+    pub fn expected_marker(&self) -> Option<String> {
+        match &self.commit {
+            Some(Commit {
+                marker: Some(m),
+                stage: Stage::Requested,
+                ..
+            }) => Some(m.render()),
+            _ => None,
+        }
+    }
+
+    /// The facts the shell reads on hot paths.
+    pub fn hints(&self) -> Hints {
+        Hints {
+            generation: self.generation,
+            pending: self.request.is_some(),
+            end_turn_at_next_main_step: self
+                .cutoff
+                .as_ref()
+                .is_some_and(|c| !c.released && (c.turn.is_none() || c.turn == self.main_turn)),
+            compaction_expected: self.expected_marker().is_some(),
+            stop: self
+                .request
+                .as_ref()
+                .is_some_and(|r| r.no_continuation().is_some()),
+            disable_compact: self.disable_compact,
+        }
+    }
+
+    /// Apply one event; returns the effects for the shell to carry out, in order.
+    pub fn handle(&mut self, event: Event) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        match event {
+            Event::EmptyBrain { agent, args } => self.empty_brain(agent, &args, &mut fx),
+            Event::TurnStep {
+                agent: Agent::Main,
+                turn_id,
+                index,
+                context,
+            } => self.main_step(turn_id, index, context, &mut fx),
+            Event::TurnComplete {
+                agent: Agent::Main,
+                turn_id: _,
+                reason,
+                context,
+            } => self.main_complete(reason, context, &mut fx),
+            Event::Measured {
+                tokens,
+                hard,
+                auto_clear,
+            } => {
+                if self.main_turn.is_some() {
+                    self.measure(
+                        Measure {
+                            tokens,
+                            hard,
+                            auto_clear,
+                        },
+                        &mut fx,
+                    );
+                }
+            }
+            Event::NaturalInput { phase } => self.natural(phase, &mut fx),
+            Event::Command { command, busy } => self.command(command, busy, &mut fx),
+            Event::Closeout {
+                generation,
+                status,
+                reason,
+            } if generation == self.generation => self.closeout_missed(status, reason, &mut fx),
+            Event::Compaction {
+                agent,
+                trigger,
+                instructions,
+            } => self.compaction(agent, trigger, instructions.as_deref(), &mut fx),
+            Event::CompactionResult {
+                generation,
+                status,
+                reason,
+            } if generation == self.generation => self.compaction_result(status, reason, &mut fx),
+            Event::Boot {
+                generation,
+                status,
+                uuid,
+                reason,
+            } if generation == self.generation => self.boot(status, uuid, reason, &mut fx),
+            Event::CommitEvidence {
+                generation,
+                source,
+                evidence,
+                uuid,
+                intact,
+            } if generation == self.generation => {
+                self.evidence(source, evidence, uuid.as_deref(), intact, &mut fx);
+            }
+            Event::Continuation {
+                generation,
+                status,
+                reason,
+            } if generation == self.generation => self.continuation(status, reason, &mut fx),
+            Event::Session { generation } => self.session(generation, &mut fx),
+            Event::DisableCompact { set } => {
+                self.disable_compact = set;
+                if set {
+                    self.cancel_unless_committed(
+                        "DISABLE_COMPACT is set: compaction is disabled, so nothing can be cleared",
+                        &mut fx,
+                    );
+                }
+            }
+            // Subagent turns never touch the main flow; a cap change keeps the policy.
+            Event::TurnStep { .. }
+            | Event::TurnComplete { .. }
+            | Event::CapChanged { .. }
+            // Results of work started under another generation: invalidated.
+            | Event::Closeout { .. }
+            | Event::CompactionResult { .. }
+            | Event::Boot { .. }
+            | Event::CommitEvidence { .. }
+            | Event::Continuation { .. } => {}
+        }
+        fx
+    }
+
+    fn session(&mut self, generation: u64, fx: &mut Vec<Effect>) {
+        if generation == self.generation {
+            return;
+        }
+        if self.request.is_some() {
+            fx.push(Effect::Cancel {
+                reason: "the session changed".to_owned(),
+            });
+        }
+        let disable_compact = self.disable_compact;
+        *self = Self::new(generation);
+        self.disable_compact = disable_compact;
+    }
+}
+
+pub(crate) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
