@@ -56,8 +56,13 @@ pub enum Effect {
     /// (helper `boot`), return `{messages: [boot + handoff]}`, and report `boot`
     /// (`acquired` with the boot message's UUID, or `failed`) under `generation`.
     ///
-    /// `{"type":"answer_compaction","pool":"normal","sticky":"finish the parser","generation":1}`
+    /// `ordinal` is the window the boot opens (the current window's ordinal plus one;
+    /// 1 when no window was known).
+    ///
+    /// `{"type":"answer_compaction","pool":"normal","sticky":"finish the parser","ordinal":1,"generation":1}`
     AnswerCompaction {
+        /// The ordinal of the window the boot opens.
+        ordinal: u32,
         /// The handoff pool.
         pool: Pool,
         /// The request's sticky note (`last_word`), if any.
@@ -102,6 +107,15 @@ pub enum Effect {
         /// Where the warning goes.
         mode: CloseoutMode,
         /// Echo in `closeout`.
+        generation: u64,
+    },
+    /// The budget warning is due in this window: attach it to the prompt or tool result
+    /// at hand (helper `warning`), then report `warning` (`delivered` when the chain
+    /// accepted it, else `dropped`) under `generation`.
+    ///
+    /// `{"type":"warn","generation":1}`
+    Warn {
+        /// Echo in `warning`.
         generation: u64,
     },
     /// Show one line to the person (`$.ui.notice`, or the command's text).
@@ -150,4 +164,10 @@ pub struct Hints {
     pub stop: bool,
     /// `DISABLE_COMPACT` is set: explicit resets are refused.
     pub disable_compact: bool,
+    /// The current window's ordinal, once known (it only grows).
+    pub ordinal: Option<u32>,
+    /// The budget warning was delivered in this window.
+    pub warned: bool,
+    /// The runtime cap (`/notesoup cap`), in tokens.
+    pub cap: Option<u64>,
 }

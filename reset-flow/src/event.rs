@@ -38,6 +38,16 @@ impl Measure {
     }
 }
 
+/// What became of an offered budget warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// The downstream chain accepted it (the prompt or tool result carries it).
+    Delivered,
+    /// A hook dropped it, or it could not be loaded: it stays due.
+    Dropped,
+}
+
 /// How a main turn ended (`turn.complete`'s `reason`). Anything unknown counts as a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -291,6 +301,10 @@ pub enum Event {
         /// The UUID of the boot message the hook returns (when acquired).
         #[serde(default)]
         uuid: Option<String>,
+        /// The boot's whole text as returned (when acquired): kept so the commit evidence
+        /// can be matched by text as well as by `uuid`.
+        #[serde(default)]
+        text: Option<String>,
         /// Why it failed, for the report.
         #[serde(default)]
         reason: Option<String>,
@@ -308,9 +322,14 @@ pub enum Event {
         /// The boot row's UUID (for `boot`).
         #[serde(default)]
         uuid: Option<String>,
-        /// The boot row's text is exactly the boot returned (for `boot`).
+        /// The boot row's text is exactly the boot returned (for `boot`). Ignored when
+        /// `text` is given and the flow holds the boot's text: then the flow compares.
         #[serde(default)]
         intact: bool,
+        /// The boot row's text as seen (for `boot`), for the flow to compare with the text
+        /// it was given in `boot` (line ends at the end ignored).
+        #[serde(default)]
+        text: Option<String>,
     },
     /// The continuation prompt started, was dropped, or failed.
     ///
@@ -339,6 +358,81 @@ pub enum Event {
     Session {
         /// The shell's new generation number (the shell increments it).
         generation: u64,
+    },
+    /// A process took over this session's state (the blob was loaded from disk by a new
+    /// process: `claude -p --resume`, a reload). Work the old process had in flight is
+    /// gone: the running turn, the cutoff, a commit not yet confirmed (its request is
+    /// cancelled), an offered warning (due again); the runtime cap is cleared (it lives
+    /// as long as the process that set it). The window, its delivered warning and a
+    /// pending request that had not started its reset are kept.
+    ///
+    /// `{"type":"loaded"}`
+    Loaded,
+    /// A boot naming this session's window `ordinal` is in the conversation (kept by
+    /// Claude, found in the transcript, or just attached). The window ordinal only grows:
+    /// an older boot (a re-sent attachment after a compaction) changes nothing.
+    ///
+    /// `{"type":"window_seen","ordinal":2}`
+    WindowSeen {
+        /// The ordinal the boot's marker line names.
+        ordinal: u32,
+    },
+    /// Claude's own compaction replaced the main conversation (`next(e)` of a
+    /// `native_compaction` came back with messages): the window advances.
+    ///
+    /// `{"type":"native_compacted","agent":"main"}`
+    NativeCompacted {
+        /// Main or subagent (a subagent's compaction changes nothing).
+        agent: Agent,
+    },
+    /// A main tool result or a person's prompt is about to go out with the context at
+    /// `tokens`; `point` is the budget warning point in the same unit (absent: no warning
+    /// point, or warnings off). The flow offers the warning once per window.
+    ///
+    /// `{"type":"warning_point","tokens":150000,"point":142000}`
+    WarningPoint {
+        /// The measured context.
+        tokens: u64,
+        /// The warning point, when warnings are on.
+        #[serde(default)]
+        point: Option<u64>,
+    },
+    /// What became of the offered warning: the downstream chain accepted it (`delivered`),
+    /// or a hook dropped it / it could not be loaded (`dropped`: it stays due).
+    ///
+    /// `{"type":"warning","generation":1,"status":"delivered"}`
+    Warning {
+        /// The generation of the `warn` effect.
+        generation: u64,
+        /// Delivered or dropped.
+        status: Delivery,
+    },
+    /// A main turn started (`turn.start`).
+    ///
+    /// `{"type":"turn_start","agent":"main","turn_id":"t1"}`
+    TurnStart {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.turnId`.
+        turn_id: String,
+    },
+    /// A prompt entered (`prompt.submit`, not a command): `natural` when a person typed it
+    /// (origin not `plugin`). The flow tracks it until a model request carries it.
+    ///
+    /// `{"type":"prompt_submitted","natural":true}`
+    PromptSubmitted {
+        /// Typed by a person (not the close-out or the continuation).
+        natural: bool,
+    },
+    /// A main row was appended through `door` (`session.append`); `queue`/`prompt` after
+    /// the running turn's first step attaches waiting input to that turn.
+    ///
+    /// `{"type":"appended","agent":"main","door":"queue"}`
+    Appended {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.door`.
+        door: String,
     },
     /// `DISABLE_COMPACT` as read at `session.start` (presence: set).
     ///

@@ -5,13 +5,18 @@
 //! facts into events, and carries out the effects it gets back. This crate does no IO, reads
 //! no clock and draws no randomness: the same state and event always give the same answer.
 //!
-//! Three lifetimes:
+//! Three lifetimes, and the window they clear:
 //! - **Request**: from the first valid `empty_brain` call (or the hard point, or `/empty`,
 //!   `/fresh-window`) until a successful reset or a cancellation. It owns the first call's
 //!   sticky note (`last_word`) and continuation policy (`terminate`, default false), and the
 //!   manual STOP.
 //! - **Commit**: one native compaction attempt and the proof that Claude kept the boot.
 //! - **Cutoff**: per main turn; ends the turn at its next step with a synthetic `end_turn`.
+//! - **Window**: its ordinal (only ever grows: a window is never reopened), the
+//!   once-per-window budget warning (delivered only when the downstream chain accepted it),
+//!   the runtime cap (survives windows and model changes; a session change or a new process
+//!   clears it), and where a person's input stands until a model request carries it. The
+//!   blob is built to outlive a process: a process that loads it sends `loaded` first.
 //!
 //! The vocabulary (JSON shapes, with the hook each comes from and what the shell does with
 //! each effect) is in `EVENTS.md` beside this crate; in short:
@@ -31,6 +36,10 @@
 //! | `commit_evidence` | `session.append` results / `$.session.messages()` |
 //! | `continuation` | the continuation `started` / `dropped` / `failed` |
 //! | `cap_changed`, `session`, `disable_compact` | cap, generation, `DISABLE_COMPACT` |
+//! | `loaded` | a process took over a blob another one saved |
+//! | `window_seen`, `native_compacted` | a boot of this session in the conversation; Claude's own compaction |
+//! | `warning_point`, `warning` | a main tool result or prompt past the warning point; the warning's fate |
+//! | `turn_start`, `prompt_submitted`, `appended` | the raw input facts (instead of `natural_input`) |
 //!
 //! | effect `type` | the shell |
 //! | --- | --- |
@@ -42,6 +51,7 @@
 //! | `native_compaction` | `return next(e)` |
 //! | `continue` | `$.prompt.submit` the one continuation |
 //! | `closeout` | the budget warning in a hidden turn (`submit`) or the running one |
+//! | `warn` | attach the budget warning, report whether it was delivered |
 //! | `report` | a one-line notice |
 //! | `cancel` | the request ended without a reset: drop work held for it |
 //!
@@ -91,7 +101,7 @@ pub use flow::{Flow, STATE_VERSION};
 
 pub use effect::{CloseoutMode, Effect, Hints, Pool};
 pub use event::{
-    Agent, BootStatus, Command, ContinuationStatus, Event, Evidence, InputPhase, Measure, Miss,
+    Agent, BootStatus, Command, ContinuationStatus, Delivery, Event, Evidence, InputPhase, Measure, Miss,
     Outcome, Source, Trigger, TurnEnd,
 };
 

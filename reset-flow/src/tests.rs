@@ -914,10 +914,11 @@ fn disable_compact_refuses_explicit_and_budget_resets() {
 // ----- the blob -----
 
 #[rstest]
-#[case::future(json!({"v": 2}), "unknown")]
+#[case::future(json!({"v": 3}), "unknown")]
+#[case::older(json!({"v": 1, "generation": 1}), "unknown")]
 #[case::missing(json!({"generation": 1}), "unknown")]
-#[case::string_version(json!({"v": "1"}), "unknown")]
-#[case::malformed(json!({"v": 1, "generation": "x"}), "bad")]
+#[case::string_version(json!({"v": "2"}), "unknown")]
+#[case::malformed(json!({"v": 2, "generation": "x"}), "bad")]
 fn foreign_blobs_are_refused_never_misread(#[case] blob: Value, #[case] kind: &str) {
     let err = step(&blob, Event::CapChanged { cap: None }).unwrap_err();
     match (kind, &err) {
@@ -930,5 +931,177 @@ fn foreign_blobs_are_refused_never_misread(#[case] blob: Value, #[case] kind: &s
 fn a_null_state_is_a_fresh_flow() {
     let reply = step(&Value::Null, Event::CapChanged { cap: None }).unwrap();
     assert_eq!(reply.flow, Flow::default());
-    assert_eq!(reply.flow.to_blob()["v"], 1);
+    assert_eq!(reply.flow.to_blob()["v"], crate::STATE_VERSION);
+}
+
+// ----- the window: ordinal, warning, cap, a new process, raw input -----
+
+fn warning_point(tokens: u64) -> Value {
+    json!({"type": "warning_point", "tokens": tokens, "point": 1000})
+}
+
+fn warning(g: u64, status: &str) -> Value {
+    json!({"type": "warning", "generation": g, "status": status})
+}
+
+/// A reset of window `from` answered by the worker and confirmed; the boot opens the next.
+fn reset_window(sim: &mut Sim) -> u32 {
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(json!({})));
+    sim.send(turn_step("t1", 1));
+    sim.send(done("t1", "answer"));
+    let marker = sim.flow.expected_marker().unwrap();
+    let fx = sim.send(compaction("manual", Some(&marker)));
+    let [Effect::AnswerCompaction { ordinal, .. }] = fx.as_slice() else {
+        panic!("{fx:?}")
+    };
+    let ordinal = *ordinal;
+    sim.confirm();
+    ordinal
+}
+
+#[test]
+fn the_warning_is_once_per_window_across_processes_and_only_when_delivered() {
+    let mut sim = Sim::new();
+    sim.send(json!({"type": "window_seen", "ordinal": 0}));
+    let g = sim.generation();
+    assert!(sim.send(warning_point(999)).is_empty(), "short of the point");
+    assert_eq!(kinds(&sim.send(warning_point(1000))), ["warn"]);
+    // Offered, not yet delivered: no second offer (a concurrent hook), a drop leaves it due.
+    assert!(sim.send(warning_point(1500)).is_empty());
+    sim.send(warning(g, "dropped"));
+    assert_eq!(kinds(&sim.send(warning_point(1500))), ["warn"]);
+    // An offer whose process ended is due again in the next process.
+    sim.send(json!({"type": "loaded"}));
+    assert_eq!(kinds(&sim.send(warning_point(1500))), ["warn"]);
+    sim.send(warning(g, "delivered"));
+    assert!(sim.flow.hints().warned);
+    // `claude -p --resume`, twice: the same window is never warned again.
+    for _ in 0..2 {
+        sim.send(json!({"type": "loaded"}));
+        sim.send(json!({"type": "window_seen", "ordinal": 0}));
+        assert!(sim.send(warning_point(1800)).is_empty());
+    }
+    // The next window owes its warning again.
+    assert_eq!(reset_window(&mut sim), 1);
+    assert!(!sim.flow.hints().warned);
+    assert_eq!(kinds(&sim.send(warning_point(1800))), ["warn"]);
+}
+
+#[test]
+fn no_warning_under_disable_compact() {
+    let mut sim = Sim::new();
+    sim.send(json!({"type": "disable_compact", "set": true}));
+    assert!(sim.send(warning_point(5000)).is_empty());
+}
+
+#[test]
+fn a_window_ordinal_is_never_reopened() {
+    let mut sim = Sim::new();
+    sim.send(json!({"type": "window_seen", "ordinal": 0}));
+    assert_eq!(reset_window(&mut sim), 1);
+    // A reactive compaction's retry re-sends the cleared window's `:0` boot: no step back.
+    sim.send(json!({"type": "window_seen", "ordinal": 0}));
+    assert_eq!(sim.flow.hints().ordinal, Some(1));
+    assert_eq!(reset_window(&mut sim), 2);
+    // Claude's own compaction of the main conversation advances it too.
+    sim.send(json!({"type": "native_compacted", "agent": "main"}));
+    sim.send(json!({"type": "native_compacted", "agent": "subagent"}));
+    assert_eq!(sim.flow.hints().ordinal, Some(3));
+    // A newer window seen (a rebuilt record, another process) is adopted.
+    sim.send(json!({"type": "window_seen", "ordinal": 7}));
+    assert_eq!(reset_window(&mut sim), 8);
+}
+
+#[test]
+fn the_cap_survives_windows_and_ends_with_the_process_or_the_session() {
+    let mut sim = Sim::new();
+    sim.send(json!({"type": "window_seen", "ordinal": 0}));
+    sim.send(json!({"type": "cap_changed", "cap": 100_000}));
+    reset_window(&mut sim);
+    assert_eq!(sim.flow.hints().cap, Some(100_000), "survives the rollover");
+    sim.send(json!({"type": "loaded"}));
+    assert_eq!(sim.flow.hints().cap, None, "a new process (reload) clears it");
+    sim.send(json!({"type": "cap_changed", "cap": 50_000}));
+    let g = sim.generation();
+    sim.send(json!({"type": "session", "generation": g + 1}));
+    assert_eq!(sim.flow.hints().cap, None, "a session change clears it");
+    assert_eq!(sim.flow.hints().ordinal, None, "and forgets the window");
+}
+
+#[test]
+fn a_cap_change_keeps_the_stop_of_a_pending_reset() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(json!({"terminate": true})));
+    assert!(sim.flow.hints().stop);
+    sim.send(json!({"type": "cap_changed", "cap": 100_000}));
+    assert!(sim.flow.hints().stop && sim.flow.hints().pending);
+}
+
+#[test]
+fn a_new_process_drops_the_old_ones_work_but_keeps_a_request_not_yet_started() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(json!({"last_word": "w"})));
+    assert!(sim.send(json!({"type": "loaded"})).is_empty());
+    assert!(sim.flow.hints().pending, "the request had not started: kept");
+    assert!(!sim.flow.hints().end_turn_at_next_main_step, "its turn is gone");
+    // Started (the worker's compaction is in flight): the process that ran it is gone.
+    sim.send(turn_step("t2", 0));
+    sim.send(done("t2", "answer"));
+    assert!(sim.flow.expected_marker().is_some());
+    assert_eq!(
+        kinds(&sim.send(json!({"type": "loaded"}))),
+        ["cancel", "report"]
+    );
+    assert!(!sim.flow.hints().pending);
+}
+
+#[test]
+fn commit_evidence_matches_the_boot_by_its_identity_and_its_text() {
+    for (uuid, text, kept) in [
+        ("B", "BOOT TEXT\n", true),
+        ("B", "BOOT TEXT, REWRITTEN", false),
+        ("X", "BOOT TEXT", false),
+    ] {
+        let mut sim = Sim::new();
+        sim.send(turn_step("t1", 0));
+        sim.send(eb(json!({})));
+        sim.send(turn_step("t1", 1));
+        sim.send(done("t1", "answer"));
+        let marker = sim.flow.expected_marker().unwrap();
+        sim.send(compaction("manual", Some(&marker)));
+        let g = sim.generation();
+        sim.send(json!({"type": "boot", "generation": g, "status": "acquired", "uuid": "B", "text": "BOOT TEXT"}));
+        sim.send(evidence(g, "append", "boundary", None, false));
+        // The shell's `intact` is not asked: the flow compares the texts itself.
+        let fx = sim.send(json!({"type": "commit_evidence", "generation": g, "source": "append",
+            "evidence": "boot", "uuid": uuid, "intact": true, "text": text}));
+        let want: &[&str] = if kept { &["continue"] } else { &["cancel", "report"] };
+        assert_eq!(kinds(&fx), want, "{uuid} {text:?}");
+    }
+}
+
+#[test]
+fn raw_input_facts_track_natural_input_until_a_request_carries_it() {
+    // Typed while idle: its own turn's opening step carries it.
+    let mut sim = Sim::new();
+    sim.send(json!({"type": "prompt_submitted", "natural": true}));
+    assert!(sim.flow.undelivered);
+    sim.send(json!({"type": "turn_start", "agent": "main", "turn_id": "t1"}));
+    sim.send(turn_step("t1", 0));
+    assert!(!sim.flow.undelivered);
+    // A plugin's prompt (close-out, continuation) is not natural input.
+    sim.send(json!({"type": "prompt_submitted", "natural": false}));
+    assert!(!sim.flow.undelivered);
+    // Typed into the running turn: attached by the engine after the first step, carried by
+    // the next; it releases the turn's cutoff.
+    sim.send(json!({"type": "prompt_submitted", "natural": true}));
+    sim.send(json!({"type": "appended", "agent": "main", "door": "queue"}));
+    assert!(sim.flow.natural_in_turn);
+    sim.send(eb(json!({})));
+    assert!(!sim.flow.hints().end_turn_at_next_main_step);
+    assert!(sim.send(turn_step("t1", 1)).is_empty());
+    assert!(!sim.flow.undelivered);
 }

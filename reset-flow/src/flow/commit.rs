@@ -74,7 +74,10 @@ impl Flow {
                     self.answer_commit(fx);
                 } else {
                     self.answering = Some(Answering::Untracked);
+                    let ordinal = self.next_ordinal();
+                    self.opening = Some(ordinal);
                     fx.push(Effect::AnswerCompaction {
+                        ordinal,
                         pool: Pool::Forced,
                         sticky: None,
                         generation: self.generation,
@@ -85,12 +88,15 @@ impl Flow {
     }
 
     pub(super) fn answer_commit(&mut self, fx: &mut Vec<Effect>) {
+        let ordinal = self.next_ordinal();
         let (Some(request), Some(commit)) = (&self.request, &mut self.commit) else {
             return;
         };
+        self.opening = Some(ordinal);
         commit.stage = Stage::Answered;
         self.answering = Some(Answering::Commit);
         fx.push(Effect::AnswerCompaction {
+            ordinal,
             pool: request.pool(),
             sticky: request.sticky(),
             generation: self.generation,
@@ -101,6 +107,7 @@ impl Flow {
         &mut self,
         status: BootStatus,
         uuid: Option<String>,
+        text: Option<String>,
         reason: Option<String>,
         fx: &mut Vec<Effect>,
     ) {
@@ -111,6 +118,12 @@ impl Flow {
             (BootStatus::Acquired, Some(uuid)) if !uuid.is_empty() => Some(uuid),
             _ => None,
         };
+        let opening = self.opening.take();
+        if acquired.is_some() {
+            // The boot is returned: its window opens (the ordinal `answer_compaction` named;
+            // a newer window seen meanwhile stands).
+            self.advance_to(opening.unwrap_or_else(|| self.next_ordinal()));
+        }
         match (answering, acquired) {
             (Answering::Untracked, Some(_)) => {}
             (Answering::Untracked, None) => fx.push(Effect::NativeCompaction),
@@ -118,6 +131,7 @@ impl Flow {
                 if let Some(commit) = &mut self.commit {
                     commit.stage = Stage::Installed {
                         uuid,
+                        text,
                         boundary: false,
                         touched: false,
                     };
@@ -169,6 +183,7 @@ impl Flow {
         self.commit = None;
         if self.answering == Some(Answering::Commit) {
             self.answering = None;
+            self.opening = None;
         }
         let why = reason.map_or_else(
             || match status {
@@ -198,6 +213,7 @@ impl Flow {
                     uuid: expected,
                     boundary,
                     touched,
+                    ..
                 },
             ..
         }) = &mut self.commit
@@ -238,6 +254,7 @@ impl Flow {
         self.commit = None;
         if self.answering == Some(Answering::Commit) {
             self.answering = None;
+            self.opening = None;
         }
         fx.push(Effect::Cancel {
             reason: format!("the boot is {what} after the compaction"),

@@ -13,8 +13,29 @@ impl Flow {
         context: Option<Measure>,
         fx: &mut Vec<Effect>,
     ) {
+        self.enter_main_turn(turn_id);
+        if index == 0 {
+            // The step that delivers the turn's prompt is never cut.
+            self.stepped(index, fx);
+            return;
+        }
+        if let Some(measure) = context {
+            self.measure(measure, fx);
+        }
+        if self.cutoff.as_ref().is_some_and(|c| !c.released) {
+            self.cutoff = None;
+            fx.push(Effect::EndTurn {
+                text: self.end_turn_text(),
+            });
+        } else {
+            self.stepped(index, fx);
+        }
+    }
+
+    /// The main turn `turn_id` runs: a new one forgets the last one's natural input, and a
+    /// cutoff bound to another turn is stale; an unbound cutoff adopts it.
+    pub(super) fn enter_main_turn(&mut self, turn_id: String) {
         if self.main_turn.as_deref() != Some(turn_id.as_str()) {
-            // A new main turn: a cutoff bound to another turn is stale.
             self.natural_in_turn = false;
             if self
                 .cutoff
@@ -29,19 +50,6 @@ impl Flow {
             && cutoff.turn.is_none()
         {
             cutoff.turn = Some(turn_id);
-        }
-        if index == 0 {
-            // The step that delivers the turn's prompt is never cut.
-            return;
-        }
-        if let Some(measure) = context {
-            self.measure(measure, fx);
-        }
-        if self.cutoff.as_ref().is_some_and(|c| !c.released) {
-            self.cutoff = None;
-            fx.push(Effect::EndTurn {
-                text: self.end_turn_text(),
-            });
         }
     }
 

@@ -6,6 +6,9 @@
 mod commit;
 mod cutoff;
 mod request;
+mod window;
+
+use window::{Waiting, Window};
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +16,7 @@ use crate::effect::{Effect, Hints, Pool};
 use crate::event::{Agent, Event, Measure};
 
 /// The version of the state blob this crate writes and reads.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 
 /// The whole reset state between two hook calls (serialized as the state blob).
 #[allow(
@@ -45,8 +48,16 @@ pub struct Flow {
     pub(crate) cutoff: Option<Cutoff>,
     /// Which compaction the next `boot` event is for.
     pub(crate) answering: Option<Answering>,
+    /// The window the answered compaction's boot opens (named in `answer_compaction`).
+    pub(crate) opening: Option<u32>,
     /// A continuation was submitted and its fate is not known yet.
     pub(crate) continuation: bool,
+    /// The window: ordinal, warning, cap.
+    pub(crate) window: Window,
+    /// A person's input no model request carried yet (from `prompt_submitted`/`appended`).
+    pub(crate) waiting: Option<Waiting>,
+    /// The running main turn has made its first model request.
+    pub(crate) stepped: bool,
 }
 
 /// Why a request exists.
@@ -146,6 +157,8 @@ pub(crate) enum Stage {
     /// window changed, so the attempt is never retried).
     Installed {
         uuid: String,
+        /// The boot's text, when the shell gave it (evidence is then compared with it).
+        text: Option<String>,
         boundary: bool,
         touched: bool,
     },
@@ -215,7 +228,11 @@ impl Flow {
             commit: None,
             cutoff: None,
             answering: None,
+            opening: None,
             continuation: false,
+            window: Window::default(),
+            waiting: None,
+            stepped: false,
         }
     }
 
@@ -256,6 +273,9 @@ impl Flow {
                 .as_ref()
                 .is_some_and(|r| r.no_continuation().is_some()),
             disable_compact: self.disable_compact,
+            ordinal: self.window.ordinal,
+            warned: self.window.warning == window::Warning::Delivered,
+            cap: self.window.cap,
         }
     }
 
@@ -313,15 +333,22 @@ impl Flow {
                 generation,
                 status,
                 uuid,
+                text,
                 reason,
-            } if generation == self.generation => self.boot(status, uuid, reason, &mut fx),
+            } if generation == self.generation => self.boot(status, uuid, text, reason, &mut fx),
             Event::CommitEvidence {
                 generation,
                 source,
                 evidence,
                 uuid,
                 intact,
+                text,
             } if generation == self.generation => {
+                // Given the row's text, the flow compares it with the boot it was given.
+                let intact = match (text.as_deref(), self.installed_text()) {
+                    (Some(seen), Some(built)) => seen.trim_end() == built.trim_end(),
+                    _ => intact,
+                };
                 self.evidence(source, evidence, uuid.as_deref(), intact, &mut fx);
             }
             Event::Continuation {
@@ -330,6 +357,18 @@ impl Flow {
                 reason,
             } if generation == self.generation => self.continuation(status, reason, &mut fx),
             Event::Session { generation } => self.session(generation, &mut fx),
+            Event::Loaded => self.loaded(&mut fx),
+            Event::WindowSeen { ordinal } => self.advance_to(ordinal),
+            Event::NativeCompacted { agent } => self.native_compacted(agent),
+            Event::WarningPoint { tokens, point } => self.warning_point(tokens, point, &mut fx),
+            Event::Warning { generation, status } if generation == self.generation => {
+                self.warning(status);
+            }
+            Event::TurnStart { agent, turn_id } => self.turn_start(agent, turn_id),
+            Event::PromptSubmitted { natural } => self.prompt_submitted(natural, &mut fx),
+            Event::Appended { agent, door } => self.appended(agent, &door, &mut fx),
+            // A refused cap is never sent; a pending reset keeps its policy.
+            Event::CapChanged { cap } => self.window.cap = cap,
             Event::DisableCompact { set } => {
                 self.disable_compact = set;
                 if set {
@@ -342,13 +381,13 @@ impl Flow {
             // Subagent turns never touch the main flow; a cap change keeps the policy.
             Event::TurnStep { .. }
             | Event::TurnComplete { .. }
-            | Event::CapChanged { .. }
             // Results of work started under another generation: invalidated.
             | Event::Closeout { .. }
             | Event::CompactionResult { .. }
             | Event::Boot { .. }
             | Event::CommitEvidence { .. }
-            | Event::Continuation { .. } => {}
+            | Event::Continuation { .. }
+            | Event::Warning { .. } => {}
         }
         fx
     }

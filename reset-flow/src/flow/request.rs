@@ -201,6 +201,7 @@ impl Flow {
             self.commit = None;
             if self.answering == Some(Answering::Commit) {
                 self.answering = None;
+                self.opening = None;
             }
             fx.push(Effect::Cancel {
                 reason: why.to_owned(),

@@ -30,6 +30,9 @@ use crate::flow::{Commit, Flow};
 use crate::{Agent, Effect, Event, Trigger};
 
 const DEPTH: usize = 8;
+/// The window explorer's depth: its alphabet mixes the window's events with the reset
+/// events that move a window, so it reaches a reset's whole commit and beyond.
+const WINDOW_DEPTH: usize = 8;
 
 /// Print a figure in the test output even when it is captured: libtest captures the print
 /// macros, not a direct write to stderr.
@@ -46,6 +49,13 @@ type Alphabet = Vec<(Value, Event)>;
 /// flow tells apart: `aborted`/`refusal` take `error`'s path, `dropped`/`failed` share one,
 /// `/empty` and `/fresh-window` differ only in the notice; the rstest tables cover those.
 fn alphabet(flow: &Flow) -> Vec<Value> {
+    let mut all = reset_alphabet(flow);
+    all.extend(window_alphabet(flow));
+    all
+}
+
+/// The events of the reset lifetimes (request, cutoff, commit).
+fn reset_alphabet(flow: &Flow) -> Vec<Value> {
     let g = flow.generation();
     let marker = flow
         .expected_marker()
@@ -79,7 +89,9 @@ fn alphabet(flow: &Flow) -> Vec<Value> {
         json!({"type": "compaction", "agent": "main", "trigger": "precompute"}),
         json!({"type": "compaction_result", "generation": g, "status": "ok"}),
         json!({"type": "compaction_result", "generation": g, "status": "failed"}),
-        json!({"type": "boot", "generation": g, "status": "acquired", "uuid": "B"}),
+        // The boot's text is kept by the flow, and evidence given a text is matched by it
+        // (evidence without a text is the shell's `intact` claim).
+        json!({"type": "boot", "generation": g, "status": "acquired", "uuid": "B", "text": "T"}),
         json!({"type": "boot", "generation": g, "status": "failed"}),
         json!({"type": "commit_evidence", "generation": g, "source": "append", "evidence": "boundary"}),
         json!({"type": "commit_evidence", "generation": g, "source": "append", "evidence": "boot", "uuid": "B", "intact": true}),
@@ -93,7 +105,39 @@ fn alphabet(flow: &Flow) -> Vec<Value> {
         json!({"type": "session", "generation": g + 1}),
         json!({"type": "cap_changed", "cap": 100_000}),
         json!({"type": "disable_compact", "set": true}),
+        json!({"type": "commit_evidence", "generation": g, "source": "messages", "evidence": "boot", "uuid": "B", "intact": true, "text": "X"}),
+        json!({"type": "commit_evidence", "generation": g, "source": "append", "evidence": "boot", "uuid": "B", "intact": false, "text": "T\n"}),
     ]
+}
+
+/// The window's events: ordinal, warning, cap, a new process, raw input facts.
+fn window_alphabet(flow: &Flow) -> Vec<Value> {
+    let g = flow.generation();
+    vec![
+        json!({"type": "loaded"}),
+        json!({"type": "window_seen", "ordinal": 0}),
+        json!({"type": "window_seen", "ordinal": 2}),
+        json!({"type": "native_compacted", "agent": "main"}),
+        json!({"type": "warning_point", "tokens": 2000, "point": 1000}),
+        json!({"type": "warning", "generation": g, "status": "delivered"}),
+        json!({"type": "warning", "generation": g, "status": "dropped"}),
+        json!({"type": "cap_changed", "cap": null}),
+        json!({"type": "turn_start", "agent": "main", "turn_id": "t2"}),
+        json!({"type": "prompt_submitted", "natural": true}),
+        json!({"type": "appended", "agent": "main", "door": "queue"}),
+    ]
+}
+
+/// The window alphabet with the reset events that move a window.
+fn window_focus(flow: &Flow) -> Vec<Value> {
+    let mut all = reset_alphabet(flow);
+    // empty_brain, main steps 0/1 of t1, the successful completion, the worker's and an
+    // auto compaction, the boot (with its text), the boundary, the boot row, evidence
+    // that rewrote it, a failed compaction, a session change, a cap, DISABLE_COMPACT.
+    let keep = [0, 4, 5, 9, 20, 22, 26, 27, 29, 30, 41, 38, 39, 40];
+    all = keep.iter().map(|&i| all[i].clone()).collect();
+    all.extend(window_alphabet(flow));
+    all
 }
 
 /// What the path so far says happened, from events and effects alone.
@@ -122,6 +166,22 @@ struct Ghost {
     boundary: bool,
     window_changed: bool,
     confirmed: bool,
+    /// The boot's text was given with its `boot` event (`T`).
+    boot_text: bool,
+    /// The ordinal the last `answer_compaction` promised.
+    promised: Option<u32>,
+    // Window-scoped.
+    /// The window ordinal the events named (boots returned, seen, native compactions).
+    ordinal: Option<u32>,
+    /// A warning was offered and its fate is not known.
+    offered: bool,
+    /// The warning was delivered in this window.
+    warned: bool,
+    /// The cap as last accepted (cleared by a new process and a session change).
+    cap: Option<u64>,
+    // Input, from the raw facts.
+    waiting: Option<crate::InputPhase>,
+    stepped: bool,
 }
 
 impl Ghost {
@@ -130,13 +190,44 @@ impl Ghost {
             turn: self.turn,
             natural_in_turn: self.natural_in_turn,
             undelivered: self.undelivered,
+            ordinal: self.ordinal,
+            offered: self.offered,
+            warned: self.warned,
+            cap: self.cap,
+            waiting: self.waiting,
+            stepped: self.stepped,
+            promised: self.promised,
             ..Ghost::default()
         };
+    }
+
+    /// Enter a newer window: its warning is owed again.
+    fn advance(&mut self, ordinal: u32) {
+        if self.ordinal.is_none_or(|n| ordinal > n) {
+            self.ordinal = Some(ordinal);
+            self.offered = false;
+            self.warned = false;
+        }
     }
 }
 
 fn turn_name(id: &str) -> &'static str {
     if id == "t1" { "t1" } else { "t2" }
+}
+
+/// For an alphabet without absolute window facts (no `window_seen`, no raw input): the
+/// window ordinal only matters relative to itself, so every ordinal past 1 is folded onto
+/// 1 (with the ordinal an answered boot opens, one past it), and `stepped` only matters
+/// to raw input events, so it is dropped. The monitor's record is folded the same way.
+fn fold_window(mut flow: Flow, mut ghost: Ghost) -> (Flow, Ghost) {
+    let fold = |n: Option<u32>| n.map(|n| n.min(1));
+    flow.window.ordinal = fold(flow.window.ordinal);
+    flow.opening = flow.opening.map(|_| flow.window.ordinal.map_or(1, |n| n + 1));
+    flow.stepped = false;
+    ghost.ordinal = fold(ghost.ordinal);
+    ghost.promised = flow.opening;
+    ghost.stepped = false;
+    (flow, ghost)
 }
 
 /// The flow with its counters zeroed: behaviour does not depend on their values (the
@@ -223,6 +314,71 @@ fn check(
             g.natural_in_turn = false;
         }
         g.turn = Some(name);
+    }
+
+    if let Event::TurnStart {
+        agent: Agent::Main,
+        turn_id,
+    } = event
+    {
+        let name = turn_name(turn_id);
+        if g.turn != Some(name) {
+            g.natural_in_turn = false;
+        }
+        g.turn = Some(name);
+        g.stepped = false;
+    }
+
+    // The window: never reopened, never goes back; a boot returned opens the promised one.
+    for e in fx {
+        if let Effect::AnswerCompaction { ordinal, .. } = e {
+            if g.ordinal.is_some_and(|n| *ordinal <= n) {
+                return Err(format!("answer_compaction reopens window {ordinal}"));
+            }
+            g.promised = Some(*ordinal);
+        }
+    }
+    match event {
+        Event::Boot {
+            generation,
+            status: crate::BootStatus::Acquired,
+            uuid: Some(_),
+            ..
+        } if *generation == pre.generation() && pre.answering.is_some() => {
+            let promised = g.promised.ok_or("a boot acquired for no answer")?;
+            g.advance(promised);
+        }
+        Event::WindowSeen { ordinal } => g.advance(*ordinal),
+        Event::NativeCompacted { agent: Agent::Main } => {
+            if let Some(n) = g.ordinal {
+                g.advance(n + 1);
+            }
+        }
+        _ => {}
+    }
+
+    // The warning: offered only past its point, once per window (again only after a drop).
+    if has(&|e| matches!(e, Effect::Warn { .. })) {
+        if !matches!(event, Event::WarningPoint { .. }) {
+            return Err("warn outside a warning point".into());
+        }
+        if g.warned || g.offered {
+            return Err("a second warning in one window".into());
+        }
+        if pre.disable_compact {
+            return Err("a warning under DISABLE_COMPACT".into());
+        }
+        g.offered = true;
+    }
+    if let Event::Warning { generation, status } = event
+        && *generation == pre.generation()
+        && g.offered
+    {
+        g.offered = false;
+        g.warned = *status == crate::Delivery::Delivered;
+    }
+    if let Event::CapChanged { cap } = event {
+        g.cap = *cap;
     }
 
     // A request born of this event starts a fresh record.
@@ -314,6 +470,7 @@ fn check(
     {
         if *status == crate::BootStatus::Acquired {
             g.installed = true;
+            g.boot_text = matches!(event, Event::Boot { text: Some(_), .. });
         } else if post.request.is_some() {
             return Err("a failed boot left the request standing".into());
         }
@@ -324,15 +481,21 @@ fn check(
         evidence,
         uuid,
         intact,
+        text,
     } = event
         && *generation == pre.generation()
         && g.installed
     {
         g.window_changed = true;
+        // Given the row's text and the boot's, the texts decide, not the shell's claim.
+        let intact = match text {
+            Some(seen) if g.boot_text => seen.trim_end() == "T",
+            _ => *intact,
+        };
         match evidence {
             crate::Evidence::Boundary if *source == crate::Source::Append => g.boundary = true,
             crate::Evidence::Boot
-                if *intact
+                if intact
                     && uuid.as_deref() == Some("B")
                     && (g.boundary || *source == crate::Source::Messages) =>
             {
@@ -427,7 +590,68 @@ fn check(
             g = Ghost::default();
             return Ok(g);
         }
+        Event::Loaded => {
+            // The process that held the turn, the offer and the cap is gone.
+            if post.main_turn.is_some() || post.cutoff.is_some() || post.commit.is_some() {
+                return Err("work of the old process survived a new process".into());
+            }
+            g.turn = None;
+            g.natural_in_turn = false;
+            g.undelivered = false;
+            g.waiting = None;
+            g.stepped = false;
+            g.offered = false;
+            g.cap = None;
+        }
+        Event::PromptSubmitted { natural: true } => {
+            g.waiting = Some(crate::InputPhase::Queued);
+            g.undelivered = true;
+            if pre.request.is_some() {
+                g.natural = true;
+            }
+        }
+        Event::Appended {
+            agent: Agent::Main,
+            door,
+        } if (door == "queue" || door == "prompt")
+            && g.turn.is_some()
+            && g.stepped
+            && g.waiting == Some(crate::InputPhase::Queued) =>
+        {
+            g.waiting = Some(crate::InputPhase::Accepted);
+            g.natural_in_turn = true;
+            if pre.request.is_some() {
+                g.natural = true;
+            }
+        }
+        Event::TurnStep {
+            agent: Agent::Main,
+            index,
+            ..
+        } if !has(&|e| matches!(e, Effect::EndTurn { .. })) => {
+            g.stepped = true;
+            let carried = match g.waiting {
+                Some(crate::InputPhase::Accepted) => true,
+                Some(crate::InputPhase::Queued) => *index == 0,
+                _ => false,
+            };
+            if carried {
+                g.waiting = None;
+                g.undelivered = false;
+                if post.request.is_some() {
+                    g.natural = true;
+                }
+            }
+        }
         _ => {}
+    }
+
+    // What the hints say about the window agrees with the record.
+    if hints.ordinal != g.ordinal || hints.warned != g.warned || hints.cap != g.cap {
+        return Err(format!(
+            "the window disagrees with the events: {hints:?}, expected ordinal {:?}, warned {}, cap {:?}",
+            g.ordinal, g.warned, g.cap
+        ));
     }
 
     // Request lifetime and STOP.
@@ -445,8 +669,14 @@ fn check(
     Ok(g)
 }
 
-#[test]
-fn every_event_sequence_keeps_the_invariants() {
+/// Every sequence of `alphabet`'s events up to `depth` from a fresh flow; returns the
+/// figures line.
+fn explore(
+    name: &str,
+    depth: usize,
+    alphabet: fn(&Flow) -> Vec<Value>,
+    fold: fn(Flow, Ghost) -> (Flow, Ghost),
+) -> String {
     // Layers hold canonical flows only: behaviour does not depend on the counters, and the
     // alphabet is resolved against the canonical state itself.
     let mut layer: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
@@ -457,7 +687,7 @@ fn every_event_sequence_keeps_the_invariants() {
     let mut width = 0;
     // The alphabet depends only on the generation and the live marker: parse it once each.
     let mut alphabets: HashMap<(u64, Option<String>), Alphabet> = HashMap::new();
-    for _ in 0..DEPTH {
+    for _ in 0..depth {
         let mut next: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
         for ((flow, ghost), (count, trail)) in &layer {
             let events = alphabets
@@ -484,7 +714,7 @@ fn every_event_sequence_keeps_the_invariants() {
                 });
                 paths += count;
                 let entry = next
-                    .entry((canonical(post), ghost))
+                    .entry(fold(canonical(post), ghost))
                     .or_insert_with_key(|(post, _)| {
                         assert_eq!(
                             Flow::from_blob(&post.to_blob()).as_ref(),
@@ -501,10 +731,20 @@ fn every_event_sequence_keeps_the_invariants() {
         states += next.len();
         layer = next;
     }
-    report(&format!(
-        "reset-flow explorer: depth {DEPTH}, alphabet {width} events, {states} distinct states, {transitions} transitions, {paths} event sequences (all prefixes) checked"
-    ));
-    assert!(paths > (width as u128).pow(u32::try_from(DEPTH).unwrap()));
+    assert!(paths > (width as u128).pow(u32::try_from(depth).unwrap()));
+    format!(
+        "reset-flow explorer ({name}): depth {depth}, alphabet {width} events, {states} distinct states, {transitions} transitions, {paths} event sequences (all prefixes) checked"
+    )
+}
+
+#[test]
+fn every_event_sequence_keeps_the_invariants() {
+    report(&explore("reset lifetimes", DEPTH, reset_alphabet, fold_window));
+}
+
+#[test]
+fn every_window_sequence_keeps_the_invariants() {
+    report(&explore("window", WINDOW_DEPTH, window_focus, |f, g| (f, g)));
 }
 
 /// Beyond the exhaustive depth: long walks (fixed-seed, so every run checks the same

@@ -1,0 +1,166 @@
+//! The window: its ordinal (only ever grows), the once-per-window budget warning, the
+//! runtime cap and its lifetime, a new process taking over, and where a person's input
+//! stands (queued, attached to the running turn) until a model request carries it.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Commit, Flow, Stage};
+use crate::effect::Effect;
+use crate::event::{Agent, Delivery, InputPhase};
+
+/// The window the flow is in and what lives exactly as long as it (or as the process).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Window {
+    /// The current window's ordinal, once known. It only grows: a window is never reopened.
+    pub(crate) ordinal: Option<u32>,
+    /// The budget warning of this window.
+    pub(crate) warning: Warning,
+    /// The runtime cap in tokens (`/notesoup cap`): survives window and model changes,
+    /// cleared by a session change and by a new process.
+    pub(crate) cap: Option<u64>,
+}
+
+/// The once-per-window budget warning.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Warning {
+    /// Not delivered in this window.
+    #[default]
+    Due,
+    /// Offered (a `warn` effect is out); its fate is not known yet.
+    Offered,
+    /// The downstream chain accepted it: not again in this window.
+    Delivered,
+}
+
+/// A person's input not yet carried by a model request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Waiting {
+    /// Submitted; its own turn's opening step carries it.
+    Queued,
+    /// Attached to the running main turn; its next step carries it.
+    Accepted,
+}
+
+impl Flow {
+    /// The ordinal the next boot opens: one past the current window (1 when unknown).
+    pub(super) fn next_ordinal(&self) -> u32 {
+        self.window.ordinal.map_or(1, |n| n.saturating_add(1))
+    }
+
+    /// Enter window `ordinal` when it is newer than the current one; a new window owes its
+    /// warning again.
+    pub(super) fn advance_to(&mut self, ordinal: u32) {
+        if self.window.ordinal.is_none_or(|n| ordinal > n) {
+            self.window.ordinal = Some(ordinal);
+            self.window.warning = Warning::Due;
+        }
+    }
+
+    pub(super) fn loaded(&mut self, fx: &mut Vec<Effect>) {
+        self.window.cap = None;
+        if self.window.warning == Warning::Offered {
+            self.window.warning = Warning::Due;
+        }
+        self.main_turn = None;
+        self.natural_in_turn = false;
+        self.undelivered = false;
+        self.waiting = None;
+        self.stepped = false;
+        self.cutoff = None;
+        self.answering = None;
+        self.opening = None;
+        self.continuation = false;
+        if self.commit.is_some() {
+            // The process that ran this reset is gone, and with it what it would have done
+            // next: a confirmed reset just ends, an unconfirmed one is cancelled.
+            self.cancel_unless_committed("the process that ran the reset ended", fx);
+        }
+    }
+
+    pub(super) fn native_compacted(&mut self, agent: Agent) {
+        if agent == Agent::Main {
+            let next = self.next_ordinal();
+            if self.window.ordinal.is_some() {
+                self.advance_to(next);
+            }
+        }
+    }
+
+    pub(super) fn warning_point(&mut self, tokens: u64, point: Option<u64>, fx: &mut Vec<Effect>) {
+        if self.disable_compact || self.window.warning != Warning::Due {
+            return;
+        }
+        if point.is_some_and(|p| tokens >= p) {
+            self.window.warning = Warning::Offered;
+            fx.push(Effect::Warn {
+                generation: self.generation,
+            });
+        }
+    }
+
+    pub(super) fn warning(&mut self, status: Delivery) {
+        if self.window.warning == Warning::Offered {
+            self.window.warning = match status {
+                Delivery::Delivered => Warning::Delivered,
+                Delivery::Dropped => Warning::Due,
+            };
+        }
+    }
+
+    pub(super) fn turn_start(&mut self, agent: Agent, turn_id: String) {
+        if agent == Agent::Main {
+            self.stepped = false;
+            self.enter_main_turn(turn_id);
+        }
+    }
+
+    pub(super) fn prompt_submitted(&mut self, natural: bool, fx: &mut Vec<Effect>) {
+        if natural {
+            // Waiting to run as its own turn, or to be attached to the running one.
+            self.waiting = Some(Waiting::Queued);
+            self.natural(InputPhase::Queued, fx);
+        }
+    }
+
+    pub(super) fn appended(&mut self, agent: Agent, door: &str, fx: &mut Vec<Effect>) {
+        if agent == Agent::Main
+            && (door == "queue" || door == "prompt")
+            && self.main_turn.is_some()
+            && self.stepped
+            && self.waiting == Some(Waiting::Queued)
+        {
+            // The engine attached the waiting prompt to the running turn.
+            self.waiting = Some(Waiting::Accepted);
+            self.natural(InputPhase::Accepted, fx);
+        }
+    }
+
+    /// A main step that goes out as a model request carries the waiting input: its own
+    /// turn's opening step, or the step after the engine attached it to the running turn.
+    pub(super) fn stepped(&mut self, index: u32, fx: &mut Vec<Effect>) {
+        self.stepped = true;
+        let carried = match self.waiting {
+            Some(Waiting::Accepted) => true,
+            Some(Waiting::Queued) => index == 0,
+            None => false,
+        };
+        if carried {
+            self.waiting = None;
+            self.natural(InputPhase::Delivered, fx);
+        }
+    }
+
+    /// The commit's boot text, when the flow was given it.
+    pub(super) fn installed_text(&self) -> Option<&str> {
+        match &self.commit {
+            Some(Commit {
+                stage: Stage::Installed { text, .. },
+                ..
+            }) => text.as_deref(),
+            _ => None,
+        }
+    }
+}
