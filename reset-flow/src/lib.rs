@@ -101,8 +101,8 @@ pub use flow::{Flow, STATE_VERSION};
 
 pub use effect::{CloseoutMode, Effect, Hints, Pool};
 pub use event::{
-    Agent, BootStatus, Command, ContinuationStatus, Delivery, Event, Evidence, InputPhase, Measure, Miss,
-    Outcome, Source, Trigger, TurnEnd,
+    Agent, BootStatus, Command, ContinuationStatus, Delivery, Event, Evidence, InputPhase, Measure,
+    Miss, Outcome, Source, Trigger, TurnEnd,
 };
 
 /// The answer to one event: the new state, the effects in order, and the hints.

@@ -965,7 +965,10 @@ fn the_warning_is_once_per_window_across_processes_and_only_when_delivered() {
     let mut sim = Sim::new();
     sim.send(json!({"type": "window_seen", "ordinal": 0}));
     let g = sim.generation();
-    assert!(sim.send(warning_point(999)).is_empty(), "short of the point");
+    assert!(
+        sim.send(warning_point(999)).is_empty(),
+        "short of the point"
+    );
     assert_eq!(kinds(&sim.send(warning_point(1000))), ["warn"]);
     // Offered, not yet delivered: no second offer (a concurrent hook), a drop leaves it due.
     assert!(sim.send(warning_point(1500)).is_empty());
@@ -1021,7 +1024,11 @@ fn the_cap_survives_windows_and_ends_with_the_process_or_the_session() {
     reset_window(&mut sim);
     assert_eq!(sim.flow.hints().cap, Some(100_000), "survives the rollover");
     sim.send(json!({"type": "loaded"}));
-    assert_eq!(sim.flow.hints().cap, None, "a new process (reload) clears it");
+    assert_eq!(
+        sim.flow.hints().cap,
+        None,
+        "a new process (reload) clears it"
+    );
     sim.send(json!({"type": "cap_changed", "cap": 50_000}));
     let g = sim.generation();
     sim.send(json!({"type": "session", "generation": g + 1}));
@@ -1045,8 +1052,14 @@ fn a_new_process_drops_the_old_ones_work_but_keeps_a_request_not_yet_started() {
     sim.send(turn_step("t1", 0));
     sim.send(eb(json!({"last_word": "w"})));
     assert!(sim.send(json!({"type": "loaded"})).is_empty());
-    assert!(sim.flow.hints().pending, "the request had not started: kept");
-    assert!(!sim.flow.hints().end_turn_at_next_main_step, "its turn is gone");
+    assert!(
+        sim.flow.hints().pending,
+        "the request had not started: kept"
+    );
+    assert!(
+        !sim.flow.hints().end_turn_at_next_main_step,
+        "its turn is gone"
+    );
     // Started (the worker's compaction is in flight): the process that ran it is gone.
     sim.send(turn_step("t2", 0));
     sim.send(done("t2", "answer"));
@@ -1076,9 +1089,15 @@ fn commit_evidence_matches_the_boot_by_its_identity_and_its_text() {
         sim.send(json!({"type": "boot", "generation": g, "status": "acquired", "uuid": "B", "text": "BOOT TEXT"}));
         sim.send(evidence(g, "append", "boundary", None, false));
         // The shell's `intact` is not asked: the flow compares the texts itself.
-        let fx = sim.send(json!({"type": "commit_evidence", "generation": g, "source": "append",
-            "evidence": "boot", "uuid": uuid, "intact": true, "text": text}));
-        let want: &[&str] = if kept { &["continue"] } else { &["cancel", "report"] };
+        let fx = sim.send(
+            json!({"type": "commit_evidence", "generation": g, "source": "append",
+            "evidence": "boot", "uuid": uuid, "intact": true, "text": text}),
+        );
+        let want: &[&str] = if kept {
+            &["continue"]
+        } else {
+            &["cancel", "report"]
+        };
         assert_eq!(kinds(&fx), want, "{uuid} {text:?}");
     }
 }

@@ -222,7 +222,9 @@ fn turn_name(id: &str) -> &'static str {
 fn fold_window(mut flow: Flow, mut ghost: Ghost) -> (Flow, Ghost) {
     let fold = |n: Option<u32>| n.map(|n| n.min(1));
     flow.window.ordinal = fold(flow.window.ordinal);
-    flow.opening = flow.opening.map(|_| flow.window.ordinal.map_or(1, |n| n + 1));
+    flow.opening = flow
+        .opening
+        .map(|_| flow.window.ordinal.map_or(1, |n| n + 1));
     flow.stepped = false;
     ghost.ordinal = fold(ghost.ordinal);
     ghost.promised = flow.opening;
@@ -713,18 +715,18 @@ fn explore(
                     )
                 });
                 paths += count;
-                let entry = next
-                    .entry(fold(canonical(post), ghost))
-                    .or_insert_with_key(|(post, _)| {
-                        assert_eq!(
-                            Flow::from_blob(&post.to_blob()).as_ref(),
-                            Ok(post),
-                            "the state does not survive its blob; path: {trail:#?} then {raw}"
-                        );
-                        let mut trail = trail.clone();
-                        trail.push(raw.to_string());
-                        (0, trail)
-                    });
+                let entry =
+                    next.entry(fold(canonical(post), ghost))
+                        .or_insert_with_key(|(post, _)| {
+                            assert_eq!(
+                                Flow::from_blob(&post.to_blob()).as_ref(),
+                                Ok(post),
+                                "the state does not survive its blob; path: {trail:#?} then {raw}"
+                            );
+                            let mut trail = trail.clone();
+                            trail.push(raw.to_string());
+                            (0, trail)
+                        });
                 entry.0 += count;
             }
         }
@@ -739,12 +741,19 @@ fn explore(
 
 #[test]
 fn every_event_sequence_keeps_the_invariants() {
-    report(&explore("reset lifetimes", DEPTH, reset_alphabet, fold_window));
+    report(&explore(
+        "reset lifetimes",
+        DEPTH,
+        reset_alphabet,
+        fold_window,
+    ));
 }
 
 #[test]
 fn every_window_sequence_keeps_the_invariants() {
-    report(&explore("window", WINDOW_DEPTH, window_focus, |f, g| (f, g)));
+    report(&explore("window", WINDOW_DEPTH, window_focus, |f, g| {
+        (f, g)
+    }));
 }
 
 /// Beyond the exhaustive depth: long walks (fixed-seed, so every run checks the same
