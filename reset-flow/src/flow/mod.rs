@@ -344,11 +344,7 @@ impl Flow {
                 intact,
                 text,
             } if generation == self.generation => {
-                // Given the row's text, the flow compares it with the boot it was given.
-                let intact = match (text.as_deref(), self.installed_text()) {
-                    (Some(seen), Some(built)) => seen.trim_end() == built.trim_end(),
-                    _ => intact,
-                };
+                let intact = self.intact(text.as_deref(), intact);
                 self.evidence(source, evidence, uuid.as_deref(), intact, &mut fx);
             }
             Event::Continuation {
@@ -369,15 +365,7 @@ impl Flow {
             Event::Appended { agent, door } => self.appended(agent, &door, &mut fx),
             // A refused cap is never sent; a pending reset keeps its policy.
             Event::CapChanged { cap } => self.window.cap = cap,
-            Event::DisableCompact { set } => {
-                self.disable_compact = set;
-                if set {
-                    self.cancel_unless_committed(
-                        "DISABLE_COMPACT is set: compaction is disabled, so nothing can be cleared",
-                        &mut fx,
-                    );
-                }
-            }
+            Event::DisableCompact { set } => self.disable_compact(set, &mut fx),
             // Subagent turns never touch the main flow; a cap change keeps the policy.
             Event::TurnStep { .. }
             | Event::TurnComplete { .. }
@@ -390,6 +378,16 @@ impl Flow {
             | Event::Warning { .. } => {}
         }
         fx
+    }
+
+    fn disable_compact(&mut self, set: bool, fx: &mut Vec<Effect>) {
+        self.disable_compact = set;
+        if set {
+            self.cancel_unless_committed(
+                "DISABLE_COMPACT is set: compaction is disabled, so nothing can be cleared",
+                fx,
+            );
+        }
     }
 
     fn session(&mut self, generation: u64, fx: &mut Vec<Effect>) {

@@ -153,14 +153,19 @@ impl Flow {
         }
     }
 
-    /// The commit's boot text, when the flow was given it.
-    pub(super) fn installed_text(&self) -> Option<&str> {
-        match &self.commit {
+    /// Whether the boot row is the boot as built: given the row's text and holding the
+    /// boot's, the flow compares them (line ends at the end ignored); else the shell's word.
+    pub(super) fn intact(&self, seen: Option<&str>, claimed: bool) -> bool {
+        let built = match &self.commit {
             Some(Commit {
                 stage: Stage::Installed { text, .. },
                 ..
             }) => text.as_deref(),
             _ => None,
+        };
+        match (seen, built) {
+            (Some(seen), Some(built)) => seen.trim_end() == built.trim_end(),
+            _ => claimed,
         }
     }
 }
