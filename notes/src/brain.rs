@@ -1,10 +1,12 @@
 //! [`Brain`]: the notes of one domain and the five operations on them.
 
-use std::fs;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::SystemTime;
 
-use crate::layout::{read_note, sync_dir};
+use notesoup_safe_fs::Dir;
+
+use crate::layout::{Opened, Place, Undo, read_note};
 use crate::{
     Deleted, Edit, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, Note, NoteInfo, NotesError, Version, Written,
     check_folder, check_name, domain_of, fnv1a64,
@@ -15,6 +17,10 @@ use crate::{
 pub struct Brain {
     pub(crate) dir: PathBuf,
     pub(crate) domain: PathBuf,
+    /// The configured store root (the one path whose links are resolved).
+    pub(crate) root: PathBuf,
+    /// The brain folder's name under `brains/`.
+    pub(crate) label: String,
 }
 
 impl Brain {
@@ -31,11 +37,16 @@ impl Brain {
             .take(40)
             .collect();
         let hash = fnv1a64(domain.as_os_str().as_encoded_bytes());
-        let dir = store_root.join("brains").join(format!(
+        let label = format!(
             "{}-{hash:016x}",
             if label.is_empty() { "root" } else { &label }
-        ));
-        Ok(Self { dir, domain })
+        );
+        Ok(Self {
+            dir: store_root.join("brains").join(&label),
+            domain,
+            root: store_root.to_path_buf(),
+            label,
+        })
     }
 
     /// The brain's own folder.
@@ -51,14 +62,24 @@ impl Brain {
     /// Every note under `folder` (`""` for all), sorted by name.
     pub fn list(&self, folder: &str) -> Result<Vec<NoteInfo>, NotesError> {
         let folder = check_folder(folder)?;
-        let mut out = Vec::new();
-        let (start, prefix) = if folder.is_empty() {
-            (self.notes_dir(), String::new())
-        } else {
-            self.check_no_symlinks(folder, false)?;
-            (self.notes_dir().join(folder), format!("{folder}/"))
+        let Some(notes) = self.open_notes()? else {
+            return Ok(Vec::new());
         };
-        Self::walk(&start, &prefix, &mut out)?;
+        Self::list_in(notes, folder)
+    }
+
+    /// [`Brain::list`] under an open `notes/`.
+    pub(crate) fn list_in(notes: Rc<Dir>, folder: &str) -> Result<Vec<NoteInfo>, NotesError> {
+        let mut out = Vec::new();
+        if folder.is_empty() {
+            Self::walk(&notes, "", &mut out)?;
+        } else {
+            // The folder as if it were a note's: its own segment is a folder too.
+            let Some(place) = Self::find(notes, &format!("{folder}/x"))? else {
+                return Ok(Vec::new());
+            };
+            Self::walk(place.dir(), &format!("{folder}/"), &mut out)?;
+        }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
@@ -78,11 +99,11 @@ impl Brain {
     /// One note.
     pub fn read(&self, name: &str) -> Result<Note, NotesError> {
         check_name(name)?;
-        let path = self.note_path(name);
-        self.check_no_symlinks(name, true)?;
-        let (text, updated) = read_note(&path)?.ok_or_else(|| NotesError::NotFound {
+        let not_found = || NotesError::NotFound {
             name: name.to_owned(),
-        })?;
+        };
+        let notes = self.open_notes()?.ok_or_else(not_found)?;
+        let (text, updated) = Self::read_at(notes, name)?.ok_or_else(not_found)?;
         Ok(Note {
             name: name.to_owned(),
             version: Version::of(&text),
@@ -160,48 +181,72 @@ impl Brain {
         now: SystemTime,
     ) -> Result<Deleted, NotesError> {
         check_name(name)?;
-        self.check_no_symlinks(name, true)?;
-        let path = self.note_path(name);
-        if !path.exists() {
-            return Err(match expected {
-                Some(v) => NotesError::VersionConflict {
-                    name: name.to_owned(),
-                    expected: v.to_string(),
-                    current: None,
-                },
-                None => NotesError::NotFound {
-                    name: name.to_owned(),
-                },
-            });
-        }
-        let _lock = self.lock()?;
-        let Some((text, _)) = read_note(&path)? else {
-            // Deleted by someone else between the check above and the lock.
-            check_expected(name, expected, None)?;
-            return Err(NotesError::NotFound {
+        let missing = || match expected {
+            Some(v) => NotesError::VersionConflict {
                 name: name.to_owned(),
-            });
+                expected: v.to_string(),
+                current: None,
+            },
+            None => NotesError::NotFound {
+                name: name.to_owned(),
+            },
+        };
+        let brain = self.open_brain()?.ok_or_else(missing)?;
+        let notes = brain.open_dir("notes")?.map(Rc::new).ok_or_else(missing)?;
+        let place = Self::find(notes, name)?.ok_or_else(missing)?;
+        if Self::read_at_place(&place, name)?.is_none() {
+            return Err(missing());
+        }
+        let _lock = brain.lock()?;
+        let Some((text, _)) = Self::read_at_place(&place, name)? else {
+            // Deleted by someone else between the check above and the lock.
+            return Err(missing());
         };
         let version = Version::of(&text);
         check_expected(name, expected, Some(&version))?;
-        let trash = self.trash_slot(name, now)?;
-        let trash_dir = self.dir.join("trash");
-        fs::rename(&path, &trash).map_err(NotesError::io("move to the trash", &path))?;
-        sync_dir(&trash_dir)?;
-        if let Some(parent) = path.parent() {
-            sync_dir(parent)?;
-            self.remove_empty_folders(parent);
+        let (trash, _) = brain.create_dir("trash")?;
+        let slot = Self::trash_slot(&trash, name, now)?;
+        place.dir().rename(&place.file, &trash, &slot)?;
+        trash.sync()?;
+        place.dir().sync()?;
+        // Folders left empty, from the note's up to (not including) `notes/`.
+        for pair in place.folders.windows(2).rev() {
+            if pair[0]
+                .remove_dir(pair[1].path().file_name().unwrap_or_default())
+                .is_err()
+            {
+                break;
+            }
         }
-        self.prune_trash(now);
+        Self::prune_trash(&trash, now);
         Ok(Deleted {
             name: name.to_owned(),
             version,
-            trash,
+            trash: trash.child_path(&slot),
+        })
+    }
+
+    /// A note's text at its place (links and misplaced kinds refused naming the note).
+    pub(crate) fn read_at_place(
+        place: &Place,
+        name: &str,
+    ) -> Result<Option<(String, u64)>, NotesError> {
+        read_note(place.dir(), &place.file).map_err(|err| match err {
+            NotesError::File(notesoup_safe_fs::FsError::Link { path }) => NotesError::bad_name(
+                name,
+                format!("`{}` is a symlink; symlinks are refused", path.display()),
+            ),
+            NotesError::File(notesoup_safe_fs::FsError::NotRegular {
+                path,
+                kind: "a folder",
+            }) => NotesError::bad_name(name, format!("`{}` is not a note file", path.display())),
+            other => other,
         })
     }
 
     /// The core of write and edit: under the lock, read the current text, check the
-    /// version, compute the new text, check the limits, replace atomically.
+    /// version, compute the new text, check the limits, replace atomically. Whatever fails
+    /// removes the folders and files this call created.
     pub(crate) fn change(
         &self,
         name: &str,
@@ -209,24 +254,39 @@ impl Brain {
         new_text: impl Fn(Option<&str>) -> Result<String, NotesError>,
     ) -> Result<Written, NotesError> {
         check_name(name)?;
-        self.check_no_symlinks(name, true)?;
-        let path = self.note_path(name);
-        // A refusal must change nothing: before creating the brain's folders and lock, answer
+        // A refusal must change nothing: before creating the brain's folders, answer
         // without the lock what can be answered from the note as it stands (it is checked
         // again under the lock).
-        let current = read_note(&path)?.map(|(text, _)| text);
+        let current = match self.open_notes()? {
+            Some(notes) => Self::read_at(notes, name)?.map(|(text, _)| text),
+            None => None,
+        };
         check_expected(name, expected, current.as_deref().map(Version::of).as_ref())?;
         check_note_size(name, &new_text(current.as_deref())?)?;
-        self.ensure()?;
-        let _lock = self.lock()?;
-        self.clean_tmp();
-        let current = read_note(&path)?.map(|(text, _)| text);
+        let mut undo = Undo::default();
+        let done = self.change_locked(name, expected, &new_text, &mut undo);
+        if done.is_err() {
+            undo.rollback();
+        }
+        done
+    }
+
+    fn change_locked(
+        &self,
+        name: &str,
+        expected: Option<&Version>,
+        new_text: &impl Fn(Option<&str>) -> Result<String, NotesError>,
+        undo: &mut Undo,
+    ) -> Result<Written, NotesError> {
+        let opened = self.create_brain(undo)?;
+        let _lock = opened.brain.lock()?;
+        Self::clean_tmp(&opened.tmp);
+        let current = Self::read_at(Rc::clone(&opened.notes), name)?.map(|(text, _)| text);
         let current_version = current.as_deref().map(Version::of);
         check_expected(name, expected, current_version.as_ref())?;
         let text = new_text(current.as_deref())?;
         let bytes = check_note_size(name, &text)?;
-        let others: u64 = self
-            .list("")?
+        let others: u64 = Self::list_in(Rc::clone(&opened.notes), "")?
             .iter()
             .filter(|n| n.name != name)
             .map(|n| n.bytes)
@@ -238,13 +298,40 @@ impl Brain {
                 limit: MAX_BRAIN_BYTES,
             });
         }
-        self.replace_atomically(name, &path, &text)?;
+        Self::write_note(&opened, name, &text, undo)?;
         Ok(Written {
             name: name.to_owned(),
             version: Version::of(&text),
             bytes,
             created: current.is_none(),
         })
+    }
+
+    /// Write note `name` atomically (its folders created, recorded in `undo`), syncing
+    /// every folder it created.
+    pub(crate) fn write_note(
+        opened: &Opened,
+        name: &str,
+        text: &str,
+        undo: &mut Undo,
+    ) -> Result<(), NotesError> {
+        let place = Self::make_place(&opened.notes, name, undo)?;
+        place
+            .dir()
+            .replace_via(&opened.tmp, &place.file, text.as_bytes())
+            .map_err(|err| match err {
+                notesoup_safe_fs::FsError::Link { path } => NotesError::bad_name(
+                    name,
+                    format!("`{}` is a symlink; symlinks are refused", path.display()),
+                ),
+                other => other.into(),
+            })?;
+        // A new folder must itself be durable for the note to be.
+        for dir in place.folders.iter().rev().skip(1) {
+            dir.sync()?;
+        }
+        opened.brain.sync()?;
+        Ok(())
     }
 }
 

@@ -107,6 +107,12 @@ pub enum NotesError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A file or folder in the store is not what the store makes: a symbolic link in its
+    /// layout (never followed), a FIFO, a device, or a file too large to be a note. Code
+    /// `link`, `not_regular` or `too_large` (see [`notesoup_safe_fs::FsError::refusal_code`]),
+    /// else `io`.
+    #[error(transparent)]
+    File(#[from] notesoup_safe_fs::FsError),
     /// The filesystem failed us (permissions, disk full, a path that is not a folder, ...).
     #[error("{action} {}: {source}", path.display())]
     Io {
@@ -123,7 +129,7 @@ pub enum NotesError {
 impl NotesError {
     /// The stable protocol code: `bad_name`, `too_large`, `not_found`, `version_conflict`,
     /// `exists`, `not_in_trash`, `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd`
-    /// or `io`.
+    /// `link`, `not_regular` or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::BadName { .. } => "bad_name",
@@ -138,6 +144,7 @@ impl NotesError {
             Self::NoHome { .. } => "no_home",
             Self::BadCwd { .. } => "bad_cwd",
             Self::Io { .. } => "io",
+            Self::File(err) => err.refusal_code().unwrap_or("io"),
         }
     }
 

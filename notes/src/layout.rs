@@ -1,246 +1,331 @@
-//! The brain's folders on disk: atomic replace, the writer lock, the trash, the walk.
+//! The brain's folders on disk, every one opened through `safe-fs` handles: the store root
+//! is the one configured path (links in it resolved); below it, `brains/`, the brain
+//! folder, `notes/`, `tmp/`, `trash/`, `domain` and every note file and folder are opened
+//! relative to their parent's handle, never through a link, regular files only, without
+//! blocking. A change that fails removes what it created ([`Undo`]), so a refusal (a
+//! full disk included) leaves nothing behind.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{ErrorKind, Write};
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::{Brain, NoteInfo, NotesError, TRASH_DAYS, TRASH_KEEP, Version, check_name};
+use notesoup_safe_fs::{Dir, FsError, Kind, remove_created};
+
+use crate::{
+    Brain, MAX_BRAIN_BYTES, NoteInfo, NotesError, TRASH_DAYS, TRASH_KEEP, Version, check_name,
+};
+
+/// The largest file read as a note: one note can never exceed the whole brain's limit, so
+/// a bigger file in a note's place is refused (`too_large`) rather than read.
+pub(crate) const NOTE_FILE_MAX_BYTES: u64 = MAX_BRAIN_BYTES;
+
+/// What a failing change created, removed again in reverse order (folders only when
+/// empty), so a refusal changes nothing on disk.
+#[derive(Default)]
+pub(crate) struct Undo {
+    root: Vec<std::path::PathBuf>,
+    made: Vec<(Rc<Dir>, OsString, bool)>,
+}
+
+impl Undo {
+    /// The sub-folder `name` of `parent`, created when missing (and then recorded).
+    pub(crate) fn dir(&mut self, parent: &Rc<Dir>, name: &str) -> Result<Rc<Dir>, NotesError> {
+        let (dir, created) = parent.create_dir(name)?;
+        if created {
+            self.made.push((Rc::clone(parent), name.into(), true));
+        }
+        Ok(Rc::new(dir))
+    }
+
+    /// Record a file this change created in `parent`.
+    pub(crate) fn file(&mut self, parent: &Rc<Dir>, name: &str) {
+        self.made.push((Rc::clone(parent), name.into(), false));
+    }
+
+    /// Remove everything recorded, newest first.
+    pub(crate) fn rollback(self) {
+        for (parent, name, is_dir) in self.made.into_iter().rev() {
+            let _ = if is_dir {
+                parent.remove_dir(&name)
+            } else {
+                parent.remove_file(&name)
+            };
+        }
+        remove_created(&self.root);
+    }
+}
+
+/// A note's place: the folder handles from `notes/` down (outermost first) and its file
+/// name (`<last segment>.md`).
+pub(crate) struct Place {
+    pub(crate) folders: Vec<Rc<Dir>>,
+    pub(crate) file: String,
+}
+
+impl Place {
+    /// The folder holding the note file.
+    pub(crate) fn dir(&self) -> &Rc<Dir> {
+        self.folders.last().expect("a place starts at notes/")
+    }
+}
+
+/// The brain's handles for a change: the brain folder and its `notes/`, `tmp/`.
+pub(crate) struct Opened {
+    pub(crate) brain: Rc<Dir>,
+    pub(crate) notes: Rc<Dir>,
+    pub(crate) tmp: Rc<Dir>,
+}
 
 impl Brain {
-    pub(crate) fn replace_atomically(
-        &self,
-        name: &str,
-        path: &Path,
-        text: &str,
-    ) -> Result<(), NotesError> {
-        let parent = path.parent().unwrap_or(&self.dir);
-        let new_folder = !parent.is_dir();
-        create_dir(parent)?;
-        let tmp = self.dir.join("tmp").join(format!(
-            "{}.{}.tmp",
-            name.replace('/', "~"),
-            std::process::id()
-        ));
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)
-            .map_err(NotesError::io("create a temp file", &tmp))?;
-        file.write_all(text.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(NotesError::io("write a temp file", &tmp))?;
-        drop(file);
-        fs::rename(&tmp, path).map_err(NotesError::io("replace", path))?;
-        // Sync the note's folder; when this write created it, every folder up to `notes/`,
-        // since a new folder must itself be durable for the note to be.
-        let notes = self.notes_dir();
-        let depth = if new_folder { usize::MAX } else { 1 };
-        for dir in parent
-            .ancestors()
-            .take_while(|d| d.starts_with(&notes))
-            .take(depth)
-        {
-            sync_dir(dir)?;
-        }
-        Ok(())
+    /// The brain folder, `None` when it does not exist yet.
+    pub(crate) fn open_brain(&self) -> Result<Option<Dir>, NotesError> {
+        let root = match Dir::open(&self.root) {
+            Ok(root) => root,
+            Err(err) if err.is_not_found() => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let Some(brains) = root.open_dir("brains")? else {
+            return Ok(None);
+        };
+        Ok(brains.open_dir(&self.label)?)
     }
 
-    /// Create the brain's folders and its `domain` file.
-    pub(crate) fn ensure(&self) -> Result<(), NotesError> {
-        for sub in ["notes", "trash", "tmp"] {
-            create_dir(&self.dir.join(sub))?;
-        }
-        let domain_file = self.dir.join("domain");
-        if !domain_file.exists() {
+    /// The brain folder with `notes/`, `tmp/`, `trash/` and `domain`, created when missing
+    /// (recorded in `undo`).
+    pub(crate) fn create_brain(&self, undo: &mut Undo) -> Result<Opened, NotesError> {
+        let (root, created) = Dir::create_all(&self.root)?;
+        undo.root = created;
+        let root = Rc::new(root);
+        let brains = undo.dir(&root, "brains")?;
+        let brain = undo.dir(&brains, &self.label)?;
+        let notes = undo.dir(&brain, "notes")?;
+        let tmp = undo.dir(&brain, "tmp")?;
+        undo.dir(&brain, "trash")?;
+        if brain.metadata("domain")?.is_none() {
             let line = format!("{}\n", self.domain.display());
-            fs::write(&domain_file, line).map_err(NotesError::io("write", &domain_file))?;
+            match brain.create_new("domain", line.as_bytes()) {
+                Ok(()) => undo.file(&brain, "domain"),
+                // Written by a concurrent first write: theirs is the same line.
+                Err(err) if err.io_kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(err) => return Err(err.into()),
+            }
         }
-        Ok(())
+        Ok(Opened { brain, notes, tmp })
     }
 
-    pub(crate) fn lock(&self) -> Result<File, NotesError> {
-        let path = self.dir.join("lock");
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(NotesError::io("open the lock", &path))?;
-        file.lock()
-            .map_err(NotesError::io("take the lock", &path))?;
-        Ok(file)
+    /// The place of note `name` under `notes`, `None` when a folder of it does not exist;
+    /// a link or a file where a folder belongs is refused naming the note.
+    pub(crate) fn find(notes: Rc<Dir>, name: &str) -> Result<Option<Place>, NotesError> {
+        let (folders, file) = split(name);
+        let mut place = Place {
+            folders: vec![notes],
+            file,
+        };
+        for seg in folders {
+            match place.dir().open_dir(seg).map_err(in_name(name))? {
+                Some(dir) => place.folders.push(Rc::new(dir)),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(place))
+    }
+
+    /// The place of note `name` under `notes`, its folders created (recorded in `undo`).
+    pub(crate) fn make_place(
+        notes: &Rc<Dir>,
+        name: &str,
+        undo: &mut Undo,
+    ) -> Result<Place, NotesError> {
+        let (folders, file) = split(name);
+        let mut place = Place {
+            folders: vec![Rc::clone(notes)],
+            file,
+        };
+        for seg in folders {
+            let dir = undo.dir(place.dir(), seg).map_err(|err| match err {
+                NotesError::File(fs) => in_name(name)(fs),
+                other => other,
+            })?;
+            place.folders.push(dir);
+        }
+        Ok(place)
+    }
+
+    /// The text of note `name` and its modification time, `None` when it does not exist.
+    pub(crate) fn read_at(notes: Rc<Dir>, name: &str) -> Result<Option<(String, u64)>, NotesError> {
+        match Self::find(notes, name)? {
+            Some(place) => read_note(place.dir(), &place.file).map_err(|err| match err {
+                NotesError::File(fs) => in_name(name)(fs),
+                other => other,
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// `notes/` of an existing brain, `None` when there is none yet.
+    pub(crate) fn open_notes(&self) -> Result<Option<Rc<Dir>>, NotesError> {
+        let Some(brain) = self.open_brain()? else {
+            return Ok(None);
+        };
+        Ok(brain.open_dir("notes")?.map(Rc::new))
+    }
+
+    /// Every note under `dir` (whose names start with `prefix`) into `out`.
+    pub(crate) fn walk(dir: &Dir, prefix: &str, out: &mut Vec<NoteInfo>) -> Result<(), NotesError> {
+        for entry in dir.entries()? {
+            let Ok(file_name) = entry.name.into_string() else {
+                continue;
+            };
+            match entry.kind {
+                Kind::Dir => {
+                    let sub = format!("{prefix}{file_name}");
+                    if check_name(&sub).is_err() {
+                        continue;
+                    }
+                    match dir.open_dir(&file_name) {
+                        Ok(Some(inner)) => Self::walk(&inner, &format!("{sub}/"), out)?,
+                        // Gone, or swapped for a link since the listing: not followed.
+                        Ok(None) | Err(FsError::Link { .. } | FsError::NotDir { .. }) => {}
+                        Err(err) => return Err(err.into()),
+                    }
+                }
+                Kind::File => {
+                    let Some(stem) = file_name.strip_suffix(".md") else {
+                        continue;
+                    };
+                    let name = format!("{prefix}{stem}");
+                    if check_name(&name).is_err() {
+                        continue;
+                    }
+                    let (text, updated) = match read_note(dir, &file_name) {
+                        Ok(Some(note)) => note,
+                        // Vanished since the listing: a concurrent delete.
+                        Ok(None) => continue,
+                        // Not UTF-8, too large, swapped for a link or a FIFO: not a note this
+                        // store wrote; `read` names the problem.
+                        Err(NotesError::Io { source, .. })
+                            if source.kind() == std::io::ErrorKind::InvalidData =>
+                        {
+                            continue;
+                        }
+                        Err(NotesError::File(err)) if err.refusal_code().is_some() => continue,
+                        Err(err) => return Err(err),
+                    };
+                    out.push(NoteInfo {
+                        name,
+                        bytes: text.len() as u64,
+                        updated,
+                        version: Version::of(&text),
+                        first_line: first_line(&text),
+                    });
+                }
+                // Links and special files are never notes.
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Remove temp files left by killed writers. Only called under the lock, when no write
     /// is in flight. Failures are harmless (a leftover is retried next time).
-    pub(crate) fn clean_tmp(&self) {
-        if let Ok(entries) = fs::read_dir(self.dir.join("tmp")) {
-            for entry in entries.flatten() {
-                let _ = fs::remove_file(entry.path());
+    pub(crate) fn clean_tmp(tmp: &Dir) {
+        if let Ok(entries) = tmp.entries() {
+            for entry in entries.into_iter().filter(|e| e.kind != Kind::Dir) {
+                let _ = tmp.remove_file(&entry.name);
             }
         }
     }
 
     /// Keep the newest [`TRASH_KEEP`] trash entries, none older than [`TRASH_DAYS`].
-    pub(crate) fn prune_trash(&self, now: SystemTime) {
-        let Ok(entries) = fs::read_dir(self.dir.join("trash")) else {
+    pub(crate) fn prune_trash(trash: &Dir, now: SystemTime) {
+        let Ok(entries) = trash.entries() else {
             return;
         };
-        let mut stamped: Vec<(u128, PathBuf)> = entries
-            .flatten()
+        let mut stamped: Vec<(u128, OsString)> = entries
+            .into_iter()
+            .filter(|e| e.kind == Kind::File)
             .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let millis = name.split('~').next()?.parse().ok()?;
-                Some((millis, e.path()))
+                let millis = e.name.to_str()?.split('~').next()?.parse().ok()?;
+                Some((millis, e.name))
             })
             .collect();
         stamped.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let now_ms = now
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis();
+        let now_ms = millis(now);
         let max_age = Duration::from_secs(TRASH_DAYS * 86_400).as_millis();
-        for (i, (millis, path)) in stamped.iter().enumerate() {
-            if i >= TRASH_KEEP || now_ms.saturating_sub(*millis) > max_age {
-                let _ = fs::remove_file(path);
+        for (i, (stamp, name)) in stamped.iter().enumerate() {
+            if i >= TRASH_KEEP || now_ms.saturating_sub(*stamp) > max_age {
+                let _ = trash.remove_file(name);
             }
         }
     }
 
-    /// Remove folders left empty by a delete, from `dir` up to (not including) `notes/`.
-    pub(crate) fn remove_empty_folders(&self, dir: &Path) {
-        let notes = self.notes_dir();
-        for d in dir
-            .ancestors()
-            .take_while(|d| *d != notes && d.starts_with(&notes))
-        {
-            if fs::remove_dir(d).is_err() {
-                break;
+    /// A free trash entry name for `name` deleted at `now` (the next free millisecond when
+    /// taken). Only called under the lock.
+    pub(crate) fn trash_slot(
+        trash: &Dir,
+        name: &str,
+        now: SystemTime,
+    ) -> Result<String, NotesError> {
+        let mut stamp = millis(now);
+        let flat = name.replace('/', "~");
+        loop {
+            let slot = format!("{stamp:013}~{flat}.md");
+            if trash.metadata(&slot)?.is_none() {
+                return Ok(slot);
             }
+            stamp += 1;
         }
-    }
-
-    pub(crate) fn notes_dir(&self) -> PathBuf {
-        self.dir.join("notes")
-    }
-
-    pub(crate) fn note_path(&self, name: &str) -> PathBuf {
-        self.notes_dir().join(format!("{name}.md"))
-    }
-
-    /// Refuse a name whose folders (or, with `is_note`, whose file) are symlinks or are not
-    /// what they should be. Parts that do not exist yet are fine.
-    pub(crate) fn check_no_symlinks(&self, name: &str, is_note: bool) -> Result<(), NotesError> {
-        let mut path = self.notes_dir();
-        let segments: Vec<&str> = name.split('/').collect();
-        let mut parts = vec![(path.clone(), true)];
-        for (i, seg) in segments.iter().enumerate() {
-            let last = i + 1 == segments.len();
-            if last && is_note {
-                path = path.join(format!("{seg}.md"));
-                parts.push((path.clone(), false));
-            } else {
-                path = path.join(seg);
-                parts.push((path.clone(), true));
-            }
-        }
-        for (part, want_dir) in parts {
-            let Ok(meta) = part.symlink_metadata() else {
-                continue;
-            };
-            if meta.file_type().is_symlink() {
-                return Err(NotesError::bad_name(
-                    name,
-                    format!("`{}` is a symlink; symlinks are refused", part.display()),
-                ));
-            }
-            if meta.is_dir() != want_dir {
-                return Err(NotesError::bad_name(
-                    name,
-                    format!(
-                        "`{}` is not a {}",
-                        part.display(),
-                        if want_dir { "folder" } else { "note file" }
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    pub(crate) fn walk(
-        dir: &Path,
-        prefix: &str,
-        out: &mut Vec<NoteInfo>,
-    ) -> Result<(), NotesError> {
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == ErrorKind::NotFound => return Ok(()),
-            Err(err) => return Err(NotesError::io("list", dir)(err)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(NotesError::io("list", dir))?;
-            let Ok(file_name) = entry.file_name().into_string() else {
-                continue;
-            };
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                let sub = format!("{prefix}{file_name}");
-                if check_name(&sub).is_ok() {
-                    Self::walk(&entry.path(), &format!("{sub}/"), out)?;
-                }
-            } else if kind.is_file()
-                && let Some(stem) = file_name.strip_suffix(".md")
-            {
-                let name = format!("{prefix}{stem}");
-                if check_name(&name).is_err() {
-                    continue;
-                }
-                let (text, updated) = match read_note(&entry.path()) {
-                    Ok(Some(note)) => note,
-                    // Vanished between read_dir and read: a concurrent delete.
-                    Ok(None) => continue,
-                    // Not UTF-8: not a note this store wrote; `read` names the problem.
-                    Err(NotesError::Io { source, .. })
-                        if source.kind() == ErrorKind::InvalidData =>
-                    {
-                        continue;
-                    }
-                    Err(err) => return Err(err),
-                };
-                out.push(NoteInfo {
-                    name,
-                    bytes: text.len() as u64,
-                    updated,
-                    version: Version::of(&text),
-                    first_line: first_line(&text),
-                });
-            }
-        }
-        Ok(())
     }
 }
 
-/// A note's text and modification time, `None` when it does not exist.
-pub(crate) fn read_note(path: &Path) -> Result<Option<(String, u64)>, NotesError> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(NotesError::io("read", path)(err)),
+/// Milliseconds since the Unix epoch.
+pub(crate) fn millis(at: SystemTime) -> u128 {
+    at.duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis()
+}
+
+/// A note name's folders and its file name.
+fn split(name: &str) -> (Vec<&str>, String) {
+    let mut segs: Vec<&str> = name.split('/').collect();
+    let last = segs.pop().unwrap_or_default();
+    (segs, format!("{last}.md"))
+}
+
+/// A refusal met on the way to note `name`: a link or a misplaced kind is the name's fault.
+fn in_name(name: &str) -> impl Fn(FsError) -> NotesError + '_ {
+    move |err| match &err {
+        FsError::Link { path } => NotesError::bad_name(
+            name,
+            format!("`{}` is a symlink; symlinks are refused", path.display()),
+        ),
+        FsError::NotDir { path, .. } => {
+            NotesError::bad_name(name, format!("`{}` is not a folder", path.display()))
+        }
+        FsError::NotRegular {
+            path,
+            kind: "a folder",
+        } => NotesError::bad_name(name, format!("`{}` is not a note file", path.display())),
+        _ => err.into(),
+    }
+}
+
+/// A note's text and modification time from `dir`, `None` when it does not exist: a
+/// regular file only (a link, a FIFO, a device refused on the open handle), at most
+/// [`NOTE_FILE_MAX_BYTES`], UTF-8.
+pub(crate) fn read_note(dir: &Dir, file: &str) -> Result<Option<(String, u64)>, NotesError> {
+    let Some((mut handle, meta)) = dir.open_file(file)? else {
+        return Ok(None);
     };
-    let updated = fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+    let path = dir.child_path(file);
+    let bytes = notesoup_safe_fs::read_capped(&mut handle, meta.len, NOTE_FILE_MAX_BYTES, &path)?;
+    let updated = meta
+        .modified
+        .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let text = String::from_utf8(bytes).map_err(|err| {
-        NotesError::io("read", path)(std::io::Error::new(
-            ErrorKind::InvalidData,
+        NotesError::io("read", &path)(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
             format!("not UTF-8 ({err}); fix or remove the file"),
         ))
     })?;
@@ -258,14 +343,4 @@ pub(crate) fn first_line(text: &str) -> String {
         end -= 1;
     }
     line[..end].to_owned()
-}
-
-pub(crate) fn create_dir(dir: &Path) -> Result<(), NotesError> {
-    fs::create_dir_all(dir).map_err(NotesError::io("create the folder", dir))
-}
-
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), NotesError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(NotesError::io("sync the folder", dir))
 }

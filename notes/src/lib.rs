@@ -46,7 +46,6 @@
 //! └── brains/
 //!     └── <last folder of the domain>-<16 hex digits: FNV-1a 64 of the domain path>/
 //!         ├── domain                    the domain's absolute path, one line (for people)
-//!         ├── lock                      empty; writers hold an exclusive flock on it
 //!         ├── notes/<name>.md           one file per note; `a/b` is notes/a/b.md
 //!         ├── trash/<unix ms>~<name with / as ~>.md
 //!         │                             deleted notes, newest TRASH_KEEP kept, none
@@ -56,13 +55,26 @@
 //!
 //! # Design: durability and concurrency
 //!
-//! Every change happens while holding an exclusive lock (`flock` through
-//! [`std::fs::File::lock`]) on `lock`, so writers in any number of processes are
-//! serialized; the kernel releases the lock when a holder dies, so there is no stale lock
+//! Every change happens while holding an exclusive `flock` on the brain folder's own handle
+//! (no lock file that could be swapped for a link), so writers in any number of processes
+//! are serialized; the kernel releases the lock when a holder dies, so there is no stale lock
 //! to clean up. A new text is written to a temp file in `tmp/`, synced, renamed over the
 //! note, and the folder is synced: a reader, or a crash at any instant, sees the old text
 //! or the new one, never a mix. Readers take no lock. Temp files a killed writer left
 //! behind are removed by the next writer (it holds the lock, so none is in flight).
+//! A change that fails (a full disk included) removes the folders and files it created,
+//! so a refusal changes nothing.
+//!
+//! # Design: the store never leaves itself
+//!
+//! Only the store root is a configured path (links in it are resolved). Below it, every
+//! folder and file (`brains/`, the brain folder, `notes/`, `tmp/`, `trash/`, `domain`, note
+//! folders and files) is opened through [`notesoup_safe_fs`] handles, one name at a time,
+//! never through a symbolic link (`link`, or `bad_name` when the link is part of a note's
+//! name). Only regular files are read, checked on the open handle and opened without
+//! blocking: a FIFO or a device is refused at once (`not_regular`), a file over
+//! [`MAX_BRAIN_BYTES`] in a note's place is refused unread (`too_large`).
+//!
 //! A [`Version`] is a 64-bit FNV-1a hash of the text: it needs no bookkeeping that a crash
 //! could tear, and it is the same in every process; the cost is that writing a note back
 //! to an earlier text brings back the earlier version, which is harmless since the text

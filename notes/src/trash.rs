@@ -12,11 +12,13 @@
 //! that exists is newer than the deleted one: restore refuses ([`NotesError::Exists`])
 //! unless forced, and then that note's text goes to the trash first.
 
-use std::fs;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::rc::Rc;
+use std::time::SystemTime;
 
-use crate::layout::{create_dir, first_line, read_note, sync_dir};
+use notesoup_safe_fs::{Dir, Kind};
+
+use crate::layout::{Undo, first_line, read_note};
 use crate::{Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NotesError, Version, Written, check_name};
 
 /// One deleted note the trash keeps.
@@ -54,28 +56,35 @@ pub struct Restored {
 impl Brain {
     /// What the trash holds, newest first (at most [`crate::TRASH_KEEP`] entries).
     pub fn trash(&self) -> Result<Vec<Trashed>, NotesError> {
-        let dir = self.trash_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(err) => return Err(NotesError::io("list", &dir)(err)),
+        let Some(brain) = self.open_brain()? else {
+            return Ok(Vec::new());
         };
+        let Some(trash) = brain.open_dir("trash")? else {
+            return Ok(Vec::new());
+        };
+        Self::trash_in(&trash)
+    }
+
+    /// [`Brain::trash`] of an open `trash/`.
+    fn trash_in(trash: &Dir) -> Result<Vec<Trashed>, NotesError> {
         let mut out = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(NotesError::io("list", &dir))?;
-            // Regular files only: a symlink or folder here is not an entry this store made.
-            if !entry.file_type().is_ok_and(|k| k.is_file()) {
-                continue;
-            }
-            let Some((deleted_ms, name)) = entry.file_name().to_str().and_then(parse_entry) else {
-                continue;
-            };
-            let file = entry.path();
-            let Ok(meta) = entry.metadata() else {
+        // Regular files only: a link or folder here is not an entry this store made.
+        for entry in trash
+            .entries()?
+            .into_iter()
+            .filter(|e| e.kind == Kind::File)
+        {
+            let Some(file) = entry.name.to_str() else {
                 continue;
             };
-            let first_line = if meta.len() <= MAX_NOTE_BYTES {
-                read_note(&file)
+            let Some((deleted_ms, name)) = parse_entry(file) else {
+                continue;
+            };
+            let Ok(Some(meta)) = trash.metadata(file) else {
+                continue;
+            };
+            let first_line = if meta.len <= MAX_NOTE_BYTES {
+                read_note(trash, file)
                     .ok()
                     .flatten()
                     .map_or_else(String::new, |(text, _)| first_line(&text))
@@ -85,9 +94,9 @@ impl Brain {
             out.push(Trashed {
                 name,
                 deleted_ms,
-                bytes: meta.len(),
+                bytes: meta.len,
                 first_line,
-                file,
+                file: trash.child_path(file),
             });
         }
         out.sort_by(|a, b| {
@@ -113,16 +122,39 @@ impl Brain {
         now: SystemTime,
     ) -> Result<Restored, NotesError> {
         check_name(name)?;
-        self.check_no_symlinks(name, true)?;
+        // Answer a trash without this name before taking the lock (a brain that never had
+        // a delete has nothing to create either); checked again under the lock.
+        if !self.trash()?.iter().any(|t| t.name == name) {
+            return Err(NotesError::NotInTrash {
+                name: name.to_owned(),
+            });
+        }
+        let mut undo = Undo::default();
+        let done = self.restore_locked(name, force, now, &mut undo);
+        if done.is_err() {
+            undo.rollback();
+        }
+        done
+    }
+
+    fn restore_locked(
+        &self,
+        name: &str,
+        force: bool,
+        now: SystemTime,
+        undo: &mut Undo,
+    ) -> Result<Restored, NotesError> {
         let not_in_trash = || NotesError::NotInTrash {
             name: name.to_owned(),
         };
-        // Answer a trash without this name before taking the lock (a brain that never had
-        // a delete has no lock file to create either); checked again under the lock.
-        self.newest_in_trash(name)?.ok_or_else(not_in_trash)?;
-        let _lock = self.lock()?;
-        self.clean_tmp();
-        let entry = self.newest_in_trash(name)?.ok_or_else(not_in_trash)?;
+        let opened = self.create_brain(undo)?;
+        let _lock = opened.brain.lock()?;
+        Self::clean_tmp(&opened.tmp);
+        let trash = opened.brain.open_dir("trash")?.ok_or_else(not_in_trash)?;
+        let entry = Self::trash_in(&trash)?
+            .into_iter()
+            .find(|t| t.name == name)
+            .ok_or_else(not_in_trash)?;
         let bytes = entry.bytes;
         if bytes > MAX_NOTE_BYTES {
             return Err(NotesError::TooLarge {
@@ -131,9 +163,14 @@ impl Brain {
                 limit: MAX_NOTE_BYTES,
             });
         }
-        let (text, _) = read_note(&entry.file)?.ok_or_else(not_in_trash)?;
-        let path = self.note_path(name);
-        let current = read_note(&path)?.map(|(text, _)| text);
+        let entry_file = entry
+            .file
+            .file_name()
+            .and_then(|f| f.to_str())
+            .ok_or_else(not_in_trash)?
+            .to_owned();
+        let (text, _) = read_note(&trash, &entry_file)?.ok_or_else(not_in_trash)?;
+        let current = Self::read_at(Rc::clone(&opened.notes), name)?.map(|(text, _)| text);
         if let Some(current) = &current
             && !force
         {
@@ -142,8 +179,7 @@ impl Brain {
                 version: Version::of(current).to_string(),
             });
         }
-        let others: u64 = self
-            .list("")?
+        let others: u64 = Self::list_in(Rc::clone(&opened.notes), "")?
             .iter()
             .filter(|n| n.name != name)
             .map(|n| n.bytes)
@@ -158,21 +194,18 @@ impl Brain {
         }
         // The note being replaced goes to the trash as a new entry, written in full before
         // the note is replaced: no instant without the note, no instant without its text.
-        self.ensure()?;
         let replaced = match &current {
             Some(current) => {
-                let slot = self.trash_slot(name, now)?;
-                self.replace_atomically(name, &slot, current)?;
-                sync_dir(&self.trash_dir())?;
-                Some(slot)
+                let slot = Self::trash_slot(&trash, name, now)?;
+                trash.replace_via(&opened.tmp, &slot, current.as_bytes())?;
+                Some(trash.child_path(&slot))
             }
             None => None,
         };
-        self.replace_atomically(name, &path, &text)?;
-        fs::remove_file(&entry.file)
-            .map_err(NotesError::io("remove from the trash", &entry.file))?;
-        sync_dir(&self.trash_dir())?;
-        self.prune_trash(now);
+        Self::write_note(&opened, name, &text, undo)?;
+        trash.remove_file(&entry_file)?;
+        trash.sync()?;
+        Self::prune_trash(&trash, now);
         Ok(Restored {
             name: name.to_owned(),
             version: Version::of(&text),
@@ -193,34 +226,6 @@ impl Brain {
             }),
             None => Ok(text.to_owned()),
         })
-    }
-
-    /// A free trash path for `name` deleted at `now` (the next free millisecond when taken),
-    /// the trash folder created. Only called under the lock.
-    pub(crate) fn trash_slot(&self, name: &str, now: SystemTime) -> Result<PathBuf, NotesError> {
-        let dir = self.trash_dir();
-        create_dir(&dir)?;
-        let mut millis = now
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis();
-        let flat = name.replace('/', "~");
-        loop {
-            let slot = dir.join(format!("{millis:013}~{flat}.md"));
-            if slot.symlink_metadata().is_err() {
-                return Ok(slot);
-            }
-            millis += 1;
-        }
-    }
-
-    fn trash_dir(&self) -> PathBuf {
-        self.dir().join("trash")
-    }
-
-    /// The newest trash entry of `name`.
-    fn newest_in_trash(&self, name: &str) -> Result<Option<Trashed>, NotesError> {
-        Ok(self.trash()?.into_iter().find(|t| t.name == name))
     }
 }
 
