@@ -697,3 +697,26 @@ fn create_refuses_a_note_that_exists_and_changes_nothing() {
     assert_eq!(s.files(), before);
     assert_eq!(brain.read("ideas/one").unwrap().text, "first\n");
 }
+
+#[test]
+fn of_racing_creates_of_one_name_exactly_one_wins() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    // The brain's folders exist, so every racer goes straight to the lock.
+    brain.write("other", "x", None).unwrap();
+    let results: Vec<Result<Written, NotesError>> = std::thread::scope(|scope| {
+        let racers: Vec<_> = (0..8)
+            .map(|i| {
+                let brain = brain.clone();
+                scope.spawn(move || brain.create("race", &format!("racer {i}\n")))
+            })
+            .collect();
+        racers.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let won: Vec<&Written> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(won.len(), 1, "{results:?}");
+    for lost in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert_eq!(lost.code(), "exists", "{lost}");
+    }
+    assert_eq!(brain.read("race").unwrap().version, won[0].version);
+}
