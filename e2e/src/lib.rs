@@ -18,7 +18,7 @@
 //!   alive prints the request log and the mod's log.
 //!
 //! [`Spawns`] counts the helper processes each notesoup hook call started, from the
-//! engine's debug log (issue 11: at most one per hook event; BENCHMARKS.md quotes it).
+//! engine's debug log (the target: at most one per hook event; BENCHMARKS.md quotes it).
 //!
 //! Running the scenarios: `cargo test -p notesoup-e2e --features real-claude` (what
 //! `scripts/test` runs, after `scripts/get-claude` and a release build of the helper);

@@ -1,8 +1,8 @@
 //! The scenarios against the real Claude Code 2.1.319, one test each, one module per
-//! concern: issue 7's in `load` (1, 13), `notes` (2), `reset` (3, 4, 5, 10), `budget`
-//! (6, 7), `veto` (8), `natural_input` (9), `history` (11), `subagent` (12); issue 11's
-//! (the window's state across processes, forks and reactive compaction) in `windows`, and
-//! its helper spawns per hook event in `spawns`. This file holds what they share: the
+//! concern: numbered `s01`..`s13` in `load` (1, 13), `notes` (2), `reset` (3, 4, 5, 10),
+//! `budget` (6, 7), `veto` (8), `natural_input` (9), `history` (11), `subagent` (12); the
+//! window's state across processes, forks and reactive compaction (`w01`..) in `windows`,
+//! and the helper spawns per hook event in `spawns`. This file holds what they share: the
 //! one-at-a-time runner and the counting helpers.
 //!
 //! Each runs the real CLI against the scripted service with a copy of the plugin
@@ -45,7 +45,7 @@ mod veto;
 #[path = "scenarios/windows.rs"]
 mod windows;
 
-/// Issue 6's eight tools and issue 8's `history_sessions`.
+/// The eight notes, history and reset tools, and `history_sessions`.
 const TOOLS: [&str; 9] = [
     "mcp__notesoup__notes_list",
     "mcp__notesoup__notes_read",

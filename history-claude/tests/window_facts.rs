@@ -221,3 +221,55 @@ fn a_transcript_of_another_session_is_refused() {
         }
     );
 }
+
+/// The real engine's reactive compaction: the boot of window 1, then window 0's boot
+/// attachment sent and persisted again right after it (the decoder re-anchors on it).
+const PTL: &str = "own-ptl-resent-boot--0ffbd25d-7b28-4def-956b-e0532e45d2a8.jsonl";
+const PTL_SESSION: &str = "0ffbd25d-7b28-4def-956b-e0532e45d2a8";
+
+#[rstest]
+// The model's `empty_brain` call in window 1, after the re-sent window-0 boot.
+#[case::after_the_resent_boot("f36002cb-", 1, 0)]
+// The last row: the second compaction's boot (the old module reopened window 1).
+#[case::at_the_end("", 1, 0)]
+fn a_boot_the_engine_sends_again_after_a_newer_one_does_not_lower_the_window(
+    #[case] head_prefix: &str,
+    #[case] ordinal: u32,
+    #[case] compactions: u64,
+) {
+    let text = data(PTL);
+    let head = if head_prefix.is_empty() {
+        Head::Leaf
+    } else {
+        let uuid = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find_map(|v| {
+                v["uuid"]
+                    .as_str()
+                    .filter(|u| u.starts_with(head_prefix))
+                    .map(str::to_owned)
+            })
+            .unwrap();
+        Head::Uuid(uuid)
+    };
+    let t = decode(text.as_bytes(), &Options::default(), &head).unwrap();
+    if !head_prefix.is_empty() {
+        assert_eq!(
+            t.head_window.ordinal(),
+            Some(0),
+            "the decoder re-anchors on the re-sent window-0 boot"
+        );
+    }
+    let f = window_facts(&t, PTL_SESSION).unwrap();
+    assert_eq!(
+        f.window.map(|w| w.to_string()),
+        Some(format!("claude:{PTL_SESSION}:{ordinal}"))
+    );
+    assert_eq!(
+        f.boot.map(|w| w.to_string()),
+        Some(format!("claude:{PTL_SESSION}:1"))
+    );
+    assert_eq!(f.compactions_since_boot, Some(compactions));
+    assert_eq!(f.forked_from, None);
+}

@@ -1,4 +1,4 @@
-//! Issue 7's scenarios 6 and 7: the budget warning once per window, the hard clear, and
+//! Scenarios 6 and 7: the budget warning once per window, the hard clear, and
 //! `/fresh-window`'s close-out.
 
 use std::time::Duration;

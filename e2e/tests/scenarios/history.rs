@@ -1,4 +1,4 @@
-//! Issue 7's scenario 11: history after a reset, and `history_sessions`.
+//! Scenario 11: history after a reset, and `history_sessions`.
 
 use notesoup_e2e::{Match, Mode, Reply, Script};
 
@@ -79,7 +79,7 @@ fn s11_history_after_reset() {
     );
 }
 
-/// Issue 8: the model lists sessions across harnesses and finds this one.
+/// The model lists sessions across harnesses and finds this one.
 #[test]
 fn s11_history_sessions_lists_this_session() {
     // The call comes in a second prompt: Claude writes a transcript a moment after its

@@ -1,4 +1,4 @@
-//! Issue 7's scenarios 1 and 13: the mod loads in every mode (the nine tools, the boot in
+//! Scenarios 1 and 13: the mod loads in every mode (the nine tools, the boot in
 //! the first user message), and `NOTESOUP_DISABLED=1` leaves Claude Code untouched.
 
 use std::time::Duration;

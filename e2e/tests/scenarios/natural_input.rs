@@ -1,4 +1,4 @@
-//! Issue 7's scenario 9: natural input inside the running turn.
+//! Scenario 9: natural input inside the running turn.
 
 use std::time::Duration;
 

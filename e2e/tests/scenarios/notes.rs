@@ -1,4 +1,4 @@
-//! Issue 7's scenario 2: the notes tools round trip.
+//! Scenario 2: the notes tools round trip.
 
 use notesoup_e2e::{Match, Mode, Reply, Script};
 use serde_json::Value;

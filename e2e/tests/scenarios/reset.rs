@@ -1,4 +1,4 @@
-//! Issue 7's scenarios 3, 4, 5 and 10: `empty_brain` (terminate or continue once), the
+//! Scenarios 3, 4, 5 and 10: `empty_brain` (terminate or continue once), the
 //! cutoff after parallel reads, and interruptions.
 
 use std::time::Duration;

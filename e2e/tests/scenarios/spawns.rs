@@ -1,4 +1,4 @@
-//! Issue 11: one helper call per hook event at most. Each scenario runs a scripted session
+//! One helper call per hook event at most. Each scenario runs a scripted session
 //! in the real Claude Code, counts the helper spawns of every notesoup hook call in the
 //! engine's debug log ([`Spawns`]), prints the table (BENCHMARKS.md "spawns per hook
 //! event" quotes it) and asserts no hook call started more than one helper.

@@ -1,4 +1,4 @@
-//! Issue 7's scenario 12: a subagent cannot reset the main brain.
+//! Scenario 12: a subagent cannot reset the main brain.
 
 use notesoup_e2e::{Match, Mode, Reply, Script};
 

@@ -1,4 +1,4 @@
-//! Issue 7's scenario 8: a user `/compact` is vetoed.
+//! Scenario 8: a user `/compact` is vetoed.
 
 use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script};
 

@@ -1,4 +1,4 @@
-//! Issue 11: the window's state survives the engine. Each scenario drives the real
+//! The window's state survives the engine. Each scenario drives the real
 //! Claude Code through one of its own moves (a new `-p` process of the same session, a
 //! fork, a reactive compaction, a reset's continuation, a long `--resume` chain across a
 //! reset, the cap across a rollover) and asserts on what it really sent.
