@@ -101,10 +101,7 @@ impl CliError {
             Self::NoEditor => "no_editor",
             Self::Io { .. } => "io",
             Self::Settings { .. } => "bad_settings",
-            Self::Limits(err) => match err {
-                notesoup_thresholds::ThresholdError::NoRoom { .. } => "unresolvable",
-                _ => "bad_cap",
-            },
+            Self::Limits(err) => err.code(),
             Self::BadArgument { .. } => "bad_argument",
             Self::Mcp(_) => "mcp_failed",
         }

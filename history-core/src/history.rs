@@ -8,6 +8,7 @@ use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 
 /// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HistoryError {
     /// Events must come in strictly ascending seq order.
     #[error("event seq {seq} follows seq {previous}: events must be in ascending seq order")]

@@ -86,6 +86,7 @@ pub struct ReadArgs {
 
 /// A tool call the model made wrongly; rendered as an answer with [`History::refusal`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryError {
     /// `query` was given but empty.
     #[error("`query` is empty: give the literal text to find, or leave `query` out")]

@@ -268,6 +268,7 @@ pub fn margins(settings: Option<&Value>) -> [Margin; 2] {
 
 /// Why no policy was produced. Every variant carries the input at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ThresholdError {
     /// The cap is not whole tokens or a decimal with a `k`/`m` suffix.
     #[error(
@@ -303,6 +304,17 @@ pub enum ThresholdError {
         /// `notesoup.warningRunwayTokens` in force.
         warning_runway: u64,
     },
+}
+
+impl ThresholdError {
+    /// A stable `snake_case` code for replies: `bad_cap` (the cap cannot be read or is too
+    /// small) or `unresolvable` (no point can be trusted).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
+            ThresholdError::NoRoom { .. } => "unresolvable",
+        }
+    }
 }
 
 /// Resolve the policy for these inputs.

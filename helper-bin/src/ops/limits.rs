@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use notesoup_thresholds::{Env, Inputs, ThresholdError, resolve};
+use notesoup_thresholds::{Env, Inputs, resolve};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -57,13 +57,7 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
         model: request.model.as_deref(),
         cap: request.cap.as_deref(),
     })
-    .map_err(|err| {
-        let code = match err {
-            ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
-            ThresholdError::NoRoom { .. } => "unresolvable",
-        };
-        OpError::new(code, err.to_string())
-    })?;
+    .map_err(|err| OpError::new(err.code(), err.to_string()))?;
     let mut fields = Fields::new();
     fields.insert("unit".into(), json!(policy.unit.as_str()));
     fields.insert("source".into(), json!(policy.source.as_str()));
