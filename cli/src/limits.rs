@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use notesoup_thresholds::{
-    Env as PolicyEnv, Inputs, Policy, Source, Unit, margins, parse_cap, resolve,
+    Env as PolicyEnv, Inputs, NativeSource, Policy, Unit, margins, parse_cap, resolve,
 };
 use serde_json::{Map, Value, json};
 
@@ -241,12 +241,12 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Value, out: &mut Out) {
     ));
     out.line(row("native", p.native, "Claude Code's own point"));
     let decided = match p.source {
-        Source::Breakdown => "the engine's reported threshold".to_owned(),
-        Source::Window => format!(
+        NativeSource::Breakdown => "the engine's reported threshold".to_owned(),
+        NativeSource::Window => format!(
             "the window {} tokens (--window), less Claude's reserves, or a smaller configured window",
             window.unwrap_or_default()
         ),
-        Source::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
+        NativeSource::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
     };
     out.line(format!("Decided by: {decided}."));
     if let Some(cap) = p.cap {

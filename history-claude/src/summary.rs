@@ -6,25 +6,25 @@ use serde_json::Value;
 /// The listing line of session `id` from the first bytes of its transcript (the first
 /// 64 KiB are enough): the start time and cwd of its first row, and the first prompt a
 /// person typed (a user row that is not meta, not a compact summary, and whose text does
-/// not start with `<`, as command and hook echoes do). Lines that are not JSON (a head cut
+/// not start with `<`, as command and hook echoes do). Lines that are not JSON (a start cut
 /// mid-line) are passed over; nothing here is refused.
 ///
 /// ```
 /// use notesoup_history_claude::summary;
 ///
-/// let head = concat!(
+/// let start = concat!(
 ///     r#"{"type":"user","timestamp":"2026-12-02T15:00:00Z","cwd":"/w","isMeta":true,"message":{"content":"<command-name>/clear</command-name>"}}"#, "\n",
 ///     r#"{"type":"user","message":{"content":[{"type":"text","text":"list the files"}]}}"#, "\n",
 ///     r#"{"type":"assistant","mes"#,
 /// );
-/// let line = summary("s1", head.as_bytes());
+/// let line = summary("s1", start.as_bytes());
 /// assert_eq!(line.started.as_deref(), Some("2026-12-02T15:00:00Z"));
 /// assert_eq!(line.cwd.as_deref(), Some("/w"));
 /// assert_eq!(line.first_prompt.as_deref(), Some("list the files"));
 /// ```
-pub fn summary(id: &str, head: &[u8]) -> SessionSummary {
+pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
     let mut summary = SessionSummary::new(Harness::Claude, id);
-    for line in head.split(|&b| b == b'\n') {
+    for line in start.split(|&b| b == b'\n') {
         let Ok(row) = serde_json::from_slice::<Value>(line) else {
             continue;
         };

@@ -509,7 +509,7 @@ fn items_text(items: &[Value]) -> String {
 /// file): id, start, cwd, the thread it was forked from, and the first prompt a person
 /// typed. Only the `session_meta` line must be valid.
 pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
-    // A head cut mid-line ends in an unterminated line, which `lines` skips; a bad line
+    // A file start cut mid-line ends in an unterminated line, which `lines` skips; a bad line
     // after the meta only ends the search for the first prompt.
     let all = match lines(file, file.bytes.len()) {
         Ok(all) => all,

@@ -1,7 +1,7 @@
 //! Sessions across harnesses: `<harness>:<sessionId>` selectors (a unique id prefix is
 //! enough), the recent-sessions listing, and the boot marker every decoder recognises.
 //!
-//! This module is pure: the helper finds the session files and reads their heads; here the
+//! This module is pure: the helper finds the session files and reads their first bytes; here the
 //! selector is parsed, resolved against the ids the helper found, and the listing rendered
 //! within [`ANSWER_LIMIT`]. `docs/history-sessions.md` is the user-facing page.
 
@@ -154,7 +154,7 @@ impl Selector {
     }
 }
 
-/// One line of the recent-sessions listing, read from a session file's head.
+/// One line of the recent-sessions listing, read from the start of a session's file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
     /// The harness the session belongs to.
@@ -169,12 +169,12 @@ pub struct SessionSummary {
     pub first_prompt: Option<String>,
     /// The session this one was forked from, as a selector (`pi:<id>`), if any.
     pub parent: Option<String>,
-    /// Why the head could not be read, when it could not (the session is still listed).
+    /// Why the file's start could not be read, when it could not (the session is still listed).
     pub unreadable: Option<String>,
 }
 
 impl SessionSummary {
-    /// The listing line of `harness`'s session `id` with nothing yet read from its head.
+    /// The listing line of `harness`'s session `id` with nothing yet read from its file.
     pub fn new(harness: Harness, id: impl Into<String>) -> Self {
         Self {
             harness,

@@ -205,7 +205,7 @@ pub fn parent_session(file: &PiFile<'_>) -> Result<Option<String>, PiError> {
     }
 }
 
-/// The listing line of a session from the head of its file (the first few KiB are
+/// The listing line of a session from the start of its file (the first few KiB are
 /// enough): id, start, cwd, parent and the first user prompt. Only the header must be
 /// valid; lines after it that cannot be read are passed over.
 pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {

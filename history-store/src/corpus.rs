@@ -1,6 +1,6 @@
 //! The local session corpus: every session of every harness on this machine, found by file
 //! name in each harness's standard folders, read only when selected (or, for the
-//! recent-sessions listing, only the heads of the sessions shown).
+//! recent-sessions listing, only the first bytes of the sessions shown).
 //!
 //! Folders, first match wins ([`Roots`] is the notesoup setting):
 //! - claude: `roots.claude` (a `projects` folder), else `$CLAUDE_CONFIG_DIR/projects`, else
@@ -63,8 +63,8 @@ pub struct Corpus {
     vars: HashMap<&'static str, PathBuf>,
 }
 
-/// The most bytes of a file head read for a listing line.
-const HEAD_BYTES: u64 = 64 * 1024;
+/// The most bytes read from the start of a file for a listing line.
+const LISTING_BYTES: u64 = 64 * 1024;
 /// The largest Pi `settings.json` read.
 const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
 /// The longest history chain followed (forks of forks, segments of segments).
@@ -102,7 +102,7 @@ impl Corpus {
         folders(harness, &self.roots, &self.vars)
     }
 
-    /// Parses and resolves `selector` to the head file of one session.
+    /// Parses and resolves `selector` to the latest file of one session.
     pub fn resolve(&self, selector: &str) -> Result<Found, StoreError> {
         resolve(selector, &self.roots, &self.vars)
     }
@@ -125,7 +125,7 @@ impl Corpus {
     }
 
     /// The recent sessions of `harness` (all harnesses when `None`), most recently written
-    /// first: the first `limit` with their heads read, and how many there are in all.
+    /// first: the first `limit` with their listing lines read, and how many there are in all.
     pub fn recent(&self, harness: Option<Harness>, limit: usize) -> (Vec<SessionSummary>, usize) {
         recent(harness, limit, &self.roots, &self.vars)
     }
@@ -277,8 +277,8 @@ fn pi_session_dir_setting(agent: &Path) -> Option<PathBuf> {
 }
 
 /// The file that holds a session's latest state: Claude and Pi have one file per session;
-/// a Codex thread's head is its newest segment (or its base).
-fn heads(files: Vec<Found>) -> Vec<Found> {
+/// a Codex thread's latest file is its newest segment (or its base).
+fn latest_files(files: Vec<Found>) -> Vec<Found> {
     let mut by_id: HashMap<(Harness, String), Found> = HashMap::new();
     for file in files {
         let key = (file.harness, file.id.clone());
@@ -293,12 +293,12 @@ fn heads(files: Vec<Found>) -> Vec<Found> {
     by_id.into_values().collect()
 }
 
-/// Parses and resolves `selector` to the head file of one session.
+/// Parses and resolves `selector` to the latest file of one session.
 fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreError> {
     let selector = Selector::parse(selector)?;
     let harness = selector.harness;
     let files = scan(harness, roots, vars);
-    let sessions = heads(files.clone());
+    let sessions = latest_files(files.clone());
     let id = selector
         .resolve(sessions.iter().map(|f| f.id.as_str()))?
         .to_owned();
@@ -468,7 +468,7 @@ fn recent(
         .filter(|h| harness.is_none_or(|want| want == *h))
         .flat_map(|h| scan(h, roots, vars))
         .collect();
-    let mut sessions = heads(files.clone());
+    let mut sessions = latest_files(files.clone());
     sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.id.cmp(&b.id)));
     let total = sessions.len();
     let shown = sessions
@@ -479,11 +479,11 @@ fn recent(
     (shown, total)
 }
 
-/// A session's listing line from the head of its first file.
+/// A session's listing line from the start of its first file.
 fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
     let name = found.path.display().to_string();
     let result = match found.harness {
-        Harness::Pi => head(&found.path).and_then(|bytes| {
+        Harness::Pi => file_start(&found.path).and_then(|bytes| {
             notesoup_history_pi::summary(&PiFile {
                 name: &name,
                 bytes: &bytes,
@@ -499,15 +499,15 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
                 .map_or_else(|| found.path.clone(), |f| f.path.clone());
             let name = first.display().to_string();
             let bytes = if first.extension().is_some_and(|e| e == "zst") {
-                // Only the head shown is decompressed, never the whole file.
+                // Only the start shown is decompressed, never the whole file.
                 open_regular(&first)
                     .map_err(|e| e.to_string())
                     .and_then(|(file, _)| {
-                        notesoup_history_codex::decompress_head(&name, file, HEAD_BYTES)
+                        notesoup_history_codex::decompress_head(&name, file, LISTING_BYTES)
                             .map_err(|e| e.to_string())
                     })
             } else {
-                head(&first)
+                file_start(&first)
             };
             bytes.and_then(|bytes| {
                 notesoup_history_codex::summary(&CodexFile {
@@ -518,7 +518,7 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
             })
         }
         Harness::Claude => {
-            head(&found.path).map(|bytes| notesoup_history_claude::summary(&found.id, &bytes))
+            file_start(&found.path).map(|bytes| notesoup_history_claude::summary(&found.id, &bytes))
         }
     };
     result.unwrap_or_else(|reason| SessionSummary {
@@ -527,11 +527,11 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
     })
 }
 
-/// The first [`HEAD_BYTES`] of a regular file (opened without blocking).
-fn head(path: &Path) -> Result<Vec<u8>, String> {
+/// The first [`LISTING_BYTES`] of a regular file (opened without blocking).
+fn file_start(path: &Path) -> Result<Vec<u8>, String> {
     let (file, _) = open_regular(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
-    file.take(HEAD_BYTES)
+    file.take(LISTING_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(bytes)

@@ -6,10 +6,11 @@
 //!
 //! - [`Corpus`] finds every session of every harness by file name (the caller's
 //!   [`Roots`], then each harness's own environment variables, passed in as values, then
-//!   the defaults), resolves `<harness>:<id-or-prefix>` selectors to a session's head file
+//!   the defaults), resolves `<harness>:<id-or-prefix>` selectors to a session's latest file
 //!   ([`Corpus::resolve`]), reads a whole session across its ancestor files
 //!   ([`Corpus::load`]: Pi's `parentSession` chain, Codex's `history_base` chain), and
-//!   lists the recent sessions reading only the heads shown ([`Corpus::recent`]).
+//!   lists the recent sessions reading only the start of the files shown
+//!   ([`Corpus::recent`]).
 //! - [`read_transcript`] decodes a Claude transcript through its index in a [`Cache`]
 //!   folder, so a call decodes only the lines appended since the index was written; the
 //!   answer is always the one a fresh decode gives.

@@ -8,12 +8,12 @@
 //! `parseFloat` reads it) can only lower `T`, to `floor(E·p/100)` for `0 < p ≤ 100`.
 //! [`resolve`] finds that point from the first source that resolves:
 //!
-//! 1. [`Source::Breakdown`]: `usage.context.breakdown.autoCompactThreshold` (a positive
+//! 1. [`NativeSource::Breakdown`]: `usage.context.breakdown.autoCompactThreshold` (a positive
 //!    number; the engine never applies the percent override to it, so we do);
-//! 2. [`Source::Window`]: computed from `usage.context.window` and the *smallest* configured
+//! 2. [`NativeSource::Window`]: computed from `usage.context.window` and the *smallest* configured
 //!    window (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`, `modelSettings.<model>.autoCompactWindow`,
 //!    `autoCompactWindow`), read as Claude reads them and capped at the model window;
-//! 3. [`Source::Percent`]: the same computation for a classic 200K window, expressed as
+//! 3. [`NativeSource::Percent`]: the same computation for a classic 200K window, expressed as
 //!    percentages of it ([`Unit::Percent`]).
 //!
 //! With auto-compaction off (`autoCompactEnabled: false`, `DISABLE_AUTO_COMPACT` or
@@ -33,7 +33,7 @@
 //!
 //! # Example
 //! ```
-//! use notesoup_thresholds::{Env, Inputs, Source, Unit, resolve};
+//! use notesoup_thresholds::{Env, Inputs, NativeSource, Unit, resolve};
 //! use serde_json::json;
 //!
 //! // What `$.session.usage({breakdown:"summary"})` reported for claude-sonnet-4-6.
@@ -49,7 +49,7 @@
 //!     model: Some("claude-sonnet-4-6"),
 //!     cap: None,
 //! })?;
-//! assert_eq!((policy.source, policy.unit), (Source::Breakdown, Unit::Tokens));
+//! assert_eq!((policy.source, policy.unit), (NativeSource::Breakdown, Unit::Tokens));
 //! assert_eq!(policy.native, 90_000); // floor(180000 · 50 / 100)
 //! assert_eq!(policy.hard, 90_000 - 4096);
 //! assert_eq!(policy.warning, 90_000 - 4096 - 16_384);
@@ -160,7 +160,7 @@ impl<'a> Inputs<'a> {
 
 /// Which input the native point came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub enum NativeSource {
     /// `usage.context.breakdown.autoCompactThreshold`.
     Breakdown,
     /// Computed from `usage.context.window` and the configured windows.
@@ -169,7 +169,7 @@ pub enum Source {
     Percent,
 }
 
-impl Source {
+impl NativeSource {
     /// The protocol's name for it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -205,7 +205,7 @@ pub struct Policy {
     /// What the points count.
     pub unit: Unit,
     /// Where the native point came from.
-    pub source: Source,
+    pub source: NativeSource,
     /// Claude's own point (auto-compaction, or `W − R` when it is off), after the cap.
     pub native: u64,
     /// Where notesoup clears the context.
@@ -497,18 +497,18 @@ impl Facts {
     }
 
     /// The source, unit, native point (tokens) and the window a cap is clamped to.
-    fn native(&self) -> (Source, Unit, i64, u64) {
+    fn native(&self) -> (NativeSource, Unit, i64, u64) {
         let configured = |w: u64| self.configured.map_or(w, |c| c.min(w));
         if let (true, Some(reported)) = (self.auto_on, self.reported) {
             let fallback = reported.saturating_add(COMPACT_BUFFER + self.reserve);
             let window = self.raw_max.into_iter().chain(self.model_window).min();
             let bound = configured(window.unwrap_or(fallback));
             let native = self.lower_by_pct(to_i64(reported) + to_i64(COMPACT_BUFFER));
-            return (Source::Breakdown, Unit::Tokens, native, bound);
+            return (NativeSource::Breakdown, Unit::Tokens, native, bound);
         }
         let (source, unit, window) = match self.model_window {
-            Some(m) => (Source::Window, Unit::Tokens, m),
-            None => (Source::Percent, Unit::Percent, CLASSIC_CAPACITY),
+            Some(m) => (NativeSource::Window, Unit::Tokens, m),
+            None => (NativeSource::Percent, Unit::Percent, CLASSIC_CAPACITY),
         };
         let window = configured(window);
         (source, unit, self.window_point(window), window)
@@ -546,7 +546,7 @@ impl Facts {
         (warning >= 1).then_some((hard, warning))
     }
 
-    fn no_room(&self, native: i64, source: Source) -> ThresholdError {
+    fn no_room(&self, native: i64, source: NativeSource) -> ThresholdError {
         ThresholdError::NoRoom {
             native,
             source_name: source.as_str(),

@@ -141,7 +141,7 @@ fn breakdown_source(#[case] reported: u64, #[case] pct: Option<&str>, #[case] na
     });
     let u = usage(200_000, Some(reported));
     let p = run(Some(&u), None, &env, None, None).unwrap();
-    assert_eq!((p.source, p.unit), (Source::Breakdown, Unit::Tokens));
+    assert_eq!((p.source, p.unit), (NativeSource::Breakdown, Unit::Tokens));
     assert_eq!(p.native, native);
     assert_eq!(p.hard, native - DEFAULT_RESET_MARGIN);
     assert_eq!(
@@ -170,23 +170,27 @@ fn tiny_pct_is_no_room(#[case] pct: Option<&str>) {
 }
 
 #[rstest]
-#[case::breakdown_not_a_number(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": "167000"}}}), Source::Window, 167_000)]
-#[case::breakdown_zero(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 0}}}), Source::Window, 167_000)]
-#[case::breakdown_negative(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": -5}}}), Source::Window, 167_000)]
-#[case::breakdown_beyond_2_53(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 1.5e300}}}), Source::Window, 167_000)]
-#[case::window_beyond_2_53(json!({"context": {"window": 1e300}}), Source::Percent, 83)]
-#[case::breakdown_not_an_object(json!({"context": {"window": 200000, "breakdown": []}}), Source::Window, 167_000)]
-#[case::no_breakdown(json!({"context": {"window": 1000000, "tokens": 5}}), Source::Window, 967_000)]
-#[case::window_a_string(json!({"context": {"window": "200000"}}), Source::Percent, 83)]
-#[case::window_zero(json!({"context": {"window": 0}}), Source::Percent, 83)]
-#[case::context_missing(json!({"startedAt": 1}), Source::Percent, 83)]
-#[case::context_a_number(json!({"context": 7}), Source::Percent, 83)]
-#[case::usage_an_array(json!([1, 2]), Source::Percent, 83)]
-#[case::usage_null(Value::Null, Source::Percent, 83)]
-fn undocumented_fields_degrade(#[case] usage: Value, #[case] source: Source, #[case] native: u64) {
+#[case::breakdown_not_a_number(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": "167000"}}}), NativeSource::Window, 167_000)]
+#[case::breakdown_zero(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 0}}}), NativeSource::Window, 167_000)]
+#[case::breakdown_negative(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": -5}}}), NativeSource::Window, 167_000)]
+#[case::breakdown_beyond_2_53(json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 1.5e300}}}), NativeSource::Window, 167_000)]
+#[case::window_beyond_2_53(json!({"context": {"window": 1e300}}), NativeSource::Percent, 83)]
+#[case::breakdown_not_an_object(json!({"context": {"window": 200000, "breakdown": []}}), NativeSource::Window, 167_000)]
+#[case::no_breakdown(json!({"context": {"window": 1000000, "tokens": 5}}), NativeSource::Window, 967_000)]
+#[case::window_a_string(json!({"context": {"window": "200000"}}), NativeSource::Percent, 83)]
+#[case::window_zero(json!({"context": {"window": 0}}), NativeSource::Percent, 83)]
+#[case::context_missing(json!({"startedAt": 1}), NativeSource::Percent, 83)]
+#[case::context_a_number(json!({"context": 7}), NativeSource::Percent, 83)]
+#[case::usage_an_array(json!([1, 2]), NativeSource::Percent, 83)]
+#[case::usage_null(Value::Null, NativeSource::Percent, 83)]
+fn undocumented_fields_degrade(
+    #[case] usage: Value,
+    #[case] source: NativeSource,
+    #[case] native: u64,
+) {
     let p = run(Some(&usage), None, &Env::default(), None, None).unwrap();
     assert_eq!((p.source, p.native), (source, native));
-    let unit = if source == Source::Percent {
+    let unit = if source == NativeSource::Percent {
         Unit::Percent
     } else {
         Unit::Tokens
@@ -200,7 +204,7 @@ fn percent_fallback_expresses_200k_points_as_whole_percent_rounded_down() {
     // 167000 / 200000 = 83.5 %, hard 158808 → 79.4 %, warning 142424 → 71.2 %.
     assert_eq!(
         (p.unit, p.source, p.native, p.hard, p.warning),
-        (Unit::Percent, Source::Percent, 83, 79, 71)
+        (Unit::Percent, NativeSource::Percent, 83, 79, 71)
     );
     // The configured windows cap it the same way: env 150k → 117000 → 58 %.
     let e = env(&[("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "150k")]);
@@ -243,7 +247,7 @@ fn window_source(
     let p = run(Some(&u), Some(&settings), &e, Some("claude-opus-4-7"), None).unwrap();
     assert_eq!(
         (p.source, p.unit, p.native),
-        (Source::Window, Unit::Tokens, native)
+        (NativeSource::Window, Unit::Tokens, native)
     );
 }
 
@@ -290,7 +294,7 @@ fn auto_compaction_off(
 ) {
     let u = usage(200_000, None);
     let p = run(Some(&u), Some(&settings), &env(pairs), None, None).unwrap();
-    assert_eq!((p.source, p.native), (Source::Window, native));
+    assert_eq!((p.source, p.native), (NativeSource::Window, native));
     assert_eq!(p.hard, native - DEFAULT_RESET_MARGIN);
     assert!(!p.auto_clear, "auto clears are off with auto-compaction");
     assert!(p.warnings_enabled && p.explicit_reset);
@@ -310,7 +314,7 @@ fn auto_compaction_on(#[case] pairs: &[(&str, &str)], #[case] on: bool) {
     )
     .unwrap();
     assert_eq!(p.auto_clear, on);
-    assert_eq!(p.source, Source::Breakdown);
+    assert_eq!(p.source, NativeSource::Breakdown);
 }
 
 #[test]
@@ -320,7 +324,7 @@ fn breakdown_saying_off_is_believed_even_with_a_threshold() {
     let p = run(Some(&u), None, &Env::default(), None, None).unwrap();
     assert_eq!(
         (p.source, p.native, p.auto_clear),
-        (Source::Window, 180_000, false)
+        (NativeSource::Window, 180_000, false)
     );
 }
 

@@ -14,8 +14,8 @@
 use std::path::Path;
 
 use notesoup_thresholds::{
-    DEFAULT_RESET_MARGIN, DEFAULT_WARNING_RUNWAY, Env, Inputs, OUTPUT_RESERVE_MAX, Policy, Source,
-    ThresholdError, Unit, resolve,
+    DEFAULT_RESET_MARGIN, DEFAULT_WARNING_RUNWAY, Env, Inputs, NativeSource, OUTPUT_RESERVE_MAX,
+    Policy, ThresholdError, Unit, resolve,
 };
 use serde_json::Value;
 
@@ -100,7 +100,7 @@ fn check_fixture(fx: &Fixture, seen: &mut Seen, failures: &mut Vec<String>) {
             seen.enforced += 1;
             let native = p.native;
             check(
-                p.source == Source::Breakdown,
+                p.source == NativeSource::Breakdown,
                 "source is not the breakdown".into(),
             );
             check(p.unit == Unit::Tokens, "unit is not tokens".into());
@@ -184,7 +184,7 @@ fn check_window_source(
     let from_window = resolve_request(&fx.request, Some(&usage));
     let same = match (result, &from_window) {
         (Ok(a), Ok(b)) => {
-            b.source == Source::Window
+            b.source == NativeSource::Window
                 && (a.native, a.hard, a.warning) == (b.native, b.hard, b.warning)
         }
         (Err(a), Err(b)) => std::mem::discriminant(a) == std::mem::discriminant(b),
