@@ -473,7 +473,10 @@ fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder:
     }
     let nonce = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let temp = index_file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
-    let written = File::create(&temp).and_then(|file| {
+    // A new file only (`O_EXCL`): whatever has the name, a planted link included, is
+    // refused rather than followed and truncated.
+    let created = File::options().write(true).create_new(true).open(&temp);
+    let written = created.and_then(|file| {
         let path_bytes = transcript.as_os_str().as_encoded_bytes();
         let mut out = Checksummed {
             inner: file,

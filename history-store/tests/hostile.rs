@@ -195,3 +195,37 @@ fn a_pi_parent_outside_the_sessions_folder_is_not_followed() {
     assert!(message.contains("outside"), "{message}");
     let _ = fs::remove_dir_all(home);
 }
+
+#[test]
+fn a_link_at_the_index_temp_name_is_not_followed() {
+    let dir = scratch("index-temp");
+    let path = dir.join("t.jsonl");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    fs::copy(fixture, &path).unwrap();
+    let cache = Cache {
+        dir: dir.join("cache"),
+        min_bytes: 0,
+        keep: 4,
+        max_bytes: 1 << 30,
+    };
+    // Learn the index's name, then plant links at every temp name this process will use
+    // next (the nonce counts writes per process, so a few cover it).
+    transcript(&path, Some(&cache)).unwrap();
+    let index = fs::read_dir(&cache.dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::remove_file(&index).unwrap();
+    let outside = dir.join("outside.txt");
+    fs::write(&outside, "precious").unwrap();
+    for nonce in 0..64 {
+        let temp = index.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
+        std::os::unix::fs::symlink(&outside, temp).unwrap();
+    }
+    transcript(&path, Some(&cache)).unwrap();
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
+    let _ = fs::remove_dir_all(dir);
+}
