@@ -62,17 +62,11 @@ mod lines;
 pub use decode::{decode, meta, summary};
 pub use lines::{FileIds, HistoryBase, Meta, file_ids};
 
-use notesoup_history_core::LineError;
+use notesoup_history_core::{LineError, SessionFile};
 
-/// One rollout file's (decompressed) bytes.
-#[derive(Debug, Clone, Copy)]
-pub struct CodexFile<'a> {
-    /// The file's path or name (named in refusals; a rollout file name is checked against
-    /// the thread id in its `session_meta`, and gives a segment file its segment id).
-    pub name: &'a str,
-    /// The JSONL bytes.
-    pub bytes: &'a [u8],
-}
+/// One rollout file's (decompressed) bytes. A rollout file name is checked against the
+/// thread id in its `session_meta`, and gives a segment file its segment id.
+pub type CodexFile<'a> = SessionFile<'a>;
 
 /// Why a Codex thread cannot be read. Each names the file and, where there is one, the
 /// line.

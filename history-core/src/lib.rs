@@ -103,7 +103,7 @@ pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use harness::{Harness, UnknownHarness};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{History, HistoryError};
-pub use line_error::LineError;
+pub use line_error::{LineError, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary, clip,

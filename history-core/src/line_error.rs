@@ -1,4 +1,15 @@
-//! The refusals every JSONL decoder shares: a committed line that is not UTF-8 or not JSON.
+//! What the JSONL decoders share: the file they are given, and the refusal of a committed
+//! line that is not UTF-8 or not JSON.
+
+/// One session file as the caller read it: its path or name (named in every refusal) and
+/// its bytes. The Pi and Codex decoders take it (`PiFile`, `CodexFile` name it there).
+#[derive(Debug, Clone, Copy)]
+pub struct SessionFile<'a> {
+    /// The file's path or name.
+    pub name: &'a str,
+    /// The file's bytes.
+    pub bytes: &'a [u8],
+}
 
 /// A committed (newline-terminated) line of a session file that is not text or not JSON.
 /// The Pi and Codex decoders wrap it (`PiError::Malformed`, `CodexError::Malformed`), so the

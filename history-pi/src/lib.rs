@@ -58,19 +58,13 @@
 mod decode;
 mod entries;
 
-use notesoup_history_core::LineError;
+use notesoup_history_core::{LineError, SessionFile};
 
 pub use decode::{decode, parent_session, session_id_from_file_name, summary};
 
-/// One Pi session file, as read by the caller.
-#[derive(Debug, Clone, Copy)]
-pub struct PiFile<'a> {
-    /// The file's path or name (named in refusals; its file name is checked against the
-    /// header's session id when it has Pi's `<time>_<id>.jsonl` shape).
-    pub name: &'a str,
-    /// The file's bytes.
-    pub bytes: &'a [u8],
-}
+/// One Pi session file, as read by the caller. Its file name is checked against the
+/// header's session id when it has Pi's `<time>_<id>.jsonl` shape.
+pub type PiFile<'a> = SessionFile<'a>;
 
 /// Why a Pi session cannot be read. Each names the file and, where there is one, the line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
