@@ -363,7 +363,8 @@ pub enum Event {
     /// process: `claude -p --resume`, a reload). Work the old process had in flight is
     /// gone: the running turn, the cutoff, a commit not yet confirmed (its request is
     /// cancelled), an offered warning (due again); the runtime cap is cleared (it lives
-    /// as long as the process that set it). The window, its delivered warning and a
+    /// as long as the process that set it), and so is `DISABLE_COMPACT` (the new process
+    /// reads its own environment at `session.start`). The window, its delivered warning and a
     /// pending request that had not started its reset are kept.
     ///
     /// `{"type":"loaded"}`

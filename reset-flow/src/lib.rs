@@ -91,6 +91,8 @@
 
 #![forbid(unsafe_code)]
 
+use serde_json::Value;
+
 mod blob;
 mod effect;
 mod event;
@@ -126,6 +128,55 @@ pub fn step(state: &serde_json::Value, event: Event) -> Result<Reply, FlowError>
         effects,
         hints,
     })
+}
+
+/// One step of a flow kept on disk for a session, across the processes that run it.
+///
+/// `saved` is what the last step saved (`{"process": <token>, "flow": <blob>}`), `None`
+/// when nothing is saved. `process` names the calling process (any token unique to it).
+/// A flow saved by another process is sent [`Event::Loaded`] first (its effects come
+/// first in the reply); a saved flow this crate cannot read (another version, malformed)
+/// is refused, never misread: the step starts a fresh flow. Returns what to save and the
+/// reply.
+///
+/// ```
+/// use notesoup_reset_flow::{Event, step_saved};
+/// use serde_json::json;
+///
+/// let warned = |saved: &serde_json::Value| saved["flow"]["window"]["warning"].clone();
+/// let point = || Event::WarningPoint { tokens: 150_000, point: Some(142_000) };
+/// let (saved, reply) = step_saved(None, "p1", point());
+/// assert_eq!(reply.effects.len(), 1); // warn
+/// let (saved, _) = step_saved(Some(&saved), "p1",
+///     serde_json::from_value(json!({"type": "warning", "generation": 0, "status": "delivered"})).unwrap());
+/// assert_eq!(warned(&saved), "delivered");
+/// // `claude -p --resume`: another process, the same window, no second warning.
+/// let (_, reply) = step_saved(Some(&saved), "p2", point());
+/// assert!(reply.effects.is_empty());
+/// ```
+pub fn step_saved(saved: Option<&Value>, process: &str, event: Event) -> (Value, Reply) {
+    let flow = saved
+        .and_then(|s| s.get("flow"))
+        .and_then(|blob| Flow::from_blob(blob).ok());
+    let other_process = saved
+        .and_then(|s| s.get("process"))
+        .is_some_and(|p| p.as_str() != Some(process));
+    let mut flow = flow.unwrap_or_default();
+    let mut effects = Vec::new();
+    if other_process {
+        effects.extend(flow.handle(Event::Loaded));
+    }
+    effects.extend(flow.handle(event));
+    let hints = flow.hints();
+    let saved = serde_json::json!({"process": process, "flow": flow.to_blob()});
+    (
+        saved,
+        Reply {
+            flow,
+            effects,
+            hints,
+        },
+    )
 }
 
 #[cfg(test)]

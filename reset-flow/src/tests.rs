@@ -1047,6 +1047,14 @@ fn a_cap_change_keeps_the_stop_of_a_pending_reset() {
 }
 
 #[test]
+fn disable_compact_is_the_process_environment_read_again_by_a_new_process() {
+    let mut sim = Sim::new();
+    sim.send(json!({"type": "disable_compact", "set": true}));
+    sim.send(json!({"type": "loaded"}));
+    assert!(!sim.flow.hints().disable_compact);
+}
+
+#[test]
 fn a_new_process_drops_the_old_ones_work_but_keeps_a_request_not_yet_started() {
     let mut sim = Sim::new();
     sim.send(turn_step("t1", 0));

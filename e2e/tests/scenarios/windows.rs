@@ -41,10 +41,6 @@ fn boots(request: Request<'_>) -> Vec<String> {
 // Once per window across processes: `-p`, then `-p --resume <id>` twice.
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending issue 11: every new process of the session warns its window again"
-)]
 fn w01_warning_once_per_window_across_resumed_processes() {
     // Every process: the model lists its notes, then answers; every reply reports a
     // context past the warning point (142 424 of a 200K window) and short of the hard point.

@@ -1,7 +1,15 @@
-//! `reset`: one step of the reset flow (`notesoup-reset-flow`): the shell's state blob and
-//! one event in; the new blob, the effects to carry out and the hot-path hints out.
+//! `reset`: one step of the reset flow (`notesoup-reset-flow`): one event in; the effects
+//! to carry out and the hot-path hints out.
+//!
+//! Two ways to keep the flow's state: `session` (the helper keeps it on disk, one record
+//! per session under `<notes home>/windows/<harness>/<session>.json`, read and written
+//! under the record's lock, so it outlives the process and a `claude -p --resume` finds
+//! the window, its warning and a pending request as they were), or `state` (the caller
+//! keeps the blob of the previous reply and sends it back).
 
-use notesoup_reset_flow::{Event, FlowError, step};
+use notesoup_history_core::Harness;
+use notesoup_reset_flow::{Event, FlowError, Reply, step, step_saved};
+use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -14,21 +22,89 @@ struct Request {
     /// The blob of the previous reply; `null` (or absent) for a fresh flow.
     #[serde(default)]
     state: Value,
+    /// The session whose flow the helper keeps (instead of `state`).
+    #[serde(default)]
+    session: Option<SessionRef>,
     /// One event, tagged by `type` (see `reset-flow/EVENTS.md`).
     event: Value,
 }
 
-pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
-    let Request { state, event } = parse("reset", request)?;
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionRef {
+    /// `claude` (the harness whose session this is).
+    harness: Harness,
+    /// The session id (`$.session.id()`).
+    id: String,
+    /// A token unique to the calling process (a new process finds the flow `loaded`).
+    process: String,
+}
+
+pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
+    let Request {
+        state,
+        session,
+        event,
+    } = parse("reset", request)?;
     let event: Event = serde_json::from_value(event)
         .map_err(|err| OpError::bad_request(format!("`reset` event: {err}")))?;
-    let reply = step(&state, event).map_err(|err| match err {
-        FlowError::UnknownVersion { .. } => OpError::new("unknown_state_version", err.to_string()),
-        FlowError::BadState { .. } => OpError::new("bad_state", err.to_string()),
-    })?;
     let mut fields = Fields::new();
-    fields.insert("state".into(), reply.flow.to_blob());
+    let reply = match session {
+        Some(session) => {
+            if !state.is_null() {
+                return Err(OpError::bad_request(
+                    "`reset` takes `session` or `state`, not both",
+                ));
+            }
+            kept(ctx, &session, event)?
+        }
+        None => {
+            let reply = step(&state, event).map_err(|err| match err {
+                FlowError::UnknownVersion { .. } => {
+                    OpError::new("unknown_state_version", err.to_string())
+                }
+                FlowError::BadState { .. } => OpError::new("bad_state", err.to_string()),
+            })?;
+            fields.insert("state".into(), reply.flow.to_blob());
+            reply
+        }
+    };
     fields.insert("effects".into(), json!(reply.effects));
     fields.insert("hints".into(), json!(reply.hints));
     Ok(fields)
+}
+
+/// One step of the session's flow as kept on disk, under the record's lock.
+fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpError> {
+    let home = notesoup_notes::store_root(
+        ctx.var("NOTESOUP_HOME"),
+        ctx.var("XDG_DATA_HOME"),
+        ctx.var("HOME"),
+    )?;
+    let store = WindowStore::new(home);
+    let key = SessionKey::new(session.harness, &session.id).map_err(store_error)?;
+    store.with_session(&key, |record| {
+        // A stale record (another version, another session's) is refused, never misread:
+        // the flow starts fresh and is written over it.
+        let saved = match record.read() {
+            Ok(saved) => saved.map(|r| r.state),
+            Err(err) if err.is_stale_record() => None,
+            Err(err) => return Err(store_error(err)),
+        };
+        let (save, reply) = step_saved(saved.as_ref(), &session.process, event);
+        if saved.as_ref() != Some(&save) {
+            record.write(save).map_err(store_error)?;
+        }
+        Ok(reply)
+    })
+}
+
+fn store_error(err: WindowStoreError) -> OpError {
+    OpError::new("window_store", err.to_string())
+}
+
+impl From<WindowStoreError> for OpError {
+    fn from(err: WindowStoreError) -> Self {
+        store_error(err)
+    }
 }

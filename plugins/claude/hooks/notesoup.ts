@@ -33,21 +33,22 @@ let interactive = false;
 /** The session this window belongs to, refreshed lazily from `$.session`. */
 let identity: string | undefined;
 let sessionId = '';
-/** The current window's ordinal, once known (a boot attached, a retained boot, history_state). */
-let ordinal: number | undefined;
-/** The window id the budget warning was delivered in (once per window). */
-let warnedWindow: string | undefined;
+/**
+ * This process (and session binding): the helper keeps the flow of each session on disk,
+ * and a flow last saved under another token is `loaded` (a new process, a reload, an
+ * identity change or session end: in-flight work dropped, the cap cleared).
+ */
+const PROCESS = crypto.randomUUID();
+let epoch = 0;
 
 /** History binding: the transcript Claude named, and the newest main row that was kept. */
 let transcriptPath: string | undefined;
 let head: string | undefined;
 
-/** `/notesoup cap`: the cap as typed, and the limits last resolved with their inputs. */
-let cap: string | null = null;
+/** The limits last resolved with their inputs (the cap itself is the flow's). */
 let limitsCache: { inputs: string; reply: Reply } | undefined;
 
-/** The reset flow's blob, its hints, and the one-at-a-time chain of `reset` calls. */
-let resetState: unknown = null;
+/** The reset flow's last hints (window ordinal, warned, cap...), and the chain of `reset` calls. */
 let hints: Fields = {};
 let generation = 0;
 let resetChain: Promise<unknown> = Promise.resolve();
@@ -96,14 +97,16 @@ function agentOf(e: { agentId?: string }): Agent {
   return e.agentId === undefined ? 'main' : 'subagent';
 }
 
-/** The window id of the contract: `claude:<sessionId>:<ordinal>`. */
+/** The window id of the contract: `claude:<sessionId>:<ordinal>`, once the flow knows it. */
 function windowId(): string | undefined {
-  return ordinal === undefined ? undefined : `${HOST}:${sessionId}:${ordinal}`;
+  const n = num(hints.ordinal);
+  return n === undefined ? undefined : `${HOST}:${sessionId}:${n}`;
 }
 
-/** What the once-per-window warning is keyed by: the window, or the session while no ordinal is known. */
-function warnKey(): string {
-  return windowId() ?? `${HOST}:${sessionId}:unknown`;
+/** The runtime cap the flow holds, as the `limits` op takes it. */
+function capArg(): string | null {
+  const n = num(hints.cap);
+  return n === undefined ? null : String(n);
 }
 
 /** The window id named by a boot's first line, when text holds one. */
@@ -175,11 +178,13 @@ async function refreshIdentity($: EngineInterface) {
   sessionId = id.replace(/[^A-Za-z0-9_-]/g, '') || HOST;
 }
 
-/** Session end, /clear, /resume, /branch, identity change: the window and the flow start over. */
+/**
+ * Session end, /clear, /resume, /branch, identity change: this process lets the session's
+ * flow go (a new epoch: the next step of any session's flow finds it `loaded`); the
+ * window itself is the session's and stays on disk.
+ */
 async function forgetSession($: EngineInterface, why: string) {
-  ordinal = undefined;
-  warnedWindow = undefined;
-  cap = null;
+  epoch += 1;
   limitsCache = undefined;
   head = undefined;
   builtBoot = undefined;
@@ -188,9 +193,8 @@ async function forgetSession($: EngineInterface, why: string) {
   inputQueued = false;
   evidenceDue = undefined;
   continuationTurn = undefined;
-  generation += 1;
-  $.ui.log(`notesoup: ${why}: window forgotten (generation ${generation})`, { to: 'debug' });
-  await runEffects($, await resetEvent($, { type: 'session', generation }));
+  hints = {};
+  $.ui.log(`notesoup: ${why}: the session's flow let go (epoch ${epoch})`, { to: 'debug' });
 }
 
 /** The current-session selector history ops take, when the binding is complete. */
@@ -199,24 +203,29 @@ function currentSession(): Fields | undefined {
 }
 
 /**
- * The current window's ordinal when the module lost it (a reload, /resume in the same
- * process): the newest boot Claude kept names it; else history_state for the head.
+ * Tells the flow which window the conversation is in: the newest boot Claude kept names
+ * it; else history_state for the head. The flow adopts only a newer ordinal (a re-sent
+ * older boot never takes a window back).
  */
 async function knowOrdinal($: EngineInterface) {
-  if (ordinal !== undefined) return;
   const kept = (await keptBoots($)).map(retainedWindow).filter((w) => w !== undefined);
   const last = kept[kept.length - 1];
   const n = last === undefined ? Number.NaN : Number(last.slice(last.lastIndexOf(':') + 1));
-  if (Number.isInteger(n)) ordinal = n;
+  if (Number.isInteger(n)) await windowSeen($, n);
   else await resolveOrdinal($);
 }
 
-/** Asks history_state for the head's window when the ordinal is not known yet. */
+/** Asks history_state for the head's window when the flow does not know it yet. */
 async function resolveOrdinal($: EngineInterface) {
   const session = currentSession();
-  if (ordinal !== undefined || session === undefined) return;
+  if (num(hints.ordinal) !== undefined || session === undefined) return;
   const reply = await helper($, 'history_state', session);
-  if (reply.ok && num(reply.ordinal) !== undefined) ordinal = num(reply.ordinal);
+  const n = reply.ok ? num(reply.ordinal) : undefined;
+  if (n !== undefined) await windowSeen($, n);
+}
+
+async function windowSeen($: EngineInterface, n: number) {
+  await runEffects($, await resetEvent($, { type: 'window_seen', ordinal: n }));
 }
 
 // ---- budget: limits, measurement, warning ------------------------------------------
@@ -224,7 +233,7 @@ async function resolveOrdinal($: EngineInterface) {
 type Measure = { value: number; limits: Fields } | undefined;
 
 /** The points for this session: the helper's `limits`, re-asked only when an input changed. */
-async function resolveLimits($: EngineInterface, window: number | undefined): Promise<Reply> {
+async function resolveLimits($: EngineInterface, window: number | undefined, capOverride?: string | null): Promise<Reply> {
   const [model, settings] = await Promise.all([$.session.model(), $.settings.read()]);
   const env: Fields = {
     CLAUDE_CODE_AUTO_COMPACT_WINDOW: await $.env.get('CLAUDE_CODE_AUTO_COMPACT_WINDOW'),
@@ -233,6 +242,7 @@ async function resolveLimits($: EngineInterface, window: number | undefined): Pr
     DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT'),
     CLAUDE_CODE_MAX_OUTPUT_TOKENS: await $.env.get('CLAUDE_CODE_MAX_OUTPUT_TOKENS'),
   };
+  const cap = capOverride !== undefined ? capOverride : capArg();
   const inputs = JSON.stringify({ model, settings, env, cap, window });
   if (limitsCache?.inputs === inputs) return limitsCache.reply;
   const usage = await $.session.usage({ breakdown: 'summary' });
@@ -261,13 +271,31 @@ function flowContext(m: Measure): Fields | undefined {
   return { tokens: m.value, hard: m.limits.hard, auto_clear: m.limits.auto_clear === true };
 }
 
-/** The budget warning when it is due in this window, else undefined. */
-async function dueWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
-  const window = warnKey();
-  if (m === undefined || warnedWindow === window) return undefined;
+/**
+ * The budget warning when the flow says it is due in this window (once per window), with
+ * the generation to report its fate under (`settleWarning`), else undefined.
+ */
+async function dueWarning($: EngineInterface, m: Measure): Promise<{ text: string; gen: number } | undefined> {
+  if (m === undefined) return undefined;
+  const event: Fields = { type: 'warning_point', tokens: m.value };
   const point = num(m.limits.warning);
-  if (m.limits.warnings_enabled !== true || point === undefined || m.value < point) return undefined;
-  return loadWarning($, m);
+  if (m.limits.warnings_enabled === true && point !== undefined) event.point = point;
+  const effects = await resetEvent($, event);
+  const warn = effects.find((fx) => fx.type === 'warn');
+  show($, (await runEffects($, effects.filter((fx) => fx.type !== 'warn'))).reports);
+  if (warn === undefined) return undefined;
+  const gen = num(warn.generation) ?? generation;
+  const text = await loadWarning($, m);
+  if (text === undefined) {
+    await settleWarning($, gen, 'dropped');
+    return undefined;
+  }
+  return { text, gen };
+}
+
+/** The offered warning's fate: `delivered` when the chain accepted it, else `dropped` (still due). */
+async function settleWarning($: EngineInterface, gen: number, status: 'delivered' | 'dropped') {
+  show($, (await runEffects($, await resetEvent($, { type: 'warning', generation: gen, status }))).reports);
 }
 
 async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
@@ -294,19 +322,14 @@ function resetEvent($: EngineInterface, event: Fields): Promise<Fields[]> {
 }
 
 async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
-  let reply = await helper($, 'reset', { state: resetState, event });
-  if (!reply.ok && reply.error.code === 'unknown_state_version') {
-    // A blob from another helper version: start a fresh flow at our generation, then retry.
-    $.ui.log(`notesoup: reset state from another helper version dropped (${reply.error.message})`, { to: 'debug' });
-    const fresh = await helper($, 'reset', { state: null, event: { type: 'session', generation } });
-    resetState = fresh.ok ? (fresh.state ?? null) : null;
-    reply = await helper($, 'reset', { state: resetState, event });
-  }
+  // The helper keeps the session's flow on disk: it outlives this process.
+  const id = (await $.session.id()).replace(/[^A-Za-z0-9_-]/g, '') || HOST;
+  const session = { harness: HOST, id, process: `${PROCESS}:${epoch}` };
+  const reply = await helper($, 'reset', { session, event });
   if (!reply.ok) {
     logOnce($, `reset:${str(event.type)}:${reply.error.code}`, `reset refused ${str(event.type)}: ${reply.error.message}`);
     return [];
   }
-  resetState = reply.state ?? null;
   hints = isObject(reply.hints) ? reply.hints : {};
   generation = num(hints.generation) ?? generation;
   const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
@@ -522,19 +545,20 @@ const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
 const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   await refreshIdentity($);
-  // A boot Claude kept (resume, reload) stands: restore its ordinal, attach nothing twice.
+  // A boot Claude kept (resume, reload) stands: the flow learns its ordinal (only a newer
+  // one counts), nothing is attached twice.
   if ((await keptBoots($)).length > 0) {
-    ordinal = undefined;
     await knowOrdinal($);
     return next(e);
   }
   await resolveOrdinal($);
-  const reply = await buildBoot($, ordinal ?? 0, null, null);
+  const n = num(hints.ordinal) ?? 0;
+  const reply = await buildBoot($, n, null, null);
   if (!reply.ok || typeof reply.text !== 'string') {
     logOnce($, 'boot', `no boot attached: ${textOf(reply)}`);
     return next(e);
   }
-  ordinal = ordinal ?? 0;
+  await windowSeen($, n);
   return next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: reply.text }] });
 };
 
@@ -551,8 +575,9 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   await refreshIdentity($);
   const warning = (await readSwitches($)).disableCompact ? undefined : await dueWarning($, await measure($));
   if (warning === undefined) return next(e);
-  const r = await next({ ...e, context: [...(e.context ?? []), warning] });
-  if (r.drop === undefined) warnedWindow = warnKey();
+  const r = await next({ ...e, context: [...(e.context ?? []), warning.text] });
+  // Delivered only when the chain accepted the prompt: a dropped one leaves it due.
+  await settleWarning($, warning.gen, r.drop === undefined ? 'delivered' : 'dropped');
   return r;
 };
 
@@ -624,7 +649,7 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
 
 // ---- compaction ----------------------------------------------------------------------
 
-type CompactAnswer = { kind: 'veto'; notice: string; quiet: boolean } | { kind: 'boot'; text: string; ordinal: number } | { kind: 'native' };
+type CompactAnswer = { kind: 'veto'; notice: string; quiet: boolean } | { kind: 'boot'; text: string } | { kind: 'native' };
 
 /**
  * What to answer a compaction with, as the flow says, in the order EVENTS.md gives:
@@ -634,6 +659,11 @@ type CompactAnswer = { kind: 'veto'; notice: string; quiet: boolean } | { kind: 
 async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?: string; instructions?: string }): Promise<CompactAnswer> {
   const event: Fields = { type: 'compaction', agent: agentOf(e), trigger: e.trigger };
   if (e.instructions !== undefined) event.instructions = e.instructions;
+  // The flow names the window the boot opens: it must know the current one first.
+  if (event.agent === 'main') {
+    if (identity === undefined) await refreshIdentity($);
+    await knowOrdinal($);
+  }
   const first = await runEffects($, await resetEvent($, event));
   show($, first.reports);
   const decided = settled(first.answers);
@@ -641,9 +671,7 @@ async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?:
   const answer = first.answers.find((a) => a.type === 'answer_compaction');
   if (answer === undefined) return { kind: 'native' };
   const gen = num(answer.generation) ?? generation;
-  if (identity === undefined) await refreshIdentity($);
-  await knowOrdinal($);
-  const fresh = (ordinal ?? 0) + 1;
+  const fresh = num(answer.ordinal) ?? 1;
   const reply = await buildBoot($, fresh, str(answer.pool) ?? 'forced', str(answer.sticky) ?? null);
   if (!reply.ok || typeof reply.text !== 'string') {
     const failed = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'failed' }));
@@ -654,7 +682,7 @@ async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?:
   const handoff = str(reply.handoff);
   const text = handoff === undefined || handoff === '' ? reply.text : `${reply.text}\n${handoff}`;
   const token = crypto.randomUUID();
-  const acquired = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'acquired', uuid: token }));
+  const acquired = await runEffects($, await resetEvent($, { type: 'boot', generation: gen, status: 'acquired', uuid: token, text }));
   show($, acquired.reports);
   const after = settled(acquired.answers);
   if (after !== undefined) return after;
@@ -663,7 +691,7 @@ async function compactAnswer($: EngineInterface, e: { trigger: string; agentId?:
   // Interactive sessions raise no append for the compaction rows: unless the worker's own
   // command resolves (and looks), the next main step looks at the conversation instead.
   if (interactive && e.trigger !== 'manual') evidenceDue = gen;
-  return { kind: 'boot', text, ordinal: fresh };
+  return { kind: 'boot', text };
 }
 
 /** A veto or a native answer among the effects, if the flow gave one. */
@@ -684,26 +712,18 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
     return { skip: answer.notice };
   }
   if (answer.kind === 'boot') {
-    // The window advances only when a boot is returned.
-    ordinal = answer.ordinal;
-    warnedWindow = undefined;
+    // The flow opened the boot's window when the boot was acquired.
     return { messages: [{ role: 'user', text: answer.text, toolUses: [] }] };
   }
   const r = await next(e);
-  nativeCompacted(e.agentId, r.messages !== undefined);
+  // Claude's own compaction of the main conversation replaced it (a removed boot with it):
+  // the window advances, as a compact boundary does in history, and prompt.context, which
+  // runs again after a compaction, attaches the next window's boot.
+  if (e.agentId === undefined && r.messages !== undefined) {
+    await runEffects($, await resetEvent($, { type: 'native_compacted', agent: 'main' }));
+  }
   return r;
 };
-
-/**
- * Claude's own compaction of the main conversation replaced it (a removed boot with it):
- * the window advances, as a compact boundary does in history, and prompt.context, which
- * runs again after a compaction, attaches the next window's boot.
- */
-function nativeCompacted(agentId: string | undefined, replaced: boolean) {
-  if (agentId !== undefined || !replaced || ordinal === undefined) return;
-  ordinal += 1;
-  warnedWindow = undefined;
-}
 
 // ---- session.append: the history head, headless commit evidence ------------------------
 
@@ -765,8 +785,8 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   // The budget warning rides on the main agent's own tool results too, once per window.
   const warning = e.agentId === undefined && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
   if (warning === undefined) return { result: textOf(reply) };
-  warnedWindow = warnKey();
-  return { result: textOf(reply), context: [warning] };
+  await settleWarning($, warning.gen, 'delivered');
+  return { result: textOf(reply), context: [warning.text] };
 };
 
 /**
@@ -812,8 +832,8 @@ const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
   }
   const warning = await dueWarning($, m);
   if (warning === undefined) return r;
-  warnedWindow = warnKey();
-  return { ...r, context: [...(r.context ?? []), warning] };
+  await settleWarning($, warning.gen, 'delivered');
+  return { ...r, context: [...(r.context ?? []), warning.text] };
 };
 
 // ---- command.run: /notesoup, /empty, /fresh-window -------------------------------------
@@ -834,16 +854,12 @@ async function capCommand($: EngineInterface, args: string): Promise<string> {
   if (words.length > 0 && words[0] !== 'cap') return `usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k`;
   const wanted = words[1];
   if (wanted !== undefined) {
-    const before = cap;
-    cap = wanted === 'off' ? null : wanted;
     const usage = await $.session.usage();
     limitsCache = undefined;
-    const reply = await resolveLimits($, usage.context.window);
-    if (!reply.ok && reply.error.code === 'bad_cap') {
-      cap = before;
-      limitsCache = undefined;
-      return `cap refused: ${reply.error.message}`;
-    }
+    const reply = await resolveLimits($, usage.context.window, wanted === 'off' ? null : wanted);
+    limitsCache = undefined;
+    // A refused cap is never stored.
+    if (!reply.ok && reply.error.code === 'bad_cap') return `cap refused: ${reply.error.message}`;
     const value = reply.ok ? num(reply.cap) ?? null : null;
     await runEffects($, await resetEvent($, { type: 'cap_changed', cap: value }));
   }
@@ -852,7 +868,7 @@ async function capCommand($: EngineInterface, args: string): Promise<string> {
   const points = reply.ok
     ? `warning at ${String(reply.warning)}, clear at ${String(reply.hard)} ${String(reply.unit)} (native ${String(reply.native)}, from ${String(reply.source)})`
     : `no budget points: ${reply.error.message}`;
-  return `cap: ${cap ?? 'none'}; ${points}; window ${windowId() ?? 'not started'}`;
+  return `cap: ${capArg() ?? 'none'}; ${points}; window ${windowId() ?? 'not started'}`;
 }
 
 // ---- registration ----------------------------------------------------------------------

@@ -16,15 +16,41 @@ type Script = (op: string, request: Fields) => Fields;
 
 const SESSION = '6e9d2c1a-0000-4000-8000-000000000001';
 
+/**
+ * The window facts the helper's flow keeps (the real rules are reset-flow's, tested there):
+ * enough for the shell's tests to see the ordinal and the cap come back in `hints`.
+ */
+function windowStub(): (request: Fields, reply: Fields) => Fields {
+  let ordinal: number | undefined;
+  let cap: number | null = null;
+  let opening: number | undefined;
+  return (request, reply) => {
+    const event = (request.event ?? {}) as Fields;
+    if (event.type === 'window_seen' && typeof event.ordinal === 'number') ordinal = Math.max(ordinal ?? -1, event.ordinal);
+    if (event.type === 'native_compacted' && ordinal !== undefined) ordinal += 1;
+    if (event.type === 'cap_changed') cap = (event.cap as number | null) ?? null;
+    if (event.type === 'boot' && event.status === 'acquired' && opening !== undefined) ordinal = opening;
+    if (reply.ok !== true) return reply;
+    const effects = (Array.isArray(reply.effects) ? reply.effects : []).map((fx: Fields) => {
+      if (fx.type !== 'answer_compaction') return fx;
+      opening = (ordinal ?? 0) + 1;
+      return { ordinal: opening, ...fx };
+    });
+    return { ...reply, effects, hints: { ordinal: ordinal ?? null, cap, ...((reply.hints ?? {}) as Fields) } };
+  };
+}
+
 /** Plays the world beneath the plugin; returns the helper calls the shell made. */
 function world(on: On, script: Script, env: Record<string, string> = {}, own: readonly string[] = []): Call[] {
   const calls: Call[] = [];
+  const flow = windowStub();
   mock.env(on, env);
   if (!own.includes('process.run')) on('process.run', async (_$, e) => {
     const op = e.argv[1] ?? '';
     const request = JSON.parse(e.init?.stdin ?? '{}') as Fields;
     calls.push({ op, request });
-    const stdout = JSON.stringify(script(op, request));
+    const reply = script(op, request);
+    const stdout = JSON.stringify(op === 'reset' ? flow(request, reply) : reply);
     return { value: { exitCode: 0, stdout, stderr: '', isStdoutTruncated: false, isStderrTruncated: false } };
   });
   on('session.start', async (_$, e) => ({ cwd: e.cwd }));
@@ -196,26 +222,29 @@ describe('the reset flow', () => {
     expect(sent?.event).toEqual({ type: 'empty_brain', agent: 'main', args: { last_word: 'finish the parser' } });
   });
 
-  test('the state blob of one reply is sent with the next event', async ($, on) => {
-    let n = 0;
-    const calls = world(on, (op) => (op === 'reset' ? { ok: true, state: { n: ++n }, effects: [], hints: {} } : { ok: true }));
+  test('the helper keeps the flow: every call names the session and this process, never a blob', async ($, on) => {
+    const calls = world(on, (op) => (op === 'reset' ? { ok: true, effects: [], hints: {} } : { ok: true }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
-    const states = calls.filter((c) => c.op === 'reset').map((c) => c.request.state);
-    expect(states).toEqual([null, { n: 1 }]);
+    const sent = calls.filter((c) => c.op === 'reset').map((c) => c.request);
+    expect(sent.length).toBe(2);
+    for (const r of sent) {
+      expect(r.state).toBeUndefined();
+      expect(r.session).toEqual({ harness: 'claude', id: SESSION, process: expect.any(String) });
+    }
+    expect((sent[0]?.session as Fields).process).toBe((sent[1]?.session as Fields).process);
   });
 
-  test('a refused reset call keeps the old blob', async ($, on) => {
-    let n = 0;
-    const calls = world(on, (op) => {
-      if (op !== 'reset') return { ok: true };
-      n += 1;
-      return n === 2 ? { ok: false, error: { code: 'bad_event', message: 'no' } } : { ok: true, state: { n }, effects: [], hints: {} };
-    });
+  test('after session end the flow is let go: the next call comes as another process', async ($, on) => {
+    const calls = world(on, (op) => (op === 'reset' ? { ok: true, effects: [], hints: {} } : { ok: true }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    for (let i = 0; i < 3; i += 1) await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.state)).toEqual([null, { n: 1 }, { n: 1 }]);
+    await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    await $.session.end({ reason: 'clear', sessionId: SESSION, resume: { id: SESSION } });
+    await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    const tokens = calls.filter((c) => c.op === 'reset').map((c) => (c.request.session as Fields).process);
+    expect(tokens.length).toBe(2);
+    expect(tokens[0]).not.toBe(tokens[1]);
   });
 
   test('an end_turn effect answers the step without a model request', async ($, on) => {
@@ -400,6 +429,8 @@ describe('natural input', () => {
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
     expect(atRequest).toEqual([
       { type: 'natural_input', phase: 'queued' },
+      // The prompt's warning check: no warning point here, so nothing is offered.
+      { type: 'warning_point', tokens: 150000 },
       { type: 'turn_step', agent: 'main', turn_id: 't1', index: 0 },
       { type: 'natural_input', phase: 'delivered' },
     ]);
@@ -411,6 +442,41 @@ describe('natural input', () => {
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.prompt.submit({ text: 'Fresh window.', wait: false, origin: { kind: 'plugin', name: 'notesoup' } });
     expect(resetOps(calls)).not.toContain('natural_input');
+  });
+});
+
+describe('the budget warning', () => {
+  const warnWorld = (on: On) =>
+    world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'notesoup budget warning: save your notes.' };
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'warning_point') return { ok: true, effects: [{ type: 'warn', generation: 0 }], hints: {} };
+      return { ok: true, effects: [], hints: {} };
+    });
+
+  test('the flow is told the fill and the point; a warn effect rides on the prompt and is reported delivered', async ($, on) => {
+    const calls = warnWorld(on);
+    let context: string[] = [];
+    on('prompt.submit', async (_$, e) => {
+      context = [...(e.context ?? [])];
+      return { text: e.text };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
+    expect(context).toEqual(['notesoup budget warning: save your notes.']);
+    const events = calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields);
+    expect(events).toContainEqual({ type: 'warning_point', tokens: 150000, point: 142424 });
+    expect(events.at(-1)).toEqual({ type: 'warning', generation: 0, status: 'delivered' });
+  });
+
+  test('a prompt another hook drops leaves the warning due', async ($, on) => {
+    const calls = warnWorld(on);
+    on('prompt.submit', async () => ({ drop: 'not now' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
+    const events = calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields);
+    expect(events.at(-1)).toEqual({ type: 'warning', generation: 0, status: 'dropped' });
   });
 });
 
@@ -621,10 +687,10 @@ describe('/notesoup cap', () => {
     const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const r = await $.command.run(typed('notesoup', 'cap 100k'));
-    expect(String(r.text)).toContain('cap: 100k');
+    expect(String(r.text)).toContain('cap: 100000');
     expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'cap_changed', cap: 100000 });
     const shown = await $.command.run(typed('notesoup', ''));
-    expect(String(shown.text)).toContain('cap: 100k');
+    expect(String(shown.text)).toContain('cap: 100000');
   });
 
   test('a refused cap changes nothing and says why', async ($, on) => {
@@ -634,8 +700,9 @@ describe('/notesoup cap', () => {
     const r = await $.command.run(typed('notesoup', 'cap lots'));
     expect(String(r.text)).toContain('cap refused: cap "lots" is not a token count');
     const shown = await $.command.run(typed('notesoup', 'cap'));
-    expect(String(shown.text)).toContain('cap: 100k');
-    expect(calls.filter((c) => c.op === 'limits').at(-1)?.request.cap).toBe('100k');
+    expect(String(shown.text)).toContain('cap: 100000');
+    expect(calls.filter((c) => c.op === 'limits').at(-1)?.request.cap).toBe('100000');
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).not.toContainEqual({ type: 'cap_changed', cap: null });
   });
 
   test('cap off removes it', async ($, on) => {

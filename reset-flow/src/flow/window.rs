@@ -60,6 +60,8 @@ impl Flow {
     }
 
     pub(super) fn loaded(&mut self, fx: &mut Vec<Effect>) {
+        // The environment is the process's: `DISABLE_COMPACT` is read again at its start.
+        self.disable_compact = false;
         self.window.cap = None;
         if self.window.warning == Warning::Offered {
             self.window.warning = Warning::Due;

@@ -594,7 +594,11 @@ fn check(
         }
         Event::Loaded => {
             // The process that held the turn, the offer and the cap is gone.
-            if post.main_turn.is_some() || post.cutoff.is_some() || post.commit.is_some() {
+            if post.main_turn.is_some()
+                || post.cutoff.is_some()
+                || post.commit.is_some()
+                || post.disable_compact
+            {
                 return Err("work of the old process survived a new process".into());
             }
             g.turn = None;
