@@ -352,10 +352,6 @@ fn chain_script() -> Script {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending issue 11: every new process of the session warns its window again"
-)]
 fn w06_resume_chain_across_a_reset_grows_the_ordinal_and_warns_once_per_window() {
     let script = chain_script();
     let out = run_chain(
