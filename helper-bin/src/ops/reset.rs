@@ -49,25 +49,22 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let event: Event = serde_json::from_value(event)
         .map_err(|err| OpError::bad_request(format!("`reset` event: {err}")))?;
     let mut fields = Fields::new();
-    let reply = match session {
-        Some(session) => {
-            if !state.is_null() {
-                return Err(OpError::bad_request(
-                    "`reset` takes `session` or `state`, not both",
-                ));
+    let reply = if let Some(session) = session {
+        if !state.is_null() {
+            return Err(OpError::bad_request(
+                "`reset` takes `session` or `state`, not both",
+            ));
+        }
+        kept(ctx, &session, event)?
+    } else {
+        let reply = step(&state, event).map_err(|err| match err {
+            FlowError::UnknownVersion { .. } => {
+                OpError::new("unknown_state_version", err.to_string())
             }
-            kept(ctx, &session, event)?
-        }
-        None => {
-            let reply = step(&state, event).map_err(|err| match err {
-                FlowError::UnknownVersion { .. } => {
-                    OpError::new("unknown_state_version", err.to_string())
-                }
-                FlowError::BadState { .. } => OpError::new("bad_state", err.to_string()),
-            })?;
-            fields.insert("state".into(), reply.flow.to_blob());
-            reply
-        }
+            FlowError::BadState { .. } => OpError::new("bad_state", err.to_string()),
+        })?;
+        fields.insert("state".into(), reply.flow.to_blob());
+        reply
     };
     fields.insert("effects".into(), json!(reply.effects));
     fields.insert("hints".into(), json!(reply.hints));
@@ -99,6 +96,10 @@ fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpEr
     })
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "used as a map_err function: the error is consumed by the call"
+)]
 fn store_error(err: WindowStoreError) -> OpError {
     OpError::new("window_store", err.to_string())
 }
