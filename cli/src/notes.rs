@@ -9,8 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use notesoup_history_core::format_utc;
 use notesoup_notes::{
-    Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NoteInfo, NotesError, TRASH_DAYS, TRASH_KEEP, Version,
-    store_root,
+    Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NotesError, TRASH_DAYS, TRASH_KEEP, Version, store_root,
 };
 use serde_json::json;
 
@@ -61,7 +60,7 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
             "brain": brain.dir(),
             "bytes": total,
             "limits": {"note_bytes": MAX_NOTE_BYTES, "brain_bytes": MAX_BRAIN_BYTES},
-            "notes": notes.iter().map(info_json).collect::<Vec<_>>(),
+            "notes": notes.iter().map(notesoup_helper_bin::note_json).collect::<Vec<_>>(),
         }));
         return Ok(());
     }
@@ -94,16 +93,6 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
         ));
     }
     Ok(())
-}
-
-fn info_json(n: &NoteInfo) -> serde_json::Value {
-    json!({
-        "name": n.name,
-        "bytes": n.bytes,
-        "updated": n.updated,
-        "version": n.version.as_str(),
-        "first_line": n.first_line,
-    })
 }
 
 fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {

@@ -188,6 +188,19 @@ pub(crate) fn parse<T: DeserializeOwned>(op: &str, request: Value) -> Result<T, 
         .map_err(|err| OpError::bad_request(format!("`{op}` request: {err}")))
 }
 
+/// One note of a `notes_list` reply's `notes` (PROTOCOL.md): `name`, `bytes`, `updated`
+/// (seconds since the epoch), `version` and `first_line`. The CLI's `notes list --json`
+/// writes the same object.
+pub fn note_json(note: &notesoup_notes::NoteInfo) -> Value {
+    json!({
+        "name": note.name,
+        "bytes": note.bytes,
+        "updated": note.updated,
+        "version": note.version.as_str(),
+        "first_line": note.first_line,
+    })
+}
+
 /// Run one op on the raw bytes of a request. Never panics: a bug inside an op becomes an
 /// `internal` error reply.
 pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Outcome {

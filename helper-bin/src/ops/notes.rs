@@ -115,21 +115,7 @@ pub(crate) fn list(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let folder = args.folder.unwrap_or_default();
     let notes = brain.list(&folder)?;
     let mut fields = reply(&render_list(&notes, &folder), None);
-    fields.insert(
-        "notes".into(),
-        notes
-            .iter()
-            .map(|n| {
-                json!({
-                    "name": n.name,
-                    "bytes": n.bytes,
-                    "updated": n.updated,
-                    "version": n.version.as_str(),
-                    "first_line": n.first_line,
-                })
-            })
-            .collect(),
-    );
+    fields.insert("notes".into(), notes.iter().map(crate::note_json).collect());
     Ok(fields)
 }
 
