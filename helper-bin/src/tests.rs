@@ -109,7 +109,8 @@ fn messages_quote_at_most_the_clip_of_any_input(#[case] op: &str, #[case] reques
         "{} chars",
         message.chars().count()
     );
-    assert!(message.ends_with('…'), "{message}");
+    // Cut where the input is quoted (by the crate that refused) or at the outlet.
+    assert!(message.contains('…'), "{message}");
 }
 
 #[rstest]

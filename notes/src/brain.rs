@@ -6,6 +6,7 @@ use std::time::SystemTime;
 
 use notesoup_safe_fs::Dir;
 
+use crate::error::quote;
 use crate::layout::{Opened, Place, Undo, read_note};
 use crate::{
     Deleted, Edit, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, Note, NoteInfo, NotesError, Version, Written,
@@ -157,11 +158,11 @@ impl Brain {
                 1 => Ok(text.replacen(old.as_str(), new, 1)),
                 0 => Err(NotesError::NoMatch {
                     name: name.to_owned(),
-                    old: old.clone(),
+                    old: quote(old),
                 }),
                 count => Err(NotesError::Ambiguous {
                     name: name.to_owned(),
-                    old: old.clone(),
+                    old: quote(old),
                     count,
                 }),
             },

@@ -162,8 +162,20 @@ impl NotesError {
 
     pub(crate) fn bad_name(name: &str, reason: impl Into<String>) -> Self {
         Self::BadName {
-            name: name.to_owned(),
+            name: quote(name),
             reason: reason.into(),
         }
+    }
+}
+
+/// Most characters of an input (a name, an edit's `old`) a refusal quotes: a hostile
+/// 50 MB input must not make a 50 MB message.
+pub const QUOTE_MAX_CHARS: usize = 200;
+
+/// `input` as a refusal quotes it: whole up to [`QUOTE_MAX_CHARS`], else cut there with `…`.
+pub(crate) fn quote(input: &str) -> String {
+    match input.char_indices().nth(QUOTE_MAX_CHARS) {
+        Some((end, _)) => format!("{}…", &input[..end]),
+        None => input.to_owned(),
     }
 }

@@ -92,7 +92,7 @@ mod text;
 mod trash;
 
 pub use brain::Brain;
-pub use error::NotesError;
+pub use error::{NotesError, QUOTE_MAX_CHARS};
 pub use name::{MAX_DEPTH, MAX_SEGMENT_BYTES, check_folder, check_name};
 pub use text::{render_delete, render_list, render_read, render_written};
 pub use trash::{Restored, Trashed};

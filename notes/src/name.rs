@@ -68,7 +68,8 @@ fn check_segment(name: &str, segment: &str) -> Result<(), NotesError> {
         return Err(NotesError::bad_name(
             name,
             format!(
-                "segment `{segment}` is {} bytes; at most {MAX_SEGMENT_BYTES}",
+                "segment `{}` is {} bytes; at most {MAX_SEGMENT_BYTES}",
+                crate::error::quote(segment),
                 segment.len()
             ),
         ));

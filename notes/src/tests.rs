@@ -720,3 +720,34 @@ fn of_racing_creates_of_one_name_exactly_one_wins() {
     }
     assert_eq!(brain.read("race").unwrap().version, won[0].version);
 }
+
+#[test]
+fn refusals_quote_a_hostile_input_clipped() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    brain.write("n", "text\n", None).unwrap();
+    let huge = "é".repeat(1 << 20);
+    let err = brain
+        .edit(
+            "n",
+            &Edit::Replace {
+                old: huge.clone(),
+                new: "x".into(),
+            },
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), "no_match");
+    assert!(
+        err.to_string().chars().count() < 1000,
+        "{} chars",
+        err.to_string().len()
+    );
+    let err = brain.read(&format!("a{huge}")).unwrap_err();
+    assert_eq!(err.code(), "bad_name");
+    assert!(
+        err.to_string().chars().count() < 1000,
+        "{} chars",
+        err.to_string().len()
+    );
+}
