@@ -6,7 +6,8 @@
 
 use notesoup_history_core::{Body, Role};
 
-use super::{Decoder, FirstParent, Node, Options, UuidIndex};
+use crate::Options;
+use crate::decoder::{Decoder, FirstParent, Node, UuidIndex};
 use crate::rows::Kind;
 
 /// The format version written first; a state of another version is refused.

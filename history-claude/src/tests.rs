@@ -4,7 +4,11 @@
 use rstest::rstest;
 use serde_json::{Value, json};
 
+use notesoup_history_core::{Transcript, Window};
+
 use super::*;
+use crate::decoder::uuid_hash;
+use crate::rows::{Kind, RawRow};
 
 /// One conversation row of session `s1` (main chain) as a JSON value.
 fn row(kind: &str, uuid: &str, parent: Option<&str>, text: &str) -> Value {

@@ -1,0 +1,325 @@
+//! The line-by-line [`Decoder`]: each committed line checked once (the one-pass parse,
+//! else the field-by-field one that names the refusal) and added to the uuid graph's
+//! nodes, first occurrence first; [`decode`] feeds it a whole transcript.
+
+use std::collections::HashMap;
+use std::hash::Hasher;
+
+use notesoup_history_core::{Body, Role, Transcript, WordHash, WordHashBuilder};
+
+use crate::DecodeError;
+use crate::graph::Graph;
+use crate::rows::{self, Kind, RawRow, Row};
+
+/// What the transcript must be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The session every row must name; `None`: the first conversation row's.
+    pub session: Option<String>,
+    /// Decode a subagent (sidechain) file instead of a main transcript.
+    pub sidechain: bool,
+}
+
+/// Where the selected branch ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// The live head: the uuid of the latest successful main `session.append` result.
+    Uuid(String),
+    /// An offline session: the last non-attachment graph leaf in transcript order, else
+    /// the last leaf.
+    Leaf,
+}
+
+/// Batches of at least this many lines have their one-pass parse split over two threads.
+const PARALLEL_LINES: usize = 256;
+
+/// Decodes a whole transcript.
+pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript, DecodeError> {
+    let mut decoder = Decoder::new(options.clone());
+    let mut committed: Vec<&[u8]> = Vec::new();
+    let mut rest = bytes;
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        committed.push(&rest[..end]);
+        rest = &rest[end + 1..];
+        if committed.len() == 4 * PARALLEL_LINES {
+            decoder.feed(&committed)?;
+            committed.clear();
+        }
+    }
+    decoder.feed(&committed)?;
+    if !rest.is_empty() {
+        decoder.line(rest, false)?;
+    }
+    decoder.finish(head)
+}
+
+/// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
+/// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
+/// lookup compares the text, so a hash collision can never alias two uuids.
+#[derive(Default)]
+pub(crate) struct UuidIndex {
+    by_hash: HashMap<u64, usize, WordHashBuilder>,
+    collided: HashMap<String, usize>,
+}
+
+pub(crate) fn uuid_hash(uuid: &str) -> u64 {
+    let mut h = WordHash::default();
+    h.write(uuid.as_bytes());
+    h.finish()
+}
+
+impl UuidIndex {
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        let mut by_hash = HashMap::default();
+        by_hash.reserve(n);
+        Self {
+            by_hash,
+            collided: HashMap::new(),
+        }
+    }
+
+    /// The node of `uuid` among `nodes` (the nodes this index was built over).
+    pub(crate) fn get(&self, uuid: &str, nodes: &[(String, Node)]) -> Option<usize> {
+        match self.by_hash.get(&uuid_hash(uuid)) {
+            None => None,
+            Some(&at) if nodes[at].0 == uuid => Some(at),
+            Some(_) => self.collided.get(uuid).copied(),
+        }
+    }
+
+    /// Records node `at` for `uuid`, which must not be recorded yet.
+    pub(crate) fn insert(&mut self, uuid: &str, at: usize) {
+        match self.by_hash.entry(uuid_hash(uuid)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(at);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(uuid.to_owned(), at);
+            }
+        }
+    }
+}
+
+/// A node of the uuid graph: one uuid, first occurrence first.
+pub(crate) struct Node {
+    pub(crate) first_line: usize,
+    pub(crate) kind: Kind,
+    pub(crate) parent: Option<String>,
+    /// The first-recorded parent, kept apart only once a repeat changed `parent`.
+    pub(crate) first_parent: FirstParent,
+    pub(crate) logical_parent: Option<String>,
+    pub(crate) preserved: Vec<String>,
+    pub(crate) compact: bool,
+    pub(crate) boot: Option<u64>,
+    pub(crate) duplicated: bool,
+    pub(crate) timestamp: Option<String>,
+    /// Seq of the first event; the row's events have consecutive seqs.
+    pub(crate) seq: u64,
+    pub(crate) events: Vec<(Role, Body)>,
+}
+
+/// Where a node's first-recorded parent is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FirstParent {
+    /// `parent` still is the first-recorded one (the usual case: no copy is kept).
+    Same,
+    /// A repeat changed `parent`; this was the first-recorded one.
+    Was(Option<String>),
+}
+
+impl Node {
+    /// The parent this row was first recorded with.
+    pub(crate) fn first_parent(&self) -> Option<&String> {
+        match &self.first_parent {
+            FirstParent::Same => self.parent.as_ref(),
+            FirstParent::Was(first) => first.as_ref(),
+        }
+    }
+}
+
+/// A line-by-line decoder, for reading a file without holding it whole.
+pub struct Decoder {
+    pub(crate) options: Options,
+    pub(crate) session: Option<String>,
+    pub(crate) line: usize,
+    pub(crate) next_seq: u64,
+    pub(crate) nodes: Vec<(String, Node)>,
+    pub(crate) index: UuidIndex,
+    pub(crate) done: bool,
+}
+
+impl Decoder {
+    /// A decoder expecting a transcript as `options` say.
+    pub fn new(options: Options) -> Self {
+        Self {
+            session: options.session.clone(),
+            options,
+            line: 0,
+            next_seq: 1,
+            nodes: Vec::new(),
+            index: UuidIndex::default(),
+            done: false,
+        }
+    }
+
+    /// Feeds the next line, without its `\n`; `terminated` is false only for a final
+    /// fragment with no `\n` after it (a write in progress when it does not parse).
+    pub fn line(&mut self, line: &[u8], terminated: bool) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
+        self.line_parsed(line, terminated, rows::fast(line))
+    }
+
+    /// Feeds committed lines (each without its `\n`), in order: the same as
+    /// [`Decoder::line`] for each, with the one-pass parse of a large batch split over two
+    /// threads (the rows are still added, and any refusal found, in line order).
+    pub fn feed(&mut self, lines: &[&[u8]]) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
+        let parsed: Vec<Option<rows::Fast>> = if lines.len() >= PARALLEL_LINES {
+            let (first, second) = lines.split_at(lines.len() / 2);
+            std::thread::scope(|scope| {
+                let other =
+                    scope.spawn(|| second.iter().map(|l| rows::fast(l)).collect::<Vec<_>>());
+                let mut parsed: Vec<_> = first.iter().map(|l| rows::fast(l)).collect();
+                match other.join() {
+                    Ok(rest) => parsed.extend(rest),
+                    // Cannot happen (the parse does not panic); parse the rest here then.
+                    Err(_) => parsed.extend(second.iter().map(|l| rows::fast(l))),
+                }
+                parsed
+            })
+        } else {
+            lines.iter().map(|l| rows::fast(l)).collect()
+        };
+        for (line, fast) in lines.iter().zip(parsed) {
+            self.line_parsed(line, true, fast)?;
+        }
+        Ok(())
+    }
+
+    /// [`Decoder::line`] with the one-pass parse already made.
+    fn line_parsed(
+        &mut self,
+        line: &[u8],
+        terminated: bool,
+        fast: Option<rows::Fast>,
+    ) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
+        self.line += 1;
+        let n = self.line;
+        // One pass over the line for the usual record; anything it is not sure of is
+        // decided (and refused, with its reason) by the field-by-field parse below.
+        match fast {
+            Some(rows::Fast::Row(row)) => return self.add(n, row),
+            Some(rows::Fast::Other) => return Ok(()),
+            None => {}
+        }
+        let raw: RawRow<'_> = match serde_json::from_slice(line) {
+            Ok(raw) => raw,
+            Err(_) if !terminated => {
+                self.done = true;
+                return Ok(());
+            }
+            Err(err) => {
+                return Err(DecodeError::Malformed {
+                    line: n,
+                    reason: err.to_string(),
+                });
+            }
+        };
+        let Some(kind_raw) = raw.kind else {
+            return Err(DecodeError::Malformed {
+                line: n,
+                reason: "a record without `type`".into(),
+            });
+        };
+        let kind_name: std::borrow::Cow<'_, str> =
+            serde_json::from_str(kind_raw.get()).map_err(|err| DecodeError::Malformed {
+                line: n,
+                reason: format!("`type`: {err}"),
+            })?;
+        let Some(kind) = Kind::parse(&kind_name) else {
+            return Ok(()); // metadata and other record types: no address
+        };
+        let row = rows::check(kind, &raw).map_err(|reason| DecodeError::Schema {
+            line: n,
+            kind: kind.name(),
+            reason,
+        })?;
+        self.add(n, row)
+    }
+
+    fn add(&mut self, n: usize, row: Row) -> Result<(), DecodeError> {
+        match &self.session {
+            Some(expected) if *expected != row.session_id => {
+                return Err(DecodeError::SessionMismatch {
+                    line: n,
+                    expected: expected.clone(),
+                    found: row.session_id,
+                });
+            }
+            Some(_) => {}
+            None => self.session = Some(row.session_id.clone()),
+        }
+        if row.is_sidechain != self.options.sidechain {
+            return Err(DecodeError::SidechainMismatch {
+                line: n,
+                found: row.is_sidechain,
+            });
+        }
+        if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
+            let node = &mut self.nodes[at].1;
+            if node.kind != row.kind || node.events != row.events || node.boot != row.boot {
+                return Err(DecodeError::Conflict {
+                    line: n,
+                    uuid: row.uuid,
+                    first_line: node.first_line,
+                });
+            }
+            // A repeat allocates nothing; its links are the latest.
+            if node.first_parent == FirstParent::Same && node.parent != row.parent {
+                node.first_parent =
+                    FirstParent::Was(std::mem::replace(&mut node.parent, row.parent));
+            } else {
+                node.parent = row.parent;
+            }
+            node.duplicated = true;
+            if row.compact {
+                node.logical_parent = row.logical_parent;
+                node.preserved = row.preserved;
+            }
+            return Ok(());
+        }
+        let seq = self.next_seq;
+        self.next_seq += row.events.len() as u64;
+        self.index.insert(&row.uuid, self.nodes.len());
+        self.nodes.push((
+            row.uuid,
+            Node {
+                first_line: n,
+                kind: row.kind,
+                first_parent: FirstParent::Same,
+                parent: row.parent,
+                logical_parent: row.logical_parent,
+                preserved: row.preserved,
+                compact: row.compact,
+                boot: row.boot,
+                duplicated: false,
+                timestamp: row.timestamp,
+                seq,
+                events: row.events,
+            },
+        ));
+        Ok(())
+    }
+
+    /// Selects the branch ending at `head` and assigns windows.
+    pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
+        Graph::new(self).select(head)
+    }
+}

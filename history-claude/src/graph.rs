@@ -1,0 +1,445 @@
+//! The uuid graph of a fed transcript: the selected branch from the head, the windows,
+//! and the [`Transcript`] handed over.
+
+use std::collections::HashSet;
+
+use notesoup_history_core::{
+    Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
+};
+
+use crate::decoder::{Decoder, FirstParent, Node, UuidIndex};
+use crate::rows::Kind;
+use crate::{DecodeError, Head};
+
+/// True for a user row holding tool results and no visible text.
+pub(crate) fn results_only(node: &Node) -> bool {
+    node.kind == Kind::User
+        && node.events.len() > 1
+        && matches!(node.events.first(), Some((_, Body::Text { text })) if text.trim().is_empty())
+        && node.events[1..]
+            .iter()
+            .all(|(_, b)| matches!(b, Body::ToolResult { .. }))
+}
+
+/// A link from a node to its predecessor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Root,
+    Node(usize),
+    Missing,
+}
+
+pub(crate) struct Graph {
+    session: String,
+    nodes: Vec<(String, Node)>,
+    index: UuidIndex,
+    /// Each node's latest parent, resolved.
+    latest: Vec<Link>,
+    /// Each node's first-recorded parent, resolved.
+    first: Vec<Link>,
+    /// Each boundary's logical parent (else its parent), resolved.
+    logical: Vec<Link>,
+}
+
+/// Which parent links a walk follows: the latest ones (the selected branch) or the
+/// first-recorded ones (original ancestry, behind a compact boundary).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Latest = 0,
+    Original = 1,
+}
+
+#[derive(Clone)]
+enum Ord {
+    Unset,
+    Busy,
+    Done(Window),
+}
+
+impl Graph {
+    pub(crate) fn new(decoder: Decoder) -> Self {
+        let resolve = |uuid: Option<&String>| match uuid {
+            None => Link::Root,
+            Some(uuid) => decoder
+                .index
+                .get(uuid, &decoder.nodes)
+                .map_or(Link::Missing, Link::Node),
+        };
+        // One lookup per node for the usual row; the first-recorded and logical links
+        // differ from the latest only after a changing repeat or on a boundary.
+        let latest: Vec<Link> = decoder
+            .nodes
+            .iter()
+            .map(|(_, n)| resolve(n.parent.as_ref()))
+            .collect();
+        let first = decoder
+            .nodes
+            .iter()
+            .zip(&latest)
+            .map(|((_, n), &link)| match &n.first_parent {
+                FirstParent::Same => link,
+                FirstParent::Was(first) => resolve(first.as_ref()),
+            })
+            .collect();
+        let logical = decoder
+            .nodes
+            .iter()
+            .zip(&latest)
+            .map(|((_, n), &link)| match &n.logical_parent {
+                None => link,
+                Some(lp) => resolve(Some(lp)),
+            })
+            .collect();
+        Self {
+            session: decoder.session.unwrap_or_default(),
+            nodes: decoder.nodes,
+            index: decoder.index,
+            latest,
+            first,
+            logical,
+        }
+    }
+
+    fn link(&self, uuid: Option<&String>) -> Link {
+        match uuid {
+            None => Link::Root,
+            Some(uuid) => self
+                .index
+                .get(uuid, &self.nodes)
+                .map_or(Link::Missing, Link::Node),
+        }
+    }
+
+    /// The predecessor that decides a node's window, and the ancestry to continue in: a
+    /// boundary's logical parent through original ancestry, else the latest parent (or,
+    /// in original ancestry, the first-recorded one).
+    fn window_parent(&self, i: usize, mode: Mode) -> (Link, Option<&String>, Mode) {
+        let node = &self.nodes[i].1;
+        if node.compact {
+            let uuid = node.logical_parent.as_ref().or(node.parent.as_ref());
+            return (self.logical[i], uuid, Mode::Original);
+        }
+        match mode {
+            Mode::Latest => (self.latest[i], node.parent.as_ref(), Mode::Latest),
+            Mode::Original => (self.first[i], node.first_parent(), Mode::Original),
+        }
+    }
+
+    /// The next node of original ancestry: a boundary's logical parent, else the
+    /// first-recorded parent. Every node has at most one, so cycles are found in one pass.
+    fn original_next(&self, i: usize) -> Link {
+        if self.nodes[i].1.compact {
+            self.logical[i]
+        } else {
+            self.first[i]
+        }
+    }
+
+    pub(crate) fn select(self, head: &Head) -> Result<Transcript, DecodeError> {
+        let head = match head {
+            Head::Uuid(uuid) => self
+                .index
+                .get(uuid, &self.nodes)
+                .ok_or_else(|| DecodeError::HeadNotWritten { head: uuid.clone() })?,
+            Head::Leaf => self.leaf()?,
+        };
+        let cut = self.cyclic_boundaries();
+        let (mut selected, missing) = self.walk(head, &cut);
+        self.join_sibling_results(&mut selected);
+
+        let mut ords = [
+            vec![Ord::Unset; self.nodes.len()],
+            vec![Ord::Unset; self.nodes.len()],
+        ];
+        let mut windows = Vec::with_capacity(self.nodes.len());
+        let mut head_window = Window::Numbered(0);
+        let mut path = Vec::new();
+        for (i, (_, node)) in self.nodes.iter().enumerate() {
+            if !selected[i] {
+                windows.push(None);
+                continue;
+            }
+            // A repeated row keeps the window of its first record; everything else, and
+            // the children of a repeated row, follow the latest links.
+            let mode = if node.duplicated {
+                Mode::Original
+            } else {
+                Mode::Latest
+            };
+            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords, &mut path)?));
+            if i == head {
+                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords, &mut path)?;
+            }
+        }
+        let count = self
+            .nodes
+            .iter()
+            .zip(&windows)
+            .filter(|(_, w)| w.is_some())
+            .map(|((_, n), _)| n.events.len())
+            .sum();
+        let mut events = Vec::with_capacity(count);
+        for ((uuid, node), window) in self.nodes.into_iter().zip(windows) {
+            let Some(window) = window else { continue };
+            // The last event takes the row's strings; the others copy them.
+            let timestamp = node.timestamp;
+            let mut rest = (node.seq..).zip(node.events).peekable();
+            while let Some((seq, (role, body))) = rest.next() {
+                if rest.peek().is_some() {
+                    events.push(Event {
+                        seq,
+                        role,
+                        window: window.clone(),
+                        body,
+                        record: uuid.clone(),
+                        timestamp: timestamp.clone(),
+                    });
+                } else {
+                    events.push(Event {
+                        seq,
+                        role,
+                        window,
+                        body,
+                        record: uuid,
+                        timestamp,
+                    });
+                    break;
+                }
+            }
+        }
+        Ok(Transcript {
+            session: SessionRef {
+                harness: Harness::Claude,
+                id: self.session,
+            },
+            events,
+            missing,
+            head_window,
+        })
+    }
+
+    /// The rows reachable from `head`: latest parents, and behind a boundary its logical
+    /// parent and preserved uuids through original ancestry; plus the ancestors that the
+    /// walk needed and the file lacks (cut logical edges included), in the order met.
+    fn walk(&self, head: usize, cut: &HashSet<usize>) -> (Vec<bool>, Vec<String>) {
+        let mut selected = vec![false; self.nodes.len()];
+        let mut visited = [vec![false; self.nodes.len()], vec![false; self.nodes.len()]];
+        let mut missing: Vec<String> = Vec::new();
+        let mut seen_missing: HashSet<&str> = HashSet::new();
+        let mut stack = vec![(head, Mode::Latest)];
+        while let Some((i, mode)) = stack.pop() {
+            if std::mem::replace(&mut visited[mode as usize][i], true) {
+                continue;
+            }
+            selected[i] = true;
+            let node = &self.nodes[i].1;
+            // The parent edge, through the links resolved once in `Graph::new`.
+            let (parent, link) = match mode {
+                Mode::Latest => (node.parent.as_ref(), self.latest[i]),
+                Mode::Original => (node.first_parent(), self.first[i]),
+            };
+            match (link, parent) {
+                (Link::Node(p), _) => stack.push((p, mode)),
+                (Link::Missing, Some(uuid)) if seen_missing.insert(uuid) => {
+                    missing.push(uuid.clone());
+                }
+                _ => {}
+            }
+            let mut edges: Vec<(Option<&String>, bool, Mode)> = Vec::new();
+            if node.compact {
+                if !cut.contains(&i) {
+                    edges.push((node.logical_parent.as_ref(), true, Mode::Original));
+                }
+                edges.extend(
+                    node.preserved
+                        .iter()
+                        .map(|p| (Some(p), false, Mode::Original)),
+                );
+            }
+            for (uuid, required, next) in edges {
+                match (self.link(uuid), uuid) {
+                    (Link::Node(p), _) => stack.push((p, next)),
+                    (Link::Missing, Some(uuid)) if required && seen_missing.insert(uuid) => {
+                        missing.push(uuid.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for &i in cut {
+            if selected[i]
+                && let Some(lp) = &self.nodes[i].1.logical_parent
+                && seen_missing.insert(lp)
+            {
+                missing.push(lp.clone());
+            }
+        }
+        (selected, missing)
+    }
+
+    /// The last non-attachment leaf in transcript order, else the last leaf.
+    fn leaf(&self) -> Result<usize, DecodeError> {
+        let mut referenced = vec![false; self.nodes.len()];
+        // A tool-result row beside a sibling is one result of parallel calls: it joins the
+        // branch (see `join_sibling_results`) rather than end one.
+        let mut children = vec![0_usize; self.nodes.len()];
+        for (i, (_, node)) in self.nodes.iter().enumerate() {
+            // The links resolved once in `Graph::new` (a boundary's `logical` link is its
+            // logical parent, else its parent: marked either way).
+            if let Link::Node(p) = self.latest[i] {
+                referenced[p] = true;
+                children[p] += 1;
+            }
+            if node.compact {
+                if let Link::Node(p) = self.logical[i] {
+                    referenced[p] = true;
+                }
+                for p in &node.preserved {
+                    if let Link::Node(p) = self.link(Some(p)) {
+                        referenced[p] = true;
+                    }
+                }
+            }
+        }
+        let sibling_result = |i: usize| {
+            results_only(&self.nodes[i].1)
+                && matches!(self.latest[i], Link::Node(p) if children[p] > 1)
+        };
+        let leaves = || (0..self.nodes.len()).rev().filter(|&i| !referenced[i]);
+        leaves()
+            .find(|&i| self.nodes[i].1.kind != Kind::Attachment && !sibling_result(i))
+            .or_else(|| leaves().next())
+            .ok_or(DecodeError::NoLeaf)
+    }
+
+    /// Boundaries whose logical parent leads back to themselves through original ancestry
+    /// (a fork copies the post-compaction chain with the preserved rows re-parented under
+    /// the summary, first written there): that edge is ancestry the file does not hold.
+    fn cyclic_boundaries(&self) -> HashSet<usize> {
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; self.nodes.len()];
+        let mut cut = HashSet::new();
+        let mut path = Vec::new();
+        for start in 0..self.nodes.len() {
+            path.clear();
+            let mut at = start;
+            loop {
+                match state[at] {
+                    NEW => {
+                        state[at] = ON_PATH;
+                        path.push(at);
+                        match self.original_next(at) {
+                            Link::Node(p) => at = p,
+                            Link::Root | Link::Missing => break,
+                        }
+                    }
+                    ON_PATH => {
+                        // A cycle: the boundaries on it cut their logical edges. One
+                        // without a boundary is a parent cycle, which `ordinal` refuses.
+                        if let Some(pos) = path.iter().rposition(|&x| x == at) {
+                            cut.extend(path[pos..].iter().filter(|&&c| self.nodes[c].1.compact));
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            for &p in &path {
+                state[p] = DONE;
+            }
+        }
+        cut
+    }
+
+    /// Adds unselected tool-result rows whose parent is selected and that answer a
+    /// selected call (parallel tool calls write their results as siblings).
+    fn join_sibling_results(&self, selected: &mut [bool]) {
+        let calls: HashSet<&str, WordHashBuilder> = self
+            .nodes
+            .iter()
+            .zip(selected.iter())
+            .filter(|(_, s)| **s)
+            .flat_map(|((_, node), _)| node.events.iter())
+            .filter_map(|(_, body)| match body {
+                Body::ToolCall { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        for i in 0..self.nodes.len() {
+            let node = &self.nodes[i].1;
+            if selected[i] || node.kind != Kind::User {
+                continue;
+            }
+            let Link::Node(p) = self.latest[i] else {
+                continue;
+            };
+            let answers_selected = node.events[1..].iter().all(
+                |(_, b)| matches!(b, Body::ToolResult { id, .. } if calls.contains(id.as_str())),
+            );
+            if selected[p] && results_only(node) && answers_selected {
+                selected[i] = true;
+            }
+        }
+    }
+
+    /// The window of node `i` through `mode` ancestry (memoised; refuses cycles).
+    fn ordinal(
+        &self,
+        i: usize,
+        mode: Mode,
+        cut: &HashSet<usize>,
+        ords: &mut [Vec<Ord>; 2],
+        path: &mut Vec<(usize, Mode)>,
+    ) -> Result<Window, DecodeError> {
+        path.clear();
+        let (mut at, mut at_mode) = (i, mode);
+        let mut base = loop {
+            match &ords[at_mode as usize][at] {
+                Ord::Done(window) => break window.clone(),
+                Ord::Busy => {
+                    return Err(DecodeError::Cycle {
+                        line: self.nodes[at].1.first_line,
+                        uuid: self.nodes[at].0.clone(),
+                    });
+                }
+                Ord::Unset => {}
+            }
+            ords[at_mode as usize][at] = Ord::Busy;
+            path.push((at, at_mode));
+            if cut.contains(&at) {
+                let lp = self.nodes[at].1.logical_parent.clone().unwrap_or_default();
+                break Window::Unknown { missing: lp };
+            }
+            match self.window_parent(at, at_mode) {
+                (Link::Root, _, _) => break Window::Numbered(0),
+                (Link::Missing, uuid, _) => {
+                    break Window::Unknown {
+                        missing: uuid.cloned().unwrap_or_default(),
+                    };
+                }
+                (Link::Node(p), _, next) => (at, at_mode) = (p, next),
+            }
+        };
+        // `base` is the window of the predecessor of the last node on the path (a
+        // memoised node's own window, or what a root, a gap or a cut boundary starts from).
+        for &(node, node_mode) in path.iter().rev() {
+            base = self.step(node, base);
+            ords[node_mode as usize][node] = Ord::Done(base.clone());
+        }
+        Ok(base)
+    }
+
+    /// The window of `node` given its predecessor's window.
+    fn step(&self, node: usize, before: Window) -> Window {
+        let n = &self.nodes[node].1;
+        if let Some(ordinal) = n.boot {
+            return Window::Numbered(ordinal);
+        }
+        match (n.compact, before) {
+            (true, Window::Numbered(k)) => Window::Numbered(k + 1),
+            (_, window) => window,
+        }
+    }
+}
