@@ -133,10 +133,120 @@ struct Block<'a> {
     input: Option<&'a RawValue>,
     #[serde(default, borrow)]
     tool_use_id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "raw_content")]
+    content: ResultContent<'a>,
     #[serde(default)]
     is_error: Option<bool>,
+}
+
+/// A block's `content`: kept raw by the field-by-field parse (read as a tool result's
+/// only for a result block, by [`result_text`]), or parsed in place by the one-pass
+/// parse, which then reads the content once rather than scanning it again.
+#[derive(Default)]
+enum ResultContent<'a> {
+    /// No `content`.
+    #[default]
+    Absent,
+    /// Kept raw.
+    Raw(&'a RawValue),
+    /// Parsed in place: what [`result_text`] would read of it.
+    Parsed(InPlace<'a>),
+}
+
+fn raw_content<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ResultContent<'de>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(ResultContent::Raw)
+}
+
+impl ResultContent<'_> {
+    /// The visible text of a tool result with this content (see [`result_text`]).
+    fn text(self) -> Result<String, String> {
+        match self {
+            ResultContent::Absent | ResultContent::Parsed(InPlace::Null) => Ok(String::new()),
+            ResultContent::Raw(raw) => result_text(Some(raw)),
+            ResultContent::Parsed(InPlace::Text(text)) => Ok(text),
+            ResultContent::Parsed(InPlace::Blocks(blocks)) => result_blocks_text(blocks),
+        }
+    }
+}
+
+/// A tool result's `content` parsed in place, in the shapes [`result_text`] accepts: a
+/// string, `null` or a list of [`ResultBlock`]s (anything else fails the one-pass parse,
+/// and the field-by-field one decides).
+enum InPlace<'a> {
+    Text(String),
+    Null,
+    Blocks(Vec<ResultBlock<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for InPlace<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = InPlace<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, null or a list of blocks")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(InPlace::Text(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(InPlace::Text(v))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(InPlace::Null)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(block) = seq.next_element::<ResultBlock<'a>>()? {
+                    blocks.push(block);
+                }
+                Ok(InPlace::Blocks(blocks))
+            }
+        }
+        d.deserialize_any(Visit(std::marker::PhantomData))
+    }
+}
+
+/// A content block as the one-pass parse reads it: [`Block`], with `content` parsed in
+/// place.
+#[derive(Deserialize)]
+struct FastBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    content: Option<InPlace<'a>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+impl<'a> From<FastBlock<'a>> for Block<'a> {
+    fn from(b: FastBlock<'a>) -> Self {
+        Block {
+            kind: b.kind,
+            text: b.text,
+            id: b.id,
+            name: b.name,
+            input: b.input,
+            tool_use_id: b.tool_use_id,
+            content: b
+                .content
+                .map_or(ResultContent::Absent, ResultContent::Parsed),
+            is_error: b.is_error,
+        }
+    }
 }
 
 fn need<'b, T: ?Sized>(value: Option<&'b T>, kind: &str, name: &str) -> Result<&'b T, String> {
@@ -158,13 +268,18 @@ fn result_text(content: Option<&RawValue>) -> Result<String, String> {
     }
     let blocks: Vec<ResultBlock> =
         serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"))?;
+    result_blocks_text(blocks)
+}
+
+/// The visible text of a tool result's blocks: the text of its text blocks.
+fn result_blocks_text(blocks: Vec<ResultBlock<'_>>) -> Result<String, String> {
     let mut out = String::new();
     for block in blocks {
         if block.kind == "text" {
             let text = block
                 .text
                 .ok_or("a tool result `text` block without `text`")?;
-            push_text(&mut out, &text);
+            push_owned(&mut out, text);
         }
     }
     Ok(out)
@@ -244,6 +359,15 @@ fn push_text(out: &mut String, text: &str) {
         out.push('\n');
     }
     out.push_str(text);
+}
+
+/// [`push_text`] of an owned text: moved rather than copied into an empty `out`.
+fn push_owned(out: &mut String, text: String) {
+    if out.is_empty() {
+        *out = text;
+    } else {
+        push_text(out, &text);
+    }
 }
 
 /// Checks a conversation row of `kind` and turns it into events. `Err` is the reason.
@@ -338,7 +462,12 @@ fn message_events_of<'a>(
     for block in blocks {
         let kind = block.kind.as_ref();
         match kind {
-            "text" => push_text(&mut visible, need(block.text.as_deref(), kind, "text")?),
+            "text" => push_owned(
+                &mut visible,
+                block
+                    .text
+                    .ok_or_else(|| format!("a `{kind}` block without `text`"))?,
+            ),
             "image" | "document" | "thinking" | "redacted_thinking" => {}
             "tool_use" | "server_tool_use" | "mcp_tool_use" => tools.push(Body::ToolCall {
                 id: need(block.id.as_deref(), kind, "id")?.to_owned(),
@@ -351,7 +480,7 @@ fn message_events_of<'a>(
             | "web_fetch_tool_result"
             | "code_execution_tool_result" => {
                 let text = if kind == "tool_result" || kind == "mcp_tool_result" {
-                    result_text(block.content)?
+                    block.content.text()?
                 } else {
                     String::new() // server results are structured, not text
                 };
@@ -511,8 +640,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
                 mut seq: A,
             ) -> Result<Self::Value, A::Error> {
                 let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(block) = seq.next_element::<Block<'a>>()? {
-                    blocks.push(block);
+                while let Some(block) = seq.next_element::<FastBlock<'a>>()? {
+                    blocks.push(block.into());
                 }
                 Ok(Content::Blocks(blocks))
             }
