@@ -249,8 +249,11 @@ impl BlockReader {
     /// Reads the next block (fewer bytes only at the end of the file) into `last`; false
     /// at the end, leaving `last` as it was.
     fn next_block(&mut self, file: &mut File) -> std::io::Result<bool> {
-        self.spare.clear();
-        self.spare.resize(BLOCK, 0);
+        // Zeroed once: a spare buffer that held a whole block is read over as it is.
+        if self.spare.len() != BLOCK {
+            self.spare.clear();
+            self.spare.resize(BLOCK, 0);
+        }
         let mut filled = 0;
         while filled < BLOCK {
             match file.read(&mut self.spare[filled..]) {
