@@ -416,6 +416,21 @@ fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":{"x":1}}]}}"#,
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}}"#,
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":"\ud800"}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":null}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":true}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a\u0041\n"}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"\udc00"}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{}},{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text"}]}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":5}]}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"text":"a"}]}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[5]}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a","content":"b"}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"mcp_tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"}]}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"web_search_tool_result","tool_use_id":"t","content":{"type":"web_search_tool_result_error","error_code":"x"}}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"a","content":5}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}}"#,
     ];
     let mut cases: Vec<Vec<u8>> = aimed.iter().map(|l| l.as_bytes().to_vec()).collect();
     // Not UTF-8 inside a string the field-by-field parse skips.
