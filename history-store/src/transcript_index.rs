@@ -5,10 +5,24 @@
 //! ([`Decoder::snapshot`]), kept in `<notesoup home>/cache/history/` beside what vouches
 //! for that prefix. **Invariant:** a state is only resumed over a prefix that is
 //! byte-identical to the one it was made from: the file must be the same (device and
-//! inode), at least as long, and its prefix must hash (xxh3, every byte of it, read in
-//! this call) to the recorded value; otherwise, and whenever the index is missing, of
-//! another version, fails its checksum or does not read back, the file is decoded from
-//! its first byte and the index rewritten. Refusals are never cached and no line is
+//! inode), at least as long, and either
+//!
+//! - **unchanged since it was indexed**: its size, modification time and status-change
+//!   time (nanoseconds) are the ones recorded when the indexed bytes were read (taken
+//!   *before* reading them), and that status-change time lies more than [`RACY`] before
+//!   the index was written. Every write to a file sets its status-change time to the
+//!   kernel's clock, which no call can set back; a write after the recorded one lands at
+//!   least [`RACY`] later on that clock, so it always shows as a different time. (A
+//!   write in the same clock tick as the read could leave every time as it was: that is
+//!   why a file changed within [`RACY`] of the index's writing is never trusted on its
+//!   times alone, git's "racily clean" rule.) Then nothing of the prefix is read: the
+//!   call does no work proportional to the file.
+//! - or its prefix hashes (xxh3, every byte of it, read in this call) to the recorded
+//!   value: a grown file (the live session's, after every turn), a touched one.
+//!
+//! Otherwise, and whenever the index is missing, of another version, fails its checksum
+//! or does not read back, the file is decoded from its first byte and the index
+//! rewritten. Refusals are never cached and no line is
 //! skipped: the lines an index covers were checked when it was written, those after it
 //! on every call until the index is rewritten. Writes go to a temporary
 //! file renamed over the index, so a reader sees a whole old or a whole new index, and
@@ -26,7 +40,10 @@ use twox_hash::xxh3;
 use crate::{LINE_MAX_BYTES, StoreError};
 
 /// The file's first bytes; the last byte is the format version.
-const MAGIC: &[u8; 8] = b"nsidx\0\0\x01";
+const MAGIC: &[u8; 8] = b"nsidx\0\0\x02";
+/// A file whose status-change time lies within this many nanoseconds before its index was
+/// written is not trusted on its times (a write in the same clock tick would not show).
+const RACY: i128 = 2_000_000_000;
 /// The transcript is read, and its prefix hashed, in blocks of this size at aligned
 /// offsets (block `i` covers `[i * BLOCK, (i + 1) * BLOCK)`).
 const BLOCK: usize = 1 << 20;
@@ -92,6 +109,58 @@ struct Covered {
     len: u64,
     /// [`PrefixHash`] of those bytes.
     hash: u128,
+    /// The file as it was before the indexed bytes were read.
+    seen: Stat,
+    /// When the index was written (nanoseconds since the epoch).
+    written: i128,
+}
+
+/// What a file's metadata says of its content: size, and modification and status-change
+/// times in nanoseconds since the epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Stat {
+    size: u64,
+    modified: i128,
+    changed: i128,
+}
+
+impl Stat {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        Self {
+            size: meta.len(),
+            modified: ns(meta.mtime(), meta.mtime_nsec()),
+            changed: ns(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Without a status-change time nothing is trusted on times: `changed` is the
+    /// latest possible, so [`Covered::unchanged`] never holds.
+    #[cfg(not(unix))]
+    fn of(meta: &std::fs::Metadata) -> Self {
+        Self {
+            size: meta.len(),
+            modified: 0,
+            changed: i128::MAX,
+        }
+    }
+}
+
+/// Nanoseconds since the epoch now (0 when the clock is before it).
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+}
+
+impl Covered {
+    /// True when the file `now` (its metadata before this call reads it) is the one the
+    /// index was made from, by its times alone (see the module's invariant).
+    fn unchanged(&self, now: Stat) -> bool {
+        now == self.seen && self.seen.changed.saturating_add(RACY) < self.written
+    }
 }
 
 /// The hash of a prefix: xxh3-64 of each aligned block (the last one cut at the prefix's
@@ -144,33 +213,38 @@ pub fn read_transcript(
     head: &Head,
     cache: Option<&Cache>,
 ) -> Result<Transcript, StoreError> {
-    read_indexed(path, options, head, cache).map_err(|err| match err {
-        ReadError::Io(source) => StoreError::Transcript {
-            path: path.to_owned(),
-            source,
-        },
-        ReadError::Decode(source) => StoreError::Claude {
-            path: path.to_owned(),
-            source,
-        },
-        ReadError::File(err) => StoreError::File(err),
-        ReadError::LineTooLong => StoreError::LineTooLong {
-            path: path.to_owned(),
-            limit: LINE_MAX_BYTES,
-        },
-    })
+    read_indexed(path, options, head, cache)
+        .map(|(transcript, _)| transcript)
+        .map_err(|err| match err {
+            ReadError::Io(source) => StoreError::Transcript {
+                path: path.to_owned(),
+                source,
+            },
+            ReadError::Decode(source) => StoreError::Claude {
+                path: path.to_owned(),
+                source,
+            },
+            ReadError::File(err) => StoreError::File(err),
+            ReadError::LineTooLong => StoreError::LineTooLong {
+                path: path.to_owned(),
+                limit: LINE_MAX_BYTES,
+            },
+        })
 }
 
+/// [`read_transcript`], and how many bytes of the transcript it read.
 fn read_indexed(
     path: &Path,
     options: &Options,
     head: &Head,
     cache: Option<&Cache>,
-) -> Result<Transcript, ReadError> {
+) -> Result<(Transcript, u64), ReadError> {
     // A regular file only, checked on the open handle; a FIFO is refused, not waited on.
     let (mut file, _) = notesoup_safe_fs::open_regular(path).map_err(ReadError::File)?;
-    let (dev, ino) = identity(&file.metadata()?);
-    let size = file.metadata()?.len();
+    let meta = file.metadata()?;
+    let (dev, ino) = identity(&meta);
+    let seen = Stat::of(&meta);
+    let size = seen.size;
     let index_file = cache.map(|c| index_path(&c.dir, path));
     let index = index_file
         .as_deref()
@@ -180,7 +254,10 @@ fn read_indexed(
     let mut reader = BlockReader::new();
     let mut resumed = None;
     if let Some((covered, decoder)) = index {
-        if reader.verify(&mut file, &covered)? {
+        if covered.unchanged(seen) {
+            reader.skip_to(&mut file, covered.len)?;
+            resumed = Some((covered.len, decoder));
+        } else if reader.verify(&mut file, &covered)? {
             resumed = Some((covered.len, decoder));
         } else {
             // Not the prefix the index was made from: start over, from byte 0 of the
@@ -205,6 +282,8 @@ fn read_indexed(
                 ino,
                 len: committed,
                 hash,
+                seen,
+                written: now_ns(),
             };
             if write_index(index_file, path, &covered, &decoder) {
                 evict(cache);
@@ -220,7 +299,7 @@ fn read_indexed(
     if !torn.is_empty() {
         decoder.line(&torn, false)?;
     }
-    Ok(decoder.finish(head)?)
+    Ok((decoder.finish(head)?, reader.read))
 }
 
 /// Reads a file in aligned blocks, hashing each whole block, and feeds lines on.
@@ -233,6 +312,10 @@ struct BlockReader {
     spare: Vec<u8>,
     /// Bytes read so far (the offset of the next block).
     offset: u64,
+    /// True once the prefix was skipped unread: no prefix hash can be given then.
+    skipped: bool,
+    /// Bytes actually read from the file.
+    read: u64,
 }
 
 impl BlockReader {
@@ -243,6 +326,8 @@ impl BlockReader {
             last_number: 0,
             spare: Vec::with_capacity(BLOCK),
             offset: 0,
+            skipped: false,
+            read: 0,
         }
     }
 
@@ -267,6 +352,7 @@ impl BlockReader {
             return Ok(false);
         }
         self.spare.truncate(filled);
+        self.read += filled as u64;
         std::mem::swap(&mut self.last, &mut self.spare);
         self.last_number = usize::try_from(self.offset / BLOCK as u64).unwrap_or(usize::MAX);
         if filled == BLOCK {
@@ -276,6 +362,15 @@ impl BlockReader {
         }
         self.offset += filled as u64;
         Ok(true)
+    }
+
+    /// Goes to byte `len` without reading the bytes before it (an unchanged file).
+    fn skip_to(&mut self, file: &mut File, len: u64) -> std::io::Result<()> {
+        file.seek(SeekFrom::Start(len))?;
+        self.offset = len;
+        self.last.clear();
+        self.skipped = true;
+        Ok(())
     }
 
     /// Reads the prefix `covered` names and checks its hash; the block holding its end
@@ -292,6 +387,9 @@ impl BlockReader {
     /// The hash of the prefix of `len` bytes, when the blocks read so far cover it and it
     /// ends in the last block read (or on its boundary).
     fn prefix_hash(&self, len: u64) -> Option<u128> {
+        if self.skipped {
+            return None;
+        }
         let whole = usize::try_from(len / BLOCK as u64).ok()?;
         let cut = usize::try_from(len % BLOCK as u64).ok()?;
         if whole > self.hash.blocks.len() {
@@ -387,6 +485,12 @@ fn load_index(
     let ino = u64::from_le_bytes(take(8)?.try_into().ok()?);
     let len = u64::from_le_bytes(take(8)?.try_into().ok()?);
     let hash = u128::from_le_bytes(take(16)?.try_into().ok()?);
+    let seen = Stat {
+        size: u64::from_le_bytes(take(8)?.try_into().ok()?),
+        modified: i128::from_le_bytes(take(16)?.try_into().ok()?),
+        changed: i128::from_le_bytes(take(16)?.try_into().ok()?),
+    };
+    let written = i128::from_le_bytes(take(16)?.try_into().ok()?);
     let path_len = usize::try_from(u64::from_le_bytes(take(8)?.try_into().ok()?)).ok()?;
     if take(path_len)? != transcript.as_os_str().as_encoded_bytes() {
         return None;
@@ -398,6 +502,8 @@ fn load_index(
             ino,
             len,
             hash,
+            seen,
+            written,
         },
         decoder,
     ))
@@ -492,6 +598,10 @@ fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder:
             out.write_all(&v.to_le_bytes())?;
         }
         out.write_all(&covered.hash.to_le_bytes())?;
+        out.write_all(&covered.seen.size.to_le_bytes())?;
+        for v in [covered.seen.modified, covered.seen.changed, covered.written] {
+            out.write_all(&v.to_le_bytes())?;
+        }
         out.write_all(&(path_bytes.len() as u64).to_le_bytes())?;
         out.write_all(path_bytes)?;
         decoder.snapshot_to(&mut out)?;

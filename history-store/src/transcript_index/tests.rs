@@ -254,6 +254,15 @@ fn fresh_of(text: &str) -> Outcome {
     decode(text.as_bytes(), &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
 }
 
+/// An index file's bytes without the time it was written (and so without its checksum).
+fn without_time(index: &[u8]) -> Vec<u8> {
+    // MAGIC, dev, ino, len, hash, seen (size, modified, changed), then `written`.
+    let at = MAGIC.len() + 8 + 8 + 8 + 16 + 8 + 16 + 16;
+    let mut out = index[..at].to_vec();
+    out.extend_from_slice(&index[at + 16..index.len() - 8]);
+    out
+}
+
 #[test]
 fn a_damaged_or_foreign_index_is_rebuilt_silently() {
     let dir = scratch("damaged");
@@ -274,15 +283,18 @@ fn a_damaged_or_foreign_index_is_rebuilt_silently() {
         );
         check(&path, &cache, &format!("flipped byte {at}"));
         assert_eq!(
-            std::fs::read(&index).unwrap(),
-            good,
+            without_time(&std::fs::read(&index).unwrap()),
+            without_time(&good),
             "rebuilt after byte {at}"
         );
     }
     for bad in [&good[..good.len() / 2], &b""[..], &b"not an index"[..]] {
         std::fs::write(&index, bad).unwrap();
         check(&path, &cache, "cut or foreign bytes");
-        assert_eq!(std::fs::read(&index).unwrap(), good);
+        assert_eq!(
+            without_time(&std::fs::read(&index).unwrap()),
+            without_time(&good)
+        );
     }
     // Another transcript's (whole, valid) index under this one's name is not used.
     let other = dir.join("s2.jsonl");
@@ -290,7 +302,10 @@ fn a_damaged_or_foreign_index_is_rebuilt_silently() {
     check(&other, &cache, "other built");
     std::fs::copy(index_path(&cache, &other), &index).unwrap();
     check(&path, &cache, "foreign index");
-    assert_eq!(std::fs::read(&index).unwrap(), good);
+    assert_eq!(
+        without_time(&std::fs::read(&index).unwrap()),
+        without_time(&good)
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -428,4 +443,62 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
         [false, false, true]
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Rewrites the index of `path` as if it had been written `after` nanoseconds after the
+/// status change it recorded.
+fn index_written_after(path: &Path, cache: &Path, after: i128) {
+    let index_file = index_path(cache, path);
+    let (mut covered, decoder) =
+        load_index(&index_file, path, &Options::default(), u64::MAX).unwrap();
+    covered.written = covered.seen.changed + after;
+    assert!(write_index(&index_file, path, &covered, &decoder));
+}
+
+/// A warm read: its answer and how many bytes of the transcript it read.
+fn warm_read(path: &Path, cache: &Path) -> (Outcome, u64) {
+    match read_indexed(path, &Options::default(), &Head::Leaf, Some(&every(cache))) {
+        Ok((t, read)) => (Ok(t), read),
+        Err(ReadError::Decode(err)) => (Err(err.to_string()), 0),
+        Err(ReadError::Io(err)) => panic!("io: {err}"),
+        Err(ReadError::File(err)) => panic!("file: {err}"),
+        Err(ReadError::LineTooLong) => panic!("a line over the limit"),
+    }
+}
+
+/// A file unchanged since it was indexed, indexed well after its last change, is trusted
+/// on its times: nothing of the indexed prefix is read (only the torn line after it), and
+/// the answer is a fresh decode's. Indexed within the racy window, or touched since
+/// (same bytes, a new modification time), it is hashed again, read whole.
+#[test]
+fn an_unchanged_file_is_trusted_on_its_times_and_its_prefix_is_not_read() {
+    let dir = scratch("unchanged");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    let torn = r#"{"type":"user","uuid":"torn"#;
+    let text = generated(300).join("\n") + "\n" + torn;
+    std::fs::write(&path, &text).unwrap();
+    check(&path, &cache, "index built");
+    let whole = text.len() as u64;
+
+    index_written_after(&path, &cache, 10 * RACY);
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, torn.len() as u64, "only the torn tail is read");
+
+    // Indexed within the racy window: a same-tick rewrite could hide, so it is hashed.
+    index_written_after(&path, &cache, RACY / 2);
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, whole, "racy: the prefix is read and hashed");
+
+    // Touched (the same bytes, another modification time): hashed, not trusted.
+    index_written_after(&path, &cache, 10 * RACY);
+    let file = OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+        .unwrap();
+    drop(file);
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, whole, "touched: the prefix is read and hashed");
 }
