@@ -8,7 +8,10 @@
 #      index), vs `rg -F -c` on the same file; on both generators (dense: many small rows,
 #      `gen-transcript`; sparse: whole-file tool results, `gen-transcript --sparse`);
 #   4. the same with the index warm;
-#   5. the helper's peak memory over the file's size, cold and warm.
+#   5. the helper's peak memory over the file's size, cold and warm;
+#   and where the engine is the cost, minimal mods that do one thing each, vs the empty mod:
+#   9 `$.tool.register` awaited one after another (what notesoup did), the same 9 issued at
+#   once, and the notesoup module loaded (transpiled) with its `register` emptied.
 # A and B run in turn (A B A B ...) and each ratio is the median of the pair-by-pair
 # ratios, so a drift of the machine's speed moves both sides of a pair alike.
 #   benches/table.sh [pairs] [bytes]     (defaults: 7 100000000)
@@ -78,6 +81,39 @@ empty_mod = tmp / "mods" / "empty"
 (empty_mod / ".claude-plugin" / "plugin.json").write_text('{"name":"empty","version":"0.1.0","description":"registers nothing"}')
 (empty_mod / "hooks" / "hooks.json").write_text('{ "modules": ["./empty.ts"] }')
 (empty_mod / "hooks" / "empty.ts").write_text("export function register(on: unknown) {}\n")
+
+
+def minimal_mod(name, ts):
+    """A mod of one module `m.ts` holding `ts`."""
+    mod = tmp / "mods" / name
+    (mod / ".claude-plugin").mkdir(parents=True)
+    (mod / "hooks").mkdir()
+    (mod / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name, "version": "0.1.0", "description": "bench"}))
+    (mod / "hooks" / "hooks.json").write_text('{ "modules": ["./m.ts"] }')
+    (mod / "hooks" / "m.ts").write_text(ts)
+    return mod
+
+
+# Nine tools with small schemas (the engine's cost is per registration, not per schema byte).
+NINE = "const TOOLS = [" + ",".join(
+    f"{{ name: 't{i}', description: 'bench tool {i}', inputSchema: {{ type: 'object', properties: {{ q: {{ type: 'string', description: 'a query' }} }}, required: [] }} }}"
+    for i in range(1, 10)) + "];\n"
+REG = "$.tool.register({ name: t.name, description: t.description, inputSchema: t.inputSchema, isDeferred: false })"
+tools_in_turn = minimal_mod("toolsinturn", NINE + "export const register = (on: any) => {\n"
+    "  on('session.start', async ($: any, e: any, next: any) => {\n"
+    f"    for (const t of TOOLS) await {REG};\n    return next(e);\n  }});\n}};\n")
+tools_at_once = minimal_mod("toolsatonce", NINE + "export const register = (on: any) => {\n"
+    "  on('session.start', async ($: any, e: any, next: any) => {\n"
+    f"    await Promise.all(TOOLS.map((t) => {REG}));\n    return next(e);\n  }});\n}};\n")
+# The notesoup module as it is, its `register` emptied: loading and transpiling alone.
+loaded_only = tmp / "mods" / "loadedonly"
+copy_plugin(loaded_only)
+module = loaded_only / "hooks" / "notesoup.ts"
+source = module.read_text()
+cut = source.find("export const register")
+loaded_only = None if cut < 0 else loaded_only
+if loaded_only is not None:
+    module.write_text(source[:cut] + "export const register = (on: unknown) => { void on; };\n")
 runs = 0
 
 
@@ -151,6 +187,13 @@ bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
 rows.append(("`claude -p ok`: notesoup vs empty mod (wall)",
              f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
              f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
+for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
+                   ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
+                   ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
+    if mod is None:
+        continue
+    r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
+    rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
 turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
 spawns, hook_events, by_event = spawns_per_event(20)
 rows.append(("a turn with 20 tool calls: notesoup vs empty mod (wall)",
