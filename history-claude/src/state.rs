@@ -122,9 +122,23 @@ impl Decoder {
     /// `options`): feed it the lines that follow the ones the state covers. Any state that
     /// does not read back exactly is refused, never patched.
     pub fn resume(options: Options, state: &[u8]) -> Result<Decoder, StateError> {
+        Self::resume_from(options, state, state.len() as u64)
+    }
+
+    /// [`Decoder::resume`] from a reader of exactly `len` bytes of state, read in pieces
+    /// (so the state's bytes are never held whole beside the decoder it rebuilds); a
+    /// read error is an [`StateError::Invalid`] at the offset it happened.
+    pub fn resume_from(
+        options: Options,
+        state: impl std::io::Read,
+        len: u64,
+    ) -> Result<Decoder, StateError> {
         let mut r = Reader {
-            bytes: state,
+            src: state,
+            buf: Vec::new(),
+            pos: 0,
             at: 0,
+            len,
         };
         if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION {
             return Err(StateError::Version);
@@ -158,7 +172,7 @@ impl Decoder {
         if seq_end != next_seq {
             return Err(r.invalid("next seq"));
         }
-        if r.at != state.len() {
+        if r.at as u64 != r.len || r.more()? {
             return Err(r.invalid("trailing bytes"));
         }
         Ok(Decoder {
@@ -179,7 +193,7 @@ impl Decoder {
     }
 }
 
-fn read_node(r: &mut Reader<'_>) -> Result<(String, Node), StateError> {
+fn read_node(r: &mut Reader<impl std::io::Read>) -> Result<(String, Node), StateError> {
     let uuid = r.str()?;
     let first_line = r.usize()?;
     let kind = match r.u8()? {
@@ -294,31 +308,102 @@ impl Writer {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
+/// Reads a state from `src` in pieces of at most [`PIECE`] bytes (a longer text is read
+/// straight into its own buffer).
+struct Reader<R> {
+    src: R,
+    /// The bytes read from `src` and not yet taken, from `pos` on.
+    buf: Vec<u8>,
+    pos: usize,
+    /// Offset of the next byte taken.
     at: usize,
+    /// The state's length, as the caller gave it.
+    len: u64,
 }
 
-impl<'a> Reader<'a> {
+/// How much a [`Reader`] reads from its source at a time.
+const PIECE: usize = 1 << 16;
+
+impl<R: std::io::Read> Reader<R> {
     fn invalid(&self, reason: &'static str) -> StateError {
         StateError::Invalid {
             at: self.at,
             reason,
         }
     }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], StateError> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&end| end <= self.bytes.len())
-            .ok_or_else(|| self.invalid("unexpected end"))?;
-        let out = &self.bytes[self.at..end];
-        self.at = end;
+    /// Bytes of the state not taken yet.
+    fn left(&self) -> u64 {
+        self.len.saturating_sub(self.at as u64)
+    }
+    /// Reads from the source into `out` until it holds `n` bytes; false at its end.
+    fn fill(&mut self, out: &mut Vec<u8>, n: usize) -> Result<bool, StateError> {
+        while out.len() < n {
+            let have = out.len();
+            out.resize(n, 0);
+            let got = loop {
+                match self.src.read(&mut out[have..]) {
+                    Ok(got) => break got,
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        out.truncate(have);
+                        return Err(self.invalid("read error"));
+                    }
+                }
+            };
+            out.truncate(have + got);
+            if got == 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+    /// The next `n` bytes.
+    fn take(&mut self, n: usize) -> Result<Vec<u8>, StateError> {
+        if n as u64 > self.left() {
+            return Err(self.invalid("unexpected end"));
+        }
+        let avail = self.buf.len() - self.pos;
+        let out = if avail >= n {
+            let out = self.buf[self.pos..self.pos + n].to_vec();
+            self.pos += n;
+            out
+        } else {
+            let mut out = self.buf[self.pos..].to_vec();
+            self.pos = 0;
+            let need = n - out.len();
+            if need < PIECE {
+                // A small value: read a piece ahead and keep the rest of it.
+                let mut piece = std::mem::take(&mut self.buf);
+                piece.clear();
+                self.fill(&mut piece, PIECE)?;
+                if piece.len() < need {
+                    return Err(self.invalid("unexpected end"));
+                }
+                out.extend_from_slice(&piece[..need]);
+                self.buf = piece;
+                self.pos = need;
+            } else {
+                self.buf.clear();
+                if !self.fill(&mut out, n)? {
+                    return Err(self.invalid("unexpected end"));
+                }
+            }
+            out
+        };
+        self.at += n;
         Ok(out)
+    }
+    /// True when the source holds more bytes than the state's length.
+    fn more(&mut self) -> Result<bool, StateError> {
+        if self.pos < self.buf.len() {
+            return Ok(true);
+        }
+        let mut probe = Vec::new();
+        self.fill(&mut probe, 1)
     }
     fn array<const N: usize>(&mut self) -> Result<[u8; N], StateError> {
         let mut out = [0; N];
-        out.copy_from_slice(self.take(N)?);
+        out.copy_from_slice(&self.take(N)?);
         Ok(out)
     }
     fn u8(&mut self) -> Result<u8, StateError> {
@@ -345,7 +430,7 @@ impl<'a> Reader<'a> {
     /// could hold (so a corrupt count cannot ask for a huge allocation).
     fn len(&mut self, min: usize) -> Result<usize, StateError> {
         let n = self.usize()?;
-        if n > (self.bytes.len() - self.at) / min {
+        if n as u64 > self.left() / min as u64 {
             return Err(self.invalid("count"));
         }
         Ok(n)
@@ -353,9 +438,7 @@ impl<'a> Reader<'a> {
     fn str(&mut self) -> Result<String, StateError> {
         let n = self.usize()?;
         let bytes = self.take(n)?;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
-            .map_err(|_| self.invalid("text"))
+        String::from_utf8(bytes).map_err(|_| self.invalid("text"))
     }
     fn opt_str(&mut self) -> Result<Option<String>, StateError> {
         match self.u8()? {

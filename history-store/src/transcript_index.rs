@@ -454,6 +454,8 @@ impl BlockReader {
 }
 
 /// The index at `index_file`, when it is whole, of this format and of this transcript.
+/// It is read in pieces, its checksum taken as the pieces pass, so its bytes are never
+/// held whole beside the state they rebuild; a state whose checksum fails is dropped.
 fn load_index(
     index_file: &Path,
     transcript: &Path,
@@ -462,40 +464,45 @@ fn load_index(
 ) -> Option<(Covered, Decoder)> {
     // A regular file within the cache's whole budget, else no index (a fresh decode).
     let (mut file, meta) = notesoup_safe_fs::open_regular(index_file).ok()?;
-    let bytes = notesoup_safe_fs::read_capped(&mut file, meta.len, limit, index_file).ok()?;
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    let hashes: Vec<u64> = body
-        .chunks(BLOCK)
-        .zip(0_u64..)
-        .map(|(chunk, i)| xxh3::hash64_with_seed(chunk, i))
-        .collect();
-    if checksum(&hashes, body.len() as u64).to_le_bytes() != sum {
+    if meta.len > limit {
         return None;
     }
-    let mut rest = body;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let (out, after) = rest.split_at_checked(n)?;
-        rest = after;
-        Some(out)
+    let body_len = meta.len.checked_sub(8)?;
+    let mut body = Hashing {
+        inner: &mut file,
+        left: body_len,
+        piece: Vec::with_capacity(BLOCK.min(usize::try_from(body_len).unwrap_or(BLOCK))),
+        hashes: Vec::new(),
+        len: 0,
     };
-    if take(MAGIC.len())? != MAGIC {
+    if bytes(&mut body, MAGIC.len())? != MAGIC {
         return None;
     }
-    let dev = u64::from_le_bytes(take(8)?.try_into().ok()?);
-    let ino = u64::from_le_bytes(take(8)?.try_into().ok()?);
-    let len = u64::from_le_bytes(take(8)?.try_into().ok()?);
-    let hash = u128::from_le_bytes(take(16)?.try_into().ok()?);
+    let dev = u64::from_le_bytes(array(&mut body)?);
+    let ino = u64::from_le_bytes(array(&mut body)?);
+    let len = u64::from_le_bytes(array(&mut body)?);
+    let hash = u128::from_le_bytes(array(&mut body)?);
     let seen = Stat {
-        size: u64::from_le_bytes(take(8)?.try_into().ok()?),
-        modified: i128::from_le_bytes(take(16)?.try_into().ok()?),
-        changed: i128::from_le_bytes(take(16)?.try_into().ok()?),
+        size: u64::from_le_bytes(array(&mut body)?),
+        modified: i128::from_le_bytes(array(&mut body)?),
+        changed: i128::from_le_bytes(array(&mut body)?),
     };
-    let written = i128::from_le_bytes(take(16)?.try_into().ok()?);
-    let path_len = usize::try_from(u64::from_le_bytes(take(8)?.try_into().ok()?)).ok()?;
-    if take(path_len)? != transcript.as_os_str().as_encoded_bytes() {
+    let written = i128::from_le_bytes(array(&mut body)?);
+    let path_len = u64::from_le_bytes(array(&mut body)?);
+    if path_len > body.left
+        || bytes(&mut body, usize::try_from(path_len).ok()?)?
+            != transcript.as_os_str().as_encoded_bytes()
+    {
         return None;
     }
-    let decoder = Decoder::resume(options.clone(), rest).ok()?;
+    let state_len = body.left;
+    let decoder = Decoder::resume_from(options.clone(), &mut body, state_len).ok()?;
+    let sum = body.finish();
+    let mut recorded = [0; 8];
+    file.read_exact(&mut recorded).ok()?;
+    if sum.to_le_bytes() != recorded {
+        return None;
+    }
     Some((
         Covered {
             dev,
@@ -507,6 +514,63 @@ fn load_index(
         },
         decoder,
     ))
+}
+
+/// The next `n` bytes of `r`.
+fn bytes(r: &mut impl Read, n: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0; n];
+    r.read_exact(&mut out).ok()?;
+    Some(out)
+}
+
+/// The next `N` bytes of `r`.
+fn array<const N: usize>(r: &mut impl Read) -> Option<[u8; N]> {
+    let mut out = [0; N];
+    r.read_exact(&mut out).ok()?;
+    Some(out)
+}
+
+/// Reads at most `left` bytes of an index body, hashing them in `BLOCK`-sized pieces for
+/// [`checksum`] as they pass.
+struct Hashing<R: Read> {
+    inner: R,
+    left: u64,
+    piece: Vec<u8>,
+    hashes: Vec<u64>,
+    len: u64,
+}
+
+impl<R: Read> Hashing<R> {
+    /// The [`checksum`] of every byte read.
+    fn finish(mut self) -> u64 {
+        if !self.piece.is_empty() {
+            let seed = self.hashes.len() as u64;
+            self.hashes.push(xxh3::hash64_with_seed(&self.piece, seed));
+        }
+        checksum(&self.hashes, self.len)
+    }
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let cap = usize::try_from(self.left)
+            .unwrap_or(usize::MAX)
+            .min(out.len())
+            .min(BLOCK - self.piece.len());
+        if cap == 0 {
+            return Ok(0);
+        }
+        let n = self.inner.read(&mut out[..cap])?;
+        self.piece.extend_from_slice(&out[..n]);
+        self.left -= n as u64;
+        self.len += n as u64;
+        if self.piece.len() == BLOCK {
+            let seed = self.hashes.len() as u64;
+            self.hashes.push(xxh3::hash64_with_seed(&self.piece, seed));
+            self.piece.clear();
+        }
+        Ok(n)
+    }
 }
 
 /// The checksum of an index body from the hashes of its `BLOCK`-sized pieces.
