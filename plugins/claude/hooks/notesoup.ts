@@ -276,10 +276,11 @@ function flowContext(m: Measure): Fields | undefined {
  * the generation to report its fate under (`settleWarning`), else undefined.
  */
 async function dueWarning($: EngineInterface, m: Measure): Promise<{ text: string; gen: number } | undefined> {
-  if (m === undefined) return undefined;
-  const event: Fields = { type: 'warning_point', tokens: m.value };
-  const point = num(m.limits.warning);
-  if (m.limits.warnings_enabled === true && point !== undefined) event.point = point;
+  const point = m !== undefined && m.limits.warnings_enabled === true ? num(m.limits.warning) : undefined;
+  // The shell's one comparison: below the warning point (or with warnings off) the flow
+  // can offer nothing, so no helper is started for it on every main tool result.
+  if (m === undefined || point === undefined || m.value < point) return undefined;
+  const event: Fields = { type: 'warning_point', tokens: m.value, point };
   const effects = await resetEvent($, event);
   const warn = effects.find((fx) => fx.type === 'warn');
   show($, (await runEffects($, effects.filter((fx) => fx.type !== 'warn'))).reports);

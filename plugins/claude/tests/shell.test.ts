@@ -429,8 +429,7 @@ describe('natural input', () => {
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
     expect(atRequest).toEqual([
       { type: 'natural_input', phase: 'queued' },
-      // The prompt's warning check: no warning point here, so nothing is offered.
-      { type: 'warning_point', tokens: 150000 },
+      // No warning point here: the prompt's warning check starts no helper.
       { type: 'turn_step', agent: 'main', turn_id: 't1', index: 0 },
       { type: 'natural_input', phase: 'delivered' },
     ]);
@@ -468,6 +467,19 @@ describe('the budget warning', () => {
     const events = calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields);
     expect(events).toContainEqual({ type: 'warning_point', tokens: 150000, point: 142424 });
     expect(events.at(-1)).toEqual({ type: 'warning', generation: 0, status: 'delivered' });
+  });
+
+  test('below the warning point no helper is started for the warning', async ($, on) => {
+    const calls = world(on, (op) => {
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 200000, hard: 190000, warning: 160000, auto_clear: true, warnings_enabled: true };
+      return { ok: true, effects: [], hints: {} };
+    });
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
+    const events = calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
+    expect(events).not.toContain('warning_point');
+    expect(calls.map((c) => c.op)).not.toContain('warning');
   });
 
   test('a prompt another hook drops leaves the warning due', async ($, on) => {
