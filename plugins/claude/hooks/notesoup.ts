@@ -765,16 +765,23 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
 
 // ---- tool.call: the nine tools, and the warning on main tool results ------------------
 
-/** The model's arguments: the event without the engine's own fields. */
-function toolArgs(e: Fields): Fields {
-  const { tool: _tool, tool_use_id: _id, agentId: _agent, requestMeta: _meta, ...args } = e;
+/**
+ * The model's arguments: only the fields the tool's schema declares. Anything else the model
+ * sends (a `transcript_path` before Claude binds one, a `roots`) never reaches the helper:
+ * the bound transcript, head and agent come from the shell alone.
+ */
+function toolArgs(name: string, e: Fields): Fields {
+  const schema = TOOLS.find((t) => t.name === name)?.inputSchema.properties;
+  const declared = isObject(schema) ? Object.keys(schema) : [];
+  const args: Fields = {};
+  for (const key of declared) if (e[key] !== undefined) args[key] = e[key];
   return args;
 }
 
 const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
   const name = String(e.tool).replace(/^mcp__notesoup__/, '');
-  const args = toolArgs(e as unknown as Fields);
+  const args = toolArgs(name, e as unknown as Fields);
   if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
   let reply: Reply;
   if (name === 'history_sessions') {

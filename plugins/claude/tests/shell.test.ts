@@ -180,6 +180,17 @@ describe('other sessions', () => {
     expect(calls.filter((c) => c.op === 'history_sessions').map((c) => c.request)).toEqual([{ harness: 'pi', limit: 5 }]);
   });
 
+  test('only the fields a schema declares reach the helper: a model-supplied path or roots never do', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, text: 'ok' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'x', transcript_path: '/etc/shadow', head: 'h', roots: { claude: '/' } });
+    await $.tool.call({ tool: 'mcp__notesoup__history_sessions', limit: 5, roots: { pi: '/' } });
+    await $.tool.call({ tool: 'mcp__notesoup__notes_list', folder: 'a', cwd: '/elsewhere' });
+    expect(calls.find((c) => c.op === 'history_list')?.request).toEqual({ query: 'x' });
+    expect(calls.find((c) => c.op === 'history_sessions')?.request).toEqual({ limit: 5 });
+    expect(calls.find((c) => c.op === 'notes_list')?.request).toEqual({ cwd: '/work/project', args: { folder: 'a' } });
+  });
+
   test('history_list and history_read pass `session` through', async ($, on) => {
     const calls = world(on, () => ({ ok: true, text: 'seq 1 user: hi' }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
