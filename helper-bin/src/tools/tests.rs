@@ -215,3 +215,66 @@ fn refusals_read_as_the_plugin_shows_them() {
     let answer = call("empty_brain", &json!({}), &binding, &ctx);
     assert!(answer.is_error && answer.text.starts_with("notesoup unsupported: "));
 }
+
+/// The text of `plugins/claude/hooks/spec.ts`: the specs and commands as the hooks module
+/// registers them, rendered from [`specs`] and [`commands`] so the schemas are written once.
+fn spec_ts() -> String {
+    let tools: Vec<Value> = specs()
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "name": s.name,
+                "description": s.description,
+                "inputSchema": s.input_schema,
+            })
+        })
+        .collect();
+    let commands: Vec<Value> = commands()
+        .iter()
+        .map(|c| {
+            let mut command = serde_json::json!({"name": c.name, "description": c.description});
+            if let Some(hint) = c.argument_hint {
+                command["argumentHint"] = Value::from(hint);
+            }
+            command
+        })
+        .collect();
+    let json = |v: &Vec<Value>| serde_json::to_string_pretty(v).unwrap_or_default();
+    format!(
+        "// GENERATED from notesoup_helper_bin::tools::{{specs, commands}}: do not edit. Regenerate with\n\
+         // NOTESOUP_BLESS=1 cargo test -p notesoup-helper-bin --lib spec_ts\n\
+         // (helper-bin/src/tools/tests.rs holds this file to the Rust definitions byte for byte).\n\
+         \n\
+         /** One tool as `$.tool.register` takes it; the model sees `mcp__notesoup__<name>`. */\n\
+         export type ToolDef = {{\n  \
+           readonly name: string;\n  \
+           readonly description: string;\n  \
+           readonly inputSchema: {{ readonly properties?: Record<string, unknown> }} & Record<string, unknown>;\n\
+         }};\n\
+         \n\
+         export const TOOLS: readonly ToolDef[] = {};\n\
+         \n\
+         /** The full names the model sees, the matcher of the tool.call hook. */\n\
+         export const TOOL_NAMES: readonly `mcp__notesoup__${{string}}`[] = TOOLS.map((t) => `mcp__notesoup__${{t.name}}` as const);\n\
+         \n\
+         export const COMMANDS = {} as const;\n",
+        json(&tools),
+        json(&commands),
+    )
+}
+
+#[test]
+fn spec_ts_is_generated_from_the_rust_specs() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/claude/hooks/spec.ts");
+    let want = spec_ts();
+    if std::env::var_os("NOTESOUP_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        have == want,
+        "{} differs from tools::specs()/commands(); regenerate with NOTESOUP_BLESS=1 cargo test -p notesoup-helper-bin --lib spec_ts",
+        path.display()
+    );
+}
