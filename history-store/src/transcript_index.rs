@@ -76,6 +76,26 @@ impl Cache {
             max_bytes: 512 << 20,
         }
     }
+
+    /// The cache notesoup keeps under its home `home`: `cache/history`, unless `cache` or
+    /// `cache/history` is a link or anything but a folder (`None`: no index is kept), so a
+    /// link planted in the home never puts an index, or an eviction, outside it. Nothing
+    /// is created here (the first index write creates the folders).
+    pub fn in_home(home: &Path) -> Option<Self> {
+        let dir = home.join("cache").join("history");
+        let Ok(root) = notesoup_safe_fs::Dir::open(home) else {
+            // No home yet: the first write creates real folders.
+            return Some(Self::new(dir));
+        };
+        match root.open_dir("cache") {
+            Ok(None) => Some(Self::new(dir)),
+            Ok(Some(cache)) => match cache.open_dir("history") {
+                Ok(_) => Some(Self::new(dir)),
+                Err(_) => None,
+            },
+            Err(_) => None,
+        }
+    }
 }
 
 /// Why a transcript read failed: the file, or a decoder refusal.

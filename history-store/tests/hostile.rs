@@ -229,3 +229,30 @@ fn a_link_at_the_index_temp_name_is_not_followed() {
     assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
     let _ = fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_link_at_the_cache_folders_keeps_no_index_outside_the_home() {
+    let root = scratch("cache-link");
+    let outside = root.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let home = root.join("home");
+    // No home yet, and a home with real folders: the cache is kept.
+    assert!(Cache::in_home(&home).is_some());
+    fs::create_dir_all(home.join("cache/history")).unwrap();
+    assert_eq!(
+        Cache::in_home(&home).map(|c| c.dir),
+        Some(home.join("cache/history"))
+    );
+    // A link at `cache/history`, then at `cache`: no cache at all.
+    fs::remove_dir(home.join("cache/history")).unwrap();
+    std::os::unix::fs::symlink(&outside, home.join("cache/history")).unwrap();
+    assert!(Cache::in_home(&home).is_none(), "cache/history is a link");
+    fs::remove_dir_all(home.join("cache")).unwrap();
+    std::os::unix::fs::symlink(&outside, home.join("cache")).unwrap();
+    assert!(Cache::in_home(&home).is_none(), "cache is a link");
+    fs::remove_file(home.join("cache")).unwrap();
+    fs::write(home.join("cache"), "a file").unwrap();
+    assert!(Cache::in_home(&home).is_none(), "cache is a file");
+    assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+    let _ = fs::remove_dir_all(&root);
+}
