@@ -2,6 +2,7 @@
 
 /// Why a transcript cannot be decoded. Every variant names the line (1-based) or uuid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// A committed (newline-terminated) line that is not a JSON object with a `type`.
     #[error("line {line}: not a transcript record: {reason}")]

@@ -16,6 +16,7 @@ const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StateError {
     /// Not a decoder state, or one of another format version.
     #[error("not a decoder state of version {VERSION}")]

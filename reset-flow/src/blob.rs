@@ -6,6 +6,7 @@ use crate::flow::{Flow, STATE_VERSION};
 
 /// Why a state blob was refused. The shell keeps its old blob (or starts over with `null`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FlowError {
     /// The blob was written by another version of this crate (or is not a blob at all).
     #[error(
@@ -21,6 +22,16 @@ pub enum FlowError {
         /// serde's account of what was wrong.
         message: String,
     },
+}
+
+impl FlowError {
+    /// The error code the helper answers with (`unknown_state_version`, `bad_state`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownVersion { .. } => "unknown_state_version",
+            Self::BadState { .. } => "bad_state",
+        }
+    }
 }
 
 impl Flow {

@@ -8,7 +8,7 @@
 //! keeps the blob of the previous reply and sends it back).
 
 use notesoup_history_core::Harness;
-use notesoup_reset_flow::{Event, FlowError, Reply, step, step_saved};
+use notesoup_reset_flow::{Event, Reply, step, step_saved};
 use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -57,12 +57,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         }
         kept(ctx, &session, event)?
     } else {
-        let reply = step(&state, event).map_err(|err| match err {
-            FlowError::UnknownVersion { .. } => {
-                OpError::new("unknown_state_version", err.to_string())
-            }
-            FlowError::BadState { .. } => OpError::new("bad_state", err.to_string()),
-        })?;
+        let reply = step(&state, event).map_err(|err| OpError::new(err.code(), err.to_string()))?;
         fields.insert("state".into(), reply.flow.to_blob());
         reply
     };
