@@ -6,8 +6,8 @@ Runs the real Claude Code binary offline (fresh HOME, fake key, ANTHROPIC_BASE_U
   - exit 0 and the fake reply on stdout;
   - the engine's debug log says the notesoup hooks module loaded, and neither stderr nor
     the debug log carries a hooks-module refusal;
-  - the first API request lists all nine `mcp__notesoup__*` tools (issue 6's eight and
-    `history_sessions`, issue 8's cross-harness listing) and offers the plugin's
+  - the first API request lists all nine `mcp__notesoup__*` tools (the five notes tools,
+    the three history tools and `empty_brain`) and offers the plugin's
     skills (`notesoup:<folder>` for each `skills/<folder>/SKILL.md`);
   - and, run again with NOTESOUP_DISABLED=1, it still loads and lists none of them.
 
