@@ -78,6 +78,7 @@ pub use spawns::{EventSpawns, Spawns};
 
 /// What can go wrong while setting up or running a scenario.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum E2eError {
     /// A file or process operation failed.
     #[error("{what}: {source}")]
