@@ -76,6 +76,16 @@ impl Context {
     pub fn var(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str)
     }
+
+    /// The notesoup home these variables name (`NOTESOUP_HOME`, else `XDG_DATA_HOME`, else
+    /// `HOME`; the notes crate's one rule): brains, window records and the index cache.
+    pub fn notes_home(&self) -> Result<std::path::PathBuf, notesoup_notes::NotesError> {
+        notesoup_notes::store_root(
+            self.var("NOTESOUP_HOME"),
+            self.var("XDG_DATA_HOME"),
+            self.var("HOME"),
+        )
+    }
 }
 
 /// The reply to write and the exit status to leave with.

@@ -153,13 +153,7 @@ pub(crate) fn corpus(roots: Roots, ctx: &Context) -> Corpus {
 /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
 /// can be named and neither `cache` nor `cache/history` is a link (else no index is kept).
 fn cache(ctx: &Context) -> Option<Cache> {
-    notesoup_notes::store_root(
-        ctx.var("NOTESOUP_HOME"),
-        ctx.var("XDG_DATA_HOME"),
-        ctx.var("HOME"),
-    )
-    .ok()
-    .and_then(|root| Cache::in_home(&root))
+    ctx.notes_home().ok().and_then(|root| Cache::in_home(&root))
 }
 
 /// One history tool call on the session `source` names: `tool`'s answer with the fields

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use notesoup_notes::{
     Brain, Edit, NotesError, Version, render_delete, render_list, render_read, render_written,
-    store_root,
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -73,11 +72,7 @@ struct DeleteArgs {
 
 /// The brain of a request's `cwd`, under the store root the environment names.
 pub(crate) fn open_brain(ctx: &Context, cwd: &str) -> Result<Brain, OpError> {
-    let root = store_root(
-        ctx.var("NOTESOUP_HOME"),
-        ctx.var("XDG_DATA_HOME"),
-        ctx.var("HOME"),
-    )?;
+    let root = ctx.notes_home()?;
     Ok(Brain::open(&root, Path::new(cwd))?)
 }
 

@@ -68,11 +68,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
 
 /// One step of the session's flow as kept on disk, under the record's lock.
 fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpError> {
-    let home = notesoup_notes::store_root(
-        ctx.var("NOTESOUP_HOME"),
-        ctx.var("XDG_DATA_HOME"),
-        ctx.var("HOME"),
-    )?;
+    let home = ctx.notes_home()?;
     let store = WindowStore::new(home);
     let key = SessionKey::new(session.harness, &session.id).map_err(store_error)?;
     store.with_session(&key, |record| {
