@@ -97,9 +97,11 @@ mod blob;
 mod effect;
 mod event;
 mod flow;
+mod hook;
 
 pub use blob::FlowError;
 pub use flow::{Flow, STATE_VERSION};
+pub use hook::{Budget, Hook, Watch, hook_saved};
 
 pub use effect::{CloseoutMode, Effect, Hints, Pool};
 pub use event::{
@@ -155,6 +157,14 @@ pub fn step(state: &serde_json::Value, event: Event) -> Result<Reply, FlowError>
 /// assert!(reply.effects.is_empty());
 /// ```
 pub fn step_saved(saved: Option<&Value>, process: &str, event: Event) -> (Value, Reply) {
+    let (mut flow, mut effects) = load_saved(saved, process);
+    effects.extend(flow.handle(event));
+    saved_reply(process, flow, effects)
+}
+
+/// The saved flow (fresh when nothing readable is saved), and the effects of `loaded` when
+/// another process saved it.
+fn load_saved(saved: Option<&Value>, process: &str) -> (Flow, Vec<Effect>) {
     let flow = saved
         .and_then(|s| s.get("flow"))
         .and_then(|blob| Flow::from_blob(blob).ok());
@@ -166,7 +176,11 @@ pub fn step_saved(saved: Option<&Value>, process: &str, event: Event) -> (Value,
     if other_process {
         effects.extend(flow.handle(Event::Loaded));
     }
-    effects.extend(flow.handle(event));
+    (flow, effects)
+}
+
+/// What to save for `process`, and the reply.
+fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply) {
     let hints = flow.hints();
     let saved = serde_json::json!({"process": process, "flow": flow.to_blob()});
     (

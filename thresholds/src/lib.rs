@@ -117,6 +117,21 @@ impl Env {
         }
     }
 
+    /// Whether `DISABLE_COMPACT` is set as Claude Code reads it (`1`, `true`, `yes`, `on`,
+    /// trimmed, any case): compaction off, so no warnings and no explicit reset. The one
+    /// rule for it: the points ([`resolve`]) and the reset flow's switch both use this.
+    ///
+    /// ```
+    /// use notesoup_thresholds::Env;
+    /// let env = |v: &str| Env { disable_compact: Some(v.to_owned()), ..Env::default() };
+    /// assert!(env(" TRUE ").compaction_disabled());
+    /// assert!(!env("0").compaction_disabled());
+    /// assert!(!Env::default().compaction_disabled());
+    /// ```
+    pub fn compaction_disabled(&self) -> bool {
+        js::truthy(self.disable_compact.as_deref())
+    }
+
     /// `(name, value)` for every variable, in the order of [`Env::NAMES`].
     fn pairs(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> {
         let values = [
@@ -433,7 +448,7 @@ impl Facts {
         let breakdown = context
             .and_then(|c| c.get("breakdown"))
             .and_then(Value::as_object);
-        let disable_compact = js::truthy(env.disable_compact.as_deref());
+        let disable_compact = env.compaction_disabled();
         let auto_on = !(disable_compact
             || js::truthy(env.disable_auto_compact.as_deref())
             || settings.and_then(|s| s.get("autoCompactEnabled")) == Some(&Value::Bool(false))

@@ -10,6 +10,7 @@ mod history_list;
 mod history_read;
 mod history_sessions;
 mod history_state;
+mod hook;
 mod limits;
 mod notes;
 mod reset;
@@ -21,6 +22,7 @@ pub(crate) const NAMES: &[&str] = &[
     "version",
     "limits",
     "reset",
+    "hook",
     "notes_list",
     "notes_read",
     "notes_write",
@@ -42,6 +44,7 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
         "version" => version::run(request, ctx),
         "limits" => limits::run(request, ctx),
         "reset" => reset::run(request, ctx),
+        "hook" => hook::run(request, ctx),
         "notes_list" => notes::list(request, ctx),
         "notes_read" => notes::read(request, ctx),
         "notes_write" => notes::write(request, ctx),

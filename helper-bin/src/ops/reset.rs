@@ -31,13 +31,13 @@ struct Request {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SessionRef {
+pub(crate) struct SessionRef {
     /// `claude` (the harness whose session this is).
-    harness: Harness,
+    pub(crate) harness: Harness,
     /// The session id (`$.session.id()`).
-    id: String,
+    pub(crate) id: String,
     /// A token unique to the calling process (a new process finds the flow `loaded`).
-    process: String,
+    pub(crate) process: String,
 }
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
@@ -68,18 +68,29 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
 
 /// One step of the session's flow as kept on disk, under the record's lock.
 fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpError> {
+    with_saved(ctx, session, |saved| {
+        step_saved(saved, &session.process, event)
+    })
+}
+
+/// Runs `step` on what the session's record holds (`None`: nothing, or a stale record,
+/// refused rather than misread: the flow starts fresh and is written over it) under the
+/// record's lock, and saves what it returns when that changed.
+pub(crate) fn with_saved<R>(
+    ctx: &Context,
+    session: &SessionRef,
+    step: impl FnOnce(Option<&Value>) -> (Value, R),
+) -> Result<R, OpError> {
     let home = ctx.notes_home()?;
     let store = WindowStore::new(home);
     let key = SessionKey::new(session.harness, &session.id).map_err(store_error)?;
     store.with_session(&key, |record| {
-        // A stale record (another version, another session's) is refused, never misread:
-        // the flow starts fresh and is written over it.
         let saved = match record.read() {
             Ok(saved) => saved.map(|r| r.state),
             Err(err) if err.is_stale_record() => None,
             Err(err) => return Err(store_error(err)),
         };
-        let (save, reply) = step_saved(saved.as_ref(), &session.process, event);
+        let (save, reply) = step(saved.as_ref());
         if saved.as_ref() != Some(&save) {
             record.write(save).map_err(store_error)?;
         }

@@ -47,19 +47,15 @@ let head: string | undefined;
 
 /** The limits last resolved with their inputs (the cap itself is the flow's). */
 let limitsCache: { inputs: string; reply: Reply } | undefined;
+/** The engine's usage breakdown last read, with the inputs it depends on (the budget's `usage`). */
+let usageCache: { key: string; usage: unknown } | undefined;
+/** What the helper's last `hook` reply said is worth a call (`watch`: the append doors). */
+let watch: { append_doors?: unknown } = {};
 
 /** The reset flow's last hints (window ordinal, warned, cap...), and the chain of `reset` calls. */
 let hints: Fields = {};
 let generation = 0;
 let resetChain: Promise<unknown> = Promise.resolve();
-/**
- * The running main turn, and natural input not yet carried by a model request: `queued`
- * (submitted while idle: its own turn's first step carries it) or `accepted` (typed into
- * the running turn: the next step carries it).
- */
-let mainTurn: string | undefined;
-let inputQueued = false;
-let inputAccepted = false;
 /** The boot handed to a compaction: its text, the token the flow knows it by, its generation. */
 let builtBoot: { text: string; token: string; generation: number } | undefined;
 let boundarySeen = false;
@@ -67,8 +63,6 @@ let boundarySeen = false;
 let continuationTurn: number | undefined;
 /** Interactive: the generation whose answered auto compaction still owes its evidence. */
 let evidenceDue: number | undefined;
-/** Whether the running main turn has made its first model request. */
-let stepped = false;
 
 // ---- small pure helpers ------------------------------------------------------------
 
@@ -189,8 +183,6 @@ async function forgetSession($: EngineInterface, why: string) {
   head = undefined;
   builtBoot = undefined;
   boundarySeen = false;
-  inputAccepted = false;
-  inputQueued = false;
   evidenceDue = undefined;
   continuationTurn = undefined;
   hints = {};
@@ -339,6 +331,49 @@ async function sendReset($: EngineInterface, event: Fields): Promise<Fields[]> {
   return effects;
 }
 
+/**
+ * The budget facts a `hook` call reads: the usage breakdown (read again only when an input
+ * it depends on changed), the fill now, settings, model and the threshold variables.
+ */
+async function budgetFacts($: EngineInterface): Promise<Fields> {
+  const [model, settings, now] = await Promise.all([$.session.model(), $.settings.read(), $.session.usage()]);
+  // The threshold variables (`notesoup_thresholds::Env::NAMES`); the engine wants each named.
+  const env: Fields = {
+    CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'),
+    CLAUDE_CODE_AUTO_COMPACT_WINDOW: await $.env.get('CLAUDE_CODE_AUTO_COMPACT_WINDOW'),
+    DISABLE_AUTO_COMPACT: await $.env.get('DISABLE_AUTO_COMPACT'),
+    DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT'),
+    CLAUDE_CODE_MAX_OUTPUT_TOKENS: await $.env.get('CLAUDE_CODE_MAX_OUTPUT_TOKENS'),
+  };
+  const key = JSON.stringify({ model, settings, env, window: now.context.window });
+  if (usageCache?.key !== key) usageCache = { key, usage: await $.session.usage({ breakdown: 'summary' }) };
+  return { usage: usageCache.usage, context: now.context, settings, env, model };
+}
+
+/** One engine hook call, whole, to the helper's `hook` op (serialized with the reset events). */
+function hookEvent($: EngineInterface, event: string, facts: Fields): Promise<Fields[]> {
+  const run = resetChain.then(() => sendHook($, event, facts));
+  resetChain = run.catch(() => undefined);
+  return run;
+}
+
+async function sendHook($: EngineInterface, event: string, facts: Fields): Promise<Fields[]> {
+  const id = (await $.session.id()).replace(/[^A-Za-z0-9_-]/g, '') || HOST;
+  const session = { harness: HOST, id, process: `${PROCESS}:${epoch}` };
+  const reply = await helper($, 'hook', { event, session, facts });
+  if (!reply.ok) {
+    logOnce($, `hook:${event}:${reply.error.code}`, `hook ${event} refused: ${reply.error.message}`);
+    return [];
+  }
+  hints = isObject(reply.hints) ? reply.hints : {};
+  generation = num(hints.generation) ?? generation;
+  watch = isObject(reply.watch) ? reply.watch : {};
+  for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `hook:${String(line)}`, String(line));
+  const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
+  $.ui.log(`notesoup: hook ${event} -> ${effects.map((fx) => str(fx.type)).join(', ') || 'nothing'}`, { to: 'debug' });
+  return effects;
+}
+
 /** Effects that answer the hook that sent the event; the rest are carried out in place. */
 const ANSWERS = new Set(['tool_result', 'end_turn', 'answer_compaction', 'veto_compaction', 'native_compaction']);
 
@@ -347,11 +382,19 @@ const ANSWERS = new Set(['tool_result', 'end_turn', 'answer_compaction', 'veto_c
  * answers (and report texts) for the hook. A `compact` met here (outside turn.complete)
  * goes to the non-held waiter: a timer, so no hook holds the command.
  */
-async function runEffects($: EngineInterface, effects: Fields[]): Promise<{ answers: Fields[]; reports: string[]; context: string[] }> {
-  const out = { answers: [] as Fields[], reports: [] as string[], context: [] as string[] };
+async function runEffects(
+  $: EngineInterface,
+  effects: Fields[],
+): Promise<{ answers: Fields[]; reports: string[]; context: string[]; warned?: number }> {
+  const out: { answers: Fields[]; reports: string[]; context: string[]; warned?: number } = { answers: [], reports: [], context: [] };
   for (const fx of effects) {
     const type = str(fx.type);
     if (type !== undefined && ANSWERS.has(type)) out.answers.push(fx);
+    else if (type === 'warn' && str(fx.text) !== undefined) {
+      // The budget warning, its text filled: it rides on the prompt or result at hand.
+      out.context.push(str(fx.text) ?? '');
+      out.warned = num(fx.generation);
+    }
     else if (type === 'report') out.reports.push(str(fx.text) ?? '');
     else if (type === 'cancel') builtBoot = undefined;
     else if (type === 'continue') continueAfterReset($, fx);
@@ -520,11 +563,11 @@ const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
     return next(e);
   }
   interactive = e.isInteractive;
-  await registerAll($);
-  if (sw.disableCompact) {
-    logOnce($, 'disable-compact', 'DISABLE_COMPACT is set: no budget warnings, no explicit resets');
-    await runEffects($, await resetEvent($, { type: 'disable_compact', set: true }));
-  }
+  // The helper reads the switch (Claude's truthiness) while the tools register.
+  const env = { DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT') };
+  const [, effects] = await Promise.all([registerAll($), hookEvent($, 'session.start', { env })]);
+  show($, (await runEffects($, effects)).reports);
+  if (hints.disable_compact === true) logOnce($, 'disable-compact', 'DISABLE_COMPACT is set: no budget warnings, no explicit resets');
   return next(e);
 };
 
@@ -570,41 +613,28 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
 
 const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
-  const natural = e.origin.kind !== 'plugin';
-  if (natural && e.command === undefined) {
-    // Waiting to run as its own turn, or to be attached to the running one (onAppend).
-    inputQueued = true;
-    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'queued' }))).reports);
-  }
   await refreshIdentity($);
-  const warning = (await readSwitches($)).disableCompact ? undefined : await dueWarning($, await measure($));
-  if (warning === undefined) return next(e);
-  const r = await next({ ...e, context: [...(e.context ?? []), warning.text] });
-  // Delivered only when the chain accepted the prompt: a dropped one leaves it due.
-  await settleWarning($, warning.gen, r.drop === undefined ? 'delivered' : 'dropped');
+  const facts: Fields = { origin: e.origin.kind, command: e.command !== undefined };
+  if (e.command === undefined) facts.budget = await budgetFacts($);
+  const { context, reports, warned } = await runEffects($, await hookEvent($, 'prompt.submit', facts));
+  show($, reports);
+  if (context.length === 0) return next(e);
+  const r = await next({ ...e, context: [...(e.context ?? []), ...context] });
+  // A dropped prompt did not carry the warning: it stays due (the opening step of the
+  // prompt's turn counts it delivered).
+  if (r.drop !== undefined && warned !== undefined) await hookEvent($, 'prompt.dropped', { generation: warned });
   return r;
 };
 
 // ---- turns ----------------------------------------------------------------------------
 
-const onTurnStart: Hook<'turn.start'> = async ($, e, next) => {
-  if (e.agentId === undefined) {
-    mainTurn = e.turnId;
-    stepped = false;
-  }
-  return next(e);
-};
-
 const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   if ((await readSwitches($)).disabled) return yield* next(e);
   const agent = agentOf(e);
   if (agent === 'main') await owedEvidence($);
-  const event: Fields = { type: 'turn_step', agent, turn_id: e.turnId, index: e.index };
-  if (agent === 'main' && e.index > 0) {
-    const context = flowContext(await measure($));
-    if (context !== undefined) event.context = context;
-  }
-  const { answers, reports } = await runEffects($, await resetEvent($, event));
+  const facts: Fields = { agent, turn_id: e.turnId, index: e.index };
+  if (agent === 'main' && e.index > 0) facts.budget = await budgetFacts($);
+  const { answers, reports } = await runEffects($, await hookEvent($, 'turn.step', facts));
   show($, reports);
   const end = answers.find((a) => a.type === 'end_turn');
   if (end !== undefined) {
@@ -612,17 +642,6 @@ const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
     yield { kind: 'text', index: 0, text };
     yield { kind: 'stop', stopReason: 'end_turn', usage: null };
     return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
-  }
-  if (agent === 'main') {
-    stepped = true;
-    // The request this step makes carries the waiting input: its own turn's opening step,
-    // or the step after the engine attached it to the running turn. Told before the request
-    // goes out: a tool call of its response is handled before the step's stream ends.
-    if (inputAccepted || (e.index === 0 && inputQueued)) {
-      inputAccepted = false;
-      inputQueued = false;
-      show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'delivered' }))).reports);
-    }
   }
   return yield* next(e);
 };
@@ -633,7 +652,6 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   const agent = agentOf(e);
   const event: Fields = { type: 'turn_complete', agent, turn_id: e.turnId, reason: e.reason };
   if (agent === 'main') {
-    mainTurn = undefined;
     await owedEvidence($);
     const gen = continuationTurn;
     if (gen !== undefined) {
@@ -735,11 +753,9 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || (await readSwitches($)).disabled) return r;
   head = r.uuid;
-  if ((e.door === 'queue' || e.door === 'prompt') && mainTurn !== undefined && stepped && inputQueued) {
-    // The engine attached the waiting prompt to the running turn.
-    inputQueued = false;
-    inputAccepted = true;
-    show($, (await runEffects($, await resetEvent($, { type: 'natural_input', phase: 'accepted' }))).reports);
+  // Waiting input the engine may attach to the running turn: the helper names the doors.
+  if (Array.isArray(watch.append_doors) && watch.append_doors.includes(e.door)) {
+    show($, (await runEffects($, await hookEvent($, 'session.append', { agent: 'main', door: e.door }))).reports);
   }
   const boot = builtBoot;
   if (interactive || boot === undefined) return r;
@@ -835,16 +851,11 @@ function toolFailed(): { deny: string } {
 /** Every other tool: after a main tool result, the budget warning rides along once per window. */
 const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
   const r = await next(e);
-  if (e.agentId !== undefined || r.deny !== undefined || (await readSwitches($)).disabled || (await readSwitches($)).disableCompact) return r;
-  const m = await measure($);
-  const context = flowContext(m);
-  if (context !== undefined && mainTurn !== undefined) {
-    show($, (await runEffects($, await resetEvent($, { type: 'measured', ...context }))).reports);
-  }
-  const warning = await dueWarning($, m);
-  if (warning === undefined) return r;
-  await settleWarning($, warning.gen, 'delivered');
-  return { ...r, context: [...(r.context ?? []), warning.text] };
+  if (e.agentId !== undefined || r.deny !== undefined || (await readSwitches($)).disabled) return r;
+  const { context, reports } = await runEffects($, await hookEvent($, 'tool.call', { agent: 'main', budget: await budgetFacts($) }));
+  show($, reports);
+  // The warning, when the flow says it is due, is delivered with this result.
+  return context.length === 0 ? r : { ...r, context: [...(r.context ?? []), ...context] };
 };
 
 // ---- command.run: /notesoup, /empty, /fresh-window -------------------------------------
@@ -854,7 +865,7 @@ const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e
   await refreshIdentity($);
   if (e.command === 'notesoup') return { text: await capCommand($, e.args.trim()) };
   const command = e.command === 'empty' ? 'empty' : 'fresh_window';
-  const { reports, context } = await runEffects($, await resetEvent($, { type: 'command', command, busy: mainTurn !== undefined }));
+  const { reports, context } = await runEffects($, await resetEvent($, { type: 'command', command, busy: false }));
   const text = reports.filter((r) => r !== '').join('\n') || `/${e.command}: requested`;
   return context.length > 0 ? { text, context } : { text };
 };
@@ -890,7 +901,6 @@ export const register: Register = (on) => {
   on('session.end', onSessionEnd);
   on('prompt.context', onPromptContext);
   on('prompt.submit', onPromptSubmit);
-  on('turn.start', onTurnStart);
   on('turn.step', onTurnStep);
   on('turn.complete', onTurnComplete);
   on('session.compact', onCompact);

@@ -74,6 +74,9 @@ const typed = (command: string, args: string) => ({
   command, args, origin: { kind: 'composer' as const }, presentation: { isFullscreen: false, columns: 80 },
 });
 
+/** The engine hooks the shell forwarded to the helper's `hook` op, with their facts. */
+const hookCalls = (calls: Call[]) => calls.filter((c) => c.op === 'hook').map((c) => ({ event: c.request.event, facts: c.request.facts as Fields }));
+
 const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
 
 describe('session.start', () => {
@@ -106,10 +109,12 @@ describe('session.start', () => {
     expect(calls).toEqual([]);
   });
 
-  test('DISABLE_COMPACT is told to the reset flow once', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '1' });
+  test('DISABLE_COMPACT is forwarded as set, once, for the helper to read', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '0' });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toEqual([{ type: 'disable_compact', set: true }]);
+    // `0` is not set for Claude: the shell does not judge it, the helper does.
+    expect(hookCalls(calls)).toEqual([{ event: 'session.start', facts: { env: { DISABLE_COMPACT: '0' } } }]);
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
   });
 });
 
@@ -261,11 +266,9 @@ describe('the reset flow', () => {
   test('an end_turn effect answers the step without a model request', async ($, on) => {
     let requests = 0;
     world(on, (op, req) =>
-      op === 'reset' && (req.event as Fields).type === 'turn_step'
-        ? { ok: true, state: {}, effects: [{ type: 'end_turn', text: 'Clearing the window now.' }], hints: {} }
-        : op === 'limits'
-          ? { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true }
-          : { ok: true, state: {}, effects: [], hints: {} },
+      op === 'hook' && req.event === 'turn.step'
+        ? { ok: true, effects: [{ type: 'end_turn', text: 'Clearing the window now.' }], hints: {} }
+        : { ok: true, state: {}, effects: [], hints: {} },
     );
     on('turn.step', async function* (_$, e) {
       requests += 1;
@@ -280,21 +283,25 @@ describe('the reset flow', () => {
     expect(requests).toBe(0);
   });
 
-  test('a main step past index 0 tells the flow the fill and the hard point', async ($, on) => {
-    const calls = world(on, (op) =>
-      op === 'limits'
-        ? { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true }
-        : { ok: true, state: {}, effects: [], hints: {} },
-    );
+  test('a main step past index 0 is one hook call carrying the budget facts', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '0' });
     on('turn.step', async function* (_$, e) {
       yield { kind: 'text', index: 0, text: 'ok' };
       return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
     const stream = $.turn.step({ turnId: 't1', index: 2, model: 'claude-opus-5-5', messageCount: 5 });
     for await (const _ of stream) void _;
-    const event = calls.filter((c) => c.op === 'reset').at(-1)?.request.event;
-    expect(event).toEqual({ type: 'turn_step', agent: 'main', turn_id: 't1', index: 2, context: { tokens: 150000, hard: 158808, auto_clear: true } });
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
+    const [call] = hookCalls(calls);
+    expect(call?.event).toBe('turn.step');
+    const { budget, ...facts } = call?.facts ?? {};
+    expect(facts).toEqual({ agent: 'main', turn_id: 't1', index: 2 });
+    // The raw facts: the fill now, the breakdown, settings, model, the variables as set.
+    expect((budget as Fields).context).toEqual({ tokens: 150000, window: 200000, percent: 75 });
+    expect((budget as Fields).model).toBe('claude-opus-5-5');
+    expect((budget as Fields).env).toEqual({ DISABLE_COMPACT: '0' });
   });
 
   test('a veto answers the compaction with {skip} and never runs it', async ($, on) => {
@@ -430,19 +437,19 @@ describe('natural input', () => {
     on('prompt.submit', async (_$, e) => ({ text: e.text }));
     on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
     on('turn.step', async function* (_$, e) {
-      atRequest = calls.filter((c) => c.op === 'reset').map((c) => c.request.event);
+      atRequest = hookCalls(calls).map(({ event, facts: { budget: _, ...facts } }) => ({ event, ...facts }));
       yield { kind: 'text', index: 0, text: 'ok' };
       return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
     await $.prompt.submit({ text: 'do the thing', wait: false, origin: { kind: 'sdk' } });
     await $.turn.start({ text: 'do the thing', turnId: 't1' });
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
+    // The raw facts only: the flow tracks the input (queued, then carried by step 0).
     expect(atRequest).toEqual([
-      { type: 'natural_input', phase: 'queued' },
-      // No warning point here: the prompt's warning check starts no helper.
-      { type: 'turn_step', agent: 'main', turn_id: 't1', index: 0 },
-      { type: 'natural_input', phase: 'delivered' },
+      { event: 'prompt.submit', origin: 'sdk', command: false },
+      { event: 'turn.step', agent: 'main', turn_id: 't1', index: 0 },
     ]);
   });
 
@@ -450,8 +457,10 @@ describe('natural input', () => {
     const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
     on('prompt.submit', async (_$, e) => ({ text: e.text }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
     await $.prompt.submit({ text: 'Fresh window.', wait: false, origin: { kind: 'plugin', name: 'notesoup' } });
-    expect(resetOps(calls)).not.toContain('natural_input');
+    // Whether it is natural input is the helper's call: the shell forwards the origin.
+    expect(hookCalls(calls).map((c) => [c.event, c.facts.origin])).toEqual([['prompt.submit', 'plugin']]);
   });
 });
 
@@ -461,11 +470,13 @@ describe('the budget warning', () => {
       const event = req.event as Fields | undefined;
       if (op === 'warning') return { ok: true, text: 'notesoup budget warning: save your notes.' };
       if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
-      if (op === 'reset' && event?.type === 'warning_point') return { ok: true, effects: [{ type: 'warn', generation: 0 }], hints: {} };
+      if (op === 'hook' && (req.event === 'prompt.submit' || req.event === 'tool.call')) {
+        return { ok: true, effects: [{ type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }], hints: {} };
+      }
       return { ok: true, effects: [], hints: {} };
     });
 
-  test('the flow is told the fill and the point; a warn effect rides on the prompt and is reported delivered', async ($, on) => {
+  test('a warn effect rides on the prompt, its text filled by the one hook call', async ($, on) => {
     const calls = warnWorld(on);
     let context: string[] = [];
     on('prompt.submit', async (_$, e) => {
@@ -473,24 +484,26 @@ describe('the budget warning', () => {
       return { text: e.text };
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
     await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
     expect(context).toEqual(['notesoup budget warning: save your notes.']);
-    const events = calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields);
-    expect(events).toContainEqual({ type: 'warning_point', tokens: 150000, point: 142424 });
-    expect(events.at(-1)).toEqual({ type: 'warning', generation: 0, status: 'delivered' });
+    // One helper for the prompt: no limits, no warning op, no report of the warning's fate.
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
   });
 
-  test('below the warning point no helper is started for the warning', async ($, on) => {
-    const calls = world(on, (op) => {
-      if (op === 'limits') return { ok: true, unit: 'tokens', native: 200000, hard: 190000, warning: 160000, auto_clear: true, warnings_enabled: true };
-      return { ok: true, effects: [], hints: {} };
-    });
-    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+  test('a main tool result is one hook call and takes the warning; a subagent result starts none', async ($, on) => {
+    const calls = warnWorld(on);
+    on('tool.call', async () => ({ result: 'done' }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
-    const events = calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
-    expect(events).not.toContain('warning_point');
-    expect(calls.map((c) => c.op)).not.toContain('warning');
+    calls.length = 0;
+    const sub = await $.tool.call({ tool: 'Bash', command: 'true', agentId: 'a1' });
+    expect(sub.context).toBeUndefined();
+    expect(calls.map((c) => c.op)).toEqual([]);
+    calls.length = 0;
+    const main = await $.tool.call({ tool: 'Bash', command: 'true' });
+    expect(main.result).toBe('done');
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
+    expect(hookCalls(calls)[0]?.event).toBe('tool.call');
   });
 
   test('a prompt another hook drops leaves the warning due', async ($, on) => {
@@ -498,8 +511,7 @@ describe('the budget warning', () => {
     on('prompt.submit', async () => ({ drop: 'not now' }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
-    const events = calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields);
-    expect(events.at(-1)).toEqual({ type: 'warning', generation: 0, status: 'dropped' });
+    expect(hookCalls(calls).at(-1)).toEqual({ event: 'prompt.dropped', facts: { generation: 0 } });
   });
 });
 
@@ -568,7 +580,7 @@ describe('/empty and /fresh-window', () => {
     expect(calls.some((c) => c.op === 'warning')).toBe(false);
   });
 
-  test('a busy close-out rides on the command as context', async ($, on) => {
+  test('a busy close-out rides on the command as context (the flow knows the turn runs)', async ($, on) => {
     const calls = world(on, (op, req) => {
       const event = req.event as Fields | undefined;
       if (op === 'warning') return { ok: true, text: 'Save your notes now.' };
@@ -578,12 +590,10 @@ describe('/empty and /fresh-window', () => {
       }
       return { ok: true, state: {}, effects: [], hints: {} };
     });
-    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
-    await $.turn.start({ text: 'work', turnId: 't9' });
     const r = await $.command.run(typed('fresh-window', ''));
     expect(r.context).toEqual(['Save your notes now.']);
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'fresh_window', busy: true });
+    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'fresh_window', busy: false });
   });
 });
 

@@ -8,6 +8,7 @@ mod cutoff;
 mod request;
 mod window;
 
+pub(crate) use window::ATTACH_DOORS;
 use window::{Waiting, Window};
 
 use serde::{Deserialize, Serialize};

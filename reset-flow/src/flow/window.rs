@@ -34,6 +34,10 @@ pub(crate) enum Warning {
     Delivered,
 }
 
+/// The doors of a main `session.append` through which the engine attaches waiting input to
+/// the running turn (measured on 2.1.319).
+pub(crate) const ATTACH_DOORS: [&str; 2] = ["queue", "prompt"];
+
 /// A person's input not yet carried by a model request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -129,7 +133,7 @@ impl Flow {
 
     pub(super) fn appended(&mut self, agent: Agent, door: &str, fx: &mut Vec<Effect>) {
         if agent == Agent::Main
-            && (door == "queue" || door == "prompt")
+            && ATTACH_DOORS.contains(&door)
             && self.main_turn.is_some()
             && self.stepped
             && self.waiting == Some(Waiting::Queued)
