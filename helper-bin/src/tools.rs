@@ -3,12 +3,12 @@
 //!
 //! [`specs`] lists the nine tools (name, description, JSON Schema of the input) every host
 //! registers, their limits taken from the crates that enforce them; [`commands`] lists the
-//! slash commands of hosts that have them. [`call`] answers one tool call: it keeps only
-//! the fields the tool's schema declares of the model's arguments, adds what the host
-//! knows ([`Binding`]: the session folder, the bound transcript and head, a subagent's
-//! id, the session folders setting), runs the op of the same name and returns the text
-//! the model reads. The model can never set `roots`, `transcript_path`, `head` or
-//! `agent_id`: those come from the binding alone.
+//! slash commands of hosts that have them. [`call`] answers one tool call: it holds the
+//! model's arguments to the tool's schema (a field the schema does not declare is
+//! refused), adds what the host knows ([`Binding`]: the session folder, the bound
+//! transcript and head, a subagent's id, the session folders setting), runs the op of the
+//! same name and returns the text the model reads. The model can never set `roots`,
+//! `transcript_path`, `head` or `agent_id`: those come from the binding alone.
 //!
 //! ```
 //! use notesoup_helper_bin::Context;
@@ -24,10 +24,13 @@
 //! assert!(answer.text.starts_with("notesoup history_unavailable: "));
 //! ```
 
+use std::time::Duration;
+
 use notesoup_history_core::{
     ANSWER_LIMIT, DEFAULT_LIMIT, Harness, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
 };
 use notesoup_history_store::Roots;
+
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -45,8 +48,8 @@ pub struct ToolSpec {
     /// false`).
     pub input_schema: Value,
     /// True for `empty_brain`: it ends the window, which only a host that runs notesoup's
-    /// reset flow can do, so [`call`] does not answer it and a host without one does not
-    /// offer it.
+    /// reset flow can do (op `tool` steps the session's flow), so [`call`] does not answer
+    /// it and a host without one does not offer it.
     pub reset_flow: bool,
 }
 
@@ -297,41 +300,61 @@ pub fn commands() -> Vec<CommandSpec> {
 /// (Claude writes the row a little after it reports it), waiting 50 ms more each time.
 const HEAD_RETRIES: u32 = 6;
 
-/// Answers the model's call of tool `name` with arguments `args`, for a host that knows
-/// `binding`. Fields of `args` the tool's schema does not declare are dropped (so the
-/// model cannot set what the binding carries); a refusal reads `notesoup <code>: <message>`.
-pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolAnswer {
-    let refuse = |code: &str, message: String| ToolAnswer {
-        text: format!("notesoup {code}: {message}"),
+/// The tool `name` names (`history_list`, or the full `mcp__notesoup__history_list` a host
+/// shows the model), or the refusal the model reads.
+pub(crate) fn spec_of(name: &str) -> Result<ToolSpec, ToolAnswer> {
+    let short = name.strip_prefix("mcp__notesoup__").unwrap_or(name);
+    specs()
+        .into_iter()
+        .find(|s| s.name == short)
+        .ok_or_else(|| {
+            refuse(
+                "unknown_tool",
+                &format!(
+                    "notesoup has no tool `{name}`; tools: {}",
+                    specs()
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })
+}
+
+/// A refusal as the model reads it: `notesoup <code>: <message>`, the message folded onto
+/// one clipped line (whatever input it quotes).
+pub(crate) fn refuse(code: &str, message: &str) -> ToolAnswer {
+    ToolAnswer {
+        text: format!("notesoup {code}: {}", crate::one_line(message)),
         is_error: true,
-    };
-    let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
-        return refuse(
-            "unknown_tool",
-            format!(
-                "notesoup has no tool `{name}`; tools: {}",
-                specs()
-                    .iter()
-                    .map(|s| s.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        );
+    }
+}
+
+/// Answers the model's call of tool `name` with arguments `args`, for a host that knows
+/// `binding`. The arguments are checked against the tool's schema ([`arguments`]): a field
+/// the schema does not declare is refused, so the model can never set what the binding
+/// carries. A history call whose head Claude has not written yet is asked again a few
+/// times. A refusal reads `notesoup <code>: <message>`.
+pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolAnswer {
+    let spec = match spec_of(name) {
+        Ok(spec) => spec,
+        Err(refusal) => return refusal,
     };
     if spec.reset_flow {
         return refuse(
             "unsupported",
-            format!(
-                "`{name}` ends the window, which only a host running notesoup's reset flow can do (the `reset` op answers it there)"
+            &format!(
+                "`{}` ends the window, which only a host running notesoup's reset flow can do (the `tool` op answers it there)",
+                spec.name
             ),
         );
     }
-    let Some(args) = declared(&spec.input_schema, args) else {
-        return refuse(
-            "bad_request",
-            format!("`{name}` arguments must be a JSON object"),
-        );
+    let args = match arguments(&spec, args) {
+        Ok(args) => args,
+        Err(refusal) => return refusal,
     };
+    let name = spec.name;
     let request = if name.starts_with("notes_") {
         json!({"cwd": binding.cwd, "args": args})
     } else {
@@ -353,15 +376,10 @@ pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolA
         }
         Value::Object(request)
     };
-    let mut outcome = answer(name, request.clone(), ctx);
-    for attempt in 1..=HEAD_RETRIES {
-        if outcome.reply["error"]["code"] != "head_not_written" {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50 * u64::from(attempt)));
-        outcome = answer(name, request.clone(), ctx);
-    }
-    let reply = outcome.reply;
+    let reply = retrying(
+        || answer(name, request.clone(), ctx).reply,
+        std::thread::sleep,
+    );
     if reply["ok"] == true {
         let text = match reply.get("text") {
             Some(Value::String(text)) => text.clone(),
@@ -373,24 +391,136 @@ pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolA
         };
     }
     let field = |key: &str| reply["error"][key].as_str().unwrap_or_default().to_owned();
-    refuse(&field("code"), field("message"))
+    refuse(&field("code"), &field("message"))
 }
 
-/// The fields of `args` that `schema` declares, or `None` when `args` is not an object
-/// (`null` counts as no arguments).
-fn declared(schema: &Value, args: &Value) -> Option<Map<String, Value>> {
+/// Asks `ask` once, and again after a pause of 50 ms more each time while it answers
+/// `head_not_written` (Claude writes the row a little after it reports it), at most
+/// [`HEAD_RETRIES`] times more; the last reply.
+fn retrying(mut ask: impl FnMut() -> Value, mut sleep: impl FnMut(Duration)) -> Value {
+    let mut reply = ask();
+    for attempt in 1..=HEAD_RETRIES {
+        if reply["error"]["code"] != "head_not_written" {
+            break;
+        }
+        sleep(Duration::from_millis(50 * u64::from(attempt)));
+        reply = ask();
+    }
+    reply
+}
+
+/// The model's arguments checked against the tool's schema, the one source of what a tool
+/// takes: an object (`null` counts as no arguments) holding only declared fields, every
+/// required one, each of its declared type, within its enum and its bounds. Anything else
+/// is refused as `bad_request`, naming the field and what the tool takes, so the model can
+/// correct the call; a field the schema does not declare (a `transcript_path`, a `roots`)
+/// is refused rather than dropped, so it never reaches the op and a misspelt argument is
+/// never silently ignored.
+pub(crate) fn arguments(spec: &ToolSpec, args: &Value) -> Result<Map<String, Value>, ToolAnswer> {
+    let name = spec.name;
+    let bad = |message: String| refuse("bad_request", &message);
     let args = match args {
-        Value::Null => return Some(Map::new()),
-        Value::Object(args) => args,
-        _ => return None,
+        Value::Null => Map::new(),
+        Value::Object(args) => args.clone(),
+        other => {
+            return Err(bad(format!(
+                "`{name}` arguments must be a JSON object, got {}",
+                crate::kind(other)
+            )));
+        }
     };
-    let properties = schema["properties"].as_object()?;
-    Some(
-        args.iter()
-            .filter(|(key, _)| properties.contains_key(key.as_str()))
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect(),
-    )
+    let empty = Map::new();
+    let properties = spec.input_schema["properties"]
+        .as_object()
+        .unwrap_or(&empty);
+    let takes = || {
+        if properties.is_empty() {
+            "no arguments".to_owned()
+        } else {
+            format!(
+                "only `{}`",
+                properties
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join("`, `")
+            )
+        }
+    };
+    if let Some(field) = args
+        .keys()
+        .find(|key| !properties.contains_key(key.as_str()))
+    {
+        return Err(bad(format!(
+            "`{name}` takes no argument `{}`; it takes {}",
+            notesoup_history_core::clip(field.clone(), 100),
+            takes()
+        )));
+    }
+    for required in spec.input_schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !args.contains_key(required) {
+            return Err(bad(format!("`{name}` needs `{required}`")));
+        }
+    }
+    for (field, value) in &args {
+        if let Err(why) = fits(&properties[field.as_str()], value) {
+            return Err(bad(format!("`{name}` argument `{field}`: {why}")));
+        }
+    }
+    Ok(args)
+}
+
+/// Whether `value` fits one property schema of the kinds [`specs`] writes (a type, an
+/// enum, an array of an enum, integer bounds); why not, in words.
+fn fits(schema: &Value, value: &Value) -> Result<(), String> {
+    if let Some(values) = schema["enum"].as_array() {
+        return if values.contains(value) {
+            Ok(())
+        } else {
+            Err(format!("must be one of {}", Value::Array(values.clone())))
+        };
+    }
+    let kind = schema["type"].as_str().unwrap_or_default();
+    let fits = match kind {
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "array" => match value.as_array() {
+            Some(items) => {
+                for item in items {
+                    fits(&schema["items"], item).map_err(|why| format!("an item {why}"))?;
+                }
+                true
+            }
+            None => false,
+        },
+        _ => true,
+    };
+    if !fits {
+        return Err(format!("must be {}, got {}", an(kind), crate::kind(value)));
+    }
+    if let Some(n) = value.as_i64().or_else(|| value.as_u64().map(|_| i64::MAX)) {
+        if let Some(min) = schema["minimum"].as_i64().filter(|min| n < *min) {
+            return Err(format!("must be at least {min}, got {value}"));
+        }
+        if let Some(max) = schema["maximum"].as_i64().filter(|max| n > *max) {
+            return Err(format!("must be at most {max}, got {value}"));
+        }
+    }
+    Ok(())
+}
+
+/// A JSON Schema type name with its article, as the refusals say it.
+fn an(kind: &str) -> String {
+    match kind {
+        "integer" | "array" => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
 }
 
 #[cfg(test)]

@@ -289,13 +289,16 @@ fn notes_tools_succeed_and_refuse() {
     assert!(err && text.contains("version"), "{text}");
     let (text, err) = s.call(7, "notes_read", json!({"name": "Bad Name"}));
     assert!(err, "{text}");
-    // A field the schema does not declare never reaches the op (the model sets no roots).
+    // A field the schema does not declare is refused (the model sets no roots).
     let (text, err) = s.call(
         8,
         "notes_read",
         json!({"name": "plan", "roots": {"claude": "/"}}),
     );
-    assert!(!err && text.contains("1. ship"), "{text}");
+    assert!(
+        err && text.starts_with("notesoup bad_request: `notes_read` takes no argument `roots`"),
+        "{text}"
+    );
     let (text, err) = s.call(9, "notes_delete", json!({"name": "plan"}));
     assert!(!err, "{text}");
     let (text, err) = s.call(10, "notes_read", json!({"name": "plan"}));

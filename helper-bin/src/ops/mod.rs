@@ -14,6 +14,7 @@ mod hook;
 mod limits;
 mod notes;
 mod reset;
+mod tool;
 mod version;
 mod warning;
 
@@ -34,6 +35,7 @@ pub(crate) const NAMES: &[&str] = &[
     "history_read",
     "history_state",
     "history_sessions",
+    "tool",
 ];
 
 /// The fields of a successful reply (the caller adds `"ok": true`).
@@ -56,6 +58,7 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
         "history_read" => history_read::run(request, ctx),
         "history_state" => history_state::run(request, ctx),
         "history_sessions" => history_sessions::run(request, ctx),
+        "tool" => tool::run(request, ctx),
         _ => Err(OpError {
             malformed: true,
             ..OpError::new(

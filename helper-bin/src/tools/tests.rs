@@ -149,16 +149,17 @@ fn the_limits_are_the_owning_crates() {
     );
 }
 
-/// Undeclared fields never reach the op: the model cannot name a transcript, a head or
-/// the session folders, and an unknown field is dropped rather than refused.
+/// Undeclared fields never reach the op: a model-supplied transcript, head or session
+/// folders is refused, naming the field, and the op never runs; the host's binding does
+/// reach it.
 #[test]
-fn call_passes_only_the_declared_fields() {
+fn call_refuses_fields_the_schema_does_not_declare() {
     let home = scratch("declared");
     let ctx = Context::from_vars([("HOME", home.to_str().unwrap())]);
     std::fs::create_dir_all(home.join("project")).unwrap();
     let binding = Binding::new(home.join("project").to_str().unwrap());
     let transcript = data().join("history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
-    // The model names a transcript and a head of its own: the host bound none.
+    // The model names a transcript and a head of its own: refused before any history is read.
     let answer = call(
         "history_list",
         &json!({"transcript_path": transcript, "head": "0c1c5b74-8d0d-4f62-9b6c-dfd067b0b8aa"}),
@@ -166,15 +167,24 @@ fn call_passes_only_the_declared_fields() {
         &ctx,
     );
     assert!(answer.is_error, "{answer:?}");
-    assert!(
-        answer.text.starts_with("notesoup history_unavailable: "),
-        "{answer:?}"
+    assert_eq!(
+        answer.text,
+        "notesoup bad_request: `history_list` takes no argument `head`; it takes only `cursor`, `limit`, `order`, `query`, `roles`, `session`, `window`"
     );
-    // The model names session folders: the listing stays on the host's (none here).
+    // The model names session folders: refused, whatever else it asks.
     let xharness = data().join("xharness");
     let roots = json!({"claude": xharness.join("claude-projects"), "pi": xharness.join("pi-sessions"), "codex": xharness.join("codex-sessions")});
-    let answer = call("history_sessions", &json!({"roots": roots}), &binding, &ctx);
-    assert!(answer.text.starts_with("No sessions found."), "{answer:?}");
+    let answer = call(
+        "history_sessions",
+        &json!({"limit": 1, "roots": roots}),
+        &binding,
+        &ctx,
+    );
+    assert_eq!(
+        answer.text,
+        "notesoup bad_request: `history_sessions` takes no argument `roots`; it takes only `harness`, `limit`"
+    );
+    assert!(answer.is_error);
     // ... and the host's binding does reach it.
     let bound = Binding {
         roots: Some(serde_json::from_value(roots).unwrap()),
@@ -185,10 +195,23 @@ fn call_passes_only_the_declared_fields() {
         answer.text.contains("(1 of 7 sessions shown;"),
         "{answer:?}"
     );
-    // A notes call with an extra field is answered, the field ignored.
+    // A notes call naming another session folder is refused and writes nothing.
     let answer = call(
         "notes_write",
         &json!({"name": "plan", "text": "ship it", "cwd": "/elsewhere"}),
+        &binding,
+        &ctx,
+    );
+    assert!(answer.is_error, "{answer:?}");
+    assert!(answer.text.contains("no argument `cwd`"), "{answer:?}");
+    let read = call("notes_read", &json!({"name": "plan"}), &binding, &ctx);
+    assert!(
+        read.is_error && read.text.starts_with("notesoup not_found: "),
+        "{read:?}"
+    );
+    let answer = call(
+        "notes_write",
+        &json!({"name": "plan", "text": "ship it"}),
         &binding,
         &ctx,
     );
@@ -196,6 +219,49 @@ fn call_passes_only_the_declared_fields() {
     let read = call("notes_read", &json!({"name": "plan"}), &binding, &ctx);
     assert!(read.text.contains("ship it"), "{read:?}");
     let _ = std::fs::remove_dir_all(home);
+}
+
+/// Every rule of the schema is held before the op runs: required fields, types, enums,
+/// array items and integer bounds, each refusal naming the field.
+#[rstest::rstest]
+#[case::missing_required("notes_read", json!({}), "`notes_read` needs `name`")]
+#[case::wrong_type("notes_read", json!({"name": 7}), "`notes_read` argument `name`: must be a string, got a number")]
+#[case::not_an_integer("notes_read", json!({"name": "a", "offset": "2"}), "`notes_read` argument `offset`: must be an integer, got a string")]
+#[case::below_minimum("notes_read", json!({"name": "a", "limit": 0}), "`notes_read` argument `limit`: must be at least 1, got 0")]
+#[case::above_maximum("history_sessions", json!({"limit": 100_000}), "`history_sessions` argument `limit`: must be at most 200, got 100000")]
+#[case::outside_enum("history_sessions", json!({"harness": "gemini"}), "`history_sessions` argument `harness`: must be one of [\"claude\",\"pi\",\"codex\"]")]
+#[case::array_item("history_list", json!({"roles": ["user", "root"]}), "`history_list` argument `roles`: an item must be one of")]
+#[case::not_an_array("history_list", json!({"roles": "user"}), "`history_list` argument `roles`: must be an array, got a string")]
+#[case::boolean("empty_brain", json!({"terminate": "yes"}), "`empty_brain` argument `terminate`: must be a boolean, got a string")]
+#[case::not_an_object("notes_list", json!("folder"), "`notes_list` arguments must be a JSON object, got a string")]
+fn arguments_are_held_to_the_schema(#[case] tool: &str, #[case] args: Value, #[case] why: &str) {
+    let spec = spec_of(tool).unwrap();
+    let refusal = arguments(&spec, &args).unwrap_err();
+    assert!(refusal.is_error);
+    assert!(
+        refusal
+            .text
+            .starts_with(&format!("notesoup bad_request: {why}")),
+        "{refusal:?}"
+    );
+}
+
+#[test]
+fn arguments_that_fit_pass_whole() {
+    let spec = spec_of("mcp__notesoup__history_list").unwrap();
+    let args = json!({"query": "x", "roles": ["user"], "limit": 5, "order": "oldest"});
+    assert_eq!(Value::Object(arguments(&spec, &args).unwrap()), args);
+    assert!(arguments(&spec, &Value::Null).unwrap().is_empty());
+}
+
+/// A hostile field name is quoted clipped: the refusal stays short.
+#[test]
+fn a_huge_field_name_is_quoted_clipped() {
+    let spec = spec_of("notes_list").unwrap();
+    let mut args = Map::new();
+    args.insert("x".repeat(1_000_000), json!(1));
+    let refusal = arguments(&spec, &Value::Object(args)).unwrap_err();
+    assert!(refusal.text.len() < 400, "{}", refusal.text.len());
 }
 
 #[test]
@@ -208,7 +274,7 @@ fn refusals_read_as_the_plugin_shows_them() {
     let answer = call("notes_read", &json!(["name"]), &binding, &ctx);
     assert_eq!(
         answer.text,
-        "notesoup bad_request: `notes_read` arguments must be a JSON object"
+        "notesoup bad_request: `notes_read` arguments must be a JSON object, got an array"
     );
     let answer = call("gemini", &json!({}), &binding, &ctx);
     assert!(answer.text.starts_with("notesoup unknown_tool: "));
@@ -277,4 +343,50 @@ fn spec_ts_is_generated_from_the_rust_specs() {
         "{} differs from tools::specs()/commands(); regenerate with NOTESOUP_BLESS=1 cargo test -p notesoup-helper-bin --lib spec_ts",
         path.display()
     );
+}
+
+/// A head Claude has not written yet is asked again, 50 ms more each time, until the
+/// answer changes; a head that never comes is refused after the last retry.
+#[test]
+fn a_head_not_written_is_asked_again_until_it_is() {
+    let not_yet =
+        json!({"ok": false, "error": {"code": "head_not_written", "message": "retry shortly"}});
+    let mut asked = 0;
+    let mut slept = Vec::new();
+    let reply = retrying(
+        || {
+            asked += 1;
+            if asked < 3 {
+                not_yet.clone()
+            } else {
+                json!({"ok": true, "text": "#1 user: hi"})
+            }
+        },
+        |pause| slept.push(pause.as_millis()),
+    );
+    assert_eq!(reply["text"], "#1 user: hi");
+    assert_eq!((asked, slept), (3, vec![50, 100]));
+    let mut asked = 0;
+    let mut slept = Vec::new();
+    let reply = retrying(
+        || {
+            asked += 1;
+            not_yet.clone()
+        },
+        |pause| slept.push(pause.as_millis()),
+    );
+    assert_eq!(reply, not_yet);
+    assert_eq!(asked, 1 + HEAD_RETRIES);
+    assert_eq!(slept, vec![50, 100, 150, 200, 250, 300]);
+    // Any other refusal is passed on at once.
+    let mut asked = 0;
+    let other = json!({"ok": false, "error": {"code": "no_head", "message": "x"}});
+    let reply = retrying(
+        || {
+            asked += 1;
+            other.clone()
+        },
+        |_| panic!("no pause"),
+    );
+    assert_eq!((reply, asked), (other, 1));
 }

@@ -782,70 +782,52 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
 // ---- tool.call: the nine tools, and the warning on main tool results ------------------
 
 /**
- * The model's arguments: only the fields the tool's schema declares. Anything else the model
- * sends (a `transcript_path` before Claude binds one, a `roots`) never reaches the helper:
- * the bound transcript, head and agent come from the shell alone.
+ * One of notesoup's own tools: the model's input goes to the helper's `tool` op raw (the
+ * event less the engine's own keys) beside what the session binds, which only the shell
+ * knows; the helper holds the input to the tool's schema (a field it does not declare, a
+ * `transcript_path` or `roots`, is refused there), answers the call (`empty_brain`: through
+ * the session's reset flow) and says what to do, as effects.
  */
-function toolArgs(name: string, e: Fields): Fields {
-  const schema = TOOLS.find((t) => t.name === name)?.inputSchema.properties;
-  const declared = isObject(schema) ? Object.keys(schema) : [];
-  const args: Fields = {};
-  for (const key of declared) if (e[key] !== undefined) args[key] = e[key];
-  return args;
-}
-
 const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
   if ((await readSwitches($)).disabled) return next(e);
-  const name = String(e.tool).replace(/^mcp__notesoup__/, '');
-  const args = toolArgs(name, e as unknown as Fields);
-  if (name === 'empty_brain') return emptyBrain($, agentOf(e), args);
-  let reply: Reply;
-  if (name === 'history_sessions') {
-    // A listing of every harness's sessions: nothing of the current session is needed.
-    reply = await helper($, name, args);
-  } else if (name.startsWith('history_')) {
-    reply = await historyCall($, name, args, e.agentId);
-  } else {
-    reply = await helper($, name, { cwd: await $.session.cwd(), args });
-  }
+  const { tool, tool_use_id: _use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
+  const bound: Fields = { cwd: await $.session.cwd() };
+  if (transcriptPath !== undefined) bound.transcript_path = transcriptPath;
+  if (head !== undefined) bound.head = head;
+  if (agentId !== undefined) bound.agent_id = agentId;
+  const reply = await ownTool($, { name: tool, args, bound });
   if (!reply.ok) return { deny: textOf(reply) };
-  // The budget warning rides on the main agent's own tool results too, once per window.
-  const warning = e.agentId === undefined && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
-  if (warning === undefined) return { result: textOf(reply) };
+  const { answers, reports } = await runEffects($, Array.isArray(reply.effects) ? reply.effects.filter(isObject) : []);
+  show($, reports);
+  const answer = answers.find((a) => a.type === 'tool_result');
+  if (answer === undefined) return { deny: 'notesoup: the helper did not answer this tool (see the debug log)' };
+  const text = str(answer.text) ?? '';
+  if (answer.is_error === true) return { deny: text };
+  // The budget warning rides on the main agent's own tool results too, once per window;
+  // not on a call the reset flow answered (`hints` back: empty_brain ends the window).
+  const flowAnswered = isObject(reply.hints);
+  const warning = agentId === undefined && !flowAnswered && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
+  if (warning === undefined) return { result: text };
   await settleWarning($, warning.gen, 'delivered');
-  return { result: textOf(reply), context: [warning.text] };
+  return { result: text, context: [warning.text] };
 };
 
 /**
- * The history ops get what the shell knows (the bound transcript, the head, a subagent's
- * id) and the model's arguments; whether that is enough to answer is the helper's call.
+ * Runs op `tool` on the reset chain (it may step the session's flow, which is serialized
+ * like every `reset` call) with the session it steps; takes the flow's hints when it did.
  */
-async function historyCall($: EngineInterface, op: string, args: Fields, agentId: string | undefined): Promise<Reply> {
-  const request: Fields = { ...args };
-  if (transcriptPath !== undefined) request.transcript_path = transcriptPath;
-  if (head !== undefined) request.head = head;
-  if (agentId !== undefined) request.agent_id = agentId;
-  // The helper calls a head the file does not hold yet retryable (Claude's write lags the
-  // row): ask again a few times, a little later each, before passing the refusal on.
-  let reply = await helper($, op, request);
-  for (let attempt = 1; attempt <= 6 && !reply.ok && reply.error.code === 'head_not_written'; attempt += 1) {
-    await $.clock.sleep(50 * attempt);
-    reply = await helper($, op, request);
-  }
-  return reply;
-}
-
-async function emptyBrain($: EngineInterface, agent: Agent, args: Fields) {
-  const { answers, reports } = await runEffects($, await resetEvent($, { type: 'empty_brain', agent, args }));
-  show($, reports);
-  const fx = answers.find((a) => a.type === 'tool_result');
-  if (fx === undefined) return { deny: 'notesoup: the reset flow did not answer empty_brain (see the debug log)' };
-  const text = str(fx.text) ?? '';
-  return fx.is_error === true ? { deny: text } : { result: text };
-}
-
-function toolFailed(): { deny: string } {
-  return { deny: 'notesoup: the hook answering this tool failed; see the debug log' };
+function ownTool($: EngineInterface, request: Fields): Promise<Reply> {
+  const run = resetChain.then(async () => {
+    const id = (await $.session.id()).replace(/[^A-Za-z0-9_-]/g, '') || HOST;
+    const reply = await helper($, 'tool', { ...request, session: { harness: HOST, id, process: `${PROCESS}:${epoch}` } });
+    if (reply.ok && isObject(reply.hints)) {
+      hints = reply.hints;
+      generation = num(hints.generation) ?? generation;
+    }
+    return reply;
+  });
+  resetChain = run.catch(() => undefined);
+  return run;
 }
 
 /** Every other tool: after a main tool result, the budget warning rides along once per window. */
@@ -905,7 +887,9 @@ export const register: Register = (on) => {
   on('turn.complete', onTurnComplete);
   on('session.compact', onCompact);
   on('session.append', onAppend);
-  on('tool.call', { tool: TOOL_NAMES }, onOwnTool).catch(($, e, next) => (next.called ? next(e) : toolFailed()));
+  on('tool.call', { tool: TOOL_NAMES }, onOwnTool).catch(($, e, next) =>
+    next.called ? next(e) : { deny: 'notesoup: the hook answering this tool failed; see the debug log' },
+  );
   on('tool.call', onAnyTool);
   on('command.run', { command: COMMANDS.map((c) => c.name) }, onCommand).catch(($, e, next) =>
     next.called ? next(e) : { text: `notesoup: /${e.command} failed; see the debug log` },

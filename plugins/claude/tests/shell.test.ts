@@ -118,20 +118,40 @@ describe('session.start', () => {
   });
 });
 
+/** A `tool` reply answering the call with `text`. */
+const answered = (text: string, isError = false): Fields => ({ ok: true, effects: [{ type: 'tool_result', text, is_error: isError }] });
+
+/** The requests of op `tool`. */
+const toolCalls = (calls: Call[]) => calls.filter((c) => c.op === 'tool').map((c) => c.request);
+
 describe('the notes and history tools', () => {
-  test('a notes tool sends cwd and the raw arguments, and answers with the text', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, text: 'saved plan (v2)', version: 'v2' }));
+  test('a tool call sends its name, the raw arguments and the binding, and answers with the text', async ($, on) => {
+    const calls = world(on, () => answered('saved plan (v2)'));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const r = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'ship it' });
     expect(r.result).toBe('saved plan (v2)');
-    expect(calls.find((c) => c.op === 'notes_write')?.request).toEqual({ cwd: '/work/project', args: { name: 'plan', text: 'ship it' } });
+    expect(toolCalls(calls)).toEqual([
+      {
+        name: 'mcp__notesoup__notes_write',
+        args: { name: 'plan', text: 'ship it' },
+        bound: { cwd: '/work/project' },
+        session: { harness: 'claude', id: SESSION, process: expect.any(String) },
+      },
+    ]);
   });
 
   test('a refusal reaches the model as an error naming the code', async ($, on) => {
-    world(on, () => ({ ok: false, error: { code: 'version_conflict', message: 'plan changed since v1; now v3' } }));
+    world(on, () => answered('notesoup version_conflict: plan changed since v1; now v3', true));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const r = await $.tool.call({ tool: 'mcp__notesoup__notes_edit', name: 'plan', old: 'a', new: 'b', version: 'v1' });
-    expect(String(r.deny)).toContain('version_conflict');
+    expect(String(r.deny)).toBe('notesoup version_conflict: plan changed since v1; now v3');
+  });
+
+  test('a refused request is an error too', async ($, on) => {
+    world(on, () => ({ ok: false, error: { code: 'bad_request', message: 'no bound' } }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_list' });
+    expect(String(r.deny)).toBe('notesoup bad_request: no bound');
   });
 
   test('a helper that prints no JSON is a refusal, not a crash', async ($, on) => {
@@ -142,17 +162,19 @@ describe('the notes and history tools', () => {
     expect(String(r.deny)).toContain('helper_failed');
   });
 
-  test('history sends what is bound (nothing, then path and head) and passes refusals on', async ($, on) => {
-    const calls = world(on, (_op, req) =>
-      req.transcript_path === undefined
-        ? { ok: false, error: { code: 'history_unavailable', message: 'no transcript path from Claude yet' } }
-        : { ok: true, text: 'seq 1 user: hi' },
+  test('history sends what is bound (nothing, then path and head)', async ($, on) => {
+    const calls = world(on, (op, req) =>
+      op !== 'tool'
+        ? { ok: true, state: {}, effects: [], hints: {} }
+        : (req.bound as Fields).transcript_path === undefined
+          ? answered('notesoup history_unavailable: no transcript path from Claude yet', true)
+          : answered('seq 1 user: hi'),
     );
     on('classic.SessionStart', async () => ({}));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const before = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
     expect(String(before.deny)).toContain('history_unavailable');
-    expect(calls.filter((c) => c.op === 'history_list')[0]?.request).toEqual({ query: 'hi' });
+    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project' });
     await $.classic.SessionStart({ source: 'startup', transcript_path: '/home/u/.claude/projects/p/s.jsonl' });
     await $.session.append({
       message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -160,90 +182,73 @@ describe('the notes and history tools', () => {
     });
     const after = await $.tool.call({ tool: 'mcp__notesoup__history_read', seq: 1 });
     expect(after.result).toBe('seq 1 user: hi');
-    const request = calls.filter((c) => c.op === 'history_read').at(-1)?.request ?? {};
-    expect(request.transcript_path).toBe('/home/u/.claude/projects/p/s.jsonl');
-    expect(typeof request.head).toBe('string');
-    expect(request.seq).toBe(1);
-    expect(request.agent_id).toBe(undefined);
+    const request = toolCalls(calls).at(-1) ?? {};
+    expect(request.args).toEqual({ seq: 1 });
+    expect(request.bound).toEqual({
+      cwd: '/work/project',
+      transcript_path: '/home/u/.claude/projects/p/s.jsonl',
+      head: '0b7c0000-0000-4000-8000-000000000001',
+    });
+  });
+
+  test("a subagent's call is bound with its id", async ($, on) => {
+    const calls = world(on, () => answered('ok'));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.tool.call({ tool: 'mcp__notesoup__history_list', agentId: 'a3db8ddc3ca0f7195' });
+    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project', agent_id: 'a3db8ddc3ca0f7195' });
+    expect(toolCalls(calls)[0]?.args).toEqual({});
   });
 });
 
 describe('other sessions', () => {
-  test('history_sessions sends only the arguments, even with a bound transcript and head', async ($, on) => {
-    const calls = world(on, (op) =>
-      op === 'history_sessions' ? { ok: true, total: 1, text: 'pi:01a2  2026-12-02  cwd=/work  "hi"' } : { ok: true, state: {}, effects: [], hints: {} },
-    );
+  test('a model-supplied path or roots is never the binding: only the model\'s arguments carry it (the helper refuses them)', async ($, on) => {
+    const calls = world(on, (op) => (op === 'tool' ? answered('notesoup bad_request: `history_list` takes no argument `roots`', true) : { ok: true, state: {}, effects: [], hints: {} }));
     on('classic.SessionStart', async () => ({}));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
-    await $.session.append({
-      message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
-      door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000002',
-    });
-    const r = await $.tool.call({ tool: 'mcp__notesoup__history_sessions', harness: 'pi', limit: 5 });
-    expect(r.result).toBe('pi:01a2  2026-12-02  cwd=/work  "hi"');
-    expect(calls.filter((c) => c.op === 'history_sessions').map((c) => c.request)).toEqual([{ harness: 'pi', limit: 5 }]);
-  });
-
-  test('only the fields a schema declares reach the helper: a model-supplied path or roots never do', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, text: 'ok' }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'x', transcript_path: '/etc/shadow', head: 'h', roots: { claude: '/' } });
-    await $.tool.call({ tool: 'mcp__notesoup__history_sessions', limit: 5, roots: { pi: '/' } });
-    await $.tool.call({ tool: 'mcp__notesoup__notes_list', folder: 'a', cwd: '/elsewhere' });
-    expect(calls.find((c) => c.op === 'history_list')?.request).toEqual({ query: 'x' });
-    expect(calls.find((c) => c.op === 'history_sessions')?.request).toEqual({ limit: 5 });
-    expect(calls.find((c) => c.op === 'notes_list')?.request).toEqual({ cwd: '/work/project', args: { folder: 'a' } });
+    // Nothing bound yet: the model's path and head do not become the binding.
+    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project' });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__history_sessions', limit: 5, roots: { pi: '/' }, transcript_path: '/etc/shadow', cwd: '/elsewhere' });
+    expect(String(r.deny)).toContain('takes no argument');
+    // Bound now: the binding is Claude's path and the session's folder, whatever the model wrote.
+    expect(toolCalls(calls)[1]?.bound).toEqual({ cwd: '/work/project', transcript_path: '/t/s.jsonl' });
+    expect(toolCalls(calls)[1]?.args).toEqual({ limit: 5, roots: { pi: '/' }, transcript_path: '/etc/shadow', cwd: '/elsewhere' });
+    expect(calls.filter((c) => c.op.startsWith('history_') || c.op.startsWith('notes_'))).toEqual([]);
   });
 
   test('history_list and history_read pass `session` through', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, text: 'seq 1 user: hi' }));
+    const calls = world(on, () => answered('seq 1 user: hi'));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__history_list', session: 'codex:01a23755', query: 'x' });
     await $.tool.call({ tool: 'mcp__notesoup__history_read', session: 'pi:01a2', seq: 2 });
-    expect(calls.find((c) => c.op === 'history_list')?.request).toEqual({ session: 'codex:01a23755', query: 'x' });
-    expect(calls.find((c) => c.op === 'history_read')?.request).toEqual({ session: 'pi:01a2', seq: 2 });
-  });
-});
-
-describe('history head lag', () => {
-  test('a head the file does not hold yet is asked again, then answered', async ($, on) => {
-    const clock = mock.clock(on);
-    let n = 0;
-    const calls = world(on, (op) => {
-      if (op !== 'history_list') return { ok: true, state: {}, effects: [], hints: {} };
-      n += 1;
-      return n < 3 ? { ok: false, error: { code: 'head_not_written', message: 'retry shortly' } } : { ok: true, text: '#1 user: hi' };
-    });
-    on('classic.SessionStart', async () => ({}));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
-    const pending = $.tool.call({ tool: 'mcp__notesoup__history_list' });
-    for (let i = 0; i < 10; i += 1) await clock.advance(100);
-    const r = await pending;
-    expect(r.result).toBe('#1 user: hi');
-    expect(calls.filter((c) => c.op === 'history_list').length).toBe(3);
+    expect(toolCalls(calls).map((r) => r.args)).toEqual([{ session: 'codex:01a23755', query: 'x' }, { session: 'pi:01a2', seq: 2 }]);
   });
 });
 
 describe('the reset flow', () => {
-  test('empty_brain sends the raw arguments and answers with the tool_result effect', async ($, on) => {
+  test('empty_brain sends the raw arguments with the session and answers with the tool_result effect', async ($, on) => {
     const calls = world(on, (op) =>
-      op === 'reset' ? { ok: true, state: { v: 1 }, effects: [{ type: 'tool_result', text: 'Reset armed.', is_error: false }], hints: {} } : { ok: true },
+      op === 'tool' ? { ok: true, effects: [{ type: 'report', text: 'reset armed' }, { type: 'tool_result', text: 'Reset armed.', is_error: false }], hints: { generation: 0, pending: true } } : { ok: true },
     );
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const r = await $.tool.call({ tool: 'mcp__notesoup__empty_brain', last_word: 'finish the parser' });
     expect(r.result).toBe('Reset armed.');
-    const sent = calls.filter((c) => c.op === 'reset').at(-1)?.request;
-    expect(sent?.event).toEqual({ type: 'empty_brain', agent: 'main', args: { last_word: 'finish the parser' } });
+    expect(r.context).toBeUndefined();
+    const sent = toolCalls(calls).at(-1);
+    expect(sent?.name).toBe('mcp__notesoup__empty_brain');
+    expect(sent?.args).toEqual({ last_word: 'finish the parser' });
+    expect(sent?.session).toEqual({ harness: 'claude', id: SESSION, process: expect.any(String) });
+    // No `reset` op of its own: the `tool` op stepped the flow.
+    expect(resetOps(calls)).toEqual([]);
   });
 
   test('the helper keeps the flow: every call names the session and this process, never a blob', async ($, on) => {
-    const calls = world(on, (op) => (op === 'reset' ? { ok: true, effects: [], hints: {} } : { ok: true }));
+    const calls = world(on, (op) => (op === 'tool' ? answered('ok') : { ok: true }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
-    const sent = calls.filter((c) => c.op === 'reset').map((c) => c.request);
+    const sent = toolCalls(calls);
     expect(sent.length).toBe(2);
     for (const r of sent) {
       expect(r.state).toBeUndefined();
@@ -253,12 +258,12 @@ describe('the reset flow', () => {
   });
 
   test('after session end the flow is let go: the next call comes as another process', async ($, on) => {
-    const calls = world(on, (op) => (op === 'reset' ? { ok: true, effects: [], hints: {} } : { ok: true }));
+    const calls = world(on, (op) => (op === 'tool' ? answered('ok') : { ok: true }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
     await $.session.end({ reason: 'clear', sessionId: SESSION, resume: { id: SESSION } });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
-    const tokens = calls.filter((c) => c.op === 'reset').map((c) => (c.request.session as Fields).process);
+    const tokens = toolCalls(calls).map((r) => (r.session as Fields).process);
     expect(tokens.length).toBe(2);
     expect(tokens[0]).not.toBe(tokens[1]);
   });
@@ -489,6 +494,27 @@ describe('the budget warning', () => {
     expect(context).toEqual(['notesoup budget warning: save your notes.']);
     // One helper for the prompt: no limits, no warning op, no report of the warning's fate.
     expect(calls.map((c) => c.op)).toEqual(['hook']);
+  });
+
+  test('a warn effect rides on a main own-tool result, not on a subagent\'s nor on one the flow answered', async ($, on) => {
+    const calls = world(on, (op, req) => {
+      const event = req.event as Fields | undefined;
+      if (op === 'warning') return { ok: true, text: 'notesoup budget warning: save your notes.' };
+      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
+      if (op === 'reset' && event?.type === 'warning_point') return { ok: true, effects: [{ type: 'warn', generation: 0 }], hints: {} };
+      if (op === 'tool' && String(req.name).endsWith('empty_brain')) return { ...answered('Reset armed.'), hints: { generation: 0 } };
+      if (op === 'tool') return answered('saved plan (v2)');
+      return { ok: true, effects: [], hints: {} };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const reset = await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
+    expect(reset.context).toBeUndefined();
+    const sub = await $.tool.call({ tool: 'mcp__notesoup__notes_list', agentId: 'a1' });
+    expect(sub.context).toBeUndefined();
+    expect(resetOps(calls)).not.toContain('warning_point');
+    const main = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'x' });
+    expect(main).toEqual({ result: 'saved plan (v2)', context: ['notesoup budget warning: save your notes.'] });
+    expect(calls.filter((c) => c.op === 'reset').at(-1)?.request.event).toEqual({ type: 'warning', generation: 0, status: 'delivered' });
   });
 
   test('a main tool result is one hook call and takes the warning; a subagent result starts none', async ($, on) => {
