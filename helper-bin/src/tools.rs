@@ -332,7 +332,7 @@ pub(crate) fn refuse(code: &str, message: &str) -> ToolAnswer {
 }
 
 /// Answers the model's call of tool `name` with arguments `args`, for a host that knows
-/// `binding`. The arguments are checked against the tool's schema ([`arguments`]): a field
+/// `binding`. The arguments are checked against the tool's schema (`specs`, the one source): a field
 /// the schema does not declare is refused, so the model can never set what the binding
 /// carries. A history call whose head Claude has not written yet is asked again a few
 /// times. A refusal reads `notesoup <code>: <message>`.
