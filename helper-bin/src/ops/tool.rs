@@ -28,9 +28,14 @@ struct Request {
     args: Value,
     /// What the session binds; never the model's.
     bound: Bound,
-    /// The session whose reset flow `empty_brain` steps (`reset`'s `session`).
+    /// The session whose reset flow `empty_brain` steps (`reset`'s `session`), and whose
+    /// budget warning may ride on a main result.
     #[serde(default)]
     session: Option<Value>,
+    /// The budget facts as op `hook` takes them (`facts.budget`), for a main call: its
+    /// answer then goes through the flow as a `tool.call` hook would (the warning).
+    #[serde(default)]
+    budget: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -55,6 +60,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         args,
         bound,
         session,
+        budget,
     } = parse("tool", request)?;
     let spec = match tools::spec_of(&name) {
         Ok(spec) => spec,
@@ -68,7 +74,14 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
             agent_id: bound.agent_id,
             roots: None,
         };
-        return Ok(answered(&tools::call(spec.name, &args, &binding, ctx)));
+        let main = binding.agent_id.is_none();
+        let answer = tools::call(spec.name, &args, &binding, ctx);
+        let mut fields = answered(&answer);
+        if let (true, false, Some(session), Some(budget)) = (main, answer.is_error, session, budget)
+        {
+            with_the_warning(&mut fields, &session, &budget, ctx);
+        }
+        return Ok(fields);
     }
     let Some(session) = session else {
         return Err(OpError::bad_request(format!(
@@ -87,6 +100,39 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     };
     let event = json!({"type": spec.name, "agent": agent, "args": args});
     super::reset::run(json!({"session": session, "event": event}), ctx)
+}
+
+/// A main result answered: the flow hears of it as of any main tool result (op `hook`'s
+/// `tool.call`: `measured`, `warning_point`), and its effects (a `warn` with its text,
+/// delivered with this result) follow the `tool_result`, with the flow's `hints`, `watch`
+/// and `log`. A flow that cannot be stepped never costs the answer: its refusal is logged.
+fn with_the_warning(fields: &mut Fields, session: &Value, budget: &Value, ctx: &Context) {
+    let facts = json!({"agent": "main", "denied": false, "budget": budget});
+    let request = json!({"event": "tool.call", "session": session, "facts": facts});
+    match super::hook::run(request, ctx) {
+        Ok(hook) => {
+            for (key, value) in hook {
+                match (key.as_str(), value) {
+                    ("effects", Value::Array(more)) => {
+                        if let Some(Value::Array(effects)) = fields.get_mut("effects") {
+                            effects.extend(more);
+                        }
+                    }
+                    (_, value) => {
+                        fields.insert(key, value);
+                    }
+                }
+            }
+        }
+        Err(err) => {
+            fields.insert(
+                "log".into(),
+                json!([format!(
+                    "notesoup: the budget warning was not checked on this result: {err}"
+                )]),
+            );
+        }
+    }
 }
 
 /// The reply of a call the flow has no part in: its one `tool_result`.

@@ -263,34 +263,6 @@ function flowContext(m: Measure): Fields | undefined {
   return { tokens: m.value, hard: m.limits.hard, auto_clear: m.limits.auto_clear === true };
 }
 
-/**
- * The budget warning when the flow says it is due in this window (once per window), with
- * the generation to report its fate under (`settleWarning`), else undefined.
- */
-async function dueWarning($: EngineInterface, m: Measure): Promise<{ text: string; gen: number } | undefined> {
-  const point = m !== undefined && m.limits.warnings_enabled === true ? num(m.limits.warning) : undefined;
-  // The shell's one comparison: below the warning point (or with warnings off) the flow
-  // can offer nothing, so no helper is started for it on every main tool result.
-  if (m === undefined || point === undefined || m.value < point) return undefined;
-  const event: Fields = { type: 'warning_point', tokens: m.value, point };
-  const effects = await resetEvent($, event);
-  const warn = effects.find((fx) => fx.type === 'warn');
-  show($, (await runEffects($, effects.filter((fx) => fx.type !== 'warn'))).reports);
-  if (warn === undefined) return undefined;
-  const gen = num(warn.generation) ?? generation;
-  const text = await loadWarning($, m);
-  if (text === undefined) {
-    await settleWarning($, gen, 'dropped');
-    return undefined;
-  }
-  return { text, gen };
-}
-
-/** The offered warning's fate: `delivered` when the chain accepted it, else `dropped` (still due). */
-async function settleWarning($: EngineInterface, gen: number, status: 'delivered' | 'dropped') {
-  show($, (await runEffects($, await resetEvent($, { type: 'warning', generation: gen, status }))).reports);
-}
-
 async function loadWarning($: EngineInterface, m: Measure): Promise<string | undefined> {
   if (m === undefined) return undefined;
   // `used` and `clear_at` are in the points' unit: tokens, or percent in the fallback; the
@@ -795,35 +767,36 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   if (transcriptPath !== undefined) bound.transcript_path = transcriptPath;
   if (head !== undefined) bound.head = head;
   if (agentId !== undefined) bound.agent_id = agentId;
-  const reply = await ownTool($, { name: tool, args, bound });
+  const request: Fields = { name: tool, args, bound };
+  // A main result is a main tool result like any other: the budget warning may ride on it.
+  if (agentId === undefined) request.budget = await budgetFacts($);
+  const reply = await ownTool($, request);
   if (!reply.ok) return { deny: textOf(reply) };
-  const { answers, reports } = await runEffects($, Array.isArray(reply.effects) ? reply.effects.filter(isObject) : []);
+  const { answers, reports, context } = await runEffects($, Array.isArray(reply.effects) ? reply.effects.filter(isObject) : []);
   show($, reports);
   const answer = answers.find((a) => a.type === 'tool_result');
   if (answer === undefined) return { deny: 'notesoup: the helper did not answer this tool (see the debug log)' };
   const text = str(answer.text) ?? '';
   if (answer.is_error === true) return { deny: text };
-  // The budget warning rides on the main agent's own tool results too, once per window;
-  // not on a call the reset flow answered (`hints` back: empty_brain ends the window).
-  const flowAnswered = isObject(reply.hints);
-  const warning = agentId === undefined && !flowAnswered && !(await readSwitches($)).disableCompact ? await dueWarning($, await measure($)) : undefined;
-  if (warning === undefined) return { result: text };
-  await settleWarning($, warning.gen, 'delivered');
-  return { result: text, context: [warning.text] };
+  return context.length === 0 ? { result: text } : { result: text, context };
 };
 
 /**
  * Runs op `tool` on the reset chain (it may step the session's flow, which is serialized
- * like every `reset` call) with the session it steps; takes the flow's hints when it did.
+ * like every `hook` call) with the session it steps; takes the flow's hints, watch and log
+ * when it did.
  */
 function ownTool($: EngineInterface, request: Fields): Promise<Reply> {
   const run = resetChain.then(async () => {
     const id = (await $.session.id()).replace(/[^A-Za-z0-9_-]/g, '') || HOST;
     const reply = await helper($, 'tool', { ...request, session: { harness: HOST, id, process: `${PROCESS}:${epoch}` } });
-    if (reply.ok && isObject(reply.hints)) {
+    if (!reply.ok) return reply;
+    if (isObject(reply.hints)) {
       hints = reply.hints;
       generation = num(hints.generation) ?? generation;
     }
+    if (isObject(reply.watch)) watch = reply.watch;
+    for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `tool:${String(line)}`, String(line));
     return reply;
   });
   resetChain = run.catch(() => undefined);

@@ -136,6 +136,7 @@ describe('the notes and history tools', () => {
         args: { name: 'plan', text: 'ship it' },
         bound: { cwd: '/work/project' },
         session: { harness: 'claude', id: SESSION, process: expect.any(String) },
+        budget: expect.any(Object),
       },
     ]);
   });
@@ -496,25 +497,23 @@ describe('the budget warning', () => {
     expect(calls.map((c) => c.op)).toEqual(['hook']);
   });
 
-  test('a warn effect rides on a main own-tool result, not on a subagent\'s nor on one the flow answered', async ($, on) => {
+  test('an own tool call is one helper call: main sends the budget, and a filled warn rides on its result', async ($, on) => {
     const calls = world(on, (op, req) => {
-      const event = req.event as Fields | undefined;
-      if (op === 'warning') return { ok: true, text: 'notesoup budget warning: save your notes.' };
-      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
-      if (op === 'reset' && event?.type === 'warning_point') return { ok: true, effects: [{ type: 'warn', generation: 0 }], hints: {} };
-      if (op === 'tool' && String(req.name).endsWith('empty_brain')) return { ...answered('Reset armed.'), hints: { generation: 0 } };
-      if (op === 'tool') return answered('saved plan (v2)');
-      return { ok: true, effects: [], hints: {} };
+      if (op !== 'tool') return { ok: true, effects: [], hints: {} };
+      if (req.budget === undefined) return answered('listed');
+      return { ...answered('saved plan (v2)'), effects: [{ type: 'tool_result', text: 'saved plan (v2)', is_error: false }, { type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }], hints: { generation: 0, warned: true }, watch: {}, log: [] };
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const reset = await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
-    expect(reset.context).toBeUndefined();
+    calls.length = 0;
     const sub = await $.tool.call({ tool: 'mcp__notesoup__notes_list', agentId: 'a1' });
-    expect(sub.context).toBeUndefined();
-    expect(resetOps(calls)).not.toContain('warning_point');
+    expect(sub).toEqual({ result: 'listed' });
+    expect(toolCalls(calls)[0]?.budget).toBeUndefined();
     const main = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'x' });
     expect(main).toEqual({ result: 'saved plan (v2)', context: ['notesoup budget warning: save your notes.'] });
-    expect(calls.filter((c) => c.op === 'reset').at(-1)?.request.event).toEqual({ type: 'warning', generation: 0, status: 'delivered' });
+    const budget = toolCalls(calls)[1]?.budget as Fields;
+    expect(Object.keys(budget).sort()).toEqual(['context', 'env', 'model', 'settings', 'usage']);
+    // One helper per call: no limits, reset, warning or hook op besides.
+    expect(calls.map((c) => c.op)).toEqual(['tool', 'tool']);
   });
 
   test('a main tool result is one hook call and takes the warning; a subagent result starts none', async ($, on) => {

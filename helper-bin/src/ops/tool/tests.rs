@@ -243,3 +243,49 @@ fn empty_brain_without_a_session_is_a_malformed_request() {
         "{reply}"
     );
 }
+
+/// The budget facts of a context past the warning point (as op `hook` takes them).
+fn past_the_warning_point() -> Value {
+    json!({
+        "usage": {"context": {"window": 200_000, "breakdown": {"autoCompactThreshold": 167_000, "isAutoCompactEnabled": true}}},
+        "context": {"tokens": 150_000, "window": 200_000},
+        "settings": {}, "env": {}, "model": "claude-sonnet-4-6",
+    })
+}
+
+#[test]
+fn the_budget_warning_rides_on_a_main_result_once_per_window() {
+    let home = Home::new("warning");
+    let call = |args: Value, bound: Value| {
+        tool(
+            &home,
+            &json!({"name": "notes_write", "args": args, "bound": bound, "session": session(), "budget": past_the_warning_point()}),
+        )
+    };
+    let main = json!({"cwd": home.cwd()});
+    // A subagent's result and a refused call carry no warning and leave it due.
+    let (_, reply) = call(
+        json!({"name": "a", "text": "x"}),
+        json!({"cwd": home.cwd(), "agent_id": "a1"}),
+    );
+    assert_eq!(reply["effects"].as_array().unwrap().len(), 1, "{reply}");
+    let (_, reply) = call(json!({"name": "Bad Name", "text": "x"}), main.clone());
+    assert!(result(&reply).1);
+    assert_eq!(reply["effects"].as_array().unwrap().len(), 1, "{reply}");
+    // The first main result past the point: the answer, then the warning with its text.
+    let (exit, reply) = call(json!({"name": "plan", "text": "x"}), main.clone());
+    assert_eq!(exit, 0, "{reply}");
+    let effects = reply["effects"].as_array().unwrap();
+    assert_eq!(effects.len(), 2, "{reply}");
+    assert_eq!(effects[0]["type"], "tool_result");
+    assert_eq!(effects[1]["type"], "warn");
+    assert!(
+        effects[1]["text"].as_str().unwrap().contains("empty_brain"),
+        "{reply}"
+    );
+    assert_eq!(reply["hints"]["warned"], true, "{reply}");
+    // Delivered with that result: the next one carries none.
+    let (_, reply) = call(json!({"name": "plan", "text": "y"}), main);
+    assert_eq!(reply["effects"].as_array().unwrap().len(), 1, "{reply}");
+    assert!(!result(&reply).1, "{reply}");
+}
