@@ -69,6 +69,10 @@ pub enum Effect {
         sticky: Option<String>,
         /// Echo in `boot` and `commit_evidence`.
         generation: u64,
+        /// The boot and handoff to answer with, when the `hook` op built it (the flow was
+        /// told `boot` acquired in the same call): return it as the compaction's message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
     },
     /// Answer this `session.compact` with `{skip: notice}` without `next`; show the notice
     /// to the person, or only log it when `quiet` (nobody asked for this compaction: the
@@ -117,6 +121,23 @@ pub enum Effect {
     Warn {
         /// Echo in `warning`.
         generation: u64,
+    },
+    /// `prompt.context` (the `hook` op): attach this boot as the `notesoup` context block;
+    /// the flow is in window `ordinal`.
+    ///
+    /// `{"type":"attach_boot","ordinal":0,"text":"<notesoup-boot …"}`
+    AttachBoot {
+        /// The window the boot opens.
+        ordinal: u32,
+        /// The boot's whole text.
+        text: String,
+    },
+    /// A line for the debug log only (`$.ui.log(…, {to:"debug"})`).
+    ///
+    /// `{"type":"log","text":"…"}`
+    Log {
+        /// One line.
+        text: String,
     },
     /// Show one line to the person (`$.ui.notice`, or the command's text).
     ///

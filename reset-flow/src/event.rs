@@ -65,6 +65,19 @@ pub enum TurnEnd {
     Other,
 }
 
+impl TurnEnd {
+    /// The reason as the engine names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnEnd::Answer => "answer",
+            TurnEnd::Aborted => "aborted",
+            TurnEnd::Error => "error",
+            TurnEnd::Refusal => "refusal",
+            TurnEnd::Other => "other",
+        }
+    }
+}
+
 /// Where natural (person-typed) input stands relative to the running turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -6,27 +6,43 @@
 //! Every hook maps to a *sequence of existing events*, so the exhaustive explorer (which
 //! walks every sequence of those events) covers what a hook can do to the state.
 //!
+//! What a hook needs from the outside world (the budget, a boot's text) the helper gives
+//! through [`Resolve`], asked only when the hook reads it.
+//!
 //! ```
-//! use notesoup_reset_flow::{Budget, Effect, Hook, hook_saved};
+//! use notesoup_reset_flow::{Budget, Effect, Hook, Pool, Resolve, hook_saved};
 //! use serde_json::json;
+//!
+//! struct World;
+//! impl Resolve for World {
+//!     fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
+//!         Some(Budget { tokens: 150_000, hard: 160_000, warning: Some(142_000), auto_clear: true })
+//!     }
+//!     fn boot(&mut self, ordinal: u32, _reset: Option<(Pool, Option<&str>)>) -> Result<(String, String), String> {
+//!         Ok((format!("claude:s:{ordinal}"), "boot".to_owned()))
+//!     }
+//! }
 //!
 //! let hook: Hook = serde_json::from_value(json!({
 //!     "event": "tool.call", "facts": {"agent": "main", "denied": false}})).unwrap();
-//! let budget = |_cap| Some(Budget { tokens: 150_000, hard: 160_000, warning: Some(142_000), auto_clear: true });
-//! let (saved, reply) = hook_saved(None, "p1", &hook, budget);
+//! let (saved, reply) = hook_saved(None, "p1", &hook, &mut World);
 //! // Past the warning point: the warning rides on this tool result, delivered at once.
 //! assert!(matches!(reply.effects[..], [Effect::Warn { .. }]));
 //! assert!(reply.hints.warned);
 //! // The same window again (another process, `claude -p --resume`): no second warning.
-//! let (_, reply) = hook_saved(Some(&saved), "p2", &hook, budget);
+//! let (_, reply) = hook_saved(Some(&saved), "p2", &hook, &mut World);
 //! assert!(reply.effects.is_empty());
 //! ```
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::event::{Agent, Delivery, Event, Measure};
-use crate::flow::ATTACH_DOORS;
+use crate::effect::{Effect, Pool};
+use crate::event::{
+    Agent, BootStatus, ContinuationStatus, Delivery, Event, Evidence, Measure, Miss, Outcome,
+    Source, Trigger, TurnEnd,
+};
+use crate::flow::{ATTACH_DOORS, Commit, Stage};
 use crate::{Flow, Reply};
 
 /// The budget of one hook call, as the helper resolved it (`notesoup-thresholds`' policy
@@ -53,19 +69,62 @@ impl Budget {
     }
 }
 
+/// What the helper resolves for a hook, asked only when the hook reads it.
+pub trait Resolve {
+    /// The budget of this call with the runtime cap the flow holds; `None` when it cannot be
+    /// resolved (no usage yet, no points).
+    fn budget(&mut self, cap: Option<u64>) -> Option<Budget>;
+    /// The boot opening window `ordinal` (after a reset: with the handoff of `pool` and the
+    /// request's sticky note): its identity (the window id) and its whole text, or why not.
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        reset: Option<(Pool, Option<&str>)>,
+    ) -> Result<(String, String), String>;
+}
+
+/// A boot Claude kept in the conversation (`$.session.messages({as:"api"})`), as the
+/// helper read its marker line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KeptBoot {
+    /// The window id its marker line names.
+    pub window: String,
+    /// That window's ordinal.
+    pub ordinal: u32,
+    /// The block's whole text.
+    pub text: String,
+}
+
 /// One engine hook call and its raw facts. JSON: `{"event": "<hook>", "facts": {...}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "event", content = "facts")]
 #[non_exhaustive]
 pub enum Hook {
     /// `session.start`: `disable_compact` is `DISABLE_COMPACT` as Claude reads it (the
-    /// helper fills it from the variable the shell forwards).
+    /// helper fills it from the variable the shell forwards); `interactive` is
+    /// `e.isInteractive` (commit evidence then comes from the conversation, not appends).
     ///
-    /// `{"event":"session.start","facts":{"disable_compact":false}}`
+    /// `{"event":"session.start","facts":{"disable_compact":false,"interactive":false}}`
     #[serde(rename = "session.start")]
     SessionStart {
         /// Compaction is off in this process's environment.
         disable_compact: bool,
+        /// A person at a terminal.
+        #[serde(default)]
+        interactive: bool,
+    },
+    /// `prompt.context`: the boots Claude kept (newest last), and the window the transcript's
+    /// head is in when no boot is kept (the helper reads it).
+    ///
+    /// `{"event":"prompt.context","facts":{"kept":[],"history":null}}`
+    #[serde(rename = "prompt.context")]
+    PromptContext {
+        /// The kept boots, oldest first.
+        #[serde(default)]
+        kept: Vec<KeptBoot>,
+        /// The head's window ordinal from the transcript, when known.
+        #[serde(default)]
+        history: Option<u32>,
     },
     /// `tool.call` of any tool, after `next(e)`: `denied` when the chain denied it.
     ///
@@ -78,7 +137,7 @@ pub enum Hook {
         #[serde(default)]
         denied: bool,
     },
-    /// `turn.step`, before `next(e)`.
+    /// `turn.step`, before `next(e)`; `kept` when the reply's `watch` asked for them.
     ///
     /// `{"event":"turn.step","facts":{"agent":"main","turn_id":"t1","index":2}}`
     #[serde(rename = "turn.step")]
@@ -89,6 +148,28 @@ pub enum Hook {
         turn_id: String,
         /// `e.index`.
         index: u32,
+        /// The kept boots (interactive commit evidence), when asked for.
+        #[serde(default)]
+        kept: Option<Vec<KeptBoot>>,
+    },
+    /// `turn.complete`, after `next(e)`; `continuation` is the generation of a continuation
+    /// prompt whose turn this is (its `$.prompt.submit` resolved); `kept` as for `turn.step`.
+    ///
+    /// `{"event":"turn.complete","facts":{"agent":"main","turn_id":"t1","reason":"answer"}}`
+    #[serde(rename = "turn.complete")]
+    TurnComplete {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.turnId`.
+        turn_id: String,
+        /// `e.reason`.
+        reason: TurnEnd,
+        /// The continuation this turn ran, if it did.
+        #[serde(default)]
+        continuation: Option<u64>,
+        /// The kept boots (interactive commit evidence), when asked for.
+        #[serde(default)]
+        kept: Option<Vec<KeptBoot>>,
     },
     /// `prompt.submit`, before `next(e)`: `origin` is `e.origin.kind`, `command` whether
     /// `e.command` is set.
@@ -111,7 +192,8 @@ pub enum Hook {
         /// The `warn` effect's generation.
         generation: u64,
     },
-    /// A main or subagent `session.append`, after `next(e)`: its `door`.
+    /// A main or subagent `session.append`, after `next(e)`: its `door`, the message's
+    /// `type` and `role`, and (for commit evidence) its text and the window its marker names.
     ///
     /// `{"event":"session.append","facts":{"agent":"main","door":"queue"}}`
     #[serde(rename = "session.append")]
@@ -120,8 +202,139 @@ pub enum Hook {
         agent: Agent,
         /// `e.door`.
         door: String,
+        /// `e.message.type` (`system` for a compact boundary).
+        #[serde(default)]
+        kind: Option<String>,
+        /// `e.message.role`.
+        #[serde(default)]
+        role: Option<String>,
+        /// The appended row's text (when the reply's `watch` asks for every door).
+        #[serde(default)]
+        text: Option<String>,
+        /// The window the row's boot marker names, if it holds one.
+        #[serde(default)]
+        window: Option<String>,
+    },
+    /// `session.compact`, before `next(e)`.
+    ///
+    /// `{"event":"session.compact","facts":{"agent":"main","trigger":"auto"}}`
+    #[serde(rename = "session.compact")]
+    SessionCompact {
+        /// Main or subagent.
+        agent: Agent,
+        /// `e.trigger`.
+        trigger: Trigger,
+        /// `e.instructions`.
+        #[serde(default)]
+        instructions: Option<String>,
+    },
+    /// Claude's own compaction (`next(e)` of a `native_compaction`) came back with messages.
+    ///
+    /// `{"event":"session.compacted","facts":{"agent":"main"}}`
+    #[serde(rename = "session.compacted")]
+    SessionCompacted {
+        /// Main or subagent.
+        agent: Agent,
+    },
+    /// The reset's own `$.command.run({command:"compact"})` settled (`compact` effect);
+    /// `kept` when the reply's `watch` asked for them.
+    ///
+    /// `{"event":"compact.done","facts":{"generation":1,"status":"ok"}}`
+    #[serde(rename = "compact.done")]
+    CompactDone {
+        /// The `compact` effect's generation.
+        generation: u64,
+        /// Resolved or rejected.
+        status: Outcome,
+        /// Why it failed.
+        #[serde(default)]
+        reason: Option<String>,
+        /// The kept boots (interactive commit evidence), when asked for.
+        #[serde(default)]
+        kept: Option<Vec<KeptBoot>>,
+    },
+    /// The continuation prompt (`continue`) was dropped or rejected.
+    ///
+    /// `{"event":"continuation","facts":{"generation":1,"status":"dropped"}}`
+    #[serde(rename = "continuation")]
+    Continuation {
+        /// The `continue` effect's generation.
+        generation: u64,
+        /// Dropped or failed.
+        status: ContinuationStatus,
+        /// Why.
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// The close-out prompt (`closeout` `submit`) was dropped or rejected.
+    ///
+    /// `{"event":"closeout","facts":{"generation":1,"status":"failed","reason":"…"}}`
+    #[serde(rename = "closeout")]
+    Closeout {
+        /// The `closeout` effect's generation.
+        generation: u64,
+        /// Dropped or failed.
+        status: Miss,
+        /// Why.
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// `command.run` of `/empty` or `/fresh-window`.
+    ///
+    /// `{"event":"command.run","facts":{"command":"fresh_window"}}`
+    #[serde(rename = "command.run")]
+    Command {
+        /// Which command.
+        command: crate::Command,
+    },
+    /// `/notesoup [cap <n>|off]` as the helper read it: `set` when the cap changes (a
+    /// refused cap never comes here), to `cap` (`null`: off).
+    ///
+    /// `{"event":"cap","facts":{"set":true,"cap":100000}}`
+    #[serde(rename = "cap")]
+    Cap {
+        /// The command changes the cap.
+        #[serde(default)]
+        set: bool,
+        /// The cap in tokens, `null` when removed.
+        #[serde(default)]
+        cap: Option<u64>,
     },
 }
+
+/// The hooks that are one event each (a cap command that changes nothing is none).
+fn single(hook: &Hook) -> Option<Event> {
+    Some(match hook {
+        Hook::PromptDropped { generation } => Event::Warning {
+            generation: *generation,
+            status: Delivery::Dropped,
+        },
+        Hook::SessionCompacted { agent } => Event::NativeCompacted { agent: *agent },
+        Hook::Continuation {
+            generation,
+            status,
+            reason,
+        } => Event::Continuation {
+            generation: *generation,
+            status: *status,
+            reason: reason.clone(),
+        },
+        Hook::Closeout {
+            generation,
+            status,
+            reason,
+        } => Event::Closeout {
+            generation: *generation,
+            status: *status,
+            reason: reason.clone(),
+        },
+        Hook::Cap { set: true, cap } => Event::CapChanged { cap: *cap },
+        _ => return None,
+    })
+}
+
+/// Why a close-out has no warning to carry.
+const NO_USAGE: &str = "no context usage measured yet";
 
 impl Hook {
     /// Whether this hook reads the budget (the helper resolves it only then).
@@ -134,125 +347,481 @@ impl Hook {
             } | Hook::TurnStep {
                 agent: Agent::Main,
                 ..
+            } | Hook::TurnComplete {
+                agent: Agent::Main,
+                ..
             } | Hook::PromptSubmit { command: false, .. }
+                | Hook::Command { .. }
         )
     }
+}
 
-    /// The events this hook call means for a flow of `generation`, in order.
-    pub fn events(&self, generation: u64, budget: Option<Budget>) -> Vec<Event> {
+impl Flow {
+    /// One hook call: its events in order, and what follows from their effects within the
+    /// same call (the boot an answered compaction needs, a close-out with no warning to
+    /// carry, the evidence the kept boots give). Every step is an existing [`Event`].
+    #[expect(
+        clippy::too_many_lines,
+        reason = "the table of engine hooks: one short arm per hook, read top to bottom"
+    )]
+    pub fn hook(&mut self, hook: &Hook, resolve: &mut dyn Resolve) -> Vec<Effect> {
+        let budget = if hook.needs_budget() {
+            resolve.budget(self.window.cap)
+        } else {
+            None
+        };
+        let mut fx = Vec::new();
+        let generation = self.generation;
         let delivered = Event::Warning {
             generation,
             status: Delivery::Delivered,
         };
-        match self {
+        match hook {
+            Hook::SessionStart {
+                disable_compact,
+                interactive,
+            } => {
+                self.interactive = *interactive;
+                fx.extend(self.handle(Event::DisableCompact {
+                    set: *disable_compact,
+                }));
+            }
+            Hook::PromptContext { kept, history } => {
+                self.prompt_context(kept, *history, resolve, &mut fx);
+            }
             Hook::ToolCall {
                 agent: Agent::Main,
                 denied: false,
             } => {
-                let Some(b) = budget else {
-                    return Vec::new();
-                };
-                // The result is already past the chain: an offered warning rides on it
-                // and is delivered (a `warning` with nothing offered changes nothing).
-                vec![
-                    Event::Measured {
-                        tokens: b.tokens,
-                        hard: b.hard,
-                        auto_clear: b.auto_clear,
-                    },
-                    Event::WarningPoint {
-                        tokens: b.tokens,
-                        point: b.warning,
-                    },
-                    delivered,
-                ]
+                if let Some(b) = budget {
+                    self.main_tool_result(b, &mut fx);
+                }
             }
-            Hook::ToolCall { .. } => Vec::new(),
-            Hook::SessionStart { disable_compact } => vec![Event::DisableCompact {
-                set: *disable_compact,
-            }],
             Hook::TurnStep {
                 agent,
                 turn_id,
                 index,
+                kept,
             } => {
                 let main = *agent == Agent::Main;
-                let step = Event::TurnStep {
+                if main {
+                    self.messages_evidence(kept.as_deref(), &mut fx);
+                }
+                if main && *index == 0 {
+                    // The opening request carries the prompt, and the warning a
+                    // `prompt.submit` offered with it (the chain accepted that prompt).
+                    fx.extend(self.handle(delivered));
+                }
+                fx.extend(self.handle(Event::TurnStep {
                     agent: *agent,
                     turn_id: turn_id.clone(),
                     index: *index,
                     context: budget.filter(|_| main && *index > 0).map(Budget::measure),
-                };
-                if main && *index == 0 {
-                    // The opening request carries the prompt, and the warning a
-                    // `prompt.submit` offered with it (the chain accepted that prompt).
-                    vec![delivered, step]
-                } else {
-                    vec![step]
-                }
+                }));
             }
+            Hook::TurnComplete {
+                agent,
+                turn_id,
+                reason,
+                continuation,
+                kept,
+            } => self.turn_complete(
+                *agent,
+                turn_id,
+                *reason,
+                *continuation,
+                kept.as_deref(),
+                budget,
+                &mut fx,
+            ),
             Hook::PromptSubmit { origin, command } => {
-                let mut events = vec![Event::PromptSubmitted {
+                fx.extend(self.handle(Event::PromptSubmitted {
                     natural: origin != "plugin" && !command,
-                }];
+                }));
                 if let (Some(b), false) = (budget, *command) {
-                    events.push(Event::WarningPoint {
+                    fx.extend(self.handle(Event::WarningPoint {
                         tokens: b.tokens,
                         point: b.warning,
-                    });
+                    }));
                 }
-                events
             }
-            Hook::PromptDropped { generation } => vec![Event::Warning {
-                generation: *generation,
-                status: Delivery::Dropped,
-            }],
-            Hook::SessionAppend { agent, door } => vec![Event::Appended {
-                agent: *agent,
-                door: door.clone(),
-            }],
+            Hook::SessionAppend {
+                agent,
+                door,
+                kind,
+                role,
+                text,
+                window,
+            } => {
+                fx.extend(self.handle(Event::Appended {
+                    agent: *agent,
+                    door: door.clone(),
+                }));
+                if *agent == Agent::Main && !self.interactive {
+                    self.append_evidence(
+                        door,
+                        kind.as_deref(),
+                        role.as_deref(),
+                        text.as_deref(),
+                        window.as_deref(),
+                        &mut fx,
+                    );
+                }
+            }
+            Hook::SessionCompact {
+                agent,
+                trigger,
+                instructions,
+            } => self.session_compact(*agent, *trigger, instructions.clone(), resolve, &mut fx),
+            Hook::CompactDone {
+                generation,
+                status,
+                reason,
+                kept,
+            } => {
+                fx.extend(self.handle(Event::CompactionResult {
+                    generation: *generation,
+                    status: *status,
+                    reason: reason.clone(),
+                }));
+                if *status == Outcome::Ok {
+                    self.messages_evidence(kept.as_deref(), &mut fx);
+                }
+            }
+            Hook::Command { command } => self.command_hook(*command, budget, &mut fx),
+            Hook::PromptDropped { .. }
+            | Hook::SessionCompacted { .. }
+            | Hook::Continuation { .. }
+            | Hook::Closeout { .. }
+            | Hook::Cap { .. } => {
+                fx.extend(single(hook).map(|e| self.handle(e)).unwrap_or_default());
+            }
+            Hook::ToolCall { .. } => {}
         }
+        fx
+    }
+
+    /// A main tool result, already past the chain: an offered warning rides on it and is
+    /// delivered (a `warning` with nothing offered changes nothing).
+    fn main_tool_result(&mut self, b: Budget, fx: &mut Vec<Effect>) {
+        fx.extend(self.handle(Event::Measured {
+            tokens: b.tokens,
+            hard: b.hard,
+            auto_clear: b.auto_clear,
+        }));
+        fx.extend(self.handle(Event::WarningPoint {
+            tokens: b.tokens,
+            point: b.warning,
+        }));
+        fx.extend(self.handle(Event::Warning {
+            generation: self.generation,
+            status: Delivery::Delivered,
+        }));
+    }
+
+    /// `turn.complete`: the evidence owed, the continuation this turn ran (started when it
+    /// answered, failed otherwise), then the completion with its measure.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the hook's facts, one per argument"
+    )]
+    fn turn_complete(
+        &mut self,
+        agent: Agent,
+        turn_id: &str,
+        reason: TurnEnd,
+        continuation: Option<u64>,
+        kept: Option<&[KeptBoot]>,
+        budget: Option<Budget>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if agent == Agent::Main {
+            self.messages_evidence(kept, fx);
+            if let Some(g) = continuation {
+                let (status, why) = if reason == TurnEnd::Answer {
+                    (ContinuationStatus::Started, None)
+                } else {
+                    (
+                        ContinuationStatus::Failed,
+                        Some(format!("its turn ended: {}", reason.as_str())),
+                    )
+                };
+                fx.extend(self.handle(Event::Continuation {
+                    generation: g,
+                    status,
+                    reason: why,
+                }));
+            }
+        }
+        fx.extend(self.handle(Event::TurnComplete {
+            agent,
+            turn_id: turn_id.to_owned(),
+            reason,
+            context: budget.filter(|_| agent == Agent::Main).map(Budget::measure),
+        }));
+    }
+
+    /// `/empty`, `/fresh-window`: a close-out with no fill measured has no warning to carry
+    /// and fails in the same call.
+    fn command_hook(
+        &mut self,
+        command: crate::Command,
+        budget: Option<Budget>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let out = self.handle(Event::Command {
+            command,
+            busy: false,
+        });
+        for effect in out {
+            match effect {
+                Effect::Closeout { generation, .. } if budget.is_none() => {
+                    fx.extend(self.handle(Event::Closeout {
+                        generation,
+                        status: Miss::Failed,
+                        reason: Some(NO_USAGE.to_owned()),
+                    }));
+                }
+                effect => fx.push(effect),
+            }
+        }
+    }
+
+    /// `prompt.context`: a kept boot names the window (only a newer one counts) and nothing
+    /// is attached; else the window the transcript names, or the one the flow knows, or 0,
+    /// gets its boot attached.
+    fn prompt_context(
+        &mut self,
+        kept: &[KeptBoot],
+        history: Option<u32>,
+        resolve: &mut dyn Resolve,
+        fx: &mut Vec<Effect>,
+    ) {
+        if let Some(newest) = kept.last() {
+            fx.extend(self.handle(Event::WindowSeen {
+                ordinal: newest.ordinal,
+            }));
+            return;
+        }
+        if let (None, Some(h)) = (self.window.ordinal, history) {
+            fx.extend(self.handle(Event::WindowSeen { ordinal: h }));
+        }
+        let ordinal = self.window.ordinal.unwrap_or(0);
+        match resolve.boot(ordinal, None) {
+            Ok((_, text)) => {
+                fx.extend(self.handle(Event::WindowSeen { ordinal }));
+                fx.push(Effect::AttachBoot { ordinal, text });
+            }
+            Err(why) => fx.push(Effect::Log {
+                text: format!("no boot attached: {why}"),
+            }),
+        }
+    }
+
+    /// `session.compact`: the flow's answer, in the order EVENTS.md gives: `compaction`,
+    /// then for `answer_compaction` the boot is built and `boot` reported in the same call,
+    /// its veto or native answer (if any) following.
+    fn session_compact(
+        &mut self,
+        agent: Agent,
+        trigger: Trigger,
+        instructions: Option<String>,
+        resolve: &mut dyn Resolve,
+        fx: &mut Vec<Effect>,
+    ) {
+        let first = self.handle(Event::Compaction {
+            agent,
+            trigger,
+            instructions,
+        });
+        for effect in first {
+            let Effect::AnswerCompaction {
+                ordinal,
+                pool,
+                sticky,
+                generation,
+                ..
+            } = effect
+            else {
+                fx.push(effect);
+                continue;
+            };
+            match resolve.boot(ordinal, Some((pool, sticky.as_deref()))) {
+                Ok((identity, text)) => {
+                    let after = self.handle(Event::Boot {
+                        generation,
+                        status: BootStatus::Acquired,
+                        uuid: Some(identity),
+                        text: Some(text.clone()),
+                        reason: None,
+                    });
+                    let settled = after.iter().any(|e| {
+                        matches!(e, Effect::VetoCompaction { .. } | Effect::NativeCompaction)
+                    });
+                    if !settled {
+                        fx.push(Effect::AnswerCompaction {
+                            ordinal,
+                            pool,
+                            sticky,
+                            generation,
+                            text: Some(text),
+                        });
+                    }
+                    fx.extend(after);
+                }
+                Err(why) => {
+                    fx.push(Effect::Report {
+                        text: format!("notesoup: no boot for the fresh window ({why})"),
+                    });
+                    let after = self.handle(Event::Boot {
+                        generation,
+                        status: BootStatus::Failed,
+                        uuid: None,
+                        text: None,
+                        reason: Some(why),
+                    });
+                    let settled = after.iter().any(|e| {
+                        matches!(e, Effect::VetoCompaction { .. } | Effect::NativeCompaction)
+                    });
+                    fx.extend(after);
+                    if !settled {
+                        // A failed boot build falls back to Claude's own summary.
+                        fx.push(Effect::NativeCompaction);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The boot the answered compaction installed, while its evidence is awaited.
+    fn installed(&self) -> Option<(&str, bool)> {
+        match &self.commit {
+            Some(Commit {
+                stage: Stage::Installed { uuid, boundary, .. },
+                ..
+            }) => Some((uuid.as_str(), *boundary)),
+            _ => None,
+        }
+    }
+
+    /// Headless commit evidence from main appends: the compact boundary, then the first
+    /// user row after it (the boot as returned, by its identity and its text, or not).
+    fn append_evidence(
+        &mut self,
+        door: &str,
+        kind: Option<&str>,
+        role: Option<&str>,
+        text: Option<&str>,
+        window: Option<&str>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some((_, boundary)) = self.installed() else {
+            return;
+        };
+        let generation = self.generation;
+        let event = if door == "compaction" && kind == Some("system") {
+            Event::CommitEvidence {
+                generation,
+                source: Source::Append,
+                evidence: Evidence::Boundary,
+                uuid: None,
+                intact: false,
+                text: None,
+            }
+        } else if boundary && role == Some("user") {
+            // Measured (2.1.319): a hook's compaction message comes through door `prompt`
+            // after the worker's /compact and `note` after an auto one.
+            fx.push(Effect::Log {
+                text: format!("the compaction's user row came through door {door}"),
+            });
+            Event::CommitEvidence {
+                generation,
+                source: Source::Append,
+                evidence: Evidence::Boot,
+                uuid: window.map(str::to_owned),
+                intact: false,
+                text: Some(text.unwrap_or_default().to_owned()),
+            }
+        } else {
+            return;
+        };
+        fx.extend(self.handle(event));
+    }
+
+    /// Interactive commit evidence: the installed boot among the boots the conversation
+    /// holds (by its identity; the flow compares the text), or missing.
+    fn messages_evidence(&mut self, kept: Option<&[KeptBoot]>, fx: &mut Vec<Effect>) {
+        let (Some(kept), Some((identity, _))) = (kept, self.installed()) else {
+            return;
+        };
+        let found = kept.iter().find(|k| k.window == identity);
+        let event = Event::CommitEvidence {
+            generation: self.generation,
+            source: Source::Messages,
+            evidence: if found.is_some() {
+                Evidence::Boot
+            } else {
+                Evidence::Missing
+            },
+            uuid: found.map(|k| k.window.clone()),
+            intact: false,
+            text: found.map(|k| k.text.clone()),
+        };
+        fx.extend(self.handle(event));
     }
 }
 
 /// What the shell may skip until its next reply: a hook call it need not make because the
-/// flow could do nothing with it.
+/// flow could do nothing with it, and facts it must add.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Watch {
-    /// The doors of a main `session.append` that can change the flow now (a person's input
-    /// waits to be attached to the running turn); the shell sends no other append.
+    /// The doors of a main `session.append` that can change the flow now (`*`: every door,
+    /// with the row's text: headless commit evidence is awaited); the shell sends no other.
     pub append_doors: Vec<String>,
+    /// Send the boots the conversation keeps (`kept`) with the next main `turn.step`,
+    /// `turn.complete` and `compact.done` (interactive commit evidence is awaited).
+    pub kept: bool,
+    /// A `compact.done` that resolved can still change the flow (the worker's compaction
+    /// was not answered yet); when false the shell reports only a failed one.
+    pub compact_done: bool,
 }
 
 impl Flow {
     /// What the shell must keep sending (see [`Watch`]).
     pub fn watch(&self) -> Watch {
-        let append_doors = if self.waiting.is_some() {
+        let awaiting = self.installed().is_some();
+        let append_doors = if awaiting && !self.interactive {
+            vec!["*".to_owned()]
+        } else if self.waiting.is_some() {
             ATTACH_DOORS.iter().map(|&d| d.to_owned()).collect()
         } else {
             Vec::new()
         };
-        Watch { append_doors }
+        let unanswered = matches!(
+            &self.commit,
+            Some(Commit {
+                marker: Some(_),
+                stage: Stage::Requested | Stage::Answered,
+                ..
+            })
+        );
+        Watch {
+            append_doors,
+            kept: awaiting && self.interactive,
+            compact_done: unanswered || (awaiting && self.interactive),
+        }
     }
 }
 
 /// One hook call on a flow kept on disk (see [`crate::step_saved`]): a flow saved by
-/// another process is sent `loaded` first; `budget` is asked for (with the runtime cap the
-/// flow holds after that) only when the hook reads it. Returns what to save and the reply.
+/// another process is sent `loaded` first. Returns what to save and the reply.
 pub fn hook_saved(
     saved: Option<&Value>,
     process: &str,
     hook: &Hook,
-    budget: impl FnOnce(Option<u64>) -> Option<Budget>,
+    resolve: &mut dyn Resolve,
 ) -> (Value, Reply) {
     let (mut flow, mut effects) = crate::load_saved(saved, process);
-    let budget = if hook.needs_budget() {
-        budget(flow.window.cap)
-    } else {
-        None
-    };
-    for event in hook.events(flow.generation(), budget) {
-        effects.extend(flow.handle(event));
-    }
+    effects.extend(flow.hook(hook, resolve));
     crate::saved_reply(process, flow, effects)
 }

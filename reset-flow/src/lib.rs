@@ -101,7 +101,7 @@ mod hook;
 
 pub use blob::FlowError;
 pub use flow::{Flow, STATE_VERSION};
-pub use hook::{Budget, Hook, Watch, hook_saved};
+pub use hook::{Budget, Hook, KeptBoot, Resolve, Watch, hook_saved};
 
 pub use effect::{CloseoutMode, Effect, Hints, Pool};
 pub use event::{

@@ -3,7 +3,7 @@
 //! engine's debug log ([`Spawns`]), prints the table (BENCHMARKS.md "spawns per hook
 //! event" quotes it) and asserts no hook call started more than one helper.
 //!
-//! `cargo test -p notesoup-e2e --features e2e-pending --locked -- spawns --nocapture`
+//! `cargo test -p notesoup-e2e --features real-claude --locked --test scenarios -- spawns --nocapture --test-threads=1`
 
 use notesoup_e2e::{Mode, Outcome, Reply, Script, Spawns};
 
@@ -38,10 +38,6 @@ fn assert_at_most_one(what: &str, s: &Spawns) {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending issue 11: prompt.submit and each turn.step start two helpers (reset, then limits or a second reset event)"
-)]
 fn spawns_per_hook_event_in_a_turn_with_20_tool_calls() {
     let mut script = Script::new();
     for _ in 0..20 {
@@ -64,10 +60,6 @@ fn spawns_per_hook_event_in_a_turn_with_20_tool_calls() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending issue 11: an answered compaction costs 3-4 helpers in the hooks around it"
-)]
 fn spawns_per_hook_event_in_a_reset() {
     let _one = serial();
     let out = session("spawns-reset", reset_script("LW-SPAWNS", Some(false)))
@@ -88,10 +80,6 @@ fn spawns_per_hook_event_in_a_reset() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending issue 11: `/notesoup cap` starts two helpers (limits, then reset)"
-)]
 fn spawns_per_hook_event_of_the_cap_command() {
     let _one = serial();
     let script = Script::new().fallback(Reply::text("Hello."));

@@ -39,15 +39,61 @@ struct Request {
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let req: Request = parse("boot", request)?;
-    let window = WindowId::new(&req.host, &req.session, req.ordinal)
-        .map_err(|err| OpError::new("bad_window", err.to_string()))?;
     let reset = req
         .reset
         .as_deref()
         .map(str::parse::<Reset>)
         .transpose()
         .map_err(OpError::bad_request)?;
-    let brain = open_brain(ctx, &req.cwd)?;
+    let built = build(
+        ctx,
+        &BootRequest {
+            cwd: &req.cwd,
+            host: &req.host,
+            session: &req.session,
+            ordinal: req.ordinal,
+            last_word: req.last_word.as_deref(),
+            history: req.history,
+            reset,
+            seed: &req.seed,
+            budget: req.budget,
+        },
+    )?;
+    let mut fields = Fields::new();
+    fields.insert("window".into(), json!(built.window.to_string()));
+    fields.insert("text".into(), json!(built.text));
+    fields.insert("handoff".into(), json!(built.handoff));
+    fields.insert("notes".into(), json!(built.notes));
+    Ok(fields)
+}
+
+/// What one boot is built from (the `boot` op's request, parsed).
+pub(crate) struct BootRequest<'a> {
+    pub(crate) cwd: &'a str,
+    pub(crate) host: &'a str,
+    pub(crate) session: &'a str,
+    pub(crate) ordinal: u32,
+    pub(crate) last_word: Option<&'a str>,
+    pub(crate) history: bool,
+    pub(crate) reset: Option<Reset>,
+    pub(crate) seed: &'a str,
+    pub(crate) budget: Option<usize>,
+}
+
+/// One built boot: its window, text, handoff paragraph (after a reset) and note count.
+pub(crate) struct Built {
+    pub(crate) window: WindowId,
+    pub(crate) text: String,
+    pub(crate) handoff: Option<&'static str>,
+    pub(crate) notes: usize,
+}
+
+/// Builds the boot of one window from the brain of `cwd` (the `boot` op, and the `hook`
+/// op's boots for `prompt.context` and an answered compaction).
+pub(crate) fn build(ctx: &Context, req: &BootRequest<'_>) -> Result<Built, OpError> {
+    let window = WindowId::new(req.host, req.session, req.ordinal)
+        .map_err(|err| OpError::new("bad_window", err.to_string()))?;
+    let brain = open_brain(ctx, req.cwd)?;
     let notes: Vec<BootNote> = brain
         .snapshot()?
         .into_iter()
@@ -61,18 +107,16 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let text = boot_text(&BootInput {
         window: &window,
         notes: &notes,
-        last_word: req.last_word.as_deref(),
+        last_word: req.last_word,
         history: req.history,
         budget: req.budget.unwrap_or(DEFAULT_BUDGET),
     })
     .map_err(|err| OpError::new("unknown_host", err.to_string()))?;
-    let mut fields = Fields::new();
-    fields.insert("window".into(), json!(window.to_string()));
-    fields.insert("text".into(), json!(text));
-    fields.insert(
-        "handoff".into(),
-        json!(reset.map(|r| handoff(r, &window, &req.seed))),
-    );
-    fields.insert("notes".into(), json!(notes.len()));
-    Ok(fields)
+    let handoff = req.reset.map(|r| handoff(r, &window, req.seed));
+    Ok(Built {
+        notes: notes.len(),
+        window,
+        text,
+        handoff,
+    })
 }

@@ -1,19 +1,24 @@
 //! `hook`: one engine hook call of the hooks module, whole: its raw facts in; the effects
 //! to carry out, every text filled, out. The translation of a hook into the reset flow's
-//! events is `notesoup_reset_flow::Hook`; the budget is `notesoup-thresholds`' policy over
-//! the usage the shell read; the warning text is `notesoup-boot`'s; the flow is kept on
-//! disk per session (`window-store`), read and written under the record's lock. One hook
-//! call is one helper process, and the shell makes no second call to fill a text.
+//! events is `notesoup_reset_flow::Hook` (and `Flow::hook`); the budget is
+//! `notesoup-thresholds`' policy over the usage the shell read; the boot and warning texts
+//! are `notesoup-boot`'s; the window a transcript's head is in is the history crates'; the
+//! flow is kept on disk per session (`window-store`), read and written under the record's
+//! lock. One hook call is one helper process, and the shell makes no second call to fill a
+//! text.
 
 use std::collections::BTreeMap;
 
-use notesoup_boot::{Countdown, Host};
-use notesoup_reset_flow::{Budget, Effect, Hook, hook_saved};
-use notesoup_thresholds::{Env, Inputs, Unit, resolve};
+use notesoup_boot::{Countdown, Host, Reset};
+use notesoup_history_core::window::{MARKER_OPEN, retained_window};
+use notesoup_reset_flow::{Budget, Effect, Hook, KeptBoot, Pool, Resolve, hook_saved};
+use notesoup_thresholds::{Env, Inputs, Policy, Unit, resolve};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Fields;
+use super::boot::{BootRequest, build};
+use super::history::{SessionArgs, load};
 use super::reset::{SessionRef, with_saved};
 use crate::{Context, OpError, parse};
 
@@ -24,14 +29,14 @@ struct Request {
     event: String,
     /// The session whose flow the helper keeps.
     session: SessionRef,
-    /// The hook's raw facts, and `budget` when the hook reads it.
+    /// The hook's raw facts, with `budget` where the hook reads it.
     #[serde(default)]
     facts: Map<String, Value>,
 }
 
 /// What the shell read for the budget: the same inputs as the `limits` op, plus the fresh
 /// context fill.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 struct BudgetFacts {
     /// `$.session.usage({breakdown:"summary"})` (may be an earlier read: only its
@@ -52,56 +57,294 @@ struct BudgetFacts {
     model: Option<String>,
 }
 
-/// The budget of this call and the unit it counts in.
+/// Where the session lives: what a boot is built from.
+#[derive(Default)]
+struct Place {
+    /// `$.session.cwd()`: picks the brain.
+    cwd: Option<String>,
+    /// The transcript Claude named (history is available in the window).
+    transcript_path: Option<String>,
+    /// The newest main row kept.
+    head: Option<String>,
+}
+
+/// The budget of this call and the policy it came from.
 struct Resolved {
     budget: Budget,
     unit: Unit,
+}
+
+/// The outside world of one hook call, for the flow's [`Resolve`].
+struct World<'a> {
+    ctx: &'a Context,
+    host: Host,
+    session: &'a str,
+    place: &'a Place,
+    facts: Option<&'a BudgetFacts>,
+    resolved: Option<Resolved>,
+    log: Vec<String>,
+}
+
+impl Resolve for World<'_> {
+    fn budget(&mut self, cap: Option<u64>) -> Option<Budget> {
+        let facts = self.facts?;
+        self.resolved = resolve_budget(facts, cap, &mut self.log);
+        self.resolved.as_ref().map(|r| r.budget)
+    }
+
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        reset: Option<(Pool, Option<&str>)>,
+    ) -> Result<(String, String), String> {
+        let cwd = self
+            .place
+            .cwd
+            .as_deref()
+            .ok_or_else(|| "the hook sent no `cwd`".to_owned())?;
+        let built = build(
+            self.ctx,
+            &BootRequest {
+                cwd,
+                host: self.host.name(),
+                session: self.session,
+                ordinal,
+                last_word: reset
+                    .and_then(|(_, sticky)| sticky)
+                    .filter(|s| !s.is_empty()),
+                history: self.place.transcript_path.is_some(),
+                reset: reset.map(|(pool, _)| match pool {
+                    Pool::Normal => Reset::Normal,
+                    Pool::Forced => Reset::Forced,
+                }),
+                seed: "",
+                budget: None,
+            },
+        )
+        .map_err(|err| format!("{}: {}", err.code, err.message))?;
+        let text = match built.handoff {
+            Some(handoff) if !handoff.is_empty() => format!("{}\n{handoff}", built.text),
+            _ => built.text,
+        };
+        Ok((built.window.to_string(), text))
+    }
 }
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let Request {
         event,
         session,
-        mut facts,
+        facts,
     } = parse("hook", request)?;
-    let budget_facts: Option<BudgetFacts> = facts
+    call(ctx, &session, &event, facts)
+}
+
+/// The `hook` op on its parsed parts: one engine hook call, whole. Other ops answering a
+/// hook (the own-tool op) call it to add the hook's effects to theirs in the same process.
+pub(crate) fn call(
+    ctx: &Context,
+    session: &SessionRef,
+    event: &str,
+    mut facts: Map<String, Value>,
+) -> Result<Fields, OpError> {
+    let budget: Option<BudgetFacts> = facts
         .remove("budget")
         .map(|b| parse("hook", b))
         .transpose()?;
+    let take = |facts: &mut Map<String, Value>, key: &str| -> Result<Option<String>, OpError> {
+        facts.remove(key).map(|v| parse("hook", v)).transpose()
+    };
+    let place = Place {
+        cwd: take(&mut facts, "cwd")?,
+        transcript_path: take(&mut facts, "transcript_path")?,
+        head: take(&mut facts, "head")?,
+    };
     if let Some(env) = facts.remove("env") {
         // The switches a hook forwards as set: read by the one rule each has in Rust.
         let vars: BTreeMap<String, String> = parse("hook", env)?;
         let env = Env::from_lookup(|name| vars.get(name).cloned());
         facts.insert("disable_compact".into(), json!(env.compaction_disabled()));
     }
-    let hook: Hook = serde_json::from_value(json!({"event": event, "facts": facts}))
-        .map_err(|err| OpError::bad_request(format!("`hook` event `{event}`: {err}")))?;
+    if let Some(kept) = facts.remove("kept") {
+        let texts: Vec<String> = parse("hook", kept)?;
+        facts.insert("kept".into(), json!(kept_boots(&texts)));
+    }
+    if let Some(text) = facts.get("text").and_then(Value::as_str) {
+        let window = retained_window(text).map(|w| w.to_string());
+        facts.insert("window".into(), json!(window));
+    }
+    if event == "prompt.context"
+        && facts.get("kept").is_none_or(|k| k == &json!([]))
+        && place.head.is_some()
+    {
+        facts.insert("history".into(), json!(history_ordinal(ctx, &place)));
+    }
     let host: Host = session
         .harness
         .name()
         .parse()
         .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
-    let mut log = Vec::new();
-    let mut resolved = None;
-    let reply = with_saved(ctx, &session, |saved| {
-        hook_saved(saved, &session.process, &hook, |cap| {
-            resolved = budget_facts
-                .as_ref()
-                .and_then(|f| resolve_budget(f, cap, &mut log));
-            resolved.as_ref().map(|r| r.budget)
-        })
+    let mut world = World {
+        ctx,
+        host,
+        session: &session.id,
+        place: &place,
+        facts: budget.as_ref(),
+        resolved: None,
+        log: Vec::new(),
+    };
+    let mut text = None;
+    let hook: Hook = if event == "command.run" && facts.get("command") == Some(&json!("notesoup")) {
+        let args: String = take(&mut facts, "args")?.unwrap_or_default();
+        match cap_command(&args, budget.as_ref()) {
+            Ok(hook) => hook,
+            Err(refused) => {
+                // A refused cap is never stored: the flow is not touched.
+                let mut fields = Fields::new();
+                fields.insert(
+                    "effects".into(),
+                    json!([{"type": "report", "text": refused}]),
+                );
+                return Ok(fields);
+            }
+        }
+    } else {
+        serde_json::from_value(json!({"event": event, "facts": facts}))
+            .map_err(|err| OpError::bad_request(format!("`hook` event `{event}`: {err}")))?
+    };
+    let reply = with_saved(ctx, session, |saved| {
+        hook_saved(saved, &session.process, &hook, &mut world)
     })?;
-    let effects: Vec<Value> = reply
+    if let Hook::Cap { .. } = hook {
+        text = Some(cap_status(
+            budget.as_ref(),
+            reply.hints.cap,
+            reply.hints.ordinal,
+            host,
+            &session.id,
+        ));
+    }
+    let mut effects: Vec<Value> = reply
         .effects
         .iter()
-        .map(|fx| filled(fx, host, resolved.as_ref()))
+        .map(|fx| filled(fx, host, world.resolved.as_ref()))
         .collect();
+    if let Some(text) = text {
+        effects.push(json!({"type": "report", "text": text}));
+    }
     let mut fields = Fields::new();
     fields.insert("effects".into(), json!(effects));
     fields.insert("hints".into(), json!(reply.hints));
-    fields.insert("watch".into(), json!(reply.flow.watch()));
-    fields.insert("log".into(), json!(log));
+    let mut watch = json!(reply.flow.watch());
+    if let Some(w) = watch.as_object_mut() {
+        // What a kept boot's block holds: the shell forwards only blocks that do.
+        w.insert("boot_marker".into(), json!(MARKER_OPEN));
+    }
+    fields.insert("watch".into(), watch);
+    fields.insert("log".into(), json!(world.log));
     Ok(fields)
+}
+
+/// The boots among kept texts (a text without a marker line is not one).
+fn kept_boots(texts: &[String]) -> Vec<KeptBoot> {
+    texts
+        .iter()
+        .filter_map(|text| {
+            let window = retained_window(text)?;
+            Some(KeptBoot {
+                ordinal: window.ordinal(),
+                window: window.to_string(),
+                text: text.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The window the transcript's head is in, when the binding is complete and it is known.
+fn history_ordinal(ctx: &Context, place: &Place) -> Option<u32> {
+    let source = SessionArgs {
+        transcript_path: place.transcript_path.clone(),
+        head: place.head.clone(),
+        ..SessionArgs::default()
+    };
+    place.head.as_ref()?;
+    let ordinal = load("hook", &source, ctx).ok()?.head_window().ordinal()?;
+    u32::try_from(ordinal).ok()
+}
+
+/// `/notesoup [cap [<n>|off]]`: the hook it means, or the text refusing it.
+fn cap_command(args: &str, budget: Option<&BudgetFacts>) -> Result<Hook, String> {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    match words.as_slice() {
+        [] | ["cap"] => Ok(Hook::Cap {
+            set: false,
+            cap: None,
+        }),
+        ["cap", "off"] => Ok(Hook::Cap {
+            set: true,
+            cap: None,
+        }),
+        ["cap", wanted] => match policy(budget, Some(wanted)) {
+            Ok(policy) => Ok(Hook::Cap {
+                set: true,
+                cap: policy.cap,
+            }),
+            Err(err) if err.code() == "bad_cap" => Err(format!("cap refused: {err}")),
+            // Points that cannot be resolved at all: no cap to keep.
+            Err(_) => Ok(Hook::Cap {
+                set: true,
+                cap: None,
+            }),
+        },
+        _ => Err("usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k".to_owned()),
+    }
+}
+
+/// The `/notesoup` answer: the cap, the points under it, the window.
+fn cap_status(
+    budget: Option<&BudgetFacts>,
+    cap: Option<u64>,
+    ordinal: Option<u32>,
+    host: Host,
+    session: &str,
+) -> String {
+    let cap_text = cap.map(|c| c.to_string());
+    let points = match policy(budget, cap_text.as_deref()) {
+        Ok(p) => format!(
+            "warning at {}, clear at {} {} (native {}, from {})",
+            p.warning,
+            p.hard,
+            p.unit.as_str(),
+            p.native,
+            p.source.as_str()
+        ),
+        Err(err) => format!("no budget points: {err}"),
+    };
+    let window = ordinal.map_or_else(
+        || "not started".to_owned(),
+        |n| format!("{}:{session}:{n}", host.name()),
+    );
+    format!(
+        "cap: {}; {points}; window {window}",
+        cap_text.as_deref().unwrap_or("none")
+    )
+}
+
+/// The policy over the shell's budget facts with `cap`.
+fn policy(
+    facts: Option<&BudgetFacts>,
+    cap: Option<&str>,
+) -> Result<Policy, notesoup_thresholds::ThresholdError> {
+    let none = BudgetFacts::default();
+    let facts = facts.unwrap_or(&none);
+    let env = Env::from_lookup(|name| facts.env.get(name).cloned());
+    resolve(&Inputs {
+        usage: facts.usage.is_object().then_some(&facts.usage),
+        settings: facts.settings.is_object().then_some(&facts.settings),
+        env: &env,
+        model: facts.model.as_deref(),
+        cap,
+    })
 }
 
 /// The budget points over the shell's facts and the flow's cap; `None` (and a log line)
@@ -111,18 +354,8 @@ fn resolve_budget(
     cap: Option<u64>,
     log: &mut Vec<String>,
 ) -> Option<Resolved> {
-    let object = |v: &Value| v.is_object().then_some(());
-    let usage = object(&facts.usage).map(|()| &facts.usage);
-    let settings = object(&facts.settings).map(|()| &facts.settings);
-    let env = Env::from_lookup(|name| facts.env.get(name).cloned());
     let cap = cap.map(|c| c.to_string());
-    let policy = match resolve(&Inputs {
-        usage,
-        settings,
-        env: &env,
-        model: facts.model.as_deref(),
-        cap: cap.as_deref(),
-    }) {
+    let policy = match policy(Some(facts), cap.as_deref()) {
         Ok(policy) => policy,
         Err(err) => {
             log.push(format!("no budget points ({err}); warnings skipped"));
@@ -160,7 +393,7 @@ fn resolve_budget(
 }
 
 /// One effect as the shell carries it out: `warn` and `closeout` carry the warning's
-/// `text` (absent when the budget is unknown: the shell then reports the close-out failed).
+/// `text` (a close-out with no budget was already reported failed to the flow).
 fn filled(fx: &Effect, host: Host, resolved: Option<&Resolved>) -> Value {
     let mut value = serde_json::to_value(fx).unwrap_or(Value::Null);
     if matches!(fx, Effect::Warn { .. } | Effect::Closeout { .. })

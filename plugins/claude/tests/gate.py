@@ -10,6 +10,9 @@
 3. `$.command.run(...)` reachable from a hook the turn or the session start waits on: it
    rejects there. The only hook it may be reached from is `turn.complete`; anything else
    reaches it through a timer (`$.clock.after` / `$.clock.every`), the non-held waiter.
+4. More than four module-level `let`/`var` declarations in a file (a line starting with
+   `let ` or `var `): the window state is the helper's, on disk; the module keeps caches
+   only, so a second state machine cannot grow back beside the reset flow.
 
 The scan is lexical on purpose (the module is small and written to be scanned): comments
 are dropped, string contents are neutralised, top-level declarations are the units of a
@@ -263,9 +266,18 @@ def event_matches(pattern: str, event: str) -> bool:
     return pattern == event
 
 
+MAX_LETS = 4
+LET = re.compile(r"^(let|var) ", re.MULTILINE)
+
+
 def scan(files: list[Path]) -> list[str]:
     mod = Module(files)
     findings = []
+    for f, code in mod.codes:
+        lets = LET.findall(code)
+        if len(lets) > MAX_LETS:
+            findings.append(f"{f.name}: {len(lets)} module-level `let`/`var` declarations, at most "
+                            f"{MAX_LETS} (caches only: the window state is the helper's)")
     for f, code in mod.codes:
         for m in COMPACT.finditer(code):
             line = code.count("\n", 0, m.start()) + 1
@@ -322,7 +334,7 @@ def main(argv: list[str]) -> int:
         print(f"gate: {f}", file=sys.stderr)
     if not findings:
         print(f"gate: {len(files)} file(s) clean: no $.session.compact, no skip after next() "
-              "in session.compact, no $.command.run under a held hook")
+              "in session.compact, no $.command.run under a held hook, at most 4 module-level lets")
     return 1 if findings else 0
 
 

@@ -113,7 +113,7 @@ describe('session.start', () => {
     const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '0' });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     // `0` is not set for Claude: the shell does not judge it, the helper does.
-    expect(hookCalls(calls)).toEqual([{ event: 'session.start', facts: { env: { DISABLE_COMPACT: '0' } } }]);
+    expect(hookCalls(calls)).toEqual([{ event: 'session.start', facts: { env: { DISABLE_COMPACT: '0' }, interactive: false } }]);
     expect(calls.map((c) => c.op)).toEqual(['hook']);
   });
 });
@@ -310,10 +310,11 @@ describe('the reset flow', () => {
     expect((budget as Fields).env).toEqual({ DISABLE_COMPACT: '0' });
   });
 
+
   test('a veto answers the compaction with {skip} and never runs it', async ($, on) => {
     let core = 0;
     world(on, (op) =>
-      op === 'reset' ? { ok: true, state: {}, effects: [{ type: 'veto_compaction', notice: 'notesoup: /compact is off; use /empty' }], hints: {} } : { ok: true },
+      op === 'hook' ? { ok: true, effects: [{ type: 'veto_compaction', notice: 'notesoup: /compact is off; use /empty' }], hints: {} } : { ok: true },
     );
     on('session.compact', async () => {
       core += 1;
@@ -328,7 +329,7 @@ describe('the reset flow', () => {
   for (const [quiet, to] of [[true, 'debug'], [false, 'transcript']] as const) {
     test(`a veto with quiet ${String(quiet)} logs its notice to ${to} only`, async ($, on) => {
       const notice = 'notesoup: the reset\'s own compaction is no longer needed';
-      world(on, (op) => (op === 'reset' ? { ok: true, state: {}, effects: [{ type: 'veto_compaction', notice, quiet }], hints: {} } : { ok: true }), {}, ['ui.log']);
+      world(on, (op) => (op === 'hook' ? { ok: true, effects: [{ type: 'veto_compaction', notice, quiet }], hints: {} } : { ok: true }), {}, ['ui.log']);
       const lines: { text: string; to: string }[] = [];
       on('ui.log', async (_$, e) => {
         lines.push({ text: e.text, to: String(e.to) });
@@ -344,96 +345,70 @@ describe('the reset flow', () => {
     });
   }
 
-  test('an answered compaction becomes the fresh boot and its handoff, one window on', async ($, on) => {
-    const calls = world(on, (op, req) => {
-      if (op === 'boot') {
-        return { ok: true, text: `<notesoup-boot window="claude:${String(req.session)}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>`, handoff: 'Carry on.' };
-      }
-      const event = req.event as Fields | undefined;
-      if (op === 'reset' && event?.type === 'compaction') {
-        return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', sticky: 'finish the parser', generation: 1 }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    });
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const r = await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', messages: [] });
-    expect(r.messages?.length).toBe(1);
-    expect(r.messages?.[0]?.text).toBe(`<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`);
-    const boot = calls.find((c) => c.op === 'boot')?.request;
-    expect(boot).toEqual({ cwd: '/work/project', host: 'claude', session: SESSION, ordinal: 1, history: false, reset: 'normal', last_word: 'finish the parser' });
-    expect(resetOps(calls)).toEqual(['compaction', 'boot']);
-  });
-
-  test('a failed boot build leaves the compaction to Claude', async ($, on) => {
+  test('an answered compaction returns the boot the one hook call built, without running the core', async ($, on) => {
     let core = 0;
-    const calls = world(on, (op, req) => {
-      if (op === 'boot') return { ok: false, error: { code: 'no_store', message: 'notes store unreadable' } };
-      const event = req.event as Fields | undefined;
-      if (op === 'reset' && event?.type === 'compaction') {
-        return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'forced', generation: 1 }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    });
+    const text = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`;
+    const calls = world(on, (op) =>
+      op === 'hook' ? { ok: true, effects: [{ type: 'answer_compaction', pool: 'normal', ordinal: 1, generation: 1, text }], hints: {} } : { ok: true },
+    );
     on('session.compact', async () => {
       core += 1;
-      return { messages: [{ role: 'user', text: 'summary', toolUses: [] }] };
+      return { messages: [] };
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const r = await $.session.compact({ trigger: 'auto', messages: [] });
-    expect(core).toBe(1);
+    calls.length = 0;
+    const r = await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', messages: [] });
+    expect(r.messages).toEqual([{ role: 'user', text, toolUses: [] }]);
+    expect(core).toBe(0);
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
+    expect(hookCalls(calls)[0]).toEqual({
+      event: 'session.compact',
+      facts: { cwd: '/work/project', agent: 'main', trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1' },
+    });
+  });
+
+  test("a native answer runs Claude's own compaction and tells the helper it replaced the conversation", async ($, on) => {
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'session.compact' ? { ok: true, effects: [{ type: 'native_compaction' }], hints: {} } : { ok: true, effects: [] },
+    );
+    on('session.compact', async () => ({ messages: [{ role: 'user', text: 'summary', toolUses: [] }] }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
     expect(r.messages?.[0]?.text).toBe('summary');
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'boot', generation: 1, status: 'failed' });
+    expect(hookCalls(calls).map((c) => c.event)).toEqual(['session.start', 'session.compact', 'session.compacted']);
   });
 });
 
 describe('continuation', () => {
-  for (const [reason, status] of [['answer', 'started'], ['error', 'failed']] as const) {
-    test(`the continuation's turn ending with ${reason} is reported as ${status}`, async ($, on) => {
-      const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
-      const calls = world(
-        on,
-        (op, req) => {
-          const event = req.event as Fields | undefined;
-          if (op === 'boot') return { ok: true, text: bootText, handoff: null };
-          if (op === 'reset' && event?.type === 'compaction') {
-            return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', generation: 0 }], hints: {} };
-          }
-          if (op === 'reset' && event?.type === 'turn_complete' && !compacted) {
-            compacted = true;
-            return { ok: true, state: {}, effects: [{ type: 'compact', marker: 'm', generation: 0 }], hints: {} };
-          }
-          if (op === 'reset' && event?.type === 'commit_evidence') {
-            return { ok: true, state: {}, effects: [{ type: 'continue', text: 'Fresh window.', generation: 0 }], hints: {} };
-          }
-          return { ok: true, state: {}, effects: [], hints: {} };
-        },
-        {},
-        ['session.messages'],
-      );
-      let compacted = false;
-      const submitted: string[] = [];
-      on('session.messages', async () => ({ value: [{ role: 'user', content: [{ type: 'text', text: bootText }] }] }));
-      on('prompt.submit', async (_$, e) => {
-        submitted.push(e.text);
-        return { text: e.text };
-      });
-      on('turn.complete', async () => ({ text: '' }));
-      on('command.run', async () => ({ text: 'Compacted' }));
-      const continuations = () =>
-        calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields).filter((ev) => ev.type === 'continuation');
-      await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
-      await $.session.compact({ trigger: 'manual', instructions: 'm', messages: [{ role: 'user', text: 'old', toolUses: [] }] });
-      await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't1', reason: 'answer' });
-      for (let i = 0; i < 100 && submitted.length === 0; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
-      expect(submitted).toEqual(['Fresh window.']);
-      await new Promise<void>((r) => setTimeout(() => r(), 20));
-      expect(continuations()).toEqual([]);
-      await $.turn.complete({ answer: '', durationMs: 1, isAborted: reason !== 'answer', turnId: 't2', reason });
-      const expected: Fields = { type: 'continuation', generation: 0, status };
-      if (status === 'failed') expected.reason = 'its turn ended: error';
-      expect(continuations()).toEqual([expected]);
+  test('a continue effect is submitted once; its turn completion says which continuation it was', async ($, on) => {
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'session.append'
+        ? { ok: true, effects: [{ type: 'continue', text: 'Fresh window.', generation: 3 }], hints: {}, watch: {} }
+        : { ok: true, effects: [], hints: {}, watch: { append_doors: ['*'] } },
+    );
+    const submitted: string[] = [];
+    on('prompt.submit', async (_$, e) => {
+      submitted.push(e.text);
+      return { text: e.text };
     });
-  }
+    on('turn.complete', async () => ({ text: '' }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.session.append({
+      message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'boot' }] },
+      door: 'prompt', origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-000000000009',
+    });
+    for (let i = 0; i < 100 && submitted.length === 0; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
+    expect(submitted).toEqual(['Fresh window.']);
+    await new Promise<void>((r) => setTimeout(() => r(), 20));
+    await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't2', reason: 'error' });
+    const done = hookCalls(calls).filter((c) => c.event === 'turn.complete');
+    expect(done.length).toBe(1);
+    expect(done[0]?.facts.continuation).toBe(3);
+    expect(done[0]?.facts.reason).toBe('error');
+    // Told once: the next completion is not the continuation's.
+    await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't3', reason: 'answer' });
+    expect(hookCalls(calls).filter((c) => c.event === 'turn.complete')[1]?.facts.continuation).toBeUndefined();
+  });
 });
 
 describe('natural input', () => {
@@ -541,233 +516,146 @@ describe('the budget warning', () => {
 });
 
 describe('/empty and /fresh-window', () => {
-  test('an idle close-out is submitted from a timer, carrying the budget warning', async ($, on) => {
+  test('an idle close-out is submitted from a timer, carrying the text the helper filled', async ($, on) => {
     const clock = mock.clock(on);
-    const calls = world(on, (op, req) => {
-      const event = req.event as Fields | undefined;
-      if (op === 'warning') return { ok: true, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' };
-      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
-      if (op === 'reset' && event?.type === 'command') {
-        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'submit', generation: 0 }, { type: 'report', text: 'notesoup: saving notes, then clearing' }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    });
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'command.run'
+        ? {
+            ok: true,
+            effects: [
+              { type: 'report', text: 'notesoup: saving notes, then clearing' },
+              { type: 'closeout', mode: 'submit', generation: 0, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' },
+            ],
+            hints: {},
+          }
+        : { ok: true, effects: [], hints: {} },
+    );
     const submitted: string[] = [];
     on('prompt.submit', async (_$, e) => {
       submitted.push(e.text);
       return { text: e.text };
     });
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    calls.length = 0;
     const r = await $.command.run(typed('empty', ''));
     expect(String(r.text)).toContain('saving notes, then clearing');
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'empty', busy: false });
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
+    expect(hookCalls(calls)[0]?.facts.command).toBe('empty');
     expect(submitted).toEqual([]);
     await clock.settle();
     expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
-    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 150000, clear_at: 158808, unit: 'tokens' });
   });
 
-  test('in the percent fallback the warning is asked in percent, unit included', async ($, on) => {
-    const calls = world(on, (op, req) => {
-      const event = req.event as Fields | undefined;
-      if (op === 'warning') return { ok: true, text: 'About 23 percent left before the clear.' };
-      if (op === 'limits') return { ok: true, unit: 'percent', native: 98, hard: 98, warning: 70, auto_clear: true, warnings_enabled: true };
-      if (op === 'reset' && event?.type === 'command') {
-        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0 }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    });
-    on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
+  test('a close-out the chain drops is told to the helper', async ($, on) => {
+    const clock = mock.clock(on);
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'command.run'
+        ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 2, text: 'Save.' }], hints: {} }
+        : { ok: true, effects: [], hints: {} },
+    );
+    on('prompt.submit', async () => ({ drop: 'not now' }));
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
-    await $.turn.start({ text: 'work', turnId: 't8' });
-    const r = await $.command.run(typed('empty', ''));
-    expect(r.context).toEqual(['About 23 percent left before the clear.']);
-    expect(calls.find((c) => c.op === 'warning')?.request).toEqual({ host: 'claude', used: 75, clear_at: 98, unit: 'percent' });
+    await $.command.run(typed('fresh-window', ''));
+    await clock.settle();
+    for (let i = 0; i < 50 && !hookCalls(calls).some((c) => c.event === 'closeout'); i += 1) await new Promise<void>((r) => setTimeout(() => r(), 5));
+    expect(hookCalls(calls).find((c) => c.event === 'closeout')?.facts).toEqual({ generation: 2, status: 'dropped', reason: 'not now' });
   });
 
-  test('a close-out that cannot start (no usage yet) answers the command with the cancel', async ($, on) => {
-    const calls = world(on, (op, req) => {
-      const event = req.event as Fields | undefined;
-      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
-      if (op === 'reset' && event?.type === 'command') {
-        return { ok: true, state: {}, effects: [{ type: 'report', text: 'notesoup: /fresh-window: saving notes, then clearing' }, { type: 'closeout', mode: 'submit', generation: 0 }], hints: {} };
-      }
-      if (op === 'reset' && event?.type === 'closeout') {
-        return { ok: true, state: {}, effects: [{ type: 'cancel', reason: 'r' }, { type: 'report', text: 'notesoup: reset cancelled: the close-out turn failed (no context usage measured yet).' }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    }, {}, ['session.usage']);
-    on('session.usage', async () => ({ value: { startedAt: 0, rateLimits: [], context: { window: 200_000 } } }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const r = await $.command.run(typed('fresh-window', ''));
-    expect(String(r.text)).toBe('notesoup: /fresh-window: saving notes, then clearing\nnotesoup: reset cancelled: the close-out turn failed (no context usage measured yet).');
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'closeout', generation: 0, status: 'failed', reason: 'no context usage measured yet' });
-    expect(calls.some((c) => c.op === 'warning')).toBe(false);
-  });
-
-  test('a busy close-out rides on the command as context (the flow knows the turn runs)', async ($, on) => {
-    const calls = world(on, (op, req) => {
-      const event = req.event as Fields | undefined;
-      if (op === 'warning') return { ok: true, text: 'Save your notes now.' };
-      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
-      if (op === 'reset' && event?.type === 'command') {
-        return { ok: true, state: {}, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0 }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    });
+  test('a busy close-out rides on the command as context', async ($, on) => {
+    world(on, (op, req) =>
+      op === 'hook' && req.event === 'command.run'
+        ? { ok: true, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }], hints: {} }
+        : { ok: true, effects: [], hints: {} },
+    );
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     const r = await $.command.run(typed('fresh-window', ''));
     expect(r.context).toEqual(['Save your notes now.']);
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'command', command: 'fresh_window', busy: false });
-  });
-});
-
-describe('interactive commit evidence', () => {
-  test('the boot found among merged user blocks counts as intact', async ($, on) => {
-    const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
-    const calls = world(
-      on,
-      (op, req) => {
-        const event = req.event as Fields | undefined;
-        if (op === 'boot') return { ok: true, text: bootText, handoff: 'Carry on.' };
-        if (op === 'reset' && event?.type === 'compaction') {
-          return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'normal', generation: 0 }], hints: {} };
-        }
-        if (op === 'reset' && event?.type === 'turn_complete') {
-          return { ok: true, state: {}, effects: [{ type: 'compact', marker: 'notesoup-reset g0 r1 a1', generation: 0 }], hints: {} };
-        }
-        return { ok: true, state: {}, effects: [], hints: {} };
-      },
-      {},
-      ['session.messages'],
-    );
-    const compacted: string[] = [];
-    on('command.run', async (_$, e) => {
-      compacted.push(e.args);
-      return { text: 'Compacted' };
-    });
-    on('turn.complete', async () => ({ text: '' }));
-    on('session.messages', async () => ({
-      value: [
-        { role: 'user', content: [{ type: 'text', text: `${bootText}\nCarry on.\n` }, { type: 'text', text: '<command-name>/compact</command-name>' }] },
-      ],
-    }));
-    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
-    await $.session.compact({ trigger: 'manual', instructions: 'notesoup-reset g0 r1 a1', messages: [] });
-    await $.turn.complete({ answer: '', durationMs: 1, isAborted: false, turnId: 't1', reason: 'answer' });
-    const evidence = () => calls.filter((c) => c.op === 'reset').map((c) => c.request.event as Fields).find((ev) => ev.type === 'commit_evidence');
-    for (let i = 0; i < 100 && evidence() === undefined; i += 1) await new Promise<void>((r) => setTimeout(() => r(), 10));
-    expect(compacted).toEqual(['notesoup-reset g0 r1 a1']);
-    expect(evidence()).toEqual({ type: 'commit_evidence', generation: 0, source: 'messages', evidence: 'boot', uuid: expect.any(String), intact: true });
-  });
-});
-
-describe('boot', () => {
-  const bootWorld = (on: On, native: boolean, own: readonly string[] = []) =>
-    world(on, (op, req) => {
-      if (op === 'boot') return { ok: true, text: `<notesoup-boot window="claude:${String(req.session)}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>` };
-      const event = req.event as Fields | undefined;
-      if (op === 'reset' && event?.type === 'compaction') {
-        return { ok: true, state: {}, effects: native ? [{ type: 'native_compaction' }] : [{ type: 'veto_compaction', notice: 'no' }], hints: {} };
-      }
-      return { ok: true, state: {}, effects: [], hints: {} };
-    }, {}, own);
-
-  test('the first prompt gets window 0; after Claude compacts on its own, the next gets window 1', async ($, on) => {
-    const calls = bootWorld(on, true);
-    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
-    on('session.compact', async () => ({ messages: [{ role: 'user', text: 'summary', toolUses: [] }] }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const first = await $.prompt.context({ blocks: [{ name: 'currentDate', text: 'today' }] });
-    expect(first.blocks.map((b) => b.name)).toEqual(['currentDate', 'notesoup']);
-    expect(first.blocks[1]?.text).toContain(`window="claude:${SESSION}:0"`);
-    await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
-    const second = await $.prompt.context({ blocks: [] });
-    expect(second.blocks[0]?.text).toContain(`window="claude:${SESSION}:1"`);
-    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 1]);
-  });
-
-  test('a vetoed compaction keeps the window', async ($, on) => {
-    const calls = bootWorld(on, false);
-    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.prompt.context({ blocks: [] });
-    await $.session.compact({ trigger: 'manual', messages: [] });
-    await $.prompt.context({ blocks: [] });
-    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([0, 0]);
-  });
-
-  test('after a reload the next window follows the boot Claude kept', async ($, on) => {
-    const calls = world(
-      on,
-      (op, req) => {
-        if (op === 'boot') return { ok: true, text: `<notesoup-boot window="claude:${SESSION}:${String(req.ordinal)}">\nnotes\n</notesoup-boot>` };
-        const event = req.event as Fields | undefined;
-        if (op === 'reset' && event?.type === 'compaction') {
-          return { ok: true, state: {}, effects: [{ type: 'answer_compaction', pool: 'forced', generation: 0 }], hints: {} };
-        }
-        return { ok: true, state: {}, effects: [], hints: {} };
-      },
-      {},
-      ['session.messages'],
-    );
-    on('session.messages', async () => ({
-      value: [{ role: 'user', content: [{ type: 'text', text: `<notesoup-boot window="claude:${SESSION}:3">\nnotes\n</notesoup-boot>` }] }],
-    }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const r = await $.session.compact({ trigger: 'auto', messages: [{ role: 'user', text: 'long work', toolUses: [] }] });
-    expect(r.messages?.[0]?.text).toContain(`window="claude:${SESSION}:4"`);
-    expect(calls.filter((c) => c.op === 'boot').map((c) => c.request.ordinal)).toEqual([4]);
-  });
-
-  test('a boot Claude kept is not attached again and gives its ordinal back', async ($, on) => {
-    const calls = bootWorld(on, true, ['session.messages']);
-    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
-    on('session.messages', async () => ({
-      value: [{ role: 'user', content: [{ type: 'text', text: `<system-reminder>\n# notesoup\n<notesoup-boot window="claude:${SESSION}:3">\nnotes\n</notesoup-boot>` }] }],
-    }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const r = await $.prompt.context({ blocks: [] });
-    expect(r.blocks).toEqual([]);
-    expect(calls.filter((c) => c.op === 'boot')).toEqual([]);
-    const shown = await $.command.run(typed('notesoup', ''));
-    expect(String(shown.text)).toContain(`window claude:${SESSION}:3`);
+    expect(String(r.text)).toBe('/fresh-window: requested');
   });
 });
 
 describe('/notesoup cap', () => {
-  const limits = (req: Fields) =>
-    req.cap === 'lots'
-      ? { ok: false, error: { code: 'bad_cap', message: 'cap "lots" is not a token count' } }
-      : { ok: true, unit: 'tokens', source: 'breakdown', native: 67000, hard: 58808, warning: 42424, cap: req.cap === null ? null : 100000 };
-
-  test('a cap the helper accepts is kept and shown', async ($, on) => {
-    const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+  test('the arguments go to the helper and its report is the answer', async ($, on) => {
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'command.run'
+        ? { ok: true, effects: [{ type: 'report', text: 'cap: 100000; warning at 83616, clear at 91808 tokens (native 100000, from cap); window claude:s:0' }] }
+        : { ok: true, effects: [], hints: {} },
+    );
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
     const r = await $.command.run(typed('notesoup', 'cap 100k'));
-    expect(String(r.text)).toContain('cap: 100000');
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).toContainEqual({ type: 'cap_changed', cap: 100000 });
-    const shown = await $.command.run(typed('notesoup', ''));
-    expect(String(shown.text)).toContain('cap: 100000');
+    expect(String(r.text)).toContain('cap: 100000;');
+    expect(calls.map((c) => c.op)).toEqual(['hook']);
+    const facts = hookCalls(calls)[0]?.facts ?? {};
+    expect([facts.command, facts.args, typeof facts.budget]).toEqual(['notesoup', 'cap 100k', 'object']);
+  });
+});
+
+describe('commit evidence and kept boots', () => {
+  test('when the helper asks, a main step carries the boots the conversation keeps, one per block', async ($, on) => {
+    const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
+    const calls = world(
+      on,
+      () => ({ ok: true, effects: [], hints: {}, watch: { kept: true, boot_marker: '<notesoup-boot window="' } }),
+      {},
+      ['session.messages'],
+    );
+    // The API form merges adjacent user messages: the boot is one block among others.
+    on('session.messages', async () => ({
+      value: [
+        { role: 'user', content: [{ type: 'text', text: 'summary of before' }, { type: 'text', text: bootText }] },
+        { role: 'assistant', content: [{ type: 'text', text: bootText }] },
+      ],
+    }));
+    on('turn.step', async function* (_$, e) {
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
+    expect(hookCalls(calls).find((c) => c.event === 'turn.step')?.facts.kept).toEqual([bootText]);
   });
 
-  test('a refused cap changes nothing and says why', async ($, on) => {
-    const calls = world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+  test('appends go to the helper only through the doors it named; every door with the row text', async ($, on) => {
+    let watch: Fields = { append_doors: ['queue'] };
+    const calls = world(on, () => ({ ok: true, effects: [], hints: {}, watch }));
+    const append = (door: 'prompt' | 'queue' | 'compaction', text: string) =>
+      $.session.append({
+        message: { type: 'user', role: 'user', content: [{ type: 'text', text }] },
+        door, origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-00000000000a',
+      });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.command.run(typed('notesoup', 'cap 100k'));
-    const r = await $.command.run(typed('notesoup', 'cap lots'));
-    expect(String(r.text)).toContain('cap refused: cap "lots" is not a token count');
-    const shown = await $.command.run(typed('notesoup', 'cap'));
-    expect(String(shown.text)).toContain('cap: 100000');
-    expect(calls.filter((c) => c.op === 'limits').at(-1)?.request.cap).toBe('100000');
-    expect(calls.filter((c) => c.op === 'reset').map((c) => c.request.event)).not.toContainEqual({ type: 'cap_changed', cap: null });
+    calls.length = 0;
+    await append('prompt', 'a');
+    expect(calls).toEqual([]);
+    watch = { append_doors: ['*'] };
+    await append('queue', 'b');
+    expect(hookCalls(calls)).toEqual([{ event: 'session.append', facts: { agent: 'main', door: 'queue', kind: 'user', role: 'user' } }]);
+    await append('compaction', 'the boot');
+    expect(hookCalls(calls)[1]).toEqual({ event: 'session.append', facts: { agent: 'main', door: 'compaction', kind: 'user', role: 'user', text: 'the boot' } });
+  });
+});
+
+describe('boot', () => {
+  test('prompt.context forwards the kept boots and the binding; an attach_boot effect is the block', async ($, on) => {
+    const text = `<notesoup-boot window="claude:${SESSION}:0">\nnotes\n</notesoup-boot>`;
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'prompt.context' ? { ok: true, effects: [{ type: 'attach_boot', ordinal: 0, text }] } : { ok: true, effects: [] },
+    );
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    const r = await $.prompt.context({ blocks: [{ name: 'currentDate', text: 'today' }] });
+    expect(r.blocks).toEqual([{ name: 'currentDate', text: 'today' }, { name: 'notesoup', text }]);
+    expect(hookCalls(calls).find((c) => c.event === 'prompt.context')?.facts).toEqual({ cwd: '/work/project', transcript_path: '/t/s.jsonl', kept: [] });
   });
 
-  test('cap off removes it', async ($, on) => {
-    world(on, (op, req) => (op === 'limits' ? limits(req) : { ok: true, state: {}, effects: [], hints: {} }));
+  test('without attach_boot nothing is attached', async ($, on) => {
+    world(on, () => ({ ok: true, effects: [] }));
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.command.run(typed('notesoup', 'cap 100k'));
-    const r = await $.command.run(typed('notesoup', 'cap off'));
-    expect(String(r.text)).toContain('cap: none');
+    const r = await $.prompt.context({ blocks: [] });
+    expect(r.blocks).toEqual([]);
   });
 });

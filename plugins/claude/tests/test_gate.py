@@ -98,6 +98,11 @@ CASES = {
         "const done: Hook<'turn.complete'> = async ($, e, next) => {\n  const r = await next(e);\n"
         "  void compactNow($);\n  return r;\n};\n",
         "on('turn.complete', done);", False),
+    # 4. a fifth module-level let (a second state machine growing back)
+    "a fifth module-level let": ("let mainTurn: string | undefined;\n", "", True),
+    "a module-level var": ("var stepped = false;\n", "", True),
+    "a let inside a function (allowed)": (
+        "function count(xs: number[]) {\n  let n = 0;\n  for (const x of xs) n += x;\n  return n;\n}\n", "", False),
     "forbidden words in strings and comments (allowed)": (
         "// $.session.compact() and $.command.run() are mentioned here only\n"
         "const WORDS = '$.session.compact( $.command.run( { skip: 1 }';\n"
@@ -133,6 +138,22 @@ class GateTest(unittest.TestCase):
                     self.assertIn("gate: ", r.stderr)
                 else:
                     self.assertEqual(r.returncode, 0, f"the gate refused an allowed shape: {r.stderr}")
+
+
+class LetsTest(unittest.TestCase):
+    def test_the_module_before_the_hook_op_fails(self):
+        # The module as it was before issue 11's pipe (19 module-level lets) is refused.
+        old = subprocess.run(["git", "show", "2a76c09:plugins/claude/hooks/notesoup.ts"], cwd=HERE,
+                             capture_output=True, text=True)
+        if old.returncode != 0:
+            self.skipTest("no git history here")
+        with tempfile.TemporaryDirectory() as tmp:
+            hooks = Path(tmp) / "hooks"
+            shutil.copytree(HOOKS, hooks)
+            (hooks / MAIN).write_text(old.stdout)
+            r = gate(hooks)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("19 module-level `let`/`var` declarations, at most 4", r.stderr)
 
 
 if __name__ == "__main__":

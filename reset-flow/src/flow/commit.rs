@@ -81,6 +81,7 @@ impl Flow {
                         pool: Pool::Forced,
                         sticky: None,
                         generation: self.generation,
+                        text: None,
                     });
                 }
             }
@@ -100,6 +101,7 @@ impl Flow {
             pool: request.pool(),
             sticky: request.sticky(),
             generation: self.generation,
+            text: None,
         });
     }
 

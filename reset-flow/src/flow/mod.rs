@@ -59,6 +59,10 @@ pub struct Flow {
     pub(crate) waiting: Option<Waiting>,
     /// The running main turn has made its first model request.
     pub(crate) stepped: bool,
+    /// A person at a terminal (`session.start`): commit evidence comes from the
+    /// conversation, not from appends. Read only by the hook layer.
+    #[serde(default)]
+    pub(crate) interactive: bool,
 }
 
 /// Why a request exists.
@@ -234,6 +238,7 @@ impl Flow {
             window: Window::default(),
             waiting: None,
             stepped: false,
+            interactive: false,
         }
     }
 
@@ -400,9 +405,10 @@ impl Flow {
                 reason: "the session changed".to_owned(),
             });
         }
-        let disable_compact = self.disable_compact;
+        let (disable_compact, interactive) = (self.disable_compact, self.interactive);
         *self = Self::new(generation);
         self.disable_compact = disable_compact;
+        self.interactive = interactive;
     }
 }
 

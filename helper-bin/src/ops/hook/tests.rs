@@ -199,3 +199,270 @@ fn session_start_reads_disable_compact_as_claude_does() {
         "a new process reads its own environment"
     );
 }
+
+impl Home {
+    /// A real session folder for the brain (`cwd`).
+    fn cwd(&self) -> String {
+        let dir = self.0.join("work");
+        std::fs::create_dir_all(&dir).expect("work dir");
+        dir.to_string_lossy().into_owned()
+    }
+}
+
+#[test]
+fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window() {
+    let home = Home::new("context");
+    let cwd = home.cwd();
+    let first = home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));
+    assert_eq!(types(&first), ["attach_boot"], "{}", first.reply);
+    let text = first.reply["effects"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        text.starts_with("<notesoup-boot window=\"claude:s1:0\">"),
+        "{text}"
+    );
+    assert_eq!(first.reply["hints"]["ordinal"], 0);
+    // The boot Claude kept (a later window) stands: nothing attached, its window adopted.
+    let kept = "<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>";
+    let again = home.hook(
+        "p1",
+        "prompt.context",
+        &json!({"cwd": cwd, "kept": ["hi", kept]}),
+    );
+    assert!(types(&again).is_empty(), "{}", again.reply);
+    assert_eq!(again.reply["hints"]["ordinal"], 3);
+    assert_eq!(
+        again.reply["watch"]["boot_marker"],
+        "<notesoup-boot window=\""
+    );
+}
+
+/// Drives one explicit reset to its compaction: returns the `session.compact` reply.
+fn to_the_compaction(home: &Home, cwd: &str) -> Outcome {
+    home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));
+    home.hook(
+        "p1",
+        "turn.step",
+        &json!({"agent": "main", "turn_id": "t1", "index": 0}),
+    );
+    let reset = home.run_reset(
+        "p1",
+        &json!({"type": "empty_brain", "agent": "main", "args": {"last_word": "LW"}}),
+    );
+    assert_eq!(reset.exit, 0, "{}", reset.reply);
+    let step = home.hook(
+        "p1",
+        "turn.step",
+        &json!({"agent": "main", "turn_id": "t1", "index": 1}),
+    );
+    assert_eq!(types(&step), ["end_turn"], "{}", step.reply);
+    let done = home.hook(
+        "p1",
+        "turn.complete",
+        &json!({"agent": "main", "turn_id": "t1", "reason": "answer"}),
+    );
+    assert_eq!(types(&done), ["compact"], "{}", done.reply);
+    assert_eq!(done.reply["watch"]["compact_done"], true);
+    let marker = done.reply["effects"][0]["marker"].clone();
+    home.hook(
+        "p1",
+        "session.compact",
+        &json!({"cwd": cwd, "agent": "main", "trigger": "manual", "instructions": marker}),
+    )
+}
+
+impl Home {
+    fn run_reset(&self, process: &str, event: &Value) -> Outcome {
+        let request = json!({
+            "session": {"harness": "claude", "id": "s1", "process": process},
+            "event": event,
+        });
+        let home = self.0.to_string_lossy().into_owned();
+        run(
+            Some("reset"),
+            request.to_string().as_bytes(),
+            &Context::from_vars([("NOTESOUP_HOME", home)]),
+        )
+    }
+}
+
+#[test]
+fn an_answered_compaction_is_one_call_with_the_boot_and_headless_evidence_continues_once() {
+    let home = Home::new("compact");
+    let cwd = home.cwd();
+    let answer = to_the_compaction(&home, &cwd);
+    assert_eq!(types(&answer), ["answer_compaction"], "{}", answer.reply);
+    let boot = answer.reply["effects"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        boot.starts_with("<notesoup-boot window=\"claude:s1:1\">"),
+        "{boot}"
+    );
+    assert!(boot.contains("LW"), "the last word is in the boot: {boot}");
+    assert_eq!(answer.reply["hints"]["ordinal"], 1);
+    assert_eq!(answer.reply["watch"]["append_doors"], json!(["*"]));
+    assert_eq!(
+        answer.reply["watch"]["compact_done"], false,
+        "answered: a resolved command changes nothing"
+    );
+    let boundary = home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "compaction", "kind": "system", "role": null, "text": "summary"}),
+    );
+    assert!(types(&boundary).is_empty(), "{}", boundary.reply);
+    let row = home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": boot}),
+    );
+    assert_eq!(types(&row), ["log", "continue"], "{}", row.reply);
+    let text = row.reply["effects"][1]["text"].as_str().unwrap_or("");
+    assert!(
+        !text.contains("LW"),
+        "the continuation never repeats the last word: {text}"
+    );
+}
+
+#[test]
+fn a_rewritten_boot_row_is_not_evidence() {
+    let home = Home::new("rewritten");
+    let cwd = home.cwd();
+    let answer = to_the_compaction(&home, &cwd);
+    let boot = answer.reply["effects"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "compaction", "kind": "system", "text": ""}),
+    );
+    // The same identity (marker line), other text: not the boot as built.
+    let row = home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": format!("{boot}\nmore")}),
+    );
+    assert_eq!(types(&row), ["log", "cancel", "report"], "{}", row.reply);
+}
+
+#[test]
+fn a_close_out_with_no_usage_measured_fails_in_the_same_call() {
+    let home = Home::new("closeout");
+    let out = home.hook("p1", "command.run", &json!({"command": "empty"}));
+    assert_eq!(types(&out), ["report", "cancel", "report"], "{}", out.reply);
+    let fill = home.hook(
+        "p1",
+        "command.run",
+        &json!({"command": "fresh_window", "budget": budget(150000)}),
+    );
+    let closeout = fill.reply["effects"]
+        .as_array()
+        .and_then(|fx| fx.iter().find(|f| f["type"] == "closeout").cloned())
+        .unwrap_or_default();
+    assert!(
+        closeout["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("empty_brain")),
+        "{}",
+        fill.reply
+    );
+}
+
+#[test]
+fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
+    let home = Home::new("cap");
+    let cap = |args: &str| {
+        home.hook(
+            "p1",
+            "command.run",
+            &json!({"command": "notesoup", "args": args, "budget": budget(1000)}),
+        )
+    };
+    let set = cap("cap 100k");
+    let text = set.reply["effects"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        text.starts_with("cap: 100000; warning at "),
+        "{}",
+        set.reply
+    );
+    assert_eq!(set.reply["hints"]["cap"], 100000);
+    let refused = cap("cap 12");
+    let text = refused.reply["effects"][0]["text"].as_str().unwrap_or("");
+    assert!(text.starts_with("cap refused: "), "{}", refused.reply);
+    let shown = cap("");
+    assert!(
+        shown.reply["effects"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("cap: 100000;"),
+        "{}",
+        shown.reply
+    );
+    let usage = cap("bogus");
+    assert!(
+        usage.reply["effects"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("usage: /notesoup")
+    );
+    let off = cap("cap off");
+    assert!(
+        off.reply["effects"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("cap: none;"),
+        "{}",
+        off.reply
+    );
+    // A new process: the cap lives as long as the process that set it.
+    cap("cap 100k");
+    let other = home.hook(
+        "p2",
+        "command.run",
+        &json!({"command": "notesoup", "args": "", "budget": budget(1000)}),
+    );
+    assert!(
+        other.reply["effects"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("cap: none;"),
+        "{}",
+        other.reply
+    );
+}
+
+#[test]
+fn the_continuation_turn_ending_in_error_is_reported() {
+    let home = Home::new("cont");
+    let cwd = home.cwd();
+    let answer = to_the_compaction(&home, &cwd);
+    let boot = answer.reply["effects"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "compaction", "kind": "system", "text": ""}),
+    );
+    let row = home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": boot}),
+    );
+    let generation = row.reply["effects"][1]["generation"].clone();
+    let done = home.hook(
+        "p1",
+        "turn.complete",
+        &json!({"agent": "main", "turn_id": "t2", "reason": "error", "continuation": generation}),
+    );
+    assert_eq!(types(&done), ["report"], "{}", done.reply);
+    let text = done.reply["effects"][0]["text"].as_str().unwrap_or("");
+    assert!(text.contains("its turn ended: error"), "{text}");
+}
