@@ -54,6 +54,11 @@
 //! | `warn` | attach the budget warning, report whether it was delivered |
 //! | `report` | a one-line notice |
 //! | `cancel` | the request ended without a reset: drop work held for it |
+//! | `attach_boot`, `log` | (the `hook` op only) add the boot to `prompt.context`; a debug line |
+//!
+//! The Claude hooks module sends engine hook calls, not events: [`Hook`] (one table) turns
+//! each into a sequence of the events above, in one helper call ([`Flow::hook`],
+//! [`hook_saved`]).
 //!
 //! ```
 //! use notesoup_reset_flow::{Effect, Event, step};
