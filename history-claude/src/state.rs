@@ -402,9 +402,17 @@ impl<R: std::io::Read> Reader<R> {
         let mut probe = Vec::new();
         self.fill(&mut probe, 1)
     }
+    /// The next `N` bytes, copied straight out of the piece read ahead when it holds them
+    /// (the usual case: no allocation per number or flag).
     fn array<const N: usize>(&mut self) -> Result<[u8; N], StateError> {
         let mut out = [0; N];
-        out.copy_from_slice(&self.take(N)?);
+        if N as u64 <= self.left() && self.buf.len() - self.pos >= N {
+            out.copy_from_slice(&self.buf[self.pos..self.pos + N]);
+            self.pos += N;
+            self.at += N;
+        } else {
+            out.copy_from_slice(&self.take(N)?);
+        }
         Ok(out)
     }
     fn u8(&mut self) -> Result<u8, StateError> {
