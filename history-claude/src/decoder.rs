@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::Hasher;
 
-use notesoup_history_core::{Body, Role, Transcript, WordHash, WordHashBuilder};
+use notesoup_history_core::{Body, Event, Role, Transcript, Window, WordHash, WordHashBuilder};
 
 use crate::DecodeError;
 use crate::graph::Graph;
@@ -112,10 +112,12 @@ pub(crate) struct Node {
     pub(crate) compact: bool,
     pub(crate) boot: Option<u64>,
     pub(crate) duplicated: bool,
-    pub(crate) timestamp: Option<String>,
     /// Seq of the first event; the row's events have consecutive seqs.
     pub(crate) seq: u64,
-    pub(crate) events: Vec<(Role, Body)>,
+    /// Where the row's events are in the decoder's flat list (at least one: every
+    /// conversation row has its message, notice or attachment event first).
+    pub(crate) first_event: usize,
+    pub(crate) event_count: usize,
 }
 
 /// Where a node's first-recorded parent is.
@@ -128,6 +130,11 @@ pub(crate) enum FirstParent {
 }
 
 impl Node {
+    /// The row's events among `all` (the flat list of the decoder that made this node).
+    pub(crate) fn events<'a>(&self, all: &'a [Event]) -> &'a [Event] {
+        &all[self.first_event..self.first_event + self.event_count]
+    }
+
     /// The parent this row was first recorded with.
     pub(crate) fn first_parent(&self) -> Option<&String> {
         match &self.first_parent {
@@ -137,6 +144,42 @@ impl Node {
     }
 }
 
+/// Appends a row's events (role and body, in order) to `all` with consecutive seqs from
+/// `seq`, each naming the row's `uuid` and `timestamp` (the last takes the timestamp).
+/// Their windows are placeholders until the branch is selected.
+pub(crate) fn push_events(
+    all: &mut Vec<Event>,
+    uuid: &str,
+    mut timestamp: Option<String>,
+    seq: u64,
+    events: Vec<(Role, Body)>,
+) {
+    let last = events.len().saturating_sub(1);
+    for (k, (role, body)) in events.into_iter().enumerate() {
+        all.push(Event {
+            seq: seq + k as u64,
+            role,
+            window: Window::Numbered(0),
+            body,
+            record: uuid.to_owned(),
+            timestamp: if k == last {
+                timestamp.take()
+            } else {
+                timestamp.clone()
+            },
+        });
+    }
+}
+
+/// True when a repeat's events are the first occurrence's (role and body, in order).
+fn same_events(first: &[Event], repeat: &[(Role, Body)]) -> bool {
+    first.len() == repeat.len()
+        && first
+            .iter()
+            .zip(repeat)
+            .all(|(e, (role, body))| e.role == *role && e.body == *body)
+}
+
 /// A line-by-line decoder, for reading a file without holding it whole.
 pub struct Decoder {
     pub(crate) options: Options,
@@ -144,6 +187,10 @@ pub struct Decoder {
     pub(crate) line: usize,
     pub(crate) next_seq: u64,
     pub(crate) nodes: Vec<(String, Node)>,
+    /// Every row's events, node after node (so in seq order), each already as the
+    /// [`Transcript`] holds it (its window is set when the branch is selected): the
+    /// selection keeps them in place rather than copying every body into a new list.
+    pub(crate) events: Vec<Event>,
     pub(crate) index: UuidIndex,
     pub(crate) done: bool,
 }
@@ -157,6 +204,7 @@ impl Decoder {
             line: 0,
             next_seq: 1,
             nodes: Vec::new(),
+            events: Vec::new(),
             index: UuidIndex::default(),
             done: false,
         }
@@ -274,7 +322,10 @@ impl Decoder {
         }
         if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
             let node = &mut self.nodes[at].1;
-            if node.kind != row.kind || node.events != row.events || node.boot != row.boot {
+            if node.kind != row.kind
+                || !same_events(node.events(&self.events), &row.events)
+                || node.boot != row.boot
+            {
                 return Err(DecodeError::Conflict {
                     line: n,
                     uuid: row.uuid,
@@ -298,6 +349,9 @@ impl Decoder {
         let seq = self.next_seq;
         self.next_seq += row.events.len() as u64;
         self.index.insert(&row.uuid, self.nodes.len());
+        let first_event = self.events.len();
+        let event_count = row.events.len();
+        push_events(&mut self.events, &row.uuid, row.timestamp, seq, row.events);
         self.nodes.push((
             row.uuid,
             Node {
@@ -310,9 +364,9 @@ impl Decoder {
                 compact: row.compact,
                 boot: row.boot,
                 duplicated: false,
-                timestamp: row.timestamp,
                 seq,
-                events: row.events,
+                first_event,
+                event_count,
             },
         ));
         Ok(())

@@ -11,14 +11,16 @@ use crate::decoder::{Decoder, FirstParent, Node, UuidIndex};
 use crate::rows::Kind;
 use crate::{DecodeError, Head};
 
-/// True for a user row holding tool results and no visible text.
-pub(crate) fn results_only(node: &Node) -> bool {
+/// True for a user row holding tool results and no visible text (`all`: the decoder's
+/// flat event list).
+pub(crate) fn results_only(node: &Node, all: &[Event]) -> bool {
+    let events = node.events(all);
     node.kind == Kind::User
-        && node.events.len() > 1
-        && matches!(node.events.first(), Some((_, Body::Text { text })) if text.trim().is_empty())
-        && node.events[1..]
+        && events.len() > 1
+        && matches!(events.first(), Some(Event { body: Body::Text { text }, .. }) if text.trim().is_empty())
+        && events[1..]
             .iter()
-            .all(|(_, b)| matches!(b, Body::ToolResult { .. }))
+            .all(|e| matches!(e.body, Body::ToolResult { .. }))
 }
 
 /// A link from a node to its predecessor.
@@ -32,6 +34,8 @@ enum Link {
 pub(crate) struct Graph {
     session: String,
     nodes: Vec<(String, Node)>,
+    /// The decoder's flat event list.
+    events: Vec<Event>,
     index: UuidIndex,
     /// Each node's latest parent, resolved.
     latest: Vec<Link>,
@@ -93,6 +97,7 @@ impl Graph {
         Self {
             session: decoder.session.unwrap_or_default(),
             nodes: decoder.nodes,
+            events: decoder.events,
             index: decoder.index,
             latest,
             first,
@@ -171,42 +176,20 @@ impl Graph {
                 head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords, &mut path)?;
             }
         }
-        let count = self
-            .nodes
-            .iter()
-            .zip(&windows)
-            .filter(|(_, w)| w.is_some())
-            .map(|((_, n), _)| n.events.len())
-            .sum();
-        let mut events = Vec::with_capacity(count);
-        for ((uuid, node), window) in self.nodes.into_iter().zip(windows) {
+        // The selected rows' events stay where they are, their windows set; the others
+        // are dropped in place (no body is copied).
+        let mut events = self.events;
+        let mut keep = vec![false; events.len()];
+        for ((_, node), window) in self.nodes.iter().zip(windows) {
             let Some(window) = window else { continue };
-            // The last event takes the row's strings; the others copy them.
-            let timestamp = node.timestamp;
-            let mut rest = (node.seq..).zip(node.events).peekable();
-            while let Some((seq, (role, body))) = rest.next() {
-                if rest.peek().is_some() {
-                    events.push(Event {
-                        seq,
-                        role,
-                        window: window.clone(),
-                        body,
-                        record: uuid.clone(),
-                        timestamp: timestamp.clone(),
-                    });
-                } else {
-                    events.push(Event {
-                        seq,
-                        role,
-                        window,
-                        body,
-                        record: uuid,
-                        timestamp,
-                    });
-                    break;
-                }
+            let range = node.first_event..node.first_event + node.event_count;
+            for event in &mut events[range.clone()] {
+                event.window = window.clone();
             }
+            keep[range].fill(true);
         }
+        let mut kept = keep.iter();
+        events.retain(|_| kept.next().copied().unwrap_or(false));
         Ok(Transcript {
             session: SessionRef {
                 harness: Harness::Claude,
@@ -302,7 +285,7 @@ impl Graph {
             }
         }
         let sibling_result = |i: usize| {
-            results_only(&self.nodes[i].1)
+            results_only(&self.nodes[i].1, &self.events)
                 && matches!(self.latest[i], Link::Node(p) if children[p] > 1)
         };
         let leaves = || (0..self.nodes.len()).rev().filter(|&i| !referenced[i]);
@@ -361,8 +344,8 @@ impl Graph {
             .iter()
             .zip(selected.iter())
             .filter(|(_, s)| **s)
-            .flat_map(|((_, node), _)| node.events.iter())
-            .filter_map(|(_, body)| match body {
+            .flat_map(|((_, node), _)| node.events(&self.events))
+            .filter_map(|e| match &e.body {
                 Body::ToolCall { id, .. } => Some(id.as_str()),
                 _ => None,
             })
@@ -375,10 +358,10 @@ impl Graph {
             let Link::Node(p) = self.latest[i] else {
                 continue;
             };
-            let answers_selected = node.events[1..].iter().all(
-                |(_, b)| matches!(b, Body::ToolResult { id, .. } if calls.contains(id.as_str())),
+            let answers_selected = node.events(&self.events)[1..].iter().all(
+                |e| matches!(&e.body, Body::ToolResult { id, .. } if calls.contains(id.as_str())),
             );
-            if selected[p] && results_only(node) && answers_selected {
+            if selected[p] && results_only(node, &self.events) && answers_selected {
                 selected[i] = true;
             }
         }

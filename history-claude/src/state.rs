@@ -4,10 +4,10 @@
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
 //! only resume a state over the byte-identical prefix it was made from.
 
-use notesoup_history_core::{Body, Role};
+use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, UuidIndex};
+use crate::decoder::{Decoder, FirstParent, Node, UuidIndex, push_events};
 use crate::rows::Kind;
 
 /// The format version written first; a state of another version is refused.
@@ -87,10 +87,12 @@ impl Decoder {
                 }
             }
             w.bool(node.duplicated);
-            w.opt_str(node.timestamp.as_deref());
+            let events = node.events(&self.events);
+            // Every event of a row carries the row's timestamp.
+            w.opt_str(events.first().and_then(|e| e.timestamp.as_deref()));
             w.u64(node.seq);
-            w.u64(node.events.len() as u64);
-            for (role, body) in &node.events {
+            w.u64(events.len() as u64);
+            for Event { role, body, .. } in events {
                 w.u8(role_code(*role));
                 match body {
                     Body::Text { text } => {
@@ -155,15 +157,16 @@ impl Decoder {
         let done = r.bool()?;
         let count = r.len(16)?;
         let mut nodes = Vec::with_capacity(count);
+        let mut events = Vec::with_capacity(count);
         let mut index = UuidIndex::with_capacity(count);
         let mut seq_end = 1;
         for _ in 0..count {
-            let (uuid, node) = read_node(&mut r)?;
+            let (uuid, node) = read_node(&mut r, &mut events)?;
             // Seqs are consecutive in node order: the state must say so.
             if node.seq != seq_end || node.first_line == 0 || node.first_line > line {
                 return Err(r.invalid("row seq or line out of order"));
             }
-            seq_end += node.events.len() as u64;
+            seq_end += node.event_count as u64;
             if index.get(&uuid, &nodes).is_some() {
                 return Err(r.invalid("repeated uuid"));
             }
@@ -182,6 +185,7 @@ impl Decoder {
             line,
             next_seq,
             nodes,
+            events,
             index,
             done,
         })
@@ -194,7 +198,11 @@ impl Decoder {
     }
 }
 
-fn read_node(r: &mut Reader<impl std::io::Read>) -> Result<(String, Node), StateError> {
+/// Reads one row of the state; its events go on the end of `all`.
+fn read_node(
+    r: &mut Reader<impl std::io::Read>,
+    all: &mut Vec<Event>,
+) -> Result<(String, Node), StateError> {
     let uuid = r.str()?;
     let first_line = r.usize()?;
     let kind = match r.u8()? {
@@ -226,6 +234,10 @@ fn read_node(r: &mut Reader<impl std::io::Read>) -> Result<(String, Node), State
     let timestamp = r.opt_str()?;
     let seq = r.u64()?;
     let n = r.len(2)?;
+    if n == 0 {
+        // The decoder never makes one: every row has its first event.
+        return Err(r.invalid("row without events"));
+    }
     let mut events = Vec::with_capacity(n);
     for _ in 0..n {
         let role = role_from(r.u8()?).ok_or_else(|| r.invalid("role"))?;
@@ -245,6 +257,8 @@ fn read_node(r: &mut Reader<impl std::io::Read>) -> Result<(String, Node), State
         };
         events.push((role, body));
     }
+    let first_event = all.len();
+    push_events(all, &uuid, timestamp, seq, events);
     Ok((
         uuid,
         Node {
@@ -257,9 +271,9 @@ fn read_node(r: &mut Reader<impl std::io::Read>) -> Result<(String, Node), State
             compact,
             boot,
             duplicated,
-            timestamp,
             seq,
-            events,
+            first_event,
+            event_count: n,
         },
     ))
 }

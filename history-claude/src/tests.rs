@@ -355,6 +355,39 @@ fn uuids_whose_hashes_collide_stay_distinct() {
     assert_eq!(resumed.finish(&Head::Leaf).unwrap(), t);
 }
 
+/// A saved state whose row has no event (the decoder never writes one: every row has its
+/// message, notice or attachment event) is refused, not resumed into a row with no
+/// timestamp to carry.
+#[test]
+fn a_state_row_without_events_is_refused() {
+    let text = jsonl(&[row("user", "a", None, "hi")]);
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    let state = decoder.snapshot();
+    // The row ends the state: event count (u64 1), role, body kind, text length (u64 2),
+    // "hi". Drop its event and say it has none.
+    let mut empty = state[..state.len() - 20].to_vec();
+    empty.extend_from_slice(&0_u64.to_le_bytes());
+    // And the next seq (after magic, version, no session option, the flag, the session
+    // `s1`, the line count) is 1 again, so only the empty row is wrong.
+    let next_seq = 8 + 4 + 1 + 1 + (1 + 8 + 2) + 8;
+    assert_eq!(state[next_seq..next_seq + 8], 2_u64.to_le_bytes());
+    empty[next_seq..next_seq + 8].copy_from_slice(&1_u64.to_le_bytes());
+    assert!(
+        matches!(
+            Decoder::resume(Options::default(), &empty),
+            Err(StateError::Invalid {
+                reason: "row without events",
+                ..
+            })
+        ),
+        "{:?}",
+        Decoder::resume(Options::default(), &empty).err()
+    );
+}
+
 /// What the field-by-field parse (the path every refusal comes from) makes of one line:
 /// a row, `None` for another record type, `Err` for a refusal.
 fn field_by_field(line: &[u8]) -> Result<Option<rows::Row>, ()> {
