@@ -33,29 +33,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub use notesoup_history_core::window::WindowFacts;
 use notesoup_history_core::window::{WindowId, retained_window};
 use notesoup_history_core::{Body, Harness, Role, Transcript};
 
 /// The harness name in a Claude window id.
 const HOST: &str = Harness::Claude.name();
-
-/// What a transcript says about its session's current window.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowFacts {
-    /// The window the session is in: `claude:<session>:<n>`. `None` when no ordinal can be
-    /// known: the ancestry stops at a record the file lacks (a fork of a session that had
-    /// no notesoup boot) and no boot re-anchors it.
-    pub window: Option<WindowId>,
-    /// The newest retained boot naming the highest ordinal, as written (in a fork, its
-    /// session is the parent's); `None` when the selected branch holds no boot.
-    pub boot: Option<WindowId>,
-    /// Compact boundaries after that boot (after the root when there is no boot): 0 means
-    /// the current window holds the boot. `None` when the ordinal is unknown.
-    pub compactions_since_boot: Option<u64>,
-    /// The session the newest boot names, when it is not this one (a fork, or a copied
-    /// transcript).
-    pub forked_from: Option<String>,
-}
 
 /// A transcript that is not the session's it was asked about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

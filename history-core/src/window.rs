@@ -27,6 +27,27 @@ pub const MARKER_OPEN: &str = "<notesoup-boot window=\"";
 /// The line that closes a boot block.
 pub const MARKER_CLOSE: &str = "</notesoup-boot>";
 
+/// What a session's transcript says about the window the session is in now: what a new
+/// process rebuilds its window state from when the session has no usable record (first
+/// start, a fork, a deleted or refused record). A decoder reads it off a transcript
+/// (`notesoup-history-claude::window_facts`); the reset flow starts from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowFacts {
+    /// The window the session is in: `<host>:<session>:<n>`. `None` when no ordinal can be
+    /// known: the ancestry stops at a record the file lacks (a fork of a session that had
+    /// no notesoup boot) and no boot re-anchors it.
+    pub window: Option<WindowId>,
+    /// The newest retained boot naming the highest ordinal, as written (in a fork, its
+    /// session is the parent's); `None` when the selected branch holds no boot.
+    pub boot: Option<WindowId>,
+    /// Compact boundaries after that boot (after the root when there is no boot): 0 means
+    /// the current window holds the boot. `None` when the ordinal is unknown.
+    pub compactions_since_boot: Option<u64>,
+    /// The session the newest boot names, when it is not this one (a fork, or a copied
+    /// transcript).
+    pub forked_from: Option<String>,
+}
+
 /// A window id that is not `<host>:<sessionId>:<ordinal>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -123,6 +144,40 @@ pub fn retained_window(text: &str) -> Option<WindowId> {
             let mut lines = text[at..].lines();
             let id = WindowId::from_marker_line(lines.next()?)?;
             lines.any(|l| l.trim() == MARKER_CLOSE).then_some(id)
+        })
+}
+
+/// Where the first complete boot block of `text` (as [`retained_window`] finds it) sits:
+/// its window and the byte range from its marker line to the end of its
+/// [`MARKER_CLOSE`] line (the line break after it excluded). What cuts a boot out of a
+/// larger text, e.g. an engine attachment holding several context blocks.
+///
+/// ```
+/// use notesoup_history_core::window::boot_block;
+///
+/// let text = "# notesoup\n<notesoup-boot window=\"claude:s1:0\">\nnotes\n</notesoup-boot>\n\nmore";
+/// let (window, range) = boot_block(text).unwrap();
+/// assert_eq!(window.to_string(), "claude:s1:0");
+/// assert_eq!(&text[..range.start], "# notesoup\n");
+/// assert_eq!(&text[range.end..], "\n\nmore");
+/// ```
+pub fn boot_block(text: &str) -> Option<(WindowId, std::ops::Range<usize>)> {
+    text.match_indices(MARKER_OPEN)
+        .map(|(at, _)| at)
+        .filter(|&at| at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n'))
+        .find_map(|at| {
+            let first = text[at..].lines().next()?;
+            let id = WindowId::from_marker_line(first)?;
+            // The close line: MARKER_CLOSE alone on a line (surrounding spaces allowed).
+            let mut offset = at;
+            for line in text[at..].split_inclusive('\n') {
+                let bare = line.trim_end_matches(['\n', '\r']);
+                if offset > at && bare.trim() == MARKER_CLOSE {
+                    return Some((id, at..offset + bare.len()));
+                }
+                offset += line.len();
+            }
+            None
         })
 }
 

@@ -110,3 +110,24 @@ fn a_fork_keeps_the_ordinal_under_its_own_session() {
     let fork = parent.in_session("child").unwrap();
     assert_eq!(fork.to_string(), "claude:child:3");
 }
+
+#[rstest::rstest]
+#[case::alone("<notesoup-boot window=\"claude:s:0\">\nx\n</notesoup-boot>", Some(("claude:s:0", "", "")))]
+#[case::among_blocks(
+    "# a\nA\n\n# notesoup\n<notesoup-boot window=\"claude:s:2\">\n## x\n</notesoup-boot>\n\n# b\nB",
+    Some(("claude:s:2", "# a\nA\n\n# notesoup\n", "\n\n# b\nB"))
+)]
+#[case::crlf_close(
+    "<notesoup-boot window=\"claude:s:1\">\r\nx\r\n </notesoup-boot> \r\nafter",
+    Some(("claude:s:1", "", "\r\nafter"))
+)]
+#[case::no_close("<notesoup-boot window=\"claude:s:0\">\nx", None)]
+#[case::not_at_a_line_start("say <notesoup-boot window=\"claude:s:0\">\n</notesoup-boot>", None)]
+#[case::marker_quoted_inside_a_line(
+    "x\n<notesoup-boot window=\"claude:s:0\"> and more\n</notesoup-boot>",
+    None
+)]
+fn boot_blocks(#[case] text: &str, #[case] want: Option<(&str, &str, &str)>) {
+    let got = boot_block(text).map(|(w, r)| (w.to_string(), &text[..r.start], &text[r.end..]));
+    assert_eq!(got.as_ref().map(|(w, b, a)| (w.as_str(), *b, *a)), want);
+}
