@@ -139,6 +139,26 @@ pub enum Effect {
         /// One line.
         text: String,
     },
+    /// Answer this `prompt.attachment` (a context block holding a boot, sent again by the
+    /// engine): `keep` passes it on; `drop` sends `before + after`, or `{text: null}` when
+    /// `alone`; `rebuild` builds the boot of window `ordinal` for this session (helper
+    /// `boot`) and sends `before + "# notesoup\n" + boot + after`. `before` and `after` are
+    /// the attachment's text around the boot block, its `# notesoup` heading line cut
+    /// with it; `alone` when they hold no other block (no `# ` heading line).
+    ///
+    /// `{"type":"boot_copy","verdict":"drop","ordinal":0,"before":"","after":"\n\nThis is ambient context…","alone":true}`
+    BootCopy {
+        /// Keep, drop or rebuild.
+        verdict: CopyVerdict,
+        /// The window the copy names (rebuild: under this session).
+        ordinal: u32,
+        /// The text before the boot block.
+        before: String,
+        /// The text after the boot block.
+        after: String,
+        /// No other block is in the attachment.
+        alone: bool,
+    },
     /// Show one line to the person (`$.ui.notice`, or the command's text).
     ///
     /// `{"type":"report","text":"…"}`
@@ -154,6 +174,20 @@ pub enum Effect {
         /// Why, one line.
         reason: String,
     },
+}
+
+/// What becomes of a boot copy the engine is about to send ([`Effect::BootCopy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyVerdict {
+    /// It names this session's current window (or a newer one): sent as it is.
+    Keep,
+    /// It names a window of this session that is closed: left out (the retry after a
+    /// prompt-too-long compaction re-sends the cleared window's boot).
+    Drop,
+    /// It names another session's window (a fork's copy of its parent's boot): rebuilt
+    /// for this session's window `ordinal` from the notes as they are now.
+    Rebuild,
 }
 
 /// Where a close-out's budget warning goes.

@@ -448,6 +448,18 @@ pub enum Event {
         /// `e.door`.
         door: String,
     },
+    /// The engine is about to send a context block holding a boot again
+    /// (`prompt.attachment` of type `context_sections`: a resume, a fork, the retry after a
+    /// prompt-too-long compaction): its `text`, and the id of the session now running.
+    /// The flow answers with one `boot_copy` effect (none when the text holds no boot).
+    ///
+    /// `{"type":"boot_copy","session":"s2","text":"# notesoup\n<notesoup-boot window=\"claude:s1:0\">\n…\n</notesoup-boot>"}`
+    BootCopy {
+        /// The running session's id (`$.session.id()`).
+        session: String,
+        /// The attachment's text.
+        text: String,
+    },
     /// `DISABLE_COMPACT` as read at `session.start` (presence: set).
     ///
     /// `{"type":"disable_compact","set":true}`

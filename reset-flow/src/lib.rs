@@ -108,7 +108,7 @@ pub use blob::FlowError;
 pub use flow::{Flow, STATE_VERSION};
 pub use hook::{Budget, Hook, KeptBoot, Resolve, Watch, hook_saved};
 
-pub use effect::{CloseoutMode, Effect, Hints, Pool};
+pub use effect::{CloseoutMode, CopyVerdict, Effect, Hints, Pool};
 pub use event::{
     Agent, BootStatus, Command, ContinuationStatus, Delivery, Event, Evidence, InputPhase, Measure,
     Miss, Outcome, Source, Trigger, TurnEnd,
@@ -196,6 +196,30 @@ fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply
             hints,
         },
     )
+}
+
+/// What [`step_saved`] takes as `saved` for a session that has no usable record: the flow
+/// rebuilt from what the session's transcript says ([`Flow::rebuilt`]), saved by no
+/// process (so the first step sends no [`Event::Loaded`]).
+///
+/// ```
+/// use notesoup_history_core::window::{WindowFacts, WindowId};
+/// use notesoup_reset_flow::{Event, rebuilt_saved, step_saved};
+///
+/// // The transcript says the session is in window 3 (a record deleted, or a fork).
+/// let facts = WindowFacts {
+///     window: Some(WindowId::new("claude", "s1", 3)?),
+///     boot: Some(WindowId::new("claude", "s1", 3)?),
+///     compactions_since_boot: Some(0),
+///     forked_from: None,
+/// };
+/// let saved = rebuilt_saved(&facts);
+/// let (_, reply) = step_saved(Some(&saved), "p1", Event::WindowSeen { ordinal: 0 });
+/// assert_eq!(reply.hints.ordinal, Some(3)); // an older boot never takes it back
+/// # Ok::<(), notesoup_history_core::window::WindowIdError>(())
+/// ```
+pub fn rebuilt_saved(facts: &notesoup_history_core::window::WindowFacts) -> Value {
+    serde_json::json!({"flow": Flow::rebuilt(facts).to_blob()})
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! input), `commit` (compactions, the boot, evidence, the continuation).
 
 mod commit;
+mod copy;
 mod cutoff;
 mod request;
 mod window;
@@ -361,6 +362,7 @@ impl Flow {
             Event::Session { generation } => self.session(generation, &mut fx),
             Event::Loaded => self.loaded(&mut fx),
             Event::WindowSeen { ordinal } => self.advance_to(ordinal),
+            Event::BootCopy { session, text } => self.boot_copy(&session, &text, &mut fx),
             Event::NativeCompacted { agent } => self.native_compacted(agent),
             Event::WarningPoint { tokens, point } => self.warning_point(tokens, point, &mut fx),
             Event::Warning { generation, status } if generation == self.generation => {

@@ -117,6 +117,8 @@ fn window_alphabet(flow: &Flow) -> Vec<Value> {
         json!({"type": "loaded"}),
         json!({"type": "window_seen", "ordinal": 0}),
         json!({"type": "window_seen", "ordinal": 2}),
+        json!({"type": "boot_copy", "session": "s1", "text": "<notesoup-boot window=\"claude:s1:0\">\n</notesoup-boot>"}),
+        json!({"type": "boot_copy", "session": "s1", "text": "<notesoup-boot window=\"claude:s0:2\">\n</notesoup-boot>"}),
         json!({"type": "native_compacted", "agent": "main"}),
         json!({"type": "warning_point", "tokens": 2000, "point": 1000}),
         json!({"type": "warning", "generation": g, "status": "delivered"}),
@@ -351,6 +353,21 @@ fn check(
             g.advance(promised);
         }
         Event::WindowSeen { ordinal } => g.advance(*ordinal),
+        // A boot copy that stands names the window; only a closed window's copy is dropped.
+        Event::BootCopy { .. } => {
+            for e in fx {
+                if let Effect::BootCopy {
+                    verdict, ordinal, ..
+                } = e
+                {
+                    if *verdict != crate::CopyVerdict::Drop {
+                        g.advance(*ordinal);
+                    } else if g.ordinal.is_none_or(|n| *ordinal >= n) {
+                        return Err(format!("the boot copy of open window {ordinal} dropped"));
+                    }
+                }
+            }
+        }
         Event::NativeCompacted { agent: Agent::Main } => {
             if let Some(n) = g.ordinal {
                 g.advance(n + 1);
