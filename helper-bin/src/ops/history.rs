@@ -152,7 +152,7 @@ pub(crate) fn corpus(roots: Roots, ctx: &Context) -> Corpus {
 
 /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
 /// can be named and neither `cache` nor `cache/history` is a link (else no index is kept).
-fn cache(ctx: &Context) -> Option<Cache> {
+pub(crate) fn cache(ctx: &Context) -> Option<Cache> {
     ctx.notes_home().ok().and_then(|root| Cache::in_home(&root))
 }
 

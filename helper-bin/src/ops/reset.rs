@@ -6,9 +6,20 @@
 //! under the record's lock, so it outlives the process and a `claude -p --resume` finds
 //! the window, its warning and a pending request as they were), or `state` (the caller
 //! keeps the blob of the previous reply and sends it back).
+//!
+//! A session with no usable record (first start, a fork, a deleted or refused record) is
+//! rebuilt from its transcript before the event, when `session` names it
+//! (`transcript_path`): the window the newest retained boot and the compact boundaries
+//! after it say the session is in (`history-claude::window_facts`, `reset-flow::
+//! rebuilt_saved`). A fork's transcript names the fork's session, so the fork starts its
+//! own record, never the parent's.
 
+use std::path::Path;
+
+use notesoup_history_claude::{Head, Options, window_facts};
 use notesoup_history_core::Harness;
-use notesoup_reset_flow::{Event, Reply, step, step_saved};
+use notesoup_history_store::read_transcript;
+use notesoup_reset_flow::{Event, Reply, rebuilt_saved, step, step_saved};
 use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -38,6 +49,10 @@ pub(crate) struct SessionRef {
     pub(crate) id: String,
     /// A token unique to the calling process (a new process finds the flow `loaded`).
     pub(crate) process: String,
+    /// The session's transcript (`classic.SessionStart`'s `transcript_path`): what a
+    /// session with no usable record is rebuilt from.
+    #[serde(default)]
+    pub(crate) transcript_path: Option<String>,
 }
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
@@ -73,9 +88,10 @@ fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpEr
     })
 }
 
-/// Runs `step` on what the session's record holds (`None`: nothing, or a stale record,
-/// refused rather than misread: the flow starts fresh and is written over it) under the
-/// record's lock, and saves what it returns when that changed.
+/// Runs `step` on what the session's record holds under the record's lock, and saves what
+/// it returns when that changed. With nothing usable (no record, or a stale one, refused
+/// rather than misread) `step` gets the flow rebuilt from the session's transcript
+/// ([`rebuilt`]), else `None` (a fresh flow), and that is written over it.
 pub(crate) fn with_saved<R>(
     ctx: &Context,
     session: &SessionRef,
@@ -85,17 +101,40 @@ pub(crate) fn with_saved<R>(
     let store = WindowStore::new(home);
     let key = SessionKey::new(session.harness, &session.id).map_err(store_error)?;
     store.with_session(&key, |record| {
+        // A stale record (another version, another session's) is refused, never misread:
+        // the flow is rebuilt from the transcript (else starts fresh) and written over it.
         let saved = match record.read() {
             Ok(saved) => saved.map(|r| r.state),
             Err(err) if err.is_stale_record() => None,
             Err(err) => return Err(store_error(err)),
         };
+        let saved = saved.or_else(|| rebuilt(ctx, session));
         let (save, reply) = step(saved.as_ref());
         if saved.as_ref() != Some(&save) {
             record.write(save).map_err(store_error)?;
         }
         Ok(reply)
     })
+}
+
+/// The flow the session's transcript says it is in, as [`step_saved`] takes it. `None`
+/// (a fresh flow, as before) when no transcript is named, when it is not written yet (a
+/// session's first record is written with its first prompt) or cannot be read, or when it
+/// is not this session's.
+fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<serde_json::Value> {
+    let path = session.transcript_path.as_deref()?;
+    if session.harness != Harness::Claude {
+        return None;
+    }
+    let options = Options {
+        session: Some(session.id.clone()),
+        sidechain: false,
+    };
+    let cache = super::history::cache(ctx);
+    let transcript =
+        read_transcript(Path::new(path), &options, &Head::Leaf, cache.as_ref()).ok()?;
+    let facts = window_facts(&transcript, &session.id).ok()?;
+    Some(rebuilt_saved(&facts))
 }
 
 #[expect(
@@ -111,3 +150,6 @@ impl From<WindowStoreError> for OpError {
         store_error(err)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -117,10 +117,16 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
   return refusal('helper_failed', `${op}: exit ${out.exitCode}, no JSON reply${why ? `: ${why}` : ''}`);
 }
 
-/** The session the helper keeps the flow of, as this process (and binding) names it. */
+/**
+ * The session the helper keeps the flow of, as this process (and binding) names it, and
+ * the transcript it rebuilds the window from when the session has no record yet (a fork,
+ * a deleted record).
+ */
 async function sessionRef($: EngineInterface): Promise<Fields> {
   const id = (await $.session.id()).replace(/[^A-Za-z0-9_-]/g, '') || HOST;
-  return { harness: HOST, id, process: `${PROCESS}:${bound.epoch}` };
+  const session: Fields = { harness: HOST, id, process: `${PROCESS}:${bound.epoch}` };
+  if (bound.transcriptPath !== undefined) session.transcript_path = bound.transcriptPath;
+  return session;
 }
 
 /** One engine hook call, whole, to the helper's `hook` op; returns the effects, texts filled. */

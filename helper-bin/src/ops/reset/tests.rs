@@ -1,0 +1,122 @@
+//! `reset` with a session the helper keeps: a missing or refused record is rebuilt from
+//! the session's transcript (real Claude Code 2.1.319 transcripts) before the event.
+
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use std::path::{Path, PathBuf};
+
+use rstest::rstest;
+use serde_json::{Value, json};
+
+use crate::{Context, answer};
+
+/// Two compactions, the second boot naming window 2's predecessor: window 2.
+const TWO: (&str, &str) = (
+    "own-two-compactions--da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl",
+    "da56055c-293e-4422-b5b8-62b1c7e6c03d",
+);
+/// A reactive compaction whose retry re-persisted window 0's boot after window 1's.
+const PTL: (&str, &str) = (
+    "own-ptl-resent-boot--0ffbd25d-7b28-4def-956b-e0532e45d2a8.jsonl",
+    "0ffbd25d-7b28-4def-956b-e0532e45d2a8",
+);
+
+/// A scratch notes home and a copy of fixture `name` as `<session>.jsonl` in it.
+fn scratch(test: &str, (name, session): (&str, &str)) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("notesoup-reset-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../history-claude/tests/data")
+        .join(name);
+    let transcript = dir.join(format!("{session}.jsonl"));
+    std::fs::copy(&fixture, &transcript).unwrap();
+    (dir, transcript)
+}
+
+fn reset(home: &Path, session: &Value, event: &Value) -> Value {
+    let ctx = Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]);
+    let out = answer("reset", json!({"session": session, "event": event}), &ctx);
+    assert_eq!(out.reply["ok"], true, "{}", out.reply);
+    out.reply
+}
+
+#[rstest]
+#[case::two_compactions("two", TWO, 2)]
+// The re-sent window-0 boot never takes the window back to 0.
+#[case::resent_boot("ptl", PTL, 1)]
+fn a_session_without_a_record_starts_in_the_window_its_transcript_names(
+    #[case] test: &str,
+    #[case] fixture: (&str, &str),
+    #[case] ordinal: u32,
+) {
+    let (dir, transcript) = scratch(test, fixture);
+    let session = json!({"harness": "claude", "id": fixture.1, "process": "p1",
+                         "transcript_path": transcript.to_str().unwrap()});
+    // An older boot seen first (what the shell's kept boots may say) changes nothing.
+    let reply = reset(
+        &dir.join("home"),
+        &session,
+        &json!({"type": "window_seen", "ordinal": 0}),
+    );
+    assert_eq!(reply["hints"]["ordinal"], ordinal, "{reply}");
+    assert_eq!(reply["effects"], json!([]));
+    // The record now exists and is what the next step reads.
+    let reply = reset(
+        &dir.join("home"),
+        &session,
+        &json!({"type": "window_seen", "ordinal": 0}),
+    );
+    assert_eq!(reply["hints"]["ordinal"], ordinal);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[rstest]
+#[case::no_transcript_named(None)]
+#[case::transcript_not_written_yet(Some("missing.jsonl"))]
+fn without_a_readable_transcript_the_flow_starts_fresh(#[case] path: Option<&str>) {
+    let (dir, _) = scratch(&format!("fresh-{}", path.is_some()), TWO);
+    let mut session = json!({"harness": "claude", "id": TWO.1, "process": "p1"});
+    if let Some(p) = path {
+        session["transcript_path"] = json!(dir.join(p).to_str().unwrap());
+    }
+    let reply = reset(
+        &dir.join("home"),
+        &session,
+        &json!({"type": "window_seen", "ordinal": 0}),
+    );
+    assert_eq!(reply["hints"]["ordinal"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kept_record_wins_over_the_transcript() {
+    let (dir, transcript) = scratch("kept", TWO);
+    let home = dir.join("home");
+    let bare = json!({"harness": "claude", "id": TWO.1, "process": "p1"});
+    reset(&home, &bare, &json!({"type": "window_seen", "ordinal": 5}));
+    let session = json!({"harness": "claude", "id": TWO.1, "process": "p1",
+                         "transcript_path": transcript.to_str().unwrap()});
+    let reply = reset(
+        &home,
+        &session,
+        &json!({"type": "window_seen", "ordinal": 0}),
+    );
+    assert_eq!(reply["hints"]["ordinal"], 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_transcript_of_another_session_is_not_rebuilt_from() {
+    // A fork's record is the fork's: another session's transcript names no window of it.
+    let (dir, transcript) = scratch("other", TWO);
+    let session = json!({"harness": "claude", "id": "fork-1", "process": "p1",
+                         "transcript_path": transcript.to_str().unwrap()});
+    let reply = reset(
+        &dir.join("home"),
+        &session,
+        &json!({"type": "window_seen", "ordinal": 0}),
+    );
+    assert_eq!(reply["hints"]["ordinal"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
