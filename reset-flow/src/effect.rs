@@ -140,13 +140,17 @@ pub enum Effect {
         text: String,
     },
     /// Answer this `prompt.attachment` (a context block holding a boot, sent again by the
-    /// engine): `keep` passes it on; `drop` sends `before + after`, or `{text: null}` when
-    /// `alone`; `rebuild` builds the boot of window `ordinal` for this session (helper
-    /// `boot`) and sends `before + "# notesoup\n" + boot + after`. `before` and `after` are
-    /// the attachment's text around the boot block, its `# notesoup` heading line cut
-    /// with it; `alone` when they hold no other block (no `# ` heading line).
+    /// engine): `keep` → `next(e)`; otherwise send `text` (`next({...e, text})`), or
+    /// `{text: null}` when it is absent. `drop` (a closed window's copy): `text` is the
+    /// attachment without the boot (absent when `alone`); `rebuild` (another session's
+    /// copy: a fork's): `text` is the attachment with this session's boot of window
+    /// `ordinal` in place of the copy (the `hook` op builds it; the plain `reset` op leaves
+    /// `text` absent: build the boot with helper `boot` and send `before + "# notesoup\n" +
+    /// boot + after`). `before` and `after` are the attachment's text around the boot
+    /// block, its `# notesoup` heading line cut with it; `alone` when they hold no other
+    /// block (no `# ` heading line).
     ///
-    /// `{"type":"boot_copy","verdict":"drop","ordinal":0,"before":"","after":"\n\nThis is ambient context…","alone":true}`
+    /// `{"type":"boot_copy","verdict":"drop","ordinal":0,"text":null,"before":"","after":"\n\nThis is ambient context…","alone":true}`
     BootCopy {
         /// Keep, drop or rebuild.
         verdict: CopyVerdict,
@@ -158,6 +162,8 @@ pub enum Effect {
         after: String,
         /// No other block is in the attachment.
         alone: bool,
+        /// What to send instead of the attachment (`None`: leave it out, or keep it).
+        text: Option<String>,
     },
     /// Show one line to the person (`$.ui.notice`, or the command's text).
     ///

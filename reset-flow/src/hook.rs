@@ -43,7 +43,7 @@ use crate::event::{
     Source, Trigger, TurnEnd,
 };
 use crate::flow::{ATTACH_DOORS, Commit, Stage};
-use crate::{Flow, Reply};
+use crate::{CopyVerdict, Flow, Reply};
 
 /// The budget of one hook call, as the helper resolved it (`notesoup-thresholds`' policy
 /// and the engine's usage), all in the policy's unit.
@@ -287,6 +287,18 @@ pub enum Hook {
         /// Which command.
         command: crate::Command,
     },
+    /// `prompt.attachment` of type `context_sections` whose text holds a boot line, before
+    /// `next(e)`: the engine sends the shell's context block again (a resume, a fork, the
+    /// retry after a prompt-too-long compaction). `session` is `$.session.id()`.
+    ///
+    /// `{"event":"prompt.attachment","facts":{"session":"s2","attachment":"# notesoup\n<notesoup-boot …"}}`
+    #[serde(rename = "prompt.attachment")]
+    PromptAttachment {
+        /// The running session's id.
+        session: String,
+        /// The attachment's text.
+        attachment: String,
+    },
     /// `/notesoup [cap <n>|off]` as the helper read it: `set` when the cap changes (a
     /// refused cap never comes here), to `cap` (`null`: off).
     ///
@@ -489,6 +501,10 @@ impl Flow {
                 }
             }
             Hook::Command { command } => self.command_hook(*command, budget, &mut fx),
+            Hook::PromptAttachment {
+                session,
+                attachment,
+            } => self.prompt_attachment(session, attachment, resolve, &mut fx),
             Hook::PromptDropped { .. }
             | Hook::SessionCompacted { .. }
             | Hook::Continuation { .. }
@@ -615,6 +631,60 @@ impl Flow {
             Err(why) => fx.push(Effect::Log {
                 text: format!("no boot attached: {why}"),
             }),
+        }
+    }
+
+    /// `prompt.attachment`: the flow's verdict on the boot copy (`boot_copy`); a copy to
+    /// rebuild gets this session's boot of the same window built here, its text in the
+    /// effect (a build that fails keeps the copy as it was, and says why in the log).
+    fn prompt_attachment(
+        &mut self,
+        session: &str,
+        attachment: &str,
+        resolve: &mut dyn Resolve,
+        fx: &mut Vec<Effect>,
+    ) {
+        for effect in self.handle(Event::BootCopy {
+            session: session.to_owned(),
+            text: attachment.to_owned(),
+        }) {
+            match effect {
+                Effect::BootCopy {
+                    verdict: CopyVerdict::Rebuild,
+                    ordinal,
+                    before,
+                    after,
+                    alone,
+                    ..
+                } => match resolve.boot(ordinal, None) {
+                    Ok((_, boot)) => fx.push(Effect::BootCopy {
+                        verdict: CopyVerdict::Rebuild,
+                        ordinal,
+                        text: Some(format!(
+                            "{before}{}{}{after}",
+                            crate::flow::HEADING,
+                            boot.trim_end()
+                        )),
+                        before,
+                        after,
+                        alone,
+                    }),
+                    Err(why) => {
+                        fx.push(Effect::Log {
+                            text: format!("a copied boot kept as it was (no boot rebuilt: {why})"),
+                        });
+                        fx.push(Effect::BootCopy {
+                            verdict: CopyVerdict::Keep,
+                            ordinal,
+                            text: None,
+                            before,
+                            after,
+                            alone,
+                        });
+                    }
+                },
+                effect => fx.push(effect),
+            }
         }
     }
 

@@ -173,6 +173,10 @@ pub(crate) fn call(
         let window = retained_window(text).map(|w| w.to_string());
         facts.insert("window".into(), json!(window));
     }
+    if event == "prompt.attachment" {
+        // A boot copy is judged against the session now running.
+        facts.insert("session".into(), json!(session.id));
+    }
     if event == "prompt.context"
         && facts.get("kept").is_none_or(|k| k == &json!([]))
         && place.head.is_some()

@@ -352,6 +352,26 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   return boot === undefined ? next(e) : next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: boot }] });
 };
 
+// ---- prompt.attachment: a boot copy the engine sends again ----------------------------
+
+/**
+ * A context block holding a boot, about to be sent again by the engine (a resume, a fork,
+ * the retry after a prompt-too-long compaction, measured in 2.1.319): the helper says
+ * whether it stands, is left out (its window is closed), or is replaced (a fork's copy of
+ * its parent's boot, rebuilt for the fork: the ordinal kept, the notes as they are now).
+ */
+const onAttachment: Hook<'prompt.attachment'> = async ($, e, next) => {
+  const marker = str(pending.watch.boot_marker);
+  if (e.type !== 'context_sections' || (marker !== undefined && !e.text.includes(marker))) return next(e);
+  if ((await readSwitches($)).disabled) return next(e);
+  const effects = await hookEvent($, 'prompt.attachment', { ...(await placeFacts($)), attachment: e.text });
+  await runEffects($, effects.filter((fx) => fx.type !== 'boot_copy'));
+  const copy = effects.find((fx) => fx.type === 'boot_copy');
+  if (copy === undefined || copy.verdict === 'keep') return next(e);
+  const text = str(copy.text);
+  return text === undefined ? { text: null } : next({ ...e, text });
+};
+
 // ---- prompt.submit: natural input, the budget warning --------------------------------
 
 const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
@@ -512,6 +532,7 @@ export const register: Register = (on) => {
   on('classic.SessionStart', onClassicStart);
   on('session.end', onSessionEnd);
   on('prompt.context', onPromptContext);
+  on('prompt.attachment', onAttachment);
   on('prompt.submit', onPromptSubmit);
   on('turn.step', onTurnStep);
   on('turn.complete', onTurnComplete);

@@ -10,7 +10,7 @@ use crate::effect::{CopyVerdict, Effect};
 
 /// The heading line the engine puts before the shell's context block (`# <name>`), cut
 /// with the boot it heads.
-const HEADING: &str = "# notesoup\n";
+pub(crate) const HEADING: &str = "# notesoup\n";
 
 impl Flow {
     /// A fresh flow in the window the transcript says the session is in (the ordinal only;
@@ -67,12 +67,14 @@ impl Flow {
             // A copy that stands names the window the conversation is in.
             self.advance_to(ordinal);
         }
+        let text = (verdict == CopyVerdict::Drop && !alone).then(|| format!("{before}{after}"));
         fx.push(Effect::BootCopy {
             verdict,
             ordinal,
             before: before.to_owned(),
             after: after.to_owned(),
             alone,
+            text,
         });
     }
 }

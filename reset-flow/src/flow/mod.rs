@@ -5,6 +5,8 @@
 
 mod commit;
 mod copy;
+
+pub(crate) use copy::HEADING;
 mod cutoff;
 mod request;
 mod window;

@@ -64,6 +64,7 @@ fn boot_copy_verdicts(
             before: String::new(),
             after: "\n\nThis is ambient context.".into(),
             alone: true,
+            text: None,
         }]
     );
     assert_eq!(flow.hints().ordinal, after);
@@ -79,7 +80,8 @@ fn another_block_beside_the_boot_is_kept_around_it() {
     assert_eq!(
         serde_json::to_value(&fx).unwrap(),
         json!([{"type": "boot_copy", "verdict": "drop", "ordinal": 0, "before": "# other\nOTHER\n\n",
-                "after": "\n\nThis is ambient context.", "alone": false}])
+                "after": "\n\nThis is ambient context.", "alone": false,
+                "text": "# other\nOTHER\n\n\n\nThis is ambient context."}])
     );
 }
 
@@ -135,4 +137,96 @@ fn a_rebuilt_flow_is_in_the_transcripts_window_and_the_next_reset_opens_the_one_
 #[test]
 fn a_transcript_that_names_no_window_rebuilds_a_fresh_flow() {
     assert_eq!(Flow::rebuilt(&facts(None)), Flow::default());
+}
+
+/// The outside world of a hook call: boots named after their window, or none.
+struct World {
+    builds: bool,
+}
+
+impl crate::Resolve for World {
+    fn budget(&mut self, _cap: Option<u64>) -> Option<crate::Budget> {
+        None
+    }
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        _reset: Option<(crate::Pool, Option<&str>)>,
+    ) -> Result<(String, String), String> {
+        if self.builds {
+            let window = format!("claude:fork:{ordinal}");
+            Ok((
+                window.clone(),
+                format!("<notesoup-boot window=\"{window}\">\nNOTES NOW\n</notesoup-boot>\n"),
+            ))
+        } else {
+            Err("no cwd".into())
+        }
+    }
+}
+
+fn attachment_hook(session: &str, window: &str) -> crate::Hook {
+    serde_json::from_value(json!({"event": "prompt.attachment",
+        "facts": {"session": session, "attachment": attachment(window)}}))
+    .unwrap()
+}
+
+#[test]
+fn the_hook_rebuilds_a_forks_copy_of_its_parents_boot_with_the_fork_boot_in_place() {
+    let hook = attachment_hook("fork", "claude:parent:2");
+    let (_, reply) = crate::hook_saved(None, "p1", &hook, &mut World { builds: true });
+    let [Effect::BootCopy { verdict, text, .. }] = &reply.effects[..] else {
+        panic!("{:?}", reply.effects);
+    };
+    assert_eq!(*verdict, CopyVerdict::Rebuild);
+    assert_eq!(
+        text.as_deref(),
+        Some(
+            "# notesoup\n<notesoup-boot window=\"claude:fork:2\">\nNOTES NOW\n</notesoup-boot>\n\nThis is ambient context."
+        )
+    );
+    assert_eq!(
+        reply.hints.ordinal,
+        Some(2),
+        "the fork keeps the parent's ordinal"
+    );
+}
+
+#[test]
+fn a_rebuild_that_cannot_build_keeps_the_copy_and_says_why() {
+    let hook = attachment_hook("fork", "claude:parent:2");
+    let (_, reply) = crate::hook_saved(None, "p1", &hook, &mut World { builds: false });
+    assert!(
+        matches!(
+            &reply.effects[..],
+            [Effect::Log { text }, Effect::BootCopy { verdict: CopyVerdict::Keep, text: None, .. }]
+                if text.contains("no cwd")
+        ),
+        "{:?}",
+        reply.effects
+    );
+}
+
+#[test]
+fn the_hook_drops_a_closed_windows_copy_without_building_anything() {
+    let (saved, _) = step_saved(
+        None,
+        "p1",
+        serde_json::from_value(json!({"type": "window_seen", "ordinal": 1})).unwrap(),
+    );
+    let hook = attachment_hook("s1", "claude:s1:0");
+    let (_, reply) = crate::hook_saved(Some(&saved), "p1", &hook, &mut World { builds: false });
+    assert!(
+        matches!(
+            &reply.effects[..],
+            [Effect::BootCopy {
+                verdict: CopyVerdict::Drop,
+                text: None,
+                alone: true,
+                ..
+            }]
+        ),
+        "{:?}",
+        reply.effects
+    );
 }
