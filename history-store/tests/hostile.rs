@@ -7,25 +7,19 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::Harness;
 use notesoup_history_store::{
     Cache, Corpus, LINE_MAX_BYTES, Roots, SESSION_FILE_MAX_BYTES, StoreError, read_transcript,
 };
+use notesoup_testkit::mkfifo;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("notesoup-hostile-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn mkfifo(path: &Path) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success(), "mkfifo {}", path.display());
 }
 
 fn code(result: Result<impl Sized, StoreError>) -> (&'static str, String) {

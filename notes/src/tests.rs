@@ -109,6 +109,12 @@ fn good_names_round_trip(#[case] name: &str) {
     assert_eq!(brain.list("").unwrap()[0].name, name);
 }
 
+/// The names `brain.list(folder)` shows, in its order.
+fn names(brain: &Brain, folder: &str) -> Vec<String> {
+    let listed = brain.list(folder).unwrap();
+    listed.into_iter().map(|n| n.name).collect()
+}
+
 #[test]
 fn a_note_over_the_limit_is_refused_saying_the_limits() {
     let s = Scratch::new();
@@ -298,12 +304,7 @@ fn symlinks_are_refused() {
     );
     assert!(!outside.join("new.md").exists());
     // list skips what it must not follow.
-    let names: Vec<String> = brain
-        .list("")
-        .unwrap()
-        .into_iter()
-        .map(|n| n.name)
-        .collect();
+    let names = names(&brain, "");
     assert_eq!(names, ["real"]);
 }
 
@@ -318,18 +319,13 @@ fn list_reports_names_sizes_versions_and_first_lines_under_a_folder() {
         .version;
     brain.write("plans/later/x", "x", None).unwrap();
     let all = brain.list("").unwrap();
-    let names: Vec<&str> = all.iter().map(|n| n.name.as_str()).collect();
-    assert_eq!(names, ["plans/later/x", "plans/today", "zeta"]);
+    let all_names: Vec<&str> = all.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(all_names, ["plans/later/x", "plans/today", "zeta"]);
     assert_eq!(all[1].version, v);
     assert_eq!(all[1].bytes, 11);
     assert_eq!(all[1].first_line, "fix parser");
     assert_eq!(all[2].first_line, "last one");
-    let plans: Vec<String> = brain
-        .list("plans/")
-        .unwrap()
-        .into_iter()
-        .map(|n| n.name)
-        .collect();
+    let plans = names(&brain, "plans/");
     assert_eq!(plans, ["plans/later/x", "plans/today"]);
     assert!(brain.list("nothing").unwrap().is_empty());
     assert_eq!(brain.list("/plans").unwrap_err().code(), "bad_name");
@@ -538,12 +534,7 @@ fn a_file_that_is_not_utf8_is_skipped_by_list_and_named_by_read() {
     let brain = s.brain();
     brain.write("good", "x", None).unwrap();
     fs::write(brain.dir().join("notes/bad.md"), b"\xff\xfe").unwrap();
-    let names: Vec<String> = brain
-        .list("")
-        .unwrap()
-        .into_iter()
-        .map(|n| n.name)
-        .collect();
+    let names = names(&brain, "");
     assert_eq!(names, ["good"]);
     let err = brain.read("bad").unwrap_err();
     assert_eq!(err.code(), "io");

@@ -11,7 +11,10 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 use notesoup_notes::{Brain, Edit};
+use notesoup_testkit::mkfifo;
 
 struct Scratch {
     root: PathBuf,
@@ -160,10 +163,6 @@ fn a_link_anywhere_in_the_layout_is_never_followed() {
     }
 }
 
-fn mkfifo(path: &Path) {
-    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
-}
-
 #[test]
 fn a_fifo_or_a_device_as_a_note_is_refused_at_once() {
     let s = Scratch::new("fifo");
@@ -181,12 +180,7 @@ fn a_fifo_or_a_device_as_a_note_is_refused_at_once() {
         brain.delete("pipe", None).unwrap_err().code(),
         "not_regular"
     );
-    let names: Vec<String> = brain
-        .list("")
-        .unwrap()
-        .into_iter()
-        .map(|n| n.name)
-        .collect();
+    let names = common::names(&brain, "");
     assert_eq!(names, ["real"]);
     assert_eq!(brain.snapshot().unwrap().len(), 1);
     // A FIFO in tmp/ is cleared by the next writer, never opened.

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+mod common;
+
 use notesoup_notes::{Brain, NotesError, Version};
 
 const ROLE: &str = "NOTESOUP_TEST_CHILD";
@@ -116,12 +118,7 @@ fn a_writer_killed_mid_write_leaves_the_old_or_the_new_text() {
             now.text.len()
         );
         seen_b |= now.text == b;
-        let names: Vec<String> = brain
-            .list("")
-            .unwrap()
-            .into_iter()
-            .map(|n| n.name)
-            .collect();
+        let names = common::names(&brain, "");
         assert_eq!(names, ["n"], "round {round}");
     }
     assert!(

@@ -1,10 +1,11 @@
 //! Test support shared by the history decoders' robustness tests and the benchmark
 //! generator: a tiny deterministic PRNG (splitmix64, no new dependency), random edits of
 //! real transcripts, random bytes, and the checks every decoder must pass (answers fit
-//! the budget; a prefix of a transcript keeps its seqs).
+//! the budget; a prefix of a transcript keeps its seqs); and the file-system tests'
+//! fixtures ([`Scratch`] folders, [`mkfifo`]).
 //!
-//! Not published and only ever a dev-dependency of the decoders (and a dependency of
-//! `benches`), so it may read the environment (`NOTESOUP_FUZZ_ITERS`) and fixture files.
+//! Not published and only ever a dev-dependency (and a dependency of `benches`), so it
+//! may read the environment (`NOTESOUP_FUZZ_ITERS`), fixture files and the temp folder.
 //!
 //! ```
 //! use notesoup_testkit::{Rng, line_ends, mutate};
@@ -255,4 +256,91 @@ pub fn files_in(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<(String, Vec<u8
         .collect();
     out.sort();
     out
+}
+
+/// A scratch folder under the system temp folder, fresh for each call (process id and a
+/// per-process count in its name) and removed on drop: the setup the file-system tests of
+/// safe-fs, window-store, notes and history-store share.
+#[derive(Debug)]
+pub struct Scratch(pub std::path::PathBuf);
+
+impl Scratch {
+    /// `<temp>/notesoup-<tag>-<pid>-<n>`, emptied and made.
+    ///
+    /// # Panics
+    /// When the folder cannot be made (the test cannot run).
+    pub fn new(tag: &str) -> Self {
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "notesoup-{tag}-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("scratch {}: {e}", dir.display()));
+        Self(dir)
+    }
+
+    /// The names directly in the folder, sorted.
+    ///
+    /// # Panics
+    /// When the folder cannot be listed.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.0.display()))
+            .map(|e| {
+                let entry = e.unwrap_or_else(|e| panic!("{}: {e}", self.0.display()));
+                entry.file_name().to_string_lossy().into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Every path below the folder, relative, sorted (links listed, not followed).
+    ///
+    /// # Panics
+    /// When a folder below it cannot be listed.
+    pub fn tree(&self) -> Vec<String> {
+        fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+            let entries =
+                std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            for entry in entries {
+                let path = entry
+                    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                    .path();
+                let relative = path.strip_prefix(root).unwrap_or(&path);
+                out.push(relative.display().to_string());
+                if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+                    walk(root, &path, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.0, &self.0, &mut out);
+        out.sort();
+        out
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Make a FIFO at `path` (its parent folders too) with `mkfifo(1)`: the hostile file the
+/// no-wait tests put where a regular file belongs.
+///
+/// # Panics
+/// When the FIFO cannot be made.
+pub fn mkfifo(path: &Path) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
+    }
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap_or_else(|e| panic!("mkfifo {}: {e}", path.display()));
+    assert!(status.success(), "mkfifo {}", path.display());
 }

@@ -1,59 +1,10 @@
 use std::os::unix::fs::{FileTypeExt, MetadataExt, symlink};
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use notesoup_testkit::{Scratch, mkfifo};
 use rstest::rstest;
 use serde_json::json;
 
 use super::*;
-
-static SEQ: AtomicU64 = AtomicU64::new(0);
-
-/// A scratch folder, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "notesoup-window-store-{tag}-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    /// Every path below the folder, relative, sorted (links not followed).
-    fn tree(&self) -> Vec<String> {
-        fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                out.push(path.strip_prefix(root).unwrap().display().to_string());
-                if path.symlink_metadata().unwrap().is_dir() {
-                    walk(root, &path, out);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.0, &self.0, &mut out);
-        out.sort();
-        out
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
 
 fn key() -> SessionKey {
     SessionKey::new(Harness::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f").unwrap()
