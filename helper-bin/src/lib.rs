@@ -90,7 +90,7 @@ impl Context {
 
 /// The reply to write and the exit status to leave with.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub struct Response {
     /// The whole JSON reply (one line on stdout).
     pub reply: Value,
     /// 0 when the request was understood (whether the op succeeded or refused), 2 when it
@@ -98,7 +98,7 @@ pub struct Outcome {
     pub exit: u8,
 }
 
-impl Outcome {
+impl Response {
     /// The reply when stdin itself could not be read.
     pub fn stdin_error(err: &std::io::Error) -> Self {
         OpError::bad_request(format!("could not read the request from stdin: {err}")).into()
@@ -116,12 +116,12 @@ impl Outcome {
 /// Read one request from `input` (stdin): its bytes, or the reply refusing it when it
 /// cannot be read or holds more than [`REQUEST_MAX_BYTES`] (at most one byte past the cap
 /// is read, so memory stays bounded whatever the sender writes).
-pub fn read_request(input: impl Read) -> Result<Vec<u8>, Outcome> {
+pub fn read_request(input: impl Read) -> Result<Vec<u8>, Response> {
     let mut bytes = Vec::new();
     match input.take(REQUEST_MAX_BYTES + 1).read_to_end(&mut bytes) {
-        Ok(_) if bytes.len() as u64 > REQUEST_MAX_BYTES => Err(Outcome::too_large_request()),
+        Ok(_) if bytes.len() as u64 > REQUEST_MAX_BYTES => Err(Response::too_large_request()),
         Ok(_) => Ok(bytes),
-        Err(err) => Err(Outcome::stdin_error(&err)),
+        Err(err) => Err(Response::stdin_error(&err)),
     }
 }
 
@@ -164,9 +164,9 @@ impl From<notesoup_history_store::StoreError> for OpError {
     }
 }
 
-impl From<OpError> for Outcome {
+impl From<OpError> for Response {
     fn from(err: OpError) -> Self {
-        Outcome {
+        Response {
             exit: if err.malformed { 2 } else { 0 },
             reply: json!({"ok": false, "error": {"code": err.code, "message": err.message}}),
         }
@@ -213,7 +213,7 @@ pub fn note_json(note: &notesoup_notes::NoteInfo) -> Value {
 
 /// Run one op on the raw bytes of a request. Never panics: a bug inside an op becomes an
 /// `internal` error reply.
-pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Outcome {
+pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Response {
     let Some(op) = op else {
         return OpError::bad_request(format!(
             "usage: notesoup-helper <op> < request.json; ops: {}",
@@ -245,13 +245,13 @@ pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Outcome {
 
 /// Answers a parsed request (a JSON object). Never panics: a bug inside an op becomes an
 /// `internal` error reply.
-pub(crate) fn answer(op: &str, request: Value, ctx: &Context) -> Outcome {
+pub(crate) fn answer(op: &str, request: Value, ctx: &Context) -> Response {
     match catch_unwind(AssertUnwindSafe(|| ops::dispatch(op, request, ctx))) {
         Ok(Ok(fields)) => {
             let mut reply = Map::with_capacity(fields.len() + 1);
             reply.insert("ok".into(), Value::Bool(true));
             reply.extend(fields);
-            Outcome {
+            Response {
                 reply: Value::Object(reply),
                 exit: 0,
             }

@@ -16,12 +16,12 @@ fn main() -> ExitCode {
     }));
     let op = std::env::args().nth(1);
     let ctx = Context::from_process();
-    let outcome = match read_request(std::io::stdin().lock()) {
+    let response = match read_request(std::io::stdin().lock()) {
         Ok(input) => run(op.as_deref(), &input, &ctx),
         Err(refused) => refused,
     };
     let mut stdout = std::io::stdout().lock();
-    let mut line = outcome.reply.to_string();
+    let mut line = response.reply.to_string();
     line.push('\n');
     if stdout
         .write_all(line.as_bytes())
@@ -30,5 +30,5 @@ fn main() -> ExitCode {
     {
         return ExitCode::from(1);
     }
-    ExitCode::from(outcome.exit)
+    ExitCode::from(response.exit)
 }

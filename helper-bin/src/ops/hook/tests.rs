@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Context, Outcome, run};
+use crate::{Context, Response, run};
 
 /// A notes home of its own per test.
 struct Home(std::path::PathBuf);
@@ -18,7 +18,7 @@ impl Home {
         Home(dir)
     }
 
-    fn hook(&self, process: &str, event: &str, facts: &Value) -> Outcome {
+    fn hook(&self, process: &str, event: &str, facts: &Value) -> Response {
         let request = json!({
             "event": event,
             "session": {"harness": "claude", "id": "s1", "process": process},
@@ -49,7 +49,7 @@ fn budget(tokens: u64) -> Value {
     })
 }
 
-fn types(out: &Outcome) -> Vec<String> {
+fn types(out: &Response) -> Vec<String> {
     out.reply["effects"]
         .as_array()
         .map(|fx| {

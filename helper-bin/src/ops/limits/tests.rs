@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::{Context, run};
 
-fn limits(input: &[u8]) -> crate::Outcome {
+fn limits(input: &[u8]) -> crate::Response {
     run(
         Some("limits"),
         input,
@@ -16,7 +16,7 @@ fn limits(input: &[u8]) -> crate::Outcome {
     )
 }
 
-fn limits_json(request: &Value) -> crate::Outcome {
+fn limits_json(request: &Value) -> crate::Response {
     limits(request.to_string().as_bytes())
 }
 
