@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::E2eError;
+use crate::mode::{Input, Mode, Process, Resume, Step};
 use crate::outcome::ProcessRun;
-use crate::runner::{Input, Mode, Process, Resume, Step, path_str};
 use crate::service::Service;
 
 #[derive(Clone, Copy)]
@@ -477,4 +477,8 @@ fn kill_group(child: &mut Child) {
     let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
     let _ = child.kill();
     let _ = child.wait();
+}
+
+pub(crate) fn path_str(path: &Path) -> String {
+    path.display().to_string()
 }

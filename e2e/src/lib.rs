@@ -59,6 +59,7 @@
 
 mod codex;
 mod drive;
+mod mode;
 mod outcome;
 mod responses;
 mod runner;
@@ -69,9 +70,10 @@ mod spawns;
 mod tests;
 
 pub use codex::{CodexOutcome, CodexRun, codex_binary};
+pub use mode::{Input, Mode, Process, Resume, Step};
 pub use outcome::{Outcome, ProcessRun, Transcript};
 pub use responses::{Responder, ResponsesService, Turn, call_outputs, searched_tools, tool_names};
-pub use runner::{Harness, Input, Mode, Process, Resume, Session, Step, fresh_run_dir};
+pub use runner::{Harness, Session, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
 pub use spawns::{EventSpawns, Spawns};
