@@ -237,7 +237,7 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
 }
 
 /// Drives one explicit reset to its compaction: returns the `session.compact` reply.
-fn to_the_compaction(home: &Home, cwd: &str) -> Outcome {
+fn to_the_compaction(home: &Home, cwd: &str) -> Response {
     home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));
     home.hook(
         "p1",
@@ -271,7 +271,7 @@ fn to_the_compaction(home: &Home, cwd: &str) -> Outcome {
 }
 
 impl Home {
-    fn run_reset(&self, process: &str, event: &Value) -> Outcome {
+    fn run_reset(&self, process: &str, event: &Value) -> Response {
         let request = json!({
             "session": {"harness": "claude", "id": "s1", "process": process},
             "event": event,
