@@ -394,7 +394,7 @@ impl Flow {
                 interactive,
             } => {
                 self.interactive = *interactive;
-                fx.extend(self.handle(Event::DisableCompact {
+                fx.extend(self.traced(Event::DisableCompact {
                     set: *disable_compact,
                 }));
             }
@@ -422,9 +422,9 @@ impl Flow {
                 if main && *index == 0 {
                     // The opening request carries the prompt, and the warning a
                     // `prompt.submit` offered with it (the chain accepted that prompt).
-                    fx.extend(self.handle(delivered));
+                    fx.extend(self.traced(delivered));
                 }
-                fx.extend(self.handle(Event::TurnStep {
+                fx.extend(self.traced(Event::TurnStep {
                     agent: *agent,
                     turn_id: turn_id.clone(),
                     index: *index,
@@ -447,11 +447,11 @@ impl Flow {
                 &mut fx,
             ),
             Hook::PromptSubmit { origin, command } => {
-                fx.extend(self.handle(Event::PromptSubmitted {
+                fx.extend(self.traced(Event::PromptSubmitted {
                     natural: origin != "plugin" && !command,
                 }));
                 if let (Some(b), false) = (budget, *command) {
-                    fx.extend(self.handle(Event::WarningPoint {
+                    fx.extend(self.traced(Event::WarningPoint {
                         tokens: b.tokens,
                         point: b.warning,
                     }));
@@ -465,7 +465,7 @@ impl Flow {
                 text,
                 window,
             } => {
-                fx.extend(self.handle(Event::Appended {
+                fx.extend(self.traced(Event::Appended {
                     agent: *agent,
                     door: door.clone(),
                 }));
@@ -491,7 +491,7 @@ impl Flow {
                 reason,
                 kept,
             } => {
-                fx.extend(self.handle(Event::CompactionResult {
+                fx.extend(self.traced(Event::CompactionResult {
                     generation: *generation,
                     status: *status,
                     reason: reason.clone(),
@@ -510,7 +510,7 @@ impl Flow {
             | Hook::Continuation { .. }
             | Hook::Closeout { .. }
             | Hook::Cap { .. } => {
-                fx.extend(single(hook).map(|e| self.handle(e)).unwrap_or_default());
+                fx.extend(single(hook).map(|e| self.traced(e)).unwrap_or_default());
             }
             Hook::ToolCall { .. } => {}
         }
@@ -520,16 +520,16 @@ impl Flow {
     /// A main tool result, already past the chain: an offered warning rides on it and is
     /// delivered (a `warning` with nothing offered changes nothing).
     fn main_tool_result(&mut self, b: Budget, fx: &mut Vec<Effect>) {
-        fx.extend(self.handle(Event::Measured {
+        fx.extend(self.traced(Event::Measured {
             tokens: b.tokens,
             hard: b.hard,
             auto_clear: b.auto_clear,
         }));
-        fx.extend(self.handle(Event::WarningPoint {
+        fx.extend(self.traced(Event::WarningPoint {
             tokens: b.tokens,
             point: b.warning,
         }));
-        fx.extend(self.handle(Event::Warning {
+        fx.extend(self.traced(Event::Warning {
             generation: self.generation,
             status: Delivery::Delivered,
         }));
@@ -562,14 +562,14 @@ impl Flow {
                         Some(format!("its turn ended: {}", reason.as_str())),
                     )
                 };
-                fx.extend(self.handle(Event::Continuation {
+                fx.extend(self.traced(Event::Continuation {
                     generation: g,
                     status,
                     reason: why,
                 }));
             }
         }
-        fx.extend(self.handle(Event::TurnComplete {
+        fx.extend(self.traced(Event::TurnComplete {
             agent,
             turn_id: turn_id.to_owned(),
             reason,
@@ -585,14 +585,14 @@ impl Flow {
         budget: Option<Budget>,
         fx: &mut Vec<Effect>,
     ) {
-        let out = self.handle(Event::Command {
+        let out = self.traced(Event::Command {
             command,
             busy: false,
         });
         for effect in out {
             match effect {
                 Effect::Closeout { generation, .. } if budget.is_none() => {
-                    fx.extend(self.handle(Event::Closeout {
+                    fx.extend(self.traced(Event::Closeout {
                         generation,
                         status: Miss::Failed,
                         reason: Some(NO_USAGE.to_owned()),
@@ -614,18 +614,18 @@ impl Flow {
         fx: &mut Vec<Effect>,
     ) {
         if let Some(newest) = kept.last() {
-            fx.extend(self.handle(Event::WindowSeen {
+            fx.extend(self.traced(Event::WindowSeen {
                 ordinal: newest.ordinal,
             }));
             return;
         }
         if let (None, Some(h)) = (self.window.ordinal, history) {
-            fx.extend(self.handle(Event::WindowSeen { ordinal: h }));
+            fx.extend(self.traced(Event::WindowSeen { ordinal: h }));
         }
         let ordinal = self.window.ordinal.unwrap_or(0);
         match resolve.boot(ordinal, None) {
             Ok((_, text)) => {
-                fx.extend(self.handle(Event::WindowSeen { ordinal }));
+                fx.extend(self.traced(Event::WindowSeen { ordinal }));
                 fx.push(Effect::AttachBoot { ordinal, text });
             }
             Err(why) => fx.push(Effect::Log {
@@ -699,7 +699,7 @@ impl Flow {
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
-        let first = self.handle(Event::Compaction {
+        let first = self.traced(Event::Compaction {
             agent,
             trigger,
             instructions,
@@ -718,7 +718,7 @@ impl Flow {
             };
             match resolve.boot(ordinal, Some((pool, sticky.as_deref()))) {
                 Ok((identity, text)) => {
-                    let after = self.handle(Event::Boot {
+                    let after = self.traced(Event::Boot {
                         generation,
                         status: BootStatus::Acquired,
                         uuid: Some(identity),
@@ -743,7 +743,7 @@ impl Flow {
                     fx.push(Effect::Report {
                         text: format!("notesoup: no boot for the fresh window ({why})"),
                     });
-                    let after = self.handle(Event::Boot {
+                    let after = self.traced(Event::Boot {
                         generation,
                         status: BootStatus::Failed,
                         uuid: None,
@@ -815,7 +815,7 @@ impl Flow {
         } else {
             return;
         };
-        fx.extend(self.handle(event));
+        fx.extend(self.traced(event));
     }
 
     /// Interactive commit evidence: the installed boot among the boots the conversation
@@ -837,7 +837,19 @@ impl Flow {
             intact: false,
             text: found.map(|k| k.text.clone()),
         };
-        fx.extend(self.handle(event));
+        fx.extend(self.traced(event));
+    }
+}
+
+impl Flow {
+    /// One event of a hook call (the explorer's monitor sees each one in tests).
+    fn traced(&mut self, event: Event) -> Vec<Effect> {
+        #[cfg(test)]
+        let (pre, seen) = (self.clone(), event.clone());
+        let fx = self.handle(event);
+        #[cfg(test)]
+        crate::tests::explore::record(pre, seen, self.clone(), fx.clone());
+        fx
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::{Effect, Event, Flow, FlowError, Pool, step};
 
-mod explore;
+pub(crate) mod explore;
 
 /// A flow driven by JSON events; every state is round-tripped through its blob.
 struct Sim {

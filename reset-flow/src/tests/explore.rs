@@ -836,3 +836,266 @@ fn long_walks_keep_the_invariants() {
     ));
     assert!(continued > 0, "the walks reach confirmed commits");
 }
+
+// ---- the hook layer: every sequence of engine hook calls -------------------------------
+
+use std::cell::RefCell;
+
+use crate::{Budget, Hook, KeptBoot, Pool, Resolve};
+
+/// One event a hook call handled: the state before, the event, the state after, its effects.
+type Traced = (Flow, Event, Flow, Vec<Effect>);
+
+thread_local! {
+    /// The events the hook layer handled in this thread since the last `take_trace`.
+    static TRACE: RefCell<Vec<Traced>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Called by the hook layer (tests only) for every event it hands the flow.
+pub(crate) fn record(pre: Flow, event: Event, post: Flow, fx: Vec<Effect>) {
+    TRACE.with(|t| t.borrow_mut().push((pre, event, post, fx)));
+}
+
+fn take_trace() -> Vec<Traced> {
+    TRACE.with(|t| std::mem::take(&mut *t.borrow_mut()))
+}
+
+/// The helper's world for the explorer: the budget the alphabet entry names, and the boot
+/// (identity `B`, text `T`, as the event explorers' `boot` events give them).
+struct Stub(Option<Budget>);
+
+impl Resolve for Stub {
+    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
+        self.0
+    }
+
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        _reset: Option<(Pool, Option<&str>)>,
+    ) -> Result<(String, String), String> {
+        // The identity and text the monitor knows a built boot by (`B`, `T`).
+        let _ = ordinal;
+        Ok(("B".to_owned(), "T".to_owned()))
+    }
+}
+
+/// One step of the hook explorer: an engine hook call (with the budget the helper would
+/// resolve), or the own tool's `empty_brain` event (op `tool` sends it as an event).
+#[derive(Clone)]
+enum Call {
+    Hook(Value, Hook, Option<Budget>),
+    Event(Value, Event),
+}
+
+#[allow(
+    clippy::too_many_lines,
+    reason = "the alphabet: one line per hook call, as the JSON the shell sends"
+)]
+/// The hook calls, made concrete against the state (the live generation, the worker's
+/// marker, the boot the flow installed).
+fn hook_alphabet(flow: &Flow) -> Vec<Call> {
+    let g = flow.generation();
+    let marker = flow
+        .expected_marker()
+        .unwrap_or_else(|| "notesoup-reset g9 r9 a9".to_owned());
+    let point = Budget {
+        tokens: 950,
+        hard: 1000,
+        warning: Some(900),
+        auto_clear: true,
+    };
+    let (warn, over) = (
+        Some(point),
+        Some(Budget {
+            tokens: 2000,
+            ..point
+        }),
+    );
+    let (window, text) = match &flow.commit {
+        Some(Commit {
+            stage: crate::flow::Stage::Installed { uuid, text, .. },
+            ..
+        }) => (uuid.clone(), text.clone().unwrap_or_default()),
+        _ => ("B".to_owned(), "T".to_owned()),
+    };
+    let kept = json!([{"window": window, "ordinal": 1, "text": text}]);
+    let hook = |raw: Value, budget: Option<Budget>| {
+        let parsed: Hook = serde_json::from_value(raw.clone()).expect("hook alphabet parses");
+        Call::Hook(raw, parsed, budget)
+    };
+    let event = |raw: Value| {
+        let parsed: Event = serde_json::from_value(raw.clone()).expect("event parses");
+        Call::Event(raw, parsed)
+    };
+    vec![
+        hook(
+            json!({"event": "session.start", "facts": {"disable_compact": false, "interactive": true}}),
+            None,
+        ),
+        hook(
+            json!({"event": "prompt.context", "facts": {"kept": []}}),
+            None,
+        ),
+        hook(
+            json!({"event": "prompt.context", "facts": {"kept": [{"window": "claude:s:2", "ordinal": 2, "text": "B"}]}}),
+            None,
+        ),
+        hook(
+            json!({"event": "prompt.submit", "facts": {"origin": "composer"}}),
+            warn,
+        ),
+        hook(
+            json!({"event": "prompt.dropped", "facts": {"generation": g}}),
+            None,
+        ),
+        hook(
+            json!({"event": "tool.call", "facts": {"agent": "main"}}),
+            warn,
+        ),
+        hook(
+            json!({"event": "tool.call", "facts": {"agent": "main"}}),
+            over,
+        ),
+        event(json!({"type": "empty_brain", "agent": "main", "args": {"last_word": "w"}})),
+        hook(
+            json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 0}}),
+            None,
+        ),
+        hook(
+            json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 1, "kept": kept}}),
+            None,
+        ),
+        hook(
+            json!({"event": "turn.complete", "facts": {"agent": "main", "turn_id": "t1", "reason": "answer"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "turn.complete", "facts": {"agent": "main", "turn_id": "t1", "reason": "error", "continuation": g}}),
+            None,
+        ),
+        hook(
+            json!({"event": "session.append", "facts": {"agent": "main", "door": "queue"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "session.append", "facts": {"agent": "main", "door": "compaction", "kind": "system"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "session.append", "facts": {"agent": "main", "door": "prompt", "role": "user", "text": text, "window": window}}),
+            None,
+        ),
+        hook(
+            json!({"event": "session.compact", "facts": {"agent": "main", "trigger": "manual", "instructions": marker}}),
+            None,
+        ),
+        hook(
+            json!({"event": "session.compact", "facts": {"agent": "main", "trigger": "auto"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "session.compacted", "facts": {"agent": "main"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "compact.done", "facts": {"generation": g, "status": "failed"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "command.run", "facts": {"command": "empty"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "cap", "facts": {"set": true, "cap": 100_000}}),
+            None,
+        ),
+    ]
+}
+
+/// Every sequence of hook calls up to `depth` from a fresh flow: each event a hook hands
+/// the flow goes through the same monitor as the event explorers.
+fn explore_hooks(depth: usize) -> String {
+    let mut layer: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+    layer.insert((canonical(Flow::new(1)), Ghost::default()), (1, Vec::new()));
+    let (mut states, mut paths, mut transitions, mut events, mut width) =
+        (layer.len(), 0_u128, 0_u64, 0_u64, 0);
+    for _ in 0..depth {
+        let mut next: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+        for ((flow, ghost), (count, trail)) in &layer {
+            let calls = hook_alphabet(flow);
+            width = calls.len();
+            for call in calls {
+                let mut post = flow.clone();
+                let (raw, trace) = match &call {
+                    Call::Hook(raw, hook, budget) => {
+                        take_trace();
+                        post.hook(hook, &mut Stub(*budget));
+                        (raw, take_trace())
+                    }
+                    Call::Event(raw, event) => {
+                        let fx = post.handle(event.clone());
+                        (raw, vec![(flow.clone(), event.clone(), post.clone(), fx)])
+                    }
+                };
+                transitions += 1;
+                let mut g = ghost.clone();
+                for (pre, event, after, fx) in &trace {
+                    events += 1;
+                    g = check(pre, &g, event, after, fx).unwrap_or_else(|why| {
+                        panic!("invariant broken: {why}\npath: {trail:#?}\nthen: {raw} ({event:?})\neffects: {fx:?}")
+                    });
+                }
+                paths += count;
+                let entry = next
+                    .entry((canonical(post), g))
+                    .or_insert_with_key(|(post, _)| {
+                        assert_eq!(
+                            Flow::from_blob(&post.to_blob()).as_ref(),
+                            Ok(post),
+                            "the state does not survive its blob; path: {trail:#?} then {raw}"
+                        );
+                        let mut trail = trail.clone();
+                        trail.push(raw.to_string());
+                        (0, trail)
+                    });
+                entry.0 += count;
+            }
+        }
+        states += next.len();
+        layer = next;
+    }
+    format!(
+        "reset-flow explorer (hooks): depth {depth}, alphabet {width} hook calls, {states} distinct states, {transitions} transitions ({events} events), {paths} hook call sequences (all prefixes) checked"
+    )
+}
+
+#[test]
+fn every_hook_sequence_keeps_the_invariants() {
+    report(&explore_hooks(HOOK_DEPTH));
+}
+
+/// The hook explorer's depth (each hook call is one to four events).
+const HOOK_DEPTH: usize = 6;
+
+#[test]
+fn the_hook_layer_reports_each_event_it_handles() {
+    // A compaction answered in one call: `compaction`, then `boot` acquired.
+    let mut flow = Flow::new(1);
+    take_trace();
+    let hook: Hook = serde_json::from_value(
+        json!({"event": "session.compact", "facts": {"agent": "main", "trigger": "auto"}}),
+    )
+    .expect("parses");
+    flow.hook(&hook, &mut Stub(None));
+    let kinds: Vec<String> = take_trace()
+        .iter()
+        .map(|(_, e, _, _)| serde_json::to_value(e).expect("event")["type"].to_string())
+        .collect();
+    assert_eq!(kinds, ["\"compaction\"", "\"boot\""]);
+    let _ = KeptBoot {
+        window: String::new(),
+        ordinal: 0,
+        text: String::new(),
+    };
+}
