@@ -644,7 +644,7 @@ impl Flow {
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
-        for effect in self.handle(Event::BootCopy {
+        for effect in self.traced(Event::BootCopy {
             session: session.to_owned(),
             text: attachment.to_owned(),
         }) {

@@ -1010,6 +1010,14 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
             json!({"event": "cap", "facts": {"set": true, "cap": 100_000}}),
             None,
         ),
+        hook(
+            json!({"event": "prompt.attachment", "facts": {"session": "s1", "attachment": "# notesoup\n<notesoup-boot window=\"claude:s1:0\">\n</notesoup-boot>"}}),
+            None,
+        ),
+        hook(
+            json!({"event": "prompt.attachment", "facts": {"session": "s1", "attachment": "# notesoup\n<notesoup-boot window=\"claude:s0:2\">\n</notesoup-boot>"}}),
+            None,
+        ),
     ]
 }
 
