@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 
 use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
 use notesoup_history_core::Transcript;
+use notesoup_safe_fs::Dir;
 use twox_hash::xxh3;
 
 use crate::{LINE_MAX_BYTES, StoreError};
@@ -63,38 +64,59 @@ pub struct Cache {
     /// And at most this many bytes of them in all (the newest one is always kept): an
     /// index is about 0.6x its transcript, so a count alone could grow the cache to gigabytes.
     pub max_bytes: u64,
+    /// Set by [`Cache::in_home`]: the notesoup home `dir` lies in, as `cache/history`.
+    home: Option<PathBuf>,
 }
 
 impl Cache {
     /// The cache notesoup keeps: `dir`, indexes for transcripts of 1 MiB and more, the 64
-    /// most recently used within 512 MiB in all.
+    /// most recently used within 512 MiB in all. `dir` is a path its caller configured:
+    /// links in it are followed once, when it is opened; nothing below it ever is.
     pub fn new(dir: PathBuf) -> Self {
         Self {
             dir,
             min_bytes: 1 << 20,
             keep: 64,
             max_bytes: 512 << 20,
+            home: None,
         }
     }
 
-    /// The cache notesoup keeps under its home `home`: `cache/history`, unless `cache` or
-    /// `cache/history` is a link or anything but a folder (`None`: no index is kept), so a
-    /// link planted in the home never puts an index, or an eviction, outside it. Nothing
-    /// is created here (the first index write creates the folders).
-    pub fn in_home(home: &Path) -> Option<Self> {
-        let dir = home.join("cache").join("history");
-        let Ok(root) = notesoup_safe_fs::Dir::open(home) else {
-            // No home yet: the first write creates real folders.
-            return Some(Self::new(dir));
-        };
-        match root.open_dir("cache") {
-            Ok(None) => Some(Self::new(dir)),
-            Ok(Some(cache)) => match cache.open_dir("history") {
-                Ok(_) => Some(Self::new(dir)),
-                Err(_) => None,
-            },
-            Err(_) => None,
+    /// The cache notesoup keeps under its home `home`: `cache/history`. Each call opens it
+    /// once, as a folder handle, from the home down, never through a link: a `cache` or
+    /// `cache/history` that is a link or anything but a folder means no index is read or
+    /// written, and every create, replace and removal of an index is made relative to that
+    /// handle, so a link swapped in while a call runs never moves one outside the home.
+    pub fn in_home(home: &Path) -> Self {
+        Self {
+            home: Some(home.to_owned()),
+            ..Self::new(home.join("cache").join("history"))
         }
+    }
+
+    /// The cache folder as an open handle, `None` when it cannot be opened (missing, a
+    /// link, not a folder); with `create`, missing folders are made first.
+    fn open(&self, create: bool) -> Option<Dir> {
+        let Some(home) = &self.home else {
+            return if create {
+                Dir::create_all(&self.dir).ok().map(|(dir, _)| dir)
+            } else {
+                Dir::open(&self.dir).ok()
+            };
+        };
+        let mut dir = if create {
+            Dir::create_all(home).ok()?.0
+        } else {
+            Dir::open(home).ok()?
+        };
+        for name in ["cache", "history"] {
+            dir = if create {
+                dir.create_dir(name).ok()?.0
+            } else {
+                dir.open_dir(name).ok()??
+            };
+        }
+        Some(dir)
     }
 }
 
@@ -207,10 +229,10 @@ impl PrefixHash {
     }
 }
 
-/// The index file of `transcript` in `cache_dir`.
-fn index_path(cache_dir: &Path, transcript: &Path) -> PathBuf {
+/// The name of `transcript`'s index in the cache folder.
+fn index_name(transcript: &Path) -> String {
     let key = xxh3::hash64(transcript.as_os_str().as_encoded_bytes());
-    cache_dir.join(format!("claude-{key:016x}.idx"))
+    format!("claude-{key:016x}.idx")
 }
 
 #[cfg(unix)]
@@ -265,11 +287,14 @@ fn read_indexed(
     let (dev, ino) = identity(&meta);
     let seen = Stat::of(&meta);
     let size = seen.size;
-    let index_file = cache.map(|c| index_path(&c.dir, path));
-    let index = index_file
-        .as_deref()
+    // The cache folder, opened once: every index read, write and eviction of this call is
+    // relative to this handle.
+    let mut folder = cache.and_then(|c| c.open(false));
+    let index_file = index_name(path);
+    let index = folder
+        .as_ref()
         .zip(cache)
-        .and_then(|(f, c)| load_index(f, path, options, c.max_bytes))
+        .and_then(|(dir, c)| load_index(dir, &index_file, path, options, c.max_bytes))
         .filter(|(covered, _)| covered.dev == dev && covered.ino == ino && covered.len <= size);
     let mut reader = BlockReader::new();
     let mut resumed = None;
@@ -289,7 +314,7 @@ fn read_indexed(
     let (start, mut decoder) = resumed.unwrap_or_else(|| (0, Decoder::new(options.clone())));
     let torn = reader.decode_rest(&mut file, start, &mut decoder)?;
     let committed = reader.offset - torn.len() as u64;
-    if let (Some(index_file), Some(cache)) = (&index_file, cache) {
+    if let Some(cache) = cache {
         let lag = committed - start;
         let stale = if start == 0 {
             committed > 0 && committed >= cache.min_bytes
@@ -305,15 +330,20 @@ fn read_indexed(
                 seen,
                 written: now_ns(),
             };
-            if write_index(index_file, path, &covered, &decoder) {
-                evict(cache);
+            if folder.is_none() {
+                folder = cache.open(true);
             }
-        } else if start > 0 {
+            if let Some(dir) = &folder
+                && write_index(dir, &index_file, path, &covered, &decoder)
+            {
+                evict(dir, cache);
+            }
+        } else if start > 0
+            && let Some(dir) = &folder
+            && let Ok(Some((file, _))) = dir.open_file(&index_file)
+        {
             // Used: its time decides what eviction keeps.
-            let _ = File::options()
-                .write(true)
-                .open(index_file)
-                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            let _ = file.set_modified(std::time::SystemTime::now());
         }
     }
     if !torn.is_empty() {
@@ -477,13 +507,15 @@ impl BlockReader {
 /// It is read in pieces, its checksum taken as the pieces pass, so its bytes are never
 /// held whole beside the state they rebuild; a state whose checksum fails is dropped.
 fn load_index(
-    index_file: &Path,
+    dir: &Dir,
+    index_file: &str,
     transcript: &Path,
     options: &Options,
     limit: u64,
 ) -> Option<(Covered, Decoder)> {
-    // A regular file within the cache's whole budget, else no index (a fresh decode).
-    let (mut file, meta) = notesoup_safe_fs::open_regular(index_file).ok()?;
+    // A regular file (never through a link) within the cache's whole budget, else no
+    // index (a fresh decode).
+    let (mut file, meta) = dir.open_file(index_file).ok()??;
     if meta.len > limit {
         return None;
     }
@@ -651,25 +683,17 @@ impl<W: Write> Write for Checksummed<W> {
     }
 }
 
-/// Numbers this process's index writes, so concurrent writers never share a temporary
-/// file (with the process id).
-static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Writes the index atomically (a temporary file renamed over it); true when it was
-/// written (failures are otherwise ignored).
-fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder: &Decoder) -> bool {
-    let Some(dir) = index_file.parent() else {
-        return false;
-    };
-    if std::fs::create_dir_all(dir).is_err() {
-        return false;
-    }
-    let nonce = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temp = index_file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
-    // A new file only (`O_EXCL`): whatever has the name, a planted link included, is
-    // refused rather than followed and truncated.
-    let created = File::options().write(true).create_new(true).open(&temp);
-    let written = created.and_then(|file| {
+/// Writes the index atomically in the cache folder `dir` (a new temporary file, streamed,
+/// renamed over it, all relative to the handle); true when it was written (failures are
+/// otherwise ignored).
+fn write_index(
+    dir: &Dir,
+    index_file: &str,
+    transcript: &Path,
+    covered: &Covered,
+    decoder: &Decoder,
+) -> bool {
+    dir.replace_with(index_file, |file| {
         let path_bytes = transcript.as_os_str().as_encoded_bytes();
         let mut out = Checksummed {
             inner: file,
@@ -690,52 +714,55 @@ fn write_index(index_file: &Path, transcript: &Path, covered: &Covered, decoder:
         out.write_all(path_bytes)?;
         decoder.snapshot_to(&mut out)?;
         out.finish().map(drop)
-    });
-    if written.is_err() || std::fs::rename(&temp, index_file).is_err() {
-        let _ = std::fs::remove_file(&temp);
-        return false;
-    }
-    true
+    })
+    .is_ok()
 }
 
-/// Keeps the most recently used indexes, at most `cache.keep` of them and `cache.max_bytes`
-/// in all (the newest always), and removes temporary files a
-/// helper left behind (older than ten minutes); failures are ignored.
-fn evict(cache: &Cache) {
-    let Ok(entries) = std::fs::read_dir(&cache.dir) else {
+/// How old a temporary file in the cache must be before eviction removes it (a writer
+/// still streaming an index is never that slow; one that was killed left it behind).
+const STALE_TEMP_SECS: u64 = 600;
+
+/// Keeps the most recently used indexes in the cache folder `dir`, at most `cache.keep` of
+/// them and `cache.max_bytes` in all (the newest always), and removes temporary files a
+/// helper left behind (older than ten minutes). Everything is listed, inspected and
+/// removed relative to the handle, never through a link (a link in the folder is left
+/// alone); failures are ignored.
+fn evict(dir: &Dir, cache: &Cache) {
+    let Ok(entries) = dir.entries() else {
         return;
     };
     let now = std::time::SystemTime::now();
     let mut indexes = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let Ok(meta) = entry.metadata() else {
-            continue;
-        };
-        let Ok(modified) = meta.modified() else {
-            continue;
-        };
-        if !name.starts_with("claude-") {
+    for entry in entries {
+        if entry.kind != notesoup_safe_fs::Kind::File {
             continue;
         }
-        if name.ends_with(".idx") {
-            indexes.push((modified, meta.len(), entry.path()));
-        } else if name.contains(".tmp.")
-            && now
-                .duration_since(modified)
-                .is_ok_and(|age| age.as_secs() > 600)
-        {
-            let _ = std::fs::remove_file(entry.path());
+        let Ok(Some(meta)) = dir.metadata(&entry.name) else {
+            continue;
+        };
+        let name = entry.name.to_string_lossy();
+        let temp = notesoup_safe_fs::temp_target(&entry.name)
+            .is_some_and(|(target, _)| target.to_string_lossy().starts_with("claude-"))
+            // The name an earlier version gave its temporary files.
+            || (name.starts_with("claude-") && name.contains(".tmp."));
+        if temp {
+            if now
+                .duration_since(meta.modified)
+                .is_ok_and(|age| age.as_secs() > STALE_TEMP_SECS)
+            {
+                let _ = dir.remove_file(&entry.name);
+            }
+        } else if name.starts_with("claude-") && name.ends_with(".idx") {
+            indexes.push((meta.modified, meta.len, entry.name));
         }
     }
     // Newest first; keep while both budgets hold.
     indexes.sort_by(|a, b| b.cmp(a));
     let mut total = 0_u64;
-    for (n, (_, len, path)) in indexes.iter().enumerate() {
+    for (n, (_, len, name)) in indexes.iter().enumerate() {
         total = total.saturating_add(*len);
         if n > 0 && (n >= cache.keep || total > cache.max_bytes) {
-            let _ = std::fs::remove_file(path);
+            let _ = dir.remove_file(name);
         }
     }
 }

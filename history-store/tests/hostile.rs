@@ -55,12 +55,8 @@ fn a_fifo_in_the_index_place_is_ignored_not_waited_on() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
     fs::copy(fixture, &path).unwrap();
-    let cache = Cache {
-        dir: dir.join("cache"),
-        min_bytes: 0,
-        keep: 4,
-        max_bytes: 1 << 20,
-    };
+    let mut cache = Cache::new(dir.join("cache"));
+    (cache.min_bytes, cache.keep, cache.max_bytes) = (0, 4, 1 << 20);
     fs::create_dir_all(&cache.dir).unwrap();
     // Every name the index could have in the cache folder is a FIFO: try the one read.
     transcript(&path, Some(&cache)).unwrap();
@@ -197,14 +193,10 @@ fn a_link_at_the_index_temp_name_is_not_followed() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
     fs::copy(fixture, &path).unwrap();
-    let cache = Cache {
-        dir: dir.join("cache"),
-        min_bytes: 0,
-        keep: 4,
-        max_bytes: 1 << 30,
-    };
+    let mut cache = Cache::new(dir.join("cache"));
+    (cache.min_bytes, cache.keep, cache.max_bytes) = (0, 4, 1 << 30);
     // Learn the index's name, then plant links at every temp name this process will use
-    // next (the nonce counts writes per process, so a few cover it).
+    // next (`.<index>.<pid>.<n>.tmp`; the counter is per process, so a few cover it).
     transcript(&path, Some(&cache)).unwrap();
     let index = fs::read_dir(&cache.dir)
         .unwrap()
@@ -215,8 +207,11 @@ fn a_link_at_the_index_temp_name_is_not_followed() {
     fs::remove_file(&index).unwrap();
     let outside = dir.join("outside.txt");
     fs::write(&outside, "precious").unwrap();
+    let name = index.file_name().unwrap().to_str().unwrap().to_owned();
     for nonce in 0..64 {
-        let temp = index.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
+        let temp = cache
+            .dir
+            .join(format!(".{name}.{}.{nonce}.tmp", std::process::id()));
         std::os::unix::fs::symlink(&outside, temp).unwrap();
     }
     transcript(&path, Some(&cache)).unwrap();
@@ -224,29 +219,93 @@ fn a_link_at_the_index_temp_name_is_not_followed() {
     let _ = fs::remove_dir_all(dir);
 }
 
+/// A transcript big enough to be indexed by a cache with `min_bytes` 0.
+fn indexed_fixture(dir: &Path) -> PathBuf {
+    let path = dir.join("t.jsonl");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    fs::copy(fixture, &path).unwrap();
+    path
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn a_link_at_the_cache_folders_keeps_no_index_outside_the_home() {
     let root = scratch("cache-link");
+    let path = indexed_fixture(&root);
     let outside = root.join("outside");
     fs::create_dir_all(&outside).unwrap();
+    // Stale-looking files of the cache's own kinds: an eviction through a link would remove them.
+    fs::write(outside.join("claude-0000000000000000.idx"), "keep").unwrap();
+    fs::write(outside.join(".claude-0000000000000000.idx.1.1.tmp"), "keep").unwrap();
     let home = root.join("home");
-    // No home yet, and a home with real folders: the cache is kept.
-    assert!(Cache::in_home(&home).is_some());
-    fs::create_dir_all(home.join("cache/history")).unwrap();
-    assert_eq!(
-        Cache::in_home(&home).map(|c| c.dir),
-        Some(home.join("cache/history"))
-    );
-    // A link at `cache/history`, then at `cache`: no cache at all.
-    fs::remove_dir(home.join("cache/history")).unwrap();
+    let cache = |home: &Path| {
+        let mut cache = Cache::in_home(home);
+        (cache.min_bytes, cache.keep) = (0, 0);
+        cache
+    };
+    // No home yet: the first index write creates real folders, the index inside.
+    assert_eq!(cache(&home).dir, home.join("cache/history"));
+    transcript(&path, Some(&cache(&home))).unwrap();
+    assert_eq!(names(&home.join("cache/history")).len(), 1);
+    // A link at `cache/history`, then at `cache`, then a file: read, nothing written or
+    // removed through it.
+    fs::remove_dir_all(home.join("cache")).unwrap();
+    fs::create_dir(home.join("cache")).unwrap();
     std::os::unix::fs::symlink(&outside, home.join("cache/history")).unwrap();
-    assert!(Cache::in_home(&home).is_none(), "cache/history is a link");
+    transcript(&path, Some(&cache(&home))).unwrap();
     fs::remove_dir_all(home.join("cache")).unwrap();
     std::os::unix::fs::symlink(&outside, home.join("cache")).unwrap();
-    assert!(Cache::in_home(&home).is_none(), "cache is a link");
+    transcript(&path, Some(&cache(&home))).unwrap();
     fs::remove_file(home.join("cache")).unwrap();
     fs::write(home.join("cache"), "a file").unwrap();
-    assert!(Cache::in_home(&home).is_none(), "cache is a file");
-    assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+    transcript(&path, Some(&cache(&home))).unwrap();
+    assert_eq!(fs::read_to_string(home.join("cache")).unwrap(), "a file");
+    assert_eq!(
+        names(&outside),
+        [
+            ".claude-0000000000000000.idx.1.1.tmp",
+            "claude-0000000000000000.idx"
+        ]
+    );
+    let _ = fs::remove_dir_all(&root);
+}
+
+/// Eviction lists, inspects and removes relative to the cache folder: a link in it (at an
+/// index's name, at a temp file's) is never followed, and its target is never removed.
+#[test]
+fn eviction_never_follows_a_link_in_the_cache_folder() {
+    let root = scratch("evict-link");
+    let path = indexed_fixture(&root);
+    let outside = root.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("precious"), "keep").unwrap();
+    let mut cache = Cache::new(root.join("cache"));
+    (cache.min_bytes, cache.keep) = (0, 1);
+    fs::create_dir_all(&cache.dir).unwrap();
+    for name in [
+        "claude-0000000000000001.idx",
+        ".claude-0000000000000001.idx.1.1.tmp",
+    ] {
+        std::os::unix::fs::symlink(outside.join("precious"), cache.dir.join(name)).unwrap();
+    }
+    std::os::unix::fs::symlink(&outside, cache.dir.join("claude-0000000000000002.idx")).unwrap();
+    transcript(&path, Some(&cache)).unwrap();
+    assert_eq!(names(&outside), ["precious"]);
+    assert_eq!(
+        fs::read_to_string(outside.join("precious")).unwrap(),
+        "keep"
+    );
+    // The index was written beside the links, which are left as they are.
+    assert_eq!(names(&cache.dir).len(), 4, "{:?}", names(&cache.dir));
     let _ = fs::remove_dir_all(&root);
 }

@@ -324,7 +324,37 @@ impl Dir {
         name: impl AsRef<OsStr>,
         bytes: &[u8],
     ) -> Result<(), FsError> {
-        let name = check(name.as_ref())?;
+        self.stage(tmp, name.as_ref(), |file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        })?;
+        self.sync()
+    }
+
+    /// Replace (or create) the file `name` in this folder with what `write` writes,
+    /// streamed into a new temp file in this folder (`O_EXCL`, named as
+    /// [`temp_target`] reads) and renamed over `name`, so a reader sees the whole old
+    /// content or the whole new. On any failure, `write`'s included, the temp file is
+    /// removed. A link or a folder at `name` is refused, not replaced. Nothing is synced
+    /// to disk: for a cache whose reader checks what it reads (a crash may leave the old
+    /// content, or a new one a checksum refuses); use [`Dir::replace`] for data.
+    pub fn replace_with(
+        &self,
+        name: impl AsRef<OsStr>,
+        write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    ) -> Result<(), FsError> {
+        self.stage(self, name.as_ref(), write)
+    }
+
+    /// Writes a temp file in `tmp` with `write` and renames it over `name` in this folder;
+    /// the temp file is removed on any failure.
+    fn stage(
+        &self,
+        tmp: &Dir,
+        name: &OsStr,
+        write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    ) -> Result<(), FsError> {
+        let name = check(name)?;
         match self.metadata(name)? {
             Some(Meta {
                 kind: Kind::Symlink,
@@ -342,10 +372,11 @@ impl Dir {
             }
             _ => {}
         }
-        let (staged, staged_name) = tmp.create_temp(name)?;
-        let done = write_all_synced(staged, bytes)
+        let (mut staged, staged_name) = tmp.create_temp(name)?;
+        let done = write(&mut staged)
             .map_err(|err| FsError::io("write", tmp.child_path(&staged_name), err))
             .and_then(|()| {
+                drop(staged);
                 rustix::fs::renameat(&tmp.fd, &staged_name, &self.fd, name)
                     .map_err(|err| FsError::io("replace", self.child_path(name), err))
             });
@@ -353,7 +384,7 @@ impl Dir {
             let _ = rustix::fs::unlinkat(&tmp.fd, &staged_name, AtFlags::empty());
             return Err(err);
         }
-        self.sync()
+        Ok(())
     }
 
     /// A new, empty file with a fresh name derived from `target`, created with `O_EXCL`
@@ -534,6 +565,33 @@ fn regular(fd: OwnedFd, path: PathBuf) -> Result<(File, Meta), FsError> {
 fn write_all_synced(mut file: File, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()
+}
+
+/// The target and the writer's process id of a temp file name this crate makes
+/// (`.<target>.<pid>.<n>.tmp`, see [`Dir::replace`]), `None` for any other name. A writer
+/// killed mid-write leaves one behind: its owner can tell it by this, e.g. to sweep it.
+///
+/// ```
+/// use std::ffi::OsStr;
+/// use notesoup_safe_fs::temp_target;
+///
+/// assert_eq!(temp_target(OsStr::new(".s1.json.4242.7.tmp")), Some((OsStr::new("s1.json"), 4242)));
+/// assert_eq!(temp_target(OsStr::new("s1.json")), None);
+/// assert_eq!(temp_target(OsStr::new(".s1.json.x.7.tmp")), None);
+/// ```
+pub fn temp_target(name: &OsStr) -> Option<(&OsStr, u32)> {
+    let rest = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
+    let last_dot = |b: &[u8]| b.iter().rposition(|c| *c == b'.');
+    let at = last_dot(rest)?;
+    let (rest, seq) = (&rest[..at], &rest[at + 1..]);
+    let at = last_dot(rest)?;
+    let (target, pid) = (&rest[..at], &rest[at + 1..]);
+    let digits = |b: &[u8]| !b.is_empty() && b.iter().all(u8::is_ascii_digit);
+    if target.is_empty() || !digits(seq) || !digits(pid) {
+        return None;
+    }
+    let pid = std::str::from_utf8(pid).ok()?.parse().ok()?;
+    Some((OsStr::from_bytes(target), pid))
 }
 
 /// `name` as one plain path component, or [`FsError::BadName`].

@@ -203,3 +203,70 @@ fn the_lock_is_exclusive_across_handles() {
     drop(held);
     assert!(rustix::fs::flock(&second, FlockOperation::NonBlockingLockExclusive).is_ok());
 }
+
+#[test]
+fn replace_with_streams_and_a_failed_write_changes_nothing() {
+    let s = Scratch::new("replace-with");
+    let dir = Dir::open(&s.0).unwrap();
+    dir.replace_with("index", |f| {
+        for piece in [&b"one "[..], b"two"] {
+            f.write_all(piece)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(s.0.join("index")).unwrap(),
+        "one two"
+    );
+    // A writer that fails half-way: the old content stays, no temp file is left.
+    let err = dir
+        .replace_with("index", |f| {
+            f.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            FsError::Io {
+                action: "write",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.0.join("index")).unwrap(),
+        "one two"
+    );
+    assert_eq!(s.names(), ["index"]);
+    // A link in the target's place is refused, never written through.
+    symlink("/etc/hostname", s.0.join("linked")).unwrap();
+    assert!(matches!(
+        dir.replace_with("linked", |f| f.write_all(b"x")),
+        Err(FsError::Link { .. })
+    ));
+    assert_eq!(s.names(), ["index", "linked"]);
+}
+
+#[test]
+fn temp_names_are_read_back() {
+    let s = Scratch::new("temp-names");
+    let dir = Dir::open(&s.0).unwrap();
+    let (_, name) = dir.create_temp(OsStr::new("s1.json")).unwrap();
+    assert_eq!(
+        temp_target(&name),
+        Some((OsStr::new("s1.json"), std::process::id()))
+    );
+    for other in [
+        "s1.json",
+        ".s1.json.tmp",
+        "..1.2.tmp",
+        ".a.b.1.tmp",
+        ".a.1.b.tmp",
+        ".a.1.2.tmpx",
+    ] {
+        assert_eq!(temp_target(OsStr::new(other)), None, "{other}");
+    }
+}

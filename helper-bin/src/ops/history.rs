@@ -151,9 +151,9 @@ pub(crate) fn corpus(roots: Roots, ctx: &Context) -> Corpus {
 }
 
 /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
-/// can be named and neither `cache` nor `cache/history` is a link (else no index is kept).
+/// can be named (opened as a handle per call, never through a link: `Cache::in_home`).
 pub(crate) fn cache(ctx: &Context) -> Option<Cache> {
-    ctx.notes_home().ok().and_then(|root| Cache::in_home(&root))
+    ctx.notes_home().ok().map(|root| Cache::in_home(&root))
 }
 
 /// One history tool call on the session `source` names: `tool`'s answer with the fields

@@ -26,6 +26,11 @@ fn fresh(path: &Path) -> Outcome {
     decode(&bytes, &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
 }
 
+/// The index file of `transcript` in `cache_dir`.
+fn index_path(cache_dir: &Path, transcript: &Path) -> PathBuf {
+    cache_dir.join(index_name(transcript))
+}
+
 /// Every transcript gets an index (the helper's 1 MiB floor would leave these small
 /// files without one).
 fn every(dir: &Path) -> Cache {
@@ -34,6 +39,7 @@ fn every(dir: &Path) -> Cache {
         min_bytes: 0,
         keep: 64,
         max_bytes: u64::MAX,
+        home: None,
     }
 }
 
@@ -53,13 +59,8 @@ fn check(path: &Path, cache: &Path, what: &str) {
 
 /// What the index in `cache` vouches for, if it is whole.
 fn covered(path: &Path, cache: &Path) -> Option<Covered> {
-    load_index(
-        &index_path(cache, path),
-        path,
-        &Options::default(),
-        u64::MAX,
-    )
-    .map(|(c, _)| c)
+    let dir = Dir::open(cache).ok()?;
+    load_index(&dir, &index_name(path), path, &Options::default(), u64::MAX).map(|(c, _)| c)
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -386,6 +387,7 @@ fn small_transcripts_get_no_index_and_the_least_recently_used_indexes_go_first()
         min_bytes: 4000,
         keep: 3,
         max_bytes: u64::MAX,
+        home: None,
     };
     let small = dir.join("small.jsonl");
     std::fs::write(&small, generated(5).join("\n") + "\n").unwrap();
@@ -419,6 +421,7 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
         min_bytes: 0,
         keep: 64,
         max_bytes: u64::MAX,
+        home: None,
     };
     let paths: Vec<PathBuf> = (0..3)
         .map(|i| {
@@ -448,11 +451,11 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
 /// Rewrites the index of `path` as if it had been written `after` nanoseconds after the
 /// status change it recorded.
 fn index_written_after(path: &Path, cache: &Path, after: i128) {
-    let index_file = index_path(cache, path);
+    let (dir, index_file) = (Dir::open(cache).unwrap(), index_name(path));
     let (mut covered, decoder) =
-        load_index(&index_file, path, &Options::default(), u64::MAX).unwrap();
+        load_index(&dir, &index_file, path, &Options::default(), u64::MAX).unwrap();
     covered.written = covered.seen.changed + after;
-    assert!(write_index(&index_file, path, &covered, &decoder));
+    assert!(write_index(&dir, &index_file, path, &covered, &decoder));
 }
 
 /// A warm read: its answer and how many bytes of the transcript it read.
