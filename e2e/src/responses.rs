@@ -6,7 +6,7 @@
 //! `/v1/responses` request gets is decided by a [`Responder`] looking at the request body.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::E2eError;
+use crate::service::local_listener;
 
 /// Longest request body read (Codex sends the whole conversation each turn).
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -59,14 +60,7 @@ pub struct ResponsesService {
 impl ResponsesService {
     /// Binds an ephemeral port on 127.0.0.1 and answers with `responder` until `timeout`.
     pub fn start(responder: Responder, timeout: Duration) -> Result<Self, E2eError> {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").map_err(|e| E2eError::io("bind 127.0.0.1:0", e))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| E2eError::io("local_addr", e))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| E2eError::io("set_nonblocking", e))?;
+        let (listener, addr) = local_listener()?;
         let shared = Arc::new(Shared {
             responder: Mutex::new(responder),
             log: Mutex::new(Vec::new()),

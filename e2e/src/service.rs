@@ -39,18 +39,25 @@ pub struct Service {
     acceptor: Option<JoinHandle<()>>,
 }
 
+/// A non-blocking listener on an ephemeral port of 127.0.0.1, and its address: where both
+/// scripted services (this one and [`crate::ResponsesService`]) listen.
+pub(crate) fn local_listener() -> Result<(TcpListener, SocketAddr), E2eError> {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").map_err(|e| E2eError::io("bind 127.0.0.1:0", e))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| E2eError::io("local_addr", e))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| E2eError::io("set_nonblocking", e))?;
+    Ok((listener, addr))
+}
+
 impl Service {
     /// Binds an ephemeral port on 127.0.0.1 and serves `script`, appending every request
     /// to `log_path` (JSONL); stops by itself after `timeout`.
     pub fn start(script: Script, log_path: &Path, timeout: Duration) -> Result<Self, E2eError> {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").map_err(|e| E2eError::io("bind 127.0.0.1:0", e))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| E2eError::io("local_addr", e))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| E2eError::io("set_nonblocking", e))?;
+        let (listener, addr) = local_listener()?;
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
