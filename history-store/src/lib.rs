@@ -42,9 +42,11 @@ use notesoup_history_pi::PiError;
 use notesoup_safe_fs::FsError;
 
 mod corpus;
+mod named;
 mod transcript_index;
 
 pub use corpus::{Corpus, Found, Roots, VARS};
+pub use named::{Named, named};
 pub use transcript_index::{Cache, read_transcript};
 
 /// Longest line of a Claude transcript, in bytes: a longer one (or a file of no newlines,

@@ -1,16 +1,14 @@
-//! What the three history ops share: naming a session (the live one by its transcript path
-//! and head, or an offline one by `claude:<sessionId>`), reading its transcript, and
-//! turning decoder refusals into replies.
+//! What the three history ops share: reading the session a request names (the live one by
+//! its transcript path and head, or one the corpus finds by selector: history-store's
+//! `named` decides which), and turning decoder refusals into replies.
 //!
 //! The transcript is read by `notesoup-history-store` (the decoder crates are pure), block
 //! by block, so a large file is never held whole beside its decoded events, and through
 //! its persistent index, so only the lines appended since the last call are decoded.
 
-use std::path::{Path, PathBuf};
-
 use notesoup_history_claude::{Head, Options};
-use notesoup_history_core::{Answer, BudgetedText, Harness, History, QueryError, Selector};
-use notesoup_history_store::{Cache, Corpus, Roots, read_transcript};
+use notesoup_history_core::{Answer, BudgetedText, History, QueryError};
+use notesoup_history_store::{Cache, Corpus, Named, Roots, named, read_transcript};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -89,50 +87,31 @@ pub(crate) fn load(op: &str, source: &SessionArgs, ctx: &Context) -> Result<Hist
             ),
         ));
     }
-    let (path, head, session) = if let Some(selector) = &source.session {
-        // The live session named by its exact id keeps its live head; anything else is
-        // found in the local corpus (any harness, a unique id prefix is enough).
-        let named = Selector::parse(selector)
-            .ok()
-            .filter(|s| s.harness == Harness::Claude);
-        let live = named
-            .zip(source.transcript_path.as_deref())
-            .filter(|(s, p)| {
-                Path::new(p)
-                    .file_stem()
-                    .is_some_and(|stem| stem.to_str() == Some(s.id.as_str()))
-            });
-        if let Some((named, path)) = live {
-            (PathBuf::from(path), live_head(op, source)?, named.id)
-        } else {
+    let (path, session) = match named(source.session.as_deref(), source.transcript_path.as_deref())
+    {
+        Some(Named::Live { path, session }) => (path, session),
+        Some(Named::Listed(selector)) => {
             let corpus = corpus(source.roots.clone(), ctx);
             let found = corpus.resolve(selector)?;
             let transcript = corpus.load(&found, cache(ctx).as_ref())?;
             return History::new(transcript)
                 .map_err(|err| OpError::new("internal", err.to_string()));
         }
-    } else {
-        let Some(path) = &source.transcript_path else {
+        None => {
             return Err(OpError::new(
                 "history_unavailable",
                 format!(
                     "`{op}` needs `session`: no current session is bound here. Name one as <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough); history_sessions lists them"
                 ),
             ));
-        };
-        let head = live_head(op, source)?;
-        let session = Path::new(path)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        (PathBuf::from(path), head, session)
+        }
     };
+    let head = live_head(op, source)?;
     let options = Options {
         session: Some(session),
         sidechain: false,
     };
-    let transcript = read_transcript(&path, &options, &head, cache(ctx).as_ref())?;
+    let transcript = read_transcript(path, &options, &head, cache(ctx).as_ref())?;
     History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
 }
 
