@@ -26,6 +26,9 @@
 //!   [`WindowStore::with_session`] hold an exclusive `flock` on the harness folder for the
 //!   whole read → decide → write, so concurrent hooks (threads or processes) lose no update.
 //!   The kernel drops the lock when a holder dies: no stale lock is ever left.
+//! - **Kept tidy.** A session's first write removes the harness folder's temp files (a
+//!   killed writer's: every writer writes under the lock) and prunes at most
+//!   [`PRUNE_MAX`] records untouched for [`PRUNE_AFTER`] (30 days).
 //! - **Session ids never make a path.** A [`SessionKey`] is checked with
 //!   `history-core::window`'s rules for a window id's host and session, and must also be
 //!   one plain file name (no `/`, no leading `.`, at most [`SESSION_MAX`] bytes).
@@ -85,6 +88,12 @@ pub const RECORD_MAX: u64 = 1024 * 1024;
 pub const WINDOWS_DIR: &str = "windows";
 /// The most bytes a session id may have (it becomes a file name, `<id>.json`).
 pub const SESSION_MAX: usize = 200;
+/// A record untouched (not written) for this long is pruned: 30 days. A session resumed
+/// after that starts from a rebuilt flow, as after any missing record.
+pub const PRUNE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+/// At most this many old records are pruned by one upkeep, so one write's extra work is
+/// bounded (a folder with more catches up over later sessions' first writes).
+pub const PRUNE_MAX: usize = 32;
 
 /// Which session a record belongs to: a harness and its session id, checked so it can
 /// only ever name one file in one folder.
@@ -301,7 +310,11 @@ impl Session<'_> {
                 limit: RECORD_MAX,
             });
         }
+        let fresh = self.dir.metadata(self.key.file_name())?.is_none();
         self.dir.replace(self.key.file_name(), &bytes)?;
+        if fresh {
+            upkeep(self.dir, &self.key.file_name(), SystemTime::now());
+        }
         Ok(record)
     }
 
@@ -314,6 +327,48 @@ impl Session<'_> {
         }
         Ok(removed)
     }
+}
+
+/// The harness folder's upkeep, run by the first write of a session's record (so at most
+/// once per session, under the folder's lock): every temp file of a record
+/// (`.<id>.json.<pid>.<n>.tmp`) is a killed writer's, since every writer writes under this
+/// lock, and is removed; and at most [`PRUNE_MAX`] records other than `own` untouched for
+/// [`PRUNE_AFTER`] are removed. Only names of those two shapes are touched, each removed
+/// as a name relative to the folder's handle (a link is removed as a link, what it points
+/// to is never touched; a folder is never removed). Failures are ignored: upkeep never
+/// costs the write.
+fn upkeep(dir: &Dir, own: &str, now: SystemTime) {
+    let Ok(entries) = dir.entries() else {
+        return;
+    };
+    let mut pruned = 0;
+    for entry in entries {
+        if entry.kind == notesoup_safe_fs::Kind::Dir {
+            continue;
+        }
+        if notesoup_safe_fs::temp_target(&entry.name)
+            .is_some_and(|(target, _)| target.to_string_lossy().ends_with(".json"))
+        {
+            let _ = dir.remove_file(&entry.name);
+            continue;
+        }
+        let name = entry.name.to_string_lossy();
+        if pruned >= PRUNE_MAX || name == own || name.starts_with('.') || !name.ends_with(".json") {
+            continue;
+        }
+        let old = dir
+            .metadata(&entry.name)
+            .ok()
+            .flatten()
+            .is_some_and(|meta| {
+                now.duration_since(meta.modified)
+                    .is_ok_and(|age| age > PRUNE_AFTER)
+            });
+        if old && dir.remove_file(&entry.name).unwrap_or(false) {
+            pruned += 1;
+        }
+    }
+    let _ = dir.sync();
 }
 
 fn read_record(dir: &Dir, key: &SessionKey) -> Result<Option<Record>, WindowStoreError> {

@@ -375,3 +375,81 @@ fn concurrent_updaters_in_threads_lose_no_update() {
     let store = WindowStore::new(home);
     assert_eq!(store.read(&key()).unwrap().unwrap().state, json!(100));
 }
+
+/// Sets `path`'s modification time `days` days back.
+fn age(path: &Path, days: u64) {
+    let at = SystemTime::now() - std::time::Duration::from_secs(days * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(at)
+        .unwrap();
+}
+
+#[test]
+fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
+    let s = Scratch::new("upkeep");
+    let store = WindowStore::new(s.0.join("home"));
+    let other = SessionKey::new(Harness::Claude, "older-0").unwrap();
+    store.update(&other, |_| Some(json!({"n": 0}))).unwrap();
+    let dir = s.0.join("home/windows/claude");
+    // A killed writer's temp file, old records (more than one upkeep prunes), a recent one,
+    // and things of other shapes: a folder, a link to a canary, a stray file.
+    std::fs::write(dir.join(".older-0.json.4242.7.tmp"), "half").unwrap();
+    for n in 1..=PRUNE_MAX + 3 {
+        std::fs::write(dir.join(format!("old-{n}.json")), "{}").unwrap();
+        age(&dir.join(format!("old-{n}.json")), 31);
+    }
+    age(&dir.join("older-0.json"), 29);
+    std::fs::create_dir(dir.join("kept-folder.json")).unwrap();
+    let canary = s.0.join("canary.json");
+    std::fs::write(&canary, "canary").unwrap();
+    age(&canary, 400);
+    symlink(&canary, dir.join(".x.json.1.2.tmp")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "x").unwrap();
+    age(&dir.join("notes.txt"), 400);
+    store.update(&key(), |_| Some(json!({"n": 1}))).unwrap();
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let left = names(&dir);
+    assert_eq!(
+        left.iter().filter(|n| n.starts_with("old-")).count(),
+        3,
+        "{left:?}"
+    );
+    assert!(
+        !left
+            .iter()
+            .any(|n| notesoup_safe_fs::temp_target(std::ffi::OsStr::new(n)).is_some()),
+        "{left:?}"
+    );
+    for kept in [
+        "older-0.json",
+        "kept-folder.json",
+        "notes.txt",
+        "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f.json",
+    ] {
+        assert!(left.iter().any(|n| n == kept), "{kept}: {left:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&canary).unwrap(), "canary");
+    // A later write of the same session does no upkeep; the next session's first write
+    // catches up on the rest.
+    store.update(&key(), |_| Some(json!({"n": 2}))).unwrap();
+    assert_eq!(
+        names(&dir).iter().filter(|n| n.starts_with("old-")).count(),
+        3
+    );
+    let next = SessionKey::new(Harness::Claude, "next-0").unwrap();
+    store.update(&next, |_| Some(json!({"n": 3}))).unwrap();
+    assert_eq!(
+        names(&dir).iter().filter(|n| n.starts_with("old-")).count(),
+        0
+    );
+}
