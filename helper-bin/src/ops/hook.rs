@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use notesoup_boot::{Countdown, Host, Reset};
+use notesoup_boot::{Host, Reset};
 use notesoup_history_core::window::{MARKER_OPEN, retained_window};
 use notesoup_reset_flow::{Budget, Effect, Hook, KeptBoot, Pool, Resolve, hook_saved};
 use notesoup_thresholds::{Env, Inputs, Policy, Unit, resolve};
@@ -266,12 +266,12 @@ fn kept_boots(texts: &[String]) -> Vec<KeptBoot> {
 
 /// The window the transcript's head is in, when the binding is complete and it is known.
 fn history_ordinal(ctx: &Context, place: &Place) -> Option<u32> {
+    place.head.as_ref()?;
     let source = SessionArgs {
         transcript_path: place.transcript_path.clone(),
         head: place.head.clone(),
         ..SessionArgs::default()
     };
-    place.head.as_ref()?;
     let ordinal = load("hook", &source, ctx).ok()?.head_window().ordinal()?;
     u32::try_from(ordinal).ok()
 }
@@ -410,12 +410,7 @@ fn filled(fx: &Effect, host: Host, resolved: Option<&Resolved>) -> Value {
 
 /// The budget warning for the window's fill: the tokens (or percent) left to the clear.
 fn warning_text(host: Host, r: &Resolved) -> String {
-    let left = r.budget.hard.saturating_sub(r.budget.tokens);
-    let countdown = match r.unit {
-        Unit::Tokens => Countdown::Tokens(left),
-        Unit::Percent => Countdown::Percent(left),
-    };
-    notesoup_boot::warning(host, countdown)
+    super::warning::warning_text(host, r.unit, r.budget.hard, r.budget.tokens).0
 }
 
 #[cfg(test)]

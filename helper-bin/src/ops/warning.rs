@@ -35,13 +35,29 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
         .host
         .parse()
         .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
-    let left = req.clear_at.saturating_sub(req.used);
-    let mut fields = Fields::new();
-    let countdown = match req.unit {
-        Unit::Tokens => Countdown::Tokens(left),
-        Unit::Percent => Countdown::Percent(left),
+    let unit = match req.unit {
+        Unit::Tokens => notesoup_thresholds::Unit::Tokens,
+        Unit::Percent => notesoup_thresholds::Unit::Percent,
     };
-    fields.insert("text".into(), json!(warning(host, countdown)));
+    let (text, left) = warning_text(host, unit, req.clear_at, req.used);
+    let mut fields = Fields::new();
+    fields.insert("text".into(), json!(text));
     fields.insert("left".into(), json!(left));
     Ok(fields)
+}
+
+/// The budget warning for a window holding `used` of a clear at `clear_at` (both in
+/// `unit`s), and what is left: the one countdown rule of the `warning` and `hook` ops.
+pub(crate) fn warning_text(
+    host: Host,
+    unit: notesoup_thresholds::Unit,
+    clear_at: u64,
+    used: u64,
+) -> (String, u64) {
+    let left = clear_at.saturating_sub(used);
+    let countdown = match unit {
+        notesoup_thresholds::Unit::Tokens => Countdown::Tokens(left),
+        notesoup_thresholds::Unit::Percent => Countdown::Percent(left),
+    };
+    (warning(host, countdown), left)
 }

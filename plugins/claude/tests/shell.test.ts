@@ -448,9 +448,6 @@ describe('natural input', () => {
 describe('the budget warning', () => {
   const warnWorld = (on: On) =>
     world(on, (op, req) => {
-      const event = req.event as Fields | undefined;
-      if (op === 'warning') return { ok: true, text: 'notesoup budget warning: save your notes.' };
-      if (op === 'limits') return { ok: true, unit: 'tokens', native: 167000, hard: 158808, warning: 142424, auto_clear: true, warnings_enabled: true };
       if (op === 'hook' && (req.event === 'prompt.submit' || req.event === 'tool.call')) {
         return { ok: true, effects: [{ type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }], hints: {} };
       }
