@@ -82,7 +82,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
 }
 
 /// One step of the session's flow as kept on disk, under the record's lock.
-fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpError> {
+pub(crate) fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpError> {
     with_saved(ctx, session, |saved| {
         step_saved(saved, &session.process, event)
     })

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Fields;
+use super::reset::{SessionRef, kept};
 use crate::tools::{self, Binding, ToolAnswer};
 use crate::{Context, OpError, parse};
 
@@ -31,7 +32,7 @@ struct Request {
     /// The session whose reset flow `empty_brain` steps (`reset`'s `session`), and whose
     /// budget warning may ride on a main result.
     #[serde(default)]
-    session: Option<Value>,
+    session: Option<SessionRef>,
     /// The budget facts as op `hook` takes them (`facts.budget`), for a main call: its
     /// answer then goes through the flow as a `tool.call` hook would (the warning).
     #[serde(default)]
@@ -79,7 +80,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         let mut fields = answered(&answer);
         if let (true, false, Some(session), Some(budget)) = (main, answer.is_error, session, budget)
         {
-            with_the_warning(&mut fields, &session, &budget, ctx);
+            with_the_warning(&mut fields, &session, budget, ctx);
         }
         return Ok(fields);
     }
@@ -98,18 +99,25 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     } else {
         "main"
     };
-    let event = json!({"type": spec.name, "agent": agent, "args": args});
-    super::reset::run(json!({"session": session, "event": event}), ctx)
+    let event = serde_json::from_value(json!({"type": spec.name, "agent": agent, "args": args}))
+        .map_err(|err| OpError::bad_request(format!("`tool` {}: {err}", spec.name)))?;
+    let reply = kept(ctx, &session, event)?;
+    let mut fields = Fields::new();
+    fields.insert("effects".into(), json!(reply.effects));
+    fields.insert("hints".into(), json!(reply.hints));
+    Ok(fields)
 }
 
 /// A main result answered: the flow hears of it as of any main tool result (op `hook`'s
 /// `tool.call`: `measured`, `warning_point`), and its effects (a `warn` with its text,
 /// delivered with this result) follow the `tool_result`, with the flow's `hints`, `watch`
 /// and `log`. A flow that cannot be stepped never costs the answer: its refusal is logged.
-fn with_the_warning(fields: &mut Fields, session: &Value, budget: &Value, ctx: &Context) {
-    let facts = json!({"agent": "main", "denied": false, "budget": budget});
-    let request = json!({"event": "tool.call", "session": session, "facts": facts});
-    match super::hook::run(request, ctx) {
+fn with_the_warning(fields: &mut Fields, session: &SessionRef, budget: Value, ctx: &Context) {
+    let mut facts = serde_json::Map::new();
+    facts.insert("agent".into(), json!("main"));
+    facts.insert("denied".into(), json!(false));
+    facts.insert("budget".into(), budget);
+    match super::hook::call(ctx, session, "tool.call", facts) {
         Ok(hook) => {
             for (key, value) in hook {
                 match (key.as_str(), value) {
