@@ -123,7 +123,9 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
  * a deleted record).
  */
 async function sessionRef($: EngineInterface): Promise<Fields> {
-  const id = (await $.session.id()).replace(/[^A-Za-z0-9_-]/g, '') || HOST;
+  // The id goes as the engine gave it: the helper checks it (one rule, window-store's
+  // SessionKey) and refuses one it cannot key a record by, rather than two ids sharing one.
+  const id = await $.session.id();
   const session: Fields = { harness: HOST, id, process: `${PROCESS}:${bound.epoch}` };
   if (bound.transcriptPath !== undefined) session.transcript_path = bound.transcriptPath;
   return session;
