@@ -137,7 +137,7 @@ pub enum Miss {
 /// The outcome of the reset worker's compaction command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum CommandResult {
     /// `$.command.run` resolved (a receipt, not evidence).
     Ok,
     /// `$.command.run` rejected, or the compaction reported failure.
@@ -157,7 +157,7 @@ pub enum BootStatus {
 /// Where commit evidence was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub enum EvidenceFrom {
     /// Headless: the result of a successful main `session.append` (`await next(e)`).
     Append,
     /// Interactive: `$.session.messages()` after the compaction command resolved.
@@ -298,7 +298,7 @@ pub enum Event {
         /// The generation of the `compact` effect.
         generation: u64,
         /// Resolved or failed.
-        status: Outcome,
+        status: CommandResult,
         /// Why, for the report.
         #[serde(default)]
         reason: Option<String>,
@@ -329,7 +329,7 @@ pub enum Event {
         /// The current generation.
         generation: u64,
         /// Main `session.append` results, or `$.session.messages()`.
-        source: Source,
+        source: EvidenceFrom,
         /// What was seen.
         evidence: Evidence,
         /// The boot row's UUID (for `boot`).

@@ -39,8 +39,8 @@ use serde_json::Value;
 
 use crate::effect::{Effect, Pool};
 use crate::event::{
-    Agent, BootStatus, ContinuationStatus, Delivery, Event, Evidence, Measure, Miss, Outcome,
-    Source, Trigger, TurnEnd,
+    Agent, BootStatus, CommandResult, ContinuationStatus, Delivery, Event, Evidence, EvidenceFrom,
+    Measure, Miss, Trigger, TurnEnd,
 };
 use crate::flow::{ATTACH_DOORS, Commit, Stage};
 use crate::{CopyVerdict, Flow, Reply};
@@ -245,7 +245,7 @@ pub enum Hook {
         /// The `compact` effect's generation.
         generation: u64,
         /// Resolved or rejected.
-        status: Outcome,
+        status: CommandResult,
         /// Why it failed.
         #[serde(default)]
         reason: Option<String>,
@@ -496,7 +496,7 @@ impl Flow {
                     status: *status,
                     reason: reason.clone(),
                 }));
-                if *status == Outcome::Ok {
+                if *status == CommandResult::Ok {
                     self.messages_evidence(kept.as_deref(), &mut fx);
                 }
             }
@@ -792,7 +792,7 @@ impl Flow {
         let event = if door == "compaction" && kind == Some("system") {
             Event::CommitEvidence {
                 generation,
-                source: Source::Append,
+                source: EvidenceFrom::Append,
                 evidence: Evidence::Boundary,
                 uuid: None,
                 intact: false,
@@ -806,7 +806,7 @@ impl Flow {
             });
             Event::CommitEvidence {
                 generation,
-                source: Source::Append,
+                source: EvidenceFrom::Append,
                 evidence: Evidence::Boot,
                 uuid: window.map(str::to_owned),
                 intact: false,
@@ -827,7 +827,7 @@ impl Flow {
         let found = kept.iter().find(|k| k.window == identity);
         let event = Event::CommitEvidence {
             generation: self.generation,
-            source: Source::Messages,
+            source: EvidenceFrom::Messages,
             evidence: if found.is_some() {
                 Evidence::Boot
             } else {

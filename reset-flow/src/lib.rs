@@ -110,8 +110,8 @@ pub use hook::{Budget, Hook, KeptBoot, Resolve, Watch, hook_saved};
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Hints, Pool};
 pub use event::{
-    Agent, BootStatus, Command, ContinuationStatus, Delivery, Event, Evidence, InputPhase, Measure,
-    Miss, Outcome, Source, Trigger, TurnEnd,
+    Agent, BootStatus, Command, CommandResult, ContinuationStatus, Delivery, Event, Evidence,
+    EvidenceFrom, InputPhase, Measure, Miss, Trigger, TurnEnd,
 };
 
 /// The answer to one event: the new state, the effects in order, and the hints.

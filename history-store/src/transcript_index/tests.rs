@@ -19,9 +19,9 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-type Outcome = Result<Transcript, String>;
+type Indexed = Result<Transcript, String>;
 
-fn fresh(path: &Path) -> Outcome {
+fn fresh(path: &Path) -> Indexed {
     let bytes = std::fs::read(path).unwrap();
     decode(&bytes, &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
 }
@@ -43,7 +43,7 @@ fn every(dir: &Path) -> Cache {
     }
 }
 
-fn cached(path: &Path, cache: &Path) -> Outcome {
+fn cached(path: &Path, cache: &Path) -> Indexed {
     read_transcript(path, &Options::default(), &Head::Leaf, Some(&every(cache))).map_err(
         |e| match e {
             StoreError::Claude { source, .. } => source.to_string(),
@@ -251,7 +251,7 @@ fn a_changed_prefix_is_decoded_afresh_never_served_from_the_index() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-fn fresh_of(text: &str) -> Outcome {
+fn fresh_of(text: &str) -> Indexed {
     decode(text.as_bytes(), &Options::default(), &Head::Leaf).map_err(|e| e.to_string())
 }
 
@@ -459,7 +459,7 @@ fn index_written_after(path: &Path, cache: &Path, after: i128) {
 }
 
 /// A warm read: its answer and how many bytes of the transcript it read.
-fn warm_read(path: &Path, cache: &Path) -> (Outcome, u64) {
+fn warm_read(path: &Path, cache: &Path) -> (Indexed, u64) {
     match read_indexed(path, &Options::default(), &Head::Leaf, Some(&every(cache))) {
         Ok((t, read)) => (Ok(t), read),
         Err(ReadError::Decode(err)) => (Err(err.to_string()), 0),

@@ -6,7 +6,9 @@ use super::{
     Stage, USER_COMPACT_NOTICE, one_line,
 };
 use crate::effect::{Effect, Pool};
-use crate::event::{Agent, BootStatus, ContinuationStatus, Evidence, Outcome, Source, Trigger};
+use crate::event::{
+    Agent, BootStatus, CommandResult, ContinuationStatus, Evidence, EvidenceFrom, Trigger,
+};
 
 impl Flow {
     pub(super) fn compaction(
@@ -163,7 +165,7 @@ impl Flow {
 
     pub(super) fn compaction_result(
         &mut self,
-        status: Outcome,
+        status: CommandResult,
         reason: Option<String>,
         fx: &mut Vec<Effect>,
     ) {
@@ -175,7 +177,7 @@ impl Flow {
         }
         let took = match &commit.stage {
             Stage::Requested | Stage::Answered => false,
-            Stage::Installed { touched, .. } => *touched || status == Outcome::Ok,
+            Stage::Installed { touched, .. } => *touched || status == CommandResult::Ok,
             Stage::Confirmed => true,
         };
         if took {
@@ -189,8 +191,8 @@ impl Flow {
         }
         let why = reason.map_or_else(
             || match status {
-                Outcome::Ok => "it was not admitted".to_owned(),
-                Outcome::Failed => "it failed".to_owned(),
+                CommandResult::Ok => "it was not admitted".to_owned(),
+                CommandResult::Failed => "it failed".to_owned(),
             },
             |r| one_line(&r),
         );
@@ -203,7 +205,7 @@ impl Flow {
 
     pub(super) fn evidence(
         &mut self,
-        source: Source,
+        source: EvidenceFrom,
         evidence: Evidence,
         uuid: Option<&str>,
         intact: bool,
@@ -225,12 +227,12 @@ impl Flow {
         *touched = true;
         let kept = match evidence {
             Evidence::Boundary => {
-                if source == Source::Append {
+                if source == EvidenceFrom::Append {
                     *boundary = true;
                 }
                 return;
             }
-            Evidence::Boot if source == Source::Append && !*boundary => return,
+            Evidence::Boot if source == EvidenceFrom::Append && !*boundary => return,
             Evidence::Boot => intact && uuid == Some(expected.as_str()),
             Evidence::Missing => false,
         };

@@ -512,11 +512,13 @@ fn check(
             _ => *intact,
         };
         match evidence {
-            crate::Evidence::Boundary if *source == crate::Source::Append => g.boundary = true,
+            crate::Evidence::Boundary if *source == crate::EvidenceFrom::Append => {
+                g.boundary = true;
+            }
             crate::Evidence::Boot
                 if intact
                     && uuid.as_deref() == Some("B")
-                    && (g.boundary || *source == crate::Source::Messages) =>
+                    && (g.boundary || *source == crate::EvidenceFrom::Messages) =>
             {
                 g.confirmed = true;
             }
@@ -530,7 +532,7 @@ fn check(
         && g.worker_in_flight
         && !g.consumed
         && !g.window_changed
-        && (*status == crate::Outcome::Failed || !g.installed)
+        && (*status == crate::CommandResult::Failed || !g.installed)
     {
         // The attempt did not take: a retry is allowed.
         g.worker_in_flight = false;
