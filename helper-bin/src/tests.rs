@@ -121,3 +121,18 @@ fn history_sessions_bad_requests_exit_2_like_every_op(#[case] request: &str) {
     assert_eq!(out.reply["error"]["code"], "bad_request");
     assert_eq!(out.exit, 2, "{}", out.reply);
 }
+
+/// What the flow kept for session `id` (harness claude) under notes home `home` says: what
+/// the ops' tests read the state by (the replies carry effects only).
+pub(crate) fn kept_flow(home: &std::path::Path, id: &str) -> notesoup_reset_flow::Snapshot {
+    use notesoup_history_core::Harness;
+    use notesoup_window_store::{SessionKey, WindowStore};
+    let key = SessionKey::new(Harness::Claude, id).expect("a session id");
+    let record = WindowStore::new(home)
+        .read(&key)
+        .expect("the record reads")
+        .expect("a record is kept");
+    notesoup_reset_flow::Flow::from_blob(&record.state["flow"])
+        .expect("the kept flow reads")
+        .snapshot()
+}

@@ -1,5 +1,4 @@
-//! What the flow asks the hooks module to do: [`Effect`]s, and the [`Hints`] it may read on
-//! hot paths without another call.
+//! What the flow asks the hooks module to do: [`Effect`]s.
 //!
 //! Every effect is a JSON object tagged by `"type"` (`snake_case`). Effects that start
 //! asynchronous work carry the `generation` the shell must echo in the event that reports
@@ -204,31 +203,4 @@ pub enum CloseoutMode {
     Submit,
     /// Busy: the running turn (the command's `context`).
     CurrentTurn,
-}
-
-/// Facts the shell may read without another helper call.
-#[allow(
-    clippy::struct_excessive_bools,
-    reason = "a flat JSON object of independent yes/no facts is the wire shape the shell reads"
-)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Hints {
-    /// The flow's generation (echo it in asynchronous-result events).
-    pub generation: u64,
-    /// A reset request is pending or in flight.
-    pub pending: bool,
-    /// The next main `turn.step` of the running turn will be answered with `end_turn`.
-    pub end_turn_at_next_main_step: bool,
-    /// The worker's compaction is expected (a `session.compact` carrying the marker).
-    pub compaction_expected: bool,
-    /// The pending reset will not continue (STOP, `terminate`, or natural input).
-    pub stop: bool,
-    /// `DISABLE_COMPACT` is set: explicit resets are refused.
-    pub disable_compact: bool,
-    /// The current window's ordinal, once known (it only grows).
-    pub ordinal: Option<u32>,
-    /// The budget warning was delivered in this window.
-    pub warned: bool,
-    /// The runtime cap (`/notesoup cap`), in tokens.
-    pub cap: Option<u64>,
 }

@@ -28,7 +28,7 @@
 //! let (saved, reply) = hook_saved(None, "p1", &hook, &mut World);
 //! // Past the warning point: the warning rides on this tool result, delivered at once.
 //! assert!(matches!(reply.effects[..], [Effect::Warn { .. }]));
-//! assert!(reply.hints.warned);
+//! assert!(reply.flow.snapshot().warned);
 //! // The same window again (another process, `claude -p --resume`): no second warning.
 //! let (_, reply) = hook_saved(Some(&saved), "p2", &hook, &mut World);
 //! assert!(reply.effects.is_empty());

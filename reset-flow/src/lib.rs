@@ -70,28 +70,28 @@
 //!     let event: Event = serde_json::from_value(event).unwrap();
 //!     let reply = step(&blob, event).unwrap();
 //!     blob = reply.flow.to_blob();
-//!     (reply.effects, reply.hints)
+//!     (reply.effects, reply.flow.snapshot())
 //! };
 //!
 //! send(json!({"type": "session", "generation": 1}));
 //! send(json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 0}));
-//! let (fx, hints) = send(json!({"type": "empty_brain", "agent": "main",
+//! let (fx, state) = send(json!({"type": "empty_brain", "agent": "main",
 //!                                "args": {"last_word": "finish the parser"}}));
 //! assert!(matches!(fx[0], Effect::ToolResult { is_error: false, .. }));
-//! assert!(hints.end_turn_at_next_main_step);
+//! assert!(state.end_turn_at_next_main_step);
 //!
 //! // The whole tool batch ran; the next main step ends the turn without a model request.
 //! let (fx, _) = send(json!({"type": "turn_step", "agent": "main", "turn_id": "t1", "index": 1}));
 //! assert!(matches!(fx[0], Effect::EndTurn { .. }));
 //!
 //! // After the turn, the reset worker compacts with its unique marker.
-//! let (fx, hints) = send(json!({"type": "turn_complete", "agent": "main", "turn_id": "t1",
+//! let (fx, state) = send(json!({"type": "turn_complete", "agent": "main", "turn_id": "t1",
 //!                                "reason": "answer"}));
 //! assert_eq!(
 //!     serde_json::to_value(&fx[0]).unwrap(),
 //!     json!({"type": "compact", "marker": "notesoup-reset g1 r1 a1", "generation": 1})
 //! );
-//! assert!(hints.compaction_expected);
+//! assert!(state.pending);
 //! ```
 
 #![forbid(unsafe_code)]
@@ -105,36 +105,29 @@ mod flow;
 mod hook;
 
 pub use blob::FlowError;
-pub use flow::{Flow, STATE_VERSION};
+pub use flow::{Flow, STATE_VERSION, Snapshot};
 pub use hook::{Budget, Hook, KeptBoot, Resolve, Watch, hook_saved};
 
-pub use effect::{CloseoutMode, CopyVerdict, Effect, Hints, Pool};
+pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
 pub use event::{
     Agent, BootStatus, Command, CommandResult, ContinuationStatus, Delivery, Event, Evidence,
     EvidenceFrom, InputPhase, Measure, Miss, Trigger, TurnEnd,
 };
 
-/// The answer to one event: the new state, the effects in order, and the hints.
+/// The answer to one event: the new state and the effects in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
-    /// The state to keep (serialize with [`Flow::to_blob`]).
+    /// The state to keep (serialize with [`Flow::to_blob`]; read with [`Flow::snapshot`]).
     pub flow: Flow,
     /// What the shell must do, in order.
     pub effects: Vec<Effect>,
-    /// Facts for hot paths.
-    pub hints: Hints,
 }
 
 /// Apply one event to a state blob (`null` for a fresh flow).
 pub fn step(state: &serde_json::Value, event: Event) -> Result<Reply, FlowError> {
     let mut flow = Flow::from_blob(state)?;
     let effects = flow.handle(event);
-    let hints = flow.hints();
-    Ok(Reply {
-        flow,
-        effects,
-        hints,
-    })
+    Ok(Reply { flow, effects })
 }
 
 /// One step of a flow kept on disk for a session, across the processes that run it.
@@ -186,16 +179,8 @@ fn load_saved(saved: Option<&Value>, process: &str) -> (Flow, Vec<Effect>) {
 
 /// What to save for `process`, and the reply.
 fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply) {
-    let hints = flow.hints();
     let saved = serde_json::json!({"process": process, "flow": flow.to_blob()});
-    (
-        saved,
-        Reply {
-            flow,
-            effects,
-            hints,
-        },
-    )
+    (saved, Reply { flow, effects })
 }
 
 /// What [`step_saved`] takes as `saved` for a session that has no usable record: the flow
@@ -215,7 +200,7 @@ fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply
 /// };
 /// let saved = rebuilt_saved(&facts);
 /// let (_, reply) = step_saved(Some(&saved), "p1", Event::WindowSeen { ordinal: 0 });
-/// assert_eq!(reply.hints.ordinal, Some(3)); // an older boot never takes it back
+/// assert_eq!(reply.flow.snapshot().ordinal, Some(3)); // an older boot never takes it back
 /// # Ok::<(), notesoup_history_core::window::WindowIdError>(())
 /// ```
 pub fn rebuilt_saved(facts: &notesoup_history_core::window::WindowFacts) -> Value {

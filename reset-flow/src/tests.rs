@@ -123,7 +123,7 @@ fn requested(args: Value) -> Sim {
     sim.send(turn_step("t1", 0));
     let fx = sim.send(eb(args));
     assert_eq!(kinds(&fx), ["tool_result"]);
-    assert!(sim.flow.hints().end_turn_at_next_main_step);
+    assert!(sim.flow.snapshot().end_turn_at_next_main_step);
     assert_eq!(kinds(&sim.send(turn_step("t1", 1))), ["end_turn"]);
     assert_eq!(kinds(&sim.send(done("t1", "answer"))), ["compact"]);
     sim
@@ -163,7 +163,7 @@ fn terminate_decides_the_one_continuation(
     } else {
         assert_eq!(kinds(&fx), ["report"]);
     }
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
 }
 
 // ----- invalid arguments are refused before anything is recorded -----
@@ -243,7 +243,7 @@ fn a_later_call_rearms_the_cutoff_in_a_later_turn() {
     );
     sim.send(turn_step("t2", 0));
     sim.send(natural("delivered"));
-    assert!(!sim.flow.hints().end_turn_at_next_main_step);
+    assert!(!sim.flow.snapshot().end_turn_at_next_main_step);
     // The queued turn runs normally until the model itself calls again: that call
     // re-arms the cutoff, but cannot replace the first call's arguments.
     sim.send(eb(json!({"last_word": "b"})));
@@ -271,7 +271,7 @@ fn the_cutoff_fires_only_on_a_main_step(#[case] event: Value, #[case] fires: boo
     sim.send(eb(json!({})));
     let fx = sim.send(event);
     assert_eq!(kinds(&fx) == ["end_turn"], fires, "{fx:?}");
-    assert_eq!(sim.flow.hints().end_turn_at_next_main_step, !fires);
+    assert_eq!(sim.flow.snapshot().end_turn_at_next_main_step, !fires);
 }
 
 #[test]
@@ -342,7 +342,7 @@ fn measurement_arms_only_over_the_point(
     let mut sim = Sim::new();
     sim.send(turn_step("t1", 0));
     sim.send(json!({"type": "measured", "tokens": tokens, "hard": 1000, "auto_clear": auto_clear}));
-    assert_eq!(sim.flow.hints().pending, arms);
+    assert_eq!(sim.flow.snapshot().pending, arms);
     assert_eq!(kinds(&sim.send(turn_step("t1", 1))) == ["end_turn"], arms);
 }
 
@@ -352,7 +352,7 @@ fn measurement_alone_never_clears_a_pending_request() {
     sim.send(turn_step("t1", 0));
     sim.send(eb(json!({"last_word": "w"})));
     sim.send(json!({"type": "measured", "tokens": 10, "hard": 1000, "auto_clear": true}));
-    assert!(sim.flow.hints().pending);
+    assert!(sim.flow.snapshot().pending);
     assert_eq!(kinds(&sim.send(turn_step("t1", 1))), ["end_turn"]);
 }
 
@@ -368,7 +368,7 @@ fn a_failed_main_turn_cancels_the_request(#[case] reason: &str) {
     sim.send(eb(json!({})));
     let fx = sim.send(done("t1", reason));
     assert_eq!(kinds(&fx), ["cancel", "report"]);
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
     // Nothing is left to compact after the next successful turn.
     sim.send(turn_step("t2", 0));
     assert!(sim.send(done("t2", "answer")).is_empty());
@@ -388,7 +388,7 @@ fn stop_on_a_pending_tool_request_prevents_the_continuation(
     sim.send(eb(json!({"last_word": "w"})));
     let fx = sim.send(command(name, busy));
     assert_eq!(kinds(&fx), ["report"], "STOP joins the pending reset");
-    assert!(sim.flow.hints().stop);
+    assert!(sim.flow.snapshot().stop);
     sim.send(turn_step("t1", 1));
     sim.send(done("t1", "answer"));
     let fx = sim.commit();
@@ -502,7 +502,7 @@ fn native_auto_compaction_consumes_the_request_and_its_stop_does_not_carry_over(
     // Further auto compactions do not disarm the cutoff, and are not the request's.
     let fx = sim.send(compaction("auto", None));
     assert_eq!(answer(&fx), (Pool::Forced, None));
-    assert!(sim.flow.hints().end_turn_at_next_main_step);
+    assert!(sim.flow.snapshot().end_turn_at_next_main_step);
     assert_eq!(kinds(&sim.send(turn_step("t1", 1))), ["end_turn"]);
     let fx = sim.send(done("t1", "answer"));
     assert_eq!(
@@ -510,13 +510,13 @@ fn native_auto_compaction_consumes_the_request_and_its_stop_does_not_carry_over(
         ["report"],
         "consumed and stopped: no worker, no continuation"
     );
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
     // A new request owns its own sticky, terminate and (absent) STOP.
     sim.send(turn_step("t2", 0));
     sim.send(natural("delivered"));
     sim.send(turn_step("t3", 0));
     sim.send(eb(json!({"last_word": "new"})));
-    assert!(!sim.flow.hints().stop);
+    assert!(!sim.flow.snapshot().stop);
     sim.send(turn_step("t3", 1));
     sim.send(done("t3", "answer"));
     let marker = sim.flow.expected_marker().unwrap();
@@ -534,10 +534,10 @@ fn a_consumed_request_keeps_its_cutoff_until_natural_input_is_delivered() {
     sim.send(eb(json!({})));
     sim.send(compaction("auto", None));
     assert!(sim.confirm().is_empty());
-    assert!(sim.flow.hints().end_turn_at_next_main_step);
+    assert!(sim.flow.snapshot().end_turn_at_next_main_step);
     assert!(sim.send(natural("accepted")).is_empty());
     assert!(
-        sim.flow.hints().pending,
+        sim.flow.snapshot().pending,
         "not before the input reached the model"
     );
     let fx = sim.send(natural("delivered"));
@@ -546,7 +546,7 @@ fn a_consumed_request_keeps_its_cutoff_until_natural_input_is_delivered() {
         ["report"],
         "the person's input continues the fresh window"
     );
-    assert!(!sim.flow.hints().end_turn_at_next_main_step);
+    assert!(!sim.flow.snapshot().end_turn_at_next_main_step);
     assert!(sim.send(turn_step("t1", 1)).is_empty());
     assert!(sim.send(done("t1", "answer")).is_empty(), "no second reset");
 }
@@ -587,7 +587,7 @@ fn accepted_natural_input_releases_the_cutoff_for_the_whole_workflow(#[case] bef
     if !before {
         sim.send(natural("accepted"));
     }
-    assert!(!sim.flow.hints().end_turn_at_next_main_step);
+    assert!(!sim.flow.snapshot().end_turn_at_next_main_step);
     for index in 1..4 {
         assert!(sim.send(turn_step("t1", index)).is_empty());
         if index == 1 {
@@ -681,7 +681,7 @@ fn a_commit_unproven_when_the_turn_completes_ends_without_continuing(#[case] bui
         ["cancel", "report"],
         "no continuation, no second reset now"
     );
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
 }
 
 #[test]
@@ -729,7 +729,7 @@ fn a_failed_compaction_keeps_the_request_for_a_retry(#[case] status: &str, #[cas
     }
     let fx = sim.send(json!({"type": "compaction_result", "generation": g, "status": status}));
     assert_eq!(kinds(&fx), ["report"]);
-    assert!(sim.flow.hints().pending);
+    assert!(sim.flow.snapshot().pending);
     // The old marker is no longer admitted.
     assert_eq!(
         kinds(&sim.send(compaction("manual", Some(&first)))),
@@ -802,7 +802,7 @@ fn a_boot_failure_never_clears_an_explicit_reset(#[case] worker: bool, #[case] e
     let fx = sim
         .send(json!({"type": "boot", "generation": g, "status": "failed", "reason": "no store"}));
     assert_eq!(kinds(&fx), expected);
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
 }
 
 #[test]
@@ -830,7 +830,7 @@ fn a_close_out_that_cannot_start_cancels_so_the_command_can_be_retried(#[case] s
         json!({"type": "closeout", "generation": g, "status": status, "reason": "hook said no"}),
     );
     assert_eq!(kinds(&fx), ["cancel", "report"]);
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
     assert_eq!(
         kinds(&sim.send(command("empty", false))),
         ["report", "closeout"]
@@ -859,8 +859,8 @@ fn a_session_change_discards_the_flow_and_invalidates_work() {
     let marker = sim.flow.expected_marker().unwrap();
     let fx = sim.send(json!({"type": "session", "generation": old + 1}));
     assert_eq!(kinds(&fx), ["cancel"]);
-    assert!(!sim.flow.hints().pending);
-    assert_eq!(sim.flow.hints().generation, old + 1);
+    assert!(!sim.flow.snapshot().pending);
+    assert_eq!(sim.flow.snapshot().generation, old + 1);
     let before = sim.flow.clone();
     for stale in [
         json!({"type": "compaction_result", "generation": old, "status": "failed"}),
@@ -907,8 +907,8 @@ fn disable_compact_refuses_explicit_and_budget_resets() {
     ));
     assert_eq!(kinds(&sim.send(command("fresh_window", false))), ["report"]);
     assert!(sim.send(step_over("t1", 1)).is_empty());
-    assert!(!sim.flow.hints().pending);
-    assert!(sim.flow.hints().disable_compact);
+    assert!(!sim.flow.snapshot().pending);
+    assert!(sim.flow.snapshot().disable_compact);
 }
 
 // ----- the blob -----
@@ -978,7 +978,7 @@ fn the_warning_is_once_per_window_across_processes_and_only_when_delivered() {
     sim.send(json!({"type": "loaded"}));
     assert_eq!(kinds(&sim.send(warning_point(1500))), ["warn"]);
     sim.send(warning(g, "delivered"));
-    assert!(sim.flow.hints().warned);
+    assert!(sim.flow.snapshot().warned);
     // `claude -p --resume`, twice: the same window is never warned again.
     for _ in 0..2 {
         sim.send(json!({"type": "loaded"}));
@@ -987,7 +987,7 @@ fn the_warning_is_once_per_window_across_processes_and_only_when_delivered() {
     }
     // The next window owes its warning again.
     assert_eq!(reset_window(&mut sim), 1);
-    assert!(!sim.flow.hints().warned);
+    assert!(!sim.flow.snapshot().warned);
     assert_eq!(kinds(&sim.send(warning_point(1800))), ["warn"]);
 }
 
@@ -1005,12 +1005,12 @@ fn a_window_ordinal_is_never_reopened() {
     assert_eq!(reset_window(&mut sim), 1);
     // A reactive compaction's retry re-sends the cleared window's `:0` boot: no step back.
     sim.send(json!({"type": "window_seen", "ordinal": 0}));
-    assert_eq!(sim.flow.hints().ordinal, Some(1));
+    assert_eq!(sim.flow.snapshot().ordinal, Some(1));
     assert_eq!(reset_window(&mut sim), 2);
     // Claude's own compaction of the main conversation advances it too.
     sim.send(json!({"type": "native_compacted", "agent": "main"}));
     sim.send(json!({"type": "native_compacted", "agent": "subagent"}));
-    assert_eq!(sim.flow.hints().ordinal, Some(3));
+    assert_eq!(sim.flow.snapshot().ordinal, Some(3));
     // A newer window seen (a rebuilt record, another process) is adopted.
     sim.send(json!({"type": "window_seen", "ordinal": 7}));
     assert_eq!(reset_window(&mut sim), 8);
@@ -1022,18 +1022,22 @@ fn the_cap_survives_windows_and_ends_with_the_process_or_the_session() {
     sim.send(json!({"type": "window_seen", "ordinal": 0}));
     sim.send(json!({"type": "cap_changed", "cap": 100_000}));
     reset_window(&mut sim);
-    assert_eq!(sim.flow.hints().cap, Some(100_000), "survives the rollover");
+    assert_eq!(
+        sim.flow.snapshot().cap,
+        Some(100_000),
+        "survives the rollover"
+    );
     sim.send(json!({"type": "loaded"}));
     assert_eq!(
-        sim.flow.hints().cap,
+        sim.flow.snapshot().cap,
         None,
         "a new process (reload) clears it"
     );
     sim.send(json!({"type": "cap_changed", "cap": 50_000}));
     let g = sim.generation();
     sim.send(json!({"type": "session", "generation": g + 1}));
-    assert_eq!(sim.flow.hints().cap, None, "a session change clears it");
-    assert_eq!(sim.flow.hints().ordinal, None, "and forgets the window");
+    assert_eq!(sim.flow.snapshot().cap, None, "a session change clears it");
+    assert_eq!(sim.flow.snapshot().ordinal, None, "and forgets the window");
 }
 
 #[test]
@@ -1041,9 +1045,9 @@ fn a_cap_change_keeps_the_stop_of_a_pending_reset() {
     let mut sim = Sim::new();
     sim.send(turn_step("t1", 0));
     sim.send(eb(json!({"terminate": true})));
-    assert!(sim.flow.hints().stop);
+    assert!(sim.flow.snapshot().stop);
     sim.send(json!({"type": "cap_changed", "cap": 100_000}));
-    assert!(sim.flow.hints().stop && sim.flow.hints().pending);
+    assert!(sim.flow.snapshot().stop && sim.flow.snapshot().pending);
 }
 
 #[test]
@@ -1051,7 +1055,7 @@ fn disable_compact_is_the_process_environment_read_again_by_a_new_process() {
     let mut sim = Sim::new();
     sim.send(json!({"type": "disable_compact", "set": true}));
     sim.send(json!({"type": "loaded"}));
-    assert!(!sim.flow.hints().disable_compact);
+    assert!(!sim.flow.snapshot().disable_compact);
 }
 
 #[test]
@@ -1061,11 +1065,11 @@ fn a_new_process_drops_the_old_ones_work_but_keeps_a_request_not_yet_started() {
     sim.send(eb(json!({"last_word": "w"})));
     assert!(sim.send(json!({"type": "loaded"})).is_empty());
     assert!(
-        sim.flow.hints().pending,
+        sim.flow.snapshot().pending,
         "the request had not started: kept"
     );
     assert!(
-        !sim.flow.hints().end_turn_at_next_main_step,
+        !sim.flow.snapshot().end_turn_at_next_main_step,
         "its turn is gone"
     );
     // Started (the worker's compaction is in flight): the process that ran it is gone.
@@ -1076,7 +1080,7 @@ fn a_new_process_drops_the_old_ones_work_but_keeps_a_request_not_yet_started() {
         kinds(&sim.send(json!({"type": "loaded"}))),
         ["cancel", "report"]
     );
-    assert!(!sim.flow.hints().pending);
+    assert!(!sim.flow.snapshot().pending);
 }
 
 #[test]
@@ -1128,7 +1132,7 @@ fn raw_input_facts_track_natural_input_until_a_request_carries_it() {
     sim.send(json!({"type": "appended", "agent": "main", "door": "queue"}));
     assert!(sim.flow.natural_in_turn);
     sim.send(eb(json!({})));
-    assert!(!sim.flow.hints().end_turn_at_next_main_step);
+    assert!(!sim.flow.snapshot().end_turn_at_next_main_step);
     assert!(sim.send(turn_step("t1", 1)).is_empty());
     assert!(!sim.flow.undelivered);
 }

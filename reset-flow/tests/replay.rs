@@ -271,7 +271,7 @@ fn a_real_auto_compaction_without_a_request_gets_a_forced_boot() {
         shell.acted(),
         pairs(&[("compaction", &["answer_compaction"])])
     );
-    assert!(!shell.flow.hints().pending);
+    assert!(!shell.flow.snapshot().pending);
 }
 
 /// The same session, measured over the hard point when turn 1 completed: the worker's
@@ -308,7 +308,7 @@ fn a_real_auto_compaction_consumes_a_budget_request_and_natural_input_owns_the_w
             .any(|(_, e, _)| e == "natural_input"),
         "the prompt was queued before the compaction"
     );
-    assert!(!shell.flow.hints().pending);
+    assert!(!shell.flow.snapshot().pending);
 }
 
 /// `-p` run whose main turn spawns a subagent: the subagent's `empty_brain` is refused,
@@ -341,5 +341,5 @@ fn a_real_subagent_run_never_touches_the_main_flow() {
         ])
     );
     // The session ended with the worker's compaction never run: the flow was discarded.
-    assert!(!shell.flow.hints().pending);
+    assert!(!shell.flow.snapshot().pending);
 }

@@ -222,8 +222,8 @@ pub(crate) fn call(
     if let Hook::Cap { .. } = hook {
         text = Some(cap_status(
             budget.as_ref(),
-            reply.hints.cap,
-            reply.hints.ordinal,
+            reply.flow.snapshot().cap,
+            reply.flow.snapshot().ordinal,
             host,
             &session.id,
         ));
@@ -238,7 +238,6 @@ pub(crate) fn call(
     }
     let mut fields = Fields::new();
     fields.insert("effects".into(), json!(effects));
-    fields.insert("hints".into(), json!(reply.hints));
     let mut watch = json!(reply.flow.watch());
     if let Some(w) = watch.as_object_mut() {
         // What a kept boot's block holds: the shell forwards only blocks that do.

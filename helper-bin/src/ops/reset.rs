@@ -1,5 +1,5 @@
-//! `reset`: one step of the reset flow (`notesoup-reset-flow`): one event in; the effects
-//! to carry out and the hot-path hints out.
+//! `reset`: one step of the reset flow (`notesoup-reset-flow`): one event in; out, the
+//! effects to carry out.
 //!
 //! Two ways to keep the flow's state: `session` (the helper keeps it on disk, one record
 //! per session under `<notes home>/windows/<harness>/<session>.json`, read and written
@@ -77,7 +77,6 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         reply
     };
     fields.insert("effects".into(), json!(reply.effects));
-    fields.insert("hints".into(), json!(reply.hints));
     Ok(fields)
 }
 

@@ -104,13 +104,12 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let reply = kept(ctx, &session, event)?;
     let mut fields = Fields::new();
     fields.insert("effects".into(), json!(reply.effects));
-    fields.insert("hints".into(), json!(reply.hints));
     Ok(fields)
 }
 
 /// A main result answered: the flow hears of it as of any main tool result (op `hook`'s
 /// `tool.call`: `measured`, `warning_point`), and its effects (a `warn` with its text,
-/// delivered with this result) follow the `tool_result`, with the flow's `hints`, `watch`
+/// delivered with this result) follow the `tool_result`, with the flow's `watch`
 /// and `log`. A flow that cannot be stepped never costs the answer: its refusal is logged.
 fn with_the_warning(fields: &mut Fields, session: &SessionRef, budget: Value, ctx: &Context) {
     let mut facts = serde_json::Map::new();

@@ -27,7 +27,7 @@ impl Flow {
     ///     compactions_since_boot: Some(0),
     ///     forked_from: Some("parent".into()),
     /// };
-    /// assert_eq!(Flow::rebuilt(&facts).hints().ordinal, Some(1));
+    /// assert_eq!(Flow::rebuilt(&facts).snapshot().ordinal, Some(1));
     /// # Ok::<(), notesoup_history_core::window::WindowIdError>(())
     /// ```
     #[must_use]

@@ -16,7 +16,7 @@ use window::{Waiting, Window};
 
 use serde::{Deserialize, Serialize};
 
-use crate::effect::{Effect, Hints, Pool};
+use crate::effect::{Effect, Pool};
 use crate::event::{Agent, Event, Measure};
 
 /// The version of the state blob this crate writes and reads.
@@ -267,16 +267,15 @@ impl Flow {
         }
     }
 
-    /// The facts the shell reads on hot paths.
-    pub fn hints(&self) -> Hints {
-        Hints {
+    /// What the state says, read-only (for Rust callers and tests; no shell reads it).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
             generation: self.generation,
             pending: self.request.is_some(),
             end_turn_at_next_main_step: self
                 .cutoff
                 .as_ref()
                 .is_some_and(|c| !c.released && (c.turn.is_none() || c.turn == self.main_turn)),
-            compaction_expected: self.expected_marker().is_some(),
             stop: self
                 .request
                 .as_ref()
@@ -418,4 +417,30 @@ impl Flow {
 
 pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What a flow's state says, read-only ([`Flow::snapshot`]): for Rust callers (the cap's
+/// status text) and tests. Not on the wire: the shell obeys effects and reads no state.
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent yes/no facts of one state, read one at a time"
+)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Snapshot {
+    /// The flow's generation (echoed in asynchronous-result events).
+    pub generation: u64,
+    /// A reset request is pending or in flight.
+    pub pending: bool,
+    /// The next main `turn.step` of the running turn will be answered with `end_turn`.
+    pub end_turn_at_next_main_step: bool,
+    /// The pending reset will not continue (STOP, `terminate`, or natural input).
+    pub stop: bool,
+    /// `DISABLE_COMPACT` is set: explicit resets are refused.
+    pub disable_compact: bool,
+    /// The current window's ordinal, once known (it only grows).
+    pub ordinal: Option<u32>,
+    /// The budget warning was delivered in this window.
+    pub warned: bool,
+    /// The runtime cap (`/notesoup cap`), in tokens.
+    pub cap: Option<u64>,
 }

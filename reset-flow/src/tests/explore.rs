@@ -20,7 +20,7 @@
 //!   continuation or close-out submission over it, no reset work while it is undelivered);
 //! - the cutoff fires only on a main step (index > 0) and the worker only after a
 //!   successful main turn;
-//! - every state survives its blob, and the hints agree with it.
+//! - every state survives its blob, and the snapshot agrees with it.
 
 use std::collections::HashMap;
 
@@ -270,10 +270,10 @@ fn check(
     let mut g = ghost.clone();
     let has = |f: &dyn Fn(&Effect) -> bool| fx.iter().any(f);
 
-    // Hints (the blob round trip is checked once per distinct state, below).
-    let hints = post.hints();
-    if hints.pending != post.request.is_some() || hints.generation != post.generation() {
-        return Err(format!("hints disagree with the state: {hints:?}"));
+    // The snapshot (the blob round trip is checked once per distinct state, below).
+    let snap = post.snapshot();
+    if snap.pending != post.request.is_some() || snap.generation != post.generation() {
+        return Err(format!("the snapshot disagrees with the state: {snap:?}"));
     }
 
     // Subagent events never change the main flow.
@@ -671,10 +671,10 @@ fn check(
         _ => {}
     }
 
-    // What the hints say about the window agrees with the record.
-    if hints.ordinal != g.ordinal || hints.warned != g.warned || hints.cap != g.cap {
+    // What the snapshot says about the window agrees with the record.
+    if snap.ordinal != g.ordinal || snap.warned != g.warned || snap.cap != g.cap {
         return Err(format!(
-            "the window disagrees with the events: {hints:?}, expected ordinal {:?}, warned {}, cap {:?}",
+            "the window disagrees with the events: {snap:?}, expected ordinal {:?}, warned {}, cap {:?}",
             g.ordinal, g.warned, g.cap
         ));
     }
@@ -685,10 +685,10 @@ fn check(
         (true, true) if matches!(event, Event::Command { .. }) => g.stopped = true,
         _ => {}
     }
-    if post.request.is_some() && g.stopped && !hints.stop {
+    if post.request.is_some() && g.stopped && !snap.stop {
         return Err("STOP was undone".into());
     }
-    if post.request.is_some() && (g.natural || g.undelivered) && !hints.stop {
+    if post.request.is_some() && (g.natural || g.undelivered) && !snap.stop {
         return Err("natural input was overridden: the request would continue".into());
     }
     Ok(g)

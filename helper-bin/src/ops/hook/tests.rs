@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use crate::tests::kept_flow;
 use crate::{Context, Response, run};
 
 /// A notes home of its own per test.
@@ -71,7 +72,7 @@ fn a_main_tool_result_past_the_warning_point_carries_the_warning_text_once_per_w
     assert_eq!(types(&past), ["warn"], "{}", past.reply);
     let text = past.reply["effects"][0]["text"].as_str().unwrap_or("");
     assert!(text.contains("empty_brain"), "{text}");
-    assert_eq!(past.reply["hints"]["warned"], true);
+    assert!(kept_flow(&home.0, "s1").warned);
     // Another process of the same session (`claude -p --resume`): the window is warned.
     let again = home.hook("p2", "tool.call", &facts(152000));
     assert!(types(&again).is_empty(), "{}", again.reply);
@@ -106,7 +107,7 @@ fn a_main_step_past_the_hard_point_ends_the_turn() {
     assert!(types(&home.hook("p1", "turn.step", &step(0, 1000))).is_empty());
     let out = home.hook("p1", "turn.step", &step(1, 199000));
     assert_eq!(types(&out), ["report", "end_turn"], "{}", out.reply);
-    assert_eq!(out.reply["hints"]["pending"], true);
+    assert!(kept_flow(&home.0, "s1").pending);
 }
 
 #[test]
@@ -181,17 +182,15 @@ fn session_start_reads_disable_compact_as_claude_does() {
         "session.start",
         &json!({"env": {"DISABLE_COMPACT": "0"}}),
     );
-    assert_eq!(
-        out.reply["hints"]["disable_compact"], false,
-        "{}",
-        out.reply
-    );
+    assert_eq!(out.exit, 0, "{}", out.reply);
+    assert!(!kept_flow(&home.0, "s1").disable_compact);
     let out = home.hook(
         "p2",
         "session.start",
         &json!({"env": {"DISABLE_COMPACT": "yes"}}),
     );
-    assert_eq!(out.reply["hints"]["disable_compact"], true, "{}", out.reply);
+    assert_eq!(out.exit, 0, "{}", out.reply);
+    assert!(kept_flow(&home.0, "s1").disable_compact);
     // The flow refuses the warning itself (the budget in this call has no DISABLE_COMPACT).
     assert!(!warned(&home, "p2"));
     assert!(
@@ -220,7 +219,7 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
         text.starts_with("<notesoup-boot window=\"claude:s1:0\">"),
         "{text}"
     );
-    assert_eq!(first.reply["hints"]["ordinal"], 0);
+    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(0));
     // The boot Claude kept (a later window) stands: nothing attached, its window adopted.
     let kept = "<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>";
     let again = home.hook(
@@ -229,7 +228,7 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
         &json!({"cwd": cwd, "kept": ["hi", kept]}),
     );
     assert!(types(&again).is_empty(), "{}", again.reply);
-    assert_eq!(again.reply["hints"]["ordinal"], 3);
+    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(3));
     assert_eq!(
         again.reply["watch"]["boot_marker"],
         "<notesoup-boot window=\""
@@ -300,7 +299,7 @@ fn an_answered_compaction_is_one_call_with_the_boot_and_headless_evidence_contin
         "{boot}"
     );
     assert!(boot.contains("LW"), "the last word is in the boot: {boot}");
-    assert_eq!(answer.reply["hints"]["ordinal"], 1);
+    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(1));
     assert_eq!(answer.reply["watch"]["append_doors"], json!(["*"]));
     assert_eq!(
         answer.reply["watch"]["compact_done"], false,
@@ -391,7 +390,7 @@ fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
         "{}",
         set.reply
     );
-    assert_eq!(set.reply["hints"]["cap"], 100000);
+    assert_eq!(kept_flow(&home.0, "s1").cap, Some(100000));
     let refused = cap("cap 12");
     let text = refused.reply["effects"][0]["text"].as_str().unwrap_or("");
     assert!(text.starts_with("cap refused: "), "{}", refused.reply);

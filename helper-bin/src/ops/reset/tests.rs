@@ -34,11 +34,13 @@ fn scratch(test: &str, (name, session): (&str, &str)) -> (PathBuf, PathBuf) {
     (dir, transcript)
 }
 
-fn reset(home: &Path, session: &Value, event: &Value) -> Value {
+/// One `reset` op call: its reply, and the window ordinal the flow it kept holds after it.
+fn reset(home: &Path, session: &Value, event: &Value) -> (Value, Option<u32>) {
     let ctx = Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]);
     let out = answer("reset", json!({"session": session, "event": event}), &ctx);
     assert_eq!(out.reply["ok"], true, "{}", out.reply);
-    out.reply
+    let ordinal = crate::tests::kept_flow(home, session["id"].as_str().unwrap()).ordinal;
+    (out.reply, ordinal)
 }
 
 #[rstest]
@@ -54,20 +56,20 @@ fn a_session_without_a_record_starts_in_the_window_its_transcript_names(
     let session = json!({"harness": "claude", "id": fixture.1, "process": "p1",
                          "transcript_path": transcript.to_str().unwrap()});
     // An older boot seen first (what the shell's kept boots may say) changes nothing.
-    let reply = reset(
+    let (reply, kept) = reset(
         &dir.join("home"),
         &session,
         &json!({"type": "window_seen", "ordinal": 0}),
     );
-    assert_eq!(reply["hints"]["ordinal"], ordinal, "{reply}");
+    assert_eq!(kept, Some(ordinal), "{reply}");
     assert_eq!(reply["effects"], json!([]));
     // The record now exists and is what the next step reads.
-    let reply = reset(
+    let (reply, kept) = reset(
         &dir.join("home"),
         &session,
         &json!({"type": "window_seen", "ordinal": 0}),
     );
-    assert_eq!(reply["hints"]["ordinal"], ordinal);
+    assert_eq!(kept, Some(ordinal), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -80,12 +82,12 @@ fn without_a_readable_transcript_the_flow_starts_fresh(#[case] path: Option<&str
     if let Some(p) = path {
         session["transcript_path"] = json!(dir.join(p).to_str().unwrap());
     }
-    let reply = reset(
+    let (reply, kept) = reset(
         &dir.join("home"),
         &session,
         &json!({"type": "window_seen", "ordinal": 0}),
     );
-    assert_eq!(reply["hints"]["ordinal"], 0);
+    assert_eq!(kept, Some(0), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -97,12 +99,12 @@ fn a_kept_record_wins_over_the_transcript() {
     reset(&home, &bare, &json!({"type": "window_seen", "ordinal": 5}));
     let session = json!({"harness": "claude", "id": TWO.1, "process": "p1",
                          "transcript_path": transcript.to_str().unwrap()});
-    let reply = reset(
+    let (reply, kept) = reset(
         &home,
         &session,
         &json!({"type": "window_seen", "ordinal": 0}),
     );
-    assert_eq!(reply["hints"]["ordinal"], 5);
+    assert_eq!(kept, Some(5), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -112,11 +114,11 @@ fn a_transcript_of_another_session_is_not_rebuilt_from() {
     let (dir, transcript) = scratch("other", TWO);
     let session = json!({"harness": "claude", "id": "fork-1", "process": "p1",
                          "transcript_path": transcript.to_str().unwrap()});
-    let reply = reset(
+    let (reply, kept) = reset(
         &dir.join("home"),
         &session,
         &json!({"type": "window_seen", "ordinal": 0}),
     );
-    assert_eq!(reply["hints"]["ordinal"], 0);
+    assert_eq!(kept, Some(0), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -67,7 +67,7 @@ fn boot_copy_verdicts(
             text: None,
         }]
     );
-    assert_eq!(flow.hints().ordinal, after);
+    assert_eq!(flow.snapshot().ordinal, after);
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn a_rebuilt_flow_is_in_the_transcripts_window_and_the_next_reset_opens_the_one_
         serde_json::from_value(json!({"type": "window_seen", "ordinal": 0})).unwrap(),
     );
     assert!(reply.effects.is_empty());
-    assert_eq!(reply.hints.ordinal, Some(2));
+    assert_eq!(reply.flow.snapshot().ordinal, Some(2));
     // A compaction there opens window 3, never 1 or 2 again.
     let flow = Flow::from_blob(&saved["flow"]).unwrap();
     let (_, fx) = send(
@@ -186,7 +186,7 @@ fn the_hook_rebuilds_a_forks_copy_of_its_parents_boot_with_the_fork_boot_in_plac
         )
     );
     assert_eq!(
-        reply.hints.ordinal,
+        reply.flow.snapshot().ordinal,
         Some(2),
         "the fork keeps the parent's ordinal"
     );
