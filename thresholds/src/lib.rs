@@ -67,7 +67,10 @@
 
 use serde_json::{Map, Value, json};
 
+mod cap;
 mod js;
+
+pub use cap::{CapCommand, cap_command, cap_refused, cap_status};
 
 /// Claude's cap on the output reserve `R`.
 pub const OUTPUT_RESERVE_MAX: u64 = 20_000;
@@ -305,6 +308,12 @@ pub enum ThresholdError {
         /// The smallest cap that leaves room.
         smallest: u64,
     },
+    /// `/notesoup` with words other than `cap`, `cap off` or `cap <tokens>`.
+    #[error("usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k (not {input:?})")]
+    CapUsage {
+        /// The command's words as given.
+        input: String,
+    },
     /// The native point leaves no room for the margins: no point can be trusted.
     #[error(
         "the native point ({native} tokens, from the {source_name} source) leaves no room for resetMarginTokens {reset_margin} and warningRunwayTokens {warning_runway}; lower the margins in the notesoup settings or raise the window"
@@ -323,12 +332,44 @@ pub enum ThresholdError {
 
 impl ThresholdError {
     /// A stable `snake_case` code for replies: `bad_cap` (the cap cannot be read or is too
-    /// small) or `unresolvable` (no point can be trusted).
+    /// small), `usage` (a `/notesoup` command it does not know) or `unresolvable` (no point
+    /// can be trusted).
     pub fn code(&self) -> &'static str {
         match self {
             ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
+            ThresholdError::CapUsage { .. } => "usage",
             ThresholdError::NoRoom { .. } => "unresolvable",
         }
+    }
+}
+
+impl Policy {
+    /// What the window holds, in this policy's unit, read from a `usage.context`-shaped
+    /// object (`tokens`, or `percent` for [`Unit::Percent`]) and rounded to a whole number;
+    /// `None` when the engine reported none yet.
+    ///
+    /// ```
+    /// use notesoup_thresholds::{Env, Inputs, resolve};
+    /// use serde_json::json;
+    ///
+    /// let usage = json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 167000}}});
+    /// let policy = resolve(&Inputs::new(Some(&usage), None, &Env::default()))?;
+    /// assert_eq!(policy.fill(&json!({"tokens": 1234.4, "percent": 1})), Some(1234));
+    /// assert_eq!(policy.fill(&json!({})), None);
+    /// # Ok::<(), notesoup_thresholds::ThresholdError>(())
+    /// ```
+    pub fn fill(&self, context: &Value) -> Option<u64> {
+        let field = match self.unit {
+            Unit::Percent => "percent",
+            Unit::Tokens => "tokens",
+        };
+        let fill = context.get(field).and_then(Value::as_f64)?;
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "a fill the engine reports is a small non-negative number; `as` saturates"
+        )]
+        Some(fill.max(0.0).round() as u64)
     }
 }
 

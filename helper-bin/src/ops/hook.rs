@@ -10,15 +10,16 @@
 use std::collections::BTreeMap;
 
 use notesoup_boot::{Host, Reset};
-use notesoup_history_core::window::{MARKER_OPEN, retained_window};
-use notesoup_reset_flow::{Budget, Effect, Hook, KeptBoot, Pool, Resolve, hook_saved};
-use notesoup_thresholds::{Env, Inputs, Policy, Unit, resolve};
+use notesoup_history_core::window::{MARKER_OPEN, WindowId, retained_window};
+use notesoup_reset_flow::{Budget, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved};
+use notesoup_thresholds::{CapCommand, Env, Unit, cap_command, cap_refused, cap_status, resolve};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Fields;
 use super::boot::{BootRequest, build};
 use super::history::{SessionArgs, load};
+use super::limits::Read;
 use super::reset::{SessionRef, with_saved};
 use crate::{Context, OpError, parse};
 
@@ -55,6 +56,18 @@ struct BudgetFacts {
     /// `$.session.model()`.
     #[serde(default)]
     model: Option<String>,
+}
+
+impl BudgetFacts {
+    /// The read the policy is resolved from (`usage` and `settings` when objects).
+    fn read(&self) -> Read<'_> {
+        Read {
+            usage: self.usage.is_object().then_some(&self.usage),
+            settings: self.settings.is_object().then_some(&self.settings),
+            vars: &self.env,
+            model: self.model.as_deref(),
+        }
+    }
 }
 
 /// Where the session lives: what a boot is built from.
@@ -197,10 +210,11 @@ pub(crate) fn call(
         resolved: None,
         log: Vec::new(),
     };
-    let mut text = None;
+    let no_budget = BudgetFacts::default();
+    let read = budget.as_ref().unwrap_or(&no_budget).read();
     let hook: Hook = if event == "command.run" && facts.get("command") == Some(&json!("notesoup")) {
         let args: String = take(&mut facts, "args")?.unwrap_or_default();
-        match cap_command(&args, budget.as_ref()) {
+        match cap_hook(&args, &read) {
             Ok(hook) => hook,
             Err(refused) => {
                 // A refused cap is never stored: the flow is not touched.
@@ -219,21 +233,15 @@ pub(crate) fn call(
     let reply = with_saved(ctx, session, |saved| {
         hook_saved(saved, &session.process, &hook, &mut world)
     })?;
-    if let Hook::Cap { .. } = hook {
-        text = Some(cap_status(
-            budget.as_ref(),
-            reply.flow.snapshot().cap,
-            reply.flow.snapshot().ordinal,
-            host,
-            &session.id,
-        ));
-    }
+    // `/notesoup` is answered with the cap as kept now.
+    let status =
+        matches!(hook, Hook::Cap { .. }).then(|| cap_report(&read, &reply.flow, host, &session.id));
     let mut effects: Vec<Value> = reply
         .effects
         .iter()
         .map(|fx| filled(fx, host, world.resolved.as_ref()))
         .collect();
-    if let Some(text) = text {
+    if let Some(text) = status {
         effects.push(json!({"type": "report", "text": text}));
     }
     let mut fields = Fields::new();
@@ -275,78 +283,28 @@ fn history_ordinal(ctx: &Context, place: &Place) -> Option<u32> {
     u32::try_from(ordinal).ok()
 }
 
-/// `/notesoup [cap [<n>|off]]`: the hook it means, or the text refusing it.
-fn cap_command(args: &str, budget: Option<&BudgetFacts>) -> Result<Hook, String> {
-    let words: Vec<&str> = args.split_whitespace().collect();
-    match words.as_slice() {
-        [] | ["cap"] => Ok(Hook::Cap {
+/// `/notesoup [cap [<n>|off]]`'s hook, or the line refusing it.
+fn cap_hook(args: &str, read: &Read<'_>) -> Result<Hook, String> {
+    match read.with(None, |inputs| cap_command(args, inputs)) {
+        Ok(CapCommand::Show) => Ok(Hook::Cap {
             set: false,
             cap: None,
         }),
-        ["cap", "off"] => Ok(Hook::Cap {
-            set: true,
-            cap: None,
-        }),
-        ["cap", wanted] => match policy(budget, Some(wanted)) {
-            Ok(policy) => Ok(Hook::Cap {
-                set: true,
-                cap: policy.cap,
-            }),
-            Err(err) if err.code() == "bad_cap" => Err(format!("cap refused: {err}")),
-            // Points that cannot be resolved at all: no cap to keep.
-            Err(_) => Ok(Hook::Cap {
-                set: true,
-                cap: None,
-            }),
-        },
-        _ => Err("usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k".to_owned()),
+        Ok(CapCommand::Set(cap)) => Ok(Hook::Cap { set: true, cap }),
+        Err(refused) => Err(cap_refused(&refused)),
     }
 }
 
-/// The `/notesoup` answer: the cap, the points under it, the window.
-fn cap_status(
-    budget: Option<&BudgetFacts>,
-    cap: Option<u64>,
-    ordinal: Option<u32>,
-    host: Host,
-    session: &str,
-) -> String {
-    let cap_text = cap.map(|c| c.to_string());
-    let points = match policy(budget, cap_text.as_deref()) {
-        Ok(p) => format!(
-            "warning at {}, clear at {} {} (native {}, from {})",
-            p.warning,
-            p.hard,
-            p.unit.as_str(),
-            p.native,
-            p.source.as_str()
-        ),
-        Err(err) => format!("no budget points: {err}"),
-    };
-    let window = ordinal.map_or_else(
-        || "not started".to_owned(),
-        |n| format!("{}:{session}:{n}", host.name()),
-    );
-    format!(
-        "cap: {}; {points}; window {window}",
-        cap_text.as_deref().unwrap_or("none")
-    )
-}
-
-/// The policy over the shell's budget facts with `cap`.
-fn policy(
-    facts: Option<&BudgetFacts>,
-    cap: Option<&str>,
-) -> Result<Policy, notesoup_thresholds::ThresholdError> {
-    let none = BudgetFacts::default();
-    let facts = facts.unwrap_or(&none);
-    let env = Env::from_lookup(|name| facts.env.get(name).cloned());
-    resolve(&Inputs {
-        usage: facts.usage.is_object().then_some(&facts.usage),
-        settings: facts.settings.is_object().then_some(&facts.settings),
-        env: &env,
-        model: facts.model.as_deref(),
-        cap,
+/// The `/notesoup` answer for the flow as kept: its cap, the points under it, its window.
+fn cap_report(read: &Read<'_>, flow: &Flow, host: Host, session: &str) -> String {
+    let kept = flow.snapshot();
+    let window = kept
+        .ordinal
+        .and_then(|n| WindowId::new(host.name(), session, n).ok())
+        .map(|w| w.to_string());
+    let cap = kept.cap.map(|c| c.to_string());
+    read.with(cap.as_deref(), |inputs| {
+        cap_status(inputs, window.as_deref())
     })
 }
 
@@ -358,32 +316,23 @@ fn resolve_budget(
     log: &mut Vec<String>,
 ) -> Option<Resolved> {
     let cap = cap.map(|c| c.to_string());
-    let policy = match policy(Some(facts), cap.as_deref()) {
+    let policy = match facts.read().with(cap.as_deref(), resolve) {
         Ok(policy) => policy,
         Err(err) => {
             log.push(format!("no budget points ({err}); warnings skipped"));
             return None;
         }
     };
+    // The fresh fill the shell read now, else the one in the usage it sent.
     let context = if facts.context.is_object() {
         &facts.context
     } else {
         facts.usage.get("context").unwrap_or(&Value::Null)
     };
-    let field = match policy.unit {
-        Unit::Percent => "percent",
-        Unit::Tokens => "tokens",
-    };
-    let Some(tokens) = context.get(field).and_then(Value::as_f64) else {
+    let Some(tokens) = policy.fill(context) else {
         log.push("the engine reported no context usage yet; warnings skipped until it does".into());
         return None;
     };
-    #[expect(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a fill the engine reports is a small non-negative number; `as` saturates"
-    )]
-    let tokens = tokens.max(0.0).round() as u64;
     Some(Resolved {
         budget: Budget {
             tokens,

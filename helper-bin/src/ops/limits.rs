@@ -44,20 +44,45 @@ fn object_or_null<'v>(field: &str, value: &'v Value) -> Result<Option<&'v Value>
     }
 }
 
+/// What the shell read of a session for the budget (this op's request, the `hook` op's
+/// `budget`): `notesoup-thresholds`' inputs but the cap, put together in this one place.
+pub(super) struct Read<'a> {
+    /// `$.session.usage({breakdown:"summary"})`, when an object.
+    pub(super) usage: Option<&'a Value>,
+    /// The merged `$.settings.read()`, when an object.
+    pub(super) settings: Option<&'a Value>,
+    /// The threshold variables as the shell forwarded them.
+    pub(super) vars: &'a BTreeMap<String, String>,
+    /// `$.session.model()`.
+    pub(super) model: Option<&'a str>,
+}
+
+impl Read<'_> {
+    /// Calls `f` with the inputs this read and `cap` make.
+    pub(super) fn with<R>(&self, cap: Option<&str>, f: impl FnOnce(&Inputs<'_>) -> R) -> R {
+        let env = Env::from_lookup(|name| self.vars.get(name).cloned());
+        f(&Inputs {
+            usage: self.usage,
+            settings: self.settings,
+            env: &env,
+            model: self.model,
+            cap,
+        })
+    }
+}
+
 pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
     let request: Request = parse("limits", request)?;
-    let usage = object_or_null("usage", &request.usage)?;
-    let settings = object_or_null("settings", &request.settings)?;
     let vars = request.env.unwrap_or_default();
-    let env = Env::from_lookup(|name| vars.get(name).cloned());
-    let policy = resolve(&Inputs {
-        usage,
-        settings,
-        env: &env,
+    let read = Read {
+        usage: object_or_null("usage", &request.usage)?,
+        settings: object_or_null("settings", &request.settings)?,
+        vars: &vars,
         model: request.model.as_deref(),
-        cap: request.cap.as_deref(),
-    })
-    .map_err(|err| OpError::new(err.code(), err.to_string()))?;
+    };
+    let policy = read
+        .with(request.cap.as_deref(), resolve)
+        .map_err(|err| OpError::new(err.code(), err.to_string()))?;
     let mut fields = Fields::new();
     fields.insert("unit".into(), json!(policy.unit.as_str()));
     fields.insert("source".into(), json!(policy.source.as_str()));

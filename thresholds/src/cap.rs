@@ -1,0 +1,99 @@
+//! The runtime cap as a person sets it in a session, `/notesoup [cap [<tokens>|off]]`, and
+//! the status line that answers it: the command's one grammar and its texts.
+
+use crate::{Inputs, ThresholdError, resolve};
+
+/// What `/notesoup [cap [<tokens>|off]]` asks, once checked against the points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapCommand {
+    /// `/notesoup` or `/notesoup cap`: show the cap and the points; nothing changes.
+    Show,
+    /// `/notesoup cap off` (`None`) or `/notesoup cap <tokens>` (the cap after clamping to
+    /// the window): the cap changes.
+    Set(Option<u64>),
+}
+
+/// Reads `/notesoup`'s `args` and checks a new cap against the points of `inputs` (their
+/// own `cap` is not read). A cap that cannot be read or leaves no room is refused
+/// ([`ThresholdError::BadCap`], [`ThresholdError::CapTooSmall`]); other words are refused
+/// with [`ThresholdError::CapUsage`]. When the points cannot be resolved at all (no room
+/// for the margins), there is nothing to check the cap against and no cap is kept:
+/// `Set(None)`.
+///
+/// ```
+/// use notesoup_thresholds::{CapCommand, Env, Inputs, cap_command, cap_refused};
+/// use serde_json::json;
+///
+/// let usage = json!({"context": {"window": 200000,
+///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}});
+/// let env = Env::default();
+/// let inputs = Inputs::new(Some(&usage), None, &env);
+/// assert_eq!(cap_command("", &inputs)?, CapCommand::Show);
+/// assert_eq!(cap_command("cap 100k", &inputs)?, CapCommand::Set(Some(100_000)));
+/// assert_eq!(cap_command("cap off", &inputs)?, CapCommand::Set(None));
+/// let refused = cap_command("cap 12", &inputs).unwrap_err();
+/// assert!(cap_refused(&refused).starts_with("cap refused: cap \"12\""));
+/// assert!(cap_refused(&cap_command("bogus", &inputs).unwrap_err()).starts_with("usage: "));
+/// # Ok::<(), notesoup_thresholds::ThresholdError>(())
+/// ```
+pub fn cap_command(args: &str, inputs: &Inputs<'_>) -> Result<CapCommand, ThresholdError> {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    match words.as_slice() {
+        [] | ["cap"] => Ok(CapCommand::Show),
+        ["cap", "off"] => Ok(CapCommand::Set(None)),
+        ["cap", wanted] => match resolve(&Inputs {
+            cap: Some(wanted),
+            ..*inputs
+        }) {
+            Ok(policy) => Ok(CapCommand::Set(policy.cap)),
+            Err(err) if err.code() == "bad_cap" => Err(err),
+            Err(_) => Ok(CapCommand::Set(None)),
+        },
+        _ => Err(ThresholdError::CapUsage {
+            input: args.to_owned(),
+        }),
+    }
+}
+
+/// The line that answers a refused `/notesoup` ([`cap_command`]'s error).
+pub fn cap_refused(err: &ThresholdError) -> String {
+    match err {
+        ThresholdError::CapUsage { .. } => err.to_string(),
+        _ => format!("cap refused: {err}"),
+    }
+}
+
+/// The line that answers `/notesoup`: the cap `inputs` carry (the one kept), the points
+/// under it and `window`, the window id (`None`: not started yet).
+///
+/// ```
+/// use notesoup_thresholds::{Env, Inputs, cap_status};
+/// use serde_json::json;
+///
+/// let usage = json!({"context": {"window": 200000,
+///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}});
+/// let env = Env::default();
+/// let inputs = Inputs { cap: Some("100000"), ..Inputs::new(Some(&usage), None, &env) };
+/// assert_eq!(
+///     cap_status(&inputs, Some("claude:s1:2")),
+///     "cap: 100000; warning at 42424, clear at 58808 tokens (native 67000, from breakdown); window claude:s1:2"
+/// );
+/// ```
+pub fn cap_status(inputs: &Inputs<'_>, window: Option<&str>) -> String {
+    let points = match resolve(inputs) {
+        Ok(p) => format!(
+            "warning at {}, clear at {} {} (native {}, from {})",
+            p.warning,
+            p.hard,
+            p.unit.as_str(),
+            p.native,
+            p.source.as_str()
+        ),
+        Err(err) => format!("no budget points: {err}"),
+    };
+    format!(
+        "cap: {}; {points}; window {}",
+        inputs.cap.unwrap_or("none"),
+        window.unwrap_or("not started")
+    )
+}
