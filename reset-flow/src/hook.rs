@@ -21,6 +21,8 @@
 //!     fn boot(&mut self, ordinal: u32, _reset: Option<(Pool, Option<&str>)>) -> Result<(String, String), String> {
 //!         Ok((format!("claude:s:{ordinal}"), "boot".to_owned()))
 //!     }
+//!     fn session(&self) -> &str { "s" }
+//!     fn transcript_window(&mut self) -> Option<u32> { None }
 //! }
 //!
 //! let hook: Hook = serde_json::from_value(json!({
@@ -81,6 +83,11 @@ pub trait Resolve {
         ordinal: u32,
         reset: Option<(Pool, Option<&str>)>,
     ) -> Result<(String, String), String>;
+    /// The id of the session the hook runs in (a boot copy is judged against it).
+    fn session(&self) -> &str;
+    /// The window the session's transcript says its head is in, when known (asked for a
+    /// `prompt.context` with no kept boot while the flow knows no window).
+    fn transcript_window(&mut self) -> Option<u32>;
 }
 
 /// A boot Claude kept in the conversation (`$.session.messages({as:"api"})`), as the
@@ -113,18 +120,15 @@ pub enum Hook {
         #[serde(default)]
         interactive: bool,
     },
-    /// `prompt.context`: the boots Claude kept (newest last), and the window the transcript's
-    /// head is in when no boot is kept (the helper reads it).
+    /// `prompt.context`: the boots Claude kept (newest last). With none kept and no window
+    /// known, the window the transcript's head is in is asked of [`Resolve`].
     ///
-    /// `{"event":"prompt.context","facts":{"kept":[],"history":null}}`
+    /// `{"event":"prompt.context","facts":{"kept":[]}}`
     #[serde(rename = "prompt.context")]
     PromptContext {
         /// The kept boots, oldest first.
         #[serde(default)]
         kept: Vec<KeptBoot>,
-        /// The head's window ordinal from the transcript, when known.
-        #[serde(default)]
-        history: Option<u32>,
     },
     /// `tool.call` of any tool, after `next(e)`: `denied` when the chain denied it.
     ///
@@ -289,13 +293,12 @@ pub enum Hook {
     },
     /// `prompt.attachment` of type `context_sections` whose text holds a boot line, before
     /// `next(e)`: the engine sends the shell's context block again (a resume, a fork, the
-    /// retry after a prompt-too-long compaction). `session` is `$.session.id()`.
+    /// retry after a prompt-too-long compaction). It is judged against the running session
+    /// ([`Resolve::session`]).
     ///
-    /// `{"event":"prompt.attachment","facts":{"session":"s2","attachment":"# notesoup\n<notesoup-boot …"}}`
+    /// `{"event":"prompt.attachment","facts":{"attachment":"# notesoup\n<notesoup-boot …"}}`
     #[serde(rename = "prompt.attachment")]
     PromptAttachment {
-        /// The running session's id.
-        session: String,
         /// The attachment's text.
         attachment: String,
     },
@@ -398,8 +401,8 @@ impl Flow {
                     set: *disable_compact,
                 }));
             }
-            Hook::PromptContext { kept, history } => {
-                self.prompt_context(kept, *history, resolve, &mut fx);
+            Hook::PromptContext { kept } => {
+                self.prompt_context(kept, resolve, &mut fx);
             }
             Hook::ToolCall {
                 agent: Agent::Main,
@@ -501,10 +504,9 @@ impl Flow {
                 }
             }
             Hook::Command { command } => self.command_hook(*command, budget, &mut fx),
-            Hook::PromptAttachment {
-                session,
-                attachment,
-            } => self.prompt_attachment(session, attachment, resolve, &mut fx),
+            Hook::PromptAttachment { attachment } => {
+                self.prompt_attachment(attachment, resolve, &mut fx);
+            }
             Hook::PromptDropped { .. }
             | Hook::SessionCompacted { .. }
             | Hook::Continuation { .. }
@@ -604,12 +606,11 @@ impl Flow {
     }
 
     /// `prompt.context`: a kept boot names the window (only a newer one counts) and nothing
-    /// is attached; else the window the transcript names, or the one the flow knows, or 0,
+    /// is attached; else the window the flow knows, or the one the transcript names, or 0,
     /// gets its boot attached.
     fn prompt_context(
         &mut self,
         kept: &[KeptBoot],
-        history: Option<u32>,
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
@@ -619,7 +620,9 @@ impl Flow {
             }));
             return;
         }
-        if let (None, Some(h)) = (self.window.ordinal, history) {
+        if self.window.ordinal.is_none()
+            && let Some(h) = resolve.transcript_window()
+        {
             fx.extend(self.traced(Event::WindowSeen { ordinal: h }));
         }
         let ordinal = self.window.ordinal.unwrap_or(0);
@@ -639,13 +642,12 @@ impl Flow {
     /// effect (a build that fails keeps the copy as it was, and says why in the log).
     fn prompt_attachment(
         &mut self,
-        session: &str,
         attachment: &str,
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
         for effect in self.traced(Event::BootCopy {
-            session: session.to_owned(),
+            session: resolve.session().to_owned(),
             text: attachment.to_owned(),
         }) {
             match effect {

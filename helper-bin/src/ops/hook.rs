@@ -141,6 +141,14 @@ impl Resolve for World<'_> {
         };
         Ok((built.window.to_string(), text))
     }
+
+    fn session(&self) -> &str {
+        self.session
+    }
+
+    fn transcript_window(&mut self) -> Option<u32> {
+        history_ordinal(self.ctx, self.place)
+    }
 }
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
@@ -185,16 +193,6 @@ pub(crate) fn call(
     if let Some(text) = facts.get("text").and_then(Value::as_str) {
         let window = retained_window(text).map(|w| w.to_string());
         facts.insert("window".into(), json!(window));
-    }
-    if event == "prompt.attachment" {
-        // A boot copy is judged against the session now running.
-        facts.insert("session".into(), json!(session.id));
-    }
-    if event == "prompt.context"
-        && facts.get("kept").is_none_or(|k| k == &json!([]))
-        && place.head.is_some()
-    {
-        facts.insert("history".into(), json!(history_ordinal(ctx, &place)));
     }
     let host: Host = session
         .harness

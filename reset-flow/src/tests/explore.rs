@@ -880,6 +880,14 @@ impl Resolve for Stub {
         let _ = ordinal;
         Ok(("B".to_owned(), "T".to_owned()))
     }
+
+    fn session(&self) -> &'static str {
+        "s1"
+    }
+
+    fn transcript_window(&mut self) -> Option<u32> {
+        None
+    }
 }
 
 /// One step of the hook explorer: an engine hook call (with the budget the helper would
@@ -1013,11 +1021,11 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
             None,
         ),
         hook(
-            json!({"event": "prompt.attachment", "facts": {"session": "s1", "attachment": "# notesoup\n<notesoup-boot window=\"claude:s1:0\">\n</notesoup-boot>"}}),
+            json!({"event": "prompt.attachment", "facts": {"attachment": "# notesoup\n<notesoup-boot window=\"claude:s1:0\">\n</notesoup-boot>"}}),
             None,
         ),
         hook(
-            json!({"event": "prompt.attachment", "facts": {"session": "s1", "attachment": "# notesoup\n<notesoup-boot window=\"claude:s0:2\">\n</notesoup-boot>"}}),
+            json!({"event": "prompt.attachment", "facts": {"attachment": "# notesoup\n<notesoup-boot window=\"claude:s0:2\">\n</notesoup-boot>"}}),
             None,
         ),
     ]

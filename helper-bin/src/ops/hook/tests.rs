@@ -235,6 +235,33 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
     );
 }
 
+#[test]
+fn prompt_context_with_no_kept_boot_attaches_the_window_the_transcripts_head_is_in() {
+    let home = Home::new("context-transcript");
+    let cwd = home.cwd();
+    // A real Claude Code transcript with two compactions (named by its session, as Claude
+    // names it): its head is in window 2.
+    let transcript = home.0.join("da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../history-claude/tests/data/own-two-compactions--da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl"
+        ),
+        &transcript,
+    )
+    .expect("fixture copied");
+    let facts = json!({"cwd": cwd, "kept": [], "transcript_path": transcript,
+                       "head": "0f2f34a8-2759-40ef-b981-f4432c103a57"});
+    let first = home.hook("p1", "prompt.context", &facts);
+    assert_eq!(types(&first), ["attach_boot"], "{}", first.reply);
+    let text = first.reply["effects"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        text.starts_with("<notesoup-boot window=\"claude:s1:2\">"),
+        "{text}"
+    );
+    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(2));
+}
+
 /// Drives one explicit reset to its compaction: returns the `session.compact` reply.
 fn to_the_compaction(home: &Home, cwd: &str) -> Response {
     home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));

@@ -139,8 +139,9 @@ fn a_transcript_that_names_no_window_rebuilds_a_fresh_flow() {
     assert_eq!(Flow::rebuilt(&facts(None)), Flow::default());
 }
 
-/// The outside world of a hook call: boots named after their window, or none.
+/// The outside world of a hook call in `session`: boots named after their window, or none.
 struct World {
+    session: &'static str,
     builds: bool,
 }
 
@@ -163,18 +164,28 @@ impl crate::Resolve for World {
             Err("no cwd".into())
         }
     }
+    fn session(&self) -> &str {
+        self.session
+    }
+    fn transcript_window(&mut self) -> Option<u32> {
+        None
+    }
 }
 
-fn attachment_hook(session: &str, window: &str) -> crate::Hook {
+fn attachment_hook(window: &str) -> crate::Hook {
     serde_json::from_value(json!({"event": "prompt.attachment",
-        "facts": {"session": session, "attachment": attachment(window)}}))
+        "facts": {"attachment": attachment(window)}}))
     .unwrap()
 }
 
 #[test]
 fn the_hook_rebuilds_a_forks_copy_of_its_parents_boot_with_the_fork_boot_in_place() {
-    let hook = attachment_hook("fork", "claude:parent:2");
-    let (_, reply) = crate::hook_saved(None, "p1", &hook, &mut World { builds: true });
+    let hook = attachment_hook("claude:parent:2");
+    let mut world = World {
+        session: "fork",
+        builds: true,
+    };
+    let (_, reply) = crate::hook_saved(None, "p1", &hook, &mut world);
     let [Effect::BootCopy { verdict, text, .. }] = &reply.effects[..] else {
         panic!("{:?}", reply.effects);
     };
@@ -194,8 +205,12 @@ fn the_hook_rebuilds_a_forks_copy_of_its_parents_boot_with_the_fork_boot_in_plac
 
 #[test]
 fn a_rebuild_that_cannot_build_keeps_the_copy_and_says_why() {
-    let hook = attachment_hook("fork", "claude:parent:2");
-    let (_, reply) = crate::hook_saved(None, "p1", &hook, &mut World { builds: false });
+    let hook = attachment_hook("claude:parent:2");
+    let mut world = World {
+        session: "fork",
+        builds: false,
+    };
+    let (_, reply) = crate::hook_saved(None, "p1", &hook, &mut world);
     assert!(
         matches!(
             &reply.effects[..],
@@ -214,8 +229,12 @@ fn the_hook_drops_a_closed_windows_copy_without_building_anything() {
         "p1",
         serde_json::from_value(json!({"type": "window_seen", "ordinal": 1})).unwrap(),
     );
-    let hook = attachment_hook("s1", "claude:s1:0");
-    let (_, reply) = crate::hook_saved(Some(&saved), "p1", &hook, &mut World { builds: false });
+    let hook = attachment_hook("claude:s1:0");
+    let mut world = World {
+        session: "s1",
+        builds: false,
+    };
+    let (_, reply) = crate::hook_saved(Some(&saved), "p1", &hook, &mut world);
     assert!(
         matches!(
             &reply.effects[..],
