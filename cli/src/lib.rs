@@ -35,7 +35,6 @@
 //! # std::fs::remove_dir_all(&tmp).unwrap();
 //! ```
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -69,7 +68,8 @@ pub const EXIT_CONFLICT: u8 = 3;
 /// What a command may read of the outside world besides its arguments, captured once.
 #[derive(Debug, Clone)]
 pub struct Env {
-    vars: BTreeMap<String, String>,
+    /// The variables, held as the helper library holds them (one capture of them).
+    vars: notesoup_helper_bin::Context,
     cwd: PathBuf,
     stdout_terminal: bool,
 }
@@ -83,10 +83,7 @@ impl Env {
         stdout_terminal: bool,
     ) -> Self {
         Self {
-            vars: vars
-                .into_iter()
-                .map(|(k, v)| (k.into(), v.into()))
-                .collect(),
+            vars: notesoup_helper_bin::Context::from_vars(vars),
             cwd: cwd.into(),
             stdout_terminal,
         }
@@ -94,12 +91,12 @@ impl Env {
 
     /// One variable, `None` when unset.
     pub fn var(&self, name: &str) -> Option<&str> {
-        self.vars.get(name).map(String::as_str)
+        self.vars.var(name)
     }
 
     /// Every variable.
-    pub(crate) fn vars_iter(&self) -> impl Iterator<Item = (&String, &String)> {
-        self.vars.iter()
+    pub(crate) fn vars_iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars.vars()
     }
 
     /// One variable, `None` when unset or empty.
@@ -119,7 +116,7 @@ impl Env {
 
     /// The helper library's context: the same variables.
     pub(crate) fn helper_context(&self) -> notesoup_helper_bin::Context {
-        notesoup_helper_bin::Context::from_vars(self.vars.clone())
+        self.vars.clone()
     }
 
     /// `dir` made absolute against the current folder (default: the current folder).

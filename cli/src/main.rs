@@ -8,11 +8,10 @@ use std::process::{Command, ExitCode, Stdio};
 use notesoup_cli::{Env, Report, run};
 
 fn main() -> ExitCode {
-    let vars: Vec<(String, String)> = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect();
+    // The variables that are valid UTF-8, captured as the helper captures them.
+    let vars = notesoup_helper_bin::Context::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let env = Env::new(vars, cwd, std::io::stdout().is_terminal());
+    let env = Env::new(vars.vars(), cwd, std::io::stdout().is_terminal());
     let report = run(std::env::args_os(), &env);
     print(&report, &env);
     ExitCode::from(report.exit)

@@ -72,6 +72,11 @@ impl Context {
         }
     }
 
+    /// Every variable, by name.
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     /// One environment variable, `None` when unset.
     pub fn var(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str)
