@@ -7,31 +7,23 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
+use notesoup_testkit::run_piped;
 use serde_json::{Value, json};
 
 const WRITERS: usize = 3;
 const UPDATES: usize = 8;
 
 fn helper(home: &Path, op: &str, request: &Value) -> Value {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_notesoup-helper"))
-        .arg(op)
-        .env_clear()
-        .env("NOTESOUP_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(request.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_piped(
+        Command::new(env!("CARGO_BIN_EXE_notesoup-helper"))
+            .arg(op)
+            .env_clear()
+            .env("NOTESOUP_HOME", home),
+        request.to_string().as_bytes(),
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

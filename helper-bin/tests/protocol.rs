@@ -13,10 +13,10 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
+use notesoup_testkit::run_piped;
 use serde_json::Value;
 
 struct Example {
@@ -137,25 +137,16 @@ fn every_protocol_example_holds() {
             s.replace("$TMP", tmp.to_str().unwrap())
                 .replace("$DATA", data.to_str().unwrap())
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_notesoup-helper"))
-            .arg(&ex.op)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("NOTESOUP_HOME", tmp.join("notesoup"))
-            .env("HOME", tmp.join("home"))
-            .current_dir(&tmp)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(subst(&ex.request).as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = run_piped(
+            Command::new(env!("CARGO_BIN_EXE_notesoup-helper"))
+                .arg(&ex.op)
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("NOTESOUP_HOME", tmp.join("notesoup"))
+                .env("HOME", tmp.join("home"))
+                .current_dir(&tmp),
+            subst(&ex.request).as_bytes(),
+        );
         let stdout = String::from_utf8(out.stdout).unwrap();
         let where_ = format!("PROTOCOL.md:{} ({})", ex.line, ex.op);
         if stdout.lines().count() != 1 {

@@ -1,8 +1,9 @@
 //! Test support shared by the history decoders' robustness tests and the benchmark
 //! generator: a tiny deterministic PRNG (splitmix64, no new dependency), random edits of
 //! real transcripts, random bytes, and the checks every decoder must pass (answers fit
-//! the budget; a prefix of a transcript keeps its seqs); and the file-system tests'
-//! fixtures ([`Scratch`] folders, [`mkfifo`]).
+//! the budget; a prefix of a transcript keeps its seqs); the file-system tests'
+//! fixtures ([`Scratch`] folders, [`mkfifo`]); and [`run_piped`], a process given its whole
+//! stdin (the helper binary's request).
 //!
 //! Not published and only ever a dev-dependency (and a dependency of `benches`), so it
 //! may read the environment (`NOTESOUP_FUZZ_ITERS`), fixture files and the temp folder.
@@ -343,4 +344,29 @@ pub fn mkfifo(path: &Path) {
         .status()
         .unwrap_or_else(|e| panic!("mkfifo {}: {e}", path.display()));
     assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Runs `command` with `stdin` as its whole standard input, its stdout and stderr captured;
+/// waits for it.
+///
+/// # Panics
+/// When the process cannot be started or its input written.
+pub fn run_piped(command: &mut std::process::Command, stdin: &[u8]) -> std::process::Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    child
+        .stdin
+        .take()
+        .unwrap_or_else(|| panic!("{command:?}: no stdin"))
+        .write_all(stdin)
+        .unwrap_or_else(|e| panic!("{command:?}: writing stdin: {e}"));
+    child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"))
 }

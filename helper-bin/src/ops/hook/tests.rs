@@ -50,6 +50,11 @@ fn budget(tokens: u64) -> Value {
     })
 }
 
+/// The `text` of effect `i` of the reply (empty when it has none).
+fn effect_text(out: &Response, i: usize) -> &str {
+    out.reply["effects"][i]["text"].as_str().unwrap_or("")
+}
+
 fn types(out: &Response) -> Vec<String> {
     out.reply["effects"]
         .as_array()
@@ -70,7 +75,7 @@ fn a_main_tool_result_past_the_warning_point_carries_the_warning_text_once_per_w
     assert!(types(&below).is_empty(), "{}", below.reply);
     let past = home.hook("p1", "tool.call", &facts(150000));
     assert_eq!(types(&past), ["warn"], "{}", past.reply);
-    let text = past.reply["effects"][0]["text"].as_str().unwrap_or("");
+    let text = effect_text(&past, 0);
     assert!(text.contains("empty_brain"), "{text}");
     assert!(kept_flow(&home.0, "s1").warned);
     // Another process of the same session (`claude -p --resume`): the window is warned.
@@ -214,7 +219,7 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
     let cwd = home.cwd();
     let first = home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));
     assert_eq!(types(&first), ["attach_boot"], "{}", first.reply);
-    let text = first.reply["effects"][0]["text"].as_str().unwrap_or("");
+    let text = effect_text(&first, 0);
     assert!(
         text.starts_with("<notesoup-boot window=\"claude:s1:0\">"),
         "{text}"
@@ -254,7 +259,7 @@ fn prompt_context_with_no_kept_boot_attaches_the_window_the_transcripts_head_is_
                        "head": "0f2f34a8-2759-40ef-b981-f4432c103a57"});
     let first = home.hook("p1", "prompt.context", &facts);
     assert_eq!(types(&first), ["attach_boot"], "{}", first.reply);
-    let text = first.reply["effects"][0]["text"].as_str().unwrap_or("");
+    let text = effect_text(&first, 0);
     assert!(
         text.starts_with("<notesoup-boot window=\"claude:s1:2\">"),
         "{text}"
@@ -296,6 +301,22 @@ fn to_the_compaction(home: &Home, cwd: &str) -> Response {
     )
 }
 
+/// Headless evidence: the compact boundary appended, then a main user row holding `text`
+/// (through door `prompt`, as after the reset's own `/compact`); the row's reply.
+fn after_the_boundary(home: &Home, text: &str) -> Response {
+    let boundary = home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "compaction", "kind": "system", "role": null, "text": "summary"}),
+    );
+    assert!(types(&boundary).is_empty(), "{}", boundary.reply);
+    home.hook(
+        "p1",
+        "session.append",
+        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": text}),
+    )
+}
+
 impl Home {
     fn run_reset(&self, process: &str, event: &Value) -> Response {
         let request = json!({
@@ -317,10 +338,7 @@ fn an_answered_compaction_is_one_call_with_the_boot_and_headless_evidence_contin
     let cwd = home.cwd();
     let answer = to_the_compaction(&home, &cwd);
     assert_eq!(types(&answer), ["answer_compaction"], "{}", answer.reply);
-    let boot = answer.reply["effects"][0]["text"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
+    let boot = effect_text(&answer, 0).to_owned();
     assert!(
         boot.starts_with("<notesoup-boot window=\"claude:s1:1\">"),
         "{boot}"
@@ -332,19 +350,9 @@ fn an_answered_compaction_is_one_call_with_the_boot_and_headless_evidence_contin
         answer.reply["watch"]["compact_done"], false,
         "answered: a resolved command changes nothing"
     );
-    let boundary = home.hook(
-        "p1",
-        "session.append",
-        &json!({"agent": "main", "door": "compaction", "kind": "system", "role": null, "text": "summary"}),
-    );
-    assert!(types(&boundary).is_empty(), "{}", boundary.reply);
-    let row = home.hook(
-        "p1",
-        "session.append",
-        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": boot}),
-    );
+    let row = after_the_boundary(&home, &boot);
     assert_eq!(types(&row), ["log", "continue"], "{}", row.reply);
-    let text = row.reply["effects"][1]["text"].as_str().unwrap_or("");
+    let text = effect_text(&row, 1);
     assert!(
         !text.contains("LW"),
         "the continuation never repeats the last word: {text}"
@@ -356,21 +364,9 @@ fn a_rewritten_boot_row_is_not_evidence() {
     let home = Home::new("rewritten");
     let cwd = home.cwd();
     let answer = to_the_compaction(&home, &cwd);
-    let boot = answer.reply["effects"][0]["text"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
-    home.hook(
-        "p1",
-        "session.append",
-        &json!({"agent": "main", "door": "compaction", "kind": "system", "text": ""}),
-    );
+    let boot = effect_text(&answer, 0).to_owned();
     // The same identity (marker line), other text: not the boot as built.
-    let row = home.hook(
-        "p1",
-        "session.append",
-        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": format!("{boot}\nmore")}),
-    );
+    let row = after_the_boundary(&home, &format!("{boot}\nmore"));
     assert_eq!(types(&row), ["log", "cancel", "report"], "{}", row.reply);
 }
 
@@ -408,10 +404,7 @@ fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
         )
     };
     let set = cap("cap 100k");
-    let text = set.reply["effects"][0]["text"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
+    let text = effect_text(&set, 0).to_owned();
     assert!(
         text.starts_with("cap: 100000; warning at "),
         "{}",
@@ -419,30 +412,19 @@ fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
     );
     assert_eq!(kept_flow(&home.0, "s1").cap, Some(100000));
     let refused = cap("cap 12");
-    let text = refused.reply["effects"][0]["text"].as_str().unwrap_or("");
+    let text = effect_text(&refused, 0);
     assert!(text.starts_with("cap refused: "), "{}", refused.reply);
     let shown = cap("");
     assert!(
-        shown.reply["effects"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("cap: 100000;"),
+        effect_text(&shown, 0).starts_with("cap: 100000;"),
         "{}",
         shown.reply
     );
     let usage = cap("bogus");
-    assert!(
-        usage.reply["effects"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("usage: /notesoup")
-    );
+    assert!(effect_text(&usage, 0).starts_with("usage: /notesoup"));
     let off = cap("cap off");
     assert!(
-        off.reply["effects"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("cap: none;"),
+        effect_text(&off, 0).starts_with("cap: none;"),
         "{}",
         off.reply
     );
@@ -454,10 +436,7 @@ fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
         &json!({"command": "notesoup", "args": "", "budget": budget(1000)}),
     );
     assert!(
-        other.reply["effects"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("cap: none;"),
+        effect_text(&other, 0).starts_with("cap: none;"),
         "{}",
         other.reply
     );
@@ -468,20 +447,8 @@ fn the_continuation_turn_ending_in_error_is_reported() {
     let home = Home::new("cont");
     let cwd = home.cwd();
     let answer = to_the_compaction(&home, &cwd);
-    let boot = answer.reply["effects"][0]["text"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
-    home.hook(
-        "p1",
-        "session.append",
-        &json!({"agent": "main", "door": "compaction", "kind": "system", "text": ""}),
-    );
-    let row = home.hook(
-        "p1",
-        "session.append",
-        &json!({"agent": "main", "door": "prompt", "kind": "user", "role": "user", "text": boot}),
-    );
+    let boot = effect_text(&answer, 0).to_owned();
+    let row = after_the_boundary(&home, &boot);
     let generation = row.reply["effects"][1]["generation"].clone();
     let done = home.hook(
         "p1",
@@ -489,6 +456,6 @@ fn the_continuation_turn_ending_in_error_is_reported() {
         &json!({"agent": "main", "turn_id": "t2", "reason": "error", "continuation": generation}),
     );
     assert_eq!(types(&done), ["report"], "{}", done.reply);
-    let text = done.reply["effects"][0]["text"].as_str().unwrap_or("");
+    let text = effect_text(&done, 0);
     assert!(text.contains("its turn ended: error"), "{text}");
 }

@@ -34,9 +34,20 @@ fn scratch(test: &str, (name, session): (&str, &str)) -> (PathBuf, PathBuf) {
     (dir, transcript)
 }
 
-/// One `reset` op call: its reply, and the window ordinal the flow it kept holds after it.
-fn reset(home: &Path, session: &Value, event: &Value) -> (Value, Option<u32>) {
+/// The session ref of `id` (process `p1`), naming its transcript when given.
+fn session(id: &str, transcript: Option<&Path>) -> Value {
+    let mut session = json!({"harness": "claude", "id": id, "process": "p1"});
+    if let Some(path) = transcript {
+        session["transcript_path"] = json!(path.to_str().unwrap());
+    }
+    session
+}
+
+/// One `reset` op call: a boot of window `ordinal` is seen. Its reply, and the window
+/// ordinal the flow it kept holds after it.
+fn seen(home: &Path, session: &Value, ordinal: u32) -> (Value, Option<u32>) {
     let ctx = Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]);
+    let event = json!({"type": "window_seen", "ordinal": ordinal});
     let out = answer("reset", json!({"session": session, "event": event}), &ctx);
     assert_eq!(out.reply["ok"], true, "{}", out.reply);
     let ordinal = crate::tests::kept_flow(home, session["id"].as_str().unwrap()).ordinal;
@@ -53,22 +64,13 @@ fn a_session_without_a_record_starts_in_the_window_its_transcript_names(
     #[case] ordinal: u32,
 ) {
     let (dir, transcript) = scratch(test, fixture);
-    let session = json!({"harness": "claude", "id": fixture.1, "process": "p1",
-                         "transcript_path": transcript.to_str().unwrap()});
+    let session = session(fixture.1, Some(&transcript));
     // An older boot seen first (what the shell's kept boots may say) changes nothing.
-    let (reply, kept) = reset(
-        &dir.join("home"),
-        &session,
-        &json!({"type": "window_seen", "ordinal": 0}),
-    );
+    let (reply, kept) = seen(&dir.join("home"), &session, 0);
     assert_eq!(kept, Some(ordinal), "{reply}");
     assert_eq!(reply["effects"], json!([]));
     // The record now exists and is what the next step reads.
-    let (reply, kept) = reset(
-        &dir.join("home"),
-        &session,
-        &json!({"type": "window_seen", "ordinal": 0}),
-    );
+    let (reply, kept) = seen(&dir.join("home"), &session, 0);
     assert_eq!(kept, Some(ordinal), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -78,15 +80,8 @@ fn a_session_without_a_record_starts_in_the_window_its_transcript_names(
 #[case::transcript_not_written_yet(Some("missing.jsonl"))]
 fn without_a_readable_transcript_the_flow_starts_fresh(#[case] path: Option<&str>) {
     let (dir, _) = scratch(&format!("fresh-{}", path.is_some()), TWO);
-    let mut session = json!({"harness": "claude", "id": TWO.1, "process": "p1"});
-    if let Some(p) = path {
-        session["transcript_path"] = json!(dir.join(p).to_str().unwrap());
-    }
-    let (reply, kept) = reset(
-        &dir.join("home"),
-        &session,
-        &json!({"type": "window_seen", "ordinal": 0}),
-    );
+    let session = session(TWO.1, path.map(|p| dir.join(p)).as_deref());
+    let (reply, kept) = seen(&dir.join("home"), &session, 0);
     assert_eq!(kept, Some(0), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -95,15 +90,10 @@ fn without_a_readable_transcript_the_flow_starts_fresh(#[case] path: Option<&str
 fn a_kept_record_wins_over_the_transcript() {
     let (dir, transcript) = scratch("kept", TWO);
     let home = dir.join("home");
-    let bare = json!({"harness": "claude", "id": TWO.1, "process": "p1"});
-    reset(&home, &bare, &json!({"type": "window_seen", "ordinal": 5}));
-    let session = json!({"harness": "claude", "id": TWO.1, "process": "p1",
-                         "transcript_path": transcript.to_str().unwrap()});
-    let (reply, kept) = reset(
-        &home,
-        &session,
-        &json!({"type": "window_seen", "ordinal": 0}),
-    );
+    let bare = session(TWO.1, None);
+    seen(&home, &bare, 5);
+    let session = session(TWO.1, Some(&transcript));
+    let (reply, kept) = seen(&home, &session, 0);
     assert_eq!(kept, Some(5), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -112,13 +102,8 @@ fn a_kept_record_wins_over_the_transcript() {
 fn a_transcript_of_another_session_is_not_rebuilt_from() {
     // A fork's record is the fork's: another session's transcript names no window of it.
     let (dir, transcript) = scratch("other", TWO);
-    let session = json!({"harness": "claude", "id": "fork-1", "process": "p1",
-                         "transcript_path": transcript.to_str().unwrap()});
-    let (reply, kept) = reset(
-        &dir.join("home"),
-        &session,
-        &json!({"type": "window_seen", "ordinal": 0}),
-    );
+    let session = session("fork-1", Some(&transcript));
+    let (reply, kept) = seen(&dir.join("home"), &session, 0);
     assert_eq!(kept, Some(0), "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
