@@ -180,34 +180,67 @@ enum InPlace<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for InPlace<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
-            type Value = InPlace<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string, null or a list of blocks")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(InPlace::Text(v.to_owned()))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(InPlace::Text(v))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(InPlace::Null)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(block) = seq.next_element::<ResultBlock<'a>>()? {
-                    blocks.push(block);
-                }
-                Ok(InPlace::Blocks(blocks))
-            }
-        }
-        d.deserialize_any(Visit(std::marker::PhantomData))
+        Ok(
+            match text_or_list::<D, ResultBlock<'a>, ResultBlock<'a>>(
+                d,
+                "a string, null or a list of blocks",
+            )? {
+                TextOrList::Text(text) => InPlace::Text(text),
+                TextOrList::Null => InPlace::Null,
+                TextOrList::List(blocks) => InPlace::Blocks(blocks),
+            },
+        )
     }
+}
+
+/// What [`text_or_list`] read.
+enum TextOrList<U> {
+    Text(String),
+    Null,
+    List(Vec<U>),
+}
+
+/// The one-pass parse of a `content` field, in place: a string, `null`, or a list whose
+/// elements are read as `E` and kept as `U`; anything else is an error naming
+/// `expecting`. Both in-place content shapes (a message's, a tool result's) are read by it.
+fn text_or_list<'de, D, E, U>(d: D, expecting: &'static str) -> Result<TextOrList<U>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    E: Deserialize<'de> + Into<U>,
+{
+    struct Visit<E, U> {
+        expecting: &'static str,
+        kinds: std::marker::PhantomData<(E, U)>,
+    }
+    impl<'de, E: Deserialize<'de> + Into<U>, U> serde::de::Visitor<'de> for Visit<E, U> {
+        type Value = TextOrList<U>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.expecting)
+        }
+        fn visit_str<Er: serde::de::Error>(self, v: &str) -> Result<Self::Value, Er> {
+            Ok(TextOrList::Text(v.to_owned()))
+        }
+        fn visit_string<Er: serde::de::Error>(self, v: String) -> Result<Self::Value, Er> {
+            Ok(TextOrList::Text(v))
+        }
+        fn visit_unit<Er: serde::de::Error>(self) -> Result<Self::Value, Er> {
+            Ok(TextOrList::Null)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut list = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+            while let Some(element) = seq.next_element::<E>()? {
+                list.push(element.into());
+            }
+            Ok(TextOrList::List(list))
+        }
+    }
+    d.deserialize_any(Visit::<E, U> {
+        expecting,
+        kinds: std::marker::PhantomData,
+    })
 }
 
 /// A content block as the one-pass parse reads it: [`Block`], with `content` parsed in
@@ -623,30 +656,18 @@ struct FastMessage<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
-            type Value = Content<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or a list of content blocks")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(v.to_owned()))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Content::Text(v))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(block) = seq.next_element::<FastBlock<'a>>()? {
-                    blocks.push(block.into());
-                }
-                Ok(Content::Blocks(blocks))
-            }
+        match text_or_list::<D, FastBlock<'a>, Block<'a>>(
+            d,
+            "a string or a list of content blocks",
+        )? {
+            TextOrList::Text(text) => Ok(Content::Text(text)),
+            TextOrList::List(blocks) => Ok(Content::Blocks(blocks)),
+            // A message's content is never null: the field-by-field parse decides.
+            TextOrList::Null => Err(serde::de::Error::invalid_type(
+                serde::de::Unexpected::Unit,
+                &"a string or a list of content blocks",
+            )),
         }
-        d.deserialize_any(Visit(std::marker::PhantomData))
     }
 }
 
