@@ -306,21 +306,13 @@ fn check(
         return Ok(g);
     }
 
-    // A main step of another turn starts that turn's record.
+    // A main step or start of another turn starts that turn's record.
     if let Event::TurnStep {
         agent: Agent::Main,
         turn_id,
         ..
-    } = event
-    {
-        let name = turn_name(turn_id);
-        if g.turn != Some(name) {
-            g.natural_in_turn = false;
-        }
-        g.turn = Some(name);
     }
-
-    if let Event::TurnStart {
+    | Event::TurnStart {
         agent: Agent::Main,
         turn_id,
     } = event
@@ -330,7 +322,9 @@ fn check(
             g.natural_in_turn = false;
         }
         g.turn = Some(name);
-        g.stepped = false;
+        if matches!(event, Event::TurnStart { .. }) {
+            g.stepped = false;
+        }
     }
 
     // The window: never reopened, never goes back; a boot returned opens the promised one.
@@ -694,6 +688,26 @@ fn check(
     Ok(g)
 }
 
+/// One layer of an explorer: each distinct (canonical state, monitor) pair, how many event
+/// sequences reach it and the first one that did.
+type Layer = HashMap<(Flow, Ghost), (u128, Vec<String>)>;
+
+/// Adds `key` to the next layer, reached by `count` more sequences (`trail` then `raw`);
+/// the first time a state is reached, it must survive its blob.
+fn reach(next: &mut Layer, key: (Flow, Ghost), count: u128, trail: &[String], raw: &Value) {
+    let entry = next.entry(key).or_insert_with_key(|(post, _)| {
+        assert_eq!(
+            Flow::from_blob(&post.to_blob()).as_ref(),
+            Ok(post),
+            "the state does not survive its blob; path: {trail:#?} then {raw}"
+        );
+        let mut trail = trail.to_vec();
+        trail.push(raw.to_string());
+        (0, trail)
+    });
+    entry.0 += count;
+}
+
 /// Every sequence of `alphabet`'s events up to `depth` from a fresh flow; returns the
 /// figures line.
 fn explore(
@@ -704,7 +718,7 @@ fn explore(
 ) -> String {
     // Layers hold canonical flows only: behaviour does not depend on the counters, and the
     // alphabet is resolved against the canonical state itself.
-    let mut layer: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+    let mut layer: Layer = HashMap::new();
     layer.insert((canonical(Flow::new(1)), Ghost::default()), (1, Vec::new()));
     let mut states = layer.len();
     let mut paths: u128 = 0;
@@ -713,7 +727,7 @@ fn explore(
     // The alphabet depends only on the generation and the live marker: parse it once each.
     let mut alphabets: HashMap<(u64, Option<String>), Alphabet> = HashMap::new();
     for _ in 0..depth {
-        let mut next: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+        let mut next: Layer = HashMap::new();
         for ((flow, ghost), (count, trail)) in &layer {
             let events = alphabets
                 .entry((flow.generation(), flow.expected_marker()))
@@ -738,19 +752,7 @@ fn explore(
                     )
                 });
                 paths += count;
-                let entry =
-                    next.entry(fold(canonical(post), ghost))
-                        .or_insert_with_key(|(post, _)| {
-                            assert_eq!(
-                                Flow::from_blob(&post.to_blob()).as_ref(),
-                                Ok(post),
-                                "the state does not survive its blob; path: {trail:#?} then {raw}"
-                            );
-                            let mut trail = trail.clone();
-                            trail.push(raw.to_string());
-                            (0, trail)
-                        });
-                entry.0 += count;
+                reach(&mut next, fold(canonical(post), ghost), *count, trail, raw);
             }
         }
         states += next.len();
@@ -1034,12 +1036,12 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
 /// Every sequence of hook calls up to `depth` from a fresh flow: each event a hook hands
 /// the flow goes through the same monitor as the event explorers.
 fn explore_hooks(depth: usize) -> String {
-    let mut layer: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+    let mut layer: Layer = HashMap::new();
     layer.insert((canonical(Flow::new(1)), Ghost::default()), (1, Vec::new()));
     let (mut states, mut paths, mut transitions, mut events, mut width) =
         (layer.len(), 0_u128, 0_u64, 0_u64, 0);
     for _ in 0..depth {
-        let mut next: HashMap<(Flow, Ghost), (u128, Vec<String>)> = HashMap::new();
+        let mut next: Layer = HashMap::new();
         for ((flow, ghost), (count, trail)) in &layer {
             let calls = hook_alphabet(flow);
             width = calls.len();
@@ -1065,19 +1067,7 @@ fn explore_hooks(depth: usize) -> String {
                     });
                 }
                 paths += count;
-                let entry = next
-                    .entry((canonical(post), g))
-                    .or_insert_with_key(|(post, _)| {
-                        assert_eq!(
-                            Flow::from_blob(&post.to_blob()).as_ref(),
-                            Ok(post),
-                            "the state does not survive its blob; path: {trail:#?} then {raw}"
-                        );
-                        let mut trail = trail.clone();
-                        trail.push(raw.to_string());
-                        (0, trail)
-                    });
-                entry.0 += count;
+                reach(&mut next, (canonical(post), g), *count, trail, raw);
             }
         }
         states += next.len();
