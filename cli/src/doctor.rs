@@ -7,7 +7,7 @@ use std::process::{Command as Process, Stdio};
 
 use notesoup_history_core::Harness;
 use notesoup_history_store::{Corpus, Roots};
-use notesoup_thresholds::margins;
+use notesoup_thresholds::{NOTESOUP_DISABLED, margins, notesoup_disabled};
 use serde_json::{Value, json};
 
 use crate::limits::{merged, policy, policy_env, settings_files};
@@ -547,11 +547,11 @@ fn switches_check(env: &Env, checks: &mut Vec<Check>) {
             Some(format!("the env block of {}", f.path.display()))
         })
     };
-    // NOTESOUP_DISABLED is presence-style: set at all (even empty) turns the plugin off.
-    match env
-        .var("NOTESOUP_DISABLED")
-        .map(|_| "the environment".to_owned())
-        .or_else(|| from_settings("NOTESOUP_DISABLED"))
+    // The one rule (notesoup-thresholds), as the helper answers the hooks module with it.
+    let from_env = notesoup_disabled(env.var(NOTESOUP_DISABLED));
+    match from_env
+        .then(|| "the environment".to_owned())
+        .or_else(|| from_settings(NOTESOUP_DISABLED))
     {
         Some(from) => checks.push(check(
             "disabled",

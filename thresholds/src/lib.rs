@@ -148,6 +148,24 @@ impl Env {
     }
 }
 
+/// notesoup's own off switch: the variable's name.
+pub const NOTESOUP_DISABLED: &str = "NOTESOUP_DISABLED";
+
+/// Whether `NOTESOUP_DISABLED` turns notesoup off, given its value as read (`None`: unset).
+/// Presence-style: set at all, even empty or `0`, means off (the whole mod: nothing
+/// registered, every event passes through). The one rule for it: the hooks module forwards
+/// the raw value and obeys the helper's answer, and `notesoup doctor` reports with it.
+///
+/// ```
+/// use notesoup_thresholds::notesoup_disabled;
+/// assert!(notesoup_disabled(Some("")));
+/// assert!(notesoup_disabled(Some("0")));
+/// assert!(!notesoup_disabled(None));
+/// ```
+pub fn notesoup_disabled(value: Option<&str>) -> bool {
+    value.is_some()
+}
+
 /// Everything the policy depends on.
 #[derive(Debug, Clone, Copy)]
 pub struct Inputs<'a> {

@@ -12,7 +12,10 @@ use std::collections::BTreeMap;
 use notesoup_boot::{Host, Reset};
 use notesoup_history_core::window::{MARKER_OPEN, WindowId, retained_window};
 use notesoup_reset_flow::{Budget, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved};
-use notesoup_thresholds::{CapCommand, Env, Unit, cap_command, cap_refused, cap_status, resolve};
+use notesoup_thresholds::{
+    CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status,
+    notesoup_disabled, resolve,
+};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -180,11 +183,9 @@ pub(crate) fn call(
         transcript_path: take(&mut facts, "transcript_path")?,
         head: take(&mut facts, "head")?,
     };
-    if let Some(env) = facts.remove("env") {
-        // The switches a hook forwards as set: read by the one rule each has in Rust.
-        let vars: BTreeMap<String, String> = parse("hook", env)?;
-        let env = Env::from_lookup(|name| vars.get(name).cloned());
-        facts.insert("disable_compact".into(), json!(env.compaction_disabled()));
+    let disabled = read_switches(&mut facts)?;
+    if disabled == Some(true) {
+        return Ok(off_reply());
     }
     if let Some(kept) = facts.remove("kept") {
         let texts: Vec<String> = parse("hook", kept)?;
@@ -243,6 +244,9 @@ pub(crate) fn call(
         effects.push(json!({"type": "report", "text": text}));
     }
     let mut fields = Fields::new();
+    if let Some(disabled) = disabled {
+        fields.insert("disabled".into(), json!(disabled));
+    }
     fields.insert("effects".into(), json!(effects));
     let mut watch = json!(reply.flow.watch());
     if let Some(w) = watch.as_object_mut() {
@@ -252,6 +256,35 @@ pub(crate) fn call(
     fields.insert("watch".into(), watch);
     fields.insert("log".into(), json!(world.log));
     Ok(fields)
+}
+
+/// The switches a hook forwards raw in `env` (`session.start`), each read by its one rule in
+/// `notesoup-thresholds`: `Some(true)` when `NOTESOUP_DISABLED` turns notesoup off; else
+/// `DISABLE_COMPACT` becomes the flow's `disable_compact` fact and `Some(false)`. `None`: no
+/// switches in this hook.
+fn read_switches(facts: &mut Map<String, Value>) -> Result<Option<bool>, OpError> {
+    let Some(env) = facts.remove("env") else {
+        return Ok(None);
+    };
+    let vars: BTreeMap<String, String> = parse("hook", env)?;
+    if notesoup_disabled(vars.get(NOTESOUP_DISABLED).map(String::as_str)) {
+        return Ok(Some(true));
+    }
+    let env = Env::from_lookup(|name| vars.get(name).cloned());
+    facts.insert("disable_compact".into(), json!(env.compaction_disabled()));
+    Ok(Some(false))
+}
+
+/// The reply when notesoup is off: the shell registers nothing and passes every event
+/// through; the session's flow is not touched.
+fn off_reply() -> Fields {
+    let mut fields = Fields::new();
+    fields.insert("disabled".into(), json!(true));
+    fields.insert("effects".into(), json!([]));
+    let line =
+        format!("{NOTESOUP_DISABLED} is set: nothing registered, every event passes through");
+    fields.insert("log".into(), json!([line]));
+    fields
 }
 
 /// The boots among kept texts (a text without a marker line is not one).

@@ -29,8 +29,11 @@ const PROCESS = crypto.randomUUID();
 
 // ---- module state: caches only (lost on reload; the state is the helper's, on disk) ----
 
-/** Read once per load: the helper to run and whether notesoup is off. */
-let switches: { disabled: boolean; helper: string } | undefined;
+/**
+ * Read once per load: the helper to run and `NOTESOUP_DISABLED` as set; `on` once a reply
+ * said whether notesoup is on (the helper reads the switch by its one rule).
+ */
+let switches: { helper: string; disabled?: string; on?: boolean } | undefined;
 /** What the engine bound: the session identity, the transcript, the newest kept main row. */
 let bound: { identity?: string; transcriptPath?: string; head?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
@@ -81,12 +84,16 @@ function contentText(content: unknown): string {
 
 async function readSwitches($: EngineInterface) {
   if (switches === undefined) {
-    const disabled = (await $.env.get('NOTESOUP_DISABLED')) !== undefined;
-    const override = await $.env.get('NOTESOUP_HELPER');
+    const [override, disabled] = await Promise.all([$.env.get('NOTESOUP_HELPER'), $.env.get('NOTESOUP_DISABLED')]);
     const helper = override !== undefined && override !== '' ? override : `${$.plugin.root}/bin/notesoup-helper`;
-    switches = { disabled, helper };
+    switches = { helper, disabled };
   }
   return switches;
+}
+
+/** Whether notesoup stays out of this event: a reply said it is off. */
+function off(): boolean {
+  return switches?.on === false;
 }
 
 function logOnce($: EngineInterface, key: string, text: string) {
@@ -131,15 +138,24 @@ async function sessionRef($: EngineInterface): Promise<Fields> {
   return session;
 }
 
-/** One engine hook call, whole, to the helper's `hook` op; returns the effects, texts filled. */
+/**
+ * One engine hook call, whole, to the helper's `hook` op; returns the effects, texts filled.
+ * Until a reply said whether notesoup is on (a hook may come before session.start's reply),
+ * the switch goes along as set and the reply's `disabled` is obeyed.
+ */
 async function hookEvent($: EngineInterface, event: string, facts: Fields): Promise<Fields[]> {
-  const reply = await helper($, 'hook', { event, session: await sessionRef($), facts });
+  const sw = await readSwitches($);
+  const asked = sw.on === undefined;
+  const sent = asked ? { ...facts, env: { ...(isObject(facts.env) ? facts.env : {}), NOTESOUP_DISABLED: sw.disabled } } : facts;
+  const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent });
+  if (asked && reply.ok) sw.on = reply.disabled !== true;
   if (!reply.ok) {
     logOnce($, `hook:${event}:${reply.error.code}`, `hook ${event} refused: ${reply.error.message}`);
     return [];
   }
   if (isObject(reply.watch)) pending = { ...pending, watch: reply.watch };
   for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `hook:${String(line)}`, String(line));
+  if (off()) return [];
   const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
   $.ui.log(`notesoup: hook ${event} -> ${effects.map((fx) => str(fx.type)).join(', ') || 'nothing'}`, { to: 'debug' });
   return effects;
@@ -298,20 +314,19 @@ async function registerAll($: EngineInterface) {
 }
 
 const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) {
-    logOnce($, 'disabled', 'NOTESOUP_DISABLED is set: nothing registered, every event passes through');
-    return next(e);
-  }
-  // The helper reads the switch (Claude's truthiness) while the tools register.
-  const facts = { env: { DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT') }, interactive: e.isInteractive };
-  const [, effects] = await Promise.all([registerAll($), hookEvent($, 'session.start', facts)]);
+  // The switches go raw (NOTESOUP_DISABLED with the call, see hookEvent); the helper reads
+  // each by its one rule. Off: nothing registered, every event passes through. A helper
+  // that cannot answer leaves notesoup on: its tools then say why they cannot run.
+  if (off()) return next(e);
+  const effects = await hookEvent($, 'session.start', { env: { DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT') }, interactive: e.isInteractive });
+  if (off()) return next(e);
+  await registerAll($);
   show($, (await runEffects($, effects)).reports);
   return next(e);
 };
 
-/** Binds the current transcript: the only way history learns the path. */
+/** Binds the current transcript: the only way history learns the path (kept even before session.start's reply). */
 const onClassicStart: Hook<'classic.SessionStart'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
   bound = { ...bound, transcriptPath: e.transcript_path, head: e.source === 'compact' ? bound.head : undefined };
   return next(e);
 };
@@ -337,7 +352,7 @@ async function refreshIdentity($: EngineInterface) {
 }
 
 const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   letGo($, `session end (${e.reason})`);
   return next(e);
 };
@@ -346,7 +361,7 @@ const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
 
 /** The boot Claude kept names the window; else the helper builds the window's boot to attach. */
 const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   await refreshIdentity($);
   const facts = { ...(await placeFacts($)), kept: await keptBoots($) };
   const { boot, reports } = await runEffects($, await hookEvent($, 'prompt.context', facts));
@@ -365,7 +380,7 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
 const onAttachment: Hook<'prompt.attachment'> = async ($, e, next) => {
   const marker = str(pending.watch.boot_marker);
   if (e.type !== 'context_sections' || (marker !== undefined && !e.text.includes(marker))) return next(e);
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   const effects = await hookEvent($, 'prompt.attachment', { ...(await placeFacts($)), attachment: e.text });
   await runEffects($, effects.filter((fx) => fx.type !== 'boot_copy'));
   const copy = effects.find((fx) => fx.type === 'boot_copy');
@@ -377,7 +392,7 @@ const onAttachment: Hook<'prompt.attachment'> = async ($, e, next) => {
 // ---- prompt.submit: natural input, the budget warning --------------------------------
 
 const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   await refreshIdentity($);
   const facts: Fields = { origin: e.origin.kind, command: e.command !== undefined };
   if (e.command === undefined) facts.budget = await budgetFacts($);
@@ -394,7 +409,7 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
 // ---- turns ----------------------------------------------------------------------------
 
 const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
-  if ((await readSwitches($)).disabled) return yield* next(e);
+  if (off()) return yield* next(e);
   const agent = agentOf(e);
   let facts: Fields = { agent, turn_id: e.turnId, index: e.index };
   if (agent === 'main') facts = await keptFacts($, e.index > 0 ? { ...facts, budget: await budgetFacts($) } : facts);
@@ -412,7 +427,7 @@ const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
 
 const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   const r = await next(e);
-  if ((await readSwitches($)).disabled) return r;
+  if (off()) return r;
   const agent = agentOf(e);
   let facts: Fields = { agent, turn_id: e.turnId, reason: e.reason };
   if (agent === 'main') {
@@ -431,7 +446,7 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
 
 /** The flow's answer: a veto (first, never after `next`), the boot it built, or Claude's own. */
 const onCompact: Hook<'session.compact'> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   const facts: Fields = { ...(await placeFacts($)), agent: agentOf(e), trigger: e.trigger };
   if (e.instructions !== undefined) facts.instructions = e.instructions;
   const { answers, reports } = await runEffects($, await hookEvent($, 'session.compact', facts));
@@ -459,7 +474,7 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
 
 const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
-  if (e.agentId !== undefined || (await readSwitches($)).disabled) return r;
+  if (e.agentId !== undefined || off()) return r;
   bound = { ...bound, head: r.uuid };
   // Only appends the helper asked for (its doors; `*` with the row's text: evidence).
   const doors = Array.isArray(pending.watch.append_doors) ? pending.watch.append_doors : [];
@@ -482,7 +497,7 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
  * says what to do, as effects. One helper per call.
  */
 const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   const { tool, tool_use_id: _use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
   const binding: Fields = { cwd: await $.session.cwd() };
   if (bound.transcriptPath !== undefined) binding.transcript_path = bound.transcriptPath;
@@ -507,7 +522,7 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
 /** Every other tool: after a main tool result, the budget warning rides along once per window. */
 const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
   const r = await next(e);
-  if (e.agentId !== undefined || r.deny !== undefined || (await readSwitches($)).disabled) return r;
+  if (e.agentId !== undefined || r.deny !== undefined || off()) return r;
   const { context, reports } = await runEffects($, await hookEvent($, 'tool.call', { agent: 'main', budget: await budgetFacts($) }));
   show($, reports);
   // The warning, when the flow says it is due, is delivered with this result.
@@ -517,7 +532,7 @@ const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
 // ---- command.run: /notesoup, /empty, /fresh-window -------------------------------------
 
 const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e, next) => {
-  if ((await readSwitches($)).disabled) return next(e);
+  if (off()) return next(e);
   await refreshIdentity($);
   const command = e.command === 'notesoup' ? 'notesoup' : e.command === 'empty' ? 'empty' : 'fresh_window';
   const facts: Fields = { command, budget: await budgetFacts($) };

@@ -97,16 +97,41 @@ describe('session.start', () => {
     );
   });
 
-  test('NOTESOUP_DISABLED registers nothing and calls no helper', async ($, on) => {
+  for (const [env, disabled] of [[{ NOTESOUP_DISABLED: '' }, true], [{}, true], [{ NOTESOUP_DISABLED: '1' }, false]] as const) {
+    test(`NOTESOUP_DISABLED ${JSON.stringify(env)} goes raw; the helper's disabled: ${String(disabled)} is obeyed`, async ($, on) => {
+      let registered = 0;
+      const calls = world(on, (op) => (op === 'hook' ? { ok: true, disabled, effects: [] } : answered('listed')), env, ['tool.register']);
+      on('tool.register', async (_$, e) => {
+        registered += 1;
+        return { value: { tool: e.name } };
+      });
+      on('tool.call', async () => ({ result: 'done' }));
+      on('prompt.submit', async (_$, e) => ({ text: e.text }));
+      await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+      // The shell judges nothing: the value as set (or nothing) goes to the one rule in Rust.
+      expect(hookCalls(calls)).toEqual([{ event: 'session.start', facts: { env, interactive: false } }]);
+      expect(registered).toBe(disabled ? 0 : 9);
+      await $.tool.call({ tool: 'Bash', command: 'true' });
+      await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
+      // Off: every later event passes through with no helper; on: each is a hook call.
+      expect(calls.length).toBe(disabled ? 1 : 3);
+    });
+  }
+
+  test('a hook before session.start (an interactive start) carries the switch; a disabled answer passes everything through', async ($, on) => {
     let registered = 0;
-    const calls = world(on, () => ({ ok: true }), { NOTESOUP_DISABLED: '' }, ['tool.register']);
+    const calls = world(on, () => ({ ok: true, disabled: true, effects: [{ type: 'attach_boot', ordinal: 0, text: 'boot' }] }), { NOTESOUP_DISABLED: '1' }, ['tool.register']);
     on('tool.register', async (_$, e) => {
       registered += 1;
       return { value: { tool: e.name } };
     });
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    const r = await $.prompt.context({ blocks: [] });
+    expect(r.blocks).toEqual([]);
+    expect(hookCalls(calls)).toEqual([{ event: 'prompt.context', facts: { cwd: '/work/project', kept: [], env: { NOTESOUP_DISABLED: '1' } } }]);
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: true });
     expect(registered).toBe(0);
-    expect(calls).toEqual([]);
+    expect(calls.length).toBe(1);
   });
 
   test('DISABLE_COMPACT is forwarded as set, once, for the helper to read', async ($, on) => {

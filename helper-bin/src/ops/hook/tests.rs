@@ -459,3 +459,52 @@ fn the_continuation_turn_ending_in_error_is_reported() {
     let text = effect_text(&done, 0);
     assert!(text.contains("its turn ended: error"), "{text}");
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn notesoup_disabled_set_at_all_turns_notesoup_off_and_leaves_the_flow_untouched() {
+    let home = Home::new("disabled");
+    for value in ["", "0", "1"] {
+        let out = home.hook(
+            "p1",
+            "session.start",
+            &json!({"env": {"NOTESOUP_DISABLED": value, "DISABLE_COMPACT": "1"}}),
+        );
+        assert_eq!(out.reply["disabled"], true, "{value:?}: {}", out.reply);
+        assert_eq!(types(&out), Vec::<String>::new());
+        let log = out.reply["log"].to_string();
+        assert!(log.contains("NOTESOUP_DISABLED is set"), "{log}");
+        // No record: the flow was not touched.
+        assert_eq!(files_under(&home.0), Vec::<std::path::PathBuf>::new());
+    }
+    // Any hook may carry the switch (one may come before session.start's reply).
+    let out = home.hook(
+        "p1",
+        "prompt.context",
+        &json!({"cwd": "/nowhere", "kept": [], "env": {"NOTESOUP_DISABLED": "yes"}}),
+    );
+    assert_eq!(out.reply["disabled"], true, "{}", out.reply);
+    assert_eq!(types(&out), Vec::<String>::new());
+    assert_eq!(files_under(&home.0), Vec::<std::path::PathBuf>::new());
+    // Unset: notesoup is on, and the flow reads DISABLE_COMPACT as before.
+    let out = home.hook(
+        "p1",
+        "session.start",
+        &json!({"env": {"DISABLE_COMPACT": "1"}}),
+    );
+    assert_eq!(out.reply["disabled"], false, "{}", out.reply);
+    assert!(kept_flow(&home.0, "s1").disable_compact);
+}
