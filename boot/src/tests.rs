@@ -54,6 +54,18 @@ fn window(id: &str) -> WindowId {
     id.parse().unwrap()
 }
 
+/// The boot of [`brain`] for `window`: no last word, history on, the default budget.
+fn brain_boot(window: &WindowId) -> String {
+    boot_text(&BootInput {
+        window,
+        notes: &brain(),
+        last_word: None,
+        history: true,
+        budget: DEFAULT_BUDGET,
+    })
+    .unwrap()
+}
+
 #[test]
 fn boot_of_a_brain_of_several_notes() {
     let w = window("claude:6e9d0c1a-2f4b-4c8e-9a57-1d2e3f4a5b6c:2");
@@ -134,14 +146,7 @@ fn boot_over_the_budget_names_the_largest_notes_instead() {
 #[case::pi(Host::Pi, "notesoup_empty_brain")]
 fn boots_and_warnings_name_the_hosts_reset_tool(#[case] host: Host, #[case] reset: &str) {
     let w = WindowId::new(host.name(), "s", 1).unwrap();
-    let text = boot_text(&BootInput {
-        window: &w,
-        notes: &brain(),
-        last_word: None,
-        history: true,
-        budget: DEFAULT_BUDGET,
-    })
-    .unwrap();
+    let text = brain_boot(&w);
     assert!(text.contains(&format!("`{reset}`")), "{text}");
     assert!(!text.contains('{'), "an unfilled placeholder:\n{text}");
     let warn = warning(host, Countdown::Tokens(1_234_567));
@@ -278,14 +283,7 @@ fn the_index_of_a_brain_of_many_notes_is_capped() {
 #[test]
 fn an_mcp_boot_names_the_servers_tools_and_no_reset() {
     let w = WindowId::new("mcp", "codex", 0).unwrap();
-    let text = boot_text(&BootInput {
-        window: &w,
-        notes: &brain(),
-        last_word: None,
-        history: true,
-        budget: DEFAULT_BUDGET,
-    })
-    .unwrap();
+    let text = brain_boot(&w);
     assert!(
         text.contains("`notes_write`") && text.contains("`history_list`"),
         "{text}"
@@ -311,14 +309,7 @@ fn an_mcp_boot_names_the_servers_tools_and_no_reset() {
     );
     snapshot_matches("boot-mcp.txt", &text);
     let claude = WindowId::new("claude", "codex", 0).unwrap();
-    let claude = boot_text(&BootInput {
-        window: &claude,
-        notes: &brain(),
-        last_word: None,
-        history: true,
-        budget: DEFAULT_BUDGET,
-    })
-    .unwrap();
+    let claude = brain_boot(&claude);
     assert!(
         claude.contains("When the window fills") && claude.contains("`mcp__notesoup__empty_brain`")
     );
