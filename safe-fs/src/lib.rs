@@ -149,6 +149,14 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NONBLOCK)
     .union(OFlags::CLOEXEC)
     .union(OFlags::NOCTTY);
+/// A new file, never one already there (`O_EXCL`: a link included): temp files and
+/// `create_new`.
+const CREATE_FLAGS: OFlags = OFlags::WRONLY
+    .union(OFlags::CREATE)
+    .union(OFlags::EXCL)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC)
+    .union(OFlags::NONBLOCK);
 
 /// Temp file names made by this process: `<target>.<pid>.<n>.tmp`.
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
@@ -395,13 +403,7 @@ impl Dir {
             let mut temp = OsString::from(".");
             temp.push(target);
             temp.push(format!(".{}.{seq}.tmp", std::process::id()));
-            let flags = OFlags::WRONLY
-                | OFlags::CREATE
-                | OFlags::EXCL
-                | OFlags::NOFOLLOW
-                | OFlags::CLOEXEC
-                | OFlags::NONBLOCK;
-            match rustix::fs::openat(&self.fd, &temp, flags, Mode::from_raw_mode(0o666)) {
+            match rustix::fs::openat(&self.fd, &temp, CREATE_FLAGS, Mode::from_raw_mode(0o666)) {
                 Ok(fd) => return Ok((File::from(fd), temp)),
                 Err(Errno::EXIST) => {}
                 Err(err) => {
@@ -419,13 +421,7 @@ impl Dir {
     /// already has that name (`O_EXCL`); on a failed write the new file is removed.
     pub fn create_new(&self, name: impl AsRef<OsStr>, bytes: &[u8]) -> Result<(), FsError> {
         let name = check(name.as_ref())?;
-        let flags = OFlags::WRONLY
-            | OFlags::CREATE
-            | OFlags::EXCL
-            | OFlags::NOFOLLOW
-            | OFlags::CLOEXEC
-            | OFlags::NONBLOCK;
-        let fd = rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o666))
+        let fd = rustix::fs::openat(&self.fd, name, CREATE_FLAGS, Mode::from_raw_mode(0o666))
             .map_err(|err| FsError::io("create", self.child_path(name), err))?;
         if let Err(err) = write_all_synced(File::from(fd), bytes) {
             let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
