@@ -61,6 +61,16 @@ const BOOT_CLOSE: &str = window::MARKER_CLOSE;
 /// The end of the opening line of window 1's boot (`<notesoup-boot window="claude:<id>:1">`).
 const FRESH_BOOT: &str = ":1\">";
 
+/// The main session's id: its transcript's file stem (empty when none was written).
+fn main_session(out: &Outcome) -> String {
+    out.transcripts
+        .iter()
+        .find(|t| !t.is_subagent())
+        .and_then(|t| t.path.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// One real Claude Code at a time: two cores.
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());

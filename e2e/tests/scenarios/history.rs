@@ -107,13 +107,7 @@ fn s11_history_sessions_lists_this_session() {
         "the first prompt, the call, the answer after it"
     );
     let listing: String = tool_results_text(requests[2]);
-    let sid = out
-        .transcripts
-        .iter()
-        .find(|t| !t.is_subagent())
-        .and_then(|t| t.path.file_stem())
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let sid = super::main_session(&out);
     assert!(
         !sid.is_empty() && listing.contains(&format!("claude:{sid}")),
         "history_sessions does not list this session (claude:{sid}): {listing}"

@@ -32,6 +32,114 @@ fn list() -> Reply {
     Reply::tool("mcp__notesoup__notes_list", serde_json::json!({}))
 }
 
+/// Tool rounds in a script: the model lists its notes, then answers; both replies report
+/// `tokens` of context.
+trait ListRound {
+    /// The next round.
+    fn list_round(self, tokens: u64) -> Self;
+    /// The round that starts when a request matches `when`.
+    fn list_round_when(self, when: Match, tokens: u64) -> Self;
+}
+
+impl ListRound for Script {
+    fn list_round(self, tokens: u64) -> Self {
+        self.then(list().with_input_tokens(tokens))
+            .then_when(Match::tool_result(true), listed(tokens))
+    }
+
+    fn list_round_when(self, when: Match, tokens: u64) -> Self {
+        self.then_when(when, list().with_input_tokens(tokens))
+            .then_when(Match::tool_result(true), listed(tokens))
+    }
+}
+
+/// The model's answer after its notes were listed.
+fn listed(tokens: u64) -> Reply {
+    Reply::text("Listed.").with_input_tokens(tokens)
+}
+
+/// Every process's session id, which must be process 0's (`--resume` continues it).
+fn one_session(out: &Outcome) -> String {
+    let sid = out.processes[0]
+        .session_id
+        .clone()
+        .expect("no request in process 0");
+    for (i, p) in out.processes.iter().enumerate() {
+        assert_eq!(
+            p.session_id.as_deref(),
+            Some(sid.as_str()),
+            "process {i} did not continue the session"
+        );
+    }
+    sid
+}
+
+/// The model writes note `fork-probe` holding `text`.
+fn write_probe(text: &str) -> Reply {
+    Reply::tool(
+        "mcp__notesoup__notes_write",
+        serde_json::json!({"name": "fork-probe", "text": text}),
+    )
+}
+
+/// A parent process on `prompt`, then its `--fork-session` asked where it is; both exit
+/// cleanly. The outcome, the parent's session id and the fork's.
+fn run_fork(name: &str, script: Script, prompt: &str) -> (Outcome, String, String) {
+    let out = run_chain(
+        name,
+        script,
+        vec![Process::new(prompt), Process::fork("Where are we?", 0)],
+    );
+    super::assert_clean_exit(&out);
+    let (parent, fork) = parent_and_fork(&out);
+    (out, parent, fork)
+}
+
+/// The session ids of process 0 (the parent) and process 1 (its `--fork-session`), which
+/// must differ.
+fn parent_and_fork(out: &Outcome) -> (String, String) {
+    let parent = out.processes[0]
+        .session_id
+        .clone()
+        .expect("no parent request");
+    let fork = out.processes[1]
+        .session_id
+        .clone()
+        .expect("no fork request");
+    assert_ne!(parent, fork, "--fork-session kept the parent's session id");
+    (parent, fork)
+}
+
+/// The fork's (process 1's) first request holds one boot, the fork's own window
+/// `ordinal`, built from the notes as they are now (it holds `note`, written after the
+/// parent's boot), and no boot of the parent's.
+fn assert_the_fork_boots(out: &Outcome, (parent, fork): (&str, &str), ordinal: u32, note: &str) {
+    let first = *out
+        .process_requests(1)
+        .first()
+        .expect("the fork made no request");
+    let window = format!("claude:{fork}:{ordinal}");
+    assert_eq!(
+        boots(first),
+        std::slice::from_ref(&window),
+        "the fork's first request must hold one boot, the fork's own window {ordinal}"
+    );
+    let text = first.all_text();
+    let boot = text
+        .split(&format!("window=\"{window}\">"))
+        .nth(1)
+        .and_then(|rest| rest.split(BOOT_CLOSE).next())
+        .unwrap_or("");
+    assert!(
+        boot.contains(note),
+        "the fork's boot is not built from the notes as they are now:\n{boot}"
+    );
+    assert!(
+        !text.contains(&format!("claude:{parent}:")),
+        "the parent's boot is still in the fork's first request"
+    );
+}
+
 /// The boots in `request`'s non-assistant text.
 fn boots(request: Request<'_>) -> Vec<String> {
     windows(&request.all_text())
@@ -45,10 +153,7 @@ fn w01_warning_once_per_window_across_resumed_processes() {
     // Every process: the model lists its notes, then answers; every reply reports a
     // context past the warning point (142 424 of a 200K window) and short of the hard point.
     let script = Script::new()
-        .rule(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(150_000),
-        )
+        .rule(Match::tool_result(true), listed(150_000))
         .fallback(list().with_input_tokens(150_000));
     let out = run_chain(
         "w01-resume-warning",
@@ -61,16 +166,8 @@ fn w01_warning_once_per_window_across_resumed_processes() {
     );
     super::assert_clean_exit(&out);
     assert_eq!(out.processes.len(), 3);
-    let sid = out.processes[0]
-        .session_id
-        .clone()
-        .expect("no request in process 0");
+    let sid = one_session(&out);
     for (i, p) in out.processes.iter().enumerate() {
-        assert_eq!(
-            p.session_id.as_deref(),
-            Some(sid.as_str()),
-            "process {i} did not continue the session"
-        );
         assert_eq!(p.exit_code, Some(0), "process {i} failed");
         assert_eq!(
             out.process_requests(i).len(),
@@ -116,91 +213,28 @@ fn w02_fork_boots_its_own_window_from_the_notes_now() {
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-FORK", Some(false))))
         .then_when(
             Match::tail_contains(FRESH_BOOT).and_tool_result(false),
-            Reply::tool(
-                "mcp__notesoup__notes_write",
-                serde_json::json!({"name": "fork-probe", "text": "FORK-NOTE-77"}),
-            ),
+            write_probe("FORK-NOTE-77"),
         )
         .then_when(Match::tool_result(true), Reply::text("Saved."))
         .fallback(Reply::text("Here in the fork."));
-    let out = run_chain(
-        "w02-fork",
-        script,
-        vec![
-            Process::new("Clear your window, then save a note."),
-            Process::fork("Where are we?", 0),
-        ],
-    );
-    super::assert_clean_exit(&out);
-    let parent = out.processes[0]
-        .session_id
-        .clone()
-        .expect("no parent request");
-    let fork = out.processes[1]
-        .session_id
-        .clone()
-        .expect("no fork request");
-    assert_ne!(parent, fork, "--fork-session kept the parent's session id");
+    let (out, parent, fork) = run_fork("w02-fork", script, "Clear your window, then save a note.");
     let parent_requests = out.process_requests(0);
     assert_eq!(
         parent_requests.len(),
         3,
         "the reset, the continuation's write, its answer"
     );
-    let first = *out
-        .process_requests(1)
-        .first()
-        .expect("the fork made no request");
-    let ids = boots(first);
-    assert_eq!(
-        ids,
-        [format!("claude:{fork}:1")],
-        "the fork's first request must hold one boot, the fork's own window 1"
-    );
-    let text = first.all_text();
-    let boot = text
-        .split(&format!("window=\"claude:{fork}:1\">"))
-        .nth(1)
-        .and_then(|rest| rest.split(BOOT_CLOSE).next())
-        .unwrap_or("");
-    assert!(
-        boot.contains("FORK-NOTE-77"),
-        "the fork's boot is not built from the notes as they are now:\n{boot}"
-    );
-    assert!(
-        !text.contains(&format!("claude:{parent}:")),
-        "the parent's boot is still in the fork's first request"
-    );
+    assert_the_fork_boots(&out, (&parent, &fork), 1, "FORK-NOTE-77");
 }
 
 #[test]
 fn w02_fork_of_a_first_window_boots_the_fork_from_the_notes_now() {
     // Parent (window 0, booted at its prompt): write a note its boot could not have seen.
     let script = Script::new()
-        .then(Reply::tool(
-            "mcp__notesoup__notes_write",
-            serde_json::json!({"name": "fork-probe", "text": "FORK-NOTE-0"}),
-        ))
+        .then(write_probe("FORK-NOTE-0"))
         .then_when(Match::tool_result(true), Reply::text("Saved."))
         .fallback(Reply::text("Here in the fork."));
-    let out = run_chain(
-        "w02-fork-window-0",
-        script,
-        vec![
-            Process::new("Save a note."),
-            Process::fork("Where are we?", 0),
-        ],
-    );
-    super::assert_clean_exit(&out);
-    let parent = out.processes[0]
-        .session_id
-        .clone()
-        .expect("no parent request");
-    let fork = out.processes[1]
-        .session_id
-        .clone()
-        .expect("no fork request");
-    assert_ne!(parent, fork, "--fork-session kept the parent's session id");
+    let (out, parent, fork) = run_fork("w02-fork-window-0", script, "Save a note.");
     assert_eq!(out.process_requests(0).len(), 2, "the write and its answer");
     for r in out.process_requests(0) {
         assert_eq!(
@@ -209,29 +243,7 @@ fn w02_fork_of_a_first_window_boots_the_fork_from_the_notes_now() {
             "the parent's window 0"
         );
     }
-    let first = *out
-        .process_requests(1)
-        .first()
-        .expect("the fork made no request");
-    assert_eq!(
-        boots(first),
-        [format!("claude:{fork}:0")],
-        "the fork's first request must hold one boot, the fork's own window 0"
-    );
-    let text = first.all_text();
-    let boot = text
-        .split(&format!("window=\"claude:{fork}:0\">"))
-        .nth(1)
-        .and_then(|rest| rest.split(BOOT_CLOSE).next())
-        .unwrap_or("");
-    assert!(
-        boot.contains("FORK-NOTE-0"),
-        "the fork's boot is not built from the notes as they are now:\n{boot}"
-    );
-    assert!(
-        !text.contains(&format!("claude:{parent}:")),
-        "the parent's boot is still in the fork's first request"
-    );
+    assert_the_fork_boots(&out, (&parent, &fork), 0, "FORK-NOTE-0");
 }
 
 // ---------------------------------------------------------------------------------
@@ -296,13 +308,7 @@ fn w03_prompt_too_long_then_reset_never_reopens_an_ordinal(#[case] name: &str, #
     );
     let after = after_first_400(&out);
     assert!(after.len() >= 2, "no retry and continuation after the 400");
-    let sid = out
-        .transcripts
-        .iter()
-        .find(|t| !t.is_subagent())
-        .and_then(|t| t.path.file_stem())
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let sid = super::main_session(&out);
     assert_eq!(
         boots(after[0]),
         [format!("claude:{sid}:1")],
@@ -382,32 +388,13 @@ fn chain_script() -> Script {
             Reply::text("<summary>NATIVE SUMMARY</summary>"),
         )
         // Process 0 and 1: window 0.
-        .then(list().with_input_tokens(past_warning))
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(past_warning),
-        )
-        .then(list().with_input_tokens(past_warning))
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(past_warning),
-        )
+        .list_round(past_warning)
+        .list_round(past_warning)
         // Process 2: the reset, then window 1's continuation.
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-CHAIN", Some(false))))
-        .then_when(
-            Match::tail_contains(FRESH_BOOT),
-            list().with_input_tokens(past_warning),
-        )
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(past_warning),
-        )
+        .list_round_when(Match::tail_contains(FRESH_BOOT), past_warning)
         // Process 3: window 1 again.
-        .then(list().with_input_tokens(past_warning))
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(past_warning),
-        )
+        .list_round(past_warning)
         .fallback(Reply::text("(fallback)"))
 }
 
@@ -425,17 +412,7 @@ fn w06_resume_chain_across_a_reset_grows_the_ordinal_and_warns_once_per_window()
         ],
     );
     super::assert_clean_exit(&out);
-    let sid = out.processes[0]
-        .session_id
-        .clone()
-        .expect("no request in process 0");
-    for (i, p) in out.processes.iter().enumerate() {
-        assert_eq!(
-            p.session_id.as_deref(),
-            Some(sid.as_str()),
-            "process {i} did not continue the session"
-        );
-    }
+    let sid = one_session(&out);
     assert_eq!(
         compactions(&out),
         0,
@@ -516,30 +493,12 @@ fn w07_cap_survives_the_rollover_and_no_other_session_inherits_it() {
         // Process 0 (stream-json): hello, the cap, a reset, window 1's tool round.
         .then(Reply::text("Hello."))
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-CAP", Some(false))))
-        .then_when(
-            Match::tail_contains(FRESH_BOOT),
-            list().with_input_tokens(tokens),
-        )
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(tokens),
-        )
+        .list_round_when(Match::tail_contains(FRESH_BOOT), tokens)
         // Process 1: a new session's tool round.
-        .then(list().with_input_tokens(tokens))
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(tokens),
-        )
+        .list_round(tokens)
         // Process 2: process 0's session resumed, a reset, window 2's tool round.
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-CAP-2", Some(false))))
-        .then_when(
-            Match::tail_contains(":2\">"),
-            list().with_input_tokens(tokens),
-        )
-        .then_when(
-            Match::tool_result(true),
-            Reply::text("Listed.").with_input_tokens(tokens),
-        )
+        .list_round_when(Match::tail_contains(":2\">"), tokens)
         .fallback(Reply::text("(fallback)"));
     let first = Process::new("hello").driven(Mode::StreamJson(vec![
         Input::Message("hello".into()),
