@@ -118,6 +118,55 @@ pub(crate) struct Node {
     /// conversation row has its message, notice or attachment event first).
     pub(crate) first_event: usize,
     pub(crate) event_count: usize,
+    /// Set when the row's events are placeholders (resumed from a structure-only state):
+    /// ids, names and flags are there, texts and inputs are not.
+    pub(crate) elided: Option<Elided>,
+}
+
+/// What a structure-only state keeps of a row's bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Elided {
+    /// [`fingerprint`] of the row's events (the duplicate check of a repeat).
+    pub(crate) fingerprint: u128,
+    /// True when the row's first event (its text) is blank.
+    pub(crate) blank: bool,
+}
+
+/// A 128-bit hash of a row's events (roles and whole bodies, in order): a repeat of a row
+/// whose events were elided must have the same.
+pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, &'a Body)>) -> u128 {
+    let mut buf = Vec::with_capacity(256);
+    let mut put = |bytes: &[u8]| {
+        buf.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        buf.extend_from_slice(bytes);
+    };
+    for (role, body) in events {
+        put(role.name().as_bytes());
+        match body {
+            Body::Text { text } => {
+                put(b"text");
+                put(text.as_bytes());
+            }
+            Body::ToolCall { id, name, input } => {
+                put(b"call");
+                put(id.as_bytes());
+                put(name.as_bytes());
+                put(input.as_bytes());
+            }
+            Body::ToolResult { id, text, is_error } => {
+                put(if *is_error { b"error" } else { b"result" });
+                put(id.as_bytes());
+                put(text.as_bytes());
+            }
+        }
+    }
+    twox_hash::xxh3::hash128(&buf)
+}
+
+/// True when the first of `events` is a blank text (what lists and the branch selection
+/// pass over).
+pub(crate) fn blank_first(events: &[Event]) -> bool {
+    matches!(events.first(), Some(Event { body: Body::Text { text }, .. }) if text.trim().is_empty())
 }
 
 /// Where a node's first-recorded parent is.
@@ -178,6 +227,158 @@ fn same_events(first: &[Event], repeat: &[(Role, Body)]) -> bool {
             .iter()
             .zip(repeat)
             .all(|(e, (role, body))| e.role == *role && e.body == *body)
+}
+
+/// What the field-by-field parse made of a line.
+enum Parsed {
+    Row(Row),
+    /// A valid record of another type (metadata: no address).
+    Other,
+    /// An unterminated final fragment that does not parse: a write in progress.
+    Torn,
+}
+
+/// The field-by-field parse of line `n` (the path every refusal and its reason come from).
+fn parse_slow(line: &[u8], n: usize, terminated: bool) -> Result<Parsed, DecodeError> {
+    let raw: RawRow<'_> = match serde_json::from_slice(line) {
+        Ok(raw) => raw,
+        Err(_) if !terminated => return Ok(Parsed::Torn),
+        Err(err) => {
+            return Err(DecodeError::Malformed {
+                line: n,
+                reason: err.to_string(),
+            });
+        }
+    };
+    let Some(kind_raw) = raw.kind else {
+        return Err(DecodeError::Malformed {
+            line: n,
+            reason: "a record without `type`".into(),
+        });
+    };
+    let kind_name: std::borrow::Cow<'_, str> =
+        serde_json::from_str(kind_raw.get()).map_err(|err| DecodeError::Malformed {
+            line: n,
+            reason: format!("`type`: {err}"),
+        })?;
+    let Some(kind) = Kind::parse(&kind_name) else {
+        return Ok(Parsed::Other); // metadata and other record types: no address
+    };
+    let row = rows::check(kind, &raw).map_err(|reason| DecodeError::Schema {
+        line: n,
+        kind: kind.name(),
+        reason,
+    })?;
+    Ok(Parsed::Row(row))
+}
+
+/// The events line `n` of a transcript holds, decoded as the [`Decoder`] decodes it (the
+/// one-pass parse, else the field-by-field one): `None` for a record of another type.
+pub(crate) fn row_of(line: &[u8], n: usize) -> Result<Option<Row>, DecodeError> {
+    match rows::fast(line) {
+        Some(rows::Fast::Row(row)) => Ok(Some(row)),
+        Some(rows::Fast::Other) => Ok(None),
+        None => match parse_slow(line, n, true)? {
+            Parsed::Row(row) => Ok(Some(row)),
+            Parsed::Other | Parsed::Torn => Ok(None),
+        },
+    }
+}
+
+/// A selected transcript whose bodies may be elided: what [`Decoder::finish_skeleton`] gives.
+#[derive(Debug, Clone)]
+pub struct Skeleton {
+    /// The selection: every event is there, with its seq, role, window, record and
+    /// timestamp; an elided event's body is a placeholder of its kind (a text is empty, a
+    /// call keeps its id and name with an empty input, a result its id and error flag with
+    /// an empty text).
+    pub transcript: Transcript,
+    /// For each of `transcript.events`: `None` when its body is whole, `Some(blank)` when
+    /// elided (`blank`: a text that is blank; false for calls and results).
+    pub elided: Vec<Option<bool>>,
+    /// The rows whose events were elided (selected or not), in seq order.
+    pub rows: Vec<ElidedRow>,
+}
+
+impl Skeleton {
+    /// The whole transcript: every elided body filled from `bodies`, which gives an
+    /// elided row's bodies (in practice [`ElidedRow::reload`] of its line). The result is
+    /// what a fresh decode of the same bytes gives.
+    pub fn hydrate<E>(
+        self,
+        mut bodies: impl FnMut(&ElidedRow) -> Result<Vec<Body>, E>,
+    ) -> Result<Transcript, E> {
+        let Skeleton {
+            mut transcript,
+            elided,
+            rows,
+        } = self;
+        let mut loaded: Option<(usize, Vec<Body>)> = None;
+        for (event, elided) in transcript.events.iter_mut().zip(elided) {
+            if elided.is_none() {
+                continue;
+            }
+            let at = rows
+                .partition_point(|r| r.seq <= event.seq)
+                .saturating_sub(1);
+            let Some(row) = rows.get(at) else { continue };
+            if loaded.as_ref().is_none_or(|(r, _)| *r != at) {
+                loaded = Some((at, bodies(row)?));
+            }
+            if let Some((_, row_bodies)) = &mut loaded
+                && let Some(body) = usize::try_from(event.seq - row.seq)
+                    .ok()
+                    .and_then(|k| row_bodies.get_mut(k))
+            {
+                event.body = std::mem::replace(
+                    body,
+                    Body::Text {
+                        text: String::new(),
+                    },
+                );
+            }
+        }
+        Ok(transcript)
+    }
+}
+
+/// A row whose events a structure-only state elided, and where to find them again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElidedRow {
+    /// The seq of its first event (its events have consecutive seqs).
+    pub seq: u64,
+    /// How many events it has.
+    pub events: usize,
+    /// The transcript line (1-based) the row was first recorded on.
+    pub line: usize,
+    fingerprint: u128,
+}
+
+impl ElidedRow {
+    pub(crate) fn new(node: &Node, fingerprint: u128) -> Self {
+        Self {
+            seq: node.seq,
+            events: node.event_count,
+            line: node.first_line,
+            fingerprint,
+        }
+    }
+
+    /// The row's events, decoded again from `bytes`, the row's line (without its `\n`):
+    /// refused ([`DecodeError::Changed`]) unless that line still holds the very events the
+    /// state recorded (compared by their 128-bit fingerprint).
+    pub fn reload(&self, bytes: &[u8]) -> Result<Vec<Body>, DecodeError> {
+        let changed = DecodeError::Changed { line: self.line };
+        let row = row_of(bytes, self.line)
+            .map_err(|_| changed.clone())?
+            .ok_or_else(|| changed.clone())?;
+        if row.events.len() != self.events
+            || fingerprint(row.events.iter().map(|(role, body)| (*role, body))) != self.fingerprint
+        {
+            return Err(changed);
+        }
+        Ok(row.events.into_iter().map(|(_, body)| body).collect())
+    }
 }
 
 /// A line-by-line decoder, for reading a file without holding it whole.
@@ -267,39 +468,14 @@ impl Decoder {
             Some(rows::Fast::Other) => return Ok(()),
             None => {}
         }
-        let raw: RawRow<'_> = match serde_json::from_slice(line) {
-            Ok(raw) => raw,
-            Err(_) if !terminated => {
+        match parse_slow(line, n, terminated)? {
+            Parsed::Row(row) => self.add(n, row),
+            Parsed::Other => Ok(()),
+            Parsed::Torn => {
                 self.done = true;
-                return Ok(());
+                Ok(())
             }
-            Err(err) => {
-                return Err(DecodeError::Malformed {
-                    line: n,
-                    reason: err.to_string(),
-                });
-            }
-        };
-        let Some(kind_raw) = raw.kind else {
-            return Err(DecodeError::Malformed {
-                line: n,
-                reason: "a record without `type`".into(),
-            });
-        };
-        let kind_name: std::borrow::Cow<'_, str> =
-            serde_json::from_str(kind_raw.get()).map_err(|err| DecodeError::Malformed {
-                line: n,
-                reason: format!("`type`: {err}"),
-            })?;
-        let Some(kind) = Kind::parse(&kind_name) else {
-            return Ok(()); // metadata and other record types: no address
-        };
-        let row = rows::check(kind, &raw).map_err(|reason| DecodeError::Schema {
-            line: n,
-            kind: kind.name(),
-            reason,
-        })?;
-        self.add(n, row)
+        }
     }
 
     fn add(&mut self, n: usize, row: Row) -> Result<(), DecodeError> {
@@ -322,10 +498,14 @@ impl Decoder {
         }
         if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
             let node = &mut self.nodes[at].1;
-            if node.kind != row.kind
-                || !same_events(node.events(&self.events), &row.events)
-                || node.boot != row.boot
-            {
+            let same = match node.elided {
+                Some(elided) => {
+                    fingerprint(row.events.iter().map(|(role, body)| (*role, body)))
+                        == elided.fingerprint
+                }
+                None => same_events(node.events(&self.events), &row.events),
+            };
+            if node.kind != row.kind || !same || node.boot != row.boot {
                 return Err(DecodeError::Conflict {
                     line: n,
                     uuid: row.uuid,
@@ -367,6 +547,7 @@ impl Decoder {
                 seq,
                 first_event,
                 event_count,
+                elided: None,
             },
         ));
         Ok(())
@@ -374,6 +555,23 @@ impl Decoder {
 
     /// Selects the branch ending at `head` and assigns windows.
     pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
-        Graph::new(self).select(head)
+        Graph::new(self)
+            .select(head)
+            .map(|(transcript, _, _)| transcript)
+    }
+
+    /// [`Decoder::finish`] for a decoder that may have resumed a structure-only state
+    /// ([`Decoder::resume`]): the events of the rows that state covered are placeholders
+    /// (ids, names and flags, no texts or inputs), and [`Skeleton`] says which, and on which
+    /// line each such row was first recorded, so a caller can decode just the lines an
+    /// answer needs ([`ElidedRow::reload`]).
+    pub fn finish_skeleton(self, head: &Head) -> Result<Skeleton, DecodeError> {
+        Graph::new(self)
+            .select(head)
+            .map(|(transcript, elided, rows)| Skeleton {
+                transcript,
+                elided,
+                rows,
+            })
     }
 }

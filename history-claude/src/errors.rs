@@ -67,6 +67,15 @@ pub enum DecodeError {
     /// No conversation row could be the head.
     #[error("the transcript has no conversation row to start from")]
     NoLeaf,
+    /// A line read again for a body no longer holds the row first decoded from it: the
+    /// transcript was rewritten while it was read.
+    #[error(
+        "line {line} no longer holds the row decoded from it: the transcript changed while it was read; retry"
+    )]
+    Changed {
+        /// The line.
+        line: usize,
+    },
 }
 
 fn side(sidechain: bool) -> &'static str {
@@ -85,11 +94,15 @@ impl DecodeError {
             DecodeError::Cycle { .. } => "transcript_cycle",
             DecodeError::HeadNotWritten { .. } => "head_not_written",
             DecodeError::NoLeaf => "no_leaf",
+            DecodeError::Changed { .. } => "transcript_changed",
         }
     }
 
     /// True when the same call may succeed shortly (the file is still being written).
     pub fn retryable(&self) -> bool {
-        matches!(self, DecodeError::HeadNotWritten { .. })
+        matches!(
+            self,
+            DecodeError::HeadNotWritten { .. } | DecodeError::Changed { .. }
+        )
     }
 }

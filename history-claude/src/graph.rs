@@ -7,7 +7,7 @@ use notesoup_history_core::{
     Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
 };
 
-use crate::decoder::{Decoder, FirstParent, Node, UuidIndex};
+use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, UuidIndex, blank_first};
 use crate::rows::Kind;
 use crate::{DecodeError, Head};
 
@@ -15,9 +15,20 @@ use crate::{DecodeError, Head};
 /// flat event list).
 pub(crate) fn results_only(node: &Node, all: &[Event]) -> bool {
     let events = node.events(all);
+    let blank = match node.elided {
+        Some(elided) => elided.blank,
+        None => blank_first(events),
+    };
     node.kind == Kind::User
         && events.len() > 1
-        && matches!(events.first(), Some(Event { body: Body::Text { text }, .. }) if text.trim().is_empty())
+        && matches!(
+            events.first(),
+            Some(Event {
+                body: Body::Text { .. },
+                ..
+            })
+        )
+        && blank
         && events[1..]
             .iter()
             .all(|e| matches!(e.body, Body::ToolResult { .. }))
@@ -140,7 +151,13 @@ impl Graph {
         }
     }
 
-    pub(crate) fn select(self, head: &Head) -> Result<Transcript, DecodeError> {
+    /// The selected transcript, with for each of its events whether its body was elided
+    /// (and then whether it is a blank text), and every elided row.
+    #[allow(clippy::type_complexity, reason = "a private helper's three results")]
+    pub(crate) fn select(
+        self,
+        head: &Head,
+    ) -> Result<(Transcript, Vec<Option<bool>>, Vec<ElidedRow>), DecodeError> {
         let head = match head {
             Head::Uuid(uuid) => self
                 .index
@@ -180,9 +197,16 @@ impl Graph {
         // are dropped in place (no body is copied).
         let mut events = self.events;
         let mut keep = vec![false; events.len()];
+        let mut elided = vec![None; events.len()];
+        let mut rows = Vec::new();
         for ((_, node), window) in self.nodes.iter().zip(windows) {
-            let Some(window) = window else { continue };
             let range = node.first_event..node.first_event + node.event_count;
+            if let Some(e) = node.elided {
+                rows.push(ElidedRow::new(node, e.fingerprint));
+                elided[range.clone()].fill(Some(false));
+                elided[node.first_event] = Some(e.blank);
+            }
+            let Some(window) = window else { continue };
             for event in &mut events[range.clone()] {
                 event.window = window.clone();
             }
@@ -190,7 +214,9 @@ impl Graph {
         }
         let mut kept = keep.iter();
         events.retain(|_| kept.next().copied().unwrap_or(false));
-        Ok(Transcript {
+        let mut kept = keep.iter();
+        elided.retain(|_| kept.next().copied().unwrap_or(false));
+        let transcript = Transcript {
             session: SessionRef {
                 harness: Harness::Claude,
                 id: self.session,
@@ -198,7 +224,8 @@ impl Graph {
             events,
             missing,
             head_window,
-        })
+        };
+        Ok((transcript, elided, rows))
     }
 
     /// The rows reachable from `head`: latest parents, and behind a boundary its logical

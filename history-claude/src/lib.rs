@@ -71,7 +71,7 @@ mod summary;
 mod tests;
 mod window_facts;
 
-pub use decoder::{Decoder, Head, Options, decode};
+pub use decoder::{Decoder, ElidedRow, Head, Options, Skeleton, decode};
 pub use errors::DecodeError;
 pub use state::StateError;
 pub use summary::summary;

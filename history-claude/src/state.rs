@@ -1,17 +1,23 @@
 //! A [`Decoder`]'s state as bytes, so a caller can keep it between calls and resume
 //! decoding at the first line it has not fed (seqs never move, so the prefix's state is
-//! reusable). The format is private to this crate and versioned; it carries no checksum
+//! reusable). The state is **structure only**: the uuid graph, seqs, kinds, windows'
+//! inputs (boundaries, boots), tool ids and names, and per row a 128-bit fingerprint of
+//! its events and whether its text is blank; no texts or inputs. A resumed decoder's
+//! rows from the state have placeholder bodies ([`crate::Skeleton`] says which), and a
+//! repeat of such a row is checked against its fingerprint. The format is private to this crate and versioned; it carries no checksum
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
 //! only resume a state over the byte-identical prefix it was made from.
 
 use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, UuidIndex, push_events};
+use crate::decoder::{
+    Decoder, Elided, FirstParent, Node, UuidIndex, blank_first, fingerprint, push_events,
+};
 use crate::rows::Kind;
 
 /// The format version written first; a state of another version is refused.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
@@ -91,24 +97,25 @@ impl Decoder {
             // Every event of a row carries the row's timestamp.
             w.opt_str(events.first().and_then(|e| e.timestamp.as_deref()));
             w.u64(node.seq);
+            let elided = node.elided.unwrap_or_else(|| Elided {
+                fingerprint: fingerprint(events.iter().map(|e| (e.role, &e.body))),
+                blank: blank_first(events),
+            });
+            w.0.extend_from_slice(&elided.fingerprint.to_le_bytes());
+            w.bool(elided.blank);
             w.u64(events.len() as u64);
             for Event { role, body, .. } in events {
                 w.u8(role_code(*role));
                 match body {
-                    Body::Text { text } => {
-                        w.u8(0);
-                        w.str(text);
-                    }
-                    Body::ToolCall { id, name, input } => {
+                    Body::Text { .. } => w.u8(0),
+                    Body::ToolCall { id, name, .. } => {
                         w.u8(1);
                         w.str(id);
                         w.str(name);
-                        w.str(input);
                     }
-                    Body::ToolResult { id, text, is_error } => {
+                    Body::ToolResult { id, is_error, .. } => {
                         w.u8(2);
                         w.str(id);
-                        w.str(text);
                         w.bool(*is_error);
                     }
                 }
@@ -233,6 +240,8 @@ fn read_node(
     let duplicated = r.bool()?;
     let timestamp = r.opt_str()?;
     let seq = r.u64()?;
+    let fingerprint = u128::from_le_bytes(r.array()?);
+    let blank = r.bool()?;
     let n = r.len(2)?;
     if n == 0 {
         // The decoder never makes one: every row has its first event.
@@ -242,15 +251,17 @@ fn read_node(
     for _ in 0..n {
         let role = role_from(r.u8()?).ok_or_else(|| r.invalid("role"))?;
         let body = match r.u8()? {
-            0 => Body::Text { text: r.str()? },
+            0 => Body::Text {
+                text: String::new(),
+            },
             1 => Body::ToolCall {
                 id: r.str()?,
                 name: r.str()?,
-                input: r.str()?,
+                input: String::new(),
             },
             2 => Body::ToolResult {
                 id: r.str()?,
-                text: r.str()?,
+                text: String::new(),
                 is_error: r.bool()?,
             },
             _ => return Err(r.invalid("event body")),
@@ -274,6 +285,7 @@ fn read_node(
             seq,
             first_event,
             event_count: n,
+            elided: Some(Elided { fingerprint, blank }),
         },
     ))
 }
