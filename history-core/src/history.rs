@@ -2,6 +2,7 @@
 //! order, lookup by seq.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::hash::WordHashBuilder;
 use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
@@ -21,6 +22,44 @@ pub enum HistoryError {
     /// Seq 0 is not an address.
     #[error("event seq 0 is not an address: seqs start at 1")]
     SeqZero,
+    /// [`History::with_bodies`] needs one flag per event.
+    #[error("{flags} elided-body flags for {events} events")]
+    Elided {
+        /// Flags given.
+        flags: usize,
+        /// Events in the transcript.
+        events: usize,
+    },
+}
+
+/// Where the bodies a decoder left out are: a [`History`] made by
+/// [`History::with_bodies`] asks it for the bodies an answer shows, and whether a body
+/// may hold a query, so a search decodes only what can match.
+pub trait BodySource: Send + Sync {
+    /// The whole body of the event `seq` (its transcript body is a placeholder). `Err` is
+    /// the reason it cannot be had (the file changed under the index, say).
+    fn body(&self, seq: Seq) -> Result<Body, String>;
+
+    /// False only when `query` (which holds no `\n`) occurs in no text of event `seq`
+    /// (its visible text, a call's input, a result's text).
+    fn may_contain(&self, seq: Seq, query: &str) -> bool;
+}
+
+/// The bodies a [`History`] was made without.
+#[derive(Clone)]
+struct Elided {
+    /// For each event index: `None` when its body is whole; `Some(blank)` when it is a
+    /// placeholder (`blank`: a text that is blank).
+    which: Vec<Option<bool>>,
+    source: Arc<dyn BodySource>,
+}
+
+impl std::fmt::Debug for Elided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Elided")
+            .field("count", &self.which.iter().filter(|e| e.is_some()).count())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A transcript ready to query: events by seq, calls paired with results, and the
@@ -35,6 +74,8 @@ pub struct History {
     order: Vec<usize>,
     /// For each event index: its position in `order`.
     position: Vec<usize>,
+    /// Bodies left out of `transcript`, and where they are.
+    elided: Option<Elided>,
 }
 
 impl History {
@@ -99,7 +140,59 @@ impl History {
             partner,
             order,
             position,
+            elided: None,
         })
+    }
+
+    /// [`History::new`] of a transcript whose bodies are placeholders where `elided` says
+    /// (one entry per event: `None` for a whole body, `Some(blank)` for a placeholder of
+    /// the same kind, with the ids, names and error flag pairing needs, and `blank` true
+    /// for a text that is blank); `source` gives the whole bodies. Answers are the ones the
+    /// whole transcript gives: a list decodes only the bodies that may hold its query (and
+    /// the ones it shows), a read the ones it shows.
+    pub fn with_bodies(
+        transcript: Transcript,
+        elided: Vec<Option<bool>>,
+        source: Arc<dyn BodySource>,
+    ) -> Result<Self, HistoryError> {
+        if elided.len() != transcript.events.len() {
+            return Err(HistoryError::Elided {
+                flags: elided.len(),
+                events: transcript.events.len(),
+            });
+        }
+        let mut history = Self::new(transcript)?;
+        if elided.iter().any(Option::is_some) {
+            history.elided = Some(Elided {
+                which: elided,
+                source,
+            });
+        }
+        Ok(history)
+    }
+
+    /// `Some(blank)` when the body of the event at `index` is a placeholder.
+    pub(crate) fn elided(&self, index: usize) -> Option<bool> {
+        self.elided.as_ref().and_then(|e| e.which[index])
+    }
+
+    /// The whole body of the event at `index` (from the source when elided).
+    pub(crate) fn body(&self, index: usize) -> Result<std::borrow::Cow<'_, Body>, String> {
+        let event = &self.transcript.events[index];
+        match (&self.elided, self.elided(index)) {
+            (Some(elided), Some(_)) => elided.source.body(event.seq).map(std::borrow::Cow::Owned),
+            _ => Ok(std::borrow::Cow::Borrowed(&event.body)),
+        }
+    }
+
+    /// Whether the source says the elided event at `index` may hold `query`.
+    pub(crate) fn source_may_contain(&self, index: usize, query: &str) -> bool {
+        match &self.elided {
+            Some(elided) if elided.which[index].is_some() => elided
+                .source
+                .may_contain(self.transcript.events[index].seq, query),
+            _ => false,
+        }
     }
 
     /// The session.
@@ -107,7 +200,8 @@ impl History {
         &self.transcript.session
     }
 
-    /// The selected events in seq order.
+    /// The selected events in seq order (for a history made by [`History::with_bodies`],
+    /// elided bodies are placeholders here).
     pub fn events(&self) -> &[Event] {
         &self.transcript.events
     }
@@ -190,7 +284,10 @@ impl History {
     pub(crate) fn listed(&self, index: usize) -> bool {
         let event = &self.transcript.events[index];
         match &event.body {
-            Body::Text { text } => !text.trim().is_empty(),
+            Body::Text { text } => match self.elided(index) {
+                Some(blank) => !blank,
+                None => !text.trim().is_empty(),
+            },
             Body::ToolCall { .. } => true,
             Body::ToolResult { .. } => self.partner[index].is_none(),
         }

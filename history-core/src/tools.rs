@@ -1,5 +1,6 @@
 //! The two tools, `history_list` and `history_read`: arguments, errors and rendering.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -140,6 +141,15 @@ pub enum QueryError {
         /// The range's end.
         to: Seq,
     },
+    /// A body left out of the history could not be had again (the transcript changed
+    /// while it was read).
+    #[error("seq {seq} cannot be read: {reason}")]
+    Unreadable {
+        /// The event.
+        seq: Seq,
+        /// Why.
+        reason: String,
+    },
     /// The offset is past the end of the first event's text.
     #[error("`offset` {offset} is past the end of seq {seq}'s text ({len} bytes)")]
     Offset {
@@ -165,6 +175,7 @@ impl QueryError {
             QueryError::SeqNotFound { .. } => "seq_not_found",
             QueryError::EmptyRange { .. } => "empty_range",
             QueryError::Offset { .. } => "bad_offset",
+            QueryError::Unreadable { .. } => "transcript_changed",
         }
     }
 }
@@ -276,12 +287,19 @@ impl History {
                 matched += 1;
                 continue;
             }
-            let doc: &str = if let Body::Text { text } = &event.body {
-                text
-            } else {
-                scratch.clear();
-                self.document_text(index, &mut scratch);
-                &scratch
+            // A document with a body left out is decoded only when it may hold the query
+            // (or, without one, when it is shown).
+            let elided = self.elided_document(index);
+            if elided && query.is_some_and(|q| !self.may_match(index, q)) {
+                continue;
+            }
+            let doc: &str = match &event.body {
+                Body::Text { text } if !elided => text,
+                _ => {
+                    scratch.clear();
+                    self.document_text(index, &mut scratch)?;
+                    &scratch
+                }
             };
             let hit = match query {
                 Some(q) => match finder.as_ref().and_then(|f| f.find(doc.as_bytes())) {
@@ -365,7 +383,7 @@ impl History {
         for (n, &index) in documents.iter().enumerate() {
             let event = &events[index];
             body.clear();
-            self.document_text(index, &mut body);
+            self.document_text(index, &mut body)?;
             let offset = if n == 0 { args.offset.unwrap_or(0) } else { 0 };
             if offset > body.len() {
                 return Err(QueryError::Offset {
@@ -445,14 +463,30 @@ impl History {
             })
     }
 
-    /// The searchable, readable text of the document at `index` (a call with its result).
-    fn document_text(&self, index: usize, out: &mut String) {
-        match &self.event_at(index).body {
+    /// The searchable, readable text of the document at `index` (a call with its result),
+    /// its elided bodies decoded.
+    fn document_text(&self, index: usize, out: &mut String) -> Result<(), QueryError> {
+        self.document_with(index, out, |i| {
+            self.body(i).map_err(|reason| QueryError::Unreadable {
+                seq: self.event_at(i).seq,
+                reason,
+            })
+        })
+    }
+
+    /// The document at `index` built from the bodies `body` gives.
+    fn document_with<'a>(
+        &'a self,
+        index: usize,
+        out: &mut String,
+        body: impl Fn(usize) -> Result<Cow<'a, Body>, QueryError>,
+    ) -> Result<(), QueryError> {
+        match &*body(index)? {
             Body::Text { text } => out.push_str(text),
             Body::ToolCall { name, input, .. } => {
                 let _ = write!(out, "{name} {input}");
                 if let Some(result) = self.partner_index(index) {
-                    if let Body::ToolResult { text, is_error, .. } = &self.event_at(result).body {
+                    if let Body::ToolResult { text, is_error, .. } = &*body(result)? {
                         let _ = write!(
                             out,
                             "\n--- result #{}{}:\n{text}",
@@ -472,6 +506,46 @@ impl History {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// True when the document at `index` has a body left out (its own, or a call's result).
+    fn elided_document(&self, index: usize) -> bool {
+        self.elided(index).is_some()
+            || matches!(self.event_at(index).body, Body::ToolCall { .. })
+                && self
+                    .partner_index(index)
+                    .is_some_and(|r| self.elided(r).is_some())
+    }
+
+    /// False only when the document at `index`, whose bodies are partly left out, cannot
+    /// hold `query`. A match the document's fixed parts and whole bodies do not show must
+    /// overlap a left-out text or input: lie inside it (the source decides), run from a
+    /// call's name across the space into its input, or cross a line break of the fixed
+    /// parts (a query with `\n`: always decoded).
+    fn may_match(&self, index: usize, query: &str) -> bool {
+        if query.contains('\n') {
+            return true;
+        }
+        let mut fixed = String::new();
+        let _ = self.document_with(index, &mut fixed, |i| {
+            Ok(Cow::Borrowed(&self.event_at(i).body))
+        });
+        if fixed.contains(query) {
+            return true;
+        }
+        let mut may = self.source_may_contain(index, query);
+        if let Body::ToolCall { name, .. } = &self.event_at(index).body {
+            may = may
+                || self.elided(index).is_some()
+                    && query
+                        .match_indices(' ')
+                        .any(|(at, _)| name.ends_with(&query[..at]));
+            if let Some(result) = self.partner_index(index) {
+                may = may || self.source_may_contain(result, query);
+            }
+        }
+        may
     }
 
     fn document_header(&self, index: usize, offset: usize, out: &mut String) {

@@ -37,7 +37,7 @@ use std::path::PathBuf;
 
 use notesoup_history_claude::DecodeError;
 use notesoup_history_codex::CodexError;
-use notesoup_history_core::{Harness, SelectorError};
+use notesoup_history_core::{Harness, HistoryError, SelectorError};
 use notesoup_history_pi::PiError;
 use notesoup_safe_fs::FsError;
 
@@ -47,7 +47,7 @@ mod transcript_index;
 
 pub use corpus::{Corpus, Found, Roots, VARS};
 pub use named::{Named, named};
-pub use transcript_index::{Cache, read_transcript};
+pub use transcript_index::{Cache, read_history, read_transcript};
 
 /// Longest line of a Claude transcript, in bytes: a longer one (or a file of no newlines,
 /// like `/dev/zero` would be) is refused with `too_large` after buffering one byte past it.
@@ -146,6 +146,9 @@ pub enum StoreError {
     /// The Codex decoder refused a rollout.
     #[error(transparent)]
     Codex(#[from] CodexError),
+    /// A decoded transcript the history model refused (a decoder bug, never input).
+    #[error(transparent)]
+    Model(#[from] HistoryError),
 }
 
 impl StoreError {
@@ -175,6 +178,7 @@ impl StoreError {
             StoreError::Claude { source, .. } => source.code(),
             StoreError::Pi(err) => err.code(),
             StoreError::Codex(err) => err.code(),
+            StoreError::Model(_) => "internal",
         }
     }
 }

@@ -33,15 +33,17 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use notesoup_history_claude::{DecodeError, Decoder, Head, Options};
-use notesoup_history_core::Transcript;
+use std::sync::{Arc, Mutex};
+
+use notesoup_history_claude::{DecodeError, Decoder, ElidedRow, Head, Options, Skeleton};
+use notesoup_history_core::{Body, BodySource, History, Seq, Transcript};
 use notesoup_safe_fs::Dir;
 use twox_hash::xxh3;
 
 use crate::{LINE_MAX_BYTES, StoreError};
 
 /// The file's first bytes; the last byte is the format version.
-const MAGIC: &[u8; 8] = b"nsidx\0\0\x02";
+const MAGIC: &[u8; 8] = b"nsidx\0\0\x03";
 /// A file whose status-change time lies within this many nanoseconds before its index was
 /// written is not trusted on its times (a write in the same clock tick would not show).
 const RACY: i128 = 2_000_000_000;
@@ -248,7 +250,9 @@ fn identity(_meta: &std::fs::Metadata) -> (u64, u64) {
 
 /// Decodes the Claude transcript at `path`, resuming from its index in `cache` when the
 /// index vouches for the file's prefix, and refreshing the index when it lags or is
-/// unusable. Without a cache it is a streaming decode of the whole file.
+/// unusable. Without a cache it is a streaming decode of the whole file. The index keeps
+/// structure only, so the rows it covers are decoded again from their lines here: for
+/// answers that need a few bodies, [`read_history`] decodes only those.
 pub fn read_transcript(
     path: &Path,
     options: &Options,
@@ -257,30 +261,125 @@ pub fn read_transcript(
 ) -> Result<Transcript, StoreError> {
     read_indexed(path, options, head, cache)
         .map(|(transcript, _)| transcript)
-        .map_err(|err| match err {
-            ReadError::Io(source) => StoreError::Transcript {
-                path: path.to_owned(),
-                source,
-            },
-            ReadError::Decode(source) => StoreError::Claude {
-                path: path.to_owned(),
-                source,
-            },
-            ReadError::File(err) => StoreError::File(err),
-            ReadError::LineTooLong => StoreError::LineTooLong {
-                path: path.to_owned(),
-                limit: LINE_MAX_BYTES,
-            },
-        })
+        .map_err(|err| store_error(path, err))
 }
 
-/// [`read_transcript`], and how many bytes of the transcript it read.
+/// The history of the Claude transcript at `path` for the history tools: [`read_transcript`]
+/// without decoding the bodies of the rows its index covers. They stay in the file, and the
+/// history reads back only the lines an answer shows, or, for a search, the lines whose raw
+/// bytes may hold the query (see [`LineBodies`]); every answer is the one the whole
+/// transcript gives.
+pub fn read_history(
+    path: &Path,
+    options: &Options,
+    head: &Head,
+    cache: Option<&Cache>,
+) -> Result<History, StoreError> {
+    let (scanned, _) = scan(path, options, cache).map_err(|err| store_error(path, err))?;
+    let skeleton = scanned
+        .decoder
+        .finish_skeleton(head)
+        .map_err(|err| store_error(path, ReadError::Decode(err)))?;
+    let source = LineBodies {
+        file: scanned.file,
+        starts: scanned.starts,
+        rows: skeleton.rows,
+        scanned: Mutex::new(None),
+    };
+    Ok(History::with_bodies(
+        skeleton.transcript,
+        skeleton.elided,
+        Arc::new(source),
+    )?)
+}
+
+fn store_error(path: &Path, err: ReadError) -> StoreError {
+    match err {
+        ReadError::Io(source) => StoreError::Transcript {
+            path: path.to_owned(),
+            source,
+        },
+        ReadError::Decode(source) => StoreError::Claude {
+            path: path.to_owned(),
+            source,
+        },
+        ReadError::File(err) => StoreError::File(err),
+        ReadError::LineTooLong => StoreError::LineTooLong {
+            path: path.to_owned(),
+            limit: LINE_MAX_BYTES,
+        },
+    }
+}
+
+/// [`read_transcript`], and how many bytes of the transcript its scan read (the lines read
+/// again for the covered rows' bodies not counted).
 fn read_indexed(
     path: &Path,
     options: &Options,
     head: &Head,
     cache: Option<&Cache>,
 ) -> Result<(Transcript, u64), ReadError> {
+    let (scanned, read) = scan(path, options, cache)?;
+    let skeleton = scanned.decoder.finish_skeleton(head)?;
+    let transcript = hydrate(skeleton, &scanned.file, &scanned.starts)?;
+    Ok((transcript, read))
+}
+
+/// Every elided body of `skeleton` decoded again from its line in `file`.
+fn hydrate(skeleton: Skeleton, file: &File, starts: &[u64]) -> Result<Transcript, ReadError> {
+    skeleton.hydrate(|row| {
+        let bytes = read_line(file, starts, row.line)?;
+        row.reload(&bytes).map_err(ReadError::Decode)
+    })
+}
+
+/// The bytes of line `n` (1-based, without its `\n`) of `file`, whose lines start at
+/// `starts` (the last entry: the end of the last line's `\n`).
+fn read_line(file: &File, starts: &[u64], n: usize) -> Result<Vec<u8>, ReadError> {
+    let bad = || ReadError::Io(std::io::Error::other(format!("line {n} is not indexed")));
+    let (Some(&from), Some(&next)) = (starts.get(n.wrapping_sub(1)), starts.get(n)) else {
+        return Err(bad());
+    };
+    let len = next.checked_sub(from + 1).ok_or_else(bad)?;
+    let len = usize::try_from(len).map_err(|_| ReadError::LineTooLong)?;
+    if len > LINE_MAX_BYTES {
+        return Err(ReadError::LineTooLong);
+    }
+    let mut out = vec![0; len];
+    read_at(file, &mut out, from)?;
+    Ok(out)
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, out, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
+    let mut file = file;
+    file.seek(SeekFrom::Start(at))?;
+    file.read_exact(out)
+}
+
+/// A transcript fed to its decoder, through the index where it vouches for the prefix.
+struct Scanned {
+    /// Every line fed; the rows the index covered have placeholder bodies.
+    decoder: Decoder,
+    /// Where each committed line starts, then the end of the last one.
+    starts: Vec<u64>,
+    /// The transcript, open (its lines are read again from this handle).
+    file: File,
+}
+
+/// Feeds the transcript at `path` to a decoder, resuming from its index in `cache` when the
+/// index vouches for the file's prefix, and refreshing the index when it lags or is
+/// unusable; with how many bytes of the transcript it read.
+fn scan(
+    path: &Path,
+    options: &Options,
+    cache: Option<&Cache>,
+) -> Result<(Scanned, u64), ReadError> {
     // A regular file only, checked on the open handle; a FIFO is refused, not waited on.
     let (mut file, _) = notesoup_safe_fs::open_regular(path).map_err(ReadError::File)?;
     let meta = file.metadata()?;
@@ -298,12 +397,12 @@ fn read_indexed(
         .filter(|(covered, _)| covered.dev == dev && covered.ino == ino && covered.len <= size);
     let mut reader = BlockReader::new();
     let mut resumed = None;
-    if let Some((covered, decoder)) = index {
+    if let Some((covered, indexed)) = index {
         if covered.unchanged(seen) {
             reader.skip_to(&mut file, covered.len)?;
-            resumed = Some((covered.len, decoder));
+            resumed = Some((covered.len, indexed));
         } else if reader.verify(&mut file, &covered)? {
-            resumed = Some((covered.len, decoder));
+            resumed = Some((covered.len, indexed));
         } else {
             // Not the prefix the index was made from: start over, from byte 0 of the
             // same open file.
@@ -311,9 +410,17 @@ fn read_indexed(
             file.seek(SeekFrom::Start(0))?;
         }
     }
-    let (start, mut decoder) = resumed.unwrap_or_else(|| (0, Decoder::new(options.clone())));
-    let torn = reader.decode_rest(&mut file, start, &mut decoder)?;
+    let (start, mut decoder, mut starts) = match resumed {
+        Some((len, mut indexed)) => {
+            // The end of the last indexed line is the start of the next.
+            indexed.starts.pop();
+            (len, indexed.decoder, indexed.starts)
+        }
+        None => (0, Decoder::new(options.clone()), Vec::new()),
+    };
+    let torn = reader.decode_rest(&mut file, start, &mut decoder, &mut starts)?;
     let committed = reader.offset - torn.len() as u64;
+    starts.push(committed);
     if let Some(cache) = cache {
         let lag = committed - start;
         let stale = if start == 0 {
@@ -334,7 +441,7 @@ fn read_indexed(
                 folder = cache.open(true);
             }
             if let Some(dir) = &folder
-                && write_index(dir, &index_file, path, &covered, &decoder)
+                && write_index(dir, &index_file, path, &covered, &decoder, &starts)
             {
                 evict(dir, cache);
             }
@@ -349,7 +456,129 @@ fn read_indexed(
     if !torn.is_empty() {
         decoder.line(&torn, false)?;
     }
-    Ok((decoder.finish(head)?, reader.read))
+    Ok((
+        Scanned {
+            decoder,
+            starts,
+            file,
+        },
+        reader.read,
+    ))
+}
+
+/// The bodies of the rows an index covered, read again from the transcript's lines (through
+/// the handle the call opened, so a file replaced since is never read): the [`BodySource`]
+/// of [`read_history`].
+///
+/// **Which lines may hold a query.** A row's texts are JSON strings of its line, decoded;
+/// a call's input is a verbatim part of it. For a query without `"`, `\` or a control
+/// character (the characters JSON must escape), each of its characters in a decoded text
+/// came from the same character written as it is, from `\/` (a `/`) or from a `\u`
+/// escape; so a text holds the query only if the raw line holds it, or the line has a
+/// `\u` escape, or (for a query with `/`) a `\/` one. Those lines are found with one
+/// `memmem` pass over the covered lines per query; any other query may be anywhere.
+struct LineBodies {
+    file: File,
+    starts: Vec<u64>,
+    rows: Vec<ElidedRow>,
+    /// The last query scanned for, and for each line whether it may hold it.
+    scanned: Mutex<Option<(String, Vec<bool>)>>,
+}
+
+/// The most bytes of whole lines [`LineBodies::scan`] reads at once (a longer line is read
+/// alone).
+const SCAN_BYTES: u64 = 1 << 20;
+
+impl LineBodies {
+    fn row(&self, seq: Seq) -> Option<&ElidedRow> {
+        let at = self.rows.partition_point(|r| r.seq <= seq).checked_sub(1)?;
+        self.rows.get(at).filter(|r| seq < r.seq + r.events as u64)
+    }
+
+    /// For each line up to the last elided row's, whether it may hold `query` (see the
+    /// type's docs).
+    fn scan(&self, query: &str) -> Result<Vec<bool>, ReadError> {
+        let last = self.rows.last().map_or(0, |r| r.line);
+        let mut marks = vec![false; last];
+        let finders = [
+            Some(memchr::memmem::Finder::new(query.as_bytes())),
+            Some(memchr::memmem::Finder::new(b"\\u")),
+            query
+                .contains('/')
+                .then(|| memchr::memmem::Finder::new(b"\\/")),
+        ];
+        let mut buf = Vec::new();
+        let mut line = 0;
+        while line < last {
+            // Whole lines from `line` on, at least one, within SCAN_BYTES when they fit.
+            let from = self.starts[line];
+            let mut end = line + 1;
+            while end < last && self.starts[end + 1] - from <= SCAN_BYTES {
+                end += 1;
+            }
+            let len =
+                usize::try_from(self.starts[end] - from).map_err(|_| ReadError::LineTooLong)?;
+            if len > LINE_MAX_BYTES + 1 && end == line + 1 {
+                return Err(ReadError::LineTooLong);
+            }
+            buf.resize(len, 0);
+            read_at(&self.file, &mut buf, from)?;
+            for finder in finders.iter().flatten() {
+                for at in finder.find_iter(&buf) {
+                    let offset = from + at as u64;
+                    let hit = self.starts[line..end].partition_point(|&s| s <= offset) - 1;
+                    marks[line + hit] = true;
+                }
+            }
+            line = end;
+        }
+        Ok(marks)
+    }
+}
+
+impl BodySource for LineBodies {
+    fn body(&self, seq: Seq) -> Result<Body, String> {
+        let row = self
+            .row(seq)
+            .ok_or_else(|| format!("seq {seq} is not in the index"))?;
+        let bytes = read_line(&self.file, &self.starts, row.line).map_err(|err| match err {
+            ReadError::Io(err) => err.to_string(),
+            ReadError::Decode(err) => err.to_string(),
+            ReadError::File(err) => err.to_string(),
+            ReadError::LineTooLong => format!("line {} is too long", row.line),
+        })?;
+        let bodies = row.reload(&bytes).map_err(|err| err.to_string())?;
+        usize::try_from(seq - row.seq)
+            .ok()
+            .and_then(|k| bodies.into_iter().nth(k))
+            .ok_or_else(|| format!("seq {seq} is not in its row"))
+    }
+
+    fn may_contain(&self, seq: Seq, query: &str) -> bool {
+        if query
+            .chars()
+            .any(|c| c == '"' || c == '\\' || c.is_control())
+        {
+            return true;
+        }
+        let Some(row) = self.row(seq) else {
+            return true;
+        };
+        let Ok(mut scanned) = self.scanned.lock() else {
+            return true;
+        };
+        if scanned.as_ref().is_none_or(|(q, _)| q != query) {
+            match self.scan(query) {
+                Ok(marks) => *scanned = Some((query.to_owned(), marks)),
+                // Unreadable now: decoding the body says why.
+                Err(_) => return true,
+            }
+        }
+        scanned
+            .as_ref()
+            .and_then(|(_, marks)| marks.get(row.line - 1).copied())
+            .unwrap_or(true)
+    }
 }
 
 /// Reads a file in aligned blocks, hashing each whole block, and feeds lines on.
@@ -461,8 +690,18 @@ impl BlockReader {
         file: &mut File,
         start: u64,
         decoder: &mut Decoder,
+        starts: &mut Vec<u64>,
     ) -> Result<Vec<u8>, ReadError> {
         let mut carry = Vec::new();
+        // Lines are contiguous: each starts one byte after the last one's end.
+        let mut next = start;
+        let mut feed = |decoder: &mut Decoder, lines: &[&[u8]]| {
+            for line in lines {
+                starts.push(next);
+                next += line.len() as u64 + 1;
+            }
+            decoder.feed(lines)
+        };
         // The block already read (by `verify`) may hold the first bytes after `start`.
         let block_start = self.offset - self.last.len() as u64;
         let mut from = usize::try_from(start.saturating_sub(block_start)).unwrap_or(usize::MAX);
@@ -479,7 +718,7 @@ impl BlockReader {
                 && let Some(end) = memchr::memchr(b'\n', rest)
             {
                 carry.extend_from_slice(&rest[..end]);
-                decoder.line(&carry, true)?;
+                feed(decoder, &[&carry])?;
                 carry.clear();
                 rest = &rest[end + 1..];
             }
@@ -490,7 +729,7 @@ impl BlockReader {
                 lines.push(&rest[..end]);
                 rest = &rest[end + 1..];
             }
-            decoder.feed(&lines)?;
+            feed(decoder, &lines)?;
             carry.extend_from_slice(rest);
             if carry.len() > LINE_MAX_BYTES {
                 return Err(ReadError::LineTooLong);
@@ -512,7 +751,7 @@ fn load_index(
     transcript: &Path,
     options: &Options,
     limit: u64,
-) -> Option<(Covered, Decoder)> {
+) -> Option<(Covered, Indexed)> {
     // A regular file (never through a link) within the cache's whole budget, else no
     // index (a fresh decode).
     let (mut file, meta) = dir.open_file(index_file).ok()??;
@@ -547,8 +786,24 @@ fn load_index(
     {
         return None;
     }
+    // Where each indexed line starts, then where the last one ends (the covered length).
+    let count = u64::from_le_bytes(array(&mut body)?);
+    if count == 0 || count > body.left / 8 {
+        return None;
+    }
+    let raw = bytes(&mut body, usize::try_from(count * 8).ok()?)?;
+    let starts: Vec<u64> = raw
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+        .collect();
     let state_len = body.left;
     let decoder = Decoder::resume_from(options.clone(), &mut body, state_len).ok()?;
+    if starts.len() != decoder.lines() + 1
+        || starts.last() != Some(&len)
+        || starts.windows(2).any(|w| w[1] <= w[0])
+    {
+        return None;
+    }
     let sum = body.finish();
     let mut recorded = [0; 8];
     file.read_exact(&mut recorded).ok()?;
@@ -564,8 +819,16 @@ fn load_index(
             seen,
             written,
         },
-        decoder,
+        Indexed { decoder, starts },
     ))
+}
+
+/// What an index holds beside what it vouches for.
+struct Indexed {
+    /// The decoder's state after the covered lines (structure only).
+    decoder: Decoder,
+    /// Where each covered line starts, then the covered length.
+    starts: Vec<u64>,
 }
 
 /// The next `n` bytes of `r`.
@@ -692,6 +955,7 @@ fn write_index(
     transcript: &Path,
     covered: &Covered,
     decoder: &Decoder,
+    starts: &[u64],
 ) -> bool {
     dir.replace_with(index_file, |file| {
         let path_bytes = transcript.as_os_str().as_encoded_bytes();
@@ -712,6 +976,10 @@ fn write_index(
         }
         out.write_all(&(path_bytes.len() as u64).to_le_bytes())?;
         out.write_all(path_bytes)?;
+        out.write_all(&(starts.len() as u64).to_le_bytes())?;
+        for start in starts {
+            out.write_all(&start.to_le_bytes())?;
+        }
         decoder.snapshot_to(&mut out)?;
         out.finish().map(drop)
     })

@@ -4,11 +4,12 @@
 //!
 //! The transcript is read by `notesoup-history-store` (the decoder crates are pure), block
 //! by block, so a large file is never held whole beside its decoded events, and through
-//! its persistent index, so only the lines appended since the last call are decoded.
+//! its persistent index, so only the lines appended since the last call are decoded, and of
+//! the lines the index covers only those an answer shows or a search may find.
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{Answer, BudgetedText, History, QueryError};
-use notesoup_history_store::{Cache, Corpus, Named, Roots, named, read_transcript};
+use notesoup_history_store::{Cache, Corpus, Named, Roots, named, read_history};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -111,8 +112,7 @@ pub(crate) fn load(op: &str, source: &SessionArgs, ctx: &Context) -> Result<Hist
         session: Some(session),
         sidechain: false,
     };
-    let transcript = read_transcript(path, &options, &head, cache(ctx).as_ref())?;
-    History::new(transcript).map_err(|err| OpError::new("internal", err.to_string()))
+    Ok(read_history(path, &options, &head, cache(ctx).as_ref())?)
 }
 
 fn live_head(op: &str, source: &SessionArgs) -> Result<Head, OpError> {

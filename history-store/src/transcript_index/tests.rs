@@ -452,10 +452,17 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
 /// status change it recorded.
 fn index_written_after(path: &Path, cache: &Path, after: i128) {
     let (dir, index_file) = (Dir::open(cache).unwrap(), index_name(path));
-    let (mut covered, decoder) =
+    let (mut covered, indexed) =
         load_index(&dir, &index_file, path, &Options::default(), u64::MAX).unwrap();
     covered.written = covered.seen.changed + after;
-    assert!(write_index(&dir, &index_file, path, &covered, &decoder));
+    assert!(write_index(
+        &dir,
+        &index_file,
+        path,
+        &covered,
+        &indexed.decoder,
+        &indexed.starts
+    ));
 }
 
 /// A warm read: its answer and how many bytes of the transcript it read.

@@ -1,0 +1,326 @@
+//! A history read through a structure-only index (bodies decoded only where an answer
+//! shows them or a search may find its query) answers exactly as the whole transcript
+//! does: every list page (many queries, both orders, continued by cursor) and every read,
+//! on the real fixtures, the benchmarks' two generators and a transcript made to hold
+//! what hides a match from the raw bytes (`\u` and `\/` escapes, matches running from a
+//! tool's name into its input, matches in the fixed parts of a call's document), warm,
+//! and again after appends the index does not cover.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use notesoup_history_claude::{Head, Options, decode};
+use notesoup_history_core::{Body, History, ListArgs, Order, ReadArgs};
+use notesoup_history_store::{Cache, read_history};
+use serde_json::json;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("notesoup-lazy-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cache(dir: &Path) -> Cache {
+    let mut cache = Cache::new(dir.join("cache"));
+    cache.min_bytes = 0;
+    cache
+}
+
+fn fresh(path: &Path) -> Option<History> {
+    let bytes = std::fs::read(path).unwrap();
+    let t = decode(&bytes, &Options::default(), &Head::Leaf).ok()?;
+    History::new(t).ok()
+}
+
+/// Substrings of `text` at a few places and lengths (char boundaries only).
+fn pieces(text: &str, out: &mut Vec<String>) {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    if chars.is_empty() {
+        return;
+    }
+    for start in [0, chars.len() / 2, chars.len().saturating_sub(6)] {
+        for len in [3, 9] {
+            let Some(&(from, _)) = chars.get(start) else {
+                continue;
+            };
+            let to = chars.get(start + len).map_or(text.len(), |&(i, _)| i);
+            out.push(text[from..to].to_owned());
+        }
+    }
+}
+
+/// Queries drawn from the whole transcript's texts, plus the ones that hide from raw bytes.
+fn queries(history: &History) -> Vec<String> {
+    let mut out: Vec<String> = [
+        "result #",
+        "--- result",
+        "--- pending",
+        "pending: no result",
+        "(result of an unknown call)",
+        "unknown call",
+        "(error)",
+        "error",
+        " (error):",
+        ":",
+        "#1",
+        "é",
+        "✓",
+        "/",
+        "://",
+        "a/b",
+        "\"",
+        "\\",
+        "\n",
+        "a\nb",
+        " ",
+        "Bash {",
+        "h {\"c",
+        "Bash",
+        "zebra",
+        "zebra-needle",
+        "\u{1b}[31m",
+        "x\ty",
+        "done",
+    ]
+    .iter()
+    .map(|q| (*q).to_owned())
+    .collect();
+    let events = history.events();
+    let step = (events.len() / 8).max(1);
+    for event in events.iter().step_by(step) {
+        match &event.body {
+            Body::Text { text } => pieces(text, &mut out),
+            Body::ToolCall { name, input, .. } => {
+                pieces(input, &mut out);
+                let doc = format!("{name} {input}");
+                let at = name.len().saturating_sub(2);
+                let end = doc
+                    .char_indices()
+                    .nth(name.len() + 5)
+                    .map_or(doc.len(), |(i, _)| i);
+                out.push(doc[at..end].to_owned());
+            }
+            Body::ToolResult { text, .. } => pieces(text, &mut out),
+        }
+    }
+    out.retain(|q| !q.is_empty());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every answer of `lazy` equals `whole`'s: lists for every query (both orders, one page
+/// of 500 and default pages continued by cursor), pages without a query, and reads.
+fn agree(lazy: &History, whole: &History, what: &str) {
+    assert_eq!(lazy.head_window_id(), whole.head_window_id(), "{what}");
+    for query in queries(whole) {
+        for (order, limit) in [(Order::Newest, None), (Order::Oldest, Some(500))] {
+            let args = ListArgs {
+                query: Some(query.clone()),
+                order: Some(order),
+                limit,
+                ..ListArgs::default()
+            };
+            assert_eq!(lazy.list(&args), whole.list(&args), "{what}: list {args:?}");
+        }
+    }
+    // Pages without a query, continued to the end.
+    let mut args = ListArgs {
+        roles: Some(notesoup_history_core::Role::ALL.to_vec()),
+        limit: Some(97),
+        ..ListArgs::default()
+    };
+    loop {
+        let (a, b) = (lazy.list(&args), whole.list(&args));
+        assert_eq!(a, b, "{what}: page {args:?}");
+        match b.ok().and_then(|b| b.next_cursor) {
+            Some(cursor) => args.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    let events = whole.events();
+    let step = (events.len() / 60).max(1);
+    for event in events.iter().step_by(step) {
+        let one = ReadArgs {
+            seq: Some(event.seq),
+            ..ReadArgs::default()
+        };
+        assert_eq!(lazy.read(&one), whole.read(&one), "{what}: read {one:?}");
+        let range = ReadArgs {
+            from: Some(event.seq),
+            to: Some(event.seq + 5),
+            ..ReadArgs::default()
+        };
+        assert_eq!(
+            lazy.read(&range),
+            whole.read(&range),
+            "{what}: read {range:?}"
+        );
+    }
+}
+
+/// Reads `path` cold (building the index), then warm, checks the warm history really left
+/// bodies out, and holds both to the whole transcript's answers.
+fn check(dir: &Path, path: &Path, what: &str) {
+    let Some(whole) = fresh(path) else { return };
+    let cache = cache(dir);
+    // Cold: every body is decoded (and the index written).
+    let cold = read_history(path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
+    assert_eq!(cold.events(), whole.events(), "{what} cold");
+    let warm = read_history(path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
+    let left_out = warm
+        .events()
+        .iter()
+        .zip(whole.events())
+        .filter(|(a, b)| a.body != b.body)
+        .count();
+    assert!(left_out > 0, "{what}: the warm read decoded every body");
+    agree(&warm, &whole, &format!("{what} warm"));
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+}
+
+#[test]
+fn real_fixtures_answer_alike_through_the_structure_only_index() {
+    let dir = scratch("real");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for folder in [
+        "../history-claude/tests/data",
+        "../helper-bin/tests/data/history",
+    ] {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            let fixture = entry.unwrap().path();
+            if fixture.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let name = fixture.file_name().unwrap().to_str().unwrap().to_owned();
+            let path = dir.join(&name);
+            std::fs::copy(&fixture, &path).unwrap();
+            check(&dir, &path, &name);
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_benchmark_generators_answer_alike_and_after_appends() {
+    let dir = scratch("generated");
+    for (name, text) in [
+        ("dense", notesoup_benches::generate(1200, 7)),
+        (
+            "sparse",
+            notesoup_benches::generate_bytes_sparse(300_000, 7),
+        ),
+    ] {
+        let path = dir.join(format!("{name}.jsonl"));
+        // The index covers the first two thirds; the rest is appended after it.
+        let cut = text[..text.len() * 2 / 3].rfind('\n').unwrap() + 1;
+        std::fs::write(&path, &text[..cut]).unwrap();
+        check(&dir, &path, name);
+        append(&path, text[cut..].as_bytes());
+        let whole = fresh(&path).unwrap();
+        let mixed =
+            read_history(&path, &Options::default(), &Head::Leaf, Some(&cache(&dir))).unwrap();
+        agree(&mixed, &whole, &format!("{name} appended"));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A transcript whose texts hide matches from the raw bytes: `é` written `\u00e9`, `/`
+/// written `\/`, an ANSI escape as `\u001b`, multi-block texts, calls whose documents a
+/// query can cross from name into input, pending calls, results of unknown calls, errors.
+fn tricky() -> String {
+    let mut lines = Vec::new();
+    let mut parent: Option<String> = None;
+    for i in 0..120 {
+        let uuid = format!("u{i}");
+        let mut row = json!({"uuid": uuid, "parentUuid": parent, "isSidechain": false,
+                             "sessionId": "s1", "timestamp": format!("2026-12-03T10:{:02}:00Z", i % 60)});
+        match i % 6 {
+            0 => {
+                row["type"] = json!("user");
+                row["message"] = json!({"role": "user", "content": format!("café {i} at a/b/c \u{1b}[31mred\u{1b}[0m ✓")});
+            }
+            1 => {
+                row["type"] = json!("assistant");
+                row["message"] = json!({"role": "assistant", "content": [
+                    {"type": "text", "text": format!("first block {i}")},
+                    {"type": "text", "text": "second block"},
+                    {"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {"command": format!("ls /tmp/{i} \"q\"")}},
+                    {"type": "tool_use", "id": format!("p{i}"), "name": "Read", "input": {"file_path": "/etc/x"}}]});
+            }
+            2 => {
+                row["type"] = json!("user");
+                row["message"] = json!({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("t{}", i - 1), "is_error": i % 4 == 0,
+                     "content": [{"type": "text", "text": format!("out é {i}")}, {"type": "text", "text": "tail/x"}]},
+                    {"type": "tool_result", "tool_use_id": format!("nobody{i}"), "content": "orphan é"}]});
+            }
+            3 => {
+                row["type"] = json!("assistant");
+                row["message"] = json!({"role": "assistant", "content": [{"type": "tool_use", "id": format!("w{i}"), "name": "Write", "input": {"content": "é/é"}}]});
+            }
+            4 => {
+                row["type"] = json!("attachment");
+                row["attachment"] = json!({"type": "date"});
+                row["rendered"] = json!([{"content": format!("today é {i}")}, {"content": [{"type": "text", "text": "more/é"}]}]);
+            }
+            _ => {
+                row["type"] = json!("system");
+                row["subtype"] = json!("informational");
+                row["content"] = json!(format!("notice {i} http://x/y"));
+            }
+        }
+        let mut line = row.to_string();
+        if i % 2 == 0 {
+            // As another writer might escape them.
+            line = line.replace('é', "\\u00e9").replace('/', "\\/");
+        }
+        lines.push(line);
+        parent = Some(uuid);
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn escapes_and_fixed_parts_never_hide_a_match() {
+    let dir = scratch("tricky");
+    let path = dir.join("s1.jsonl");
+    let text = tricky();
+    std::fs::write(&path, &text).unwrap();
+    check(&dir, &path, "tricky");
+    // These queries find events only through a `\u` or `\/` escape, across a call's name
+    // and input, or in the fixed parts of its document.
+    let whole = fresh(&path).unwrap();
+    let lazy = read_history(&path, &Options::default(), &Head::Leaf, Some(&cache(&dir))).unwrap();
+    for query in [
+        "é 6",
+        "at a/b/c",
+        "Bash {",
+        "sh {\"command",
+        "result #",
+        "--- pending",
+        "unknown call",
+    ] {
+        let args = ListArgs {
+            query: Some(query.to_owned()),
+            limit: Some(500),
+            ..ListArgs::default()
+        };
+        let answer = whole.list(&args).unwrap();
+        assert!(
+            answer.matched > 0,
+            "{query:?} matches in the whole transcript"
+        );
+        assert_eq!(lazy.list(&args).unwrap(), answer, "{query:?}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
