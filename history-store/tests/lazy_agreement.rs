@@ -280,8 +280,9 @@ fn tricky() -> String {
             }
         }
         let mut line = row.to_string();
-        if i % 2 == 0 {
-            // As another writer might escape them.
+        if matches!(i % 12, 0 | 2 | 4) {
+            // As another writer might escape them (not every result: a call whose result
+            // line is a candidate is decoded whatever its own line holds).
             line = line.replace('é', "\\u00e9").replace('/', "\\/");
         }
         lines.push(line);
