@@ -267,7 +267,7 @@ pub fn read_transcript(
 /// The history of the Claude transcript at `path` for the history tools: [`read_transcript`]
 /// without decoding the bodies of the rows its index covers. They stay in the file, and the
 /// history reads back only the lines an answer shows, or, for a search, the lines whose raw
-/// bytes may hold the query (see [`LineBodies`]); every answer is the one the whole
+/// bytes may hold the query; every answer is the one the whole
 /// transcript gives.
 pub fn read_history(
     path: &Path,

@@ -6,6 +6,8 @@
 //! tool's name into its input, matches in the fixed parts of a call's document), warm,
 //! and again after appends the index does not cover.
 
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -90,7 +92,7 @@ fn queries(history: &History) -> Vec<String> {
     let step = (events.len() / 8).max(1);
     for event in events.iter().step_by(step) {
         match &event.body {
-            Body::Text { text } => pieces(text, &mut out),
+            Body::Text { text } | Body::ToolResult { text, .. } => pieces(text, &mut out),
             Body::ToolCall { name, input, .. } => {
                 pieces(input, &mut out);
                 let doc = format!("{name} {input}");
@@ -101,7 +103,6 @@ fn queries(history: &History) -> Vec<String> {
                     .map_or(doc.len(), |(i, _)| i);
                 out.push(doc[at..end].to_owned());
             }
-            Body::ToolResult { text, .. } => pieces(text, &mut out),
         }
     }
     out.retain(|q| !q.is_empty());
@@ -225,7 +226,7 @@ fn the_benchmark_generators_answer_alike_and_after_appends() {
         let cut = text[..text.len() * 2 / 3].rfind('\n').unwrap() + 1;
         std::fs::write(&path, &text[..cut]).unwrap();
         check(&dir, &path, name);
-        append(&path, text[cut..].as_bytes());
+        append(&path, &text.as_bytes()[cut..]);
         let whole = fresh(&path).unwrap();
         let mixed =
             read_history(&path, &Options::default(), &Head::Leaf, Some(&cache(&dir))).unwrap();
