@@ -6,7 +6,8 @@
 //!   of the previous reset, and whether history is available.
 //! * [`warning`] renders the **budget warning**: one text for every host, ending with the
 //!   reset tool's name and the tokens (or percent of the window) left.
-//! * [`handoff`] picks the **handoff** paragraph placed after the boot of a fresh window,
+//! * [`handoff`] picks the **handoff** paragraph placed after the boot of a fresh window
+//!   ([`opening`] joins them),
 //!   from the *normal* pool (the model reset itself) or the *forced* pool (the window was
 //!   cleared without it), deterministically from the window id and a seed.
 //! * [`MEMORY_SKILL`], [`DREAM_SKILL`] and [`DREAM_PLAYBOOK`] are the canonical skill texts
@@ -288,6 +289,20 @@ pub fn handoff(reset: Reset, window: &WindowId, seed: &str) -> &'static str {
     pool.get(index).copied().unwrap_or("")
 }
 
+/// The text a fresh window opens with: the boot, then (after a reset) the handoff paragraph
+/// on the next line.
+///
+/// ```
+/// assert_eq!(notesoup_boot::opening("<boot>", Some("Carry on.")), "<boot>\nCarry on.");
+/// assert_eq!(notesoup_boot::opening("<boot>", None), "<boot>");
+/// ```
+pub fn opening(boot: &str, handoff: Option<&str>) -> String {
+    match handoff {
+        Some(handoff) if !handoff.is_empty() => format!("{boot}\n{handoff}"),
+        _ => boot.to_owned(),
+    }
+}
+
 /// Every paragraph of one handoff pool, in file order.
 pub fn handoff_pool(reset: Reset) -> Vec<&'static str> {
     let file = match reset {
@@ -307,6 +322,33 @@ pub enum Countdown {
     Tokens(u64),
     /// Percent of the window left (when the host reports only a percentage).
     Percent(u64),
+}
+
+impl Countdown {
+    /// The countdown of a window holding `used` tokens to its clear at `clear_at` tokens:
+    /// what is left, never below 0 (the warning counts down to notesoup's clear, not to
+    /// the engine's own compaction).
+    ///
+    /// ```
+    /// use notesoup_boot::Countdown;
+    /// assert_eq!(Countdown::tokens_to(158_808, 150_000), Countdown::Tokens(8_808));
+    /// assert_eq!(Countdown::percent_to(80, 91).left(), 0);
+    /// ```
+    pub fn tokens_to(clear_at: u64, used: u64) -> Self {
+        Self::Tokens(clear_at.saturating_sub(used))
+    }
+
+    /// The same countdown in whole percent of the window (when only a percentage is known).
+    pub fn percent_to(clear_at: u64, used: u64) -> Self {
+        Self::Percent(clear_at.saturating_sub(used))
+    }
+
+    /// What is left, in the countdown's unit.
+    pub fn left(self) -> u64 {
+        match self {
+            Self::Tokens(n) | Self::Percent(n) => n,
+        }
+    }
 }
 
 impl fmt::Display for Countdown {

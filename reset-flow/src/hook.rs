@@ -102,6 +102,26 @@ pub struct KeptBoot {
     pub text: String,
 }
 
+impl KeptBoot {
+    /// The boot a kept text is, read by its marker line (history-core's `retained_window`);
+    /// `None` for a text that holds no whole boot.
+    ///
+    /// ```
+    /// use notesoup_reset_flow::KeptBoot;
+    /// let kept = KeptBoot::read("<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>");
+    /// assert_eq!(kept.map(|k| (k.window, k.ordinal)), Some(("claude:s1:3".to_owned(), 3)));
+    /// assert!(KeptBoot::read("hi").is_none());
+    /// ```
+    pub fn read(text: &str) -> Option<Self> {
+        let window = notesoup_history_core::window::retained_window(text)?;
+        Some(Self {
+            ordinal: window.ordinal(),
+            window: window.to_string(),
+            text: text.to_owned(),
+        })
+    }
+}
+
 /// One engine hook call and its raw facts. JSON: `{"event": "<hook>", "facts": {...}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "event", content = "facts")]
@@ -215,7 +235,8 @@ pub enum Hook {
         /// The appended row's text (when the reply's `watch` asks for every door).
         #[serde(default)]
         text: Option<String>,
-        /// The window the row's boot marker names, if it holds one.
+        /// The window the row's boot marker names, if it holds one (read from `text` when
+        /// absent).
         #[serde(default)]
         window: Option<String>,
     },
@@ -473,6 +494,11 @@ impl Flow {
                     door: door.clone(),
                 }));
                 if *agent == Agent::Main && !self.interactive {
+                    // The window the row's boot marker names, when the shell did not say.
+                    let window = window.clone().or_else(|| {
+                        let text = text.as_deref()?;
+                        Some(notesoup_history_core::window::retained_window(text)?.to_string())
+                    });
                     self.append_evidence(
                         door,
                         kind.as_deref(),

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use notesoup_boot::{Host, Reset};
-use notesoup_history_core::window::{MARKER_OPEN, WindowId, retained_window};
+use notesoup_history_core::window::{MARKER_OPEN, WindowId};
 use notesoup_reset_flow::{Budget, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved};
 use notesoup_thresholds::{
     CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status,
@@ -138,11 +138,10 @@ impl Resolve for World<'_> {
             },
         )
         .map_err(|err| format!("{}: {}", err.code, err.message))?;
-        let text = match built.handoff {
-            Some(handoff) if !handoff.is_empty() => format!("{}\n{handoff}", built.text),
-            _ => built.text,
-        };
-        Ok((built.window.to_string(), text))
+        Ok((
+            built.window.to_string(),
+            notesoup_boot::opening(&built.text, built.handoff),
+        ))
     }
 
     fn session(&self) -> &str {
@@ -189,11 +188,8 @@ pub(crate) fn call(
     }
     if let Some(kept) = facts.remove("kept") {
         let texts: Vec<String> = parse("hook", kept)?;
-        facts.insert("kept".into(), json!(kept_boots(&texts)));
-    }
-    if let Some(text) = facts.get("text").and_then(Value::as_str) {
-        let window = retained_window(text).map(|w| w.to_string());
-        facts.insert("window".into(), json!(window));
+        let boots: Vec<KeptBoot> = texts.iter().filter_map(|t| KeptBoot::read(t)).collect();
+        facts.insert("kept".into(), json!(boots));
     }
     let host: Host = session
         .harness
@@ -285,21 +281,6 @@ fn off_reply() -> Fields {
         format!("{NOTESOUP_DISABLED} is set: nothing registered, every event passes through");
     fields.insert("log".into(), json!([line]));
     fields
-}
-
-/// The boots among kept texts (a text without a marker line is not one).
-fn kept_boots(texts: &[String]) -> Vec<KeptBoot> {
-    texts
-        .iter()
-        .filter_map(|text| {
-            let window = retained_window(text)?;
-            Some(KeptBoot {
-                ordinal: window.ordinal(),
-                window: window.to_string(),
-                text: text.clone(),
-            })
-        })
-        .collect()
 }
 
 /// The window the transcript's head is in, when the binding is complete and it is known.

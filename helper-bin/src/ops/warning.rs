@@ -47,17 +47,17 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
 }
 
 /// The budget warning for a window holding `used` of a clear at `clear_at` (both in
-/// `unit`s), and what is left: the one countdown rule of the `warning` and `hook` ops.
+/// `unit`s), and what is left: the `warning` and `hook` ops' one composition of the
+/// policy's unit and `notesoup-boot`'s countdown.
 pub(crate) fn warning_text(
     host: Host,
     unit: notesoup_thresholds::Unit,
     clear_at: u64,
     used: u64,
 ) -> (String, u64) {
-    let left = clear_at.saturating_sub(used);
     let countdown = match unit {
-        notesoup_thresholds::Unit::Tokens => Countdown::Tokens(left),
-        notesoup_thresholds::Unit::Percent => Countdown::Percent(left),
+        notesoup_thresholds::Unit::Tokens => Countdown::tokens_to(clear_at, used),
+        notesoup_thresholds::Unit::Percent => Countdown::percent_to(clear_at, used),
     };
-    (warning(host, countdown), left)
+    (warning(host, countdown), countdown.left())
 }
