@@ -4,7 +4,7 @@
 
 mod fixtures;
 
-use fixtures::{BASE, FORK, LATER, SEGMENT, ZST, read};
+use fixtures::{BASE, CHAIN, FORK, LATER, SEGMENT, ZST, decode_all, read};
 use notesoup_history_codex::{CodexError, CodexFile, decode, decompress, file_ids, summary};
 use notesoup_history_core::{History, Role, Transcript, Window};
 use notesoup_testkit::{assert_tools_pair_calls, rows};
@@ -19,12 +19,7 @@ fn prompts(t: &Transcript) -> Vec<String> {
 
 #[test]
 fn the_base_file_alone_holds_the_tool_call_the_compaction_and_the_rewound_turn() {
-    let base = read(BASE);
-    let t = decode(&[CodexFile {
-        name: BASE,
-        bytes: &base,
-    }])
-    .unwrap();
+    let t = decode_all(&[BASE]).unwrap();
     assert_eq!(
         t.session.to_string(),
         "codex:01a23755-7b6b-79d2-9438-c01132a25971"
@@ -61,19 +56,7 @@ fn the_base_file_alone_holds_the_tool_call_the_compaction_and_the_rewound_turn()
 
 #[test]
 fn the_rewind_segment_reads_whole_through_its_history_base() {
-    let base = read(BASE);
-    let segment = read(SEGMENT);
-    let t = decode(&[
-        CodexFile {
-            name: BASE,
-            bytes: &base,
-        },
-        CodexFile {
-            name: SEGMENT,
-            bytes: &segment,
-        },
-    ])
-    .unwrap();
+    let t = decode_all(&[BASE, SEGMENT]).unwrap();
     assert_eq!(t.session.id, "01a23755-7b6b-79d2-9438-c01132a25971");
     assert!(t.missing.is_empty());
     // The rewound turn is gone; its replacement follows the third prime.
@@ -91,11 +74,7 @@ fn the_rewind_segment_reads_whole_through_its_history_base() {
     );
     assert_eq!(t.head_window, Window::Numbered(1));
     // Alone, the segment says exactly what it lacks.
-    let alone = decode(&[CodexFile {
-        name: SEGMENT,
-        bytes: &segment,
-    }])
-    .unwrap();
+    let alone = decode_all(&[SEGMENT]).unwrap();
     assert_eq!(alone.missing, ["01a23755-7b6b-79d2-9438-c01132a25971"]);
     assert_eq!(
         alone.head_window,
@@ -107,22 +86,7 @@ fn the_rewind_segment_reads_whole_through_its_history_base() {
 
 #[test]
 fn the_fork_reads_its_parents_history_then_its_own_suffix() {
-    let (base, segment, fork) = (read(BASE), read(SEGMENT), read(FORK));
-    let t = decode(&[
-        CodexFile {
-            name: BASE,
-            bytes: &base,
-        },
-        CodexFile {
-            name: SEGMENT,
-            bytes: &segment,
-        },
-        CodexFile {
-            name: FORK,
-            bytes: &fork,
-        },
-    ])
-    .unwrap();
+    let t = decode_all(&CHAIN).unwrap();
     assert_eq!(
         t.session.to_string(),
         "codex:01a23756-b853-7e01-94a2-1ae0a322f736"
@@ -150,18 +114,7 @@ fn the_fork_reads_its_parents_history_then_its_own_suffix() {
 
 #[test]
 fn a_fork_given_the_wrong_base_is_refused() {
-    let (base, fork) = (read(BASE), read(FORK));
-    let err = decode(&[
-        CodexFile {
-            name: BASE,
-            bytes: &base,
-        },
-        CodexFile {
-            name: FORK,
-            bytes: &fork,
-        },
-    ])
-    .unwrap_err();
+    let err = decode_all(&[BASE, FORK]).unwrap_err();
     assert!(matches!(err, CodexError::HistoryBase { .. }), "{err}");
     assert!(
         err.to_string()
