@@ -213,18 +213,24 @@ impl Home {
     }
 }
 
+/// The reply attaches window `ordinal`'s boot (one `attach_boot`), and the flow kept is in
+/// that window.
+fn assert_attached(home: &Home, out: &Response, ordinal: u32) {
+    assert_eq!(types(out), ["attach_boot"], "{}", out.reply);
+    let text = effect_text(out, 0);
+    assert!(
+        text.starts_with(&format!("<notesoup-boot window=\"claude:s1:{ordinal}\">")),
+        "{text}"
+    );
+    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(ordinal));
+}
+
 #[test]
 fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window() {
     let home = Home::new("context");
     let cwd = home.cwd();
     let first = home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));
-    assert_eq!(types(&first), ["attach_boot"], "{}", first.reply);
-    let text = effect_text(&first, 0);
-    assert!(
-        text.starts_with("<notesoup-boot window=\"claude:s1:0\">"),
-        "{text}"
-    );
-    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(0));
+    assert_attached(&home, &first, 0);
     // The boot Claude kept (a later window) stands: nothing attached, its window adopted.
     let kept = "<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>";
     let again = home.hook(
@@ -258,13 +264,7 @@ fn prompt_context_with_no_kept_boot_attaches_the_window_the_transcripts_head_is_
     let facts = json!({"cwd": cwd, "kept": [], "transcript_path": transcript,
                        "head": "0f2f34a8-2759-40ef-b981-f4432c103a57"});
     let first = home.hook("p1", "prompt.context", &facts);
-    assert_eq!(types(&first), ["attach_boot"], "{}", first.reply);
-    let text = effect_text(&first, 0);
-    assert!(
-        text.starts_with("<notesoup-boot window=\"claude:s1:2\">"),
-        "{text}"
-    );
-    assert_eq!(kept_flow(&home.0, "s1").ordinal, Some(2));
+    assert_attached(&home, &first, 2);
 }
 
 /// Drives one explicit reset to its compaction: returns the `session.compact` reply.
