@@ -9,10 +9,15 @@ use notesoup_history_core::window::retained_window;
 use notesoup_history_core::{Body, Harness, Role};
 
 /// The fields of any record this decoder looks at, each kept raw until its type is known,
-/// so metadata records of any shape pass untouched.
+/// so metadata records of any shape pass untouched. `M` is how `message` is read: kept raw
+/// ([`Present`], the field-by-field parse) or parsed in place (the one-pass parse, [`fast`]):
+/// every other field is the same raw field, checked by the same code.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RawRow<'a> {
+#[serde(
+    rename_all = "camelCase",
+    bound(deserialize = "M: Deserialize<'de> + Default")
+)]
+pub(crate) struct RawRow<'a, M = Present<'a>> {
     #[serde(rename = "type", borrow, default, deserialize_with = "present")]
     pub(crate) kind: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
@@ -27,8 +32,8 @@ pub(crate) struct RawRow<'a> {
     pub(crate) session_id: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     pub(crate) timestamp: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    pub(crate) message: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(crate) message: M,
     #[serde(borrow, default, deserialize_with = "present")]
     pub(crate) is_compact_summary: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
@@ -46,6 +51,16 @@ pub(crate) struct RawRow<'a> {
 /// Keeps a present field, `null` included (plain `Option` would read `null` as absent).
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&'de RawValue>::deserialize(d).map(Some)
+}
+
+/// A field kept raw as [`present`] keeps it (`None`: absent).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Present<'a>(pub(crate) Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        present(d).map(Present)
+    }
 }
 
 /// The four record types that carry conversation.
@@ -409,9 +424,9 @@ pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
 }
 
 /// [`check`], with the events of a user or assistant row from `message_events`.
-fn check_with(
+fn check_with<M>(
     kind: Kind,
-    raw: &RawRow<'_>,
+    raw: &RawRow<'_, M>,
     message_events: impl FnOnce() -> Result<Vec<(Role, Body)>, String>,
 ) -> Result<Row, String> {
     let uuid: String = field(raw.uuid, "uuid")?;
@@ -465,9 +480,9 @@ enum Content<'a> {
 /// The events of a user or assistant row (checked by the line-at-once parse, the role
 /// and content already parsed): the message (visible text only), then one per tool call
 /// or result block.
-fn message_events_of<'a>(
+fn message_events_of<'a, M>(
     kind: Kind,
-    raw: &RawRow<'_>,
+    raw: &RawRow<'_, M>,
     role: &str,
     content: impl FnOnce() -> Result<Content<'a>, String>,
 ) -> Result<Vec<(Role, Body)>, String> {
@@ -533,7 +548,7 @@ fn message_events_of<'a>(
 
 /// The events of a user or assistant row whose `message` is still raw.
 fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
-    let message: Message<'_> = field(raw.message, "message")?;
+    let message: Message<'_> = field(raw.message.0, "message")?;
     let raw_content = message.content.get();
     message_events_of(kind, raw, &message.role, || {
         if raw_content.starts_with('"') {
@@ -554,7 +569,9 @@ fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, Str
 
 /// The notice of a system row, and for a compact boundary its preserved uuids.
 #[allow(clippy::type_complexity, reason = "a private helper's pair of results")]
-fn system_events(raw: &RawRow<'_>) -> Result<(Vec<(Role, Body)>, Option<Vec<String>>), String> {
+fn system_events<M>(
+    raw: &RawRow<'_, M>,
+) -> Result<(Vec<(Role, Body)>, Option<Vec<String>>), String> {
     let subtype: Option<String> = optional(raw.subtype, "subtype")?;
     let content: Option<String> = optional(raw.content, "content")?;
     let mut boundary = None;
@@ -576,7 +593,7 @@ fn system_events(raw: &RawRow<'_>) -> Result<(Vec<(Role, Body)>, Option<Vec<Stri
 }
 
 /// The event of an attachment row: its recorded rendering (never the raw payload).
-fn attachment_events(raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
+fn attachment_events<M>(raw: &RawRow<'_, M>) -> Result<Vec<(Role, Body)>, String> {
     let _: AttachmentInfo = field(raw.attachment, "attachment")?;
     let rendered: Option<Vec<Rendering>> = optional(raw.rendered, "rendered")?;
     let mut visible = String::new();
@@ -607,42 +624,6 @@ pub(crate) enum Fast {
     Row(Row),
     /// A valid record of another type (metadata: no address).
     Other,
-}
-
-/// A record parsed in one pass over the line: [`RawRow`]'s fields, with `message` parsed
-/// in place rather than kept raw (the raw form costs a second and a third scan of the
-/// message, the bulk of a line).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FastRow<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "present")]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    parent_uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    logical_parent_uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    is_sidechain: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    session_id: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    timestamp: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    message: Option<FastMessage<'a>>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    is_compact_summary: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    subtype: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    content: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    compact_metadata: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    attachment: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    rendered: Option<&'a RawValue>,
 }
 
 /// A user or assistant message, its content parsed in place.
@@ -680,28 +661,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 /// which a metadata record may carry, fails this parse and goes that way.
 pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
     let text = std::str::from_utf8(line).ok()?;
-    let fast: FastRow<'_> = serde_json::from_str(text).ok()?;
-    let kind_name: Cow<'_, str> = serde_json::from_str(fast.kind?.get()).ok()?;
+    // A record parsed in one pass over the line: `message` parsed in place rather than kept
+    // raw (the raw form costs a second and a third scan of the message, the bulk of a line).
+    let mut raw: RawRow<'_, Option<FastMessage<'_>>> = serde_json::from_str(text).ok()?;
+    let kind_name: Cow<'_, str> = serde_json::from_str(raw.kind?.get()).ok()?;
     let Some(kind) = Kind::parse(&kind_name) else {
         return Some(Fast::Other);
     };
-    let raw = RawRow {
-        kind: fast.kind,
-        uuid: fast.uuid,
-        parent_uuid: fast.parent_uuid,
-        logical_parent_uuid: fast.logical_parent_uuid,
-        is_sidechain: fast.is_sidechain,
-        session_id: fast.session_id,
-        timestamp: fast.timestamp,
-        message: None,
-        is_compact_summary: fast.is_compact_summary,
-        subtype: fast.subtype,
-        content: fast.content,
-        compact_metadata: fast.compact_metadata,
-        attachment: fast.attachment,
-        rendered: fast.rendered,
-    };
-    let message = fast.message;
+    let message = raw.message.take();
     check_with(kind, &raw, || {
         let message = message.ok_or_else(|| "missing `message`".to_owned())?;
         message_events_of(kind, &raw, &message.role, || Ok(message.content))
