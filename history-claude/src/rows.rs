@@ -133,9 +133,13 @@ fn optional<'a, T: Deserialize<'a>>(
 }
 
 /// A content block, every field borrowed or raw until its type says what it must hold (a
-/// struct, not a tagged enum, so nothing is buffered twice).
+/// struct, not a tagged enum, so nothing is buffered twice). `C` is how a result's
+/// `content` is read: kept raw ([`Present`], the field-by-field parse: read as a tool
+/// result's only for a result block, by [`result_text`]) or parsed in place (the one-pass
+/// parse, which then reads the content once rather than scanning it again).
 #[derive(Deserialize)]
-struct Block<'a> {
+#[serde(bound(deserialize = "C: Deserialize<'de> + Default"))]
+struct Block<'a, C = Present<'a>> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     #[serde(default)]
@@ -148,38 +152,30 @@ struct Block<'a> {
     input: Option<&'a RawValue>,
     #[serde(default, borrow)]
     tool_use_id: Option<Cow<'a, str>>,
-    #[serde(default, borrow, deserialize_with = "raw_content")]
-    content: ResultContent<'a>,
+    #[serde(default)]
+    content: C,
     #[serde(default)]
     is_error: Option<bool>,
 }
 
-/// A block's `content`: kept raw by the field-by-field parse (read as a tool result's
-/// only for a result block, by [`result_text`]), or parsed in place by the one-pass
-/// parse, which then reads the content once rather than scanning it again.
-#[derive(Default)]
-enum ResultContent<'a> {
-    /// No `content`.
-    #[default]
-    Absent,
-    /// Kept raw.
-    Raw(&'a RawValue),
-    /// Parsed in place: what [`result_text`] would read of it.
-    Parsed(InPlace<'a>),
-}
-
-fn raw_content<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ResultContent<'de>, D::Error> {
-    <&'de RawValue>::deserialize(d).map(ResultContent::Raw)
-}
-
-impl ResultContent<'_> {
+/// A block's `content` as either parse read it.
+trait ResultContent {
     /// The visible text of a tool result with this content (see [`result_text`]).
+    fn text(self) -> Result<String, String>;
+}
+
+impl ResultContent for Present<'_> {
+    fn text(self) -> Result<String, String> {
+        result_text(self.0)
+    }
+}
+
+impl ResultContent for Option<InPlace<'_>> {
     fn text(self) -> Result<String, String> {
         match self {
-            ResultContent::Absent | ResultContent::Parsed(InPlace::Null) => Ok(String::new()),
-            ResultContent::Raw(raw) => result_text(Some(raw)),
-            ResultContent::Parsed(InPlace::Text(text)) => Ok(text),
-            ResultContent::Parsed(InPlace::Blocks(blocks)) => result_blocks_text(blocks),
+            None | Some(InPlace::Null) => Ok(String::new()),
+            Some(InPlace::Text(text)) => Ok(text),
+            Some(InPlace::Blocks(blocks)) => result_blocks_text(blocks),
         }
     }
 }
@@ -196,10 +192,7 @@ enum InPlace<'a> {
 impl<'de: 'a, 'a> Deserialize<'de> for InPlace<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(
-            match text_or_list::<D, ResultBlock<'a>, ResultBlock<'a>>(
-                d,
-                "a string, null or a list of blocks",
-            )? {
+            match text_or_list::<D, ResultBlock<'a>>(d, "a string, null or a list of blocks")? {
                 TextOrList::Text(text) => InPlace::Text(text),
                 TextOrList::Null => InPlace::Null,
                 TextOrList::List(blocks) => InPlace::Blocks(blocks),
@@ -209,36 +202,36 @@ impl<'de: 'a, 'a> Deserialize<'de> for InPlace<'a> {
 }
 
 /// What [`text_or_list`] read.
-enum TextOrList<U> {
+enum TextOrList<T> {
     Text(String),
     Null,
-    List(Vec<U>),
+    List(Vec<T>),
 }
 
-/// The one-pass parse of a `content` field, in place: a string, `null`, or a list whose
-/// elements are read as `E` and kept as `U`; anything else is an error naming
-/// `expecting`. Both in-place content shapes (a message's, a tool result's) are read by it.
-fn text_or_list<'de, D, E, U>(d: D, expecting: &'static str) -> Result<TextOrList<U>, D::Error>
+/// The one-pass parse of a `content` field, in place: a string, `null`, or a list of `T`;
+/// anything else is an error naming `expecting`. Both in-place content shapes (a
+/// message's, a tool result's) are read by it.
+fn text_or_list<'de, D, T>(d: D, expecting: &'static str) -> Result<TextOrList<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
-    E: Deserialize<'de> + Into<U>,
+    T: Deserialize<'de>,
 {
-    struct Visit<E, U> {
+    struct Visit<T> {
         expecting: &'static str,
-        kinds: std::marker::PhantomData<(E, U)>,
+        kind: std::marker::PhantomData<T>,
     }
-    impl<'de, E: Deserialize<'de> + Into<U>, U> serde::de::Visitor<'de> for Visit<E, U> {
-        type Value = TextOrList<U>;
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+        type Value = TextOrList<T>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str(self.expecting)
         }
-        fn visit_str<Er: serde::de::Error>(self, v: &str) -> Result<Self::Value, Er> {
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
             Ok(TextOrList::Text(v.to_owned()))
         }
-        fn visit_string<Er: serde::de::Error>(self, v: String) -> Result<Self::Value, Er> {
+        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
             Ok(TextOrList::Text(v))
         }
-        fn visit_unit<Er: serde::de::Error>(self) -> Result<Self::Value, Er> {
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
             Ok(TextOrList::Null)
         }
         fn visit_seq<A: serde::de::SeqAccess<'de>>(
@@ -246,55 +239,16 @@ where
             mut seq: A,
         ) -> Result<Self::Value, A::Error> {
             let mut list = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-            while let Some(element) = seq.next_element::<E>()? {
-                list.push(element.into());
+            while let Some(element) = seq.next_element::<T>()? {
+                list.push(element);
             }
             Ok(TextOrList::List(list))
         }
     }
-    d.deserialize_any(Visit::<E, U> {
+    d.deserialize_any(Visit::<T> {
         expecting,
-        kinds: std::marker::PhantomData,
+        kind: std::marker::PhantomData,
     })
-}
-
-/// A content block as the one-pass parse reads it: [`Block`], with `content` parsed in
-/// place.
-#[derive(Deserialize)]
-struct FastBlock<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    input: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    tool_use_id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    content: Option<InPlace<'a>>,
-    #[serde(default)]
-    is_error: Option<bool>,
-}
-
-impl<'a> From<FastBlock<'a>> for Block<'a> {
-    fn from(b: FastBlock<'a>) -> Self {
-        Block {
-            kind: b.kind,
-            text: b.text,
-            id: b.id,
-            name: b.name,
-            input: b.input,
-            tool_use_id: b.tool_use_id,
-            content: b
-                .content
-                .map_or(ResultContent::Absent, ResultContent::Parsed),
-            is_error: b.is_error,
-        }
-    }
 }
 
 fn need<'b, T: ?Sized>(value: Option<&'b T>, kind: &str, name: &str) -> Result<&'b T, String> {
@@ -471,20 +425,21 @@ fn check_with<M>(
     })
 }
 
-/// A message's `content` as written: plain text (user rows only) or blocks.
-enum Content<'a> {
+/// A message's `content` as written: plain text (user rows only) or blocks (their results'
+/// content read as `C`).
+enum Content<'a, C = Present<'a>> {
     Text(String),
-    Blocks(Vec<Block<'a>>),
+    Blocks(Vec<Block<'a, C>>),
 }
 
 /// The events of a user or assistant row (checked by the line-at-once parse, the role
 /// and content already parsed): the message (visible text only), then one per tool call
 /// or result block.
-fn message_events_of<'a, M>(
+fn message_events_of<'a, M, C: ResultContent>(
     kind: Kind,
     raw: &RawRow<'_, M>,
     role: &str,
-    content: impl FnOnce() -> Result<Content<'a>, String>,
+    content: impl FnOnce() -> Result<Content<'a, C>, String>,
 ) -> Result<Vec<(Role, Body)>, String> {
     if role != kind.name() {
         return Err(format!(
@@ -550,21 +505,26 @@ fn message_events_of<'a, M>(
 fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
     let message: Message<'_> = field(raw.message.0, "message")?;
     let raw_content = message.content.get();
-    message_events_of(kind, raw, &message.role, || {
-        if raw_content.starts_with('"') {
-            if kind == Kind::Assistant {
-                // Refused before the text is parsed, as `message_events_of` would.
-                return Ok(Content::Text(String::new()));
+    message_events_of(
+        kind,
+        raw,
+        &message.role,
+        || -> Result<Content<'_>, String> {
+            if raw_content.starts_with('"') {
+                if kind == Kind::Assistant {
+                    // Refused before the text is parsed, as `message_events_of` would.
+                    return Ok(Content::Text(String::new()));
+                }
+                serde_json::from_str(raw_content)
+                    .map(Content::Text)
+                    .map_err(|err| format!("`message.content`: {err}"))
+            } else {
+                serde_json::from_str(raw_content)
+                    .map(Content::Blocks)
+                    .map_err(|err| format!("`message.content`: {err}"))
             }
-            serde_json::from_str(raw_content)
-                .map(Content::Text)
-                .map_err(|err| format!("`message.content`: {err}"))
-        } else {
-            serde_json::from_str(raw_content)
-                .map(Content::Blocks)
-                .map_err(|err| format!("`message.content`: {err}"))
-        }
-    })
+        },
+    )
 }
 
 /// The notice of a system row, and for a compact boundary its preserved uuids.
@@ -632,12 +592,12 @@ struct FastMessage<'a> {
     #[serde(borrow)]
     role: Cow<'a, str>,
     #[serde(borrow)]
-    content: Content<'a>,
+    content: Content<'a, Option<InPlace<'a>>>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a, Option<InPlace<'a>>> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match text_or_list::<D, FastBlock<'a>, Block<'a>>(
+        match text_or_list::<D, Block<'a, Option<InPlace<'a>>>>(
             d,
             "a string or a list of content blocks",
         )? {
