@@ -186,6 +186,15 @@ impl SessionSummary {
             unreadable: None,
         }
     }
+
+    /// The session's selector, `<harness>:<id>` (what `session` takes).
+    pub fn selector(&self) -> String {
+        crate::SessionRef {
+            harness: self.harness,
+            id: self.id.clone(),
+        }
+        .to_string()
+    }
 }
 
 /// Renders the recent-sessions listing: `sessions` newest first (the caller sorts), at most
@@ -222,7 +231,7 @@ pub fn render_sessions(
 
 /// One listing line: `pi:<id>  <started>  cwd=<cwd>  [fork of pi:<id>]  "<first prompt>"`.
 fn summary_line(session: &SessionSummary) -> String {
-    let mut line = format!("{}:{}", session.harness, session.id);
+    let mut line = session.selector();
     let _ = write!(
         line,
         "  {}",

@@ -46,7 +46,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         .take(shown)
         .map(|s| {
             json!({
-                "session": format!("{}:{}", s.harness, s.id),
+                "session": s.selector(),
                 "started": s.started,
                 "cwd": s.cwd,
                 "first_prompt": s.first_prompt,

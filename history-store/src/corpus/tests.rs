@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use notesoup_history_core::{Harness, History, ListArgs, ReadArgs, Role};
+use notesoup_history_core::{Harness, History, ListArgs, ReadArgs, Role, SessionSummary};
 
 use crate::{Corpus, Roots, StoreError};
 
@@ -263,10 +263,7 @@ fn the_recent_listing_spans_harnesses_newest_first() {
     let corpus = corpus(&home, &[], Roots::default());
     let (sessions, total) = corpus.recent(None, 20);
     assert_eq!(total, 7); // 1 claude, 2 pi, 4 codex threads
-    let names: Vec<String> = sessions
-        .iter()
-        .map(|s| format!("{}:{}", s.harness, s.id))
-        .collect();
+    let names: Vec<String> = sessions.iter().map(SessionSummary::selector).collect();
     assert_eq!(names[0], format!("claude:{CLAUDE}"));
     // Codex files were copied after Pi's: the last Codex file written leads them.
     assert_eq!(names[1], "codex:01a23756-dc4b-7611-8782-70c642f15bd0");
