@@ -881,6 +881,19 @@ impl Flow {
     }
 }
 
+/// Main tool results and steps the shell need not send until its next reply
+/// ([`Flow::quiet`]): a main `tool.call` whose fill is below `below`, and a main `turn.step`
+/// past the first of turn `turn` whose fill is below it, change nothing. In the unit of the
+/// budget it was computed under; valid only while the points are those of that call (the
+/// same usage inputs, settings, model, variables and cap).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Quiet {
+    /// The running main turn (`None`: no step may be skipped).
+    pub turn: Option<String>,
+    /// The fill at which a call must be sent again (`u64::MAX`: no point applies).
+    pub below: u64,
+}
+
 /// What the shell may skip until its next reply: a hook call it need not make because the
 /// flow could do nothing with it, and facts it must add.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

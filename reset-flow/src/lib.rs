@@ -106,7 +106,7 @@ mod hook;
 
 pub use blob::FlowError;
 pub use flow::{Flow, STATE_VERSION, Snapshot};
-pub use hook::{Budget, Hook, KeptBoot, Resolve, Watch, hook_saved};
+pub use hook::{Budget, Hook, KeptBoot, Quiet, Resolve, Watch, hook_saved};
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
 pub use event::{

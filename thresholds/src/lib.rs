@@ -233,6 +233,40 @@ impl Unit {
             Self::Percent => "percent",
         }
     }
+
+    /// The field of the engine's context usage (`$.session.usage().context`) the fill is read
+    /// from ([`Policy::fill`]).
+    pub fn field(self) -> &'static str {
+        match self {
+            Self::Tokens => "tokens",
+            Self::Percent => "percent",
+        }
+    }
+}
+
+/// The raw fill (the number in the engine's context usage) below which [`Policy::fill`],
+/// which rounds it, is below `point`: `fill(v) < point` exactly when `v < fill_below(point)`.
+/// What a caller holding a point compares a raw reading with.
+///
+/// ```
+/// use notesoup_thresholds::{Env, Inputs, fill_below, resolve};
+/// use serde_json::json;
+///
+/// let usage = json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 167000}}});
+/// let policy = resolve(&Inputs::new(Some(&usage), None, &Env::default()))?;
+/// for raw in [141_999.4, 141_999.5, 142_000.0] {
+///     let fill = policy.fill(&json!({"tokens": raw})).unwrap();
+///     assert_eq!(fill < 142_000, raw < fill_below(142_000));
+/// }
+/// assert_eq!(fill_below(0), -0.5);
+/// # Ok::<(), notesoup_thresholds::ThresholdError>(())
+/// ```
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "points are far below 2^52; u64::MAX (no point) stays above any fill"
+)]
+pub fn fill_below(point: u64) -> f64 {
+    point as f64 - 0.5
 }
 
 /// A resolved budget policy.
@@ -377,11 +411,7 @@ impl Policy {
     /// # Ok::<(), notesoup_thresholds::ThresholdError>(())
     /// ```
     pub fn fill(&self, context: &Value) -> Option<u64> {
-        let field = match self.unit {
-            Unit::Percent => "percent",
-            Unit::Tokens => "tokens",
-        };
-        let fill = context.get(field).and_then(Value::as_f64)?;
+        let fill = context.get(self.unit.field()).and_then(Value::as_f64)?;
         #[expect(
             clippy::cast_possible_truncation,
             clippy::cast_sign_loss,

@@ -1,7 +1,8 @@
 //! One helper call per hook event at most. Each scenario runs a scripted session
 //! in the real Claude Code, counts the helper spawns of every notesoup hook call in the
 //! engine's debug log ([`Spawns`]), prints the table (BENCHMARKS.md "spawns per hook
-//! event" quotes it) and asserts no hook call started more than one helper.
+//! event" quotes it) and asserts no hook call started more than one helper; a quiet turn
+//! of main tool results and steps spawns almost none.
 //!
 //! `cargo test -p notesoup-e2e --features real-claude --locked --test scenarios -- spawns --nocapture --test-threads=1`
 
@@ -57,6 +58,16 @@ fn spawns_per_hook_event_in_a_turn_with_20_tool_calls() {
     );
     let s = spawns("a turn with 20 Bash calls", &out);
     assert_at_most_one("a turn with 20 Bash calls", &s);
+    // Far below the warning point with nothing pending, a reply says the next main results
+    // and steps change nothing (`watch.quiet`): the first result asks, the rest spawn none.
+    for event in ["tool.call", "turn.step stream"] {
+        let n = s.by_event.get(event).map_or(0, |e| e.spawns);
+        assert!(
+            n <= 2,
+            "{event}: {n} helper spawns in a quiet turn (the reply's promise unused):\n{}",
+            s.table()
+        );
+    }
 }
 
 #[test]

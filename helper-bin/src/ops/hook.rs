@@ -13,7 +13,7 @@ use notesoup_boot::{Host, Reset};
 use notesoup_history_core::window::{MARKER_OPEN, WindowId};
 use notesoup_reset_flow::{Budget, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved};
 use notesoup_thresholds::{
-    CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status,
+    CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status, fill_below,
     notesoup_disabled, resolve,
 };
 use serde::Deserialize;
@@ -248,6 +248,9 @@ pub(crate) fn call(
     if let Some(w) = watch.as_object_mut() {
         // What a kept boot's block holds: the shell forwards only blocks that do.
         w.insert("boot_marker".into(), json!(MARKER_OPEN));
+        if let Some(quiet) = world.resolved.as_ref().and_then(|r| quiet(&reply.flow, r)) {
+            w.insert("quiet".into(), quiet);
+        }
     }
     fields.insert("watch".into(), watch);
     fields.insert("log".into(), json!(world.log));
@@ -354,6 +357,18 @@ fn resolve_budget(
         },
         unit: policy.unit,
     })
+}
+
+/// The main tool results and steps the shell may skip until its next reply (the flow's
+/// [`Flow::quiet`] under this call's points), as the shell compares them: the field of
+/// the context usage it reads now and the raw fill it must stay below.
+fn quiet(flow: &Flow, resolved: &Resolved) -> Option<Value> {
+    let quiet = flow.quiet(&resolved.budget)?;
+    Some(json!({
+        "turn": quiet.turn,
+        "field": resolved.unit.field(),
+        "below": fill_below(quiet.below),
+    }))
 }
 
 /// One effect as the shell carries it out: `warn` and `closeout` carry the warning's

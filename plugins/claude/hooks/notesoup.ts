@@ -40,9 +40,10 @@ let bound: { identity?: string; transcriptPath?: string; head?: string; epoch: n
 let usageCache: { key: string; usage: unknown } | undefined;
 /**
  * What the helper's last reply asked the shell to send (`watch`: which appends, the kept
- * boots, the boot marker to find them by), and the continuation whose turn runs.
+ * boots, the boot marker to find them by, the main results it need not hear of), the budget
+ * inputs of the call it answered (`key`), and the continuation whose turn runs.
  */
-let pending: { watch: Fields; continuation?: number } = { watch: {} };
+let pending: { watch: Fields; key?: string; continuation?: number } = { watch: {} };
 
 // ---- small pure helpers ------------------------------------------------------------
 
@@ -153,7 +154,7 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
     logOnce($, `hook:${event}:${reply.error.code}`, `hook ${event} refused: ${reply.error.message}`);
     return [];
   }
-  if (isObject(reply.watch)) pending = { ...pending, watch: reply.watch };
+  keepWatch(reply, facts);
   for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `hook:${String(line)}`, String(line));
   if (off()) return [];
   const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
@@ -166,18 +167,52 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
  * it depends on changed), the fill now, settings, model and the threshold variables.
  */
 async function budgetFacts($: EngineInterface): Promise<Fields> {
-  const [model, settings, now] = await Promise.all([$.session.model(), $.settings.read(), $.session.usage()]);
   // The threshold variables (`notesoup_thresholds::Env::NAMES`); the engine wants each named.
+  const [model, settings, now, pct, window, noAuto, noCompact, maxOut] = await Promise.all([
+    $.session.model(),
+    $.settings.read(),
+    $.session.usage(),
+    $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'),
+    $.env.get('CLAUDE_CODE_AUTO_COMPACT_WINDOW'),
+    $.env.get('DISABLE_AUTO_COMPACT'),
+    $.env.get('DISABLE_COMPACT'),
+    $.env.get('CLAUDE_CODE_MAX_OUTPUT_TOKENS'),
+  ]);
   const env: Fields = {
-    CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: await $.env.get('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE'),
-    CLAUDE_CODE_AUTO_COMPACT_WINDOW: await $.env.get('CLAUDE_CODE_AUTO_COMPACT_WINDOW'),
-    DISABLE_AUTO_COMPACT: await $.env.get('DISABLE_AUTO_COMPACT'),
-    DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT'),
-    CLAUDE_CODE_MAX_OUTPUT_TOKENS: await $.env.get('CLAUDE_CODE_MAX_OUTPUT_TOKENS'),
+    CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: pct,
+    CLAUDE_CODE_AUTO_COMPACT_WINDOW: window,
+    DISABLE_AUTO_COMPACT: noAuto,
+    DISABLE_COMPACT: noCompact,
+    CLAUDE_CODE_MAX_OUTPUT_TOKENS: maxOut,
   };
-  const key = JSON.stringify({ model, settings, env, window: now.context.window });
+  const facts: Fields = { context: now.context, settings, env, model };
+  const key = budgetKey(facts);
   if (usageCache?.key !== key) usageCache = { key, usage: await $.session.usage({ breakdown: 'summary' }) };
-  return { usage: usageCache.usage, context: now.context, settings, env, model };
+  return { usage: usageCache.usage, ...facts };
+}
+
+/** What the points depend on besides the cap and the breakdown (read again when this changes). */
+function budgetKey(b: Fields): string {
+  return JSON.stringify([b.model, b.settings, b.env, isObject(b.context) ? b.context.window : undefined]);
+}
+
+/** Keeps a reply's `watch`, with the budget inputs of the call it answered; `quiet` holds until the next reply only. */
+function keepWatch(reply: Fields, facts: Fields) {
+  const watch = isObject(reply.watch) ? reply.watch : { ...pending.watch, quiet: undefined };
+  pending = { ...pending, watch, key: isObject(facts.budget) ? budgetKey(facts.budget) : undefined };
+}
+
+/**
+ * Whether the last reply said this main tool result (or this later step of turn `turn`)
+ * changes nothing (`watch.quiet`): the budget inputs are those of the call it answered and
+ * the fill is below the point it named. A cache of Rust's answer: anything else calls.
+ */
+function quiet(budget: Fields, turn?: string): boolean {
+  const q = pending.watch.quiet;
+  if (!isObject(q) || pending.key !== budgetKey(budget) || (turn !== undefined && q.turn !== turn)) return false;
+  const fill = isObject(budget.context) ? num(budget.context[str(q.field) ?? '']) : undefined;
+  const below = num(q.below);
+  return fill !== undefined && below !== undefined && fill < below;
 }
 
 /**
@@ -412,7 +447,13 @@ const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   if (off()) return yield* next(e);
   const agent = agentOf(e);
   let facts: Fields = { agent, turn_id: e.turnId, index: e.index };
-  if (agent === 'main') facts = await keptFacts($, e.index > 0 ? { ...facts, budget: await budgetFacts($) } : facts);
+  if (agent === 'main' && e.index > 0) {
+    const budget = await budgetFacts($);
+    // A later step the last reply said changes nothing is not sent.
+    if (quiet(budget, e.turnId)) return yield* next(e);
+    facts = { ...facts, budget };
+  }
+  if (agent === 'main') facts = await keptFacts($, facts);
   const { answers, reports } = await runEffects($, await hookEvent($, 'turn.step', facts));
   show($, reports);
   const end = answers.find((a) => a.type === 'end_turn');
@@ -508,7 +549,7 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   if (agentId === undefined) request.budget = await budgetFacts($);
   const reply = await helper($, 'tool', request);
   if (!reply.ok) return { deny: textOf(reply) };
-  if (isObject(reply.watch)) pending = { ...pending, watch: reply.watch };
+  keepWatch(reply, request);
   for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `tool:${String(line)}`, String(line));
   const { answers, reports, context } = await runEffects($, Array.isArray(reply.effects) ? reply.effects.filter(isObject) : []);
   show($, reports);
@@ -523,7 +564,10 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
 const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || r.deny !== undefined || off()) return r;
-  const { context, reports } = await runEffects($, await hookEvent($, 'tool.call', { agent: 'main', budget: await budgetFacts($) }));
+  const budget = await budgetFacts($);
+  // A result the last reply said changes nothing (below its point) is not sent.
+  if (quiet(budget)) return r;
+  const { context, reports } = await runEffects($, await hookEvent($, 'tool.call', { agent: 'main', budget }));
   show($, reports);
   // The warning, when the flow says it is due, is delivered with this result.
   return context.length === 0 ? r : { ...r, context: [...(r.context ?? []), ...context] };

@@ -528,6 +528,47 @@ describe('the budget warning', () => {
     expect(hookCalls(calls)[0]?.event).toBe('tool.call');
   });
 
+  test('a main result or later step the last reply called quiet starts no helper; any mismatch calls', async ($, on) => {
+    let fill = 150_000;
+    const calls = world(
+      on,
+      (op, req) =>
+        op === 'hook' && (req.event === 'tool.call' || req.event === 'turn.step')
+          ? { ok: true, effects: [], watch: { quiet: { turn: 't1', field: 'tokens', below: 150_000.5 } } }
+          : { ok: true, effects: [] },
+      {},
+      ['session.usage'],
+    );
+    on('session.usage', async () => ({ value: { startedAt: 0, rateLimits: [], context: { tokens: fill, window: 200_000, percent: 75 } } }));
+    on('tool.call', async () => ({ result: 'done' }));
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    on('turn.step', async function* (_$, e) {
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
+    const step = async (turnId: string, index: number) => {
+      for await (const _ of $.turn.step({ turnId, index, model: 'claude-opus-5-5', messageCount: 3 })) void _;
+    };
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
+    await $.tool.call({ tool: 'Bash', command: 'true' });
+    expect(hookCalls(calls).map((c) => c.event)).toEqual(['tool.call']);
+    // Promised: below the point, the same inputs; the step of the turn it named.
+    await $.tool.call({ tool: 'Bash', command: 'true' });
+    await step('t1', 2);
+    expect(calls.length).toBe(1);
+    // Another turn's step, the fill at the point: each is sent.
+    await step('t2', 1);
+    fill = 150_001;
+    await $.tool.call({ tool: 'Bash', command: 'true' });
+    expect(hookCalls(calls).map((c) => c.event)).toEqual(['tool.call', 'turn.step', 'tool.call']);
+    // A reply without the promise ends it.
+    fill = 100;
+    await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
+    await $.tool.call({ tool: 'Bash', command: 'true' });
+    expect(hookCalls(calls).map((c) => c.event)).toEqual(['tool.call', 'turn.step', 'tool.call', 'prompt.submit', 'tool.call']);
+  });
+
   test('a prompt another hook drops leaves the warning due', async ($, on) => {
     const calls = warnWorld(on);
     on('prompt.submit', async () => ({ drop: 'not now' }));

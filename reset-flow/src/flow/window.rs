@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Commit, Flow, Stage};
 use crate::effect::Effect;
 use crate::event::{Agent, Delivery, InputPhase};
+use crate::hook::{Budget, Quiet};
 
 /// The window the flow is in and what lives exactly as long as it (or as the process).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -49,6 +50,48 @@ pub(crate) enum Waiting {
 }
 
 impl Flow {
+    /// What a main `tool.call` (after the chain, not denied) and a main `turn.step` past the
+    /// first of the running turn can still change under `budget`'s points (the cap and fill
+    /// of the hook call that asks): `None` when one of them may change something whatever
+    /// the fill (a warning offered and not yet delivered, an armed or unbound cutoff, a
+    /// person's input the next step carries, interactive commit evidence awaited, the
+    /// turn's first step not seen); else the fill below which neither changes anything, so
+    /// the shell need not send them until its next reply. The explorer checks that promise
+    /// in every state it reaches.
+    pub fn quiet(&self, budget: &Budget) -> Option<Quiet> {
+        let evidence_from_messages = self.interactive
+            && matches!(
+                self.commit,
+                Some(Commit {
+                    stage: Stage::Installed { .. },
+                    ..
+                })
+            );
+        if self.window.warning == Warning::Offered
+            || self.cutoff.is_some()
+            || self.waiting == Some(Waiting::Accepted)
+            || evidence_from_messages
+            || (self.main_turn.is_some() && !self.stepped)
+        {
+            return None;
+        }
+        let mut below = u64::MAX;
+        if !self.disable_compact {
+            // The hard point opens a request (`measured`); the warning point offers the
+            // window's warning while it is due (`warning_point`).
+            if budget.auto_clear && self.request.is_none() {
+                below = below.min(budget.hard);
+            }
+            if let (Warning::Due, Some(point)) = (self.window.warning, budget.warning) {
+                below = below.min(point);
+            }
+        }
+        Some(Quiet {
+            turn: self.main_turn.clone(),
+            below,
+        })
+    }
+
     /// The ordinal the next boot opens: one past the current window (1 when unknown).
     pub(super) fn next_ordinal(&self) -> u32 {
         self.window.ordinal.map_or(1, |n| n.saturating_add(1))

@@ -1033,6 +1033,52 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
     ]
 }
 
+/// `Flow::quiet`'s promise in `flow`: under the explorer's points (and under points with no
+/// warning and no automatic clear), a main tool result and a later main step of the running
+/// turn whose fill is below the quiet point change nothing, neither the state nor effects.
+fn quiet_holds(flow: &Flow, raw: &Value) {
+    let points = [
+        Budget {
+            tokens: 0,
+            hard: 1000,
+            warning: Some(900),
+            auto_clear: true,
+        },
+        Budget {
+            tokens: 0,
+            hard: 1000,
+            warning: None,
+            auto_clear: false,
+        },
+    ];
+    for points in points {
+        let Some(quiet) = flow.quiet(&points) else {
+            continue;
+        };
+        let fills = [0, quiet.below.min(points.hard + 5_000).saturating_sub(1)];
+        for tokens in fills.into_iter().filter(|t| *t < quiet.below) {
+            let budget = Some(Budget { tokens, ..points });
+            let mut calls = vec![json!({"event": "tool.call", "facts": {"agent": "main"}})];
+            if let Some(turn) = &quiet.turn {
+                for index in [1, 7] {
+                    calls.push(json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": turn, "index": index}}));
+                }
+            }
+            for call in calls {
+                let hook: Hook = serde_json::from_value(call.clone()).expect("parses");
+                let mut after = flow.clone();
+                let fx = after.hook(&hook, &mut Stub(budget));
+                take_trace();
+                assert!(
+                    fx.is_empty() && after == *flow,
+                    "quiet below {} yet {call} at {tokens} changed something after {raw}:\n{flow:?}\n->\n{after:?}\neffects {fx:?}",
+                    quiet.below
+                );
+            }
+        }
+    }
+}
+
 /// Every sequence of hook calls up to `depth` from a fresh flow: each event a hook hands
 /// the flow goes through the same monitor as the event explorers.
 fn explore_hooks(depth: usize) -> String {
@@ -1059,6 +1105,7 @@ fn explore_hooks(depth: usize) -> String {
                     }
                 };
                 transitions += 1;
+                quiet_holds(&post, raw);
                 let mut g = ghost.clone();
                 for (pre, event, after, fx) in &trace {
                     events += 1;

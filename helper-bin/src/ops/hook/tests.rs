@@ -508,3 +508,50 @@ fn notesoup_disabled_set_at_all_turns_notesoup_off_and_leaves_the_flow_untouched
     assert_eq!(out.reply["disabled"], false, "{}", out.reply);
     assert!(kept_flow(&home.0, "s1").disable_compact);
 }
+
+#[test]
+fn a_reply_says_below_which_fill_the_next_main_results_and_steps_change_nothing() {
+    let home = Home::new("quiet");
+    let quiet = |out: &Response| out.reply["watch"]["quiet"].clone();
+    // The points of `budget`: hard 158808, warning 142424 (tokens).
+    home.hook("p1", "session.start", &json!({"env": {}}));
+    let out = home.hook(
+        "p1",
+        "turn.step",
+        &json!({"agent": "main", "turn_id": "t1", "index": 0}),
+    );
+    // No budget read in this call: nothing promised.
+    assert_eq!(quiet(&out), Value::Null, "{}", out.reply);
+    let out = home.hook(
+        "p1",
+        "tool.call",
+        &json!({"agent": "main", "budget": budget(100000)}),
+    );
+    assert_eq!(
+        quiet(&out),
+        json!({"turn": "t1", "field": "tokens", "below": 142423.5}),
+        "{}",
+        out.reply
+    );
+    // Past the warning point: the warning is delivered; from then on only the hard point.
+    let out = home.hook(
+        "p1",
+        "turn.step",
+        &json!({"agent": "main", "turn_id": "t1", "index": 1, "budget": budget(150000)}),
+    );
+    assert_eq!(types(&out), Vec::<String>::new());
+    let out = home.hook(
+        "p1",
+        "tool.call",
+        &json!({"agent": "main", "budget": budget(150000)}),
+    );
+    assert_eq!(types(&out), ["warn"]);
+    assert_eq!(quiet(&out)["below"], json!(158807.5), "{}", out.reply);
+    // Past the hard point a request is pending and the cutoff armed: nothing is quiet.
+    let out = home.hook(
+        "p1",
+        "tool.call",
+        &json!({"agent": "main", "budget": budget(160000)}),
+    );
+    assert_eq!(quiet(&out), Value::Null, "{}", out.reply);
+}
