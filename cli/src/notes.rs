@@ -70,29 +70,50 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
         notes.len(),
         if notes.len() == 1 { "" } else { "s" },
     );
-    out.line(out.paint(Paint::Strong, &header));
-    if notes.is_empty() {
-        out.line("No notes. `notesoup notes edit NAME` writes one; so does your agent.");
-        return Ok(());
+    table(
+        out,
+        &header,
+        "No notes. `notesoup notes edit NAME` writes one; so does your agent.",
+        "UPDATED",
+        notes
+            .iter()
+            .map(|n| (n.name.as_str(), n.bytes, n.updated, n.first_line.as_str())),
+    );
+    Ok(())
+}
+
+/// A listing of notes for people: `header`, then `empty` when there are no `rows`, else one
+/// line per (name, bytes, time in Unix seconds, first line) under the columns NAME, BYTES,
+/// `when` and FIRST LINE. Whether any row was shown.
+fn table<'r>(
+    out: &mut Out,
+    header: &str,
+    empty: &str,
+    when: &str,
+    rows: impl Iterator<Item = (&'r str, u64, u64, &'r str)>,
+) -> bool {
+    out.line(out.paint(Paint::Strong, header));
+    let rows: Vec<_> = rows.collect();
+    if rows.is_empty() {
+        out.line(empty);
+        return false;
     }
-    let width = notes.iter().map(|n| n.name.len()).max().unwrap_or(4).max(4);
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
     out.line(out.paint(
         Paint::Dim,
         &format!(
             "{:<width$}  {:>6}  {:<20}  FIRST LINE",
-            "NAME", "BYTES", "UPDATED"
+            "NAME", "BYTES", when
         ),
     ));
-    for n in &notes {
-        let name = out.paint(Paint::Strong, &format!("{:<width$}", n.name));
+    for (name, bytes, secs, first_line) in rows {
+        let name = out.paint(Paint::Strong, &format!("{name:<width$}"));
         out.line(format!(
-            "{name}  {:>6}  {:<20}  {}",
-            n.bytes,
-            format_utc(n.updated),
-            n.first_line
+            "{name}  {bytes:>6}  {:<20}  {first_line}",
+            format_utc(secs)
         ));
     }
-    Ok(())
+    true
 }
 
 fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
@@ -150,27 +171,18 @@ fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
         trash.len(),
         if trash.len() == 1 { "" } else { "s" },
     );
-    out.line(out.paint(Paint::Strong, &header));
-    if trash.is_empty() {
-        out.line("The trash is empty. `notesoup notes rm NAME` moves a note there.");
+    let shown = table(
+        out,
+        &header,
+        "The trash is empty. `notesoup notes rm NAME` moves a note there.",
+        "DELETED",
+        trash.iter().map(|t| {
+            let secs = t.deleted_ms / 1000;
+            (t.name.as_str(), t.bytes, secs, t.first_line.as_str())
+        }),
+    );
+    if !shown {
         return Ok(());
-    }
-    let width = trash.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    out.line(out.paint(
-        Paint::Dim,
-        &format!(
-            "{:<width$}  {:>6}  {:<20}  FIRST LINE",
-            "NAME", "BYTES", "DELETED"
-        ),
-    ));
-    for t in &trash {
-        let name = out.paint(Paint::Strong, &format!("{:<width$}", t.name));
-        out.line(format!(
-            "{name}  {:>6}  {:<20}  {}",
-            t.bytes,
-            format_utc(t.deleted_ms / 1000),
-            t.first_line
-        ));
     }
     out.hint("`notesoup notes restore NAME` brings back the newest deleted copy of NAME.");
     Ok(())
