@@ -17,6 +17,8 @@ const TWO: &str = "own-two-compactions--da56055c-293e-4422-b5b8-62b1c7e6c03d.jso
 const RESUMED: &str = "own-resumed--da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl";
 const FORKED: &str = "own-forked--9fc454d3-ac4f-47d0-be8e-4fbf43dce5bb.jsonl";
 const PARENT: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+const FORK_AFTER_RESET: &str = "own-fork-after-reset--15871621-2d39-40f0-a483-99bc2ce5ab22.jsonl";
+const FORK_OWN_BOOT: &str = "own-fork-own-boot--bb5b53e4-ff78-47e8-802b-549c800c96a4.jsonl";
 const FORK: &str = "9fc454d3-ac4f-47d0-be8e-4fbf43dce5bb";
 
 fn data(name: &str) -> String {
@@ -102,6 +104,25 @@ fn user_row(session: &str, uuid: &str, parent: &str, text: &str) -> String {
 #[case::resumed(RESUMED, Some(2), Some("claude:fixture:1"), Some(1), Some("fixture"))]
 // The fork starts at the parent's second compact boundary and holds no boot: no ordinal.
 #[case::forked_without_a_boot(FORKED, None, None, None, None)]
+// A fork made after a notesoup reset (e2e w02): the parent's window-1 boot is the copied
+// compaction message, and nothing in the fork names the fork yet.
+#[case::fork_after_a_reset(
+    FORK_AFTER_RESET,
+    Some(1),
+    Some("claude:7580685c-dbdc-421c-84cf-adbe1e1a9e57:1"),
+    Some(0),
+    Some("7580685c-dbdc-421c-84cf-adbe1e1a9e57")
+)]
+// The same fork once its first prompt carried its own window-1 boot (persisted as the
+// prompt's `hook_additional_context` attachment, after the copied compaction message): the
+// newest boot is the fork's, so the fork is no longer reported as one.
+#[case::fork_with_its_own_boot(
+    FORK_OWN_BOOT,
+    Some(1),
+    Some("claude:bb5b53e4-ff78-47e8-802b-549c800c96a4:1"),
+    Some(0),
+    None
+)]
 fn real_transcripts_give_their_window(
     #[case] name: &str,
     #[case] ordinal: Option<u32>,
