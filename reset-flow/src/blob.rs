@@ -35,13 +35,17 @@ impl FlowError {
 }
 
 impl Flow {
-    /// Read a state blob: `null` is a fresh flow (generation 0); a blob of another version
-    /// is refused, never misread.
+    /// Read a state blob: `null` is a fresh flow (generation 0); a blob of version 2 is
+    /// migrated (its window owes no own boot: v2 had no such fact); a blob of any other
+    /// version is refused, never misread.
     pub fn from_blob(blob: &Value) -> Result<Self, FlowError> {
         if blob.is_null() {
             return Ok(Self::default());
         }
         let found = blob.get("v");
+        if found.and_then(Value::as_u64) == Some(2) {
+            return Self::deserialize_blob(&migrate_v2(blob));
+        }
         if found.and_then(Value::as_u64) != Some(u64::from(STATE_VERSION)) {
             return Err(FlowError::UnknownVersion {
                 found: found.map_or_else(|| "missing".to_owned(), Value::to_string),
@@ -62,4 +66,17 @@ impl Flow {
     pub fn to_blob(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
+
+/// A version 2 blob as version 3: the window's `own_boot` (new in 3) is `none`, the value a
+/// v2 flow means (it never owed one). Anything else v2 holds reads as it did.
+fn migrate_v2(blob: &Value) -> Value {
+    let mut blob = blob.clone();
+    if let Some(object) = blob.as_object_mut() {
+        object.insert("v".into(), Value::from(STATE_VERSION));
+        if let Some(window) = object.get_mut("window").and_then(Value::as_object_mut) {
+            window.insert("own_boot".into(), Value::from("none"));
+        }
+    }
+    blob
 }

@@ -131,6 +131,24 @@ pub enum Effect {
         /// The boot's whole text.
         text: String,
     },
+    /// `prompt.submit` (the `hook` op): this session owes itself its own boot of window
+    /// `ordinal` (its conversation's boot is another session's: a fork's copy); add `text`
+    /// to the prompt as hidden context, like the budget warning, and when another hook drops
+    /// the prompt report `prompt.dropped` under `generation` (the opening step of the
+    /// prompt's turn counts it delivered). The plain `reset` op leaves `text` absent: build
+    /// the boot with helper `boot` and report `own_boot`.
+    ///
+    /// `{"type":"attach_own_boot","ordinal":1,"generation":1,"text":"\n<notesoup-boot …"}`
+    AttachOwnBoot {
+        /// The window the boot names (under this session).
+        ordinal: u32,
+        /// Echo in `own_boot` (`prompt.dropped`).
+        generation: u64,
+        /// The boot to add, starting with a line break (the engine puts its own words on
+        /// the context's first line), when the `hook` op built it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+    },
     /// A line for the debug log only (`$.ui.log(…, {to:"debug"})`).
     ///
     /// `{"type":"log","text":"…"}`
@@ -140,7 +158,8 @@ pub enum Effect {
     },
     /// Answer this `prompt.attachment` (a context block holding a boot, sent again by the
     /// engine): `keep` → `next(e)`; otherwise send `text` (`next({...e, text})`), or
-    /// `{text: null}` when it is absent. `drop` (a closed window's copy): `text` is the
+    /// `{text: null}` when it is absent. `drop` (a closed window's copy, or another
+    /// session's copy of a window whose own boot this session already attached): `text` is the
     /// attachment without the boot (absent when `alone`); `rebuild` (another session's
     /// copy: a fork's): `text` is the attachment with this session's boot of window
     /// `ordinal` in place of the copy (the `hook` op builds it; the plain `reset` op leaves
@@ -188,10 +207,13 @@ pub enum CopyVerdict {
     /// It names this session's current window (or a newer one): sent as it is.
     Keep,
     /// It names a window of this session that is closed: left out (the retry after a
-    /// prompt-too-long compaction re-sends the cleared window's boot).
+    /// prompt-too-long compaction re-sends the cleared window's boot). Also another
+    /// session's copy of a window whose own boot this session already attached to a prompt
+    /// (`attach_own_boot`): one boot of the window is enough.
     Drop,
     /// It names another session's window (a fork's copy of its parent's boot): rebuilt
-    /// for this session's window `ordinal` from the notes as they are now.
+    /// for this session's window `ordinal` from the notes as they are now (this session's
+    /// own boot of the window, offered in place: the `hook` op reports `own_boot`).
     Rebuild,
 }
 

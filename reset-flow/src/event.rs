@@ -38,7 +38,7 @@ impl Measure {
     }
 }
 
-/// What became of an offered budget warning.
+/// What became of an offered budget warning or own boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
@@ -417,6 +417,34 @@ pub enum Event {
     /// `{"type":"warning","generation":1,"status":"delivered"}`
     Warning {
         /// The generation of the `warn` effect.
+        generation: u64,
+        /// Delivered or dropped.
+        status: Delivery,
+    },
+    /// The newest boot in the conversation is another session's boot of window `ordinal`
+    /// (a fork copied it with the conversation: `prompt.context`'s kept boots, or the
+    /// transcript a fork's flow is rebuilt from). The session is in that window (an older
+    /// window's copy changes nothing) and owes itself a boot of its own, attached to its
+    /// next main prompt (`prompt_out`); a boot the parent got from a compaction is a
+    /// message of the conversation and stays as it is.
+    ///
+    /// `{"type":"copied_boot","ordinal":1}`
+    CopiedBoot {
+        /// The ordinal the copied boot's marker line names.
+        ordinal: u32,
+    },
+    /// A main prompt that reaches the model (not a command) is about to enter
+    /// (`prompt.submit`): a boot the session owes itself rides on it (`attach_own_boot`).
+    ///
+    /// `{"type":"prompt_out"}`
+    PromptOut,
+    /// What became of the offered own boot (`attach_own_boot`, or a copy rebuilt in
+    /// place): the chain accepted the prompt carrying it (`delivered`: never again in this
+    /// window), or a hook dropped it / it could not be built (`dropped`: owed again).
+    ///
+    /// `{"type":"own_boot","generation":1,"status":"delivered"}`
+    OwnBoot {
+        /// The generation of the `attach_own_boot` effect.
         generation: u64,
         /// Delivered or dropped.
         status: Delivery,

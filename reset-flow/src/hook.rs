@@ -46,6 +46,7 @@ use crate::event::{
 };
 use crate::flow::{ATTACH_DOORS, Commit, Stage};
 use crate::{CopyVerdict, Flow, Reply};
+use notesoup_history_core::window::WindowId;
 
 /// The budget of one hook call, as the helper resolved it (`notesoup-thresholds`' policy
 /// and the engine's usage), all in the policy's unit.
@@ -140,8 +141,9 @@ pub enum Hook {
         #[serde(default)]
         interactive: bool,
     },
-    /// `prompt.context`: the boots Claude kept (newest last). With none kept and no window
-    /// known, the window the transcript's head is in is asked of [`Resolve`].
+    /// `prompt.context`: the boots Claude kept (newest last), judged against the session
+    /// [`Resolve`] names (another session's newest boot is a fork's copy). With none kept
+    /// and no window known, the window the transcript's head is in is asked of [`Resolve`].
     ///
     /// `{"event":"prompt.context","facts":{"kept":[]}}`
     #[serde(rename = "prompt.context")]
@@ -341,10 +343,6 @@ pub enum Hook {
 /// The hooks that are one event each (a cap command that changes nothing is none).
 fn single(hook: &Hook) -> Option<Event> {
     Some(match hook {
-        Hook::PromptDropped { generation } => Event::Warning {
-            generation: *generation,
-            status: Delivery::Dropped,
-        },
         Hook::SessionCompacted { agent } => Event::NativeCompacted { agent: *agent },
         Hook::Continuation {
             generation,
@@ -368,6 +366,13 @@ fn single(hook: &Hook) -> Option<Event> {
         _ => return None,
     })
 }
+
+/// What an own boot added to a prompt starts with: the engine writes the hidden context
+/// after its own words on the first line ("prompt.submit hook additional context: …",
+/// measured in 2.1.319, in the request and the transcript's `hook_additional_context`
+/// rendering), and a boot's marker counts only at the start of a line
+/// (`history_core::window::retained_window`).
+const CONTEXT_LINE_BREAK: &str = "\n";
 
 /// Why a close-out has no warning to carry.
 const NO_USAGE: &str = "no context usage measured yet";
@@ -444,9 +449,13 @@ impl Flow {
                     self.messages_evidence(kept.as_deref(), &mut fx);
                 }
                 if main && *index == 0 {
-                    // The opening request carries the prompt, and the warning a
-                    // `prompt.submit` offered with it (the chain accepted that prompt).
+                    // The opening request carries the prompt, and the warning and own boot
+                    // a `prompt.submit` offered with it (the chain accepted that prompt).
                     fx.extend(self.traced(delivered));
+                    fx.extend(self.traced(Event::OwnBoot {
+                        generation,
+                        status: Delivery::Delivered,
+                    }));
                 }
                 fx.extend(self.traced(Event::TurnStep {
                     agent: *agent,
@@ -474,6 +483,9 @@ impl Flow {
                 fx.extend(self.traced(Event::PromptSubmitted {
                     natural: origin != "plugin" && !command,
                 }));
+                if !command {
+                    self.prompt_out_hook(resolve, &mut fx);
+                }
                 if let (Some(b), false) = (budget, *command) {
                     fx.extend(self.traced(Event::WarningPoint {
                         tokens: b.tokens,
@@ -533,8 +545,22 @@ impl Flow {
             Hook::PromptAttachment { attachment } => {
                 self.prompt_attachment(attachment, resolve, &mut fx);
             }
-            Hook::PromptDropped { .. }
-            | Hook::SessionCompacted { .. }
+            Hook::PromptDropped { generation } => {
+                // The prompt carried the warning or the own boot (or both) the reply offered.
+                for event in [
+                    Event::Warning {
+                        generation: *generation,
+                        status: Delivery::Dropped,
+                    },
+                    Event::OwnBoot {
+                        generation: *generation,
+                        status: Delivery::Dropped,
+                    },
+                ] {
+                    fx.extend(self.traced(event));
+                }
+            }
+            Hook::SessionCompacted { .. }
             | Hook::Continuation { .. }
             | Hook::Closeout { .. }
             | Hook::Cap { .. } => {
@@ -632,18 +658,33 @@ impl Flow {
     }
 
     /// `prompt.context`: a kept boot names the window (only a newer one counts) and nothing
-    /// is attached; else the window the flow knows, or the one the transcript names, or 0,
-    /// gets its boot attached.
+    /// is attached (the newest of the highest window's boots another session's: a fork's
+    /// copy, and the session owes itself its own); else the window the flow knows, or the one
+    /// the transcript names, or 0, gets its boot attached.
     fn prompt_context(
         &mut self,
         kept: &[KeptBoot],
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
-        if let Some(newest) = kept.last() {
-            fx.extend(self.traced(Event::WindowSeen {
-                ordinal: newest.ordinal,
-            }));
+        // The newest boot naming the highest window (the rule `window_facts` reads a
+        // transcript by).
+        let newest = kept.iter().fold(None::<&KeptBoot>, |best, k| match best {
+            Some(b) if b.ordinal > k.ordinal => Some(b),
+            _ => Some(k),
+        });
+        if let Some(newest) = newest {
+            let copied = newest
+                .window
+                .parse::<WindowId>()
+                .is_ok_and(|w| w.session() != resolve.session());
+            let ordinal = newest.ordinal;
+            let event = if copied {
+                Event::CopiedBoot { ordinal }
+            } else {
+                Event::WindowSeen { ordinal }
+            };
+            fx.extend(self.traced(event));
             return;
         }
         if self.window.ordinal.is_none()
@@ -685,19 +726,30 @@ impl Flow {
                     alone,
                     ..
                 } => match resolve.boot(ordinal, None) {
-                    Ok((_, boot)) => fx.push(Effect::BootCopy {
-                        verdict: CopyVerdict::Rebuild,
-                        ordinal,
-                        text: Some(format!(
-                            "{before}{}{}{after}",
-                            crate::flow::HEADING,
-                            boot.trim_end()
-                        )),
-                        before,
-                        after,
-                        alone,
-                    }),
+                    Ok((_, boot)) => {
+                        fx.push(Effect::BootCopy {
+                            verdict: CopyVerdict::Rebuild,
+                            ordinal,
+                            text: Some(format!(
+                                "{before}{}{}{after}",
+                                crate::flow::HEADING,
+                                boot.trim_end()
+                            )),
+                            before,
+                            after,
+                            alone,
+                        });
+                        // Sent in place of the copy: no chain can drop it.
+                        fx.extend(self.traced(Event::OwnBoot {
+                            generation: self.generation,
+                            status: Delivery::Delivered,
+                        }));
+                    }
                     Err(why) => {
+                        fx.extend(self.traced(Event::OwnBoot {
+                            generation: self.generation,
+                            status: Delivery::Dropped,
+                        }));
                         fx.push(Effect::Log {
                             text: format!("a copied boot kept as it was (no boot rebuilt: {why})"),
                         });
@@ -712,6 +764,39 @@ impl Flow {
                     }
                 },
                 effect => fx.push(effect),
+            }
+        }
+    }
+
+    /// `prompt.submit` of a prompt that reaches the model: the boot the session owes itself
+    /// (`attach_own_boot`) is built here, its text in the effect; a build that fails leaves
+    /// it owed (`own_boot` dropped) and says why in the log.
+    fn prompt_out_hook(&mut self, resolve: &mut dyn Resolve, fx: &mut Vec<Effect>) {
+        for effect in self.traced(Event::PromptOut) {
+            let Effect::AttachOwnBoot {
+                ordinal,
+                generation,
+                ..
+            } = effect
+            else {
+                fx.push(effect);
+                continue;
+            };
+            match resolve.boot(ordinal, None) {
+                Ok((_, boot)) => fx.push(Effect::AttachOwnBoot {
+                    ordinal,
+                    generation,
+                    text: Some(format!("{CONTEXT_LINE_BREAK}{}", boot.trim_end())),
+                }),
+                Err(why) => {
+                    fx.push(Effect::Log {
+                        text: format!("the fork's own boot not attached yet: {why}"),
+                    });
+                    fx.extend(self.traced(Event::OwnBoot {
+                        generation,
+                        status: Delivery::Dropped,
+                    }));
+                }
             }
         }
     }

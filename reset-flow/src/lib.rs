@@ -14,6 +14,8 @@
 //! - **Cutoff**: per main turn; ends the turn at its next step with a synthetic `end_turn`.
 //! - **Window**: its ordinal (only ever grows: a window is never reopened), the
 //!   once-per-window budget warning (delivered only when the downstream chain accepted it),
+//!   the boot a fork owes itself when its window's boot is its parent's (attached once to
+//!   its next main prompt),
 //!   the runtime cap (survives windows and model changes; a session change or a new process
 //!   clears it), and where a person's input stands until a model request carries it. The
 //!   blob is built to outlive a process: a process that loads it sends `loaded` first.
@@ -38,6 +40,7 @@
 //! | `cap_changed`, `session`, `disable_compact` | cap, generation, `DISABLE_COMPACT` |
 //! | `loaded` | a process took over a blob another one saved |
 //! | `window_seen`, `native_compacted` | a boot of this session in the conversation; Claude's own compaction |
+//! | `copied_boot`, `prompt_out`, `own_boot` | another session's boot is the window's (a fork's copy); a main prompt about to enter; the own boot's fate |
 //! | `warning_point`, `warning` | a main tool result or prompt past the warning point; the warning's fate |
 //! | `turn_start`, `prompt_submitted`, `appended` | the raw input facts (instead of `natural_input`) |
 //!
@@ -54,6 +57,7 @@
 //! | `warn` | attach the budget warning, report whether it was delivered |
 //! | `report` | a one-line notice |
 //! | `cancel` | the request ended without a reset: drop work held for it |
+//! | `attach_own_boot` | add a fork's own boot to the prompt as hidden context |
 //! | `attach_boot`, `log` | (the `hook` op only) add the boot to `prompt.context`; a debug line |
 //!
 //! The Claude hooks module sends engine hook calls, not events: [`Hook`] (one table) turns

@@ -914,11 +914,12 @@ fn disable_compact_refuses_explicit_and_budget_resets() {
 // ----- the blob -----
 
 #[rstest]
-#[case::future(json!({"v": 3}), "unknown")]
+#[case::future(json!({"v": 4}), "unknown")]
 #[case::older(json!({"v": 1, "generation": 1}), "unknown")]
 #[case::missing(json!({"generation": 1}), "unknown")]
 #[case::string_version(json!({"v": "2"}), "unknown")]
-#[case::malformed(json!({"v": 2, "generation": "x"}), "bad")]
+#[case::malformed(json!({"v": 3, "generation": "x"}), "bad")]
+#[case::malformed_v2(json!({"v": 2, "generation": "x"}), "bad")]
 fn foreign_blobs_are_refused_never_misread(#[case] blob: Value, #[case] kind: &str) {
     let err = step(&blob, Event::CapChanged { cap: None }).unwrap_err();
     match (kind, &err) {

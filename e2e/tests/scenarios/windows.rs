@@ -125,11 +125,7 @@ fn assert_the_fork_boots(out: &Outcome, (parent, fork): (&str, &str), ordinal: u
         "the fork's first request must hold one boot, the fork's own window {ordinal}"
     );
     let text = first.all_text();
-    let boot = text
-        .split(&format!("window=\"{window}\">"))
-        .nth(1)
-        .and_then(|rest| rest.split(BOOT_CLOSE).next())
-        .unwrap_or("");
+    let boot = boot_body(&text, &window);
     assert!(
         boot.contains(note),
         "the fork's boot is not built from the notes as they are now:\n{boot}"
@@ -197,19 +193,47 @@ fn w01_warning_once_per_window_across_resumed_processes() {
 }
 
 // ---------------------------------------------------------------------------------
-// A fork's first request: a boot naming the fork, from the notes as they are now. The
-// engine sends the parent's copied context block again through `prompt.attachment` in the
-// fork, where the shell has the flow rebuild it (`boot_copy`); a boot the parent got from
-// a compaction is a message of the conversation, not a block, and stays as it was.
+// A fork's first request: a boot naming the fork, from the notes as they are now. After a
+// reset the parent's boot is the compaction's own message, which a fork copies with the
+// conversation and which stays as it was (historical boot messages are never rewritten);
+// the fork's first prompt carries the fork's own boot (hidden context), its newest. A
+// boot the parent got as a context block (window 0) is sent again by the engine through
+// `prompt.attachment`, and left out once the fork's own boot rode the prompt.
+
+/// The text of the first message of `request` that holds a boot naming `window`.
+fn message_with(request: Request<'_>, window: &str) -> Option<String> {
+    let marker = format!("window=\"{window}\">");
+    request
+        .messages()
+        .iter()
+        .map(|m| notesoup_e2e::content_text(m.get("content")))
+        .find(|text| text.contains(&marker))
+}
+
+/// The body of the boot naming `window` in `text` (empty when there is none).
+fn boot_body(text: &str, window: &str) -> String {
+    text.split(&format!("window=\"{window}\">"))
+        .nth(1)
+        .and_then(|rest| rest.split(BOOT_CLOSE).next())
+        .unwrap_or("")
+        .to_owned()
+}
 
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending: after a reset the parent's boot is the compaction's own user message, which 2.1.319 gives a mod no way to rewrite in the fork (copied rows pass no session.append, prompt.attachment sees only attachments, the fork's prompt.context block is not sent); a fork of window 0 passes (w02_fork_of_a_first_window_…)"
-)]
 fn w02_fork_boots_its_own_window_from_the_notes_now() {
-    // Parent: reset to window 1, then write a note the :1 boot could not have seen.
+    // Parent: reset to window 1, then write a note the :1 boot could not have seen. The fork
+    // answers; a second process of the fork answers; a third clears the fork's window.
     let script = Script::new()
+        .rule_times(
+            Match::tail_contains("Clear the fork's window.").and_tool_result(false),
+            Reply::text("Clearing the fork.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-FORK-2", Some(false))),
+            1,
+        )
+        .rule(
+            Match::tail_contains(":2\">").and_tool_result(false),
+            Reply::text("In the fork's window 2."),
+        )
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-FORK", Some(false))))
         .then_when(
             Match::tail_contains(FRESH_BOOT).and_tool_result(false),
@@ -217,14 +241,77 @@ fn w02_fork_boots_its_own_window_from_the_notes_now() {
         )
         .then_when(Match::tool_result(true), Reply::text("Saved."))
         .fallback(Reply::text("Here in the fork."));
-    let (out, parent, fork) = run_fork("w02-fork", script, "Clear your window, then save a note.");
+    let out = run_chain(
+        "w02-fork",
+        script,
+        vec![
+            Process::new("Clear your window, then save a note."),
+            Process::fork("Where are we?", 0),
+            Process::resume("Anything new?", 1),
+            Process::resume("Clear the fork's window.", 1),
+        ],
+    );
+    super::assert_clean_exit(&out);
+    let (parent, fork) = parent_and_fork(&out);
+    for i in [2, 3] {
+        assert_eq!(
+            out.processes[i].session_id.as_deref(),
+            Some(fork.as_str()),
+            "process {i} did not continue the fork"
+        );
+    }
     let parent_requests = out.process_requests(0);
     assert_eq!(
         parent_requests.len(),
         3,
         "the reset, the continuation's write, its answer"
     );
-    assert_the_fork_boots(&out, (&parent, &fork), 1, "FORK-NOTE-77");
+    let (parent_boot, fork_boot) = (format!("claude:{parent}:1"), format!("claude:{fork}:1"));
+    let compaction_message =
+        message_with(parent_requests[1], &parent_boot).expect("the parent's window-1 boot");
+
+    // The fork's first request: the copied compaction message as it was, then the fork's
+    // own window-1 boot, newest, built from the notes as they are now.
+    let fork_requests = out.process_requests(1);
+    assert_eq!(fork_requests.len(), 1, "the fork's answer");
+    let first = fork_requests[0];
+    assert_eq!(
+        boots(first),
+        [parent_boot.clone(), fork_boot.clone()],
+        "the fork's first request must hold the copied compaction boot, then the fork's own window 1, newest"
+    );
+    assert_eq!(
+        message_with(first, &parent_boot).as_deref(),
+        Some(compaction_message.as_str()),
+        "the parent's boot is not the copied compaction message, unchanged"
+    );
+    let own = boot_body(&first.all_text(), &fork_boot);
+    assert!(
+        own.contains("FORK-NOTE-77"),
+        "the fork's boot is not built from the notes as they are now:\n{own}"
+    );
+    assert!(
+        !boot_body(&compaction_message, &parent_boot).contains("FORK-NOTE-77"),
+        "the parent's window-1 boot already held the note: the probe proves nothing"
+    );
+
+    // The fork again (`-p --resume <fork>`): the same boots, no second fresh one.
+    let again = out.process_requests(2);
+    assert_eq!(again.len(), 1, "the fork's second answer");
+    assert_eq!(
+        boots(again[0]),
+        [parent_boot.clone(), fork_boot.clone()],
+        "the fork's second request got another boot"
+    );
+
+    // A reset in the fork opens the fork's window 2.
+    let cleared = out.process_requests(3);
+    assert_eq!(cleared.len(), 2, "the reset, the continuation");
+    assert_eq!(
+        boots(cleared[1]),
+        [format!("claude:{fork}:2")],
+        "the reset in the fork did not open the fork's window 2"
+    );
 }
 
 #[test]

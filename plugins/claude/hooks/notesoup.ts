@@ -268,8 +268,8 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<Carrie
     if (type !== undefined && ANSWERS.has(type)) out.answers.push(fx);
     else if (type === 'report') out.reports.push(text ?? '');
     else if (type === 'log') $.ui.log(`notesoup: ${text ?? ''}`, { to: 'debug' });
-    else if (type === 'warn' && text !== undefined) {
-      // The budget warning: it rides on the prompt or result at hand.
+    else if ((type === 'warn' || type === 'attach_own_boot') && text !== undefined) {
+      // The budget warning, or a fork's own boot: it rides on the prompt or result at hand.
       out.context.push(text);
       out.warned = num(fx.generation);
     } else if (type === 'attach_boot' && text !== undefined) out.boot = text;
@@ -430,13 +430,14 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if (off()) return next(e);
   await refreshIdentity($);
   const facts: Fields = { origin: e.origin.kind, command: e.command !== undefined };
-  if (e.command === undefined) facts.budget = await budgetFacts($);
+  // Not a command: the budget, and the place a fork's own boot is built from.
+  if (e.command === undefined) Object.assign(facts, await placeFacts($), { budget: await budgetFacts($) });
   const { context, reports, warned } = await runEffects($, await hookEvent($, 'prompt.submit', facts));
   show($, reports);
   if (context.length === 0) return next(e);
   const r = await next({ ...e, context: [...(e.context ?? []), ...context] });
-  // A dropped prompt did not carry the warning: it stays due (the opening step of the
-  // prompt's turn counts it delivered).
+  // A dropped prompt did not carry the warning or own boot: it stays due (the opening step
+  // of the prompt's turn counts it delivered).
   if (r.drop !== undefined && warned !== undefined) await hookEvent($, 'prompt.dropped', { generation: warned });
   return r;
 };

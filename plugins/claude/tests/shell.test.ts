@@ -454,7 +454,7 @@ describe('natural input', () => {
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
     // The raw facts only: the flow tracks the input (queued, then carried by step 0).
     expect(atRequest).toEqual([
-      { event: 'prompt.submit', origin: 'sdk', command: false },
+      { event: 'prompt.submit', origin: 'sdk', command: false, cwd: '/work/project' },
       { event: 'turn.step', agent: 'main', turn_id: 't1', index: 0 },
     ]);
   });
@@ -567,6 +567,27 @@ describe('the budget warning', () => {
     await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
     await $.tool.call({ tool: 'Bash', command: 'true' });
     expect(hookCalls(calls).map((c) => c.event)).toEqual(['tool.call', 'turn.step', 'tool.call', 'prompt.submit', 'tool.call']);
+  });
+
+  test("a fork's own boot rides on the prompt like the warning, and a dropped prompt reports it", async ($, on) => {
+    const boot = '\n<notesoup-boot window="claude:fork:1">\nnotes now\n</notesoup-boot>';
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'prompt.submit'
+        ? { ok: true, effects: [{ type: 'attach_own_boot', ordinal: 1, generation: 3, text: boot }] }
+        : { ok: true, effects: [] },
+    );
+    let context: string[] = [];
+    on('prompt.submit', async (_$, e) => {
+      context = [...(e.context ?? [])];
+      return { drop: 'not now' };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
+    await $.prompt.submit({ text: 'where are we?', wait: false, origin: { kind: 'sdk' } });
+    expect(context).toEqual([boot]);
+    // The place the boot is built from goes with the prompt's one hook call.
+    expect(hookCalls(calls)[0]?.facts.cwd).toBe('/work/project');
+    expect(hookCalls(calls).at(-1)).toEqual({ event: 'prompt.dropped', facts: { generation: 3 } });
   });
 
   test('a prompt another hook drops leaves the warning due', async ($, on) => {

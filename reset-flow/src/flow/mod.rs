@@ -11,7 +11,7 @@ mod cutoff;
 mod request;
 mod window;
 
-pub(crate) use window::ATTACH_DOORS;
+pub(crate) use window::{ATTACH_DOORS, OwnBoot};
 use window::{Waiting, Window};
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ use crate::effect::{Effect, Pool};
 use crate::event::{Agent, Event, Measure};
 
 /// The version of the state blob this crate writes and reads.
-pub const STATE_VERSION: u32 = 2;
+pub const STATE_VERSION: u32 = 3;
 
 /// The whole reset state between two hook calls (serialized as the state blob).
 #[allow(
@@ -283,6 +283,7 @@ impl Flow {
             disable_compact: self.disable_compact,
             ordinal: self.window.ordinal,
             warned: self.window.warning == window::Warning::Delivered,
+            boot_owed: self.window.own_boot == window::OwnBoot::Owed,
             cap: self.window.cap,
         }
     }
@@ -366,6 +367,9 @@ impl Flow {
             Event::BootCopy { session, text } => self.boot_copy(&session, &text, &mut fx),
             Event::NativeCompacted { agent } => self.native_compacted(agent),
             Event::WarningPoint { tokens, point } => self.warning_point(tokens, point, &mut fx),
+            Event::CopiedBoot { ordinal } => self.copied_boot(ordinal),
+            Event::PromptOut => self.prompt_out(&mut fx),
+            Event::OwnBoot { generation, status } => self.own_boot(generation, status),
             Event::Warning { generation, status } if generation == self.generation => {
                 self.warning(status);
             }
@@ -441,6 +445,9 @@ pub struct Snapshot {
     pub ordinal: Option<u32>,
     /// The budget warning was delivered in this window.
     pub warned: bool,
+    /// This session owes itself its own boot of the window (the window's boot is another
+    /// session's copy: a fork's), to be attached to its next main prompt.
+    pub boot_owed: bool,
     /// The runtime cap (`/notesoup cap`), in tokens.
     pub cap: Option<u64>,
 }

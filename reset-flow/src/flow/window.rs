@@ -1,6 +1,7 @@
-//! The window: its ordinal (only ever grows), the once-per-window budget warning, the
-//! runtime cap and its lifetime, a new process taking over, and where a person's input
-//! stands (queued, attached to the running turn) until a model request carries it.
+//! The window: its ordinal (only ever grows), the once-per-window budget warning, the boot
+//! a fork owes itself, the runtime cap and its lifetime, a new process taking over, and
+//! where a person's input stands (queued, attached to the running turn) until a model
+//! request carries it.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,9 @@ pub(crate) struct Window {
     pub(crate) ordinal: Option<u32>,
     /// The budget warning of this window.
     pub(crate) warning: Warning,
+    /// This session's own boot of this window, when the window's boot is another
+    /// session's (a fork's copy).
+    pub(crate) own_boot: OwnBoot,
     /// The runtime cap in tokens (`/notesoup cap`): survives window and model changes,
     /// cleared by a session change and by a new process.
     pub(crate) cap: Option<u64>,
@@ -32,6 +36,28 @@ pub(crate) enum Warning {
     /// Offered (a `warn` effect is out); its fate is not known yet.
     Offered,
     /// The downstream chain accepted it: not again in this window.
+    Delivered,
+}
+
+/// This session's own boot of the window. A fork copies its parent's conversation, boot
+/// included; a boot the parent got from a compaction is a message of that conversation,
+/// which stays as it is (historical boots are never rewritten), so the fork owes itself a
+/// boot of its own: built from the notes as they are now, naming the fork's session and the
+/// copied ordinal, attached to its next main prompt.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum OwnBoot {
+    /// Nothing is owed: the window's boot names this session, or no other session's boot
+    /// was seen in it.
+    #[default]
+    None,
+    /// The window's newest boot is another session's: this session's own is owed to its
+    /// next main prompt.
+    Owed,
+    /// Attached (an `attach_own_boot` effect is out, or a copy rebuilt in place); its fate
+    /// is not known yet.
+    Offered,
+    /// The chain accepted the prompt carrying it: never again in this window.
     Delivered,
 }
 
@@ -103,6 +129,39 @@ impl Flow {
         if self.window.ordinal.is_none_or(|n| ordinal > n) {
             self.window.ordinal = Some(ordinal);
             self.window.warning = Warning::Due;
+            self.window.own_boot = OwnBoot::None;
+        }
+    }
+
+    /// The newest boot in the conversation is another session's, of window `ordinal`: the
+    /// session is in that window, and owes itself a boot of its own unless one is already
+    /// out or delivered there. An older window's copy changes nothing.
+    pub(super) fn copied_boot(&mut self, ordinal: u32) {
+        self.advance_to(ordinal);
+        if self.window.ordinal == Some(ordinal) && self.window.own_boot == OwnBoot::None {
+            self.window.own_boot = OwnBoot::Owed;
+        }
+    }
+
+    /// A main prompt that reaches the model is about to enter: an owed boot rides on it.
+    pub(super) fn prompt_out(&mut self, fx: &mut Vec<Effect>) {
+        if let (OwnBoot::Owed, Some(ordinal)) = (self.window.own_boot, self.window.ordinal) {
+            self.window.own_boot = OwnBoot::Offered;
+            fx.push(Effect::AttachOwnBoot {
+                ordinal,
+                generation: self.generation,
+                text: None,
+            });
+        }
+    }
+
+    /// What became of the own boot offered under `generation`: delivered, or owed again.
+    pub(super) fn own_boot(&mut self, generation: u64, status: Delivery) {
+        if generation == self.generation && self.window.own_boot == OwnBoot::Offered {
+            self.window.own_boot = match status {
+                Delivery::Delivered => OwnBoot::Delivered,
+                Delivery::Dropped => OwnBoot::Owed,
+            };
         }
     }
 
@@ -112,6 +171,9 @@ impl Flow {
         self.window.cap = None;
         if self.window.warning == Warning::Offered {
             self.window.warning = Warning::Due;
+        }
+        if self.window.own_boot == OwnBoot::Offered {
+            self.window.own_boot = OwnBoot::Owed;
         }
         self.main_turn = None;
         self.natural_in_turn = false;

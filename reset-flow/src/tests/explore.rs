@@ -20,6 +20,10 @@
 //!   continuation or close-out submission over it, no reset work while it is undelivered);
 //! - the cutoff fires only on a main step (index > 0) and the worker only after a
 //!   successful main turn;
+//! - a fork's own boot: owed only when another session's boot names the current window,
+//!   attached at most once per window (again only after a drop), only to a main prompt; a
+//!   copy of the open window is rebuilt only while no own boot is out, and left out only
+//!   once one is;
 //! - every state survives its blob, and the snapshot agrees with it.
 
 use std::collections::HashMap;
@@ -127,6 +131,11 @@ fn window_alphabet(flow: &Flow) -> Vec<Value> {
         json!({"type": "turn_start", "agent": "main", "turn_id": "t2"}),
         json!({"type": "prompt_submitted", "natural": true}),
         json!({"type": "appended", "agent": "main", "door": "queue"}),
+        json!({"type": "copied_boot", "ordinal": 0}),
+        json!({"type": "copied_boot", "ordinal": 2}),
+        json!({"type": "prompt_out"}),
+        json!({"type": "own_boot", "generation": g, "status": "delivered"}),
+        json!({"type": "own_boot", "generation": g, "status": "dropped"}),
     ]
 }
 
@@ -181,6 +190,12 @@ struct Ghost {
     warned: bool,
     /// The cap as last accepted (cleared by a new process and a session change).
     cap: Option<u64>,
+    /// This window's boot is another session's and no own boot is out: one is owed.
+    own_owed: bool,
+    /// An own boot was attached (or a copy rebuilt) and its fate is not known.
+    own_offered: bool,
+    /// An own boot was delivered in this window.
+    own_delivered: bool,
     // Input, from the raw facts.
     waiting: Option<crate::InputPhase>,
     stepped: bool,
@@ -196,6 +211,9 @@ impl Ghost {
             offered: self.offered,
             warned: self.warned,
             cap: self.cap,
+            own_owed: self.own_owed,
+            own_offered: self.own_offered,
+            own_delivered: self.own_delivered,
             waiting: self.waiting,
             stepped: self.stepped,
             promised: self.promised,
@@ -209,7 +227,15 @@ impl Ghost {
             self.ordinal = Some(ordinal);
             self.offered = false;
             self.warned = false;
+            self.own_owed = false;
+            self.own_offered = false;
+            self.own_delivered = false;
         }
+    }
+
+    /// An own boot of the current window is out or delivered.
+    fn own_out(&self) -> bool {
+        self.own_offered || self.own_delivered
     }
 }
 
@@ -348,18 +374,46 @@ fn check(
         }
         Event::WindowSeen { ordinal } => g.advance(*ordinal),
         // A boot copy that stands names the window; only a closed window's copy is dropped.
-        Event::BootCopy { .. } => {
+        // A fork's: another session's copy of the open window is rebuilt while no own boot
+        // is out (the rebuilt copy is the own boot, offered), and left out once one is.
+        Event::BootCopy { session, text } => {
+            let foreign = notesoup_history_core::window::boot_block(text)
+                .is_some_and(|(w, _)| w.session() != session);
             for e in fx {
                 if let Effect::BootCopy {
                     verdict, ordinal, ..
                 } = e
                 {
+                    let open = g.ordinal.is_none_or(|n| *ordinal >= n);
                     if *verdict != crate::CopyVerdict::Drop {
+                        // A copy that stands names the window (a newer one owes nothing yet).
                         g.advance(*ordinal);
-                    } else if g.ordinal.is_none_or(|n| *ordinal >= n) {
-                        return Err(format!("the boot copy of open window {ordinal} dropped"));
+                    }
+                    match verdict {
+                        crate::CopyVerdict::Drop if open && !(foreign && g.own_out()) => {
+                            return Err(format!("the boot copy of open window {ordinal} dropped"));
+                        }
+                        crate::CopyVerdict::Rebuild if !foreign || g.own_out() => {
+                            return Err(format!(
+                                "a second own boot of window {ordinal} (a copy rebuilt)"
+                            ));
+                        }
+                        crate::CopyVerdict::Rebuild => {
+                            g.own_owed = false;
+                            g.own_offered = true;
+                        }
+                        crate::CopyVerdict::Keep if foreign => {
+                            return Err("another session's copy kept".into());
+                        }
+                        crate::CopyVerdict::Drop | crate::CopyVerdict::Keep => {}
                     }
                 }
+            }
+        }
+        Event::CopiedBoot { ordinal } => {
+            g.advance(*ordinal);
+            if g.ordinal == Some(*ordinal) && !g.own_out() {
+                g.own_owed = true;
             }
         }
         Event::NativeCompacted { agent: Agent::Main } => {
@@ -392,6 +446,34 @@ fn check(
     }
     if let Event::CapChanged { cap } = event {
         g.cap = *cap;
+    }
+
+    // A fork's own boot: only to a main prompt, only when owed, once per window (again
+    // only after a drop), naming the current window.
+    for e in fx {
+        if let Effect::AttachOwnBoot { ordinal, .. } = e {
+            if !matches!(event, Event::PromptOut) {
+                return Err("attach_own_boot outside a prompt".into());
+            }
+            if !g.own_owed || g.own_out() {
+                return Err("an own boot attached that was not owed".into());
+            }
+            if g.ordinal != Some(*ordinal) {
+                return Err(format!(
+                    "an own boot of window {ordinal}, not the current one"
+                ));
+            }
+            g.own_owed = false;
+            g.own_offered = true;
+        }
+    }
+    if let Event::OwnBoot { generation, status } = event
+        && *generation == pre.generation()
+        && g.own_offered
+    {
+        g.own_offered = false;
+        g.own_delivered = *status == crate::Delivery::Delivered;
+        g.own_owed = !g.own_delivered;
     }
 
     // A request born of this event starts a fresh record.
@@ -621,6 +703,10 @@ fn check(
             g.stepped = false;
             g.offered = false;
             g.cap = None;
+            if g.own_offered {
+                g.own_offered = false;
+                g.own_owed = true;
+            }
         }
         Event::PromptSubmitted { natural: true } => {
             g.waiting = Some(crate::InputPhase::Queued);
@@ -663,6 +749,20 @@ fn check(
             }
         }
         _ => {}
+    }
+
+    // The flow's own-boot state agrees with the record.
+    let own = match post.window.own_boot {
+        crate::flow::OwnBoot::None => (false, false, false),
+        crate::flow::OwnBoot::Owed => (true, false, false),
+        crate::flow::OwnBoot::Offered => (false, true, false),
+        crate::flow::OwnBoot::Delivered => (false, false, true),
+    };
+    if own != (g.own_owed, g.own_offered, g.own_delivered) || snap.boot_owed != g.own_owed {
+        return Err(format!(
+            "the own boot disagrees with the events: {:?}, expected owed {}, offered {}, delivered {}",
+            post.window.own_boot, g.own_owed, g.own_offered, g.own_delivered
+        ));
     }
 
     // What the snapshot says about the window agrees with the record.
@@ -950,7 +1050,12 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
             None,
         ),
         hook(
-            json!({"event": "prompt.context", "facts": {"kept": [{"window": "claude:s:2", "ordinal": 2, "text": "B"}]}}),
+            json!({"event": "prompt.context", "facts": {"kept": [{"window": "claude:s1:2", "ordinal": 2, "text": "B"}]}}),
+            None,
+        ),
+        // A fork's: the parent's boot (a compaction's message) is the newest kept.
+        hook(
+            json!({"event": "prompt.context", "facts": {"kept": [{"window": "claude:s0:2", "ordinal": 2, "text": "B"}]}}),
             None,
         ),
         hook(

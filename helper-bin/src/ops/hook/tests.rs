@@ -20,11 +20,13 @@ impl Home {
     }
 
     fn hook(&self, process: &str, event: &str, facts: &Value) -> Response {
-        let request = json!({
-            "event": event,
-            "session": {"harness": "claude", "id": "s1", "process": process},
-            "facts": facts,
-        });
+        let session = json!({"harness": "claude", "id": "s1", "process": process});
+        self.hook_of(&session, event, facts)
+    }
+
+    /// A hook call of the session `session` names.
+    fn hook_of(&self, session: &Value, event: &str, facts: &Value) -> Response {
+        let request = json!({"event": event, "session": session, "facts": facts});
         let home = self.0.to_string_lossy().into_owned();
         run(
             Some("hook"),
@@ -554,4 +556,139 @@ fn a_reply_says_below_which_fill_the_next_main_results_and_steps_change_nothing(
         &json!({"agent": "main", "budget": budget(160000)}),
     );
     assert_eq!(quiet(&out), Value::Null, "{}", out.reply);
+}
+
+// ---- a fork's own boot (a fork made after a reset: e2e w02) ----------------------------
+
+/// The parent's compaction boot a fork after a reset copies, and the fork's session id
+/// (real Claude Code 2.1.319 transcripts: `history-claude/tests/data`).
+const FORK_AFTER_RESET: (&str, &str) = (
+    "own-fork-after-reset--15871621-2d39-40f0-a483-99bc2ce5ab22.jsonl",
+    "15871621-2d39-40f0-a483-99bc2ce5ab22",
+);
+/// The same kind of fork after its first prompt carried its own window-1 boot.
+const FORK_OWN_BOOT: (&str, &str) = (
+    "own-fork-own-boot--bb5b53e4-ff78-47e8-802b-549c800c96a4.jsonl",
+    "bb5b53e4-ff78-47e8-802b-549c800c96a4",
+);
+
+impl Home {
+    /// A hook call of session `id`, bound to a copy of fixture `name` as its transcript.
+    fn fork_hook(
+        &self,
+        (name, id): (&str, &str),
+        process: &str,
+        event: &str,
+        facts: &Value,
+    ) -> Response {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../history-claude/tests/data")
+            .join(name);
+        let transcript = self.0.join(format!("{id}.jsonl"));
+        if !transcript.exists() {
+            std::fs::copy(&fixture, &transcript).expect("fixture copied");
+        }
+        let session = json!({"harness": "claude", "id": id, "process": process,
+                             "transcript_path": transcript.to_string_lossy()});
+        self.hook_of(&session, event, facts)
+    }
+
+    /// Writes note `name` into the brain of the session folder.
+    fn note(&self, cwd: &str, name: &str, text: &str) {
+        let home = self.0.to_string_lossy().into_owned();
+        let request = json!({"cwd": cwd, "args": {"name": name, "text": text}});
+        let out = run(
+            Some("notes_write"),
+            request.to_string().as_bytes(),
+            &Context::from_vars([("NOTESOUP_HOME", home)]),
+        );
+        assert_eq!(out.reply["ok"], true, "{}", out.reply);
+    }
+}
+
+fn submit(cwd: &str) -> Value {
+    json!({"cwd": cwd, "origin": "sdk", "command": false})
+}
+
+/// The texts of the `attach_own_boot` effects of `out`.
+fn own_boots(out: &Response) -> Vec<String> {
+    out.reply["effects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|fx| fx["type"] == "attach_own_boot")
+        .map(|fx| fx["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn a_fork_after_a_reset_with_no_record_gets_its_own_boot_from_the_notes_now_once() {
+    let home = Home::new("fork-own");
+    let cwd = home.cwd();
+    home.note(&cwd, "fork-probe", "FORK-NOTE-NOW");
+    let (_, fork) = FORK_AFTER_RESET;
+    // No record: the flow is rebuilt from the fork's transcript, whose newest boot is the
+    // parent's window-1 boot (the copied compaction message).
+    let first = home.fork_hook(FORK_AFTER_RESET, "p1", "prompt.submit", &submit(&cwd));
+    let boots = own_boots(&first);
+    assert_eq!(boots.len(), 1, "{}", first.reply);
+    let marker = format!("\n<notesoup-boot window=\"claude:{fork}:1\">\n");
+    assert!(boots[0].starts_with(&marker), "{}", boots[0]);
+    assert!(boots[0].contains("FORK-NOTE-NOW"), "{}", boots[0]);
+    assert!(
+        boots[0].trim_end().ends_with("</notesoup-boot>"),
+        "{}",
+        boots[0]
+    );
+    // The prompt's turn opens: delivered; the next prompt carries none.
+    home.fork_hook(
+        FORK_AFTER_RESET,
+        "p1",
+        "turn.step",
+        &json!({"agent": "main", "turn_id": "t1", "index": 0}),
+    );
+    let again = home.fork_hook(FORK_AFTER_RESET, "p1", "prompt.submit", &submit(&cwd));
+    assert!(own_boots(&again).is_empty(), "{}", again.reply);
+    assert_eq!(kept_flow(&home.0, fork).ordinal, Some(1));
+}
+
+#[test]
+fn a_fork_whose_transcript_holds_its_own_boot_gets_no_second_one() {
+    // `-p --resume <fork>` with no record: the fork's own boot is the newest.
+    let home = Home::new("fork-resumed");
+    let cwd = home.cwd();
+    let out = home.fork_hook(FORK_OWN_BOOT, "p1", "prompt.submit", &submit(&cwd));
+    assert!(own_boots(&out).is_empty(), "{}", out.reply);
+    assert_eq!(kept_flow(&home.0, FORK_OWN_BOOT.1).ordinal, Some(1));
+}
+
+#[test]
+fn a_kept_boot_of_another_session_owes_the_session_its_own_on_the_next_prompt() {
+    // The shell forwards the kept boots without the session: the helper judges them against
+    // the session now running.
+    let home = Home::new("fork-kept");
+    let cwd = home.cwd();
+    let parent = "<notesoup-boot window=\"claude:parent:1\">\nnotes\n</notesoup-boot>\nhandoff";
+    let context = home.hook(
+        "p1",
+        "prompt.context",
+        &json!({"cwd": cwd, "kept": [parent]}),
+    );
+    assert!(types(&context).is_empty(), "{}", context.reply);
+    assert!(kept_flow(&home.0, "s1").boot_owed);
+    let out = home.hook("p1", "prompt.submit", &submit(&cwd));
+    let boots = own_boots(&out);
+    assert_eq!(boots.len(), 1, "{}", out.reply);
+    assert!(
+        boots[0].starts_with("\n<notesoup-boot window=\"claude:s1:1\">"),
+        "{}",
+        boots[0]
+    );
+    // Another hook dropped the prompt: owed again, and the next prompt carries it.
+    home.hook("p1", "prompt.dropped", &json!({"generation": 0}));
+    assert!(kept_flow(&home.0, "s1").boot_owed);
+    assert_eq!(
+        own_boots(&home.hook("p1", "prompt.submit", &submit(&cwd))).len(),
+        1
+    );
 }

@@ -172,6 +172,19 @@ impl crate::Resolve for World {
     }
 }
 
+/// The effects leave a copy alone in its attachment out (`{text: null}`).
+fn left_out(fx: &[Effect]) -> bool {
+    matches!(
+        fx,
+        [Effect::BootCopy {
+            verdict: CopyVerdict::Drop,
+            text: None,
+            alone: true,
+            ..
+        }]
+    )
+}
+
 fn attachment_hook(window: &str) -> crate::Hook {
     serde_json::from_value(json!({"event": "prompt.attachment",
         "facts": {"attachment": attachment(window)}}))
@@ -235,17 +248,178 @@ fn the_hook_drops_a_closed_windows_copy_without_building_anything() {
         builds: false,
     };
     let (_, reply) = crate::hook_saved(Some(&saved), "p1", &hook, &mut world);
+    assert!(left_out(&reply.effects), "{:?}", reply.effects);
+}
+
+// ----- a fork's own boot (after a reset the copied boot is a compaction's message) -----
+
+/// One hook call of session `session`'s process `process` on what `saved` holds.
+fn call(
+    session: &'static str,
+    saved: Option<&Value>,
+    process: &str,
+    hook: Value,
+    builds: bool,
+) -> (Value, crate::Reply) {
+    let hook: crate::Hook = serde_json::from_value(hook).unwrap();
+    crate::hook_saved(saved, process, &hook, &mut World { session, builds })
+}
+
+fn context(kept: &[&str]) -> Value {
+    let kept: Vec<Value> = kept
+        .iter()
+        .map(|w| {
+            let ordinal: u32 = w.rsplit(':').next().unwrap().parse().unwrap();
+            json!({"window": w, "ordinal": ordinal, "text": format!("<notesoup-boot window=\"{w}\">\nx\n</notesoup-boot>")})
+        })
+        .collect();
+    json!({"event": "prompt.context", "facts": {"kept": kept}})
+}
+
+fn submit() -> Value {
+    json!({"event": "prompt.submit", "facts": {"origin": "sdk", "command": false}})
+}
+
+fn opening_step() -> Value {
+    json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 0}})
+}
+
+/// The own boots attached by `fx`: (ordinal, text).
+fn own_boots(fx: &[Effect]) -> Vec<(u32, Option<String>)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::AttachOwnBoot { ordinal, text, .. } => Some((*ordinal, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_fork_after_a_reset_gets_its_own_boot_on_its_first_prompt_and_never_again_in_the_window() {
+    // The fork's conversation holds the parent's window-1 boot (a compaction's message).
+    let (saved, reply) = call("fork", None, "p1", context(&["claude:parent:1"]), true);
+    assert!(reply.effects.is_empty(), "nothing attached as a block");
+    assert_eq!(reply.flow.snapshot().ordinal, Some(1));
+    assert!(reply.flow.snapshot().boot_owed);
+    let (saved, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert_eq!(
+        own_boots(&reply.effects),
+        [(
+            1,
+            Some("\n<notesoup-boot window=\"claude:fork:1\">\nNOTES NOW\n</notesoup-boot>".into())
+        )],
+        "the fork's own window-1 boot, its marker on a line of its own"
+    );
+    let (saved, _) = call("fork", Some(&saved), "p1", opening_step(), true);
+    let (saved, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert!(own_boots(&reply.effects).is_empty(), "a second own boot");
+    // `-p --resume <fork>`: the record says it was delivered; the kept boots end with it.
+    let (saved, reply) = call(
+        "fork",
+        Some(&saved),
+        "p2",
+        context(&["claude:parent:1", "claude:fork:1"]),
+        true,
+    );
+    assert!(!reply.flow.snapshot().boot_owed);
+    let (saved, reply) = call("fork", Some(&saved), "p2", submit(), true);
     assert!(
-        matches!(
-            &reply.effects[..],
-            [Effect::BootCopy {
-                verdict: CopyVerdict::Drop,
-                text: None,
-                alone: true,
-                ..
-            }]
-        ),
+        own_boots(&reply.effects).is_empty(),
+        "a fresh boot on resume"
+    );
+    // A reset in the fork opens window 2 (the fork's, as `Resolve::boot` names it).
+    let compact =
+        json!({"event": "session.compact", "facts": {"agent": "main", "trigger": "auto"}});
+    let (_, reply) = call("fork", Some(&saved), "p2", compact, true);
+    assert!(
+        reply
+            .effects
+            .iter()
+            .any(|e| matches!(e, Effect::AnswerCompaction { ordinal: 2, .. })),
         "{:?}",
         reply.effects
     );
+}
+
+#[rstest]
+// The newest is the parent's own boot of the window (the fork's): still another session's.
+#[case::fork_of_a_fork(&["claude:parent:1", "claude:fork:1"])]
+// An older window's boot of this session does not settle the newer window's.
+#[case::own_older_window(&["claude:fork2:0", "claude:parent:1"])]
+fn a_fork_of_a_fork_owes_itself_a_boot(#[case] kept: &[&str]) {
+    let (_, reply) = call("fork2", None, "p1", context(kept), true);
+    assert!(reply.flow.snapshot().boot_owed);
+    assert_eq!(reply.flow.snapshot().ordinal, Some(1));
+}
+
+#[test]
+fn a_dropped_prompt_or_a_failed_build_leaves_the_own_boot_owed() {
+    let (saved, _) = call("fork", None, "p1", context(&["claude:parent:1"]), true);
+    let (saved, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert_eq!(own_boots(&reply.effects).len(), 1);
+    let dropped = json!({"event": "prompt.dropped", "facts": {"generation": 0}});
+    let (saved, reply) = call("fork", Some(&saved), "p1", dropped, true);
+    assert!(reply.flow.snapshot().boot_owed);
+    // The notes cannot be read now: nothing attached, still owed, the log says why.
+    let (saved, reply) = call("fork", Some(&saved), "p1", submit(), false);
+    assert!(own_boots(&reply.effects).is_empty());
+    assert!(
+        matches!(&reply.effects[..], [Effect::Log { text }] if text.contains("no cwd")),
+        "{:?}",
+        reply.effects
+    );
+    assert!(reply.flow.snapshot().boot_owed);
+    let (_, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert_eq!(own_boots(&reply.effects).len(), 1);
+}
+
+#[test]
+fn a_forks_copied_block_is_left_out_once_its_own_boot_rode_the_prompt() {
+    // A fork of window 0 (measured order): prompt.context sees the copied block, the prompt
+    // carries the own boot, then the engine sends the block again.
+    let (saved, _) = call("fork", None, "p1", context(&["claude:parent:0"]), true);
+    let (saved, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert_eq!(own_boots(&reply.effects).len(), 1);
+    let (saved, _) = call("fork", Some(&saved), "p1", opening_step(), true);
+    let attachment = json!({"event": "prompt.attachment",
+        "facts": {"attachment": attachment("claude:parent:0")}});
+    let (_, reply) = call("fork", Some(&saved), "p1", attachment.clone(), true);
+    assert!(left_out(&reply.effects), "{:?}", reply.effects);
+    // The copy rebuilt in place first (no prompt yet) is the own boot: no second one.
+    let (saved, _) = call("fork", None, "p1", attachment, true);
+    let (_, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert!(own_boots(&reply.effects).is_empty(), "{:?}", reply.effects);
+}
+
+#[rstest]
+// The copy is the window's boot: owed.
+#[case::copy_is_the_windows_boot(Some("parent"), Some(0), true)]
+// Claude's own compaction cleared the copied window since: no boot to replace.
+#[case::cleared_since(Some("parent"), Some(1), false)]
+#[case::own_boot(None, Some(0), false)]
+fn a_rebuilt_fork_owes_itself_a_boot_while_the_copy_is_its_windows(
+    #[case] forked_from: Option<&str>,
+    #[case] compactions_since_boot: Option<u64>,
+    #[case] owed: bool,
+) {
+    let facts = WindowFacts {
+        window: Some(WindowId::new("claude", "fork", 1).unwrap()),
+        boot: Some(WindowId::new("claude", forked_from.unwrap_or("fork"), 1).unwrap()),
+        compactions_since_boot,
+        forked_from: forked_from.map(str::to_owned),
+    };
+    let (_, reply) = call("fork", Some(&rebuilt_saved(&facts)), "p1", submit(), true);
+    assert_eq!(own_boots(&reply.effects).len(), usize::from(owed));
+}
+
+#[test]
+fn a_version_2_blob_is_migrated_owing_nothing() {
+    let mut v2 = in_window(3).to_blob();
+    v2["v"] = json!(2);
+    v2["window"].as_object_mut().unwrap().remove("own_boot");
+    let flow = Flow::from_blob(&v2).unwrap();
+    assert_eq!(flow.snapshot().ordinal, Some(3));
+    assert!(!flow.snapshot().boot_owed);
+    assert_eq!(flow.to_blob()["v"], json!(crate::STATE_VERSION));
+    assert_eq!(flow, in_window(3));
 }
