@@ -65,10 +65,9 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
         return Ok(());
     }
     let header = format!(
-        "Brain of {}: {} note{}, {total} of {MAX_BRAIN_BYTES} bytes",
+        "Brain of {}: {}, {total} of {MAX_BRAIN_BYTES} bytes",
         brain.domain().display(),
-        notes.len(),
-        if notes.len() == 1 { "" } else { "s" },
+        count(notes.len(), "note"),
     );
     table(
         out,
@@ -80,6 +79,11 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
             .map(|n| (n.name.as_str(), n.bytes, n.updated, n.first_line.as_str())),
     );
     Ok(())
+}
+
+/// `n` and `noun`, plural unless `n` is 1 (`1 note`, `3 notes`).
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A listing of notes for people: `header`, then `empty` when there are no `rows`, else one
@@ -166,10 +170,9 @@ fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
         return Ok(());
     }
     let header = format!(
-        "Trash of {}: {} deleted note{} (it keeps the newest {TRASH_KEEP}, none older than {TRASH_DAYS} days)",
+        "Trash of {}: {} (it keeps the newest {TRASH_KEEP}, none older than {TRASH_DAYS} days)",
         brain.domain().display(),
-        trash.len(),
-        if trash.len() == 1 { "" } else { "s" },
+        count(trash.len(), "deleted note"),
     );
     let shown = table(
         out,
