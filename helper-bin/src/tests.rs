@@ -136,3 +136,20 @@ pub(crate) fn kept_flow(home: &std::path::Path, id: &str) -> notesoup_reset_flow
         .expect("the kept flow reads")
         .snapshot()
 }
+
+/// A copy of the real Claude Code transcript `name` (`history-claude/tests/data`) as
+/// `<dir>/<session>.jsonl`, named by its session as Claude names it (a copy already there
+/// is kept); its path.
+pub(crate) fn transcript_copy(
+    dir: &std::path::Path,
+    (name, session): (&str, &str),
+) -> std::path::PathBuf {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../history-claude/tests/data")
+        .join(name);
+    let transcript = dir.join(format!("{session}.jsonl"));
+    if !transcript.exists() {
+        std::fs::copy(&fixture, &transcript).expect("fixture copied");
+    }
+    transcript
+}

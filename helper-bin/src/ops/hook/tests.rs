@@ -252,17 +252,14 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
 fn prompt_context_with_no_kept_boot_attaches_the_window_the_transcripts_head_is_in() {
     let home = Home::new("context-transcript");
     let cwd = home.cwd();
-    // A real Claude Code transcript with two compactions (named by its session, as Claude
-    // names it): its head is in window 2.
-    let transcript = home.0.join("da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../history-claude/tests/data/own-two-compactions--da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl"
+    // A real Claude Code transcript with two compactions: its head is in window 2.
+    let transcript = crate::tests::transcript_copy(
+        &home.0,
+        (
+            "own-two-compactions--da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl",
+            "da56055c-293e-4422-b5b8-62b1c7e6c03d",
         ),
-        &transcript,
-    )
-    .expect("fixture copied");
+    );
     let facts = json!({"cwd": cwd, "kept": [], "transcript_path": transcript,
                        "head": "0f2f34a8-2759-40ef-b981-f4432c103a57"});
     let first = home.hook("p1", "prompt.context", &facts);
@@ -576,18 +573,13 @@ impl Home {
     /// A hook call of session `id`, bound to a copy of fixture `name` as its transcript.
     fn fork_hook(
         &self,
-        (name, id): (&str, &str),
+        fixture: (&str, &str),
         process: &str,
         event: &str,
         facts: &Value,
     ) -> Response {
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../history-claude/tests/data")
-            .join(name);
-        let transcript = self.0.join(format!("{id}.jsonl"));
-        if !transcript.exists() {
-            std::fs::copy(&fixture, &transcript).expect("fixture copied");
-        }
+        let id = fixture.1;
+        let transcript = crate::tests::transcript_copy(&self.0, fixture);
         let session = json!({"harness": "claude", "id": id, "process": process,
                              "transcript_path": transcript.to_string_lossy()});
         self.hook_of(&session, event, facts)

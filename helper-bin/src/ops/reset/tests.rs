@@ -21,16 +21,12 @@ const PTL: (&str, &str) = (
     "0ffbd25d-7b28-4def-956b-e0532e45d2a8",
 );
 
-/// A scratch notes home and a copy of fixture `name` as `<session>.jsonl` in it.
-fn scratch(test: &str, (name, session): (&str, &str)) -> (PathBuf, PathBuf) {
+/// A scratch notes home and a copy of `fixture` as `<session>.jsonl` in it.
+fn scratch(test: &str, fixture: (&str, &str)) -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("notesoup-reset-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("home")).unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../history-claude/tests/data")
-        .join(name);
-    let transcript = dir.join(format!("{session}.jsonl"));
-    std::fs::copy(&fixture, &transcript).unwrap();
+    let transcript = crate::tests::transcript_copy(&dir, fixture);
     (dir, transcript)
 }
 
