@@ -39,38 +39,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::budget::Budget;
 use crate::effect::{Effect, Pool};
 use crate::event::{
     Agent, BootStatus, CommandResult, ContinuationStatus, Delivery, Event, Evidence, EvidenceFrom,
-    Measure, Miss, Trigger, TurnEnd,
+    Miss, Trigger, TurnEnd,
 };
 use crate::flow::{ATTACH_DOORS, Commit, Stage};
 use crate::{CopyVerdict, Flow, Reply};
 use notesoup_history_core::window::WindowId;
-
-/// The budget of one hook call, as the helper resolved it (`notesoup-thresholds`' policy
-/// and the engine's usage), all in the policy's unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Budget {
-    /// What the window holds now.
-    pub tokens: u64,
-    /// Where notesoup clears it.
-    pub hard: u64,
-    /// Where notesoup warns; `None` when warnings are off (`DISABLE_COMPACT`).
-    pub warning: Option<u64>,
-    /// Whether notesoup clears by itself at `hard` (false when auto-compaction is off).
-    pub auto_clear: bool,
-}
-
-impl Budget {
-    fn measure(self) -> Measure {
-        Measure {
-            tokens: self.tokens,
-            hard: self.hard,
-            auto_clear: self.auto_clear,
-        }
-    }
-}
 
 /// What the helper resolves for a hook, asked only when the hook reads it.
 pub trait Resolve {
@@ -964,19 +941,6 @@ impl Flow {
         crate::tests::explore::record(pre, seen, self.clone(), fx.clone());
         fx
     }
-}
-
-/// Main tool results and steps the shell need not send until its next reply
-/// ([`Flow::quiet`]): a main `tool.call` whose fill is below `below`, and a main `turn.step`
-/// past the first of turn `turn` whose fill is below it, change nothing. In the unit of the
-/// budget it was computed under; valid only while the points are those of that call (the
-/// same usage inputs, settings, model, variables and cap).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Quiet {
-    /// The running main turn (`None`: no step may be skipped).
-    pub turn: Option<String>,
-    /// The fill at which a call must be sent again (`u64::MAX`: no point applies).
-    pub below: u64,
 }
 
 /// What the shell may skip until its next reply: a hook call it need not make because the

@@ -103,14 +103,16 @@
 use serde_json::Value;
 
 mod blob;
+mod budget;
 mod effect;
 mod event;
 mod flow;
 mod hook;
 
 pub use blob::FlowError;
+pub use budget::{Budget, Quiet};
 pub use flow::{Flow, STATE_VERSION, Snapshot};
-pub use hook::{Budget, Hook, KeptBoot, Quiet, Resolve, Watch, hook_saved};
+pub use hook::{Hook, KeptBoot, Resolve, Watch, hook_saved};
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
 pub use event::{

@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Commit, Flow, Stage};
+use crate::budget::{Budget, Quiet};
 use crate::effect::Effect;
 use crate::event::{Agent, Delivery, InputPhase};
-use crate::hook::{Budget, Quiet};
 
 /// The window the flow is in and what lives exactly as long as it (or as the process).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
