@@ -40,9 +40,10 @@ pub trait BodySource: Send + Sync {
     /// the reason it cannot be had (the file changed under the index, say).
     fn body(&self, seq: Seq) -> Result<Body, String>;
 
-    /// False only when `query` (which holds no `\n`) occurs in no text of event `seq`
-    /// (its visible text, a call's input, a result's text).
-    fn may_contain(&self, seq: Seq, query: &str) -> bool;
+    /// The elided events whose texts (visible text, a call's input, a result's text) may
+    /// hold `query` (which holds no `\n`), in any order: every other elided event's texts
+    /// do not. `None`: any of them may.
+    fn may_contain(&self, query: &str) -> Option<Vec<Seq>>;
 }
 
 /// The bodies a [`History`] was made without.
@@ -185,13 +186,23 @@ impl History {
         }
     }
 
-    /// Whether the source says the elided event at `index` may hold `query`.
-    pub(crate) fn source_may_contain(&self, index: usize, query: &str) -> bool {
-        match &self.elided {
-            Some(elided) if elided.which[index].is_some() => elided
-                .source
-                .may_contain(self.transcript.events[index].seq, query),
-            _ => false,
+    /// For each event index, whether the source says it may hold `query` (false for whole
+    /// bodies); empty when nothing is elided.
+    pub(crate) fn candidates(&self, query: &str) -> Vec<bool> {
+        let Some(elided) = &self.elided else {
+            return Vec::new();
+        };
+        match elided.source.may_contain(query) {
+            None => elided.which.iter().map(Option::is_some).collect(),
+            Some(seqs) => {
+                let mut out = vec![false; self.transcript.events.len()];
+                for seq in seqs {
+                    if let Some(index) = self.index_of(seq) {
+                        out[index] = elided.which[index].is_some();
+                    }
+                }
+                out
+            }
         }
     }
 

@@ -274,6 +274,8 @@ impl History {
         // The leftmost match of the literal, a byte offset on a char boundary (both are
         // UTF-8), exactly what `str::find` gives, found with SIMD.
         let finder = query.map(memchr::memmem::Finder::new);
+        // Which left-out bodies may hold the query (one pass of the source per list).
+        let candidates = query.map(|q| self.candidates(q)).unwrap_or_default();
         for pos in positions {
             let index = self.order()[pos];
             let event = self.event_at(index);
@@ -290,7 +292,7 @@ impl History {
             // A document with a body left out is decoded only when it may hold the query
             // (or, without one, when it is shown).
             let elided = self.elided_document(index);
-            if elided && query.is_some_and(|q| !self.may_match(index, q)) {
+            if elided && query.is_some_and(|q| !self.may_match(index, q, &candidates)) {
                 continue;
             }
             let doc: &str = match &event.body {
@@ -519,13 +521,18 @@ impl History {
     }
 
     /// False only when the document at `index`, whose bodies are partly left out, cannot
-    /// hold `query`. A match the document's fixed parts and whole bodies do not show must
+    /// hold `query` (`candidates`: [`History::candidates`] of it). A match the document's fixed parts and whole bodies do not show must
     /// overlap a left-out text or input: lie inside it (the source decides), run from a
     /// call's name across the space into its input, or cross a line break of the fixed
     /// parts (a query with `\n`: always decoded).
-    fn may_match(&self, index: usize, query: &str) -> bool {
+    fn may_match(&self, index: usize, query: &str, candidates: &[bool]) -> bool {
+        let source = |i: usize| candidates.get(i).copied().unwrap_or(false);
         if query.contains('\n') {
             return true;
+        }
+        if let Body::Text { .. } = &self.event_at(index).body {
+            // Its document is its text alone, and that is left out.
+            return source(index);
         }
         let mut fixed = String::new();
         let _ = self.document_with(index, &mut fixed, |i| {
@@ -534,7 +541,7 @@ impl History {
         if fixed.contains(query) {
             return true;
         }
-        let mut may = self.source_may_contain(index, query);
+        let mut may = source(index);
         if let Body::ToolCall { name, .. } = &self.event_at(index).body {
             may = may
                 || self.elided(index).is_some()
@@ -542,7 +549,7 @@ impl History {
                         .match_indices(' ')
                         .any(|(at, _)| name.ends_with(&query[..at]));
             if let Some(result) = self.partner_index(index) {
-                may = may || self.source_may_contain(result, query);
+                may = may || source(result);
             }
         }
         may

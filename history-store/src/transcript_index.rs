@@ -33,7 +33,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use notesoup_history_claude::{DecodeError, Decoder, ElidedRow, Head, Options, Skeleton};
 use notesoup_history_core::{Body, BodySource, History, Seq, Transcript};
@@ -284,7 +284,6 @@ pub fn read_history(
         file: scanned.file,
         starts: scanned.starts,
         rows: skeleton.rows,
-        scanned: Mutex::new(None),
     };
     Ok(History::with_bodies(
         skeleton.transcript,
@@ -481,8 +480,6 @@ struct LineBodies {
     file: File,
     starts: Vec<u64>,
     rows: Vec<ElidedRow>,
-    /// The last query scanned for, and for each line whether it may hold it.
-    scanned: Mutex<Option<(String, Vec<bool>)>>,
 }
 
 /// The most bytes of whole lines [`LineBodies::scan`] reads at once (a longer line is read
@@ -554,30 +551,22 @@ impl BodySource for LineBodies {
             .ok_or_else(|| format!("seq {seq} is not in its row"))
     }
 
-    fn may_contain(&self, seq: Seq, query: &str) -> bool {
+    fn may_contain(&self, query: &str) -> Option<Vec<Seq>> {
         if query
             .chars()
             .any(|c| c == '"' || c == '\\' || c.is_control())
         {
-            return true;
+            return None;
         }
-        let Some(row) = self.row(seq) else {
-            return true;
-        };
-        let Ok(mut scanned) = self.scanned.lock() else {
-            return true;
-        };
-        if scanned.as_ref().is_none_or(|(q, _)| q != query) {
-            match self.scan(query) {
-                Ok(marks) => *scanned = Some((query.to_owned(), marks)),
-                // Unreadable now: decoding the body says why.
-                Err(_) => return true,
+        // Unreadable now: any body may hold it, and decoding it says why.
+        let marks = self.scan(query).ok()?;
+        let mut seqs = Vec::new();
+        for row in &self.rows {
+            if marks.get(row.line - 1).copied().unwrap_or(true) {
+                seqs.extend(row.seq..row.seq + row.events as u64);
             }
         }
-        scanned
-            .as_ref()
-            .and_then(|(_, marks)| marks.get(row.line - 1).copied())
-            .unwrap_or(true)
+        Some(seqs)
     }
 }
 
