@@ -16,6 +16,7 @@
 # ratios, so a drift of the machine's speed moves both sides of a pair alike.
 #   benches/table.sh [pairs] [bytes]     (defaults: 7 100000000)
 # NOTESOUP_TABLE_ROWS=claude: the start-up and turn rows only (no minimal mods, no history).
+# NOTESOUP_TABLE_ROWS=history: the history rows only (no Claude Code needed).
 # NOTESOUP_TABLE_BASE=<plugins/claude of another checkout>: also that plugin side by side
 #   with this one (start-up and the 20-call turn, A = this, B = base, and base vs empty mod),
 #   so a change to the hooks module is measured against its base in the same run.
@@ -31,8 +32,11 @@ if [ "${NOTESOUP_TABLE_ROWS:-all}" = claude ]; then
 else
   cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-benches --bins
 fi
-cargo build --release --locked -q -p notesoup-e2e --bin notesoup-fake-api
-claude="$(scripts/get-claude)"
+claude=""
+if [ "${NOTESOUP_TABLE_ROWS:-all}" != history ]; then
+  cargo build --release --locked -q -p notesoup-e2e --bin notesoup-fake-api
+  claude="$(scripts/get-claude)"
+fi
 bin="$CARGO_TARGET_DIR/release"
 exec python3 - "$claude" "$bin" "$PWD/plugins/claude" "$pairs" "$bytes" "${NOTESOUP_TABLE_ROWS:-all}" "${NOTESOUP_TABLE_BASE:-}" <<'PY'
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
@@ -40,6 +44,7 @@ from pathlib import Path
 
 claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 only_claude, base_src = sys.argv[6] == "claude", (Path(sys.argv[7]) if sys.argv[7] else None)
+only_history = sys.argv[6] == "history"
 helper, fake, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup-fake-api", bin_dir / "gen-transcript"
 tmp = Path(tempfile.mkdtemp(prefix="nstable-"))
 SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
@@ -195,39 +200,40 @@ def spawns_per_event(tool_calls, mod=notesoup_mod):
 
 
 rows = []
-start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(empty_mod), pairs)
-bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
-rows.append(("`claude -p ok`: notesoup vs empty mod (wall)",
-             f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
-             f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
-if base_mod is not None:
-    b = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs)
-    rows.append(("`claude -p ok`: notesoup vs notesoup at the base (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
-    b = pairwise(lambda: claude_run(base_mod), lambda: claude_run(empty_mod), pairs)
-    rows.append(("`claude -p ok`: notesoup at the base vs empty mod (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
-for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
-                   ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
-                   ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
-    if mod is None or only_claude:
-        continue
-    r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
-    rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
-turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
-spawns, hook_events, by_event = spawns_per_event(20)
-rows.append(("a turn with 20 tool calls: notesoup vs empty mod (wall)",
-             f"{turn['a_wall']:.2f} s vs {turn['b_wall']:.2f} s; {spawns} helper spawns / {hook_events} hook events",
-             f"{turn['wall']:.2f} (cpu {turn['cpu']:.2f})", "≤ 1.05"))
-if base_mod is not None:
-    b = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(base_mod, 20), pairs)
-    bs, be, _ = spawns_per_event(20, base_mod)
-    rows.append(("a turn with 20 tool calls: notesoup vs notesoup at the base (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s; base {bs} helper spawns / {be} hook events",
-                 f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
-    b = pairwise(lambda: claude_run(base_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
-    rows.append(("a turn with 20 tool calls: notesoup at the base vs empty mod (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
+if not only_history:
+    start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(empty_mod), pairs)
+    bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
+    rows.append(("`claude -p ok`: notesoup vs empty mod (wall)",
+                 f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
+                 f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
+    if base_mod is not None:
+        b = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs)
+        rows.append(("`claude -p ok`: notesoup vs notesoup at the base (wall)",
+                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
+        b = pairwise(lambda: claude_run(base_mod), lambda: claude_run(empty_mod), pairs)
+        rows.append(("`claude -p ok`: notesoup at the base vs empty mod (wall)",
+                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
+    for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
+                       ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
+                       ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
+        if mod is None or only_claude:
+            continue
+        r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
+        rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
+    turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
+    spawns, hook_events, by_event = spawns_per_event(20)
+    rows.append(("a turn with 20 tool calls: notesoup vs empty mod (wall)",
+                 f"{turn['a_wall']:.2f} s vs {turn['b_wall']:.2f} s; {spawns} helper spawns / {hook_events} hook events",
+                 f"{turn['wall']:.2f} (cpu {turn['cpu']:.2f})", "≤ 1.05"))
+    if base_mod is not None:
+        b = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(base_mod, 20), pairs)
+        bs, be, _ = spawns_per_event(20, base_mod)
+        rows.append(("a turn with 20 tool calls: notesoup vs notesoup at the base (wall)",
+                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s; base {bs} helper spawns / {be} hook events",
+                     f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
+        b = pairwise(lambda: claude_run(base_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
+        rows.append(("a turn with 20 tool calls: notesoup at the base vs empty mod (wall)",
+                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
 
 
 # ---- history_list vs rg on the same file ---------------------------------------------
@@ -279,8 +285,9 @@ if not only_claude:
     history("sparse")
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"{pairs} alternating pairs per row (medians; ratios pair by pair)")
-print(f"spawns per hook event in the 20-call turn: {spawns / max(hook_events, 1):.2f} "
-      f"({', '.join(f'{k} {v}' for k, v in sorted(by_event.items()))})")
+if not only_history:
+    print(f"spawns per hook event in the 20-call turn: {spawns / max(hook_events, 1):.2f} "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(by_event.items()))})")
 print("| what | measured | ratio | goal |")
 print("|---|---|---|---|")
 for r in rows:

@@ -135,10 +135,11 @@ pub(crate) struct Elided {
 /// A 128-bit hash of a row's events (roles and whole bodies, in order): a repeat of a row
 /// whose events were elided must have the same.
 pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, &'a Body)>) -> u128 {
+    // Each field's length and xxh3-128 (read in place, never copied), then xxh3-128 of those.
     let mut buf = Vec::with_capacity(256);
     let mut put = |bytes: &[u8]| {
         buf.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        buf.extend_from_slice(bytes);
+        buf.extend_from_slice(&twox_hash::xxh3::hash128(bytes).to_le_bytes());
     };
     for (role, body) in events {
         put(role.name().as_bytes());

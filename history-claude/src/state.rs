@@ -17,7 +17,7 @@ use crate::decoder::{
 use crate::rows::Kind;
 
 /// The format version written first; a state of another version is refused.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
