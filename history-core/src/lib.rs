@@ -44,6 +44,10 @@
 //! `notesoup-helper-bin` crate's `tools` module, which adds a `session` selector (resolved by
 //! the host, not by this crate: it picks which transcript the decoder reads).
 //!
+//! A decoder may leave bodies out ([`History::with_bodies`] and a [`BodySource`] that gives
+//! them back): the answers are the same, and only the bodies an answer shows, or a search
+//! may find its query in, are asked for.
+//!
 //! Both answers, including a notice and any footer, fit [`ANSWER_LIMIT`] bytes. When the
 //! decoder reported missing ancestors, both prepend a bounded notice naming them (also on
 //! empty selections and refusals); the notice is never searched and offsets never count

@@ -13,7 +13,9 @@
 //!   ([`Corpus::recent`]).
 //! - [`read_transcript`] decodes a Claude transcript through its index in a [`Cache`]
 //!   folder, so a call decodes only the lines appended since the index was written; the
-//!   answer is always the one a fresh decode gives.
+//!   answer is always the one a fresh decode gives. [`read_history`] gives the history
+//!   tools the same transcript with the indexed rows' bodies left in the file, decoded only
+//!   where an answer shows them or a search may find its query.
 //!
 //! Every refusal is a [`StoreError`] with a stable [`StoreError::code`] and a one-line
 //! message naming the file or selector at fault.

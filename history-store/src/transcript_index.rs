@@ -1,9 +1,14 @@
 //! Reading a Claude transcript through a persistent per-transcript index, so a call
 //! decodes only the lines appended since the last one.
 //!
-//! The index is the decoder's state after the file's committed prefix
-//! ([`Decoder::snapshot`]), kept in `<notesoup home>/cache/history/` beside what vouches
-//! for that prefix. **Invariant:** a state is only resumed over a prefix that is
+//! The index is the decoder's structure-only state after the file's committed prefix
+//! ([`Decoder::snapshot`]: no texts or inputs) and where each covered line starts, kept in
+//! `<notesoup home>/cache/history/` beside what vouches for that prefix. The covered rows'
+//! bodies stay in the transcript: [`read_history`] reads back only the lines an answer needs,
+//! [`read_transcript`] all of them, each refused unless it still holds the row the index
+//! fingerprinted (a rewrite while the call runs is refused as `transcript_changed`; one made
+//! between a search's scan and its reads can only hide a match of rows it changed, as a
+//! rewrite during any read of the file could). **Invariant:** a state is only resumed over a prefix that is
 //! byte-identical to the one it was made from: the file must be the same (device and
 //! inode), at least as long, and either
 //!
