@@ -475,16 +475,38 @@ fn scan(
 /// of [`read_history`].
 ///
 /// **Which lines may hold a query.** A row's texts are JSON strings of its line, decoded;
-/// a call's input is a verbatim part of it. For a query without `"`, `\` or a control
-/// character (the characters JSON must escape), each of its characters in a decoded text
-/// came from the same character written as it is, from `\/` (a `/`) or from a `\u`
-/// escape; so a text holds the query only if the raw line holds it, or the line has a
-/// `\u` escape, or (for a query with `/`) a `\/` one. Those lines are found with one
-/// `memmem` pass over the covered lines per query; any other query may be anywhere.
+/// a call's input is a verbatim part of it. In a JSON string, a character is written as it
+/// is, or as a `\u` escape, or (`/` only) as `\/`, or, for the characters JSON must escape,
+/// as their one short escape (`\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`; other control
+/// characters only as `\u`). So a decoded text holds the query only if the raw line holds the
+/// query written that way (its JSON-escaped form), or the line has a `\u` escape, or (for a
+/// query with `/`) a `\/` one; an input holds it only if the raw line holds it as it is.
+/// Those lines are found with one `memmem` pass over the covered lines per query (a query
+/// with a line break may be anywhere: texts are joined with line breaks).
 struct LineBodies {
     file: File,
     starts: Vec<u64>,
     rows: Vec<ElidedRow>,
+}
+
+/// `text` as a JSON string writes it with the short escapes: `"`, `\` and the control
+/// characters that have one (the others only have `\u` forms, which [`LineBodies`] finds
+/// apart).
+fn json_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The most bytes of whole lines [`LineBodies::scan`] reads at once (a longer line is read
@@ -502,8 +524,10 @@ impl LineBodies {
     fn scan(&self, query: &str) -> Result<Vec<bool>, ReadError> {
         let last = self.rows.last().map_or(0, |r| r.line);
         let mut marks = vec![false; last];
+        let escaped = json_escaped(query);
         let finders = [
             Some(memchr::memmem::Finder::new(query.as_bytes())),
+            (escaped != query).then(|| memchr::memmem::Finder::new(escaped.as_bytes())),
             Some(memchr::memmem::Finder::new(b"\\u")),
             query
                 .contains('/')
@@ -557,10 +581,7 @@ impl BodySource for LineBodies {
     }
 
     fn may_contain(&self, query: &str) -> Option<Vec<Seq>> {
-        if query
-            .chars()
-            .any(|c| c == '"' || c == '\\' || c.is_control())
-        {
+        if query.contains('\n') {
             return None;
         }
         // Unreadable now: any body may hold it, and decoding it says why.

@@ -277,7 +277,9 @@ fn tricky() -> String {
             _ => {
                 row["type"] = json!("system");
                 row["subtype"] = json!("informational");
-                row["content"] = json!(format!("notice {i} http://x/y"));
+                row["content"] = json!(format!(
+                    "notice {i} http://x/y say \"hi {i}\" in C:\\dir\\{i}\tcol"
+                ));
             }
         }
         let mut line = row.to_string();
@@ -300,7 +302,8 @@ fn escapes_and_fixed_parts_never_hide_a_match() {
     std::fs::write(&path, &text).unwrap();
     check(&dir, &path, "tricky");
     // These queries find events only through a `\u` or `\/` escape, across a call's name
-    // and input, or in the fixed parts of its document.
+    // and input, in the fixed parts of its document, or through the short escapes (`\"`,
+    // `\\`, `\t`) the line writes them with.
     let whole = fresh(&path).unwrap();
     let lazy = read_history(&path, &Options::default(), &Head::Leaf, Some(&cache(&dir))).unwrap();
     for query in [
@@ -311,6 +314,9 @@ fn escapes_and_fixed_parts_never_hide_a_match() {
         "result #",
         "--- pending",
         "unknown call",
+        "say \"hi 5\"",
+        "C:\\dir\\5",
+        "5\tcol",
     ] {
         let args = ListArgs {
             query: Some(query.to_owned()),
