@@ -964,7 +964,7 @@ impl Flow {
         let awaiting = self.installed().is_some();
         let append_doors = if awaiting && !self.interactive {
             vec!["*".to_owned()]
-        } else if self.waiting.is_some() {
+        } else if self.attachable() {
             ATTACH_DOORS.iter().map(|&d| d.to_owned()).collect()
         } else {
             Vec::new()

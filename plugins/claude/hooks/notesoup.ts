@@ -1,17 +1,15 @@
 // notesoup's hooks module for Claude Code: a pipe.
 //
-// Each hook forwards its raw facts (and the `$` facts it can read cheaply: usage, settings,
-// the environment's switches, the boots Claude kept) to `notesoup-helper hook` (one JSON
-// request on stdin, one JSON reply on stdout, through `$.process.run`) and carries out the
-// effects that come back, every text filled. One hook call starts at most one helper. It
-// decides nothing: the window, the warning, the cap, the input phases and every reset
-// decision are the helper's, kept on disk per session. See ../README.md for the map.
+// Each hook forwards its raw facts to `notesoup-helper hook` (one JSON request on stdin, one
+// JSON reply on stdout, through `$.process.run`) and carries out the effects that come back,
+// every text filled: at most one helper per hook call, and none for a call the last reply
+// said can change nothing (`watch`). It decides nothing; the state is the helper's, on disk
+// per session. Map: ../README.md; protocol: helper-bin/PROTOCOL.md `## hook`.
 //
-// The validator wants `$` used only as `$.noun.method(...)` and passed only to
-// functions declared at the top level of this file, so every hook is one of those.
-// tests/gate.py scans this file: no `$.session.compact`, no `{skip}` after `next()` in
-// the compaction hook, `$.command.run` only from `turn.complete` or a timer, and at most
-// four module-level `let`s (caches of what the helper or the engine said).
+// The validator wants `$` used only as `$.noun.method(...)` and passed only to functions
+// declared at the top level of this file. tests/gate.py: no `$.session.compact`, no `{skip}`
+// after `next()` in the compaction hook, `$.command.run` only from `turn.complete` or a
+// timer, at most four module-level `let`s (caches of what the helper or the engine said).
 
 import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
 import { COMMANDS, TOOLS, TOOL_NAMES } from './spec.ts';
@@ -19,7 +17,6 @@ import { COMMANDS, TOOLS, TOOL_NAMES } from './spec.ts';
 type Fields = { [key: string]: unknown };
 type Failure = { ok: false; error: { code: string; message: string } };
 type Reply = ({ ok: true } & Fields) | Failure;
-type Agent = 'main' | 'subagent';
 
 const HOST = 'claude';
 /** Keys of the lines already logged once. */
@@ -30,19 +27,15 @@ const PROCESS = crypto.randomUUID();
 // ---- module state: caches only (lost on reload; the state is the helper's, on disk) ----
 
 /**
- * Read once per load: the helper to run and `NOTESOUP_DISABLED` as set; `on` once a reply
- * said whether notesoup is on (the helper reads the switch by its one rule).
+ * Read once per load: the helper and `NOTESOUP_DISABLED` as set; `on` once a reply said;
+ * `registered` settles when session.start's tools and commands are registered.
  */
-let switches: { helper: string; disabled?: string; on?: boolean } | undefined;
+let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<void> } | undefined;
 /** What the engine bound: the session identity, the transcript, the newest kept main row. */
 let bound: { identity?: string; transcriptPath?: string; head?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
 let usageCache: { key: string; usage: unknown } | undefined;
-/**
- * What the helper's last reply asked the shell to send (`watch`: which appends, the kept
- * boots, the boot marker to find them by, the main results it need not hear of), the budget
- * inputs of the call it answered (`key`), and the continuation whose turn runs.
- */
+/** The last reply's `watch`, the budget inputs of the call it answered, the running continuation. */
 let pending: { watch: Fields; key?: string; continuation?: number } = { watch: {} };
 
 // ---- small pure helpers ------------------------------------------------------------
@@ -63,12 +56,7 @@ function refusal(code: string, message: string): Failure {
   return { ok: false, error: { code, message } };
 }
 
-function textOf(reply: Reply): string {
-  if (!reply.ok) return `notesoup ${reply.error.code}: ${reply.error.message}`;
-  return typeof reply.text === 'string' ? reply.text : JSON.stringify(reply);
-}
-
-function agentOf(e: { agentId?: string }): Agent {
+function agentOf(e: { agentId?: string }): 'main' | 'subagent' {
   return e.agentId === undefined ? 'main' : 'subagent';
 }
 
@@ -76,9 +64,7 @@ function agentOf(e: { agentId?: string }): Agent {
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content
-    .map((b: unknown) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : ''))
-    .join('');
+  return content.map((b: unknown) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
 }
 
 // ---- the helper ----------------------------------------------------------------------
@@ -125,24 +111,18 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
   return refusal('helper_failed', `${op}: exit ${out.exitCode}, no JSON reply${why ? `: ${why}` : ''}`);
 }
 
-/**
- * The session the helper keeps the flow of, as this process (and binding) names it, and
- * the transcript it rebuilds the window from when the session has no record yet (a fork,
- * a deleted record).
- */
+/** The session the helper keeps the flow of, as this process (and binding) names it. */
 async function sessionRef($: EngineInterface): Promise<Fields> {
-  // The id goes as the engine gave it: the helper checks it (one rule, window-store's
-  // SessionKey) and refuses one it cannot key a record by, rather than two ids sharing one.
-  const id = await $.session.id();
-  const session: Fields = { harness: HOST, id, process: `${PROCESS}:${bound.epoch}` };
+  // The id goes as the engine gave it: the helper's one rule refuses one it cannot key.
+  const session: Fields = { harness: HOST, id: await $.session.id(), process: `${PROCESS}:${bound.epoch}` };
   if (bound.transcriptPath !== undefined) session.transcript_path = bound.transcriptPath;
   return session;
 }
 
 /**
- * One engine hook call, whole, to the helper's `hook` op; returns the effects, texts filled.
- * Until a reply said whether notesoup is on (a hook may come before session.start's reply),
- * the switch goes along as set and the reply's `disabled` is obeyed.
+ * One engine hook call, whole, to the helper's `hook` op; returns the effects. Until a reply
+ * said whether notesoup is on (a hook may come before session.start's), the switch goes
+ * along as set and the reply's `disabled` is obeyed.
  */
 async function hookEvent($: EngineInterface, event: string, facts: Fields): Promise<Fields[]> {
   const sw = await readSwitches($);
@@ -150,22 +130,33 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
   const sent = asked ? { ...facts, env: { ...(isObject(facts.env) ? facts.env : {}), NOTESOUP_DISABLED: sw.disabled } } : facts;
   const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent });
   if (asked && reply.ok) sw.on = reply.disabled !== true;
+  return obey($, `hook ${event}`, facts, reply);
+}
+
+/** A reply's effects, its `watch` kept (with the budget inputs `facts` held) and its lines logged. */
+function obey($: EngineInterface, what: string, facts: Fields, reply: Reply): Fields[] {
   if (!reply.ok) {
-    logOnce($, `hook:${event}:${reply.error.code}`, `hook ${event} refused: ${reply.error.message}`);
+    logOnce($, `${what}:${reply.error.code}`, `${what} refused: ${reply.error.message}`);
     return [];
   }
-  keepWatch(reply, facts);
-  for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `hook:${String(line)}`, String(line));
+  // `quiet` holds until the next reply only.
+  const watch = isObject(reply.watch) ? reply.watch : { ...pending.watch, quiet: undefined };
+  pending = { ...pending, watch, key: isObject(facts.budget) ? budgetKey(facts.budget) : undefined };
+  for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `log:${String(line)}`, String(line));
   if (off()) return [];
   const effects = Array.isArray(reply.effects) ? reply.effects.filter(isObject) : [];
-  $.ui.log(`notesoup: hook ${event} -> ${effects.map((fx) => str(fx.type)).join(', ') || 'nothing'}`, { to: 'debug' });
+  $.ui.log(`notesoup: ${what} -> ${effects.map((fx) => str(fx.type)).join(', ') || 'nothing'}`, { to: 'debug' });
   return effects;
 }
 
-/**
- * The budget facts a hook call reads: the usage breakdown (read again only when an input
- * it depends on changed), the fill now, settings, model and the threshold variables.
- */
+/** One hook call whose effects are carried out here, its report lines shown. */
+async function carry($: EngineInterface, event: string, facts: Fields): Promise<Carried> {
+  const out = await runEffects($, await hookEvent($, event, facts));
+  show($, out.reports);
+  return out;
+}
+
+/** The budget facts: the fill now, settings, model, the threshold variables, the breakdown. */
 async function budgetFacts($: EngineInterface): Promise<Fields> {
   // The threshold variables (`notesoup_thresholds::Env::NAMES`); the engine wants each named.
   const [model, settings, now, pct, window, noAuto, noCompact, maxOut] = await Promise.all([
@@ -196,16 +187,10 @@ function budgetKey(b: Fields): string {
   return JSON.stringify([b.model, b.settings, b.env, isObject(b.context) ? b.context.window : undefined]);
 }
 
-/** Keeps a reply's `watch`, with the budget inputs of the call it answered; `quiet` holds until the next reply only. */
-function keepWatch(reply: Fields, facts: Fields) {
-  const watch = isObject(reply.watch) ? reply.watch : { ...pending.watch, quiet: undefined };
-  pending = { ...pending, watch, key: isObject(facts.budget) ? budgetKey(facts.budget) : undefined };
-}
-
 /**
  * Whether the last reply said this main tool result (or this later step of turn `turn`)
- * changes nothing (`watch.quiet`): the budget inputs are those of the call it answered and
- * the fill is below the point it named. A cache of Rust's answer: anything else calls.
+ * changes nothing (`watch.quiet`): the budget inputs of the call it answered, the fill below
+ * the point it named. A cache of Rust's answer: anything else calls.
  */
 function quiet(budget: Fields, turn?: string): boolean {
   const q = pending.watch.quiet;
@@ -216,10 +201,8 @@ function quiet(budget: Fields, turn?: string): boolean {
 }
 
 /**
- * The text blocks of user messages that may hold a boot (the helper reads the marker line;
- * the marker it named in a reply narrows them), oldest first. The API form is read: a boot
- * attached through prompt.context is kept as an attachment, which the plain form leaves
- * out; and the API form merges adjacent user messages, so each block is looked at alone.
+ * The text blocks of user messages holding the boot marker the helper named, oldest first,
+ * from the API form (it keeps a prompt.context attachment; each merged block looked at alone).
  */
 async function keptBoots($: EngineInterface): Promise<string[]> {
   const marker = str(pending.watch.boot_marker);
@@ -240,7 +223,7 @@ async function keptFacts($: EngineInterface, facts: Fields): Promise<Fields> {
   return pending.watch.kept === true ? { ...facts, kept: await keptBoots($) } : facts;
 }
 
-/** Where the session lives: what the helper builds a boot from. */
+/** Where the session lives: what the helper builds a boot from, and a tool's binding. */
 async function placeFacts($: EngineInterface): Promise<Fields> {
   const facts: Fields = { cwd: await $.session.cwd() };
   if (bound.transcriptPath !== undefined) facts.transcript_path = bound.transcriptPath;
@@ -273,37 +256,33 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<Carrie
       out.context.push(text);
       out.warned = num(fx.generation);
     } else if (type === 'attach_boot' && text !== undefined) out.boot = text;
-    else if (type === 'continue') continueAfterReset($, fx);
+    else if (type === 'continue') submitPrompt($, 'continuation', num(fx.generation) ?? 0, str(fx.text) ?? '');
     else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
     else if (type === 'closeout' && text !== undefined) {
       // The warning as this command's context, or as one hidden close-out turn, submitted
       // from a timer (the command.run hook holds the turn the prompt would wait on).
       if (fx.mode === 'current_turn') out.context.push(text);
-      else $.clock.after(0, () => submitCloseout($, num(fx.generation) ?? 0, text));
+      else $.clock.after(0, () => submitPrompt($, 'closeout', num(fx.generation) ?? 0, text));
     } else if (type !== 'cancel') logOnce($, `effect:${type}`, `unknown effect ${JSON.stringify(fx)}`);
   }
   return out;
 }
 
 /**
- * `continue`: queue the fresh window's first prompt (not awaited: the run must stay alive).
- * Dropped or rejected is told at once; started rides on its turn's completion.
+ * The continuation or a close-out: a prompt submitted without waiting (the run must stay
+ * alive); dropped or rejected is told at once, a continuation's start rides on its turn's
+ * completion.
  */
-function continueAfterReset($: EngineInterface, fx: Fields) {
-  const generation = num(fx.generation) ?? 0;
+function submitPrompt($: EngineInterface, event: 'continuation' | 'closeout', generation: number, text: string) {
+  const missed = (status: string, reason: string) => carry($, event, { generation, status, reason });
   $.prompt
-    .submit({ text: str(fx.text) ?? '' })
+    .submit({ text })
     .then((r) => {
-      if (r.drop !== undefined) return continuationMissed($, generation, 'dropped', r.drop);
-      pending = { ...pending, continuation: generation };
+      if (r.drop !== undefined) return missed('dropped', r.drop);
+      if (event === 'continuation') pending = { ...pending, continuation: generation };
       return undefined;
     })
-    .catch((err: unknown) => continuationMissed($, generation, 'failed', String(err)));
-}
-
-async function continuationMissed($: EngineInterface, generation: number, status: string, reason: string) {
-  $.ui.log(`notesoup: continuation ${status}: ${reason}`, { to: 'debug' });
-  show($, (await runEffects($, await hookEvent($, 'continuation', { generation, status, reason }))).reports);
+    .catch((err: unknown) => missed('failed', String(err)));
 }
 
 /** `compact`: the reset's own compaction through the command path, marked so it is admitted. */
@@ -317,16 +296,7 @@ async function compactNow($: EngineInterface, fx: Fields) {
   }
   // A resolved command the helper said can change nothing (its compaction was answered).
   if (facts.status === 'ok' && pending.watch.compact_done === false) return;
-  show($, (await runEffects($, await hookEvent($, 'compact.done', await keptFacts($, facts)))).reports);
-}
-
-function submitCloseout($: EngineInterface, generation: number, text: string) {
-  const missed = async (status: string, reason: string) =>
-    show($, (await runEffects($, await hookEvent($, 'closeout', { generation, status, reason }))).reports);
-  $.prompt
-    .submit({ text })
-    .then((r) => (r.drop === undefined ? undefined : missed('dropped', r.drop)))
-    .catch((err: unknown) => missed('failed', String(err)));
+  await carry($, 'compact.done', await keptFacts($, facts));
 }
 
 function show($: EngineInterface, reports: string[]) {
@@ -336,11 +306,7 @@ function show($: EngineInterface, reports: string[]) {
 
 // ---- session.start, binding, session.end -------------------------------------------------
 
-/**
- * Registers every tool and command at once: the engine rebuilds the plugin's tool server on
- * each registration, so awaiting them in turn paid one rebuild after another (BENCHMARKS.md,
- * start-up rows: 9 registrations in turn 2.22x the empty mod, at once 1.29x).
- */
+/** Every tool and command at once: the engine rebuilds its tool server on each (BENCHMARKS.md). */
 async function registerAll($: EngineInterface) {
   await Promise.all([
     ...TOOLS.map((t) => $.tool.register({ name: t.name, description: t.description, inputSchema: t.inputSchema, isDeferred: false })),
@@ -348,29 +314,28 @@ async function registerAll($: EngineInterface) {
   ]);
 }
 
+/**
+ * Off (the helper read the switch): nothing registered; a helper that cannot answer leaves it
+ * on. The registrations run on while the first prompt's hooks do: a prompt (and a turn's
+ * step) waits for them before it goes on, so the tools are in the first request without
+ * session.start, which the engine awaits, paying its tool-server rebuilds (BENCHMARKS.md).
+ */
 const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
-  // The switches go raw (NOTESOUP_DISABLED with the call, see hookEvent); the helper reads
-  // each by its one rule. Off: nothing registered, every event passes through. A helper
-  // that cannot answer leaves notesoup on: its tools then say why they cannot run.
   if (off()) return next(e);
   const effects = await hookEvent($, 'session.start', { env: { DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT') }, interactive: e.isInteractive });
-  if (off()) return next(e);
-  await registerAll($);
+  if (off() || switches === undefined) return next(e);
+  switches.registered = registerAll($);
   show($, (await runEffects($, effects)).reports);
   return next(e);
 };
 
-/** Binds the current transcript: the only way history learns the path (kept even before session.start's reply). */
+/** Binds the current transcript: the only way history learns the path (even before session.start's reply). */
 const onClassicStart: Hook<'classic.SessionStart'> = async ($, e, next) => {
   bound = { ...bound, transcriptPath: e.transcript_path, head: e.source === 'compact' ? bound.head : undefined };
   return next(e);
 };
 
-/**
- * Session end, identity change: this process lets the session's flow go (a new token: the
- * next call finds it `loaded`: in-flight work dropped, the cap cleared); the window itself
- * is the session's and stays on disk.
- */
+/** Session end, identity change: a new process token, so the next call finds the flow `loaded`. */
 function letGo($: EngineInterface, why: string, identity?: string) {
   bound = { identity, epoch: bound.epoch + 1 };
   usageCache = undefined;
@@ -387,35 +352,24 @@ async function refreshIdentity($: EngineInterface) {
 }
 
 const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
-  if (off()) return next(e);
-  letGo($, `session end (${e.reason})`);
+  if (!off()) letGo($, `session end (${e.reason})`);
   return next(e);
 };
 
-// ---- boot: prompt.context -------------------------------------------------------------
+// ---- prompts -----------------------------------------------------------------------
 
 /** The boot Claude kept names the window; else the helper builds the window's boot to attach. */
 const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   if (off()) return next(e);
   await refreshIdentity($);
-  const facts = { ...(await placeFacts($)), kept: await keptBoots($) };
-  const { boot, reports } = await runEffects($, await hookEvent($, 'prompt.context', facts));
-  show($, reports);
+  const { boot } = await carry($, 'prompt.context', { ...(await placeFacts($)), kept: await keptBoots($) });
   return boot === undefined ? next(e) : next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: boot }] });
 };
 
-// ---- prompt.attachment: a boot copy the engine sends again ----------------------------
-
-/**
- * A context block holding a boot, about to be sent again by the engine (a resume, a fork,
- * the retry after a prompt-too-long compaction, measured in 2.1.319): the helper says
- * whether it stands, is left out (its window is closed), or is replaced (a fork's copy of
- * its parent's boot, rebuilt for the fork: the ordinal kept, the notes as they are now).
- */
+/** A boot the engine sends again (resume, fork, prompt-too-long retry): kept, left out or rebuilt. */
 const onAttachment: Hook<'prompt.attachment'> = async ($, e, next) => {
   const marker = str(pending.watch.boot_marker);
-  if (e.type !== 'context_sections' || (marker !== undefined && !e.text.includes(marker))) return next(e);
-  if (off()) return next(e);
+  if (e.type !== 'context_sections' || (marker !== undefined && !e.text.includes(marker)) || off()) return next(e);
   const effects = await hookEvent($, 'prompt.attachment', { ...(await placeFacts($)), attachment: e.text });
   await runEffects($, effects.filter((fx) => fx.type !== 'boot_copy'));
   const copy = effects.find((fx) => fx.type === 'boot_copy');
@@ -424,20 +378,18 @@ const onAttachment: Hook<'prompt.attachment'> = async ($, e, next) => {
   return text === undefined ? { text: null } : next({ ...e, text });
 };
 
-// ---- prompt.submit: natural input, the budget warning --------------------------------
-
 const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if (off()) return next(e);
   await refreshIdentity($);
   const facts: Fields = { origin: e.origin.kind, command: e.command !== undefined };
   // Not a command: the budget, and the place a fork's own boot is built from.
   if (e.command === undefined) Object.assign(facts, await placeFacts($), { budget: await budgetFacts($) });
-  const { context, reports, warned } = await runEffects($, await hookEvent($, 'prompt.submit', facts));
-  show($, reports);
+  const { context, warned } = await carry($, 'prompt.submit', facts);
+  // The turn this prompt starts lists the tools (the engine takes them before its first step).
+  await switches?.registered;
   if (context.length === 0) return next(e);
   const r = await next({ ...e, context: [...(e.context ?? []), ...context] });
-  // A dropped prompt did not carry the warning or own boot: it stays due (the opening step
-  // of the prompt's turn counts it delivered).
+  // A dropped prompt did not carry the warning or own boot: it stays due.
   if (r.drop !== undefined && warned !== undefined) await hookEvent($, 'prompt.dropped', { generation: warned });
   return r;
 };
@@ -446,33 +398,28 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
 
 const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   if (off()) return yield* next(e);
+  await switches?.registered;
   const agent = agentOf(e);
   let facts: Fields = { agent, turn_id: e.turnId, index: e.index };
   if (agent === 'main' && e.index > 0) {
     const budget = await budgetFacts($);
-    // A later step the last reply said changes nothing is not sent.
     if (quiet(budget, e.turnId)) return yield* next(e);
     facts = { ...facts, budget };
   }
   if (agent === 'main') facts = await keptFacts($, facts);
-  const { answers, reports } = await runEffects($, await hookEvent($, 'turn.step', facts));
-  show($, reports);
-  const end = answers.find((a) => a.type === 'end_turn');
-  if (end !== undefined) {
-    const text = str(end.text) ?? '';
-    yield { kind: 'text', index: 0, text };
-    yield { kind: 'stop', stopReason: 'end_turn', usage: null };
-    return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
-  }
-  return yield* next(e);
+  const end = (await carry($, 'turn.step', facts)).answers.find((a) => a.type === 'end_turn');
+  if (end === undefined) return yield* next(e);
+  const text = str(end.text) ?? '';
+  yield { kind: 'text', index: 0, text };
+  yield { kind: 'stop', stopReason: 'end_turn', usage: null };
+  return { turnId: e.turnId, index: e.index, answer: text, toolUses: [], stopReason: 'end_turn', usage: null };
 };
 
 const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   const r = await next(e);
   if (off()) return r;
-  const agent = agentOf(e);
-  let facts: Fields = { agent, turn_id: e.turnId, reason: e.reason };
-  if (agent === 'main') {
+  let facts: Fields = { agent: agentOf(e), turn_id: e.turnId, reason: e.reason };
+  if (e.agentId === undefined) {
     facts = await keptFacts($, { ...facts, budget: await budgetFacts($) });
     if (pending.continuation !== undefined) facts.continuation = pending.continuation;
     pending = { ...pending, continuation: undefined };
@@ -484,15 +431,14 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   return r;
 };
 
-// ---- compaction ----------------------------------------------------------------------
+// ---- compaction and appends ----------------------------------------------------------
 
 /** The flow's answer: a veto (first, never after `next`), the boot it built, or Claude's own. */
 const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   if (off()) return next(e);
   const facts: Fields = { ...(await placeFacts($)), agent: agentOf(e), trigger: e.trigger };
   if (e.instructions !== undefined) facts.instructions = e.instructions;
-  const { answers, reports } = await runEffects($, await hookEvent($, 'session.compact', facts));
-  show($, reports);
+  const { answers } = await carry($, 'session.compact', facts);
   const veto = answers.find((a) => a.type === 'veto_compaction');
   if (veto !== undefined) {
     const notice = str(veto.notice) ?? 'notesoup: compaction vetoed';
@@ -503,7 +449,6 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   }
   const boot = answers.find((a) => a.type === 'answer_compaction' && typeof a.text === 'string');
   if (boot !== undefined && !answers.some((a) => a.type === 'native_compaction')) {
-    // The flow opened the boot's window when the boot was acquired.
     return { messages: [{ role: 'user', text: str(boot.text) ?? '', toolUses: [] }] };
   }
   const r = await next(e);
@@ -512,47 +457,37 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   return r;
 };
 
-// ---- session.append: the history head, input and headless commit evidence ----------------
-
+/** Moves the history head; only the doors the last reply named go on (`*`: with the row's text). */
 const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || off()) return r;
   bound = { ...bound, head: r.uuid };
-  // Only appends the helper asked for (its doors; `*` with the row's text: evidence).
   const doors = Array.isArray(pending.watch.append_doors) ? pending.watch.append_doors : [];
   if (!doors.includes(e.door) && !doors.includes('*')) return r;
   const message = r.message ?? e.message;
   const facts: Fields = { agent: 'main', door: e.door, kind: message.type, role: message.role };
   if (doors.includes('*')) facts.text = contentText(message.content);
-  show($, (await runEffects($, await hookEvent($, 'session.append', facts))).reports);
+  await carry($, 'session.append', facts);
   return r;
 };
 
-// ---- tool.call: the nine tools, and the warning on main tool results ------------------
+// ---- tools and commands --------------------------------------------------------------
 
 /**
- * One of notesoup's own tools: the model's input goes to the helper's `tool` op raw (the
- * event less the engine's own keys) beside what the session binds, which only the shell
- * knows; the helper holds the input to the tool's schema (a field it does not declare, a
- * `transcript_path` or `roots`, is refused there), answers the call (`empty_brain`: through
- * the session's reset flow; a main result: the budget warning as a `tool.call` hook) and
- * says what to do, as effects. One helper per call.
+ * One of notesoup's own tools: the model's input raw (less the engine's keys) with what the
+ * session binds, to the helper's `tool` op, which checks it against the schema, answers it
+ * and (a main result) hears it as a main tool result. One helper per call.
  */
 const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
   if (off()) return next(e);
   const { tool, tool_use_id: _use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
-  const binding: Fields = { cwd: await $.session.cwd() };
-  if (bound.transcriptPath !== undefined) binding.transcript_path = bound.transcriptPath;
-  if (bound.head !== undefined) binding.head = bound.head;
+  const binding = await placeFacts($);
   if (agentId !== undefined) binding.agent_id = agentId;
   const request: Fields = { name: tool, args, bound: binding, session: await sessionRef($) };
-  // A main result is a main tool result like any other: the budget warning may ride on it.
   if (agentId === undefined) request.budget = await budgetFacts($);
   const reply = await helper($, 'tool', request);
-  if (!reply.ok) return { deny: textOf(reply) };
-  keepWatch(reply, request);
-  for (const line of Array.isArray(reply.log) ? reply.log : []) logOnce($, `tool:${String(line)}`, String(line));
-  const { answers, reports, context } = await runEffects($, Array.isArray(reply.effects) ? reply.effects.filter(isObject) : []);
+  if (!reply.ok) return { deny: `notesoup ${reply.error.code}: ${reply.error.message}` };
+  const { answers, reports, context } = await runEffects($, obey($, 'tool', request, reply));
   show($, reports);
   const answer = answers.find((a) => a.type === 'tool_result');
   if (answer === undefined) return { deny: 'notesoup: the helper did not answer this tool (see the debug log)' };
@@ -561,21 +496,17 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   return context.length === 0 ? { result: text } : { result: text, context };
 };
 
-/** Every other tool: after a main tool result, the budget warning rides along once per window. */
+/** Every tool's main result, after the chain: the warning rides on it when due; quiet ones go unsent. */
 const onAnyTool: Hook<'tool.call'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || r.deny !== undefined || off()) return r;
   const budget = await budgetFacts($);
-  // A result the last reply said changes nothing (below its point) is not sent.
   if (quiet(budget)) return r;
-  const { context, reports } = await runEffects($, await hookEvent($, 'tool.call', { agent: 'main', budget }));
-  show($, reports);
-  // The warning, when the flow says it is due, is delivered with this result.
+  const { context } = await carry($, 'tool.call', { agent: 'main', budget });
   return context.length === 0 ? r : { ...r, context: [...(r.context ?? []), ...context] };
 };
 
-// ---- command.run: /notesoup, /empty, /fresh-window -------------------------------------
-
+/** `/notesoup`, `/empty`, `/fresh-window`: the report lines are the answer. */
 const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e, next) => {
   if (off()) return next(e);
   await refreshIdentity($);

@@ -80,8 +80,9 @@ const hookCalls = (calls: Call[]) => calls.filter((c) => c.op === 'hook').map((c
 const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
 
 describe('session.start', () => {
-  test('registers the nine tools and three commands', async ($, on) => {
+  test('registers the nine tools and three commands before the opening request', async ($, on) => {
     const registered: string[] = [];
+    let atRequest: string[] = [];
     world(on, () => ({ ok: true }), {}, ['tool.register', 'command.register']);
     on('tool.register', async (_$, e) => {
       registered.push(e.name);
@@ -91,7 +92,15 @@ describe('session.start', () => {
       registered.push(`/${e.name}`);
       return { value: { command: e.name } };
     });
+    on('turn.step', async function* (_$, e) {
+      // The opening request goes out only once every tool and command is registered.
+      atRequest = [...registered];
+      yield { kind: 'text', index: 0, text: 'ok' };
+      return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
+    });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
+    expect(atRequest.sort()).toEqual(registered.sort());
     expect(registered.sort()).toEqual(
       ['/empty', '/fresh-window', '/notesoup', 'empty_brain', 'history_list', 'history_read', 'history_sessions', 'notes_delete', 'notes_edit', 'notes_list', 'notes_read', 'notes_write'].sort(),
     );

@@ -236,13 +236,15 @@ impl Flow {
         }
     }
 
+    /// Whether a main append through one of [`ATTACH_DOORS`] would attach a waiting prompt to
+    /// the running turn now (a queued prompt, a main turn that made its first request): the
+    /// one rule for `appended` and for the doors the shell is asked to send.
+    pub(crate) fn attachable(&self) -> bool {
+        self.main_turn.is_some() && self.stepped && self.waiting == Some(Waiting::Queued)
+    }
+
     pub(super) fn appended(&mut self, agent: Agent, door: &str, fx: &mut Vec<Effect>) {
-        if agent == Agent::Main
-            && ATTACH_DOORS.contains(&door)
-            && self.main_turn.is_some()
-            && self.stepped
-            && self.waiting == Some(Waiting::Queued)
-        {
+        if agent == Agent::Main && ATTACH_DOORS.contains(&door) && self.attachable() {
             // The engine attached the waiting prompt to the running turn.
             self.waiting = Some(Waiting::Accepted);
             self.natural(InputPhase::Accepted, fx);

@@ -1138,6 +1138,29 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
     ]
 }
 
+/// `Flow::watch`'s promise in `flow`: a main append through a door it does not name changes
+/// nothing (neither the state nor effects), whatever the row.
+fn watch_holds(flow: &Flow, raw: &Value) {
+    let doors = flow.watch().append_doors;
+    if doors.iter().any(|d| d == "*") {
+        return;
+    }
+    for door in ["queue", "prompt", "note", "compaction"] {
+        if doors.iter().any(|d| d == door) {
+            continue;
+        }
+        let call = json!({"event": "session.append", "facts": {"agent": "main", "door": door, "kind": "user", "role": "user"}});
+        let hook: Hook = serde_json::from_value(call.clone()).expect("parses");
+        let mut after = flow.clone();
+        let fx = after.hook(&hook, &mut Stub(None));
+        take_trace();
+        assert!(
+            fx.is_empty() && after == *flow,
+            "watch names doors {doors:?} yet {call} changed something after {raw}:\n{flow:?}\n->\n{after:?}\neffects {fx:?}"
+        );
+    }
+}
+
 /// `Flow::quiet`'s promise in `flow`: under the explorer's points (and under points with no
 /// warning and no automatic clear), a main tool result and a later main step of the running
 /// turn whose fill is below the quiet point change nothing, neither the state nor effects.
@@ -1211,6 +1234,7 @@ fn explore_hooks(depth: usize) -> String {
                 };
                 transitions += 1;
                 quiet_holds(&post, raw);
+                watch_holds(&post, raw);
                 let mut g = ghost.clone();
                 for (pre, event, after, fx) in &trace {
                     events += 1;

@@ -145,6 +145,20 @@ fn the_shell_is_told_when_appends_matter() {
         "{}",
         idle.reply
     );
+    // A prompt before any turn runs: its own turn's opening step carries it, no append can.
+    let typed = home.hook("p1", "prompt.submit", &json!({"origin": "composer"}));
+    assert_eq!(
+        typed.reply["watch"]["append_doors"],
+        json!([]),
+        "{}",
+        typed.reply
+    );
+    // A prompt typed while a main turn runs: the engine attaches it through an append.
+    home.hook(
+        "p1",
+        "turn.step",
+        &json!({"agent": "main", "turn_id": "t1", "index": 0}),
+    );
     let typed = home.hook("p1", "prompt.submit", &json!({"origin": "composer"}));
     assert_eq!(
         typed.reply["watch"]["append_doors"],
