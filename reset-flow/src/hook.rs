@@ -10,7 +10,7 @@
 //! through [`Resolve`], asked only when the hook reads it.
 //!
 //! ```
-//! use notesoup_reset_flow::{Budget, Effect, Hook, Pool, Resolve, hook_saved};
+//! use notesoup_reset_flow::{Budget, CapAsk, Effect, Hook, Pool, Resolve, hook_saved};
 //! use serde_json::json;
 //!
 //! struct World;
@@ -23,6 +23,8 @@
 //!     }
 //!     fn session(&self) -> &str { "s" }
 //!     fn transcript_window(&mut self) -> Option<u32> { None }
+//!     fn cap_command(&mut self, _args: &str) -> Result<CapAsk, String> { Ok(CapAsk::Show) }
+//!     fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String { "cap: none".into() }
 //! }
 //!
 //! let hook: Hook = serde_json::from_value(json!({
@@ -66,6 +68,37 @@ pub trait Resolve {
     /// The window the session's transcript says its head is in, when known (asked for a
     /// `prompt.context` with no kept boot while the flow knows no window).
     fn transcript_window(&mut self) -> Option<u32>;
+    /// What `/notesoup`'s `args` ask, read against this call's points, or the line refusing
+    /// them (a refused command changes nothing).
+    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String>;
+    /// The line answering `/notesoup`: the cap the flow keeps (`None`: none), the points
+    /// under it and window `ordinal` (`None`: not started yet).
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String;
+}
+
+/// What `/notesoup [cap [<tokens>|off]]` asks, as [`Resolve::cap_command`] read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CapAsk {
+    /// `/notesoup`, `/notesoup cap`: the cap is shown; nothing changes.
+    Show,
+    /// The cap becomes this (`None`: off).
+    Set(Option<u64>),
+}
+
+/// The slash command of a `command.run` hook (its `command` fact), with its facts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum CommandRun {
+    /// `/empty`.
+    Empty,
+    /// `/fresh-window`.
+    FreshWindow,
+    /// `/notesoup [cap [<tokens>|off]]`.
+    Notesoup {
+        /// `e.args`, as typed after the command.
+        #[serde(default)]
+        args: Option<String>,
+    },
 }
 
 /// A boot Claude kept in the conversation (`$.session.messages({as:"api"})`), as the
@@ -283,14 +316,15 @@ pub enum Hook {
         #[serde(default)]
         reason: Option<String>,
     },
-    /// `command.run` of `/empty` or `/fresh-window`.
+    /// `command.run` of `/empty`, `/fresh-window` (a close-out), or `/notesoup` with its
+    /// `args` ([`Resolve::cap_command`] reads them: a refused command is answered and changes
+    /// nothing; a cap to set is `cap_changed`; then the line [`Resolve::cap_status`] gives
+    /// for the cap kept is reported).
     ///
-    /// `{"event":"command.run","facts":{"command":"fresh_window"}}`
+    /// `{"event":"command.run","facts":{"command":"fresh_window"}}`,
+    /// `{"event":"command.run","facts":{"command":"notesoup","args":"cap 100k"}}`
     #[serde(rename = "command.run")]
-    Command {
-        /// Which command.
-        command: crate::Command,
-    },
+    Command(CommandRun),
     /// `prompt.attachment` of type `context_sections` whose text holds a boot line, before
     /// `next(e)`: the engine sends the shell's context block again (a resume, a fork, the
     /// retry after a prompt-too-long compaction). It is judged against the running session
@@ -302,22 +336,9 @@ pub enum Hook {
         /// The attachment's text.
         attachment: String,
     },
-    /// `/notesoup [cap <n>|off]` as the helper read it: `set` when the cap changes (a
-    /// refused cap never comes here), to `cap` (`null`: off).
-    ///
-    /// `{"event":"cap","facts":{"set":true,"cap":100000}}`
-    #[serde(rename = "cap")]
-    Cap {
-        /// The command changes the cap.
-        #[serde(default)]
-        set: bool,
-        /// The cap in tokens, `null` when removed.
-        #[serde(default)]
-        cap: Option<u64>,
-    },
 }
 
-/// The hooks that are one event each (a cap command that changes nothing is none).
+/// The hooks that are one event each.
 fn single(hook: &Hook) -> Option<Event> {
     Some(match hook {
         Hook::SessionCompacted { agent } => Event::NativeCompacted { agent: *agent },
@@ -339,7 +360,6 @@ fn single(hook: &Hook) -> Option<Event> {
             status: *status,
             reason: reason.clone(),
         },
-        Hook::Cap { set: true, cap } => Event::CapChanged { cap: *cap },
         _ => return None,
     })
 }
@@ -369,7 +389,7 @@ impl Hook {
                 agent: Agent::Main,
                 ..
             } | Hook::PromptSubmit { command: false, .. }
-                | Hook::Command { .. }
+                | Hook::Command(CommandRun::Empty | CommandRun::FreshWindow)
         )
     }
 }
@@ -518,7 +538,15 @@ impl Flow {
                     self.messages_evidence(kept.as_deref(), &mut fx);
                 }
             }
-            Hook::Command { command } => self.command_hook(*command, budget, &mut fx),
+            Hook::Command(CommandRun::Empty) => {
+                self.command_hook(crate::Command::Empty, budget, &mut fx);
+            }
+            Hook::Command(CommandRun::FreshWindow) => {
+                self.command_hook(crate::Command::FreshWindow, budget, &mut fx);
+            }
+            Hook::Command(CommandRun::Notesoup { args }) => {
+                self.notesoup_command(args.as_deref().unwrap_or_default(), resolve, &mut fx);
+            }
             Hook::PromptAttachment { attachment } => {
                 self.prompt_attachment(attachment, resolve, &mut fx);
             }
@@ -537,10 +565,7 @@ impl Flow {
                     fx.extend(self.traced(event));
                 }
             }
-            Hook::SessionCompacted { .. }
-            | Hook::Continuation { .. }
-            | Hook::Closeout { .. }
-            | Hook::Cap { .. } => {
+            Hook::SessionCompacted { .. } | Hook::Continuation { .. } | Hook::Closeout { .. } => {
                 fx.extend(single(hook).map(|e| self.traced(e)).unwrap_or_default());
             }
             Hook::ToolCall { .. } => {}
@@ -630,6 +655,22 @@ impl Flow {
                     }));
                 }
                 effect => fx.push(effect),
+            }
+        }
+    }
+
+    /// `/notesoup [cap [<tokens>|off]]`: a refused command is answered and changes nothing;
+    /// else the cap changes when asked, and the status line for the cap kept now follows.
+    fn notesoup_command(&mut self, args: &str, resolve: &mut dyn Resolve, fx: &mut Vec<Effect>) {
+        match resolve.cap_command(args) {
+            Err(refused) => fx.push(Effect::Report { text: refused }),
+            Ok(ask) => {
+                if let CapAsk::Set(cap) = ask {
+                    fx.extend(self.traced(Event::CapChanged { cap }));
+                }
+                fx.push(Effect::Report {
+                    text: resolve.cap_status(self.window.cap, self.window.ordinal),
+                });
             }
         }
     }

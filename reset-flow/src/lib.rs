@@ -112,7 +112,7 @@ mod hook;
 pub use blob::FlowError;
 pub use budget::{Budget, Quiet};
 pub use flow::{Flow, STATE_VERSION, Snapshot};
-pub use hook::{Hook, KeptBoot, Resolve, Watch, hook_saved};
+pub use hook::{CapAsk, CommandRun, Hook, KeptBoot, Resolve, Watch, hook_saved};
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
 pub use event::{

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use notesoup_boot::{Host, Reset};
 use notesoup_history_core::window::{MARKER_OPEN, WindowId};
-use notesoup_reset_flow::{Budget, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved};
+use notesoup_reset_flow::{
+    Budget, CapAsk, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved,
+};
 use notesoup_thresholds::{
     CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status, fill_below,
     notesoup_disabled, resolve,
@@ -151,6 +153,34 @@ impl Resolve for World<'_> {
     fn transcript_window(&mut self) -> Option<u32> {
         history_ordinal(self.ctx, self.place)
     }
+
+    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
+        match self.read(|read| read.with(None, |inputs| cap_command(args, inputs))) {
+            Ok(CapCommand::Show) => Ok(CapAsk::Show),
+            Ok(CapCommand::Set(cap)) => Ok(CapAsk::Set(cap)),
+            Err(refused) => Err(cap_refused(&refused)),
+        }
+    }
+
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String {
+        let window = ordinal
+            .and_then(|n| WindowId::new(self.host.name(), self.session, n).ok())
+            .map(|w| w.to_string());
+        let cap = cap.map(|c| c.to_string());
+        self.read(|read| {
+            read.with(cap.as_deref(), |inputs| {
+                cap_status(inputs, window.as_deref())
+            })
+        })
+    }
+}
+
+impl World<'_> {
+    /// `f` over what the shell read for the budget (nothing when it sent no `budget`).
+    fn read<R>(&self, f: impl FnOnce(&Read<'_>) -> R) -> R {
+        let none = BudgetFacts::default();
+        f(&self.facts.unwrap_or(&none).read())
+    }
 }
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
@@ -205,40 +235,16 @@ pub(crate) fn call(
         resolved: None,
         log: Vec::new(),
     };
-    let no_budget = BudgetFacts::default();
-    let read = budget.as_ref().unwrap_or(&no_budget).read();
-    let hook: Hook = if event == "command.run" && facts.get("command") == Some(&json!("notesoup")) {
-        let args: String = take(&mut facts, "args")?.unwrap_or_default();
-        match cap_hook(&args, &read) {
-            Ok(hook) => hook,
-            Err(refused) => {
-                // A refused cap is never stored: the flow is not touched.
-                let mut fields = Fields::new();
-                fields.insert(
-                    "effects".into(),
-                    json!([{"type": "report", "text": refused}]),
-                );
-                return Ok(fields);
-            }
-        }
-    } else {
-        serde_json::from_value(json!({"event": event, "facts": facts}))
-            .map_err(|err| OpError::bad_request(format!("`hook` event `{event}`: {err}")))?
-    };
+    let hook: Hook = serde_json::from_value(json!({"event": event, "facts": facts}))
+        .map_err(|err| OpError::bad_request(format!("`hook` event `{event}`: {err}")))?;
     let reply = with_saved(ctx, session, |saved| {
         hook_saved(saved, &session.process, &hook, &mut world)
     })?;
-    // `/notesoup` is answered with the cap as kept now.
-    let status =
-        matches!(hook, Hook::Cap { .. }).then(|| cap_report(&read, &reply.flow, host, &session.id));
-    let mut effects: Vec<Value> = reply
+    let effects: Vec<Value> = reply
         .effects
         .iter()
         .map(|fx| filled(fx, host, world.resolved.as_ref()))
         .collect();
-    if let Some(text) = status {
-        effects.push(json!({"type": "report", "text": text}));
-    }
     let mut fields = Fields::new();
     if let Some(disabled) = disabled {
         fields.insert("disabled".into(), json!(disabled));
@@ -296,31 +302,6 @@ fn history_ordinal(ctx: &Context, place: &Place) -> Option<u32> {
     };
     let ordinal = load("hook", &source, ctx).ok()?.head_window().ordinal()?;
     u32::try_from(ordinal).ok()
-}
-
-/// `/notesoup [cap [<n>|off]]`'s hook, or the line refusing it.
-fn cap_hook(args: &str, read: &Read<'_>) -> Result<Hook, String> {
-    match read.with(None, |inputs| cap_command(args, inputs)) {
-        Ok(CapCommand::Show) => Ok(Hook::Cap {
-            set: false,
-            cap: None,
-        }),
-        Ok(CapCommand::Set(cap)) => Ok(Hook::Cap { set: true, cap }),
-        Err(refused) => Err(cap_refused(&refused)),
-    }
-}
-
-/// The `/notesoup` answer for the flow as kept: its cap, the points under it, its window.
-fn cap_report(read: &Read<'_>, flow: &Flow, host: Host, session: &str) -> String {
-    let kept = flow.snapshot();
-    let window = kept
-        .ordinal
-        .and_then(|n| WindowId::new(host.name(), session, n).ok())
-        .map(|w| w.to_string());
-    let cap = kept.cap.map(|c| c.to_string());
-    read.with(cap.as_deref(), |inputs| {
-        cap_status(inputs, window.as_deref())
-    })
 }
 
 /// The budget points over the shell's facts and the flow's cap; `None` (and a log line)

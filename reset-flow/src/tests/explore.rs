@@ -945,7 +945,7 @@ fn long_walks_keep_the_invariants() {
 
 use std::cell::RefCell;
 
-use crate::{Budget, Hook, KeptBoot, Pool, Resolve};
+use crate::{Budget, CapAsk, Hook, KeptBoot, Pool, Resolve};
 
 /// One event a hook call handled: the state before, the event, the state after, its effects.
 type Traced = (Flow, Event, Flow, Vec<Effect>);
@@ -989,6 +989,19 @@ impl Resolve for Stub {
 
     fn transcript_window(&mut self) -> Option<u32> {
         None
+    }
+
+    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
+        // The alphabet's one `/notesoup` (the grammar is notesoup-thresholds').
+        match args {
+            "cap 100000" => Ok(CapAsk::Set(Some(100_000))),
+            "" => Ok(CapAsk::Show),
+            other => Err(format!("the explorer sends no `/notesoup {other}`")),
+        }
+    }
+
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String {
+        format!("cap {cap:?}, window {ordinal:?}")
     }
 }
 
@@ -1124,7 +1137,7 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
             None,
         ),
         hook(
-            json!({"event": "cap", "facts": {"set": true, "cap": 100_000}}),
+            json!({"event": "command.run", "facts": {"command": "notesoup", "args": "cap 100000"}}),
             None,
         ),
         hook(
@@ -1261,6 +1274,41 @@ fn every_hook_sequence_keeps_the_invariants() {
 
 /// The hook explorer's depth (each hook call is one to four events).
 const HOOK_DEPTH: usize = 6;
+
+#[test]
+fn the_notesoup_command_reports_the_cap_kept_and_a_refused_one_changes_nothing() {
+    let mut flow = Flow::new(1);
+    let notesoup = |flow: &mut Flow, args: &str| {
+        take_trace();
+        let hook: Hook = serde_json::from_value(
+            json!({"event": "command.run", "facts": {"command": "notesoup", "args": args}}),
+        )
+        .expect("parses");
+        let fx = flow.hook(&hook, &mut Stub(None));
+        let kinds: Vec<String> = take_trace()
+            .iter()
+            .map(|(_, e, _, _)| serde_json::to_value(e).expect("event")["type"].to_string())
+            .collect();
+        (fx, kinds)
+    };
+    let report = |text: &str| Effect::Report {
+        text: text.to_owned(),
+    };
+    // A cap to set is `cap_changed`, and the line answers with the cap kept after it.
+    let (fx, kinds) = notesoup(&mut flow, "cap 100000");
+    assert_eq!(kinds, ["\"cap_changed\""]);
+    assert_eq!(fx, [report("cap Some(100000), window None")]);
+    // A refused one is answered with the refusal alone: no event, the cap stays.
+    let before = flow.clone();
+    let (fx, kinds) = notesoup(&mut flow, "cap 12");
+    assert!(kinds.is_empty(), "{kinds:?}");
+    assert_eq!(fx, [report("the explorer sends no `/notesoup cap 12`")]);
+    assert_eq!(flow, before);
+    // Shown: no event, the cap kept.
+    let (fx, kinds) = notesoup(&mut flow, "");
+    assert!(kinds.is_empty(), "{kinds:?}");
+    assert_eq!(fx, [report("cap Some(100000), window None")]);
+}
 
 #[test]
 fn the_hook_layer_reports_each_event_it_handles() {

@@ -170,6 +170,12 @@ impl crate::Resolve for World {
     fn transcript_window(&mut self) -> Option<u32> {
         None
     }
+    fn cap_command(&mut self, args: &str) -> Result<crate::CapAsk, String> {
+        Err(format!("no `/notesoup {args}` in these tests"))
+    }
+    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
+        String::new()
+    }
 }
 
 /// The effects leave a copy alone in its attachment out (`{text: null}`).
