@@ -200,6 +200,41 @@ pub enum Edit {
     Append(String),
 }
 
+impl Edit {
+    /// The edit of note `name` its three optional fields ask for, as the `notes_edit` tool
+    /// takes them: `old` and `new` together (a replacement) or `append` alone; any other mix
+    /// is refused ([`NotesError::BadEdit`]).
+    ///
+    /// ```
+    /// use notesoup_notes::Edit;
+    /// let some = |s: &str| Some(s.to_owned());
+    /// assert_eq!(Edit::from_fields("plan", None, None, some("b"))?, Edit::Append("b".into()));
+    /// assert_eq!(
+    ///     Edit::from_fields("plan", some("a"), some("b"), None)?,
+    ///     Edit::Replace { old: "a".into(), new: "b".into() }
+    /// );
+    /// let mixed = Edit::from_fields("plan", some("a"), None, some("b")).unwrap_err();
+    /// assert_eq!(mixed.code(), "bad_edit");
+    /// # Ok::<(), notesoup_notes::NotesError>(())
+    /// ```
+    pub fn from_fields(
+        name: &str,
+        old: Option<String>,
+        new: Option<String>,
+        append: Option<String>,
+    ) -> Result<Self, NotesError> {
+        match (old, new, append) {
+            (Some(old), Some(new), None) => Ok(Edit::Replace { old, new }),
+            (None, None, Some(more)) => Ok(Edit::Append(more)),
+            _ => Err(NotesError::BadEdit {
+                name: name.to_owned(),
+                reason: "give either `old` and `new` (replace one exact passage) or `append` alone"
+                    .into(),
+            }),
+        }
+    }
+}
+
 /// The store root: `notesoup_home` if set and not empty, else `xdg_data_home/notesoup` (when
 /// absolute), else `home/.local/share/notesoup`. The caller passes the environment in; this
 /// crate reads none.

@@ -252,6 +252,23 @@ fn empty_edits_are_refused(#[case] edit: Edit) {
     assert_eq!(s.files(), before);
 }
 
+#[rstest]
+#[case::old_alone(Some("a"), None, None)]
+#[case::new_alone(None, Some("b"), None)]
+#[case::old_and_append(Some("a"), None, Some("c"))]
+#[case::all_three(Some("a"), Some("b"), Some("c"))]
+#[case::none(None, None, None)]
+fn an_edit_is_a_replacement_or_an_append_never_a_mix(
+    #[case] old: Option<&str>,
+    #[case] new: Option<&str>,
+    #[case] append: Option<&str>,
+) {
+    let own = |s: Option<&str>| s.map(str::to_owned);
+    let err = Edit::from_fields("n", own(old), own(new), own(append)).unwrap_err();
+    assert_eq!(err.code(), "bad_edit");
+    assert!(err.to_string().contains("`append` alone"), "{err}");
+}
+
 #[test]
 fn edits_replace_once_and_append_creates() {
     let s = Scratch::new();

@@ -131,18 +131,7 @@ pub(crate) fn write(request: Value, ctx: &Context) -> Result<Fields, OpError> {
 
 pub(crate) fn edit(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let (brain, args) = parse_request::<EditArgs>("notes_edit", request, ctx)?;
-    let edit = match (args.old, args.new, args.append) {
-        (Some(old), Some(new), None) => Edit::Replace { old, new },
-        (None, None, Some(more)) => Edit::Append(more),
-        _ => {
-            return Err(NotesError::BadEdit {
-                name: args.name,
-                reason: "give either `old` and `new` (replace one exact passage) or `append` alone"
-                    .into(),
-            }
-            .into());
-        }
-    };
+    let edit = Edit::from_fields(&args.name, args.old, args.new, args.append)?;
     let written = brain.edit(&args.name, &edit, version(args.version).as_ref())?;
     Ok(reply(&render_written(&written), Some(&written.version)))
 }
