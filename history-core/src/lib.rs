@@ -111,7 +111,7 @@ pub use line_error::{LineError, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary, clip,
-    render_sessions,
+    render_sessions, sessions_limit,
 };
 pub use time::format_utc;
 pub use tools::{

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 use crate::harness::Harness;
+use crate::tools::QueryError;
 
 /// How many sessions one listing shows by default.
 pub const SESSIONS_DEFAULT: usize = 20;
@@ -16,6 +17,24 @@ pub const SESSIONS_DEFAULT: usize = 20;
 pub const SESSIONS_MAX: usize = 200;
 /// Characters of a session's first prompt a listing line shows.
 pub const PROMPT_CHARS: usize = 100;
+
+/// How many sessions a listing shows: `limit` as asked (1 to [`SESSIONS_MAX`]), or
+/// [`SESSIONS_DEFAULT`] when not given; out of range is refused.
+///
+/// ```
+/// use notesoup_history_core::{SESSIONS_DEFAULT, SESSIONS_MAX, sessions_limit};
+/// assert_eq!(sessions_limit(None), Ok(SESSIONS_DEFAULT));
+/// assert_eq!(sessions_limit(Some(SESSIONS_MAX)), Ok(SESSIONS_MAX));
+/// assert_eq!(sessions_limit(Some(0)).unwrap_err().to_string(), "`limit` 0 is outside 1..=200");
+/// ```
+pub fn sessions_limit(limit: Option<usize>) -> Result<usize, QueryError> {
+    let limit = limit.unwrap_or(SESSIONS_DEFAULT);
+    if (1..=SESSIONS_MAX).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(QueryError::SessionsLimit { limit })
+    }
+}
 
 /// A parsed `<harness>:<sessionId>` selector; `id` may be a prefix of the real id.
 #[derive(Debug, Clone, PartialEq, Eq)]

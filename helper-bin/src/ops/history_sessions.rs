@@ -1,7 +1,7 @@
 //! `history_sessions`: the recent sessions of every harness on this machine (Claude, Pi,
 //! Codex), most recently active first, so the model can pick one for `session`.
 
-use notesoup_history_core::{Harness, SESSIONS_DEFAULT, SESSIONS_MAX, render_sessions};
+use notesoup_history_core::{Harness, render_sessions, sessions_limit};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -32,12 +32,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         .map(str::parse::<Harness>)
         .transpose()
         .map_err(|err| OpError::bad_request(format!("`harness`: {err}")))?;
-    let limit = r.limit.unwrap_or(SESSIONS_DEFAULT);
-    if !(1..=SESSIONS_MAX).contains(&limit) {
-        return Err(OpError::bad_request(format!(
-            "`limit` {limit} is outside 1..={SESSIONS_MAX}"
-        )));
-    }
+    let limit = sessions_limit(r.limit).map_err(|err| OpError::bad_request(err.to_string()))?;
     let roots = r.roots.unwrap_or_default();
     let (sessions, total) = corpus(roots, ctx).recent(harness, limit);
     let (text, shown) = render_sessions(&sessions, limit, total);

@@ -111,3 +111,20 @@ fn the_sessions_page_states_the_enforced_limits_and_harnesses() {
     assert!(page.contains(&names), "the page lacks {names}");
     assert!(page.contains("`notesoup-helper-bin` crate's `tools` module"));
 }
+
+#[rstest]
+#[case(None, Ok(SESSIONS_DEFAULT))]
+#[case(Some(1), Ok(1))]
+#[case(Some(SESSIONS_MAX), Ok(SESSIONS_MAX))]
+#[case(Some(0), Err(0))]
+#[case(Some(SESSIONS_MAX + 1), Err(SESSIONS_MAX + 1))]
+fn a_listing_shows_1_to_sessions_max(
+    #[case] asked: Option<usize>,
+    #[case] shown: Result<usize, usize>,
+) {
+    let got = sessions_limit(asked).map_err(|err| match err {
+        QueryError::SessionsLimit { limit } => limit,
+        other => panic!("{other}"),
+    });
+    assert_eq!(got, shown);
+}
