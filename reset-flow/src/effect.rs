@@ -200,6 +200,22 @@ pub enum Effect {
     },
 }
 
+impl Effect {
+    /// Whether the shell carries the budget warning's text with this effect (`warn`,
+    /// `closeout`): the `hook` op fills it in as the effect's `text`.
+    ///
+    /// ```
+    /// use notesoup_reset_flow::{CloseoutMode, Effect};
+    /// assert!(Effect::Warn { generation: 1 }.carries_warning());
+    /// let closeout = Effect::Closeout { mode: CloseoutMode::Submit, generation: 1 };
+    /// assert!(closeout.carries_warning());
+    /// assert!(!Effect::NativeCompaction.carries_warning());
+    /// ```
+    pub fn carries_warning(&self) -> bool {
+        matches!(self, Effect::Warn { .. } | Effect::Closeout { .. })
+    }
+}
+
 /// What becomes of a boot copy the engine is about to send ([`Effect::BootCopy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

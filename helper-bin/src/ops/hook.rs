@@ -356,7 +356,7 @@ fn quiet(flow: &Flow, resolved: &Resolved) -> Option<Value> {
 /// `text` (a close-out with no budget was already reported failed to the flow).
 fn filled(fx: &Effect, host: Host, resolved: Option<&Resolved>) -> Value {
     let mut value = serde_json::to_value(fx).unwrap_or(Value::Null);
-    if matches!(fx, Effect::Warn { .. } | Effect::Closeout { .. })
+    if fx.carries_warning()
         && let (Some(r), Some(object)) = (resolved, value.as_object_mut())
     {
         object.insert("text".into(), json!(warning_text(host, r)));
