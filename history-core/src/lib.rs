@@ -110,8 +110,8 @@ pub use history::{BodySource, History, HistoryError};
 pub use line_error::{LineError, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
-    PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary, clip,
-    render_sessions, sessions_limit,
+    PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
+    SessionsLimit, clip, render_sessions, sessions_limit,
 };
 pub use time::format_utc;
 pub use tools::{

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 use crate::harness::Harness;
-use crate::tools::QueryError;
 
 /// How many sessions one listing shows by default.
 pub const SESSIONS_DEFAULT: usize = 20;
@@ -27,13 +26,21 @@ pub const PROMPT_CHARS: usize = 100;
 /// assert_eq!(sessions_limit(Some(SESSIONS_MAX)), Ok(SESSIONS_MAX));
 /// assert_eq!(sessions_limit(Some(0)).unwrap_err().to_string(), "`limit` 0 is outside 1..=200");
 /// ```
-pub fn sessions_limit(limit: Option<usize>) -> Result<usize, QueryError> {
+pub fn sessions_limit(limit: Option<usize>) -> Result<usize, SessionsLimit> {
     let limit = limit.unwrap_or(SESSIONS_DEFAULT);
     if (1..=SESSIONS_MAX).contains(&limit) {
         Ok(limit)
     } else {
-        Err(QueryError::SessionsLimit { limit })
+        Err(SessionsLimit { limit })
     }
+}
+
+/// A listing's `limit` out of range ([`sessions_limit`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`limit` {limit} is outside 1..={SESSIONS_MAX}")]
+pub struct SessionsLimit {
+    /// The limit given.
+    pub limit: usize,
 }
 
 /// A parsed `<harness>:<sessionId>` selector; `id` may be a prefix of the real id.

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
 use crate::history::History;
 use crate::model::{Body, Event, Role, Seq, Window};
-use crate::sessions::SESSIONS_MAX;
 
 /// Events a list page shows when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 40;
@@ -99,12 +98,6 @@ pub enum QueryError {
         /// The limit given.
         limit: usize,
     },
-    /// `history_sessions`' `limit` out of range ([`crate::sessions_limit`]).
-    #[error("`limit` {limit} is outside 1..={SESSIONS_MAX}")]
-    SessionsLimit {
-        /// The limit given.
-        limit: usize,
-    },
     /// The cursor does not name an event of this selection.
     #[error("`cursor` {cursor:?} does not continue this list: start again without a cursor")]
     Cursor {
@@ -174,7 +167,7 @@ impl QueryError {
     pub fn code(&self) -> &'static str {
         match self {
             QueryError::EmptyQuery => "empty_query",
-            QueryError::Limit { .. } | QueryError::SessionsLimit { .. } => "bad_limit",
+            QueryError::Limit { .. } => "bad_limit",
             QueryError::Cursor { .. } => "bad_cursor",
             QueryError::Window { .. } => "unknown_window",
             QueryError::Selector => "bad_selector",

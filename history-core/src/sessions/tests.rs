@@ -122,9 +122,6 @@ fn a_listing_shows_1_to_sessions_max(
     #[case] asked: Option<usize>,
     #[case] shown: Result<usize, usize>,
 ) {
-    let got = sessions_limit(asked).map_err(|err| match err {
-        QueryError::SessionsLimit { limit } => limit,
-        other => panic!("{other}"),
-    });
+    let got = sessions_limit(asked).map_err(|err| err.limit);
     assert_eq!(got, shown);
 }
