@@ -105,13 +105,21 @@ fn run_clean(name: &str, script: Script, mode: &Mode) -> Outcome {
 /// An interactive run: wait for the prompt, type `prompt`, press Enter, then `middle`,
 /// then `/exit` and wait for the CLI to end.
 fn tmux(prompt: &str, middle: Vec<Step>) -> Mode {
-    let mut steps = vec![
-        Step::WaitFor("(❯|>)".into(), Duration::from_secs(60)),
-        Step::Sleep(Duration::from_secs(2)),
-        Step::Type(prompt.into()),
-        Step::Sleep(Duration::from_millis(500)),
-        Step::Key("Enter".into()),
-    ];
+    tmux_lines(&[prompt], middle)
+}
+
+/// An interactive run: wait for the prompt, then type each line and press Enter, then
+/// `middle`, then `/exit` and wait for the CLI to end.
+fn tmux_lines(lines: &[&str], middle: Vec<Step>) -> Mode {
+    let mut steps = vec![Step::WaitFor("(❯|>)".into(), Duration::from_secs(60))];
+    for line in lines {
+        steps.extend([
+            Step::Sleep(Duration::from_secs(2)),
+            Step::Type((*line).into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+        ]);
+    }
     steps.extend(middle);
     steps.extend([
         Step::Type("/exit".into()),

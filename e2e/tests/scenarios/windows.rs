@@ -7,11 +7,13 @@
 //! non-assistant text of a request; what a request *adds* is its text after its last
 //! assistant message.
 
-use notesoup_e2e::{Input, Match, Mode, Outcome, Process, Reply, Request, Script, Step};
+use std::time::Duration;
+
+use notesoup_e2e::{Input, Match, Mode, Outcome, Process, Reply, Request, Resume, Script, Step};
 
 use super::{
     BOOT_CLOSE, EMPTY_BRAIN, FRESH_BOOT, WINDOW_200K, compactions, empty_brain,
-    fresh_window_requests, harness, run, serial, tmux, windows,
+    fresh_window_requests, harness, run, serial, tmux, tmux_lines, windows,
 };
 
 /// The first words of the budget warning (`boot/text/warning.md`).
@@ -20,9 +22,14 @@ const WARNING: &str = "notesoup budget warning:";
 /// Runs a chain of processes under the one-at-a-time lock, with a 200K window.
 fn run_chain(name: &str, script: Script, chain: Vec<Process>) -> Outcome {
     let _one = serial();
+    // An interactive process takes its start-up, the prompt's wait and `/exit`: more time.
+    let slow = chain
+        .iter()
+        .filter(|p| matches!(p.mode, Mode::Tmux(_)))
+        .count();
     harness()
         .session(name, script)
-        .timeout(std::time::Duration::from_secs(120))
+        .timeout(Duration::from_secs(120 + 45 * slow as u64))
         .env(WINDOW_200K.0, WINDOW_200K.1)
         .run(&Mode::Processes(chain))
         .unwrap()
@@ -82,13 +89,82 @@ fn write_probe(text: &str) -> Reply {
     )
 }
 
-/// A parent process on `prompt`, then its `--fork-session` asked where it is; both exit
-/// cleanly. The outcome, the parent's session id and the fork's.
-fn run_fork(name: &str, script: Script, prompt: &str) -> (Outcome, String, String) {
+/// How a fork is made and driven, with every later process of it: the ways people run
+/// Claude Code.
+#[derive(Clone, Copy, Debug)]
+enum Forked {
+    /// `claude -p PROMPT --resume <id> --fork-session`, then `-p --resume <fork>`.
+    Print,
+    /// The same flags with `--input-format stream-json --output-format stream-json`.
+    StreamJson,
+    /// The terminal: `claude --resume <id> --fork-session` in a tmux pane, the prompt typed.
+    Tmux,
+    /// The terminal: `claude --resume <id>`, then `/branch` typed before the prompt (the
+    /// engine copies the session into a new one and goes on in it). Later processes resume
+    /// the branch.
+    Branch,
+}
+
+impl Forked {
+    /// The fork of process `of`'s session asked `prompt`; `answer` is the model's last answer
+    /// in it (what a terminal waits to see).
+    fn fork(self, prompt: &str, of: usize, answer: &str) -> Process {
+        let session = match self {
+            Self::Branch => Resume::Of(of),
+            _ => Resume::ForkOf(of),
+        };
+        let lines: &[&str] = match self {
+            Self::Branch => &["/branch", prompt],
+            _ => &[prompt],
+        };
+        Process {
+            session,
+            mode: self.mode(lines, answer),
+        }
+    }
+
+    /// A later process of the fork (process `of`) asked `prompt`; `answer` as for [`Self::fork`].
+    fn resume(self, prompt: &str, of: usize, answer: &str) -> Process {
+        Process {
+            session: Resume::Of(of),
+            mode: self.mode(&[prompt], answer),
+        }
+    }
+
+    fn mode(self, lines: &[&str], answer: &str) -> Mode {
+        // A prompt's turn, then a plugin's continuation (a reset) if one comes.
+        let settle = Duration::from_secs(3);
+        match self {
+            Self::Print => Mode::Print(lines.concat()),
+            Self::StreamJson => Mode::StreamJson(
+                lines
+                    .iter()
+                    .map(|l| Input::Message((*l).to_owned()))
+                    .chain([Input::Idle(settle)])
+                    .collect(),
+            ),
+            Self::Tmux | Self::Branch => tmux_lines(
+                lines,
+                vec![
+                    Step::WaitFor(regex::escape(answer), Duration::from_secs(60)),
+                    Step::Idle(settle),
+                    Step::Capture("answered".into()),
+                ],
+            ),
+        }
+    }
+}
+
+/// A parent process on `prompt`, then its fork made as `forked` asked where it is; both
+/// exit cleanly. The outcome, the parent's session id and the fork's.
+fn run_fork(name: &str, script: Script, prompt: &str, forked: Forked) -> (Outcome, String, String) {
     let out = run_chain(
         name,
         script,
-        vec![Process::new(prompt), Process::fork("Where are we?", 0)],
+        vec![
+            Process::new(prompt),
+            forked.fork("Where are we?", 0, IN_THE_FORK),
+        ],
     );
     super::assert_clean_exit(&out);
     let (parent, fork) = parent_and_fork(&out);
@@ -106,7 +182,7 @@ fn parent_and_fork(out: &Outcome) -> (String, String) {
         .session_id
         .clone()
         .expect("no fork request");
-    assert_ne!(parent, fork, "--fork-session kept the parent's session id");
+    assert_ne!(parent, fork, "the fork kept the parent's session id");
     (parent, fork)
 }
 
@@ -198,7 +274,12 @@ fn w01_warning_once_per_window_across_resumed_processes() {
 // conversation and which stays as it was (historical boot messages are never rewritten);
 // the fork's first prompt carries the fork's own boot (hidden context), its newest. A
 // boot the parent got as a context block (window 0) is sent again by the engine through
-// `prompt.attachment`, and left out once the fork's own boot rode the prompt.
+// `prompt.attachment`, and left out once the fork's own boot rode the prompt. Each rule is
+// asserted in every way a fork is made ([`Forked`]): `-p`, stream-json and the terminal
+// with `--fork-session`, and `/branch` typed in a running terminal session (the engine's
+// hook order differs: in the terminal `prompt.context` runs at start-up, before
+// `session.start`, and after `/branch` the first hook of the branch is `prompt.submit`, so
+// the branch's flow is rebuilt from its transcript, whose newest boot is the parent's).
 
 /// The text of the first message of `request` that holds a boot naming `window`.
 fn message_with(request: Request<'_>, window: &str) -> Option<String> {
@@ -219,10 +300,18 @@ fn boot_body(text: &str, window: &str) -> String {
         .to_owned()
 }
 
-#[test]
-fn w02_fork_boots_its_own_window_from_the_notes_now() {
+/// The fork's answer to its first prompt.
+const IN_THE_FORK: &str = "Here in the fork.";
+
+#[rstest::rstest]
+#[case::print("w02-fork-print", Forked::Print)]
+#[case::stream_json("w02-fork-stream-json", Forked::StreamJson)]
+#[case::tmux("w02-fork-tmux", Forked::Tmux)]
+#[case::branch("w02-fork-branch", Forked::Branch)]
+fn w02_fork_boots_its_own_window_from_the_notes_now(#[case] name: &str, #[case] forked: Forked) {
     // Parent: reset to window 1, then write a note the :1 boot could not have seen. The fork
     // answers; a second process of the fork answers; a third clears the fork's window.
+    let (again, window_2) = ("Nothing new in the fork.", "In the fork's window 2.");
     let script = Script::new()
         .rule_times(
             Match::tail_contains("Clear the fork's window.").and_tool_result(false),
@@ -232,7 +321,11 @@ fn w02_fork_boots_its_own_window_from_the_notes_now() {
         )
         .rule(
             Match::tail_contains(":2\">").and_tool_result(false),
-            Reply::text("In the fork's window 2."),
+            Reply::text(window_2),
+        )
+        .rule(
+            Match::tail_contains("Anything new?").and_tool_result(false),
+            Reply::text(again),
         )
         .then(Reply::text("Clearing.").and_tool(EMPTY_BRAIN, empty_brain("LW-FORK", Some(false))))
         .then_when(
@@ -240,15 +333,15 @@ fn w02_fork_boots_its_own_window_from_the_notes_now() {
             write_probe("FORK-NOTE-77"),
         )
         .then_when(Match::tool_result(true), Reply::text("Saved."))
-        .fallback(Reply::text("Here in the fork."));
+        .fallback(Reply::text(IN_THE_FORK));
     let out = run_chain(
-        "w02-fork",
+        name,
         script,
         vec![
             Process::new("Clear your window, then save a note."),
-            Process::fork("Where are we?", 0),
-            Process::resume("Anything new?", 1),
-            Process::resume("Clear the fork's window.", 1),
+            forked.fork("Where are we?", 0, IN_THE_FORK),
+            forked.resume("Anything new?", 1, again),
+            forked.resume("Clear the fork's window.", 1, window_2),
         ],
     );
     super::assert_clean_exit(&out);
@@ -314,14 +407,21 @@ fn w02_fork_boots_its_own_window_from_the_notes_now() {
     );
 }
 
-#[test]
-fn w02_fork_of_a_first_window_boots_the_fork_from_the_notes_now() {
+#[rstest::rstest]
+#[case::print("w02-fork-window-0-print", Forked::Print)]
+#[case::stream_json("w02-fork-window-0-stream-json", Forked::StreamJson)]
+#[case::tmux("w02-fork-window-0-tmux", Forked::Tmux)]
+#[case::branch("w02-fork-window-0-branch", Forked::Branch)]
+fn w02_fork_of_a_first_window_boots_the_fork_from_the_notes_now(
+    #[case] name: &str,
+    #[case] forked: Forked,
+) {
     // Parent (window 0, booted at its prompt): write a note its boot could not have seen.
     let script = Script::new()
         .then(write_probe("FORK-NOTE-0"))
         .then_when(Match::tool_result(true), Reply::text("Saved."))
-        .fallback(Reply::text("Here in the fork."));
-    let (out, parent, fork) = run_fork("w02-fork-window-0", script, "Save a note.");
+        .fallback(Reply::text(IN_THE_FORK));
+    let (out, parent, fork) = run_fork(name, script, "Save a note.", forked);
     assert_eq!(out.process_requests(0).len(), 2, "the write and its answer");
     for r in out.process_requests(0) {
         assert_eq!(
