@@ -28,9 +28,9 @@ const PROCESS = crypto.randomUUID();
 
 /**
  * Read once per load: the helper and `NOTESOUP_DISABLED` as set; `on` once a reply said;
- * `registered` settles when session.start's tools and commands are registered.
+ * `registered` settles when session.start's tools and commands are registered (to why not).
  */
-let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<void> } | undefined;
+let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<string | undefined> } | undefined;
 /** What the engine bound: the session identity, the transcript, the newest kept main row. */
 let bound: { identity?: string; transcriptPath?: string; head?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
@@ -324,7 +324,10 @@ const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
   if (off()) return next(e);
   const effects = await hookEvent($, 'session.start', { env: { DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT') }, interactive: e.isInteractive });
   if (off() || switches === undefined) return next(e);
-  switches.registered = registerAll($);
+  switches.registered = registerAll($).then(
+    () => undefined,
+    (err: unknown) => String(err),
+  );
   show($, (await runEffects($, effects)).reports);
   return next(e);
 };
@@ -386,7 +389,8 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if (e.command === undefined) Object.assign(facts, await placeFacts($), { budget: await budgetFacts($) });
   const { context, warned } = await carry($, 'prompt.submit', facts);
   // The turn this prompt starts lists the tools (the engine takes them before its first step).
-  await switches?.registered;
+  const failed = await switches?.registered;
+  if (failed !== undefined) logOnce($, 'register', `registering the tools failed: ${failed}`);
   if (context.length === 0) return next(e);
   const r = await next({ ...e, context: [...(e.context ?? []), ...context] });
   // A dropped prompt did not carry the warning or own boot: it stays due.

@@ -143,6 +143,23 @@ describe('session.start', () => {
     expect(calls.length).toBe(1);
   });
 
+  test('a registration the engine refuses is logged and never fails the prompts', async ($, on) => {
+    world(on, () => ({ ok: true, effects: [] }), {}, ['tool.register', 'ui.log']);
+    on('tool.register', async () => {
+      throw new Error('no tool server');
+    });
+    const lines: string[] = [];
+    on('ui.log', async (_$, e) => {
+      lines.push(e.text);
+      return { value: undefined };
+    });
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const r = await $.prompt.submit({ text: 'go on', wait: false, origin: { kind: 'sdk' } });
+    expect(r.text).toBe('go on');
+    expect(lines.filter((l) => l.includes('registering the tools failed')).length).toBe(1);
+  });
+
   test('DISABLE_COMPACT is forwarded as set, once, for the helper to read', async ($, on) => {
     const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '0' });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
