@@ -8,7 +8,6 @@ use std::hash::Hasher;
 use notesoup_history_core::{Body, Event, Role, Transcript, Window, WordHash, WordHashBuilder};
 
 use crate::DecodeError;
-use crate::graph::Graph;
 use crate::rows::{self, Kind, RawRow, Row};
 
 /// What the transcript must be.
@@ -552,27 +551,5 @@ impl Decoder {
             },
         ));
         Ok(())
-    }
-
-    /// Selects the branch ending at `head` and assigns windows.
-    pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
-        Graph::new(self)
-            .select(head)
-            .map(|(transcript, _, _)| transcript)
-    }
-
-    /// [`Decoder::finish`] for a decoder that may have resumed a structure-only state
-    /// ([`Decoder::resume`]): the events of the rows that state covered are placeholders
-    /// (ids, names and flags, no texts or inputs), and [`Skeleton`] says which, and on which
-    /// line each such row was first recorded, so a caller can decode just the lines an
-    /// answer needs ([`ElidedRow::reload`]).
-    pub fn finish_skeleton(self, head: &Head) -> Result<Skeleton, DecodeError> {
-        Graph::new(self)
-            .select(head)
-            .map(|(transcript, elided, rows)| Skeleton {
-                transcript,
-                elided,
-                rows,
-            })
     }
 }

@@ -7,7 +7,7 @@ use notesoup_history_core::{
     Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
 };
 
-use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, UuidIndex, blank_first};
+use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Skeleton, UuidIndex, blank_first};
 use crate::rows::Kind;
 use crate::{DecodeError, Head};
 
@@ -32,6 +32,31 @@ pub(crate) fn results_only(node: &Node, all: &[Event]) -> bool {
         && events[1..]
             .iter()
             .all(|e| matches!(e.body, Body::ToolResult { .. }))
+}
+
+/// How a fed [`Decoder`] hands its transcript over: through the graph of its nodes.
+impl Decoder {
+    /// Selects the branch ending at `head` and assigns windows.
+    pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
+        Graph::new(self)
+            .select(head)
+            .map(|(transcript, _, _)| transcript)
+    }
+
+    /// [`Decoder::finish`] for a decoder that may have resumed a structure-only state
+    /// ([`Decoder::resume`]): the events of the rows that state covered are placeholders
+    /// (ids, names and flags, no texts or inputs), and [`Skeleton`] says which, and on which
+    /// line each such row was first recorded, so a caller can decode just the lines an
+    /// answer needs ([`ElidedRow::reload`]).
+    pub fn finish_skeleton(self, head: &Head) -> Result<Skeleton, DecodeError> {
+        Graph::new(self)
+            .select(head)
+            .map(|(transcript, elided, rows)| Skeleton {
+                transcript,
+                elided,
+                rows,
+            })
+    }
 }
 
 /// A link from a node to its predecessor.
