@@ -396,6 +396,25 @@ impl ThresholdError {
 }
 
 impl Policy {
+    /// Where the agent is warned, when warnings are shown at all (none under
+    /// `DISABLE_COMPACT`).
+    ///
+    /// ```
+    /// use notesoup_thresholds::{Env, Inputs, resolve};
+    /// use serde_json::json;
+    ///
+    /// let usage = json!({"context": {"window": 200000, "breakdown": {"autoCompactThreshold": 167000}}});
+    /// let on = resolve(&Inputs::new(Some(&usage), None, &Env::default()))?;
+    /// assert_eq!(on.warning_point(), Some(on.warning));
+    /// let env = Env::from_lookup(|name| (name == "DISABLE_COMPACT").then(|| "1".to_owned()));
+    /// let off = resolve(&Inputs::new(Some(&usage), None, &env))?;
+    /// assert_eq!(off.warning_point(), None);
+    /// # Ok::<(), notesoup_thresholds::ThresholdError>(())
+    /// ```
+    pub fn warning_point(&self) -> Option<u64> {
+        self.warnings_enabled.then_some(self.warning)
+    }
+
     /// What the window holds, in this policy's unit, read from a `usage.context`-shaped
     /// object (`tokens`, or `percent` for [`Unit::Percent`]) and rounded to a whole number;
     /// `None` when the engine reported none yet.

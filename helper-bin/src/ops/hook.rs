@@ -333,7 +333,7 @@ fn resolve_budget(
         budget: Budget {
             tokens,
             hard: policy.hard,
-            warning: policy.warnings_enabled.then_some(policy.warning),
+            warning: policy.warning_point(),
             auto_clear: policy.auto_clear,
         },
         unit: policy.unit,
