@@ -120,7 +120,9 @@ fn a_main_step_past_the_hard_point_ends_the_turn() {
 #[test]
 fn disable_compact_in_the_budget_env_means_no_warning() {
     let home = Home::new("dc");
-    let mut b = budget(150000);
+    // Past the point a warning would have under DISABLE_COMPACT (155 424) and below its
+    // clear point (171 808).
+    let mut b = budget(160000);
     b["env"] = json!({"DISABLE_COMPACT": "true"});
     let out = home.hook("p1", "tool.call", &json!({"agent": "main", "budget": b}));
     assert!(types(&out).is_empty(), "{}", out.reply);
