@@ -151,12 +151,38 @@ pub enum StoreError {
     /// A decoded transcript the history model refused (a decoder bug, never input).
     #[error(transparent)]
     Model(#[from] HistoryError),
+    /// A subagent asked for history ([`named`]): it belongs to the main conversation.
+    #[error(
+        "`{op}` is not available to subagents (agent {agent}): history belongs to the main conversation"
+    )]
+    Subagent {
+        /// The history tool asked.
+        op: String,
+        /// The subagent's id.
+        agent: String,
+    },
+    /// Neither a session nor a bound live transcript ([`named`]).
+    #[error(
+        "`{op}` needs `session`: no current session is bound here. Name one as <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough); history_sessions lists them"
+    )]
+    Unbound {
+        /// The history tool asked.
+        op: String,
+    },
+    /// The live session with no head recorded yet ([`named`]).
+    #[error(
+        "`{op}` on the current session needs `head`, the uuid of the latest main session.append result; none has been recorded yet"
+    )]
+    NoHead {
+        /// The history tool asked.
+        op: String,
+    },
 }
 
 impl StoreError {
     /// A stable `snake_case` code for replies: the selector's or decoder's own code,
     /// `ambiguous_session`, `not_found`, `history_cycle`, `history_link`, `not_regular`,
-    /// `too_large` or `io_error`.
+    /// `too_large`, `io_error`, `subagent`, `history_unavailable` or `no_head`.
     pub fn code(&self) -> &'static str {
         match self {
             StoreError::Selector(err) => err.code(),
@@ -181,6 +207,9 @@ impl StoreError {
             StoreError::Pi(err) => err.code(),
             StoreError::Codex(err) => err.code(),
             StoreError::Model(_) => "internal",
+            StoreError::Subagent { .. } => "subagent",
+            StoreError::Unbound { .. } => "history_unavailable",
+            StoreError::NoHead { .. } => "no_head",
         }
     }
 }

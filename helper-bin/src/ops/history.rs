@@ -80,48 +80,33 @@ pub(crate) fn parse_with_session<A: DeserializeOwned>(
 
 /// The selected history of the session `source` names.
 pub(crate) fn load(op: &str, source: &SessionArgs, ctx: &Context) -> Result<History, OpError> {
-    if let Some(agent) = &source.agent_id {
-        return Err(OpError::new(
-            "subagent",
-            format!(
-                "`{op}` is not available to subagents (agent {agent}): history belongs to the main conversation"
-            ),
-        ));
-    }
-    let (path, session) = match named(source.session.as_deref(), source.transcript_path.as_deref())
-    {
-        Some(Named::Live { path, session }) => (path, session),
-        Some(Named::Listed(selector)) => {
+    let named = named(
+        op,
+        source.agent_id.as_deref(),
+        source.session.as_deref(),
+        source.transcript_path.as_deref(),
+        source.head.as_deref(),
+    )?;
+    let (path, session, head) = match named {
+        Named::Live {
+            path,
+            session,
+            head,
+        } => (path, session, head),
+        Named::Listed(selector) => {
             let corpus = corpus(source.roots.clone(), ctx);
             let found = corpus.resolve(selector)?;
             let transcript = corpus.load(&found, cache(ctx).as_ref())?;
             return History::new(transcript)
                 .map_err(|err| OpError::new("internal", err.to_string()));
         }
-        None => {
-            return Err(OpError::new(
-                "history_unavailable",
-                format!(
-                    "`{op}` needs `session`: no current session is bound here. Name one as <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough); history_sessions lists them"
-                ),
-            ));
-        }
     };
-    let head = live_head(op, source)?;
     let options = Options {
         session: Some(session),
         sidechain: false,
     };
+    let head = Head::Uuid(head.to_owned());
     Ok(read_history(path, &options, &head, cache(ctx).as_ref())?)
-}
-
-fn live_head(op: &str, source: &SessionArgs) -> Result<Head, OpError> {
-    source.head.clone().map(Head::Uuid).ok_or_else(|| {
-        OpError::new(
-            "no_head",
-            format!("`{op}` on the current session needs `head`, the uuid of the latest main session.append result; none has been recorded yet"),
-        )
-    })
 }
 
 /// The session corpus under `roots` and the folders the environment names.
