@@ -16,41 +16,16 @@ type Script = (op: string, request: Fields) => Fields;
 
 const SESSION = '6e9d2c1a-0000-4000-8000-000000000001';
 
-/**
- * The window facts the helper's flow keeps (the real rules are reset-flow's, tested there):
- * enough for the shell's tests to see the ordinal and the cap come back in `hints`.
- */
-function windowStub(): (request: Fields, reply: Fields) => Fields {
-  let ordinal: number | undefined;
-  let cap: number | null = null;
-  let opening: number | undefined;
-  return (request, reply) => {
-    const event = (request.event ?? {}) as Fields;
-    if (event.type === 'window_seen' && typeof event.ordinal === 'number') ordinal = Math.max(ordinal ?? -1, event.ordinal);
-    if (event.type === 'native_compacted' && ordinal !== undefined) ordinal += 1;
-    if (event.type === 'cap_changed') cap = (event.cap as number | null) ?? null;
-    if (event.type === 'boot' && event.status === 'acquired' && opening !== undefined) ordinal = opening;
-    if (reply.ok !== true) return reply;
-    const effects = (Array.isArray(reply.effects) ? reply.effects : []).map((fx: Fields) => {
-      if (fx.type !== 'answer_compaction') return fx;
-      opening = (ordinal ?? 0) + 1;
-      return { ordinal: opening, ...fx };
-    });
-    return { ...reply, effects, hints: { ordinal: ordinal ?? null, cap, ...((reply.hints ?? {}) as Fields) } };
-  };
-}
-
 /** Plays the world beneath the plugin; returns the helper calls the shell made. */
 function world(on: On, script: Script, env: Record<string, string> = {}, own: readonly string[] = []): Call[] {
   const calls: Call[] = [];
-  const flow = windowStub();
   mock.env(on, env);
   if (!own.includes('process.run')) on('process.run', async (_$, e) => {
     const op = e.argv[1] ?? '';
     const request = JSON.parse(e.init?.stdin ?? '{}') as Fields;
     calls.push({ op, request });
     const reply = script(op, request);
-    const stdout = JSON.stringify(op === 'reset' ? flow(request, reply) : reply);
+    const stdout = JSON.stringify(reply);
     return { value: { exitCode: 0, stdout, stderr: '', isStdoutTruncated: false, isStderrTruncated: false } };
   });
   on('session.start', async (_$, e) => ({ cwd: e.cwd }));
@@ -161,7 +136,7 @@ describe('session.start', () => {
   });
 
   test('DISABLE_COMPACT is forwarded as set, once, for the helper to read', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '0' });
+    const calls = world(on, () => ({ ok: true, effects: [] }), { DISABLE_COMPACT: '0' });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     // `0` is not set for Claude: the shell does not judge it, the helper does.
     expect(hookCalls(calls)).toEqual([{ event: 'session.start', facts: { env: { DISABLE_COMPACT: '0' }, interactive: false } }]);
@@ -217,7 +192,7 @@ describe('the notes and history tools', () => {
   test('history sends what is bound (nothing, then path and head)', async ($, on) => {
     const calls = world(on, (op, req) =>
       op !== 'tool'
-        ? { ok: true, state: {}, effects: [], hints: {} }
+        ? { ok: true, effects: [] }
         : (req.bound as Fields).transcript_path === undefined
           ? answered('notesoup history_unavailable: no transcript path from Claude yet', true)
           : answered('seq 1 user: hi'),
@@ -254,7 +229,7 @@ describe('the notes and history tools', () => {
 
 describe('other sessions', () => {
   test('a model-supplied path or roots is never the binding: only the model\'s arguments carry it (the helper refuses them)', async ($, on) => {
-    const calls = world(on, (op) => (op === 'tool' ? answered('notesoup bad_request: `history_list` takes no argument `roots`', true) : { ok: true, state: {}, effects: [], hints: {} }));
+    const calls = world(on, (op) => (op === 'tool' ? answered('notesoup bad_request: `history_list` takes no argument `roots`', true) : { ok: true, effects: [] }));
     on('classic.SessionStart', async () => ({}));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'x', transcript_path: '/etc/shadow', head: 'h', roots: { claude: '/' } });
@@ -281,7 +256,7 @@ describe('other sessions', () => {
 describe('the reset flow', () => {
   test('empty_brain sends the raw arguments with the session and answers with the tool_result effect', async ($, on) => {
     const calls = world(on, (op) =>
-      op === 'tool' ? { ok: true, effects: [{ type: 'report', text: 'reset armed' }, { type: 'tool_result', text: 'Reset armed.', is_error: false }], hints: { generation: 0, pending: true } } : { ok: true },
+      op === 'tool' ? { ok: true, effects: [{ type: 'report', text: 'reset armed' }, { type: 'tool_result', text: 'Reset armed.', is_error: false }] } : { ok: true },
     );
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const r = await $.tool.call({ tool: 'mcp__notesoup__empty_brain', last_word: 'finish the parser' });
@@ -324,8 +299,8 @@ describe('the reset flow', () => {
     let requests = 0;
     world(on, (op, req) =>
       op === 'hook' && req.event === 'turn.step'
-        ? { ok: true, effects: [{ type: 'end_turn', text: 'Clearing the window now.' }], hints: {} }
-        : { ok: true, state: {}, effects: [], hints: {} },
+        ? { ok: true, effects: [{ type: 'end_turn', text: 'Clearing the window now.' }] }
+        : { ok: true, effects: [] },
     );
     on('turn.step', async function* (_$, e) {
       requests += 1;
@@ -341,7 +316,7 @@ describe('the reset flow', () => {
   });
 
   test('a main step past index 0 is one hook call carrying the budget facts', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }), { DISABLE_COMPACT: '0' });
+    const calls = world(on, () => ({ ok: true, effects: [] }), { DISABLE_COMPACT: '0' });
     on('turn.step', async function* (_$, e) {
       yield { kind: 'text', index: 0, text: 'ok' };
       return { turnId: e.turnId, index: e.index, answer: 'ok', toolUses: [], stopReason: 'end_turn', usage: null };
@@ -365,7 +340,7 @@ describe('the reset flow', () => {
   test('a veto answers the compaction with {skip} and never runs it', async ($, on) => {
     let core = 0;
     world(on, (op) =>
-      op === 'hook' ? { ok: true, effects: [{ type: 'veto_compaction', notice: 'notesoup: /compact is off; use /empty' }], hints: {} } : { ok: true },
+      op === 'hook' ? { ok: true, effects: [{ type: 'veto_compaction', notice: 'notesoup: /compact is off; use /empty' }] } : { ok: true },
     );
     on('session.compact', async () => {
       core += 1;
@@ -380,7 +355,7 @@ describe('the reset flow', () => {
   for (const [quiet, to] of [[true, 'debug'], [false, 'transcript']] as const) {
     test(`a veto with quiet ${String(quiet)} logs its notice to ${to} only`, async ($, on) => {
       const notice = 'notesoup: the reset\'s own compaction is no longer needed';
-      world(on, (op) => (op === 'hook' ? { ok: true, effects: [{ type: 'veto_compaction', notice, quiet }], hints: {} } : { ok: true }), {}, ['ui.log']);
+      world(on, (op) => (op === 'hook' ? { ok: true, effects: [{ type: 'veto_compaction', notice, quiet }] } : { ok: true }), {}, ['ui.log']);
       const lines: { text: string; to: string }[] = [];
       on('ui.log', async (_$, e) => {
         lines.push({ text: e.text, to: String(e.to) });
@@ -400,7 +375,7 @@ describe('the reset flow', () => {
     let core = 0;
     const text = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`;
     const calls = world(on, (op) =>
-      op === 'hook' ? { ok: true, effects: [{ type: 'answer_compaction', pool: 'normal', ordinal: 1, generation: 1, text }], hints: {} } : { ok: true },
+      op === 'hook' ? { ok: true, effects: [{ type: 'answer_compaction', pool: 'normal', ordinal: 1, generation: 1, text }] } : { ok: true },
     );
     on('session.compact', async () => {
       core += 1;
@@ -420,7 +395,7 @@ describe('the reset flow', () => {
 
   test("a native answer runs Claude's own compaction and tells the helper it replaced the conversation", async ($, on) => {
     const calls = world(on, (op, req) =>
-      op === 'hook' && req.event === 'session.compact' ? { ok: true, effects: [{ type: 'native_compaction' }], hints: {} } : { ok: true, effects: [] },
+      op === 'hook' && req.event === 'session.compact' ? { ok: true, effects: [{ type: 'native_compaction' }] } : { ok: true, effects: [] },
     );
     on('session.compact', async () => ({ messages: [{ role: 'user', text: 'summary', toolUses: [] }] }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
@@ -434,8 +409,8 @@ describe('continuation', () => {
   test('a continue effect is submitted once; its turn completion says which continuation it was', async ($, on) => {
     const calls = world(on, (op, req) =>
       op === 'hook' && req.event === 'session.append'
-        ? { ok: true, effects: [{ type: 'continue', text: 'Fresh window.', generation: 3 }], hints: {}, watch: {} }
-        : { ok: true, effects: [], hints: {}, watch: { append_doors: ['*'] } },
+        ? { ok: true, effects: [{ type: 'continue', text: 'Fresh window.', generation: 3 }], watch: {} }
+        : { ok: true, effects: [], watch: { append_doors: ['*'] } },
     );
     const submitted: string[] = [];
     on('prompt.submit', async (_$, e) => {
@@ -464,7 +439,7 @@ describe('continuation', () => {
 
 describe('natural input', () => {
   test('a prompt is queued at submit and delivered before its opening request goes out', async ($, on) => {
-    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
+    const calls = world(on, () => ({ ok: true, effects: [] }));
     let atRequest: unknown[] = [];
     on('prompt.submit', async (_$, e) => ({ text: e.text }));
     on('turn.start', async (_$, e) => ({ turnId: e.turnId }));
@@ -486,7 +461,7 @@ describe('natural input', () => {
   });
 
   test("a plugin's own prompt is not natural input", async ($, on) => {
-    const calls = world(on, () => ({ ok: true, state: {}, effects: [], hints: {} }));
+    const calls = world(on, () => ({ ok: true, effects: [] }));
     on('prompt.submit', async (_$, e) => ({ text: e.text }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
@@ -500,9 +475,9 @@ describe('the budget warning', () => {
   const warnWorld = (on: On) =>
     world(on, (op, req) => {
       if (op === 'hook' && (req.event === 'prompt.submit' || req.event === 'tool.call')) {
-        return { ok: true, effects: [{ type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }], hints: {} };
+        return { ok: true, effects: [{ type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }] };
       }
-      return { ok: true, effects: [], hints: {} };
+      return { ok: true, effects: [] };
     });
 
   test('a warn effect rides on the prompt, its text filled by the one hook call', async ($, on) => {
@@ -522,9 +497,9 @@ describe('the budget warning', () => {
 
   test('an own tool call is one helper call: main sends the budget, and a filled warn rides on its result', async ($, on) => {
     const calls = world(on, (op, req) => {
-      if (op !== 'tool') return { ok: true, effects: [], hints: {} };
+      if (op !== 'tool') return { ok: true, effects: [] };
       if (req.budget === undefined) return answered('listed');
-      return { ...answered('saved plan (v2)'), effects: [{ type: 'tool_result', text: 'saved plan (v2)', is_error: false }, { type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }], hints: { generation: 0, warned: true }, watch: {}, log: [] };
+      return { ...answered('saved plan (v2)'), effects: [{ type: 'tool_result', text: 'saved plan (v2)', is_error: false }, { type: 'warn', generation: 0, text: 'notesoup budget warning: save your notes.' }], watch: {}, log: [] };
     });
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
@@ -636,9 +611,8 @@ describe('/empty and /fresh-window', () => {
               { type: 'report', text: 'notesoup: saving notes, then clearing' },
               { type: 'closeout', mode: 'submit', generation: 0, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' },
             ],
-            hints: {},
           }
-        : { ok: true, effects: [], hints: {} },
+        : { ok: true, effects: [] },
     );
     const submitted: string[] = [];
     on('prompt.submit', async (_$, e) => {
@@ -660,8 +634,8 @@ describe('/empty and /fresh-window', () => {
     const clock = mock.clock(on);
     const calls = world(on, (op, req) =>
       op === 'hook' && req.event === 'command.run'
-        ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 2, text: 'Save.' }], hints: {} }
-        : { ok: true, effects: [], hints: {} },
+        ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 2, text: 'Save.' }] }
+        : { ok: true, effects: [] },
     );
     on('prompt.submit', async () => ({ drop: 'not now' }));
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
@@ -674,8 +648,8 @@ describe('/empty and /fresh-window', () => {
   test('a busy close-out rides on the command as context', async ($, on) => {
     world(on, (op, req) =>
       op === 'hook' && req.event === 'command.run'
-        ? { ok: true, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }], hints: {} }
-        : { ok: true, effects: [], hints: {} },
+        ? { ok: true, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }] }
+        : { ok: true, effects: [] },
     );
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     const r = await $.command.run(typed('fresh-window', ''));
@@ -689,7 +663,7 @@ describe('/notesoup cap', () => {
     const calls = world(on, (op, req) =>
       op === 'hook' && req.event === 'command.run'
         ? { ok: true, effects: [{ type: 'report', text: 'cap: 100000; warning at 83616, clear at 91808 tokens (native 100000, from cap); window claude:s:0' }] }
-        : { ok: true, effects: [], hints: {} },
+        : { ok: true, effects: [] },
     );
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
@@ -706,7 +680,7 @@ describe('commit evidence and kept boots', () => {
     const bootText = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`;
     const calls = world(
       on,
-      () => ({ ok: true, effects: [], hints: {}, watch: { kept: true, boot_marker: '<notesoup-boot window="' } }),
+      () => ({ ok: true, effects: [], watch: { kept: true, boot_marker: '<notesoup-boot window="' } }),
       {},
       ['session.messages'],
     );
@@ -728,7 +702,7 @@ describe('commit evidence and kept boots', () => {
 
   test('appends go to the helper only through the doors it named; every door with the row text', async ($, on) => {
     let watch: Fields = { append_doors: ['queue'] };
-    const calls = world(on, () => ({ ok: true, effects: [], hints: {}, watch }));
+    const calls = world(on, () => ({ ok: true, effects: [], watch }));
     const append = (door: 'prompt' | 'queue' | 'compaction', text: string) =>
       $.session.append({
         message: { type: 'user', role: 'user', content: [{ type: 'text', text }] },
