@@ -234,6 +234,24 @@ impl Unit {
         }
     }
 
+    /// The unit its protocol name ([`Unit::as_str`]) names.
+    ///
+    /// ```
+    /// use notesoup_thresholds::Unit;
+    /// assert_eq!(Unit::named("percent")?, Unit::Percent);
+    /// assert_eq!(Unit::named("tokens")?, Unit::Tokens);
+    /// assert_eq!(Unit::named("lines").unwrap_err().code(), "bad_unit");
+    /// # Ok::<(), notesoup_thresholds::ThresholdError>(())
+    /// ```
+    pub fn named(name: &str) -> Result<Self, ThresholdError> {
+        [Self::Tokens, Self::Percent]
+            .into_iter()
+            .find(|unit| unit.as_str() == name)
+            .ok_or_else(|| ThresholdError::BadUnit {
+                input: name.to_owned(),
+            })
+    }
+
     /// The field of the engine's context usage (`$.session.usage().context`) the fill is read
     /// from ([`Policy::fill`]).
     pub fn field(self) -> &'static str {
@@ -366,6 +384,12 @@ pub enum ThresholdError {
         /// The command's words as given.
         input: String,
     },
+    /// A unit name that is not `tokens` or `percent` ([`Unit`]'s `FromStr`).
+    #[error("unit {input:?} is not `tokens` or `percent`")]
+    BadUnit {
+        /// The unit as given.
+        input: String,
+    },
     /// The native point leaves no room for the margins: no point can be trusted.
     #[error(
         "the native point ({native} tokens, from the {source_name} source) leaves no room for resetMarginTokens {reset_margin} and warningRunwayTokens {warning_runway}; lower the margins in the notesoup settings or raise the window"
@@ -384,13 +408,14 @@ pub enum ThresholdError {
 
 impl ThresholdError {
     /// A stable `snake_case` code for replies: `bad_cap` (the cap cannot be read or is too
-    /// small), `usage` (a `/notesoup` command it does not know) or `unresolvable` (no point
-    /// can be trusted).
+    /// small), `usage` (a `/notesoup` command it does not know), `unresolvable` (no point
+    /// can be trusted) or `bad_unit` (a unit name it does not know).
     pub fn code(&self) -> &'static str {
         match self {
             ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
             ThresholdError::CapUsage { .. } => "usage",
             ThresholdError::NoRoom { .. } => "unresolvable",
+            ThresholdError::BadUnit { .. } => "bad_unit",
         }
     }
 }

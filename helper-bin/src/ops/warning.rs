@@ -1,6 +1,7 @@
 //! `warning`: the budget warning for the host's reset tool and the tokens left.
 
 use notesoup_boot::{Countdown, Host, warning};
+use notesoup_thresholds::Unit;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -18,15 +19,7 @@ struct Request {
     clear_at: u64,
     /// `tokens` (the default) or `percent` (when only a percentage of the window is known).
     #[serde(default)]
-    unit: Unit,
-}
-
-#[derive(Deserialize, Default, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum Unit {
-    #[default]
-    Tokens,
-    Percent,
+    unit: Option<String>,
 }
 
 pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
@@ -35,10 +28,13 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
         .host
         .parse()
         .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
-    let unit = match req.unit {
-        Unit::Tokens => notesoup_thresholds::Unit::Tokens,
-        Unit::Percent => notesoup_thresholds::Unit::Percent,
-    };
+    let unit = req
+        .unit
+        .as_deref()
+        .map(Unit::named)
+        .transpose()
+        .map_err(|err| OpError::bad_request(format!("`warning` request: {err}")))?
+        .unwrap_or(Unit::Tokens);
     let (text, left) = warning_text(host, unit, req.clear_at, req.used);
     let mut fields = Fields::new();
     fields.insert("text".into(), json!(text));
@@ -49,15 +45,10 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
 /// The budget warning for a window holding `used` of a clear at `clear_at` (both in
 /// `unit`s), and what is left: the `warning` and `hook` ops' one composition of the
 /// policy's unit and `notesoup-boot`'s countdown.
-pub(crate) fn warning_text(
-    host: Host,
-    unit: notesoup_thresholds::Unit,
-    clear_at: u64,
-    used: u64,
-) -> (String, u64) {
+pub(crate) fn warning_text(host: Host, unit: Unit, clear_at: u64, used: u64) -> (String, u64) {
     let countdown = match unit {
-        notesoup_thresholds::Unit::Tokens => Countdown::tokens_to(clear_at, used),
-        notesoup_thresholds::Unit::Percent => Countdown::percent_to(clear_at, used),
+        Unit::Tokens => Countdown::tokens_to(clear_at, used),
+        Unit::Percent => Countdown::percent_to(clear_at, used),
     };
     (warning(host, countdown), countdown.left())
 }
