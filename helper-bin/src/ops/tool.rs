@@ -67,6 +67,12 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         Ok(spec) => spec,
         Err(refusal) => return Ok(answered(&refusal)),
     };
+    // Who called: a subagent's call never steps the main flow (the flow's own rule).
+    let agent = if bound.agent_id.is_some() {
+        "subagent"
+    } else {
+        "main"
+    };
     if !spec.reset_flow {
         let binding = Binding {
             cwd: bound.cwd,
@@ -75,12 +81,11 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
             agent_id: bound.agent_id,
             roots: None,
         };
-        let main = binding.agent_id.is_none();
         let answer = tools::call(spec.name, &args, &binding, ctx);
         let mut fields = answered(&answer);
-        if let (true, false, Some(session), Some(budget)) = (main, answer.is_error, session, budget)
-        {
-            with_the_warning(&mut fields, &session, budget, ctx);
+        if let (Some(session), Some(budget)) = (session, budget) {
+            // A refused call is denied to the model: the `tool.call` hook says so.
+            with_the_warning(&mut fields, &session, agent, answer.is_error, budget, ctx);
         }
         return Ok(fields);
     }
@@ -94,11 +99,6 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         Ok(args) => args,
         Err(refusal) => return Ok(answered(&refusal)),
     };
-    let agent = if bound.agent_id.is_some() {
-        "subagent"
-    } else {
-        "main"
-    };
     let event = serde_json::from_value(json!({"type": spec.name, "agent": agent, "args": args}))
         .map_err(|err| OpError::bad_request(format!("`tool` {}: {err}", spec.name)))?;
     let reply = kept(ctx, &session, event)?;
@@ -107,14 +107,22 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     Ok(fields)
 }
 
-/// A main result answered: the flow hears of it as of any main tool result (op `hook`'s
-/// `tool.call`: `measured`, `warning_point`), and its effects (a `warn` with its text,
-/// delivered with this result) follow the `tool_result`, with the flow's `watch`
-/// and `log`. A flow that cannot be stepped never costs the answer: its refusal is logged.
-fn with_the_warning(fields: &mut Fields, session: &SessionRef, budget: Value, ctx: &Context) {
+/// A result answered: the flow hears of it as of any tool result (op `hook`'s `tool.call`
+/// of `agent`, `denied` when the answer refuses the call; for a main one that was not:
+/// `measured`, `warning_point`), and its effects (a `warn` with its text, delivered with
+/// this result) follow the `tool_result`, with the flow's `watch` and `log`. A flow that
+/// cannot be stepped never costs the answer: its refusal is logged.
+fn with_the_warning(
+    fields: &mut Fields,
+    session: &SessionRef,
+    agent: &str,
+    denied: bool,
+    budget: Value,
+    ctx: &Context,
+) {
     let mut facts = serde_json::Map::new();
-    facts.insert("agent".into(), json!("main"));
-    facts.insert("denied".into(), json!(false));
+    facts.insert("agent".into(), json!(agent));
+    facts.insert("denied".into(), json!(denied));
     facts.insert("budget".into(), budget);
     match super::hook::call(ctx, session, "tool.call", facts) {
         Ok(hook) => {
