@@ -105,20 +105,27 @@ fn run_clean(name: &str, script: Script, mode: &Mode) -> Outcome {
 /// An interactive run: wait for the prompt, type `prompt`, press Enter, then `middle`,
 /// then `/exit` and wait for the CLI to end.
 fn tmux(prompt: &str, middle: Vec<Step>) -> Mode {
-    tmux_lines(&[prompt], middle)
+    tmux_lines(&[(prompt, None)], middle)
 }
 
-/// An interactive run: wait for the prompt, then type each line and press Enter, then
-/// `middle`, then `/exit` and wait for the CLI to end.
-fn tmux_lines(lines: &[&str], middle: Vec<Step>) -> Mode {
+/// An interactive run: wait for the prompt, then type each line, press Enter and wait
+/// until the screen shows the line's answer (when it names one), then `middle`, then
+/// `/exit` and wait for the CLI to end.
+fn tmux_lines(lines: &[(&str, Option<&str>)], middle: Vec<Step>) -> Mode {
     let mut steps = vec![Step::WaitFor("(❯|>)".into(), Duration::from_secs(60))];
-    for line in lines {
+    for (line, answer) in lines {
         steps.extend([
             Step::Sleep(Duration::from_secs(2)),
             Step::Type((*line).into()),
             Step::Sleep(Duration::from_millis(500)),
             Step::Key("Enter".into()),
         ]);
+        if let Some(answer) = answer {
+            steps.push(Step::WaitFor(
+                regex::escape(answer),
+                Duration::from_secs(60),
+            ));
+        }
     }
     steps.extend(middle);
     steps.extend([

@@ -105,66 +105,86 @@ enum Forked {
     Branch,
 }
 
+/// The fork's first prompt and its answer.
+const WHERE: (&str, &str) = ("Where are we?", "Here in the fork.");
+/// The fork's next prompt in the same process (not in `-p`) and its answer.
+const AND_NOW: (&str, &str) = ("And now?", "Still in the fork.");
+
 impl Forked {
-    /// The fork of process `of`'s session asked `prompt`; `answer` is the model's last answer
-    /// in it (what a terminal waits to see).
-    fn fork(self, prompt: &str, of: usize, answer: &str) -> Process {
+    /// The fork of process `of`'s session: asked [`WHERE`], then, where the process lives
+    /// on, [`AND_NOW`].
+    fn fork(self, of: usize) -> Process {
+        let turns: &[(&str, &str)] = match self {
+            Self::Print => &[WHERE],
+            _ => &[WHERE, AND_NOW],
+        };
         let session = match self {
             Self::Branch => Resume::Of(of),
             _ => Resume::ForkOf(of),
         };
-        let lines: &[&str] = match self {
-            Self::Branch => &["/branch", prompt],
-            _ => &[prompt],
-        };
+        let branch = matches!(self, Self::Branch).then_some(("/branch", None));
+        let lines = branch
+            .into_iter()
+            .chain(turns.iter().map(|(p, a)| (*p, Some(*a))));
         Process {
             session,
-            mode: self.mode(lines, answer),
+            mode: self.mode(&lines.collect::<Vec<_>>()),
         }
     }
 
-    /// A later process of the fork (process `of`) asked `prompt`; `answer` as for [`Self::fork`].
+    /// How many prompts [`Self::fork`] sends.
+    fn fork_prompts(self) -> usize {
+        if matches!(self, Self::Print) { 1 } else { 2 }
+    }
+
+    /// A later process of the fork (process `of`) asked `prompt`; `answer` is the model's
+    /// last answer in it (what a terminal waits to see).
     fn resume(self, prompt: &str, of: usize, answer: &str) -> Process {
         Process {
             session: Resume::Of(of),
-            mode: self.mode(&[prompt], answer),
+            mode: self.mode(&[(prompt, Some(answer))]),
         }
     }
 
-    fn mode(self, lines: &[&str], answer: &str) -> Mode {
+    /// Each line typed or sent in turn, with the answer a terminal waits to see.
+    fn mode(self, lines: &[(&str, Option<&str>)]) -> Mode {
         // A prompt's turn, then a plugin's continuation (a reset) if one comes.
         let settle = Duration::from_secs(3);
         match self {
-            Self::Print => Mode::Print(lines.concat()),
+            Self::Print => Mode::Print(lines.iter().map(|(l, _)| *l).collect()),
             Self::StreamJson => Mode::StreamJson(
                 lines
                     .iter()
-                    .map(|l| Input::Message((*l).to_owned()))
+                    .map(|(l, _)| Input::Message((*l).to_owned()))
                     .chain([Input::Idle(settle)])
                     .collect(),
             ),
             Self::Tmux | Self::Branch => tmux_lines(
                 lines,
-                vec![
-                    Step::WaitFor(regex::escape(answer), Duration::from_secs(60)),
-                    Step::Idle(settle),
-                    Step::Capture("answered".into()),
-                ],
+                vec![Step::Idle(settle), Step::Capture("answered".into())],
             ),
         }
     }
 }
 
-/// A parent process on `prompt`, then its fork made as `forked` asked where it is; both
-/// exit cleanly. The outcome, the parent's session id and the fork's.
+/// The script's answers to the fork's prompts ([`Forked::fork`]): [`WHERE`]'s is the
+/// fallback.
+fn answer_the_fork(script: Script) -> Script {
+    script
+        .rule(
+            Match::tail_contains(AND_NOW.0).and_tool_result(false),
+            Reply::text(AND_NOW.1),
+        )
+        .fallback(Reply::text(WHERE.1))
+}
+
+/// A parent process on `prompt`, then its fork made as `forked`; both exit cleanly. The
+/// outcome, the parent's session id and the fork's.
 fn run_fork(name: &str, script: Script, prompt: &str, forked: Forked) -> (Outcome, String, String) {
     let out = run_chain(
         name,
-        script,
-        vec![
-            Process::new(prompt),
-            forked.fork("Where are we?", 0, IN_THE_FORK),
-        ],
+        answer_the_fork(script),
+        vec![Process::new(prompt), forked.fork(0)],
     );
     super::assert_clean_exit(&out);
     let (parent, fork) = parent_and_fork(&out);
@@ -186,21 +206,27 @@ fn parent_and_fork(out: &Outcome) -> (String, String) {
     (parent, fork)
 }
 
-/// The fork's (process 1's) first request holds one boot, the fork's own window
-/// `ordinal`, built from the notes as they are now (it holds `note`, written after the
-/// parent's boot), and no boot of the parent's.
-fn assert_the_fork_boots(out: &Outcome, (parent, fork): (&str, &str), ordinal: u32, note: &str) {
-    let first = *out
-        .process_requests(1)
-        .first()
-        .expect("the fork made no request");
+/// The fork's (process 1's) requests, one per prompt of `forked`, each hold one boot: the
+/// fork's own window `ordinal`, built from the notes as they are now (it holds `note`,
+/// written after the parent's boot), and no boot of the parent's.
+fn assert_the_fork_boots(
+    out: &Outcome,
+    (parent, fork): (&str, &str),
+    ordinal: u32,
+    note: &str,
+    forked: Forked,
+) {
+    let requests = out.process_requests(1);
+    assert_eq!(requests.len(), forked.fork_prompts(), "the fork's answers");
     let window = format!("claude:{fork}:{ordinal}");
-    assert_eq!(
-        boots(first),
-        std::slice::from_ref(&window),
-        "the fork's first request must hold one boot, the fork's own window {ordinal}"
-    );
-    let text = first.all_text();
+    for (i, r) in requests.iter().enumerate() {
+        assert_eq!(
+            boots(*r),
+            std::slice::from_ref(&window),
+            "the fork's request {i} must hold one boot, the fork's own window {ordinal}"
+        );
+    }
+    let text = requests[0].all_text();
     let boot = boot_body(&text, &window);
     assert!(
         boot.contains(note),
@@ -300,9 +326,6 @@ fn boot_body(text: &str, window: &str) -> String {
         .to_owned()
 }
 
-/// The fork's answer to its first prompt.
-const IN_THE_FORK: &str = "Here in the fork.";
-
 #[rstest::rstest]
 #[case::print("w02-fork-print", Forked::Print)]
 #[case::stream_json("w02-fork-stream-json", Forked::StreamJson)]
@@ -332,14 +355,13 @@ fn w02_fork_boots_its_own_window_from_the_notes_now(#[case] name: &str, #[case] 
             Match::tail_contains(FRESH_BOOT).and_tool_result(false),
             write_probe("FORK-NOTE-77"),
         )
-        .then_when(Match::tool_result(true), Reply::text("Saved."))
-        .fallback(Reply::text(IN_THE_FORK));
+        .then_when(Match::tool_result(true), Reply::text("Saved."));
     let out = run_chain(
         name,
-        script,
+        answer_the_fork(script),
         vec![
             Process::new("Clear your window, then save a note."),
-            forked.fork("Where are we?", 0, IN_THE_FORK),
+            forked.fork(0),
             forked.resume("Anything new?", 1, again),
             forked.resume("Clear the fork's window.", 1, window_2),
         ],
@@ -364,15 +386,22 @@ fn w02_fork_boots_its_own_window_from_the_notes_now(#[case] name: &str, #[case] 
         message_with(parent_requests[1], &parent_boot).expect("the parent's window-1 boot");
 
     // The fork's first request: the copied compaction message as it was, then the fork's
-    // own window-1 boot, newest, built from the notes as they are now.
+    // own window-1 boot, newest, built from the notes as they are now. The fork's next
+    // prompt in the same process (not in `-p`): the same boots.
     let fork_requests = out.process_requests(1);
-    assert_eq!(fork_requests.len(), 1, "the fork's answer");
-    let first = fork_requests[0];
     assert_eq!(
-        boots(first),
-        [parent_boot.clone(), fork_boot.clone()],
-        "the fork's first request must hold the copied compaction boot, then the fork's own window 1, newest"
+        fork_requests.len(),
+        forked.fork_prompts(),
+        "the fork's answers"
     );
+    for (i, r) in fork_requests.iter().enumerate() {
+        assert_eq!(
+            boots(*r),
+            [parent_boot.clone(), fork_boot.clone()],
+            "the fork's request {i} must hold the copied compaction boot, then the fork's own window 1, newest"
+        );
+    }
+    let first = fork_requests[0];
     assert_eq!(
         message_with(first, &parent_boot).as_deref(),
         Some(compaction_message.as_str()),
@@ -388,7 +417,7 @@ fn w02_fork_boots_its_own_window_from_the_notes_now(#[case] name: &str, #[case] 
         "the parent's window-1 boot already held the note: the probe proves nothing"
     );
 
-    // The fork again (`-p --resume <fork>`): the same boots, no second fresh one.
+    // The fork again (`--resume <fork>`): the same boots, no second fresh one.
     let again = out.process_requests(2);
     assert_eq!(again.len(), 1, "the fork's second answer");
     assert_eq!(
@@ -419,8 +448,7 @@ fn w02_fork_of_a_first_window_boots_the_fork_from_the_notes_now(
     // Parent (window 0, booted at its prompt): write a note its boot could not have seen.
     let script = Script::new()
         .then(write_probe("FORK-NOTE-0"))
-        .then_when(Match::tool_result(true), Reply::text("Saved."))
-        .fallback(Reply::text(IN_THE_FORK));
+        .then_when(Match::tool_result(true), Reply::text("Saved."));
     let (out, parent, fork) = run_fork(name, script, "Save a note.", forked);
     assert_eq!(out.process_requests(0).len(), 2, "the write and its answer");
     for r in out.process_requests(0) {
@@ -430,7 +458,7 @@ fn w02_fork_of_a_first_window_boots_the_fork_from_the_notes_now(
             "the parent's window 0"
         );
     }
-    assert_the_fork_boots(&out, (&parent, &fork), 0, "FORK-NOTE-0");
+    assert_the_fork_boots(&out, (&parent, &fork), 0, "FORK-NOTE-0", forked);
 }
 
 // ---------------------------------------------------------------------------------
