@@ -42,7 +42,7 @@ exec python3 - "$claude" "$bin" "$PWD/plugins/claude" "$pairs" "$bytes" "${NOTES
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
-claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 only_claude, base_src = sys.argv[6] == "claude", (Path(sys.argv[7]) if sys.argv[7] else None)
 only_history = sys.argv[6] == "history"
 helper, fake, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup-fake-api", bin_dir / "gen-transcript"
@@ -193,6 +193,11 @@ def spawns_per_event(tool_calls, mod=notesoup_mod):
     text = dbg.read_text(errors="replace")
     events = re.findall(r"hooks module notesoup@inline (\S+)(?: stream)? settled", text)
     spawns = len(re.findall(r"\$\.process\.run \(notesoup\): \S+ with", text))
+    ran = len(re.findall(r"\$\.process\.run \(notesoup\): \S+ exited 0 in", text))
+    if ran != spawns:
+        # A helper that cannot run leaves notesoup doing nothing: its rows would time a mod
+        # that only logs refusals.
+        sys.exit(f"table: {spawns - ran} of {spawns} helper spawns did not exit 0 ({helper}); see {dbg}")
     by_event = {}
     for e in events:
         by_event[e] = by_event.get(e, 0) + 1
