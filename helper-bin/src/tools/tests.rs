@@ -345,6 +345,32 @@ fn spec_ts_is_generated_from_the_rust_specs() {
     );
 }
 
+/// The hooks module names each variable it reads literally (the engine's validator refuses
+/// `$.env.get` with a computed name), so its list is a copy: it must be the threshold
+/// variables the policy reads (`notesoup_thresholds::Env::NAMES`), each forwarded under its
+/// own name, plus the helper override and notesoup's off switch, and nothing else.
+#[test]
+fn the_hooks_module_reads_and_forwards_exactly_the_variables_the_policy_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/claude/hooks/notesoup.ts");
+    let module = std::fs::read_to_string(&path).unwrap();
+    let read: std::collections::BTreeSet<&str> = module
+        .split("$.env.get('")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('\'').map(|(name, _)| name))
+        .collect();
+    let mut want: std::collections::BTreeSet<&str> =
+        notesoup_thresholds::Env::NAMES.into_iter().collect();
+    want.extend(["NOTESOUP_HELPER", notesoup_thresholds::NOTESOUP_DISABLED]);
+    assert_eq!(read, want, "the variables {} reads", path.display());
+    for name in notesoup_thresholds::Env::NAMES {
+        assert!(
+            module.contains(&format!("{name}: ")),
+            "{} reads {name} but does not forward it under its name",
+            path.display()
+        );
+    }
+}
+
 /// A head Claude has not written yet is asked again, 50 ms more each time, until the
 /// answer changes; a head that never comes is refused after the last retry.
 #[test]

@@ -158,7 +158,8 @@ async function carry($: EngineInterface, event: string, facts: Fields): Promise<
 
 /** The budget facts: the fill now, settings, model, the threshold variables, the breakdown. */
 async function budgetFacts($: EngineInterface): Promise<Fields> {
-  // The threshold variables (`notesoup_thresholds::Env::NAMES`); the engine wants each named.
+  // The threshold variables (`notesoup_thresholds::Env::NAMES`), each named (the validator
+  // refuses a computed name); helper-bin tools tests hold this list to the Rust one.
   const [model, settings, now, pct, window, noAuto, noCompact, maxOut] = await Promise.all([
     $.session.model(),
     $.settings.read(),
