@@ -208,7 +208,9 @@ pub enum Hook {
         kept: Option<Vec<KeptBoot>>,
     },
     /// `prompt.submit`, before `next(e)`: `origin` is `e.origin.kind`, `command` whether
-    /// `e.command` is set.
+    /// `e.command` is set; `kept` (not a command) when the reply's `watch` asked for them:
+    /// the flow knows no window yet, and the engine may run a session's first
+    /// `prompt.submit` before its `prompt.context` (a fork's, in the terminal, under load).
     ///
     /// `{"event":"prompt.submit","facts":{"origin":"composer","command":false}}`
     #[serde(rename = "prompt.submit")]
@@ -218,6 +220,10 @@ pub enum Hook {
         /// A slash command (`e.command` set): not natural input, and no warning rides on it.
         #[serde(default)]
         command: bool,
+        /// The kept boots, oldest first, when asked for: they name the window as at
+        /// `prompt.context` (a fork's copy owes the session its own boot, on this prompt).
+        #[serde(default)]
+        kept: Option<Vec<KeptBoot>>,
     },
     /// The prompt that carried the budget warning (`warn` of a `prompt.submit` reply) was
     /// dropped by a hook further down: the warning is due again. `generation` is the warn's.
@@ -476,7 +482,14 @@ impl Flow {
                 budget,
                 &mut fx,
             ),
-            Hook::PromptSubmit { origin, command } => {
+            Hook::PromptSubmit {
+                origin,
+                command,
+                kept,
+            } => {
+                if let (Some(kept), false) = (kept, *command) {
+                    self.kept_window(kept, resolve, &mut fx);
+                }
                 fx.extend(self.traced(Event::PromptSubmitted {
                     natural: origin != "plugin" && !command,
                 }));
@@ -685,24 +698,7 @@ impl Flow {
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
-        // The newest boot naming the highest window (the rule `window_facts` reads a
-        // transcript by).
-        let newest = kept.iter().fold(None::<&KeptBoot>, |best, k| match best {
-            Some(b) if b.ordinal > k.ordinal => Some(b),
-            _ => Some(k),
-        });
-        if let Some(newest) = newest {
-            let copied = newest
-                .window
-                .parse::<WindowId>()
-                .is_ok_and(|w| w.session() != resolve.session());
-            let ordinal = newest.ordinal;
-            let event = if copied {
-                Event::CopiedBoot { ordinal }
-            } else {
-                Event::WindowSeen { ordinal }
-            };
-            fx.extend(self.traced(event));
+        if self.kept_window(kept, resolve, fx) {
             return;
         }
         if self.window.ordinal.is_none()
@@ -720,6 +716,36 @@ impl Flow {
                 text: format!("no boot attached: {why}"),
             }),
         }
+    }
+
+    /// The window the newest kept boot names (the newest boot naming the highest window:
+    /// the rule `window_facts` reads a transcript by): another session's is a fork's copy
+    /// (`copied_boot`), the session's own a window seen. False when none is kept.
+    fn kept_window(
+        &mut self,
+        kept: &[KeptBoot],
+        resolve: &mut dyn Resolve,
+        fx: &mut Vec<Effect>,
+    ) -> bool {
+        let newest = kept.iter().fold(None::<&KeptBoot>, |best, k| match best {
+            Some(b) if b.ordinal > k.ordinal => Some(b),
+            _ => Some(k),
+        });
+        let Some(newest) = newest else {
+            return false;
+        };
+        let copied = newest
+            .window
+            .parse::<WindowId>()
+            .is_ok_and(|w| w.session() != resolve.session());
+        let ordinal = newest.ordinal;
+        let event = if copied {
+            Event::CopiedBoot { ordinal }
+        } else {
+            Event::WindowSeen { ordinal }
+        };
+        fx.extend(self.traced(event));
+        true
     }
 
     /// `prompt.attachment`: the flow's verdict on the boot copy (`boot_copy`); a copy to
@@ -994,6 +1020,9 @@ pub struct Watch {
     /// Send the boots the conversation keeps (`kept`) with the next main `turn.step`,
     /// `turn.complete` and `compact.done` (interactive commit evidence is awaited).
     pub kept: bool,
+    /// Send the kept boots with the next `prompt.submit` that is not a command: the flow
+    /// knows no window yet (a session's first prompt may come before its `prompt.context`).
+    pub prompt_kept: bool,
     /// A `compact.done` that resolved can still change the flow (the worker's compaction
     /// was not answered yet); when false the shell reports only a failed one.
     pub compact_done: bool,
@@ -1021,6 +1050,7 @@ impl Flow {
         Watch {
             append_doors,
             kept: awaiting && self.interactive,
+            prompt_kept: self.window.ordinal.is_none(),
             compact_done: unanswered || (awaiting && self.interactive),
         }
     }

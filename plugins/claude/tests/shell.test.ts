@@ -453,9 +453,10 @@ describe('natural input', () => {
     await $.prompt.submit({ text: 'do the thing', wait: false, origin: { kind: 'sdk' } });
     await $.turn.start({ text: 'do the thing', turnId: 't1' });
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
-    // The raw facts only: the flow tracks the input (queued, then carried by step 0).
+    // The raw facts only: the flow tracks the input (queued, then carried by step 0); no
+    // watch said the flow knows its window, so the kept boots (none) ride along.
     expect(atRequest).toEqual([
-      { event: 'prompt.submit', origin: 'sdk', command: false, cwd: '/work/project' },
+      { event: 'prompt.submit', origin: 'sdk', command: false, cwd: '/work/project', kept: [] },
       { event: 'turn.step', agent: 'main', turn_id: 't1', index: 0 },
     ]);
   });
@@ -698,6 +699,24 @@ describe('commit evidence and kept boots', () => {
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
     expect(hookCalls(calls).find((c) => c.event === 'turn.step')?.facts.kept).toEqual([bootText]);
+  });
+
+  test('a prompt carries the kept boots while the helper asks (prompt_kept), a command never', async ($, on) => {
+    const parentBoot = '<notesoup-boot window="claude:parent:1">\nnotes\n</notesoup-boot>';
+    let watch: Fields = { prompt_kept: true, boot_marker: '<notesoup-boot window="' };
+    const calls = world(on, () => ({ ok: true, effects: [], watch }), {}, ['session.messages']);
+    on('session.messages', async () => ({ value: [{ role: 'user', content: [{ type: 'text', text: parentBoot }] }] }));
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    calls.length = 0;
+    await $.prompt.submit({ text: 'where are we?', wait: false, origin: { kind: 'composer' } });
+    // The last reply asked (prompt_kept), yet a command carries none; its reply says the
+    // flow knows its window now, and the prompts after it carry none.
+    watch = { prompt_kept: false, boot_marker: '<notesoup-boot window="' };
+    await $.prompt.submit({ text: '/notesoup', wait: false, origin: { kind: 'composer' }, command: { name: 'notesoup', args: '' } });
+    await $.prompt.submit({ text: 'and now?', wait: false, origin: { kind: 'composer' } });
+    await $.prompt.submit({ text: 'still?', wait: false, origin: { kind: 'composer' } });
+    expect(hookCalls(calls).filter((c) => c.event === 'prompt.submit').map((c) => c.facts.kept)).toEqual([[parentBoot], undefined, undefined, undefined]);
   });
 
   test('appends go to the helper only through the doors it named; every door with the row text', async ($, on) => {

@@ -1075,6 +1075,11 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
             json!({"event": "prompt.submit", "facts": {"origin": "composer"}}),
             warn,
         ),
+        // A fork's first prompt before its prompt.context (the kept boots ride with it).
+        hook(
+            json!({"event": "prompt.submit", "facts": {"origin": "composer", "kept": [{"window": "claude:s0:2", "ordinal": 2, "text": "B"}]}}),
+            None,
+        ),
         hook(
             json!({"event": "prompt.dropped", "facts": {"generation": g}}),
             None,

@@ -671,6 +671,40 @@ fn a_fork_whose_transcript_holds_its_own_boot_gets_no_second_one() {
 }
 
 #[test]
+fn a_first_prompt_before_prompt_context_reads_the_kept_boots_it_was_asked_for() {
+    // The terminal under load: a fork's session.start (no transcript written yet), then its
+    // first prompt.submit, then prompt.context. The reply to session.start asks for the kept
+    // boots with the prompt; the prompt carrying the parent's boot carries the fork's own.
+    let home = Home::new("fork-order");
+    let cwd = home.cwd();
+    let start = home.hook(
+        "p1",
+        "session.start",
+        &json!({"env": {}, "interactive": true}),
+    );
+    assert_eq!(start.reply["watch"]["prompt_kept"], true, "{}", start.reply);
+    let parent = "<notesoup-boot window=\"claude:parent:1\">\nnotes\n</notesoup-boot>\nhandoff";
+    let mut facts = submit(&cwd);
+    facts["kept"] = json!([parent]);
+    let out = home.hook("p1", "prompt.submit", &facts);
+    let boots = own_boots(&out);
+    assert_eq!(boots.len(), 1, "{}", out.reply);
+    assert!(
+        boots[0].starts_with("\n<notesoup-boot window=\"claude:s1:1\">"),
+        "{}",
+        boots[0]
+    );
+    assert_eq!(out.reply["watch"]["prompt_kept"], false, "{}", out.reply);
+    // prompt.context after it: no boot block, no second own boot.
+    let context = home.hook(
+        "p1",
+        "prompt.context",
+        &json!({"cwd": cwd, "kept": [parent]}),
+    );
+    assert!(types(&context).is_empty(), "{}", context.reply);
+}
+
+#[test]
 fn a_kept_boot_of_another_session_owes_the_session_its_own_on_the_next_prompt() {
     // The shell forwards the kept boots without the session: the helper judges them against
     // the session now running.

@@ -347,6 +347,61 @@ fn a_fork_after_a_reset_gets_its_own_boot_on_its_first_prompt_and_never_again_in
     );
 }
 
+/// `prompt.submit` carrying the kept boots (as `context` builds them).
+fn submit_with(kept: &[&str]) -> Value {
+    let mut hook = context(kept);
+    hook["event"] = json!("prompt.submit");
+    hook["facts"]["origin"] = json!("composer");
+    hook["facts"]["command"] = json!(false);
+    hook
+}
+
+#[test]
+fn a_forks_first_prompt_before_its_prompt_context_carries_its_own_boot() {
+    // The terminal under load (CI, w02 tmux): session.start (no transcript yet: a fresh
+    // flow), then the first prompt.submit, then prompt.context. The fresh flow knows no
+    // window, so its reply asks for the kept boots with the prompt.
+    let start =
+        json!({"event": "session.start", "facts": {"disable_compact": false, "interactive": true}});
+    let (saved, reply) = call("fork", None, "p1", start, true);
+    assert!(
+        reply.flow.watch().prompt_kept,
+        "a flow with no window must ask"
+    );
+    let (saved, reply) = call(
+        "fork",
+        Some(&saved),
+        "p1",
+        submit_with(&["claude:parent:1"]),
+        true,
+    );
+    assert_eq!(
+        own_boots(&reply.effects),
+        [(
+            1,
+            Some("\n<notesoup-boot window=\"claude:fork:1\">\nNOTES NOW\n</notesoup-boot>".into())
+        )],
+        "the fork's first prompt carries its own window-1 boot"
+    );
+    assert!(!reply.flow.watch().prompt_kept, "the window is known now");
+    // prompt.context comes after, with the same kept boots: nothing attached, none owed.
+    let (saved, reply) = call(
+        "fork",
+        Some(&saved),
+        "p1",
+        context(&["claude:parent:1"]),
+        true,
+    );
+    assert!(reply.effects.is_empty(), "{:?}", reply.effects);
+    let (saved, _) = call("fork", Some(&saved), "p1", opening_step(), true);
+    let (_, reply) = call("fork", Some(&saved), "p1", submit(), true);
+    assert!(own_boots(&reply.effects).is_empty(), "a second own boot");
+    // A session's own boot kept (a resumed session): a window seen, nothing attached.
+    let (_, reply) = call("own", None, "p1", submit_with(&["claude:own:2"]), true);
+    assert!(own_boots(&reply.effects).is_empty(), "{:?}", reply.effects);
+    assert_eq!(reply.flow.snapshot().ordinal, Some(2));
+}
+
 #[rstest]
 // The newest is the parent's own boot of the window (the fork's): still another session's.
 #[case::fork_of_a_fork(&["claude:parent:1", "claude:fork:1"])]
