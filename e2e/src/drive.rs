@@ -363,6 +363,14 @@ impl RunCtx<'_> {
                         failures.push(format!("tmux: fewer than {n} requests arrived"));
                     }
                 }
+                Step::Touch(file) => {
+                    let path = self.run.join("plugin").join(file);
+                    let mut text = fs::read(&path)
+                        .map_err(|e| E2eError::io(&path.display().to_string(), e))?;
+                    text.push(b'\n');
+                    fs::write(&path, text)
+                        .map_err(|e| E2eError::io(&path.display().to_string(), e))?;
+                }
                 Step::Capture(name) => {
                     let path = self.run.join("screens").join(format!("{name}.txt"));
                     fs::write(&path, screen())

@@ -43,6 +43,9 @@ pub enum Step {
     AfterRequests(usize),
     /// Saves the screen under this name.
     Capture(String),
+    /// Saves a file of the run's copy of the plugin again (a path under it, one line break
+    /// added): the engine hot-reloads a `--plugin-dir` module in a terminal session.
+    Touch(String),
 }
 
 /// How the session is driven.

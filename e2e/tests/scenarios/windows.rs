@@ -768,3 +768,74 @@ fn w07_cap_survives_the_rollover_and_no_other_session_inherits_it() {
         "a later process of the session inherited the cap (it ends with its session)"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// A module reload (the plugin's hooks module saved again in a running terminal session):
+// the window and its warning are the record's (on disk), the cap is the process's and ends
+// with the load.
+
+#[test]
+fn w08_a_reload_keeps_the_window_and_its_warning_and_clears_the_cap() {
+    // Every prompt: the model lists its notes at 150 000 tokens, past the warning point of
+    // a 200K window (142 424), short of the hard point.
+    let tokens = 150_000;
+    let script = Script::new()
+        .rule(Match::tool_result(true), listed(tokens))
+        .fallback(list().with_input_tokens(tokens));
+    let module = "claude/hooks/notesoup.ts";
+    let mode = tmux_lines(
+        &[
+            ("Check the notes.", Some("Listed.")),
+            ("/notesoup cap 100k", Some("cap: 100000;")),
+        ],
+        vec![
+            Step::Touch(module.into()),
+            // The engine reloads once the folder is quiet (~250 ms), with no turn running.
+            Step::Sleep(Duration::from_secs(3)),
+            Step::Type("/notesoup".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor("cap: none;".into(), Duration::from_secs(60)),
+            Step::Capture("after-reload".into()),
+            Step::Sleep(Duration::from_secs(1)),
+            Step::Type("Check the notes again.".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::AfterRequests(4),
+            Step::Idle(Duration::from_secs(3)),
+        ],
+    );
+    let out = run_chain(
+        "w08-reload",
+        script,
+        vec![Process::new("Check the notes.").driven(mode)],
+    );
+    super::assert_clean_exit(&out);
+    let loads = out
+        .debug_log
+        .lines()
+        .filter(|l| l.contains("hooks module notesoup@") && l.contains("loaded"))
+        .count();
+    assert!(
+        loads >= 2,
+        "the module was never reloaded ({loads} loads): the scenario proves nothing"
+    );
+    let sid = one_session(&out);
+    let requests = turns(&out, 0);
+    assert_eq!(requests.len(), 4, "two tool rounds");
+    for (i, r) in requests.iter().enumerate() {
+        assert_eq!(
+            boots(*r),
+            [format!("claude:{sid}:0")],
+            "request {i} must hold one boot, window 0's (a reload opens no window)"
+        );
+    }
+    assert!(
+        requests[1].tail_text().contains(WARNING),
+        "the first tool round past the warning point was not warned: the premise fails"
+    );
+    assert!(
+        !requests[3].tail_text().contains(WARNING),
+        "the reloaded module warned window 0 a second time"
+    );
+}
