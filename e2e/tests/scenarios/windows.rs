@@ -790,8 +790,10 @@ fn w08_a_reload_keeps_the_window_and_its_warning_and_clears_the_cap() {
         ],
         vec![
             Step::Touch(module.into()),
-            // The engine reloads once the folder is quiet (~250 ms), with no turn running.
-            Step::Sleep(Duration::from_secs(3)),
+            // The engine reloads once the folder is quiet (~250 ms), with no turn running,
+            // and says so in the transcript.
+            Step::WaitFor("notesoup: reloaded".into(), Duration::from_secs(60)),
+            Step::Sleep(Duration::from_secs(1)),
             Step::Type("/notesoup".into()),
             Step::Sleep(Duration::from_millis(500)),
             Step::Key("Enter".into()),
