@@ -770,12 +770,12 @@ fn w07_cap_survives_the_rollover_and_no_other_session_inherits_it() {
 }
 
 // ---------------------------------------------------------------------------------
-// A module reload (the plugin's hooks module saved again in a running terminal session):
-// the window and its warning are the record's (on disk), the cap is the process's and ends
-// with the load.
+// A model change, then a module reload (the plugin's hooks module saved again in a running
+// terminal session): the window and its warning are the record's (on disk); the cap stays
+// across the model change and is the load's, so it ends with the reload.
 
 #[test]
-fn w08_a_reload_keeps_the_window_and_its_warning_and_clears_the_cap() {
+fn w08_a_model_change_keeps_the_cap_a_reload_clears_it_and_keeps_the_window_and_its_warning() {
     // Every prompt: the model lists its notes at 150 000 tokens, past the warning point of
     // a 200K window (142 424), short of the hard point.
     let tokens = 150_000;
@@ -789,6 +789,21 @@ fn w08_a_reload_keeps_the_window_and_its_warning_and_clears_the_cap() {
             ("/notesoup cap 100k", Some("cap: 100000;")),
         ],
         vec![
+            // A model change in the session (confirmed in the engine's dialog): the cap stays.
+            Step::Type("/model sonnet".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor(r"Switch model\?".into(), Duration::from_secs(60)),
+            Step::Key("Enter".into()),
+            Step::WaitFor("Set model to".into(), Duration::from_secs(60)),
+            Step::Sleep(Duration::from_secs(1)),
+            Step::Type("/notesoup".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor(
+                "(?s)Set model to.*cap: 100000;".into(),
+                Duration::from_secs(60),
+            ),
             Step::Touch(module.into()),
             // The engine reloads once the folder is quiet (~250 ms), with no turn running,
             // and says so in the transcript.
