@@ -102,8 +102,11 @@ pub enum Effect {
     },
     /// Let the model save its notes before a `/empty` or `/fresh-window` reset: load the
     /// budget warning (helper `warning`); `submit`: start one hidden close-out turn with it
-    /// (`$.prompt.submit`); `current_turn`: return it as the command's `context`. On any
-    /// failure report `closeout` under `generation`.
+    /// (`$.prompt.submit`, not awaited, from the `session.append` hook of the command's
+    /// first row, which a `-p` run awaits before it may end; EVENTS.md "Where the close-out
+    /// is submitted"); `current_turn`: return it as the command's `context`. On any
+    /// failure (also: the session ended before that row) report `closeout` under
+    /// `generation`.
     ///
     /// `{"type":"closeout","mode":"submit","generation":1}`
     Closeout {

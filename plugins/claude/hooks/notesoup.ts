@@ -35,8 +35,13 @@ let switches: { helper: string; disabled?: string; on?: boolean; registered?: Pr
 let bound: { identity?: string; transcriptPath?: string; head?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
 let usageCache: { key: string; usage: unknown } | undefined;
-/** The last reply's `watch`, the budget inputs of the call it answered, the running continuation. */
-let pending: { watch: Fields; key?: string; continuation?: number } = { watch: {} };
+/**
+ * The last reply's `watch`, the budget inputs of the call it answered, the running
+ * continuation, and an idle close-out held for its command's first row (`closeout`).
+ */
+let pending: { watch: Fields; key?: string; continuation?: number; closeout?: { generation: number; text: string } } = {
+  watch: {},
+};
 
 // ---- small pure helpers ------------------------------------------------------------
 
@@ -260,10 +265,11 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<Carrie
     else if (type === 'continue') submitPrompt($, 'continuation', num(fx.generation) ?? 0, str(fx.text) ?? '');
     else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
     else if (type === 'closeout' && text !== undefined) {
-      // The warning as this command's context, or as one hidden close-out turn, submitted
-      // from a timer (the command.run hook holds the turn the prompt would wait on).
+      // The warning as this command's context, or as one hidden close-out turn: held for
+      // the command's first row (onAppend submits it there; the host refuses a submit from
+      // command.run, and a timer can fire after a -p run ended: reset-flow/EVENTS.md).
       if (fx.mode === 'current_turn') out.context.push(text);
-      else $.clock.after(0, () => submitPrompt($, 'closeout', num(fx.generation) ?? 0, text));
+      else pending = { ...pending, closeout: { generation: num(fx.generation) ?? 0, text } };
     } else if (type !== 'cancel') logOnce($, `effect:${type}`, `unknown effect ${JSON.stringify(fx)}`);
   }
   return out;
@@ -356,7 +362,15 @@ async function refreshIdentity($: EngineInterface) {
 }
 
 const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
-  if (!off()) letGo($, `session end (${e.reason})`);
+  if (off()) return next(e);
+  const closeout = pending.closeout;
+  if (closeout !== undefined) {
+    // Never silently lost: a close-out whose command row never came is told failed.
+    pending = { ...pending, closeout: undefined };
+    const reason = `the session ended (${e.reason}) before the command's row, so it was never submitted`;
+    await carry($, 'closeout', { generation: closeout.generation, status: 'failed', reason });
+  }
+  letGo($, `session end (${e.reason})`);
   return next(e);
 };
 
@@ -469,6 +483,13 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || off()) return r;
   bound = { ...bound, head: r.uuid };
+  const closeout = e.door === 'command' ? pending.closeout : undefined;
+  if (closeout !== undefined) {
+    // The command's first row: the engine awaits this hook before the run can end, so the
+    // close-out is queued while the run is alive (not awaited: it starts after the command).
+    pending = { ...pending, closeout: undefined };
+    submitPrompt($, 'closeout', closeout.generation, closeout.text);
+  }
   const doors = Array.isArray(pending.watch.append_doors) ? pending.watch.append_doors : [];
   if (!doors.includes(e.door) && !doors.includes('*')) return r;
   const message = r.message ?? e.message;

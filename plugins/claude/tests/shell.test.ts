@@ -6,6 +6,7 @@
 // does with the helper's replies, never what the helper decides.
 
 import { describe, expect, mock, test } from 'claude-code/testing';
+import type { Engine } from 'claude-code/testing';
 import type { On } from 'claude-code';
 
 type Fields = { [key: string]: unknown };
@@ -51,6 +52,18 @@ const typed = (command: string, args: string) => ({
 
 /** The engine hooks the shell forwarded to the helper's `hook` op, with their facts. */
 const hookCalls = (calls: Call[]) => calls.filter((c) => c.op === 'hook').map((c) => ({ event: c.request.event, facts: c.request.facts as Fields }));
+
+/** One main row the engine keeps, through `door`. */
+const commandRow = ($: Engine, door: 'prompt' | 'command', text: string) =>
+  $.session.append({
+    message: { type: 'user', role: 'user', content: [{ type: 'text', text }] },
+    door, origin: { kind: 'sdk' }, uuid: '0b7c0000-0000-4000-8000-00000000000c',
+  });
+
+/** Waits (at most 250 ms, in 5 ms steps) until `done`: what the shell starts without awaiting. */
+async function settled(done: () => boolean) {
+  for (let i = 0; i < 50 && !done(); i += 1) await new Promise<void>((r) => setTimeout(() => r(), 5));
+}
 
 const resetOps = (calls: Call[]) => calls.filter((c) => c.op === 'reset').map((c) => (c.request.event as Fields).type);
 
@@ -602,7 +615,7 @@ describe('the budget warning', () => {
 });
 
 describe('/empty and /fresh-window', () => {
-  test('an idle close-out is submitted from a timer, carrying the text the helper filled', async ($, on) => {
+  test("an idle close-out is submitted from its command's first row, not from a timer, carrying the filled text", async ($, on) => {
     const clock = mock.clock(on);
     const calls = world(on, (op, req) =>
       op === 'hook' && req.event === 'command.run'
@@ -620,19 +633,28 @@ describe('/empty and /fresh-window', () => {
       submitted.push(e.text);
       return { text: e.text };
     });
-    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
     const r = await $.command.run(typed('empty', ''));
     expect(String(r.text)).toContain('saving notes, then clearing');
     expect(calls.map((c) => c.op)).toEqual(['hook']);
     expect(hookCalls(calls)[0]?.facts.command).toBe('empty');
-    expect(submitted).toEqual([]);
+    // A timer may fire after a -p run ended: nothing is submitted from one.
     await clock.settle();
+    expect(submitted).toEqual([]);
+    // Rows of other doors do not carry it; the command's first row does, inside its hook.
+    await commandRow($, 'prompt', 'an earlier prompt');
+    expect(submitted).toEqual([]);
+    await commandRow($, 'command', '<local-command-caveat>The command below was run directly');
+    await settled(() => submitted.length > 0);
     expect(submitted).toEqual(['Save your notes now, then call mcp__notesoup__empty_brain.']);
+    // Once only: the command's later rows submit nothing more.
+    await commandRow($, 'command', '<local-command-stdout>saving notes</local-command-stdout>');
+    await settled(() => submitted.length > 1);
+    expect(submitted).toHaveLength(1);
   });
 
   test('a close-out the chain drops is told to the helper', async ($, on) => {
-    const clock = mock.clock(on);
     const calls = world(on, (op, req) =>
       op === 'hook' && req.event === 'command.run'
         ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 2, text: 'Save.' }] }
@@ -641,9 +663,30 @@ describe('/empty and /fresh-window', () => {
     on('prompt.submit', async () => ({ drop: 'not now' }));
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     await $.command.run(typed('fresh-window', ''));
-    await clock.settle();
-    for (let i = 0; i < 50 && !hookCalls(calls).some((c) => c.event === 'closeout'); i += 1) await new Promise<void>((r) => setTimeout(() => r(), 5));
+    await commandRow($, 'command', '<command-name>/fresh-window</command-name>');
+    await settled(() => hookCalls(calls).some((c) => c.event === 'closeout'));
     expect(hookCalls(calls).find((c) => c.event === 'closeout')?.facts).toEqual({ generation: 2, status: 'dropped', reason: 'not now' });
+  });
+
+  test("a close-out whose command row never came is told failed when the session ends", async ($, on) => {
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'command.run'
+        ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 1, text: 'Save.' }] }
+        : { ok: true, effects: [] },
+    );
+    const submitted: string[] = [];
+    on('prompt.submit', async (_$, e) => {
+      submitted.push(e.text);
+      return { text: e.text };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.command.run(typed('fresh-window', ''));
+    await $.session.end({ reason: 'other', sessionId: SESSION, resume: { id: SESSION } });
+    const told = hookCalls(calls).find((c) => c.event === 'closeout')?.facts;
+    expect(told?.generation).toBe(1);
+    expect(told?.status).toBe('failed');
+    expect(String(told?.reason)).toContain("before the command's row");
+    expect(submitted).toEqual([]);
   });
 
   test('a busy close-out rides on the command as context', async ($, on) => {
