@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script};
+use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script, Step};
 
 use super::{
     EMPTY_BRAIN, FRESH_BOOT, WINDOW_200K, assert_clean_exit, assert_fresh_window, boundaries,
-    compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing, run_clean,
-    serial, session,
+    compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing, run,
+    run_clean, serial, session, tmux_lines,
 };
 
 // ---------------------------------------------------------------------------------
@@ -156,6 +156,30 @@ fn s07_fresh_window_close_out_print() {
         !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
         "the end of the close-out turn does not say the fresh window waits"
     );
+    assert_one_close_out(&out, "budget warning");
+}
+
+/// The terminal: the close-out prompt goes out from the command's own row there too (its
+/// rows are `system` rows, no caveat), and STOP holds.
+#[test]
+fn s07_fresh_window_close_out_tmux() {
+    let script = Script::new()
+        .then(Reply::text("Hello."))
+        .then_when(
+            Match::tail_contains(EMPTY_BRAIN).and_tool_result(false),
+            Reply::text("Closing out.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-SEVEN-T", Some(false))),
+        )
+        .fallback(Reply::text("(no continuation was expected)"));
+    let mode = tmux_lines(
+        &[("hello", Some("Hello.")), ("/fresh-window", None)],
+        vec![
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(4)),
+            Step::Capture("after-close-out".into()),
+        ],
+    );
+    let out = run("s07-fresh-window-tmux", script, &mode);
     assert_one_close_out(&out, "budget warning");
 }
 
