@@ -130,10 +130,13 @@ fn s07_fresh_window_close_out_stops() {
     );
 }
 
-// `-p` runs of scenario 7.
+// `-p` runs of scenario 7: the command is the whole prompt of a process, which ends as soon
+// as nothing is queued; `/empty` closes out the same way.
 
-#[test]
-fn s07_fresh_window_close_out_print() {
+#[rstest::rstest]
+#[case::fresh_window("s07-fresh-window-print", "/fresh-window")]
+#[case::empty("s07-empty-print", "/empty")]
+fn s07_fresh_window_close_out_print(#[case] name: &str, #[case] command: &str) {
     let script = Script::new()
         .then(Reply::text("Hello."))
         .then_when(
@@ -143,9 +146,9 @@ fn s07_fresh_window_close_out_print() {
         )
         .fallback(Reply::text("(no continuation was expected)"));
     let out = run_clean(
-        "s07-fresh-window-print",
+        name,
         script,
-        &Mode::PrintContinued(vec!["hello".into(), "/fresh-window".into()]),
+        &Mode::PrintContinued(vec!["hello".into(), command.into()]),
     );
     // The close-out turn's end says what really follows: no continuation (STOP).
     assert!(
