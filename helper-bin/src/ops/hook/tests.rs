@@ -670,6 +670,14 @@ fn a_fork_whose_transcript_holds_its_own_boot_gets_no_second_one() {
     assert_eq!(kept_flow(&home.0, FORK_OWN_BOOT.1).ordinal, Some(1));
 }
 
+/// `out` attached exactly one own boot, naming `window`, its marker on a line of its own.
+fn assert_one_own_boot(out: &Response, window: &str) {
+    let boots = own_boots(out);
+    assert_eq!(boots.len(), 1, "{}", out.reply);
+    let marker = format!("\n<notesoup-boot window=\"{window}\">");
+    assert!(boots[0].starts_with(&marker), "{}", boots[0]);
+}
+
 #[test]
 fn a_first_prompt_before_prompt_context_reads_the_kept_boots_it_was_asked_for() {
     // The terminal under load: a fork's session.start (no transcript written yet), then its
@@ -687,13 +695,7 @@ fn a_first_prompt_before_prompt_context_reads_the_kept_boots_it_was_asked_for() 
     let mut facts = submit(&cwd);
     facts["kept"] = json!([parent]);
     let out = home.hook("p1", "prompt.submit", &facts);
-    let boots = own_boots(&out);
-    assert_eq!(boots.len(), 1, "{}", out.reply);
-    assert!(
-        boots[0].starts_with("\n<notesoup-boot window=\"claude:s1:1\">"),
-        "{}",
-        boots[0]
-    );
+    assert_one_own_boot(&out, "claude:s1:1");
     assert_eq!(out.reply["watch"]["prompt_kept"], false, "{}", out.reply);
     // prompt.context after it: no boot block, no second own boot.
     let context = home.hook(
@@ -719,13 +721,7 @@ fn a_kept_boot_of_another_session_owes_the_session_its_own_on_the_next_prompt() 
     assert!(types(&context).is_empty(), "{}", context.reply);
     assert!(kept_flow(&home.0, "s1").boot_owed);
     let out = home.hook("p1", "prompt.submit", &submit(&cwd));
-    let boots = own_boots(&out);
-    assert_eq!(boots.len(), 1, "{}", out.reply);
-    assert!(
-        boots[0].starts_with("\n<notesoup-boot window=\"claude:s1:1\">"),
-        "{}",
-        boots[0]
-    );
+    assert_one_own_boot(&out, "claude:s1:1");
     // Another hook dropped the prompt: owed again, and the next prompt carries it.
     home.hook("p1", "prompt.dropped", &json!({"generation": 0}));
     assert!(kept_flow(&home.0, "s1").boot_owed);
