@@ -9,6 +9,7 @@ use notesoup_history_core::{Body, Event, Role, Transcript, Window, WordHash, Wor
 
 use crate::DecodeError;
 use crate::rows::{self, Kind, RawRow, Row};
+use crate::spans::{self, TextSpan};
 
 /// What the transcript must be.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,6 +121,9 @@ pub(crate) struct Node {
     /// Set when the row's events are placeholders (resumed from a structure-only state):
     /// ids, names and flags are there, texts and inputs are not.
     pub(crate) elided: Option<Elided>,
+    /// Where the row's bodies lie in its line: these of the decoder's flat list of spans
+    /// (empty unless the decoder records them, [`Decoder::record_spans`]).
+    pub(crate) spans: std::ops::Range<usize>,
 }
 
 /// What a structure-only state keeps of a row's bodies.
@@ -298,6 +302,8 @@ pub struct Skeleton {
     pub elided: Vec<Option<bool>>,
     /// The rows whose events were elided (selected or not), in seq order.
     pub rows: Vec<ElidedRow>,
+    /// Where those rows' bodies lie in their lines ([`ElidedRow::spans`] names theirs).
+    pub spans: Vec<TextSpan>,
 }
 
 impl Skeleton {
@@ -312,6 +318,7 @@ impl Skeleton {
             mut transcript,
             elided,
             rows,
+            ..
         } = self;
         let mut loaded: Option<(usize, Vec<Body>)> = None;
         for (event, elided) in transcript.events.iter_mut().zip(elided) {
@@ -351,15 +358,20 @@ pub struct ElidedRow {
     pub events: usize,
     /// The transcript line (1-based) the row was first recorded on.
     pub line: usize,
+    /// Where its bodies lie in that line: these of [`Skeleton::spans`] (a body without one
+    /// must be decoded to be searched).
+    pub spans: std::ops::Range<usize>,
     fingerprint: u128,
 }
 
 impl ElidedRow {
-    pub(crate) fn new(node: &Node, fingerprint: u128) -> Self {
+    /// `spans`: where the node's spans are in the skeleton's list.
+    pub(crate) fn new(node: &Node, fingerprint: u128, spans: std::ops::Range<usize>) -> Self {
         Self {
             seq: node.seq,
             events: node.event_count,
             line: node.first_line,
+            spans,
             fingerprint,
         }
     }
@@ -394,6 +406,10 @@ pub struct Decoder {
     pub(crate) events: Vec<Event>,
     pub(crate) index: UuidIndex,
     pub(crate) done: bool,
+    /// Every row's [`TextSpan`]s, node after node (each node names its own).
+    pub(crate) spans: Vec<TextSpan>,
+    /// Whether rows added from now on get their spans found.
+    pub(crate) record_spans: bool,
 }
 
 impl Decoder {
@@ -408,7 +424,17 @@ impl Decoder {
             events: Vec::new(),
             index: UuidIndex::default(),
             done: false,
+            spans: Vec::new(),
+            record_spans: false,
         }
+    }
+
+    /// From now on, finds where each new row's bodies lie in its line ([`TextSpan`]), for
+    /// the state a [`Decoder::snapshot`] keeps: a caller that searches the rows of a
+    /// resumed state can then count a raw match without decoding the row again. Off by
+    /// default (it costs a search of each line).
+    pub fn record_spans(&mut self) {
+        self.record_spans = true;
     }
 
     /// Feeds the next line, without its `\n`; `terminated` is false only for a final
@@ -417,7 +443,7 @@ impl Decoder {
         if self.done {
             return Ok(());
         }
-        self.line_parsed(line, terminated, rows::fast(line))
+        self.line_parsed(line, terminated, rows::fast(line), None)
     }
 
     /// Feeds committed lines (each without its `\n`), in order: the same as
@@ -427,34 +453,46 @@ impl Decoder {
         if self.done {
             return Ok(());
         }
-        let parsed: Vec<Option<rows::Fast>> = if lines.len() >= PARALLEL_LINES {
+        // The one-pass parse of a line, and the spans of its row when they are recorded
+        // (found on the same thread).
+        let record = self.record_spans;
+        let parse = move |line: &&[u8]| {
+            let fast = rows::fast(line);
+            let mut found = Vec::new();
+            if record && let Some(rows::Fast::Row(row)) = &fast {
+                spans::find(line, &row.events, &mut found);
+            }
+            (fast, found)
+        };
+        let parsed: Vec<_> = if lines.len() >= PARALLEL_LINES {
             let (first, second) = lines.split_at(lines.len() / 2);
             std::thread::scope(|scope| {
-                let other =
-                    scope.spawn(|| second.iter().map(|l| rows::fast(l)).collect::<Vec<_>>());
-                let mut parsed: Vec<_> = first.iter().map(|l| rows::fast(l)).collect();
+                let other = scope.spawn(|| second.iter().map(parse).collect::<Vec<_>>());
+                let mut parsed: Vec<_> = first.iter().map(parse).collect();
                 match other.join() {
                     Ok(rest) => parsed.extend(rest),
                     // Cannot happen (the parse does not panic); parse the rest here then.
-                    Err(_) => parsed.extend(second.iter().map(|l| rows::fast(l))),
+                    Err(_) => parsed.extend(second.iter().map(parse)),
                 }
                 parsed
             })
         } else {
-            lines.iter().map(|l| rows::fast(l)).collect()
+            lines.iter().map(parse).collect()
         };
-        for (line, fast) in lines.iter().zip(parsed) {
-            self.line_parsed(line, true, fast)?;
+        for (line, (fast, found)) in lines.iter().zip(parsed) {
+            self.line_parsed(line, true, fast, Some(found))?;
         }
         Ok(())
     }
 
-    /// [`Decoder::line`] with the one-pass parse already made.
+    /// [`Decoder::line`] with the one-pass parse already made (and, when `found` is given,
+    /// the spans of its row, if they are recorded).
     fn line_parsed(
         &mut self,
         line: &[u8],
         terminated: bool,
         fast: Option<rows::Fast>,
+        found: Option<Vec<TextSpan>>,
     ) -> Result<(), DecodeError> {
         if self.done {
             return Ok(());
@@ -464,12 +502,12 @@ impl Decoder {
         // One pass over the line for the usual record; anything it is not sure of is
         // decided (and refused, with its reason) by the field-by-field parse below.
         match fast {
-            Some(rows::Fast::Row(row)) => return self.add(n, row),
+            Some(rows::Fast::Row(row)) => return self.add(n, row, line, found),
             Some(rows::Fast::Other) => return Ok(()),
             None => {}
         }
         match parse_slow(line, n, terminated)? {
-            Parsed::Row(row) => self.add(n, row),
+            Parsed::Row(row) => self.add(n, row, line, None),
             Parsed::Other => Ok(()),
             Parsed::Torn => {
                 self.done = true;
@@ -478,7 +516,14 @@ impl Decoder {
         }
     }
 
-    fn add(&mut self, n: usize, row: Row) -> Result<(), DecodeError> {
+    /// Adds the row of line `n` (`line`: its bytes; `found`: its spans, when already found).
+    fn add(
+        &mut self,
+        n: usize,
+        row: Row,
+        line: &[u8],
+        found: Option<Vec<TextSpan>>,
+    ) -> Result<(), DecodeError> {
         match &self.session {
             Some(expected) if *expected != row.session_id => {
                 return Err(DecodeError::SessionMismatch {
@@ -531,6 +576,14 @@ impl Decoder {
         self.index.insert(&row.uuid, self.nodes.len());
         let first_event = self.events.len();
         let event_count = row.events.len();
+        let first_span = self.spans.len();
+        if self.record_spans {
+            match found {
+                Some(found) => self.spans.extend(found),
+                None => spans::find(line, &row.events, &mut self.spans),
+            }
+        }
+        let spans = first_span..self.spans.len();
         push_events(&mut self.events, &row.uuid, row.timestamp, seq, row.events);
         self.nodes.push((
             row.uuid,
@@ -548,6 +601,7 @@ impl Decoder {
                 first_event,
                 event_count,
                 elided: None,
+                spans,
             },
         ));
         Ok(())

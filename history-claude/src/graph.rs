@@ -9,6 +9,7 @@ use notesoup_history_core::{
 
 use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Skeleton, UuidIndex, blank_first};
 use crate::rows::Kind;
+use crate::spans::TextSpan;
 use crate::{DecodeError, Head};
 
 /// True for a user row holding tool results and no visible text (`all`: the decoder's
@@ -40,7 +41,7 @@ impl Decoder {
     pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
         Graph::new(self)
             .select(head)
-            .map(|(transcript, _, _)| transcript)
+            .map(|(transcript, _, _, _)| transcript)
     }
 
     /// [`Decoder::finish`] for a decoder that may have resumed a structure-only state
@@ -51,10 +52,11 @@ impl Decoder {
     pub fn finish_skeleton(self, head: &Head) -> Result<Skeleton, DecodeError> {
         Graph::new(self)
             .select(head)
-            .map(|(transcript, elided, rows)| Skeleton {
+            .map(|(transcript, elided, rows, spans)| Skeleton {
                 transcript,
                 elided,
                 rows,
+                spans,
             })
     }
 }
@@ -72,6 +74,8 @@ pub(crate) struct Graph {
     nodes: Vec<(String, Node)>,
     /// The decoder's flat event list.
     events: Vec<Event>,
+    /// The decoder's flat list of spans.
+    spans: Vec<TextSpan>,
     index: UuidIndex,
     /// Each node's latest parent, resolved.
     latest: Vec<Link>,
@@ -134,6 +138,7 @@ impl Graph {
             session: decoder.session.unwrap_or_default(),
             nodes: decoder.nodes,
             events: decoder.events,
+            spans: decoder.spans,
             index: decoder.index,
             latest,
             first,
@@ -177,12 +182,12 @@ impl Graph {
     }
 
     /// The selected transcript, with for each of its events whether its body was elided
-    /// (and then whether it is a blank text), and every elided row.
-    #[allow(clippy::type_complexity, reason = "a private helper's three results")]
+    /// (and then whether it is a blank text), every elided row, and the spans they name.
+    #[allow(clippy::type_complexity, reason = "a private helper's four results")]
     pub(crate) fn select(
         self,
         head: &Head,
-    ) -> Result<(Transcript, Vec<Option<bool>>, Vec<ElidedRow>), DecodeError> {
+    ) -> Result<(Transcript, Vec<Option<bool>>, Vec<ElidedRow>, Vec<TextSpan>), DecodeError> {
         let head = match head {
             Head::Uuid(uuid) => self
                 .index
@@ -227,7 +232,7 @@ impl Graph {
         for ((_, node), window) in self.nodes.iter().zip(windows) {
             let range = node.first_event..node.first_event + node.event_count;
             if let Some(e) = node.elided {
-                rows.push(ElidedRow::new(node, e.fingerprint));
+                rows.push(ElidedRow::new(node, e.fingerprint, node.spans.clone()));
                 elided[range.clone()].fill(Some(false));
                 elided[node.first_event] = Some(e.blank);
             }
@@ -250,7 +255,7 @@ impl Graph {
             missing,
             head_window,
         };
-        Ok((transcript, elided, rows))
+        Ok((transcript, elided, rows, self.spans))
     }
 
     /// The rows reachable from `head`: latest parents, and behind a boundary its logical

@@ -65,6 +65,7 @@ mod decoder;
 mod errors;
 mod graph;
 mod rows;
+mod spans;
 mod state;
 mod summary;
 #[cfg(test)]
@@ -73,6 +74,7 @@ mod window_facts;
 
 pub use decoder::{Decoder, ElidedRow, Head, Options, Skeleton, decode};
 pub use errors::DecodeError;
+pub use spans::TextSpan;
 pub use state::StateError;
 pub use summary::summary;
 pub use window_facts::{WindowFacts, WindowFactsError, window_facts};

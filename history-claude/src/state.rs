@@ -2,7 +2,8 @@
 //! decoding at the first line it has not fed (seqs never move, so the prefix's state is
 //! reusable). The state is **structure only**: the uuid graph, seqs, kinds, windows'
 //! inputs (boundaries, boots), tool ids and names, and per row a 128-bit fingerprint of
-//! its events and whether its text is blank; no texts or inputs. A resumed decoder's
+//! its events and whether its text is blank, and where its bodies lie in its line
+//! ([`TextSpan`]s, when the decoder recorded them); no texts or inputs. A resumed decoder's
 //! rows from the state have placeholder bodies ([`crate::Skeleton`] says which), and a
 //! repeat of such a row is checked against its fingerprint. The format is private to this crate and versioned; it carries no checksum
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
@@ -15,9 +16,10 @@ use crate::decoder::{
     Decoder, Elided, FirstParent, Node, UuidIndex, blank_first, fingerprint, push_events,
 };
 use crate::rows::Kind;
+use crate::spans::TextSpan;
 
 /// The format version written first; a state of another version is refused.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
@@ -120,6 +122,14 @@ impl Decoder {
                     }
                 }
             }
+            let spans = &self.spans[node.spans.clone()];
+            w.u64(spans.len() as u64);
+            for span in spans {
+                w.u32(span.event);
+                w.u32(span.start);
+                w.u32(span.end);
+                w.bool(span.escaped);
+            }
             if w.0.len() >= 1 << 16 {
                 sink.write_all(&w.0)?;
                 w.0.clear();
@@ -166,9 +176,10 @@ impl Decoder {
         let mut nodes = Vec::with_capacity(count);
         let mut events = Vec::with_capacity(count);
         let mut index = UuidIndex::with_capacity(count);
+        let mut spans = Vec::new();
         let mut seq_end = 1;
         for _ in 0..count {
-            let (uuid, node) = read_node(&mut r, &mut events)?;
+            let (uuid, node) = read_node(&mut r, &mut events, &mut spans)?;
             // Seqs are consecutive in node order: the state must say so.
             if node.seq != seq_end || node.first_line == 0 || node.first_line > line {
                 return Err(r.invalid("row seq or line out of order"));
@@ -195,6 +206,8 @@ impl Decoder {
             events,
             index,
             done,
+            spans,
+            record_spans: false,
         })
     }
 
@@ -205,10 +218,12 @@ impl Decoder {
     }
 }
 
-/// Reads one row of the state; its events go on the end of `all`.
+/// Reads one row of the state; its events go on the end of `all`, its spans on the end of
+/// `all_spans`.
 fn read_node(
     r: &mut Reader<impl std::io::Read>,
     all: &mut Vec<Event>,
+    all_spans: &mut Vec<TextSpan>,
 ) -> Result<(String, Node), StateError> {
     let uuid = r.str()?;
     let first_line = r.usize()?;
@@ -268,6 +283,21 @@ fn read_node(
         };
         events.push((role, body));
     }
+    let first_span = all_spans.len();
+    let count = r.len(13)?;
+    for _ in 0..count {
+        let span = TextSpan {
+            event: r.u32()?,
+            start: r.u32()?,
+            end: r.u32()?,
+            escaped: r.bool()?,
+        };
+        if span.event as usize >= n || span.start > span.end {
+            return Err(r.invalid("span"));
+        }
+        all_spans.push(span);
+    }
+    let spans = first_span..all_spans.len();
     let first_event = all.len();
     push_events(all, &uuid, timestamp, seq, events);
     Ok((
@@ -286,6 +316,7 @@ fn read_node(
             first_event,
             event_count: n,
             elided: Some(Elided { fingerprint, blank }),
+            spans,
         },
     ))
 }

@@ -373,8 +373,10 @@ fn a_state_row_without_events_is_refused() {
     }
     let state = decoder.snapshot();
     // The row ends the state: event count (u64 1), role, body kind (a text keeps no
-    // bytes of its own: the state is structure only). Drop its event and say it has none.
-    let mut empty = state[..state.len() - 10].to_vec();
+    // bytes of its own: the state is structure only), span count (u64 0: this decoder
+    // records none). Drop its event and say it has none.
+    assert_eq!(state[state.len() - 8..], 0_u64.to_le_bytes());
+    let mut empty = state[..state.len() - 18].to_vec();
     empty.extend_from_slice(&0_u64.to_le_bytes());
     // And the next seq (after magic, version, no session option, the flag, the session
     // `s1`, the line count) is 1 again, so only the empty row is wrong.

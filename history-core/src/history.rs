@@ -41,9 +41,19 @@ pub trait BodySource: Send + Sync {
     fn body(&self, seq: Seq) -> Result<Body, String>;
 
     /// The elided events whose texts (visible text, a call's input, a result's text) may
-    /// hold `query` (which holds no `\n`), in any order: every other elided event's texts
-    /// do not. `None`: any of them may.
-    fn may_contain(&self, query: &str) -> Option<Vec<Seq>>;
+    /// hold `query` (which holds no `\n`), in any order, each with whether it surely does
+    /// ([`Contains::Surely`]: a list then counts it without asking for its body): every
+    /// other elided event's texts do not. `None`: any of them may.
+    fn may_contain(&self, query: &str) -> Option<Vec<(Seq, Contains)>>;
+}
+
+/// What a [`BodySource`] knows of an elided body that may hold a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contains {
+    /// It may: only the body itself can say.
+    Maybe,
+    /// It does (its text or input holds the query).
+    Surely,
 }
 
 /// The bodies a [`History`] was made without.
@@ -186,19 +196,25 @@ impl History {
         }
     }
 
-    /// For each event index, whether the source says it may hold `query` (false for whole
-    /// bodies); empty when nothing is elided.
-    pub(crate) fn candidates(&self, query: &str) -> Vec<bool> {
+    /// For each event index, what the source says of its body and `query` (`None`: it
+    /// does not hold it, or it is whole); empty when nothing is elided.
+    pub(crate) fn candidates(&self, query: &str) -> Vec<Option<Contains>> {
         let Some(elided) = &self.elided else {
             return Vec::new();
         };
         match elided.source.may_contain(query) {
-            None => elided.which.iter().map(Option::is_some).collect(),
+            None => elided
+                .which
+                .iter()
+                .map(|e| e.map(|_| Contains::Maybe))
+                .collect(),
             Some(seqs) => {
-                let mut out = vec![false; self.transcript.events.len()];
-                for seq in seqs {
-                    if let Some(index) = self.index_of(seq) {
-                        out[index] = elided.which[index].is_some();
+                let mut out = vec![None; self.transcript.events.len()];
+                for (seq, contains) in seqs {
+                    if let Some(index) = self.index_of(seq)
+                        && elided.which[index].is_some()
+                    {
+                        out[index] = Some(contains);
                     }
                 }
                 out

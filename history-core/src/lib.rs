@@ -106,7 +106,7 @@ pub mod window;
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use harness::{Harness, UnknownHarness};
 pub use hash::{WordHash, WordHashBuilder};
-pub use history::{BodySource, History, HistoryError};
+pub use history::{BodySource, Contains, History, HistoryError};
 pub use line_error::{LineError, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
-use crate::history::History;
+use crate::history::{Contains, History};
 use crate::model::{Body, Event, Role, Seq, Window};
 
 /// Events a list page shows when `limit` is not given.
@@ -249,18 +249,7 @@ impl History {
             .as_deref()
             .map(|w| self.resolve_window(w))
             .transpose()?;
-        let order = args.order.unwrap_or_default();
-        let mut positions: Box<dyn Iterator<Item = usize>> = match order {
-            Order::Oldest => Box::new(0..self.order().len()),
-            Order::Newest => Box::new((0..self.order().len()).rev()),
-        };
-        if let Some(cursor) = &args.cursor {
-            let after = self.cursor_position(cursor)?;
-            positions = match order {
-                Order::Oldest => Box::new(after + 1..self.order().len()),
-                Order::Newest => Box::new((0..after).rev()),
-            };
-        }
+        let positions = self.list_positions(args)?;
         let roles = Some(args.roles.as_deref().unwrap_or(&DEFAULT_ROLES));
         let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
         writer.push(&self.notice());
@@ -293,6 +282,16 @@ impl History {
             // (or, without one, when it is shown).
             let elided = self.elided_document(index);
             if elided && query.is_some_and(|q| !self.may_match(index, q, &candidates)) {
+                continue;
+            }
+            // Once the page is full (or has its `limit`) a match is only counted: a
+            // left-out body the source says surely holds the query is not decoded for that.
+            if elided && (full || shown.len() == limit) && self.surely_matches(index, &candidates) {
+                matched += 1;
+                if !full {
+                    full = true;
+                    next_cursor = shown.last().map(|seq| format!("s{seq}"));
+                }
                 continue;
             }
             let doc: &str = match &event.body {
@@ -338,6 +337,25 @@ impl History {
             matched,
             next_cursor,
             next_read: None,
+        })
+    }
+
+    /// The positions a list visits, in its order, after its cursor.
+    fn list_positions(
+        &self,
+        args: &ListArgs,
+    ) -> Result<Box<dyn Iterator<Item = usize>>, QueryError> {
+        let len = self.order().len();
+        Ok(match (args.order.unwrap_or_default(), &args.cursor) {
+            (Order::Oldest, None) => Box::new(0..len),
+            (Order::Newest, None) => Box::new((0..len).rev()),
+            (order, Some(cursor)) => {
+                let after = self.cursor_position(cursor)?;
+                match order {
+                    Order::Oldest => Box::new(after + 1..len),
+                    Order::Newest => Box::new((0..after).rev()),
+                }
+            }
         })
     }
 
@@ -525,8 +543,8 @@ impl History {
     /// overlap a left-out text or input: lie inside it (the source decides), run from a
     /// call's name across the space into its input, or cross a line break of the fixed
     /// parts (a query with `\n`: always decoded).
-    fn may_match(&self, index: usize, query: &str, candidates: &[bool]) -> bool {
-        let source = |i: usize| candidates.get(i).copied().unwrap_or(false);
+    fn may_match(&self, index: usize, query: &str, candidates: &[Option<Contains>]) -> bool {
+        let source = |i: usize| candidates.get(i).copied().flatten().is_some();
         if query.contains('\n') {
             return true;
         }
@@ -553,6 +571,16 @@ impl History {
             }
         }
         may
+    }
+
+    /// True when a left-out body of the document at `index` (its own, or its call's result)
+    /// surely holds the query (`candidates`: [`History::candidates`] of it): the document,
+    /// which holds that body whole, matches.
+    fn surely_matches(&self, index: usize, candidates: &[Option<Contains>]) -> bool {
+        let surely = |i: usize| candidates.get(i).copied().flatten() == Some(Contains::Surely);
+        surely(index)
+            || matches!(self.event_at(index).body, Body::ToolCall { .. })
+                && self.partner_index(index).is_some_and(surely)
     }
 
     fn document_header(&self, index: usize, offset: usize, out: &mut String) {

@@ -40,15 +40,15 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use notesoup_history_claude::{DecodeError, Decoder, ElidedRow, Head, Options, Skeleton};
-use notesoup_history_core::{Body, BodySource, History, Seq, Transcript};
+use notesoup_history_claude::{DecodeError, Decoder, ElidedRow, Head, Options, Skeleton, TextSpan};
+use notesoup_history_core::{Body, BodySource, Contains, History, Seq, Transcript};
 use notesoup_safe_fs::Dir;
 use twox_hash::xxh3;
 
 use crate::{LINE_MAX_BYTES, StoreError};
 
 /// The file's first bytes; the last byte is the format version.
-const MAGIC: &[u8; 8] = b"nsidx\0\0\x04";
+const MAGIC: &[u8; 8] = b"nsidx\0\0\x05";
 /// A file whose status-change time lies within this many nanoseconds before its index was
 /// written is not trusted on its times (a write in the same clock tick would not show).
 const RACY: i128 = 2_000_000_000;
@@ -289,6 +289,7 @@ pub fn read_history(
         file: scanned.file,
         starts: scanned.starts,
         rows: skeleton.rows,
+        spans: skeleton.spans,
     };
     Ok(History::with_bodies(
         skeleton.transcript,
@@ -422,6 +423,10 @@ fn scan(
         }
         None => (0, Decoder::new(options.clone()), Vec::new()),
     };
+    if cache.is_some() {
+        // The index it may write keeps where each row's bodies lie in its line.
+        decoder.record_spans();
+    }
     let torn = reader.decode_rest(&mut file, start, &mut decoder, &mut starts)?;
     let committed = reader.offset - torn.len() as u64;
     starts.push(committed);
@@ -483,10 +488,16 @@ fn scan(
 /// query with `/`) a `\/` one; an input holds it only if the raw line holds it as it is.
 /// Those lines are found with one `memmem` pass over the covered lines per query (a query
 /// with a line break may be anywhere: texts are joined with line breaks).
+///
+/// **Which rows surely hold it.** The index keeps where each row's texts and inputs lie in
+/// its line ([`TextSpan`]): a raw match of the query inside one of them is a match of that
+/// body when [`TextSpan::holds`] says so, and the list counts it without decoding the row.
 struct LineBodies {
     file: File,
     starts: Vec<u64>,
     rows: Vec<ElidedRow>,
+    /// Where the rows' bodies lie in their lines (each row names its own).
+    spans: Vec<TextSpan>,
 }
 
 /// `text` as a JSON string writes it with the short escapes: `"`, `\` and the control
@@ -519,11 +530,14 @@ impl LineBodies {
         self.rows.get(at).filter(|r| seq < r.seq + r.events as u64)
     }
 
-    /// For each line up to the last elided row's, whether it may hold `query` (see the
-    /// type's docs).
-    fn scan(&self, query: &str) -> Result<Vec<bool>, ReadError> {
+    /// For each line up to the last elided row's, whether it may hold `query`, and the
+    /// rows' events that surely do (row index and event index, in order; see the type's
+    /// docs).
+    #[allow(clippy::type_complexity, reason = "a private helper's two results")]
+    fn scan(&self, query: &str) -> Result<(Vec<bool>, Vec<(usize, u32)>), ReadError> {
         let last = self.rows.last().map_or(0, |r| r.line);
         let mut marks = vec![false; last];
+        let mut surely: Vec<(usize, u32)> = Vec::new();
         let escaped = json_escaped(query);
         let finders = [
             Some(memchr::memmem::Finder::new(query.as_bytes())),
@@ -549,16 +563,50 @@ impl LineBodies {
             }
             buf.resize(len, 0);
             read_at(&self.file, &mut buf, from)?;
-            for finder in finders.iter().flatten() {
+            for (n, finder) in finders.iter().enumerate() {
+                let Some(finder) = finder else { continue };
                 for at in finder.find_iter(&buf) {
                     let offset = from + at as u64;
                     let hit = self.starts[line..end].partition_point(|&s| s <= offset) - 1;
                     marks[line + hit] = true;
+                    if n == 0 {
+                        // The query as it is: inside a body's span, a match of that body.
+                        let begin = usize::try_from(self.starts[line + hit] - from).unwrap_or(0);
+                        let stop = usize::try_from(self.starts[line + hit + 1] - from)
+                            .unwrap_or(0)
+                            .saturating_sub(1);
+                        if let Some(bytes) = buf.get(begin..stop) {
+                            self.surely(line + hit + 1, bytes, at - begin, query, &mut surely);
+                        }
+                    }
                 }
             }
             line = end;
         }
-        Ok(marks)
+        surely.sort_unstable();
+        surely.dedup();
+        Ok((marks, surely))
+    }
+
+    /// Adds to `surely` the events of the row first recorded on line `n` (`bytes`) whose
+    /// span holds `query` found at byte `at` of it.
+    fn surely(
+        &self,
+        n: usize,
+        bytes: &[u8],
+        at: usize,
+        query: &str,
+        surely: &mut Vec<(usize, u32)>,
+    ) {
+        let index = self.rows.partition_point(|r| r.line < n);
+        let Some(row) = self.rows.get(index).filter(|r| r.line == n) else {
+            return;
+        };
+        for span in self.spans.get(row.spans.clone()).unwrap_or_default() {
+            if surely.last() != Some(&(index, span.event)) && span.holds(bytes, at, query) {
+                surely.push((index, span.event));
+            }
+        }
     }
 }
 
@@ -580,16 +628,35 @@ impl BodySource for LineBodies {
             .ok_or_else(|| format!("seq {seq} is not in its row"))
     }
 
-    fn may_contain(&self, query: &str) -> Option<Vec<Seq>> {
+    fn may_contain(&self, query: &str) -> Option<Vec<(Seq, Contains)>> {
         if query.contains('\n') {
             return None;
         }
         // Unreadable now: any body may hold it, and decoding it says why.
-        let marks = self.scan(query).ok()?;
+        let (marks, surely) = self.scan(query).ok()?;
+        let mut surely = surely.into_iter().peekable();
         let mut seqs = Vec::new();
-        for row in &self.rows {
-            if marks.get(row.line - 1).copied().unwrap_or(true) {
-                seqs.extend(row.seq..row.seq + row.events as u64);
+        for (index, row) in self.rows.iter().enumerate() {
+            if !marks.get(row.line - 1).copied().unwrap_or(true) {
+                continue;
+            }
+            for k in 0..row.events {
+                // `surely` is in (row, event) order.
+                while surely
+                    .peek()
+                    .is_some_and(|&(r, e)| (r, e as usize) < (index, k))
+                {
+                    surely.next();
+                }
+                let contains = if surely
+                    .peek()
+                    .is_some_and(|&(r, e)| (r, e as usize) == (index, k))
+                {
+                    Contains::Surely
+                } else {
+                    Contains::Maybe
+                };
+                seqs.push((row.seq + k as u64, contains));
             }
         }
         Some(seqs)

@@ -3,8 +3,10 @@
 //! does: every list page (many queries, both orders, continued by cursor) and every read,
 //! on the real fixtures, the benchmarks' two generators and a transcript made to hold
 //! what hides a match from the raw bytes (`\u` and `\/` escapes, matches running from a
-//! tool's name into its input, matches in the fixed parts of a call's document), warm,
-//! and again after appends the index does not cover.
+//! tool's name into its input, matches in the fixed parts of a call's document, raw bytes
+//! of the query outside any text or right after an escaping backslash), warm, and again
+//! after appends the index does not cover. Pages of one event make every later match a
+//! count, which the index answers from the raw bytes where a body's span surely holds it.
 
 #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
 
@@ -84,6 +86,10 @@ fn queries(history: &History) -> Vec<String> {
         "\u{1b}[31m",
         "x\ty",
         "done",
+        "nnext",
+        "\\n",
+        "n\"",
+        "thinking",
     ]
     .iter()
     .map(|q| (*q).to_owned())
@@ -116,7 +122,11 @@ fn queries(history: &History) -> Vec<String> {
 fn agree(lazy: &History, whole: &History, what: &str) {
     assert_eq!(lazy.head_window_id(), whole.head_window_id(), "{what}");
     for query in queries(whole) {
-        for (order, limit) in [(Order::Newest, None), (Order::Oldest, Some(500))] {
+        for (order, limit) in [
+            (Order::Newest, None),
+            (Order::Oldest, Some(500)),
+            (Order::Newest, Some(1)),
+        ] {
             let args = ListArgs {
                 query: Some(query.clone()),
                 order: Some(order),
@@ -250,6 +260,19 @@ fn tricky() -> String {
                 row["type"] = json!("user");
                 row["message"] = json!({"role": "user", "content": format!("café {i} at a/b/c \u{1b}[31mred\u{1b}[0m ✓")});
             }
+            1 if i % 4 == 1 => {
+                // One text block (its line holds it whole), with the query's bytes
+                // outside it (thinking, another field) and after escaping backslashes.
+                row["type"] = json!("assistant");
+                row["message"] = json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "zebra-needle nnext in thinking", "signature": "s"},
+                {"type": "text", "text": if i % 24 == 1 {
+                    format!("real nnext in thinking, C:\\next {i} zebra-needle")
+                } else {
+                    format!("line\nnext {i} say \"n\" zebra-needle")
+                }}]});
+                row["toolUseResult"] = json!({"stdout": "zebra-needle nnext"});
+            }
             1 => {
                 row["type"] = json!("assistant");
                 row["message"] = json!({"role": "assistant", "content": [
@@ -328,6 +351,70 @@ fn escapes_and_fixed_parts_never_hide_a_match() {
             answer.matched > 0,
             "{query:?} matches in the whole transcript"
         );
+        assert_eq!(lazy.list(&args).unwrap(), answer, "{query:?}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A full page counts the rest of the matches from the raw bytes where a body's span surely
+/// holds the query, without reading those rows again: rows damaged after the index was
+/// read (outside their bodies: a read of one is refused) still count, on the page that
+/// shows only the newest match, and the answer is the one the undamaged transcript gives.
+#[test]
+fn a_full_page_counts_sure_matches_without_decoding_them() {
+    let dir = scratch("surely");
+    let path = dir.join("s1.jsonl");
+    let mut lines = Vec::new();
+    let mut parent: Option<String> = None;
+    for i in 0..40 {
+        let uuid = format!("u{i}");
+        let mut row = json!({"uuid": uuid, "parentUuid": parent, "isSidechain": false,
+                             "sessionId": "s1", "timestamp": "2026-12-03T10:00:00Z"});
+        if i % 2 == 0 {
+            row["type"] = json!("user");
+            row["message"] =
+                json!({"role": "user", "content": format!("say \"zebra-needle\" {i}\nagain")});
+        } else {
+            row["type"] = json!("assistant");
+            row["message"] = json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {"command": format!("echo zebra-needle {i}")}}]});
+        }
+        lines.push(row.to_string());
+        parent = Some(uuid);
+    }
+    let text = lines.join("\n") + "\n";
+    std::fs::write(&path, &text).unwrap();
+    let whole = fresh(&path).unwrap();
+    let cache = cache(&dir);
+    read_history(&path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
+    let lazy = read_history(&path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
+    // Every line but the newest one no longer parses (same length, same bodies).
+    let last = text[..text.len() - 1].rfind('\n').unwrap();
+    let damaged =
+        text[..last].replace("\"isSidechain\":false", "\"isSidechain\":fals3") + &text[last..];
+    assert_eq!(damaged.len(), text.len());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .write_all(damaged.as_bytes())
+        .unwrap();
+    let first = ReadArgs {
+        seq: Some(1),
+        ..ReadArgs::default()
+    };
+    assert!(
+        lazy.read(&first).is_err(),
+        "a damaged row is refused when read"
+    );
+    for query in ["zebra-needle", "echo zebra", "needle 3"] {
+        let args = ListArgs {
+            query: Some(query.to_owned()),
+            limit: Some(1),
+            ..ListArgs::default()
+        };
+        let answer = whole.list(&args).unwrap();
+        assert!(answer.matched > 1, "{query:?}");
         assert_eq!(lazy.list(&args).unwrap(), answer, "{query:?}");
     }
     let _ = std::fs::remove_dir_all(dir);
