@@ -83,16 +83,29 @@ const PREFIX: usize = 12;
 /// every call input, result text or row text that `line` holds as [`TextSpan`] says.
 /// Events without one are simply left out.
 pub(crate) fn find(line: &[u8], events: &[(Role, Body)], out: &mut Vec<TextSpan>) {
+    find_in(
+        line,
+        events.iter().map(|(_, body)| match body {
+            Body::Text { text } | Body::ToolResult { text, .. } => (text.as_bytes(), true),
+            Body::ToolCall { input, .. } => (input.as_bytes(), false),
+        }),
+        out,
+    );
+}
+
+/// [`find`] of a row's bodies given in event order as their bytes and whether they are a
+/// text (written escaped) rather than a call's input (written as it is).
+pub(crate) fn find_in<'a>(
+    line: &[u8],
+    bodies: impl Iterator<Item = (&'a [u8], bool)>,
+    out: &mut Vec<TextSpan>,
+) {
     let mut budget = BUDGET.saturating_mul(line.len()).saturating_add(4096);
     // Tools follow the row's text in the line, in block order: each is looked for after
     // the last one found.
     let mut cursor = 0;
-    for (k, (_, body)) in events.iter().enumerate() {
+    for (k, (text, escaped)) in bodies.enumerate() {
         let Ok(event) = u32::try_from(k) else { break };
-        let (text, escaped) = match body {
-            Body::Text { text } | Body::ToolResult { text, .. } => (text.as_bytes(), true),
-            Body::ToolCall { input, .. } => (input.as_bytes(), false),
-        };
         if text.is_empty() {
             continue;
         }
