@@ -7,8 +7,12 @@
 //! bodies stay in the transcript: [`read_history`] reads back only the lines an answer needs,
 //! [`read_transcript`] all of them, each refused unless it still holds the row the index
 //! fingerprinted (a rewrite while the call runs is refused as `transcript_changed`; one made
-//! between a search's scan and its reads can only hide a match of rows it changed, as a
-//! rewrite during any read of the file could). **Invariant:** a state is only resumed over a prefix that is
+//! between a search's scan and its reads can only hide a match of rows it changed, and one
+//! made before the scan can only change the count of matches a full page counts from the raw
+//! bytes of rows it changed, which it never decodes, as a rewrite during any read of the
+//! file could). The index also keeps where each covered row's texts and inputs lie in its
+//! line (the decoder's spans), so a search counts a raw match inside one without decoding
+//! the row. **Invariant:** a state is only resumed over a prefix that is
 //! byte-identical to the one it was made from: the file must be the same (device and
 //! inode), at least as long, and either
 //!
