@@ -135,9 +135,40 @@ pub(crate) struct Elided {
     pub(crate) blank: bool,
 }
 
+/// A body's fields as [`fingerprint`] reads them, wherever they are held (a decoded
+/// [`Body`], or the texts of a line being skimmed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum BodyRef<'a> {
+    Text(&'a str),
+    Call {
+        id: &'a str,
+        name: &'a str,
+        input: &'a str,
+    },
+    Result {
+        id: &'a str,
+        text: &'a str,
+        is_error: bool,
+    },
+}
+
+impl<'a> From<&'a Body> for BodyRef<'a> {
+    fn from(body: &'a Body) -> Self {
+        match body {
+            Body::Text { text } => BodyRef::Text(text),
+            Body::ToolCall { id, name, input } => BodyRef::Call { id, name, input },
+            Body::ToolResult { id, text, is_error } => BodyRef::Result {
+                id,
+                text,
+                is_error: *is_error,
+            },
+        }
+    }
+}
+
 /// A 128-bit hash of a row's events (roles and whole bodies, in order): a repeat of a row
 /// whose events were elided must have the same.
-pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, &'a Body)>) -> u128 {
+pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, BodyRef<'a>)>) -> u128 {
     // Each field's length and xxh3-128 (read in place, never copied), then xxh3-128 of those.
     let mut buf = Vec::with_capacity(256);
     let mut put = |bytes: &[u8]| {
@@ -147,18 +178,18 @@ pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, &'a Body)>) ->
     for (role, body) in events {
         put(role.name().as_bytes());
         match body {
-            Body::Text { text } => {
+            BodyRef::Text(text) => {
                 put(b"text");
                 put(text.as_bytes());
             }
-            Body::ToolCall { id, name, input } => {
+            BodyRef::Call { id, name, input } => {
                 put(b"call");
                 put(id.as_bytes());
                 put(name.as_bytes());
                 put(input.as_bytes());
             }
-            Body::ToolResult { id, text, is_error } => {
-                put(if *is_error { b"error" } else { b"result" });
+            BodyRef::Result { id, text, is_error } => {
+                put(if is_error { b"error" } else { b"result" });
                 put(id.as_bytes());
                 put(text.as_bytes());
             }
@@ -167,10 +198,19 @@ pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, &'a Body)>) ->
     twox_hash::xxh3::hash128(&buf)
 }
 
-/// True when the first of `events` is a blank text (what lists and the branch selection
-/// pass over).
+/// The fingerprint of a row's decoded events.
+pub(crate) fn fingerprint_of(events: &[(Role, Body)]) -> u128 {
+    fingerprint(events.iter().map(|(role, body)| (*role, body.into())))
+}
+
+/// True when a text is blank (what lists and the branch selection pass over).
+pub(crate) fn blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
+/// True when the first of `events` is a blank text.
 pub(crate) fn blank_first(events: &[Event]) -> bool {
-    matches!(events.first(), Some(Event { body: Body::Text { text }, .. }) if text.trim().is_empty())
+    matches!(events.first(), Some(Event { body: Body::Text { text }, .. }) if blank(text))
 }
 
 /// Where a node's first-recorded parent is.
@@ -234,6 +274,10 @@ fn same_events(first: &[Event], repeat: &[(Role, Body)]) -> bool {
 }
 
 /// What the field-by-field parse made of a line.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made once per line and moved into the decoder: a box would be one more allocation per line"
+)]
 enum Parsed {
     Row(Row),
     /// A valid record of another type (metadata: no address).
@@ -384,9 +428,7 @@ impl ElidedRow {
         let row = row_of(bytes, self.line)
             .map_err(|_| changed.clone())?
             .ok_or_else(|| changed.clone())?;
-        if row.events.len() != self.events
-            || fingerprint(row.events.iter().map(|(role, body)| (*role, body))) != self.fingerprint
-        {
+        if row.events.len() != self.events || fingerprint_of(&row.events) != self.fingerprint {
             return Err(changed);
         }
         Ok(row.events.into_iter().map(|(_, body)| body).collect())
@@ -450,14 +492,31 @@ impl Decoder {
     /// [`Decoder::line`] for each, with the one-pass parse of a large batch split over two
     /// threads (the rows are still added, and any refusal found, in line order).
     pub fn feed(&mut self, lines: &[&[u8]]) -> Result<(), DecodeError> {
+        self.feed_with(lines, |_| true)
+    }
+
+    /// [`Decoder::feed`], keeping the bodies of only the lines `whole` picks: every other
+    /// line's row is skimmed, checked exactly as [`Decoder::feed`] checks it (the same
+    /// parse, the same refusals) but kept as a structure-only state keeps a row (placeholder
+    /// bodies, the whole ones' fingerprint), so [`Decoder::finish_skeleton`] lists it among
+    /// the rows to read again from their lines ([`ElidedRow::reload`]).
+    pub fn feed_with(
+        &mut self,
+        lines: &[&[u8]],
+        whole: impl Fn(&[u8]) -> bool + Sync,
+    ) -> Result<(), DecodeError> {
         if self.done {
             return Ok(());
         }
-        // The one-pass parse of a line, and the spans of its row when they are recorded
-        // (found on the same thread).
+        // The one-pass parse of a line (or its skim), and the spans of its row when they
+        // are recorded (found on the same thread).
         let record = self.record_spans;
-        let parse = move |line: &&[u8]| {
-            let fast = rows::fast(line);
+        let parse = |line: &&[u8]| {
+            let fast = if whole(line) {
+                rows::fast(line)
+            } else {
+                rows::skim(line)
+            };
             let mut found = Vec::new();
             if record && let Some(rows::Fast::Row(row)) = &fast {
                 spans::find(line, &row.events, &mut found);
@@ -543,12 +602,18 @@ impl Decoder {
         }
         if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
             let node = &mut self.nodes[at].1;
-            let same = match node.elided {
-                Some(elided) => {
-                    fingerprint(row.events.iter().map(|(role, body)| (*role, body)))
-                        == elided.fingerprint
+            // Whole events are compared as they are; where either side is elided, by
+            // their fingerprints.
+            let same = match (node.elided, row.elided) {
+                (Some(first), Some(repeat)) => first.fingerprint == repeat.fingerprint,
+                (Some(first), None) => fingerprint_of(&row.events) == first.fingerprint,
+                (None, Some(repeat)) => {
+                    let first = node.events(&self.events);
+                    first.len() == row.events.len()
+                        && fingerprint(first.iter().map(|e| (e.role, (&e.body).into())))
+                            == repeat.fingerprint
                 }
-                None => same_events(node.events(&self.events), &row.events),
+                (None, None) => same_events(node.events(&self.events), &row.events),
             };
             if node.kind != row.kind || !same || node.boot != row.boot {
                 return Err(DecodeError::Conflict {
@@ -600,7 +665,7 @@ impl Decoder {
                 seq,
                 first_event,
                 event_count,
-                elided: None,
+                elided: row.elided,
                 spans,
             },
         ));

@@ -8,6 +8,8 @@ use serde_json::value::RawValue;
 use notesoup_history_core::window::retained_window;
 use notesoup_history_core::{Body, Harness, Role};
 
+use crate::decoder::{BodyRef, Elided, blank, fingerprint};
+
 /// The fields of any record this decoder looks at, each kept raw until its type is known,
 /// so metadata records of any shape pass untouched. `M` is how `message` is read: kept raw
 /// ([`Present`], the field-by-field parse) or parsed in place (the one-pass parse, [`fast`]):
@@ -93,9 +95,12 @@ impl Kind {
     }
 }
 
-/// A checked conversation row.
+/// A checked conversation row; `E` is how its bodies are held: whole ([`Body`]), or as
+/// the line holds them ([`Ev`]: texts borrowed from the line where JSON wrote them
+/// without escapes), before the row is made whole ([`Row::whole`]) or skimmed
+/// ([`Row::skimmed`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Row {
+pub(crate) struct Row<E = Body> {
     pub(crate) kind: Kind,
     pub(crate) uuid: String,
     /// `None` for `parentUuid: null`.
@@ -109,9 +114,133 @@ pub(crate) struct Row {
     /// Preserved-segment uuids recorded on a compact boundary.
     pub(crate) preserved: Vec<String>,
     /// The events of this row, in seq order: role and body (seq and window come later).
-    pub(crate) events: Vec<(Role, Body)>,
+    pub(crate) events: Vec<(Role, E)>,
     /// The ordinal a retained notesoup boot marker in this row names.
     pub(crate) boot: Option<u64>,
+    /// Set when `events` are placeholders (a skimmed row): what the whole events were.
+    pub(crate) elided: Option<Elided>,
+}
+
+/// A body as a row's line holds it: each text borrowed from the line where JSON wrote it
+/// without escapes (decoded into its own string only where it has escapes, or is joined
+/// from several blocks), a call's input the verbatim slice of the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ev<'a> {
+    Text(Cow<'a, str>),
+    Call {
+        id: Cow<'a, str>,
+        name: Cow<'a, str>,
+        input: &'a str,
+    },
+    Result {
+        id: Cow<'a, str>,
+        text: Cow<'a, str>,
+        is_error: bool,
+    },
+}
+
+impl Ev<'_> {
+    /// The body, its texts owned.
+    fn whole(self) -> Body {
+        match self {
+            Ev::Text(text) => Body::Text {
+                text: text.into_owned(),
+            },
+            Ev::Call { id, name, input } => Body::ToolCall {
+                id: id.into_owned(),
+                name: name.into_owned(),
+                input: input.to_owned(),
+            },
+            Ev::Result { id, text, is_error } => Body::ToolResult {
+                id: id.into_owned(),
+                text: text.into_owned(),
+                is_error,
+            },
+        }
+    }
+
+    /// The body as [`fingerprint`] reads it.
+    fn as_ref(&self) -> BodyRef<'_> {
+        match self {
+            Ev::Text(text) => BodyRef::Text(text),
+            Ev::Call { id, name, input } => BodyRef::Call { id, name, input },
+            Ev::Result { id, text, is_error } => BodyRef::Result {
+                id,
+                text,
+                is_error: *is_error,
+            },
+        }
+    }
+
+    /// The placeholder a structure-only state keeps of this body: a text is empty, a call
+    /// keeps its id and name with an empty input, a result its id and error flag with an
+    /// empty text.
+    fn placeholder(self) -> Body {
+        match self {
+            Ev::Text(_) => Body::Text {
+                text: String::new(),
+            },
+            Ev::Call { id, name, .. } => Body::ToolCall {
+                id: id.into_owned(),
+                name: name.into_owned(),
+                input: String::new(),
+            },
+            Ev::Result { id, is_error, .. } => Body::ToolResult {
+                id: id.into_owned(),
+                text: String::new(),
+                is_error,
+            },
+        }
+    }
+}
+
+impl<'a> Row<Ev<'a>> {
+    /// Every body whole: the row the decoder keeps.
+    pub(crate) fn whole(self) -> Row {
+        self.with_events(|events| {
+            (
+                events.into_iter().map(|(r, e)| (r, e.whole())).collect(),
+                None,
+            )
+        })
+    }
+
+    /// Placeholder bodies, with the fingerprint and blank flag of the whole ones: the row a
+    /// structure-only state keeps (its bodies are read again from its line when needed).
+    pub(crate) fn skimmed(self) -> Row {
+        self.with_events(|events| {
+            let elided = Elided {
+                fingerprint: fingerprint(events.iter().map(|(r, e)| (*r, e.as_ref()))),
+                blank: matches!(events.first(), Some((_, Ev::Text(text))) if blank(text)),
+            };
+            let events = events
+                .into_iter()
+                .map(|(r, e)| (r, e.placeholder()))
+                .collect();
+            (events, Some(elided))
+        })
+    }
+
+    fn with_events(
+        self,
+        f: impl FnOnce(Vec<(Role, Ev<'a>)>) -> (Vec<(Role, Body)>, Option<Elided>),
+    ) -> Row {
+        let (events, elided) = f(self.events);
+        Row {
+            kind: self.kind,
+            uuid: self.uuid,
+            parent: self.parent,
+            logical_parent: self.logical_parent,
+            is_sidechain: self.is_sidechain,
+            session_id: self.session_id,
+            timestamp: self.timestamp,
+            compact: self.compact,
+            preserved: self.preserved,
+            events,
+            boot: self.boot,
+            elided,
+        }
+    }
 }
 
 /// Parses a raw field as `T`, naming the field when it does not fit.
@@ -142,8 +271,8 @@ fn optional<'a, T: Deserialize<'a>>(
 struct Block<'a, C = Present<'a>> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default)]
-    text: Option<String>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
@@ -159,21 +288,21 @@ struct Block<'a, C = Present<'a>> {
 }
 
 /// A block's `content` as either parse read it.
-trait ResultContent {
+trait ResultContent<'a> {
     /// The visible text of a tool result with this content (see [`result_text`]).
-    fn text(self) -> Result<String, String>;
+    fn text(self) -> Result<Cow<'a, str>, String>;
 }
 
-impl ResultContent for Present<'_> {
-    fn text(self) -> Result<String, String> {
-        result_text(self.0)
+impl<'a> ResultContent<'a> for Present<'a> {
+    fn text(self) -> Result<Cow<'a, str>, String> {
+        result_text(self.0).map(Cow::Owned)
     }
 }
 
-impl ResultContent for Option<InPlace<'_>> {
-    fn text(self) -> Result<String, String> {
+impl<'a> ResultContent<'a> for Option<InPlace<'a>> {
+    fn text(self) -> Result<Cow<'a, str>, String> {
         match self {
-            None | Some(InPlace::Null) => Ok(String::new()),
+            None | Some(InPlace::Null) => Ok(Cow::Borrowed("")),
             Some(InPlace::Text(text)) => Ok(text),
             Some(InPlace::Blocks(blocks)) => result_blocks_text(blocks),
         }
@@ -184,7 +313,7 @@ impl ResultContent for Option<InPlace<'_>> {
 /// string, `null` or a list of [`ResultBlock`]s (anything else fails the one-pass parse,
 /// and the field-by-field one decides).
 enum InPlace<'a> {
-    Text(String),
+    Text(Cow<'a, str>),
     Null,
     Blocks(Vec<ResultBlock<'a>>),
 }
@@ -202,16 +331,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for InPlace<'a> {
 }
 
 /// What [`text_or_list`] read.
-enum TextOrList<T> {
-    Text(String),
+enum TextOrList<'a, T> {
+    Text(Cow<'a, str>),
     Null,
     List(Vec<T>),
 }
 
-/// The one-pass parse of a `content` field, in place: a string, `null`, or a list of `T`;
-/// anything else is an error naming `expecting`. Both in-place content shapes (a
-/// message's, a tool result's) are read by it.
-fn text_or_list<'de, D, T>(d: D, expecting: &'static str) -> Result<TextOrList<T>, D::Error>
+/// The one-pass parse of a `content` field, in place: a string (borrowed from the line
+/// when it has no escapes), `null`, or a list of `T`; anything else is an error naming
+/// `expecting`. Both in-place content shapes (a message's, a tool result's) are read by it.
+fn text_or_list<'de, D, T>(d: D, expecting: &'static str) -> Result<TextOrList<'de, T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,
@@ -221,15 +350,18 @@ where
         kind: std::marker::PhantomData<T>,
     }
     impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
-        type Value = TextOrList<T>;
+        type Value = TextOrList<'de, T>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str(self.expecting)
         }
+        fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(TextOrList::Text(Cow::Borrowed(v)))
+        }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok(TextOrList::Text(v.to_owned()))
+            Ok(TextOrList::Text(Cow::Owned(v.to_owned())))
         }
         fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
-            Ok(TextOrList::Text(v))
+            Ok(TextOrList::Text(Cow::Owned(v)))
         }
         fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
             Ok(TextOrList::Null)
@@ -251,7 +383,7 @@ where
     })
 }
 
-fn need<'b, T: ?Sized>(value: Option<&'b T>, kind: &str, name: &str) -> Result<&'b T, String> {
+fn need<T>(value: Option<T>, kind: &str, name: &str) -> Result<T, String> {
     value.ok_or_else(|| format!("a `{kind}` block without `{name}`"))
 }
 
@@ -270,12 +402,12 @@ fn result_text(content: Option<&RawValue>) -> Result<String, String> {
     }
     let blocks: Vec<ResultBlock> =
         serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"))?;
-    result_blocks_text(blocks)
+    result_blocks_text(blocks).map(Cow::into_owned)
 }
 
 /// The visible text of a tool result's blocks: the text of its text blocks.
-fn result_blocks_text(blocks: Vec<ResultBlock<'_>>) -> Result<String, String> {
-    let mut out = String::new();
+fn result_blocks_text(blocks: Vec<ResultBlock<'_>>) -> Result<Cow<'_, str>, String> {
+    let mut out = Cow::Borrowed("");
     for block in blocks {
         if block.kind == "text" {
             let text = block
@@ -293,8 +425,8 @@ fn result_blocks_text(blocks: Vec<ResultBlock<'_>>) -> Result<String, String> {
 struct ResultBlock<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default)]
-    text: Option<String>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -363,26 +495,28 @@ fn push_text(out: &mut String, text: &str) {
     out.push_str(text);
 }
 
-/// [`push_text`] of an owned text: moved rather than copied into an empty `out`.
-fn push_owned(out: &mut String, text: String) {
+/// [`push_text`] of a text as the line holds it: taken as it is (borrowed or moved, never
+/// copied) into an empty `out`.
+fn push_owned<'a>(out: &mut Cow<'a, str>, text: Cow<'a, str>) {
     if out.is_empty() {
         *out = text;
     } else {
-        push_text(out, &text);
+        push_text(out.to_mut(), &text);
     }
 }
 
 /// Checks a conversation row of `kind` and turns it into events. `Err` is the reason.
 pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
-    check_with(kind, raw, || message_events(kind, raw))
+    check_with(kind, raw, || message_events(kind, raw)).map(Row::whole)
 }
 
-/// [`check`], with the events of a user or assistant row from `message_events`.
-fn check_with<M>(
+/// [`check`], with the events of a user or assistant row from `message_events`, bodies as
+/// the line holds them.
+fn check_with<'a, M>(
     kind: Kind,
     raw: &RawRow<'_, M>,
-    message_events: impl FnOnce() -> Result<Vec<(Role, Body)>, String>,
-) -> Result<Row, String> {
+    message_events: impl FnOnce() -> Result<Vec<(Role, Ev<'a>)>, String>,
+) -> Result<Row<Ev<'a>>, String> {
     let uuid: String = field(raw.uuid, "uuid")?;
     if uuid.is_empty() {
         return Err("empty `uuid`".into());
@@ -407,7 +541,7 @@ fn check_with<M>(
         Kind::Attachment => attachment_events(raw)?,
     };
     let boot = match (kind, events.first()) {
-        (Kind::User | Kind::Attachment, Some((_, Body::Text { text }))) => boot_ordinal(text),
+        (Kind::User | Kind::Attachment, Some((_, Ev::Text(text)))) => boot_ordinal(text),
         _ => None,
     };
     Ok(Row {
@@ -422,25 +556,26 @@ fn check_with<M>(
         preserved,
         events,
         boot,
+        elided: None,
     })
 }
 
 /// A message's `content` as written: plain text (user rows only) or blocks (their results'
 /// content read as `C`).
 enum Content<'a, C = Present<'a>> {
-    Text(String),
+    Text(Cow<'a, str>),
     Blocks(Vec<Block<'a, C>>),
 }
 
 /// The events of a user or assistant row (checked by the line-at-once parse, the role
 /// and content already parsed): the message (visible text only), then one per tool call
 /// or result block.
-fn message_events_of<'a, M, C: ResultContent>(
+fn message_events_of<'a, M, C: ResultContent<'a>>(
     kind: Kind,
     raw: &RawRow<'_, M>,
     role: &str,
     content: impl FnOnce() -> Result<Content<'a, C>, String>,
-) -> Result<Vec<(Role, Body)>, String> {
+) -> Result<Vec<(Role, Ev<'a>)>, String> {
     if role != kind.name() {
         return Err(format!(
             "a {} row whose message role is {:?}",
@@ -459,9 +594,10 @@ fn message_events_of<'a, M, C: ResultContent>(
             return Err("assistant `message.content` must be a list of blocks".into());
         }
         Content::Text(text) => (text, Vec::new()),
-        Content::Blocks(blocks) => (String::new(), blocks),
+        Content::Blocks(blocks) => (Cow::Borrowed(""), blocks),
     };
-    let mut tools = Vec::new();
+    let mut events = Vec::with_capacity(1 + blocks.len());
+    events.push((role, Ev::Text(Cow::Borrowed(""))));
     for block in blocks {
         let kind = block.kind.as_ref();
         match kind {
@@ -472,11 +608,14 @@ fn message_events_of<'a, M, C: ResultContent>(
                     .ok_or_else(|| format!("a `{kind}` block without `text`"))?,
             ),
             "image" | "document" | "thinking" | "redacted_thinking" => {}
-            "tool_use" | "server_tool_use" | "mcp_tool_use" => tools.push(Body::ToolCall {
-                id: need(block.id.as_deref(), kind, "id")?.to_owned(),
-                name: need(block.name.as_deref(), kind, "name")?.to_owned(),
-                input: need(block.input, kind, "input")?.get().to_owned(),
-            }),
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => events.push((
+                Role::Tool,
+                Ev::Call {
+                    id: need(block.id, kind, "id")?,
+                    name: need(block.name, kind, "name")?,
+                    input: need(block.input, kind, "input")?.get(),
+                },
+            )),
             "tool_result"
             | "mcp_tool_result"
             | "web_search_tool_result"
@@ -485,38 +624,40 @@ fn message_events_of<'a, M, C: ResultContent>(
                 let text = if kind == "tool_result" || kind == "mcp_tool_result" {
                     block.content.text()?
                 } else {
-                    String::new() // server results are structured, not text
+                    Cow::Borrowed("") // server results are structured, not text
                 };
-                tools.push(Body::ToolResult {
-                    id: need(block.tool_use_id.as_deref(), kind, "tool_use_id")?.to_owned(),
-                    text,
-                    is_error: block.is_error.unwrap_or(false),
-                });
+                events.push((
+                    Role::Tool,
+                    Ev::Result {
+                        id: need(block.tool_use_id, kind, "tool_use_id")?,
+                        text,
+                        is_error: block.is_error.unwrap_or(false),
+                    },
+                ));
             }
             other => return Err(format!("unsupported content block type {other:?}")),
         }
     }
-    let mut events = vec![(role, Body::Text { text: visible })];
-    events.extend(tools.into_iter().map(|body| (Role::Tool, body)));
+    events[0].1 = Ev::Text(visible);
     Ok(events)
 }
 
 /// The events of a user or assistant row whose `message` is still raw.
-fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, String> {
-    let message: Message<'_> = field(raw.message.0, "message")?;
+fn message_events<'a>(kind: Kind, raw: &RawRow<'a>) -> Result<Vec<(Role, Ev<'a>)>, String> {
+    let message: Message<'a> = field(raw.message.0, "message")?;
     let raw_content = message.content.get();
     message_events_of(
         kind,
         raw,
         &message.role,
-        || -> Result<Content<'_>, String> {
+        || -> Result<Content<'a>, String> {
             if raw_content.starts_with('"') {
                 if kind == Kind::Assistant {
                     // Refused before the text is parsed, as `message_events_of` would.
-                    return Ok(Content::Text(String::new()));
+                    return Ok(Content::Text(Cow::Borrowed("")));
                 }
-                serde_json::from_str(raw_content)
-                    .map(Content::Text)
+                serde_json::from_str::<String>(raw_content)
+                    .map(|text| Content::Text(Cow::Owned(text)))
                     .map_err(|err| format!("`message.content`: {err}"))
             } else {
                 serde_json::from_str(raw_content)
@@ -529,9 +670,9 @@ fn message_events(kind: Kind, raw: &RawRow<'_>) -> Result<Vec<(Role, Body)>, Str
 
 /// The notice of a system row, and for a compact boundary its preserved uuids.
 #[allow(clippy::type_complexity, reason = "a private helper's pair of results")]
-fn system_events<M>(
+fn system_events<'a, M>(
     raw: &RawRow<'_, M>,
-) -> Result<(Vec<(Role, Body)>, Option<Vec<String>>), String> {
+) -> Result<(Vec<(Role, Ev<'a>)>, Option<Vec<String>>), String> {
     let subtype: Option<String> = optional(raw.subtype, "subtype")?;
     let content: Option<String> = optional(raw.content, "content")?;
     let mut boundary = None;
@@ -549,11 +690,11 @@ fn system_events<M>(
         boundary = Some(preserved);
     }
     let text = content.unwrap_or_default();
-    Ok((vec![(Role::Notice, Body::Text { text })], boundary))
+    Ok((vec![(Role::Notice, Ev::Text(Cow::Owned(text)))], boundary))
 }
 
 /// The event of an attachment row: its recorded rendering (never the raw payload).
-fn attachment_events<M>(raw: &RawRow<'_, M>) -> Result<Vec<(Role, Body)>, String> {
+fn attachment_events<'a, M>(raw: &RawRow<'_, M>) -> Result<Vec<(Role, Ev<'a>)>, String> {
     let _: AttachmentInfo = field(raw.attachment, "attachment")?;
     let rendered: Option<Vec<Rendering>> = optional(raw.rendered, "rendered")?;
     let mut visible = String::new();
@@ -567,7 +708,7 @@ fn attachment_events<M>(raw: &RawRow<'_, M>) -> Result<Vec<(Role, Body)>, String
             }
         }
     }
-    Ok(vec![(Role::Attachment, Body::Text { text: visible })])
+    Ok(vec![(Role::Attachment, Ev::Text(Cow::Owned(visible)))])
 }
 
 /// The ordinal a complete retained Claude boot block in `text` names (the window module
@@ -579,6 +720,10 @@ pub(crate) fn boot_ordinal(text: &str) -> Option<u64> {
 }
 
 /// What the line-at-once parse made of a line.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made once per line and moved into the decoder: a box would be one more allocation per line"
+)]
 pub(crate) enum Fast {
     /// A checked conversation row.
     Row(Row),
@@ -620,10 +765,23 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a, Option<InPlace<'a>>> {
 /// [`Block`] type into the same [`message_events_of`]; a `message` of any other shape,
 /// which a metadata record may carry, fails this parse and goes that way.
 pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
+    one_pass(line, Row::whole)
+}
+
+/// [`fast`] with the row skimmed ([`Row::skimmed`]): the same parse, which checks every
+/// byte of the line, and the same acceptance, but no body is kept: texts the line holds
+/// without escapes are hashed where they lie, inputs are never copied.
+pub(crate) fn skim(line: &[u8]) -> Option<Fast> {
+    one_pass(line, Row::skimmed)
+}
+
+/// The one-pass parse, the row's bodies as the line holds them made into the row the
+/// caller keeps by `finish`.
+fn one_pass<'a>(line: &'a [u8], finish: impl FnOnce(Row<Ev<'a>>) -> Row) -> Option<Fast> {
     let text = std::str::from_utf8(line).ok()?;
     // A record parsed in one pass over the line: `message` parsed in place rather than kept
     // raw (the raw form costs a second and a third scan of the message, the bulk of a line).
-    let mut raw: RawRow<'_, Option<FastMessage<'_>>> = serde_json::from_str(text).ok()?;
+    let mut raw: RawRow<'a, Option<FastMessage<'a>>> = serde_json::from_str(text).ok()?;
     let kind_name: Cow<'_, str> = serde_json::from_str(raw.kind?.get()).ok()?;
     let Some(kind) = Kind::parse(&kind_name) else {
         return Some(Fast::Other);
@@ -634,5 +792,5 @@ pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
         message_events_of(kind, &raw, &message.role, || Ok(message.content))
     })
     .ok()
-    .map(Fast::Row)
+    .map(|row| Fast::Row(finish(row)))
 }

@@ -100,7 +100,7 @@ impl Decoder {
             w.opt_str(events.first().and_then(|e| e.timestamp.as_deref()));
             w.u64(node.seq);
             let elided = node.elided.unwrap_or_else(|| Elided {
-                fingerprint: fingerprint(events.iter().map(|e| (e.role, &e.body))),
+                fingerprint: fingerprint(events.iter().map(|e| (e.role, (&e.body).into()))),
                 blank: blank_first(events),
             });
             w.0.extend_from_slice(&elided.fingerprint.to_le_bytes());

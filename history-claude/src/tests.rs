@@ -408,11 +408,8 @@ fn field_by_field(line: &[u8]) -> Result<Option<rows::Row>, ()> {
     }
 }
 
-/// The one-pass parse only ever accepts what the field-by-field parse accepts, and makes
-/// the same row of it: every line of the real transcripts, each mutated many times, and
-/// edits aimed at the shapes only one of the two parses reads.
-#[test]
-fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
+/// Every line of the real transcripts.
+fn real_lines() -> Vec<Vec<u8>> {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let files = notesoup_testkit::files_in(&dir, |p| p.extension().is_some_and(|x| x == "jsonl"));
     let mut lines: Vec<Vec<u8>> = Vec::new();
@@ -425,22 +422,11 @@ fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
         );
     }
     assert!(lines.len() > 100, "the real transcripts are read");
-    let mut fast_rows = 0;
-    for line in &lines {
-        // Every real line is taken by the one-pass parse (or it would gain nothing).
-        match rows::fast(line) {
-            Some(rows::Fast::Row(row)) => {
-                assert_eq!(field_by_field(line), Ok(Some(row)));
-                fast_rows += 1;
-            }
-            Some(rows::Fast::Other) => assert_eq!(field_by_field(line), Ok(None)),
-            None => panic!(
-                "a real line the one-pass parse leaves: {}",
-                String::from_utf8_lossy(line)
-            ),
-        }
-    }
-    assert!(fast_rows > 50);
+    lines
+}
+
+/// Lines aimed at the shapes only one parse reads, then every real line mutated many times.
+fn hostile_lines(lines: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let aimed = [
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":5}}"#,
         r#"{"type":"assistant","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"assistant","content":"plain"}}"#,
@@ -478,11 +464,36 @@ fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
     cases.push(b"{\"type\":\"last-prompt\",\"x\":\"\xff\"}".to_vec());
     let mut rng = notesoup_testkit::Rng::new(14);
     for _ in 0..notesoup_testkit::iterations(20) {
-        for line in &lines {
+        for line in lines {
             cases.push(notesoup_testkit::mutate(&mut rng, line));
         }
     }
-    for case in &cases {
+    cases
+}
+
+/// The one-pass parse only ever accepts what the field-by-field parse accepts, and makes
+/// the same row of it: every line of the real transcripts, each mutated many times, and
+/// edits aimed at the shapes only one of the two parses reads.
+#[test]
+fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
+    let lines = real_lines();
+    let mut fast_rows = 0;
+    for line in &lines {
+        // Every real line is taken by the one-pass parse (or it would gain nothing).
+        match rows::fast(line) {
+            Some(rows::Fast::Row(row)) => {
+                assert_eq!(field_by_field(line), Ok(Some(row)));
+                fast_rows += 1;
+            }
+            Some(rows::Fast::Other) => assert_eq!(field_by_field(line), Ok(None)),
+            None => panic!(
+                "a real line the one-pass parse leaves: {}",
+                String::from_utf8_lossy(line)
+            ),
+        }
+    }
+    assert!(fast_rows > 50);
+    for case in &hostile_lines(&lines) {
         let slow = field_by_field(case);
         match rows::fast(case) {
             Some(rows::Fast::Row(row)) => {
@@ -494,4 +505,110 @@ fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
             None => {}
         }
     }
+}
+
+/// What skimming `row` must make of it: placeholder bodies (a text empty, a call its id and
+/// name, a result its id and error flag), the fingerprint of the whole bodies, and whether
+/// the whole first text is blank.
+fn skimmed_of(row: rows::Row) -> rows::Row {
+    use notesoup_history_core::Body;
+    let elided = crate::decoder::Elided {
+        fingerprint: crate::decoder::fingerprint_of(&row.events),
+        blank: matches!(row.events.first(), Some((_, Body::Text { text })) if text.trim().is_empty()),
+    };
+    let events = row
+        .events
+        .into_iter()
+        .map(|(role, body)| {
+            let body = match body {
+                Body::Text { .. } => Body::Text {
+                    text: String::new(),
+                },
+                Body::ToolCall { id, name, .. } => Body::ToolCall {
+                    id,
+                    name,
+                    input: String::new(),
+                },
+                Body::ToolResult { id, is_error, .. } => Body::ToolResult {
+                    id,
+                    text: String::new(),
+                    is_error,
+                },
+            };
+            (role, body)
+        })
+        .collect();
+    rows::Row {
+        events,
+        elided: Some(elided),
+        ..row
+    }
+}
+
+/// The skim (the first pass of a cold history read) takes exactly the lines the one-pass
+/// parse takes, refuses or leaves to the field-by-field parse the rest, and of each row
+/// makes what a structure-only state keeps of the whole row: the same structure and
+/// boot, placeholder bodies, the whole bodies' fingerprint and blank flag. Every real
+/// line, each mutated many times, the aimed lines, and lines whose texts are escaped,
+/// joined from several blocks, blank in Unicode's sense or hold a boot block only once
+/// decoded.
+#[test]
+fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
+    let lines = real_lines();
+    let mut cases = hostile_lines(&lines);
+    let head = r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":"#;
+    for message in [
+        r#"{"role":"user","content":"a\nb \"q\" \\ \u00e9 \/"}"#,
+        r#"{"role":"user","content":" \n\t\u00a0\u2003"}"#,
+        r#"{"role":"user","content":"\u003cnotesoup-boot window=\"claude:s:3\">\nnotes\n\u003c/notesoup-boot>"}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"<notesoup-boot window=\"claude:s:2\">"},{"type":"text","text":"n\n</notesoup-boot>"}]}"#,
+        r#"{"role":"user","content":[{"type":"text","text":""},{"type":"text","text":"b"},{"type":"image","source":{}},{"type":"text","text":"c\u0041"}]}"#,
+        r#"{"role":"user","content":[{"type":"text","text":" "},{"type":"text","text":"\u00a0"}]}"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t\u0031","content":[{"type":"text","text":""},{"type":"text","text":"x\ty"},{"type":"image"}],"is_error":true},{"type":"tool_result","tool_use_id":"t2","content":"plain"},{"type":"tool_result","tool_use_id":"t3","content":null},{"type":"tool_result","tool_use_id":"t4"}]}"#,
+        r#"{"role":"user","content":[{"type":"mcp_tool_result","tool_use_id":"t","content":"m\n"},{"type":"web_fetch_tool_result","tool_use_id":"w","content":{"k":[1,"x"]}}]}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":null}]}"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":null}]}]}"#,
+    ] {
+        cases.push(format!("{head}{message}}}").into_bytes());
+    }
+    let ahead = r#"{"type":"assistant","uuid":"a","parentUuid":"u","isSidechain":false,"sessionId":"s","message":"#;
+    for message in [
+        r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"},{"type":"tool_use","id":"c\u0031","name":"B\u0061sh","input":{"command":"ls \"a\"","n":[1.5e3,-0,true,null]}},{"type":"text","text":"\ny"},{"type":"server_tool_use","id":"s","name":"web","input":"raw"}]}"#,
+        r#"{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"B","input":{"a":1},"input":{"a":2}}]}"#,
+    ] {
+        cases.push(format!("{ahead}{message}}}").into_bytes());
+    }
+    let mut skimmed_rows = 0;
+    for line in &lines {
+        // Every real line is taken by the skim (or it would gain nothing).
+        assert!(
+            rows::skim(line).is_some(),
+            "a real line the skim leaves: {}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    for case in lines.iter().chain(&cases) {
+        let shown = String::from_utf8_lossy(case);
+        let whole = match rows::fast(case) {
+            Some(rows::Fast::Row(row)) => Some(Some(row)),
+            Some(rows::Fast::Other) => Some(None),
+            None => None,
+        };
+        let skim = match rows::skim(case) {
+            Some(rows::Fast::Row(row)) => Some(Some(row)),
+            Some(rows::Fast::Other) => Some(None),
+            None => None,
+        };
+        match (whole, skim) {
+            (Some(Some(row)), Some(Some(skimmed))) => {
+                assert_eq!(field_by_field(case), Ok(Some(row.clone())), "{shown}");
+                assert_eq!(skimmed, skimmed_of(row), "{shown}");
+                skimmed_rows += 1;
+            }
+            (Some(None), Some(None)) => assert_eq!(field_by_field(case), Ok(None), "{shown}"),
+            (None, None) => {}
+            (whole, skim) => panic!("{shown}: the one-pass parse {whole:?}, the skim {skim:?}"),
+        }
+    }
+    assert!(skimmed_rows > 200, "{skimmed_rows}");
 }

@@ -353,3 +353,90 @@ fn a_damaged_snapshot_is_refused_or_reads_back_whole_never_panics() {
         Some(StateError::Options)
     );
 }
+
+/// Feeds `bytes` with each committed line skimmed or kept whole as `skim` says (by line
+/// number), the last line torn when it has no `\n`; the skimmed rows' bodies come back
+/// from their lines.
+fn decode_skimming(
+    bytes: &[u8],
+    head: &Head,
+    mut skim: impl FnMut(usize) -> bool,
+) -> (
+    Result<Transcript, notesoup_history_claude::DecodeError>,
+    Option<Vec<u8>>,
+) {
+    let mut decoder = Decoder::new(Options::default());
+    let mut fed = Ok(());
+    for (n, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        fed = match line.strip_suffix(b"\n") {
+            Some(line) => {
+                let keep = !skim(n);
+                decoder.feed_with(&[line], |_| keep)
+            }
+            None => decoder.line(line, false),
+        };
+        if fed.is_err() {
+            break;
+        }
+    }
+    let state = fed.is_ok().then(|| decoder.snapshot());
+    let all: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let transcript = fed.and_then(|()| {
+        decoder
+            .finish_skeleton(head)?
+            .hydrate(|row| row.reload(all[row.line - 1]))
+    });
+    (transcript, state)
+}
+
+/// A decoder that skims some lines (the cold history read: all but the lines that may hold
+/// the query) makes the same state, byte for byte, as one that keeps every body, and, its
+/// skimmed bodies read back from their lines, the same transcript or the same refusal:
+/// real transcripts skimmed whole, every other line and at random, and random transcripts
+/// whose repeats (kept or skimmed on either side) may conflict.
+#[test]
+fn skimming_lines_decodes_the_same_and_refuses_the_same() {
+    let mut rng = Rng::new(0x5eed_0009);
+    let mut cases: Vec<String> = real_transcripts()
+        .into_iter()
+        .filter(|(name, _)| !name.ends_with("agent.jsonl"))
+        .map(|(_, bytes)| String::from_utf8(bytes).unwrap())
+        .collect();
+    for _ in 0..iterations(60) {
+        let n = 5 + rng.below(40);
+        let mut rows = random_rows(&mut rng, n);
+        if rng.below(3) == 0 {
+            // A repeat whose body differs: a conflict, whichever side is skimmed.
+            let at = rng.below(rows.len());
+            let changed = rows[at].replacen("\"content\":\"", "\"content\":\"changed ", 1);
+            rows.push(changed);
+        }
+        let text = rows.join("\n") + "\n";
+        cases.push(format!("{text}{}", &rows[0][..rows[0].len() / 2]));
+        cases.push(text);
+    }
+    let mut conflicts = 0;
+    for (i, bytes) in cases.iter().enumerate() {
+        let bytes = bytes.as_bytes();
+        let (whole, whole_state) = decode_skimming(bytes, &Head::Leaf, |_| false);
+        assert_eq!(whole, decode(bytes, &Options::default(), &Head::Leaf));
+        if matches!(&whole, Err(err) if err.code() == "transcript_conflict") {
+            conflicts += 1;
+        }
+        let picks: Vec<Box<dyn FnMut(usize) -> bool>> = vec![
+            Box::new(|_| true),
+            Box::new(|n| n % 2 == 0),
+            Box::new(|n| n % 2 == 1),
+            Box::new(|_| rng.below(2) == 0),
+        ];
+        for (p, pick) in picks.into_iter().enumerate() {
+            let (skimmed, state) = decode_skimming(bytes, &Head::Leaf, pick);
+            assert_eq!(skimmed, whole, "case {i}, pick {p}");
+            assert!(
+                state == whole_state,
+                "case {i}, pick {p}: the state differs"
+            );
+        }
+    }
+    assert!(conflicts > 3, "{conflicts} conflicting repeats");
+}
