@@ -495,32 +495,27 @@ impl Decoder {
         self.feed_with(lines, |_| true)
     }
 
-    /// [`Decoder::feed`], keeping the bodies of only the lines `whole` picks: every other
-    /// line's row is skimmed, checked exactly as [`Decoder::feed`] checks it (the same
+    /// [`Decoder::feed`], keeping the bodies of only the rows one of whose texts (a visible
+    /// text, a call's input, a result's text, decoded) `keep` picks: every other row is
+    /// skimmed, checked exactly as [`Decoder::feed`] checks it (the same
     /// parse, the same refusals) but kept as a structure-only state keeps a row (placeholder
     /// bodies, the whole ones' fingerprint), so [`Decoder::finish_skeleton`] lists it among
     /// the rows to read again from their lines ([`ElidedRow::reload`]).
     pub fn feed_with(
         &mut self,
         lines: &[&[u8]],
-        whole: impl Fn(&[u8]) -> bool + Sync,
+        keep: impl Fn(&str) -> bool + Sync,
     ) -> Result<(), DecodeError> {
         if self.done {
             return Ok(());
         }
-        // The one-pass parse of a line (or its skim), and the spans of its row when they
-        // are recorded (found on the same thread).
+        // The one-pass parse of a line (skimmed unless `keep` picks a text of its row), and
+        // the spans of its row when they are recorded (found on the same thread, from the
+        // texts as the parse holds them, whether the row is kept whole or skimmed).
         let record = self.record_spans;
         let parse = |line: &&[u8]| {
-            let fast = if whole(line) {
-                rows::fast(line)
-            } else {
-                rows::skim(line)
-            };
             let mut found = Vec::new();
-            if record && let Some(rows::Fast::Row(row)) = &fast {
-                spans::find(line, &row.events, &mut found);
-            }
+            let fast = rows::skim(line, &keep, record.then_some(&mut found));
             (fast, found)
         };
         let parsed: Vec<_> = if lines.len() >= PARALLEL_LINES {

@@ -9,6 +9,7 @@ use notesoup_history_core::window::retained_window;
 use notesoup_history_core::{Body, Harness, Role};
 
 use crate::decoder::{BodyRef, Elided, blank, fingerprint};
+use crate::spans::{self, TextSpan};
 
 /// The fields of any record this decoder looks at, each kept raw until its type is known,
 /// so metadata records of any shape pass untouched. `M` is how `message` is read: kept raw
@@ -195,6 +196,15 @@ impl Ev<'_> {
 }
 
 impl<'a> Row<Ev<'a>> {
+    /// True when `keep` picks one of the row's texts: a visible text, a call's input or a
+    /// result's text (what a history search looks in).
+    fn holds(&self, keep: impl Fn(&str) -> bool) -> bool {
+        self.events.iter().any(|(_, ev)| match ev {
+            Ev::Text(text) | Ev::Result { text, .. } => keep(text),
+            Ev::Call { input, .. } => keep(input),
+        })
+    }
+
     /// Every body whole: the row the decoder keeps.
     pub(crate) fn whole(self) -> Row {
         self.with_events(|events| {
@@ -768,11 +778,31 @@ pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
     one_pass(line, Row::whole)
 }
 
-/// [`fast`] with the row skimmed ([`Row::skimmed`]): the same parse, which checks every
-/// byte of the line, and the same acceptance, but no body is kept: texts the line holds
-/// without escapes are hashed where they lie, inputs are never copied.
-pub(crate) fn skim(line: &[u8]) -> Option<Fast> {
-    one_pass(line, Row::skimmed)
+/// [`fast`], but a row none of whose texts `keep` picks is skimmed ([`Row::skimmed`]):
+/// the same parse, which checks every byte of the line, and the same acceptance, but no
+/// body is kept: texts the line holds without escapes are hashed where they lie, inputs
+/// are never copied.
+///
+/// With `spans`, where the row's bodies lie in the line is added to it ([`spans::find_in`]).
+pub(crate) fn skim(
+    line: &[u8],
+    keep: impl Fn(&str) -> bool,
+    spans: Option<&mut Vec<TextSpan>>,
+) -> Option<Fast> {
+    one_pass(line, |row| {
+        if let Some(out) = spans {
+            let bodies = row.events.iter().map(|(_, ev)| match ev {
+                Ev::Text(text) | Ev::Result { text, .. } => (text.as_bytes(), true),
+                Ev::Call { input, .. } => (input.as_bytes(), false),
+            });
+            spans::find_in(line, bodies, out);
+        }
+        if row.holds(keep) {
+            row.whole()
+        } else {
+            row.skimmed()
+        }
+    })
 }
 
 /// The one-pass parse, the row's bodies as the line holds them made into the row the

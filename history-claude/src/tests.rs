@@ -582,7 +582,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
     for line in &lines {
         // Every real line is taken by the skim (or it would gain nothing).
         assert!(
-            rows::skim(line).is_some(),
+            rows::skim(line, |_| false, None).is_some(),
             "a real line the skim leaves: {}",
             String::from_utf8_lossy(line)
         );
@@ -594,7 +594,15 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
             Some(rows::Fast::Other) => Some(None),
             None => None,
         };
-        let skim = match rows::skim(case) {
+        // Kept whole, the skim is the one-pass parse.
+        let kept = match rows::skim(case, |_| true, None) {
+            Some(rows::Fast::Row(row)) => Some(Some(row)),
+            Some(rows::Fast::Other) => Some(None),
+            None => None,
+        };
+        assert_eq!(kept, whole, "{shown}");
+        let mut spans = Vec::new();
+        let skim = match rows::skim(case, |_| false, Some(&mut spans)) {
             Some(rows::Fast::Row(row)) => Some(Some(row)),
             Some(rows::Fast::Other) => Some(None),
             None => None,
@@ -602,6 +610,10 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
         match (whole, skim) {
             (Some(Some(row)), Some(Some(skimmed))) => {
                 assert_eq!(field_by_field(case), Ok(Some(row.clone())), "{shown}");
+                // Its spans are the ones found from the whole row.
+                let mut whole_spans = Vec::new();
+                crate::spans::find(case, &row.events, &mut whole_spans);
+                assert_eq!(spans, whole_spans, "{shown}");
                 assert_eq!(skimmed, skimmed_of(row), "{shown}");
                 skimmed_rows += 1;
             }

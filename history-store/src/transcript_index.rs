@@ -274,17 +274,31 @@ pub fn read_transcript(
 }
 
 /// The history of the Claude transcript at `path` for the history tools: [`read_transcript`]
-/// without decoding the bodies of the rows its index covers. They stay in the file, and the
-/// history reads back only the lines an answer shows, or, for a search, the lines whose raw
-/// bytes may hold the query; every answer is the one the whole
-/// transcript gives.
+/// without decoding the bodies of the rows its index covers, nor of the rows this call
+/// checks (those past the index) unless their texts hold `query`. Those bodies stay in the
+/// file, and the history reads back only the lines an answer shows, or, for a search, the
+/// lines whose raw bytes may hold the query; every answer is the one the whole transcript
+/// gives, whatever `query` is.
+///
+/// `query` is the literal the history will be searched for, if any (`history_list`'s): a
+/// row this call checks keeps its bodies when one of its decoded texts (visible text, a
+/// call's input, a result's text) holds it, every other row is skimmed
+/// ([`Decoder::feed_with`]: checked as strictly, its bodies not built), so a cold search
+/// neither reads the file twice nor decodes a body twice.
 pub fn read_history(
     path: &Path,
     options: &Options,
     head: &Head,
     cache: Option<&Cache>,
+    query: Option<&str>,
 ) -> Result<History, StoreError> {
-    let (scanned, _) = scan(path, options, cache).map_err(|err| store_error(path, err))?;
+    let keep = match query {
+        // Any line may hold a query with a line break (texts are joined with them).
+        Some(q) if q.contains('\n') => Keep::All,
+        Some(q) => Keep::Holding(memchr::memmem::Finder::new(q.as_bytes())),
+        None => Keep::None,
+    };
+    let (scanned, _) = scan(path, options, cache, &keep).map_err(|err| store_error(path, err))?;
     let skeleton = scanned
         .decoder
         .finish_skeleton(head)
@@ -294,6 +308,9 @@ pub fn read_history(
         starts: scanned.starts,
         rows: skeleton.rows,
         spans: skeleton.spans,
+        checked: query
+            .filter(|_| matches!(keep, Keep::Holding(_)))
+            .map(|q| (q.to_owned(), scanned.fresh_from)),
     };
     Ok(History::with_bodies(
         skeleton.transcript,
@@ -328,7 +345,7 @@ fn read_indexed(
     head: &Head,
     cache: Option<&Cache>,
 ) -> Result<(Transcript, u64), ReadError> {
-    let (scanned, read) = scan(path, options, cache)?;
+    let (scanned, read) = scan(path, options, cache, &Keep::All)?;
     let skeleton = scanned.decoder.finish_skeleton(head)?;
     let transcript = hydrate(skeleton, &scanned.file, &scanned.starts)?;
     Ok((transcript, read))
@@ -371,10 +388,33 @@ fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
     file.read_exact(out)
 }
 
+/// Which of the rows a call checks keep their bodies (the others are skimmed).
+#[allow(clippy::large_enum_variant, reason = "one per call, on the stack")]
+enum Keep<'q> {
+    All,
+    None,
+    /// The rows one of whose texts holds a query.
+    Holding(memchr::memmem::Finder<'q>),
+}
+
+impl Keep<'_> {
+    /// True when a row with the decoded `text` among its texts keeps its bodies.
+    fn whole(&self, text: &str) -> bool {
+        match self {
+            Keep::All => true,
+            Keep::None => false,
+            Keep::Holding(finder) => finder.find(text.as_bytes()).is_some(),
+        }
+    }
+}
+
 /// A transcript fed to its decoder, through the index where it vouches for the prefix.
 struct Scanned {
-    /// Every line fed; the rows the index covered have placeholder bodies.
+    /// Every line fed; the rows the index covered, and the lines skimmed, have placeholder
+    /// bodies.
     decoder: Decoder,
+    /// The first line (0-based) this call checked: those before it were the index's.
+    fresh_from: usize,
     /// Where each committed line starts, then the end of the last one.
     starts: Vec<u64>,
     /// The transcript, open (its lines are read again from this handle).
@@ -388,6 +428,7 @@ fn scan(
     path: &Path,
     options: &Options,
     cache: Option<&Cache>,
+    keep: &Keep<'_>,
 ) -> Result<(Scanned, u64), ReadError> {
     // A regular file only, checked on the open handle; a FIFO is refused, not waited on.
     let (mut file, _) = notesoup_safe_fs::open_regular(path).map_err(ReadError::File)?;
@@ -431,7 +472,8 @@ fn scan(
         // The index it may write keeps where each row's bodies lie in its line.
         decoder.record_spans();
     }
-    let torn = reader.decode_rest(&mut file, start, &mut decoder, &mut starts)?;
+    let fresh_from = starts.len();
+    let torn = reader.decode_rest(&mut file, start, &mut decoder, &mut starts, keep)?;
     let committed = reader.offset - torn.len() as u64;
     starts.push(committed);
     if let Some(cache) = cache {
@@ -472,6 +514,7 @@ fn scan(
     Ok((
         Scanned {
             decoder,
+            fresh_from,
             starts,
             file,
         },
@@ -496,12 +539,18 @@ fn scan(
 /// **Which rows surely hold it.** The index keeps where each row's texts and inputs lie in
 /// its line ([`TextSpan`]): a raw match of the query inside one of them is a match of that
 /// body when [`TextSpan::holds`] says so, and the list counts it without decoding the row.
+///
+/// When the lines from some line on were checked by this call with the rows whose texts
+/// hold a query kept whole (`checked`), no row skimmed there holds that query: a search for
+/// it reads only the lines before.
 struct LineBodies {
     file: File,
     starts: Vec<u64>,
     rows: Vec<ElidedRow>,
     /// Where the rows' bodies lie in their lines (each row names its own).
     spans: Vec<TextSpan>,
+    /// The query whose rows were kept whole, and the first line (0-based) checked so.
+    checked: Option<(String, usize)>,
 }
 
 /// `text` as a JSON string writes it with the short escapes: `"`, `\` and the control
@@ -539,9 +588,14 @@ impl LineBodies {
     /// docs).
     #[allow(clippy::type_complexity, reason = "a private helper's two results")]
     fn scan(&self, query: &str) -> Result<(Vec<bool>, Vec<(usize, u32)>), ReadError> {
-        let last = self.rows.last().map_or(0, |r| r.line);
-        let mut marks = vec![false; last];
+        let rows_end = self.rows.last().map_or(0, |r| r.line);
+        let mut marks = vec![false; rows_end];
         let mut surely: Vec<(usize, u32)> = Vec::new();
+        // Lines this call checked with this query's rows kept whole: none to read.
+        let last = match &self.checked {
+            Some((checked, from)) if checked == query => rows_end.min(*from),
+            _ => rows_end,
+        };
         let escaped = json_escaped(query);
         let finders = [
             Some(memchr::memmem::Finder::new(query.as_bytes())),
@@ -777,6 +831,7 @@ impl BlockReader {
         start: u64,
         decoder: &mut Decoder,
         starts: &mut Vec<u64>,
+        keep: &Keep<'_>,
     ) -> Result<Vec<u8>, ReadError> {
         let mut carry = Vec::new();
         // Lines are contiguous: each starts one byte after the last one's end.
@@ -786,7 +841,7 @@ impl BlockReader {
                 starts.push(next);
                 next += line.len() as u64 + 1;
             }
-            decoder.feed(lines)
+            decoder.feed_with(lines, |text| keep.whole(text))
         };
         // The block already read (by `verify`) may hold the first bytes after `start`.
         let block_start = self.offset - self.last.len() as u64;

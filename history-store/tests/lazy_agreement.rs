@@ -4,7 +4,8 @@
 //! on the real fixtures, the benchmarks' two generators and a transcript made to hold
 //! what hides a match from the raw bytes (`\u` and `\/` escapes, matches running from a
 //! tool's name into its input, matches in the fixed parts of a call's document, raw bytes
-//! of the query outside any text or right after an escaping backslash), warm, and again
+//! of the query outside any text or right after an escaping backslash), cold (every line
+//! skimmed, or all but the rows whose texts hold the query searched for), warm, and again
 //! after appends the index does not cover. Pages of one event make every later match a
 //! count, which the index answers from the raw bytes where a body's span surely holds it.
 
@@ -54,46 +55,46 @@ fn pieces(text: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Queries drawn from the whole transcript's texts, plus the ones that hide from raw bytes.
-fn queries(history: &History) -> Vec<String> {
-    let mut out: Vec<String> = [
-        "result #",
-        "--- result",
-        "--- pending",
-        "pending: no result",
-        "(result of an unknown call)",
-        "unknown call",
-        "(error)",
-        "error",
-        " (error):",
-        ":",
-        "#1",
-        "é",
-        "✓",
-        "/",
-        "://",
-        "a/b",
-        "\"",
-        "\\",
-        "\n",
-        "a\nb",
-        " ",
-        "Bash {",
-        "h {\"c",
-        "Bash",
-        "zebra",
-        "zebra-needle",
-        "\u{1b}[31m",
-        "x\ty",
-        "done",
-        "nnext",
-        "\\n",
-        "n\"",
-        "thinking",
-    ]
-    .iter()
-    .map(|q| (*q).to_owned())
-    .collect();
+/// The queries that hide from raw bytes or lie in fixed parts.
+const FIXED: [&str; 33] = [
+    "result #",
+    "--- result",
+    "--- pending",
+    "pending: no result",
+    "(result of an unknown call)",
+    "unknown call",
+    "(error)",
+    "error",
+    " (error):",
+    ":",
+    "#1",
+    "é",
+    "✓",
+    "/",
+    "://",
+    "a/b",
+    "\"",
+    "\\",
+    "\n",
+    "a\nb",
+    " ",
+    "Bash {",
+    "h {\"c",
+    "Bash",
+    "zebra",
+    "zebra-needle",
+    "\u{1b}[31m",
+    "x\ty",
+    "done",
+    "nnext",
+    "\\n",
+    "n\"",
+    "thinking",
+];
+
+/// Queries drawn from the whole transcript's texts.
+fn drawn(history: &History) -> Vec<String> {
+    let mut out = Vec::new();
     let events = history.events();
     let step = (events.len() / 8).max(1);
     for event in events.iter().step_by(step) {
@@ -112,6 +113,15 @@ fn queries(history: &History) -> Vec<String> {
         }
     }
     out.retain(|q| !q.is_empty());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Queries drawn from the whole transcript's texts, plus the ones that hide from raw bytes.
+fn queries(history: &History) -> Vec<String> {
+    let mut out: Vec<String> = FIXED.iter().map(|q| (*q).to_owned()).collect();
+    out.extend(drawn(history));
     out.sort();
     out.dedup();
     out
@@ -171,22 +181,71 @@ fn agree(lazy: &History, whole: &History, what: &str) {
     }
 }
 
-/// Reads `path` cold (building the index), then warm, checks the warm history really left
-/// bodies out, and holds both to the whole transcript's answers.
-fn check(dir: &Path, path: &Path, what: &str) {
-    let Some(whole) = fresh(path) else { return };
-    let cache = cache(dir);
-    // Cold: every body is decoded (and the index written).
-    let cold = read_history(path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
-    assert_eq!(cold.events(), whole.events(), "{what} cold");
-    let warm = read_history(path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
-    let left_out = warm
-        .events()
+/// How many of `lazy`'s events have a body left out (a placeholder) where `whole` has one.
+fn left_out(lazy: &History, whole: &History) -> usize {
+    lazy.events()
         .iter()
         .zip(whole.events())
         .filter(|(a, b)| a.body != b.body)
-        .count();
-    assert!(left_out > 0, "{what}: the warm read decoded every body");
+        .count()
+}
+
+/// A history read for each query in turn (the lines this read checks that may hold it kept
+/// whole, the others skimmed, through `cache` when given) lists that query, and another
+/// one, as `whole` does.
+fn agree_per_query(path: &Path, cache: Option<&Cache>, whole: &History, what: &str) {
+    // The fixed queries and at most 12 drawn ones (each is a whole read of the file).
+    let drawn = drawn(whole);
+    let step = drawn.len().div_ceil(12).max(1);
+    let mut queries: Vec<String> = FIXED.iter().map(|q| (*q).to_owned()).collect();
+    queries.extend(drawn.into_iter().step_by(step));
+    let mut skimmed = 0;
+    for (i, query) in queries.iter().enumerate() {
+        let lazy =
+            read_history(path, &Options::default(), &Head::Leaf, cache, Some(query)).unwrap();
+        skimmed += left_out(&lazy, whole);
+        let other = &queries[(i + 1) % queries.len()];
+        for q in [query, other] {
+            for (order, limit) in [
+                (Order::Newest, None),
+                (Order::Oldest, Some(500)),
+                (Order::Newest, Some(1)),
+            ] {
+                let args = ListArgs {
+                    query: Some(q.clone()),
+                    order: Some(order),
+                    limit,
+                    ..ListArgs::default()
+                };
+                assert_eq!(
+                    lazy.list(&args),
+                    whole.list(&args),
+                    "{what}: read for {query:?}, list {args:?}"
+                );
+            }
+        }
+    }
+    assert!(skimmed > 0, "{what}: no read for a query skimmed a line");
+}
+
+/// Reads `path` cold (building the index), then warm, checks both really left bodies out,
+/// and holds them to the whole transcript's answers; and reads it cold for each query.
+fn check(dir: &Path, path: &Path, what: &str) {
+    let Some(whole) = fresh(path) else { return };
+    agree_per_query(path, None, &whole, &format!("{what} cold"));
+    let cache = cache(dir);
+    // Cold, no query: every line skimmed (and the index written).
+    let cold = read_history(path, &Options::default(), &Head::Leaf, Some(&cache), None).unwrap();
+    assert!(
+        left_out(&cold, &whole) > 0,
+        "{what}: the cold read decoded every body"
+    );
+    agree(&cold, &whole, &format!("{what} cold"));
+    let warm = read_history(path, &Options::default(), &Head::Leaf, Some(&cache), None).unwrap();
+    assert!(
+        left_out(&warm, &whole) > 0,
+        "{what}: the warm read decoded every body"
+    );
     agree(&warm, &whole, &format!("{what} warm"));
 }
 
@@ -238,9 +297,23 @@ fn the_benchmark_generators_answer_alike_and_after_appends() {
         check(&dir, &path, name);
         append(&path, &text.as_bytes()[cut..]);
         let whole = fresh(&path).unwrap();
-        let mixed =
-            read_history(&path, &Options::default(), &Head::Leaf, Some(&cache(&dir))).unwrap();
+        let mixed = read_history(
+            &path,
+            &Options::default(),
+            &Head::Leaf,
+            Some(&cache(&dir)),
+            None,
+        )
+        .unwrap();
         agree(&mixed, &whole, &format!("{name} appended"));
+        // The appended lines checked for each query in turn (the index is not rewritten
+        // for a lag this small, so every read checks them again).
+        agree_per_query(
+            &path,
+            Some(&cache(&dir)),
+            &whole,
+            &format!("{name} appended"),
+        );
     }
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -328,7 +401,14 @@ fn escapes_and_fixed_parts_never_hide_a_match() {
     // and input, in the fixed parts of its document, or through the short escapes (`\"`,
     // `\\`, `\t`) the line writes them with.
     let whole = fresh(&path).unwrap();
-    let lazy = read_history(&path, &Options::default(), &Head::Leaf, Some(&cache(&dir))).unwrap();
+    let lazy = read_history(
+        &path,
+        &Options::default(),
+        &Head::Leaf,
+        Some(&cache(&dir)),
+        None,
+    )
+    .unwrap();
     for query in [
         "é 6",
         "at a/b/c",
@@ -386,8 +466,8 @@ fn a_full_page_counts_sure_matches_without_decoding_them() {
     std::fs::write(&path, &text).unwrap();
     let whole = fresh(&path).unwrap();
     let cache = cache(&dir);
-    read_history(&path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
-    let lazy = read_history(&path, &Options::default(), &Head::Leaf, Some(&cache)).unwrap();
+    read_history(&path, &Options::default(), &Head::Leaf, Some(&cache), None).unwrap();
+    let lazy = read_history(&path, &Options::default(), &Head::Leaf, Some(&cache), None).unwrap();
     // Every line but the newest one no longer parses (same length, same bodies).
     let last = text[..text.len() - 1].rfind('\n').unwrap();
     let damaged =

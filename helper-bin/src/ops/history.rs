@@ -78,8 +78,15 @@ pub(crate) fn parse_with_session<A: DeserializeOwned>(
     Ok((session, args))
 }
 
-/// The selected history of the session `source` names.
-pub(crate) fn load(op: &str, source: &SessionArgs, ctx: &Context) -> Result<History, OpError> {
+/// The selected history of the session `source` names, for an answer that searches it for
+/// `query`, if any (the live transcript's lines that may hold it are decoded whole, the
+/// others skimmed: `read_history`).
+pub(crate) fn load(
+    op: &str,
+    source: &SessionArgs,
+    query: Option<&str>,
+    ctx: &Context,
+) -> Result<History, OpError> {
     let named = named(
         op,
         source.agent_id.as_deref(),
@@ -106,7 +113,13 @@ pub(crate) fn load(op: &str, source: &SessionArgs, ctx: &Context) -> Result<Hist
         sidechain: false,
     };
     let head = Head::Uuid(head.to_owned());
-    Ok(read_history(path, &options, &head, cache(ctx).as_ref())?)
+    Ok(read_history(
+        path,
+        &options,
+        &head,
+        cache(ctx).as_ref(),
+        query,
+    )?)
 }
 
 /// The session corpus under `roots` and the folders the environment names.
@@ -121,15 +134,17 @@ pub(crate) fn cache(ctx: &Context) -> Option<Cache> {
 }
 
 /// One history tool call on the session `source` names: `tool`'s answer with the fields
-/// every answer carries plus the ones `extra` takes from it, or a refusal reply.
+/// every answer carries plus the ones `extra` takes from it, or a refusal reply; `query`:
+/// what `tool` searches for, if anything.
 pub(crate) fn answer(
     op: &str,
     source: &SessionArgs,
+    query: Option<&str>,
     ctx: &Context,
     tool: impl FnOnce(&History) -> Result<Answer, QueryError>,
     extra: impl FnOnce(&History, &Answer) -> Fields,
 ) -> Result<Fields, OpError> {
-    let history = load(op, source, ctx)?;
+    let history = load(op, source, query, ctx)?;
     let fields = match tool(&history) {
         Ok(answer) => {
             let extra = extra(&history, &answer);

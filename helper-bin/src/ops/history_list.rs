@@ -13,6 +13,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     answer(
         "history_list",
         &session,
+        args.query.as_deref(),
         ctx,
         |history| history.list(&args),
         |history, answer| {

@@ -13,6 +13,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     answer(
         "history_read",
         &session,
+        None,
         ctx,
         |history| history.read(&args),
         |_, answer| {

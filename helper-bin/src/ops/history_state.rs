@@ -9,7 +9,7 @@ use crate::{Context, OpError, parse};
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let source: SessionArgs = parse("history_state", request)?;
-    let history = load("history_state", &source, ctx)?;
+    let history = load("history_state", &source, None, ctx)?;
     let Some(ordinal) = history.head_window().ordinal() else {
         return Err(OpError::new(
             "window_unknown",

@@ -300,7 +300,10 @@ fn history_ordinal(ctx: &Context, place: &Place) -> Option<u32> {
         head: place.head.clone(),
         ..SessionArgs::default()
     };
-    let ordinal = load("hook", &source, ctx).ok()?.head_window().ordinal()?;
+    let ordinal = load("hook", &source, None, ctx)
+        .ok()?
+        .head_window()
+        .ordinal()?;
     u32::try_from(ordinal).ok()
 }
 
