@@ -452,6 +452,8 @@ pub struct Decoder {
     pub(crate) spans: Vec<TextSpan>,
     /// Whether rows added from now on get their spans found.
     pub(crate) record_spans: bool,
+    /// The seqs [`Decoder::feed_picking`] noted (never kept in a state).
+    pub(crate) picked: Vec<u64>,
 }
 
 impl Decoder {
@@ -468,6 +470,7 @@ impl Decoder {
             done: false,
             spans: Vec::new(),
             record_spans: false,
+            picked: Vec::new(),
         }
     }
 
@@ -485,7 +488,7 @@ impl Decoder {
         if self.done {
             return Ok(());
         }
-        self.line_parsed(line, terminated, rows::fast(line), None)
+        self.line_parsed(line, terminated, rows::fast(line), None, &[])
     }
 
     /// Feeds committed lines (each without its `\n`), in order: the same as
@@ -506,17 +509,51 @@ impl Decoder {
         lines: &[&[u8]],
         keep: impl Fn(&str) -> bool + Sync,
     ) -> Result<(), DecodeError> {
+        self.feed_skimming(lines, keep, false)
+    }
+
+    /// [`Decoder::feed`], skimming every row (as [`Decoder::feed_with`] skims one), and
+    /// noting each event of a new skimmed row whose text (a visible text, a call's input, a
+    /// result's text, decoded) `pick` picks: [`Decoder::take_picked`] gives their seqs. A
+    /// search for a query picked this way knows which skimmed rows hold it without reading
+    /// any of them again.
+    pub fn feed_picking(
+        &mut self,
+        lines: &[&[u8]],
+        pick: impl Fn(&str) -> bool + Sync,
+    ) -> Result<(), DecodeError> {
+        self.feed_skimming(lines, pick, true)
+    }
+
+    /// The seqs [`Decoder::feed_picking`] noted so far, in order (taken: none are left).
+    pub fn take_picked(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.picked)
+    }
+
+    fn feed_skimming(
+        &mut self,
+        lines: &[&[u8]],
+        keep: impl Fn(&str) -> bool + Sync,
+        picking: bool,
+    ) -> Result<(), DecodeError> {
         if self.done {
             return Ok(());
         }
-        // The one-pass parse of a line (skimmed unless `keep` picks a text of its row), and
-        // the spans of its row when they are recorded (found on the same thread, from the
-        // texts as the parse holds them, whether the row is kept whole or skimmed).
+        // The one-pass parse of a line (skimmed unless `keep` picks a text of its row, or
+        // always when picking), and the spans of its row when they are recorded (found on
+        // the same thread, from the texts as the parse holds them, whether the row is kept
+        // whole or skimmed).
         let record = self.record_spans;
         let parse = |line: &&[u8]| {
             let mut found = Vec::new();
-            let fast = rows::skim(line, &keep, record.then_some(&mut found));
-            (fast, found)
+            let mut picked = Vec::new();
+            let fast = rows::skim(
+                line,
+                &keep,
+                record.then_some(&mut found),
+                picking.then_some(&mut picked),
+            );
+            (fast, found, picked)
         };
         let parsed: Vec<_> = if lines.len() >= PARALLEL_LINES {
             let (first, second) = lines.split_at(lines.len() / 2);
@@ -533,8 +570,8 @@ impl Decoder {
         } else {
             lines.iter().map(parse).collect()
         };
-        for (line, (fast, found)) in lines.iter().zip(parsed) {
-            self.line_parsed(line, true, fast, Some(found))?;
+        for (line, (fast, found, picked)) in lines.iter().zip(parsed) {
+            self.line_parsed(line, true, fast, Some(found), &picked)?;
         }
         Ok(())
     }
@@ -547,6 +584,7 @@ impl Decoder {
         terminated: bool,
         fast: Option<rows::Fast>,
         found: Option<Vec<TextSpan>>,
+        picked: &[u32],
     ) -> Result<(), DecodeError> {
         if self.done {
             return Ok(());
@@ -556,12 +594,12 @@ impl Decoder {
         // One pass over the line for the usual record; anything it is not sure of is
         // decided (and refused, with its reason) by the field-by-field parse below.
         match fast {
-            Some(rows::Fast::Row(row)) => return self.add(n, row, line, found),
+            Some(rows::Fast::Row(row)) => return self.add(n, row, line, found, picked),
             Some(rows::Fast::Other) => return Ok(()),
             None => {}
         }
         match parse_slow(line, n, terminated)? {
-            Parsed::Row(row) => self.add(n, row, line, None),
+            Parsed::Row(row) => self.add(n, row, line, None, &[]),
             Parsed::Other => Ok(()),
             Parsed::Torn => {
                 self.done = true;
@@ -577,6 +615,7 @@ impl Decoder {
         row: Row,
         line: &[u8],
         found: Option<Vec<TextSpan>>,
+        picked: &[u32],
     ) -> Result<(), DecodeError> {
         match &self.session {
             Some(expected) if *expected != row.session_id => {
@@ -644,6 +683,8 @@ impl Decoder {
             }
         }
         let spans = first_span..self.spans.len();
+        self.picked
+            .extend(picked.iter().map(|&k| seq + u64::from(k)));
         push_events(&mut self.events, &row.uuid, row.timestamp, seq, row.events);
         self.nodes.push((
             row.uuid,

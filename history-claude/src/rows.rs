@@ -141,6 +141,14 @@ pub(crate) enum Ev<'a> {
 }
 
 impl Ev<'_> {
+    /// What a history search looks in: a text, a result's text, a call's input.
+    fn text(&self) -> &str {
+        match self {
+            Ev::Text(text) | Ev::Result { text, .. } => text,
+            Ev::Call { input, .. } => input,
+        }
+    }
+
     /// The body, its texts owned.
     fn whole(self) -> Body {
         match self {
@@ -199,10 +207,7 @@ impl<'a> Row<Ev<'a>> {
     /// True when `keep` picks one of the row's texts: a visible text, a call's input or a
     /// result's text (what a history search looks in).
     fn holds(&self, keep: impl Fn(&str) -> bool) -> bool {
-        self.events.iter().any(|(_, ev)| match ev {
-            Ev::Text(text) | Ev::Result { text, .. } => keep(text),
-            Ev::Call { input, .. } => keep(input),
-        })
+        self.events.iter().any(|(_, ev)| keep(ev.text()))
     }
 
     /// Every body whole: the row the decoder keeps.
@@ -784,10 +789,13 @@ pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
 /// are never copied.
 ///
 /// With `spans`, where the row's bodies lie in the line is added to it ([`spans::find_in`]).
+/// With `picked`, every row is skimmed, and the index of each of its events whose text (or
+/// input) `keep` picks is added to `picked`.
 pub(crate) fn skim(
     line: &[u8],
     keep: impl Fn(&str) -> bool,
     spans: Option<&mut Vec<TextSpan>>,
+    picked: Option<&mut Vec<u32>>,
 ) -> Option<Fast> {
     one_pass(line, |row| {
         if let Some(out) = spans {
@@ -797,10 +805,19 @@ pub(crate) fn skim(
             });
             spans::find_in(line, bodies, out);
         }
-        if row.holds(keep) {
-            row.whole()
-        } else {
-            row.skimmed()
+        match picked {
+            Some(picked) => {
+                picked.extend(
+                    row.events
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, (_, ev))| keep(ev.text()))
+                        .filter_map(|(k, _)| u32::try_from(k).ok()),
+                );
+                row.skimmed()
+            }
+            None if row.holds(keep) => row.whole(),
+            None => row.skimmed(),
         }
     })
 }

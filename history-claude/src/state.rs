@@ -208,6 +208,7 @@ impl Decoder {
             done,
             spans,
             record_spans: false,
+            picked: Vec::new(),
         })
     }
 

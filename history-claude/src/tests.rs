@@ -582,7 +582,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
     for line in &lines {
         // Every real line is taken by the skim (or it would gain nothing).
         assert!(
-            rows::skim(line, |_| false, None).is_some(),
+            rows::skim(line, |_| false, None, None).is_some(),
             "a real line the skim leaves: {}",
             String::from_utf8_lossy(line)
         );
@@ -595,14 +595,14 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
             None => None,
         };
         // Kept whole, the skim is the one-pass parse.
-        let kept = match rows::skim(case, |_| true, None) {
+        let kept = match rows::skim(case, |_| true, None, None) {
             Some(rows::Fast::Row(row)) => Some(Some(row)),
             Some(rows::Fast::Other) => Some(None),
             None => None,
         };
         assert_eq!(kept, whole, "{shown}");
         let mut spans = Vec::new();
-        let skim = match rows::skim(case, |_| false, Some(&mut spans)) {
+        let skim = match rows::skim(case, |_| false, Some(&mut spans), None) {
             Some(rows::Fast::Row(row)) => Some(Some(row)),
             Some(rows::Fast::Other) => Some(None),
             None => None,
@@ -610,6 +610,24 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
         match (whole, skim) {
             (Some(Some(row)), Some(Some(skimmed))) => {
                 assert_eq!(field_by_field(case), Ok(Some(row.clone())), "{shown}");
+                // Picking, it notes exactly the events whose whole text (or input) is picked.
+                let mut picked = Vec::new();
+                let pick = |t: &str| t.contains('e');
+                let picking = rows::skim(case, pick, None, Some(&mut picked));
+                assert!(
+                    matches!(picking, Some(rows::Fast::Row(r)) if r == skimmed),
+                    "{shown}"
+                );
+                let expected: Vec<u32> = (0..)
+                    .zip(&row.events)
+                    .filter(|(_, (_, body))| match body {
+                        notesoup_history_core::Body::Text { text }
+                        | notesoup_history_core::Body::ToolResult { text, .. } => pick(text),
+                        notesoup_history_core::Body::ToolCall { input, .. } => pick(input),
+                    })
+                    .map(|(k, _)| k)
+                    .collect();
+                assert_eq!(picked, expected, "{shown}");
                 // Its spans are the ones found from the whole row.
                 let mut whole_spans = Vec::new();
                 crate::spans::find(case, &row.events, &mut whole_spans);

@@ -275,16 +275,16 @@ pub fn read_transcript(
 
 /// The history of the Claude transcript at `path` for the history tools: [`read_transcript`]
 /// without decoding the bodies of the rows its index covers, nor of the rows this call
-/// checks (those past the index) unless their texts hold `query`. Those bodies stay in the
-/// file, and the history reads back only the lines an answer shows, or, for a search, the
-/// lines whose raw bytes may hold the query; every answer is the one the whole transcript
-/// gives, whatever `query` is.
+/// checks (those past the index): they are skimmed ([`Decoder::feed_with`]: checked as
+/// strictly, their bodies not built). Those bodies stay in the file, and the history reads
+/// back only the lines an answer shows, or, for a search, the lines whose raw bytes may
+/// hold the query; every answer is the one the whole transcript gives, whatever `query` is.
 ///
-/// `query` is the literal the history will be searched for, if any (`history_list`'s): a
-/// row this call checks keeps its bodies when one of its decoded texts (visible text, a
-/// call's input, a result's text) holds it, every other row is skimmed
-/// ([`Decoder::feed_with`]: checked as strictly, its bodies not built), so a cold search
-/// neither reads the file twice nor decodes a body twice.
+/// `query` is the literal the history will be searched for, if any (`history_list`'s): the
+/// rows this call checks are skimmed noting the events one of whose decoded texts (visible
+/// text, a call's input, a result's text) holds it ([`Decoder::feed_picking`]), so a
+/// search for it counts those without decoding them and reads none of those lines again
+/// but the ones it shows.
 pub fn read_history(
     path: &Path,
     options: &Options,
@@ -299,8 +299,9 @@ pub fn read_history(
         None => Keep::None,
     };
     let (scanned, _) = scan(path, options, cache, &keep).map_err(|err| store_error(path, err))?;
-    let skeleton = scanned
-        .decoder
+    let mut decoder = scanned.decoder;
+    let picked = decoder.take_picked();
+    let skeleton = decoder
         .finish_skeleton(head)
         .map_err(|err| store_error(path, ReadError::Decode(err)))?;
     let source = LineBodies {
@@ -310,7 +311,11 @@ pub fn read_history(
         spans: skeleton.spans,
         checked: query
             .filter(|_| matches!(keep, Keep::Holding(_)))
-            .map(|q| (q.to_owned(), scanned.fresh_from)),
+            .map(|q| Checked {
+                query: q.to_owned(),
+                from: scanned.fresh_from,
+                holding: picked,
+            }),
     };
     Ok(History::with_bodies(
         skeleton.transcript,
@@ -540,17 +545,18 @@ fn scan(
 /// its line ([`TextSpan`]): a raw match of the query inside one of them is a match of that
 /// body when [`TextSpan::holds`] says so, and the list counts it without decoding the row.
 ///
-/// When the lines from some line on were checked by this call with the rows whose texts
-/// hold a query kept whole (`checked`), no row skimmed there holds that query: a search for
-/// it reads only the lines before.
+/// When the lines from some line on were checked by this call for a query (`checked`),
+/// every row there was skimmed and the events whose decoded texts hold the query noted: a
+/// search for it reads only the lines before, and counts those events as surely holding
+/// it (the list decodes only the ones it shows).
 struct LineBodies {
     file: File,
     starts: Vec<u64>,
     rows: Vec<ElidedRow>,
     /// Where the rows' bodies lie in their lines (each row names its own).
     spans: Vec<TextSpan>,
-    /// The query whose rows were kept whole, and the first line (0-based) checked so.
-    checked: Option<(String, usize)>,
+    /// The query the lines from some line on were checked for.
+    checked: Option<Checked>,
 }
 
 /// `text` as a JSON string writes it with the short escapes: `"`, `\` and the control
@@ -577,6 +583,16 @@ fn json_escaped(text: &str) -> String {
 /// alone).
 const SCAN_BYTES: u64 = 1 << 20;
 
+/// What a read that checked lines for a query knows of them.
+struct Checked {
+    query: String,
+    /// The first line (0-based) checked so (the ones before were the index's).
+    from: usize,
+    /// The events of the rows skimmed there whose texts hold the query (seqs, in order):
+    /// no other row skimmed there holds it.
+    holding: Vec<u64>,
+}
+
 impl LineBodies {
     fn row(&self, seq: Seq) -> Option<&ElidedRow> {
         let at = self.rows.partition_point(|r| r.seq <= seq).checked_sub(1)?;
@@ -593,7 +609,7 @@ impl LineBodies {
         let mut surely: Vec<(usize, u32)> = Vec::new();
         // Lines this call checked with this query's rows kept whole: none to read.
         let last = match &self.checked {
-            Some((checked, from)) if checked == query => rows_end.min(*from),
+            Some(checked) if checked.query == query => rows_end.min(checked.from),
             _ => rows_end,
         };
         let escaped = json_escaped(query);
@@ -716,6 +732,10 @@ impl BodySource for LineBodies {
                 };
                 seqs.push((row.seq + k as u64, contains));
             }
+        }
+        // The rows this call skimmed for this query: the events that hold it, for sure.
+        if let Some(checked) = self.checked.as_ref().filter(|c| c.query == query) {
+            seqs.extend(checked.holding.iter().map(|&seq| (seq, Contains::Surely)));
         }
         Some(seqs)
     }
@@ -841,7 +861,12 @@ impl BlockReader {
                 starts.push(next);
                 next += line.len() as u64 + 1;
             }
-            decoder.feed_with(lines, |text| keep.whole(text))
+            match keep {
+                Keep::Holding(finder) => {
+                    decoder.feed_picking(lines, |text| finder.find(text.as_bytes()).is_some())
+                }
+                _ => decoder.feed_with(lines, |text| keep.whole(text)),
+            }
         };
         // The block already read (by `verify`) may hold the first bytes after `start`.
         let block_start = self.offset - self.last.len() as u64;
