@@ -34,7 +34,8 @@
 //!   texts its caller picks (a cold history search: those holding the query); every other
 //!   row is checked by the same one-pass parse but kept as a structure-only state keeps
 //!   it (placeholders, the whole bodies' fingerprint), its texts read where they lie in
-//!   the line and never copied unless escaped.
+//!   the line and never copied unless escaped. [`Decoder::feed_picking`] skims every row
+//!   and notes the events whose texts its caller picks (a search counts them unread).
 //! - **Resuming**: [`Decoder::snapshot`] serializes the state after the lines fed so far,
 //!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
 //!   file's committed prefix decodes only the lines appended since (every line is still
