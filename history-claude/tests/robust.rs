@@ -369,10 +369,9 @@ fn decode_skimming(
     let mut fed = Ok(());
     for (n, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
         fed = match line.strip_suffix(b"\n") {
-            Some(line) => {
-                let keep = !skim(n);
-                decoder.feed_with(&[line], |_| keep)
-            }
+            // Kept: the line-at-a-time path (one-pass parse, else field by field).
+            Some(line) if !skim(n) => decoder.line(line, true),
+            Some(line) => decoder.feed_with(&[line], |_| false),
             None => decoder.line(line, false),
         };
         if fed.is_err() {
@@ -393,7 +392,8 @@ fn decode_skimming(
 /// the query) makes the same state, byte for byte, as one that keeps every body, and, its
 /// skimmed bodies read back from their lines, the same transcript or the same refusal:
 /// real transcripts skimmed whole, every other line and at random, and random transcripts
-/// whose repeats (kept or skimmed on either side) may conflict.
+/// whose repeats (kept or skimmed on either side) may conflict, and real transcripts with
+/// hostile lines (mutated, moved, copied, removed): refused or skipped exactly alike.
 #[test]
 fn skimming_lines_decodes_the_same_and_refuses_the_same() {
     let mut rng = Rng::new(0x5eed_0009);
@@ -415,13 +415,57 @@ fn skimming_lines_decodes_the_same_and_refuses_the_same() {
         cases.push(format!("{text}{}", &rows[0][..rows[0].len() / 2]));
         cases.push(text);
     }
+    // Real transcripts with a hostile line or two: mutated (bytes flipped, cut, spliced,
+    // invalid UTF-8), or moved, copied, removed.
+    let real = real_transcripts();
+    let mut hostile = 0;
+    for _ in 0..iterations(60) {
+        let (name, original) = &real[rng.below(real.len())];
+        if name.ends_with("agent.jsonl") {
+            continue;
+        }
+        let mut lines: Vec<Vec<u8>> = original
+            .split(|b| *b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        for _ in 0..=rng.below(2) {
+            let at = rng.below(lines.len());
+            match rng.below(3) {
+                0 => {
+                    let copy = lines[at].clone();
+                    lines.insert(rng.below(lines.len()), copy);
+                }
+                1 => {
+                    lines.remove(at);
+                }
+                _ => lines[at] = notesoup_testkit::mutate(&mut rng, &lines[at]),
+            }
+        }
+        // Bytes that are not UTF-8 cannot be a `String` case: keep them lossless below.
+        let bytes = lines.join(&b'\n');
+        if let Ok(text) = String::from_utf8(bytes.clone()) {
+            cases.push(text);
+        } else {
+            let (whole, _) = decode_skimming(&bytes, &Head::Leaf, |_| false);
+            let (skimmed, _) = decode_skimming(&bytes, &Head::Leaf, |_| true);
+            assert_eq!(skimmed, whole, "{name}: a line not UTF-8");
+            assert_eq!(whole, decode(&bytes, &Options::default(), &Head::Leaf));
+        }
+        hostile += 1;
+    }
+    assert!(hostile > 10);
     let mut conflicts = 0;
+    let mut refused = 0;
     for (i, bytes) in cases.iter().enumerate() {
         let bytes = bytes.as_bytes();
         let (whole, whole_state) = decode_skimming(bytes, &Head::Leaf, |_| false);
         assert_eq!(whole, decode(bytes, &Options::default(), &Head::Leaf));
         if matches!(&whole, Err(err) if err.code() == "transcript_conflict") {
             conflicts += 1;
+        }
+        if matches!(&whole, Err(err) if matches!(err.code(), "transcript_malformed" | "transcript_schema"))
+        {
+            refused += 1;
         }
         let picks: Vec<Box<dyn FnMut(usize) -> bool>> = vec![
             Box::new(|_| true),
@@ -439,4 +483,5 @@ fn skimming_lines_decodes_the_same_and_refuses_the_same() {
         }
     }
     assert!(conflicts > 3, "{conflicts} conflicting repeats");
+    assert!(refused > 3, "{refused} malformed or invalid lines");
 }
