@@ -124,6 +124,8 @@ pub(crate) struct Node {
     /// Where the row's bodies lie in its line: these of the decoder's flat list of spans
     /// (empty unless the decoder records them, [`Decoder::record_spans`]).
     pub(crate) spans: std::ops::Range<usize>,
+    /// True when every body of the row with bytes has its span (see [`ElidedRow::spanned`]).
+    pub(crate) spanned: bool,
 }
 
 /// What a structure-only state keeps of a row's bodies.
@@ -405,6 +407,10 @@ pub struct ElidedRow {
     /// Where its bodies lie in that line: these of [`Skeleton::spans`] (a body without one
     /// must be decoded to be searched).
     pub spans: std::ops::Range<usize>,
+    /// True when every body of the row with bytes has its span: they are then exactly what
+    /// the spans decode to, so no `\u` or `\/` escape elsewhere in the line can hide a match
+    /// of them (a span never holds one).
+    pub spanned: bool,
     fingerprint: u128,
 }
 
@@ -416,6 +422,7 @@ impl ElidedRow {
             events: node.event_count,
             line: node.first_line,
             spans,
+            spanned: node.spanned,
             fingerprint,
         }
     }
@@ -545,7 +552,7 @@ impl Decoder {
         // whole or skimmed).
         let record = self.record_spans;
         let parse = |line: &&[u8]| {
-            let mut found = Vec::new();
+            let mut found = spans::Found::default();
             let mut picked = Vec::new();
             let fast = rows::skim(
                 line,
@@ -583,7 +590,7 @@ impl Decoder {
         line: &[u8],
         terminated: bool,
         fast: Option<rows::Fast>,
-        found: Option<Vec<TextSpan>>,
+        found: Option<spans::Found>,
         picked: &[u32],
     ) -> Result<(), DecodeError> {
         if self.done {
@@ -614,7 +621,7 @@ impl Decoder {
         n: usize,
         row: Row,
         line: &[u8],
-        found: Option<Vec<TextSpan>>,
+        found: Option<spans::Found>,
         picked: &[u32],
     ) -> Result<(), DecodeError> {
         match &self.session {
@@ -676,12 +683,20 @@ impl Decoder {
         let first_event = self.events.len();
         let event_count = row.events.len();
         let first_span = self.spans.len();
-        if self.record_spans {
-            match found {
-                Some(found) => self.spans.extend(found),
-                None => spans::find(line, &row.events, &mut self.spans),
-            }
-        }
+        let spanned = self.record_spans && {
+            let found = match found {
+                Some(found) => found,
+                None if row.elided.is_none() => {
+                    let mut found = spans::Found::default();
+                    spans::find(line, &row.events, &mut found);
+                    found
+                }
+                // Placeholder bodies say nothing of where the whole ones lie.
+                None => spans::Found::default(),
+            };
+            self.spans.extend(found.spans);
+            found.complete
+        };
         let spans = first_span..self.spans.len();
         self.picked
             .extend(picked.iter().map(|&k| seq + u64::from(k)));
@@ -703,6 +718,7 @@ impl Decoder {
                 event_count,
                 elided: row.elided,
                 spans,
+                spanned,
             },
         ));
         Ok(())

@@ -9,7 +9,7 @@ use notesoup_history_core::window::retained_window;
 use notesoup_history_core::{Body, Harness, Role};
 
 use crate::decoder::{BodyRef, Elided, blank, fingerprint};
-use crate::spans::{self, TextSpan};
+use crate::spans;
 
 /// The fields of any record this decoder looks at, each kept raw until its type is known,
 /// so metadata records of any shape pass untouched. `M` is how `message` is read: kept raw
@@ -794,7 +794,7 @@ pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
 pub(crate) fn skim(
     line: &[u8],
     keep: impl Fn(&str) -> bool,
-    spans: Option<&mut Vec<TextSpan>>,
+    spans: Option<&mut spans::Found>,
     picked: Option<&mut Vec<u32>>,
 ) -> Option<Fast> {
     one_pass(line, |row| {

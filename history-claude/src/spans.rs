@@ -79,10 +79,19 @@ const BUDGET: usize = 8;
 /// prepare; each candidate is then checked whole).
 const PREFIX: usize = 12;
 
-/// Appends to `out` the spans of `events` (a row's, as the decoder made them from `line`):
+/// The spans found for one row, and whether every body with bytes got one (then the row's
+/// bodies are exactly what its spans decode to, and no `\u` or `\/` escape elsewhere in its
+/// line can hide a match of them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub(crate) spans: Vec<TextSpan>,
+    pub(crate) complete: bool,
+}
+
+/// Fills `out` with the spans of `events` (a row's, as the decoder made them from `line`):
 /// every call input, result text or row text that `line` holds as [`TextSpan`] says.
-/// Events without one are simply left out.
-pub(crate) fn find(line: &[u8], events: &[(Role, Body)], out: &mut Vec<TextSpan>) {
+/// Events without one are simply left out (and `out.complete` is then false).
+pub(crate) fn find(line: &[u8], events: &[(Role, Body)], out: &mut Found) {
     find_in(
         line,
         events.iter().map(|(_, body)| match body {
@@ -98,28 +107,34 @@ pub(crate) fn find(line: &[u8], events: &[(Role, Body)], out: &mut Vec<TextSpan>
 pub(crate) fn find_in<'a>(
     line: &[u8],
     bodies: impl Iterator<Item = (&'a [u8], bool)>,
-    out: &mut Vec<TextSpan>,
+    out: &mut Found,
 ) {
+    out.complete = true;
     let mut budget = BUDGET.saturating_mul(line.len()).saturating_add(4096);
     // Tools follow the row's text in the line, in block order: each is looked for after
     // the last one found.
     let mut cursor = 0;
     for (k, (text, escaped)) in bodies.enumerate() {
-        let Ok(event) = u32::try_from(k) else { break };
+        let Ok(event) = u32::try_from(k) else {
+            out.complete = false;
+            break;
+        };
         if text.is_empty() {
             continue;
         }
         let from = if k == 0 { 0 } else { cursor };
         let Some((start, end)) = find_one(line, from, text, escaped, &mut budget) else {
+            out.complete = false;
             continue;
         };
         let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(end)) else {
+            out.complete = false;
             continue;
         };
         if k > 0 {
             cursor = end;
         }
-        out.push(TextSpan {
+        out.spans.push(TextSpan {
             event,
             start: s,
             end: e,
@@ -260,8 +275,10 @@ mod tests {
     #[test]
     fn a_text_is_found_escaped_and_a_hit_after_an_escape_is_not_its_own() {
         let line = br#"{"a":"x","message":{"content":"say \"hi\"\nnews\\nzebra"}}"#;
-        let mut spans = Vec::new();
-        find(line, &[text("say \"hi\"\nnews\\nzebra")], &mut spans);
+        let mut found = Found::default();
+        find(line, &[text("say \"hi\"\nnews\\nzebra")], &mut found);
+        assert!(found.complete);
+        let spans = found.spans;
         assert_eq!(spans.len(), 1);
         let span = spans[0];
         assert_eq!(
@@ -281,15 +298,17 @@ mod tests {
     #[test]
     fn a_text_with_a_control_only_u_writes_gets_no_span() {
         let line = b"{\"c\":\"red \\u001b[31m\"}";
-        let mut spans = Vec::new();
-        find(line, &[text("red \u{1b}[31m")], &mut spans);
+        let mut found = Found::default();
+        find(line, &[text("red \u{1b}[31m")], &mut found);
+        assert!(!found.complete, "a body without its span");
+        let spans = found.spans;
         assert!(spans.is_empty());
     }
 
     #[test]
     fn an_input_is_found_as_it_is() {
         let line = br#"{"input":{"command":"ls \"q\""},"x":1}"#;
-        let mut spans = Vec::new();
+        let mut found = Found::default();
         find(
             line,
             &[
@@ -303,8 +322,10 @@ mod tests {
                     },
                 ),
             ],
-            &mut spans,
+            &mut found,
         );
+        assert!(found.complete, "an empty text needs no span");
+        let spans = found.spans;
         assert_eq!(spans.len(), 1);
         assert!(!spans[0].escaped);
         let at = memchr::memmem::find(line, b"\"q").unwrap();

@@ -19,7 +19,7 @@ use crate::rows::Kind;
 use crate::spans::TextSpan;
 
 /// The format version written first; a state of another version is refused.
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
@@ -130,6 +130,7 @@ impl Decoder {
                 w.u32(span.end);
                 w.bool(span.escaped);
             }
+            w.bool(node.spanned);
             if w.0.len() >= 1 << 16 {
                 sink.write_all(&w.0)?;
                 w.0.clear();
@@ -299,6 +300,7 @@ fn read_node(
         all_spans.push(span);
     }
     let spans = first_span..all_spans.len();
+    let spanned = r.bool()?;
     let first_event = all.len();
     push_events(all, &uuid, timestamp, seq, events);
     Ok((
@@ -318,6 +320,7 @@ fn read_node(
             event_count: n,
             elided: Some(Elided { fingerprint, blank }),
             spans,
+            spanned,
         },
     ))
 }

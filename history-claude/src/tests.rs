@@ -374,9 +374,10 @@ fn a_state_row_without_events_is_refused() {
     let state = decoder.snapshot();
     // The row ends the state: event count (u64 1), role, body kind (a text keeps no
     // bytes of its own: the state is structure only), span count (u64 0: this decoder
-    // records none). Drop its event and say it has none.
-    assert_eq!(state[state.len() - 8..], 0_u64.to_le_bytes());
-    let mut empty = state[..state.len() - 18].to_vec();
+    // records none), whether every body has its span (no). Drop its event and say it has
+    // none.
+    assert_eq!(state[state.len() - 9..], [0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let mut empty = state[..state.len() - 19].to_vec();
     empty.extend_from_slice(&0_u64.to_le_bytes());
     // And the next seq (after magic, version, no session option, the flag, the session
     // `s1`, the line count) is 1 again, so only the empty row is wrong.
@@ -601,7 +602,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
             None => None,
         };
         assert_eq!(kept, whole, "{shown}");
-        let mut spans = Vec::new();
+        let mut spans = crate::spans::Found::default();
         let skim = match rows::skim(case, |_| false, Some(&mut spans), None) {
             Some(rows::Fast::Row(row)) => Some(Some(row)),
             Some(rows::Fast::Other) => Some(None),
@@ -629,7 +630,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
                     .collect();
                 assert_eq!(picked, expected, "{shown}");
                 // Its spans are the ones found from the whole row.
-                let mut whole_spans = Vec::new();
+                let mut whole_spans = crate::spans::Found::default();
                 crate::spans::find(case, &row.events, &mut whole_spans);
                 assert_eq!(spans, whole_spans, "{shown}");
                 assert_eq!(skimmed, skimmed_of(row), "{shown}");

@@ -52,7 +52,7 @@ use twox_hash::xxh3;
 use crate::{LINE_MAX_BYTES, StoreError};
 
 /// The file's first bytes; the last byte is the format version.
-const MAGIC: &[u8; 8] = b"nsidx\0\0\x05";
+const MAGIC: &[u8; 8] = b"nsidx\0\0\x06";
 /// A file whose status-change time lies within this many nanoseconds before its index was
 /// written is not trusted on its times (a write in the same clock tick would not show).
 const RACY: i128 = 2_000_000_000;
@@ -539,7 +539,9 @@ fn scan(
 /// query written that way (its JSON-escaped form), or the line has a `\u` escape, or (for a
 /// query with `/`) a `\/` one; an input holds it only if the raw line holds it as it is.
 /// Those lines are found with one `memmem` pass over the covered lines per query (a query
-/// with a line break may be anywhere: texts are joined with line breaks).
+/// with a line break may be anywhere: texts are joined with line breaks). A row whose every
+/// body with bytes has its span ([`ElidedRow::spanned`]) is not searched for `\u` or `\/`:
+/// its bodies are what its spans decode to, and a span holds neither.
 ///
 /// **Which rows surely hold it.** The index keeps where each row's texts and inputs lie in
 /// its line ([`TextSpan`]): a raw match of the query inside one of them is a match of that
@@ -639,18 +641,32 @@ impl LineBodies {
             read_at(&self.file, &mut buf, from)?;
             for (n, finder) in finders.iter().enumerate() {
                 let Some(finder) = finder else { continue };
-                for at in finder.find_iter(&buf) {
-                    let offset = from + at as u64;
-                    let hit = self.starts[line..end].partition_point(|&s| s <= offset) - 1;
-                    marks[line + hit] = true;
-                    if n == 0 {
-                        // The query as it is: inside a body's span, a match of that body.
-                        let begin = usize::try_from(self.starts[line + hit] - from).unwrap_or(0);
-                        let stop = usize::try_from(self.starts[line + hit + 1] - from)
-                            .unwrap_or(0)
-                            .saturating_sub(1);
-                        if let Some(bytes) = buf.get(begin..stop) {
-                            self.surely(line + hit + 1, bytes, at - begin, query, &mut surely);
+                // A `\u` or `\/` escape hides a match only in a row with a body its spans
+                // do not cover (a span never holds one): only those rows' lines are searched
+                // for them.
+                let pieces = if n < 2 {
+                    vec![(line, end)]
+                } else {
+                    self.unspanned(line, end)
+                };
+                for (a, b) in pieces {
+                    let lo = usize::try_from(self.starts[a] - from).unwrap_or(0);
+                    let hi = usize::try_from(self.starts[b] - from).unwrap_or(0);
+                    let piece = buf.get(lo..hi).unwrap_or_default();
+                    for at in finder.find_iter(piece).map(|at| lo + at) {
+                        let offset = from + at as u64;
+                        let hit = self.starts[line..end].partition_point(|&s| s <= offset) - 1;
+                        marks[line + hit] = true;
+                        if n == 0 {
+                            // The query as it is: inside a body's span, a match of that body.
+                            let begin =
+                                usize::try_from(self.starts[line + hit] - from).unwrap_or(0);
+                            let stop = usize::try_from(self.starts[line + hit + 1] - from)
+                                .unwrap_or(0)
+                                .saturating_sub(1);
+                            if let Some(bytes) = buf.get(begin..stop) {
+                                self.surely(line + hit + 1, bytes, at - begin, query, &mut surely);
+                            }
                         }
                     }
                 }
@@ -660,6 +676,24 @@ impl LineBodies {
         surely.sort_unstable();
         surely.dedup();
         Ok((marks, surely))
+    }
+
+    /// The runs of lines (0-based, `[a, b)`) among `line..end` that first recorded a row
+    /// with a body its spans do not cover ([`ElidedRow::spanned`] false).
+    fn unspanned(&self, line: usize, end: usize) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        let first = self.rows.partition_point(|r| r.line <= line);
+        for row in self.rows[first..].iter().take_while(|r| r.line <= end) {
+            if row.spanned {
+                continue;
+            }
+            let at = row.line - 1;
+            match out.last_mut() {
+                Some((_, b)) if *b == at => *b = at + 1,
+                _ => out.push((at, at + 1)),
+            }
+        }
+        out
     }
 
     /// Adds to `surely` the events of the row first recorded on line `n` (`bytes`) whose
