@@ -8,6 +8,7 @@ use std::hash::Hasher;
 use notesoup_history_core::{Body, Event, Role, Transcript, Window, WordHash, WordHashBuilder};
 
 use crate::DecodeError;
+use crate::elided::{Elided, fingerprint, fingerprint_of};
 use crate::rows::{self, Kind, RawRow, Row};
 use crate::spans::{self, TextSpan};
 
@@ -126,93 +127,6 @@ pub(crate) struct Node {
     pub(crate) spans: std::ops::Range<usize>,
     /// True when every body of the row with bytes has its span (see [`ElidedRow::spanned`]).
     pub(crate) spanned: bool,
-}
-
-/// What a structure-only state keeps of a row's bodies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Elided {
-    /// [`fingerprint`] of the row's events (the duplicate check of a repeat).
-    pub(crate) fingerprint: u128,
-    /// True when the row's first event (its text) is blank.
-    pub(crate) blank: bool,
-}
-
-/// A body's fields as [`fingerprint`] reads them, wherever they are held (a decoded
-/// [`Body`], or the texts of a line being skimmed).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum BodyRef<'a> {
-    Text(&'a str),
-    Call {
-        id: &'a str,
-        name: &'a str,
-        input: &'a str,
-    },
-    Result {
-        id: &'a str,
-        text: &'a str,
-        is_error: bool,
-    },
-}
-
-impl<'a> From<&'a Body> for BodyRef<'a> {
-    fn from(body: &'a Body) -> Self {
-        match body {
-            Body::Text { text } => BodyRef::Text(text),
-            Body::ToolCall { id, name, input } => BodyRef::Call { id, name, input },
-            Body::ToolResult { id, text, is_error } => BodyRef::Result {
-                id,
-                text,
-                is_error: *is_error,
-            },
-        }
-    }
-}
-
-/// A 128-bit hash of a row's events (roles and whole bodies, in order): a repeat of a row
-/// whose events were elided must have the same.
-pub(crate) fn fingerprint<'a>(events: impl Iterator<Item = (Role, BodyRef<'a>)>) -> u128 {
-    // Each field's length and xxh3-128 (read in place, never copied), then xxh3-128 of those.
-    let mut buf = Vec::with_capacity(256);
-    let mut put = |bytes: &[u8]| {
-        buf.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        buf.extend_from_slice(&twox_hash::xxh3::hash128(bytes).to_le_bytes());
-    };
-    for (role, body) in events {
-        put(role.name().as_bytes());
-        match body {
-            BodyRef::Text(text) => {
-                put(b"text");
-                put(text.as_bytes());
-            }
-            BodyRef::Call { id, name, input } => {
-                put(b"call");
-                put(id.as_bytes());
-                put(name.as_bytes());
-                put(input.as_bytes());
-            }
-            BodyRef::Result { id, text, is_error } => {
-                put(if is_error { b"error" } else { b"result" });
-                put(id.as_bytes());
-                put(text.as_bytes());
-            }
-        }
-    }
-    twox_hash::xxh3::hash128(&buf)
-}
-
-/// The fingerprint of a row's decoded events.
-pub(crate) fn fingerprint_of(events: &[(Role, Body)]) -> u128 {
-    fingerprint(events.iter().map(|(role, body)| (*role, body.into())))
-}
-
-/// True when a text is blank (what lists and the branch selection pass over).
-pub(crate) fn blank(text: &str) -> bool {
-    text.trim().is_empty()
-}
-
-/// True when the first of `events` is a blank text.
-pub(crate) fn blank_first(events: &[Event]) -> bool {
-    matches!(events.first(), Some(Event { body: Body::Text { text }, .. }) if blank(text))
 }
 
 /// Where a node's first-recorded parent is.

@@ -7,7 +7,8 @@ use notesoup_history_core::{
     Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
 };
 
-use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Skeleton, UuidIndex, blank_first};
+use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Skeleton, UuidIndex};
+use crate::elided::blank_first;
 use crate::rows::Kind;
 use crate::spans::TextSpan;
 use crate::{DecodeError, Head};

@@ -68,6 +68,7 @@
 #![forbid(unsafe_code)]
 
 mod decoder;
+mod elided;
 mod errors;
 mod graph;
 mod rows;

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use notesoup_history_core::window::retained_window;
 use notesoup_history_core::{Body, Harness, Role};
 
-use crate::decoder::{BodyRef, Elided, blank, fingerprint};
+use crate::elided::{BodyRef, Elided, blank, fingerprint};
 use crate::spans;
 
 /// The fields of any record this decoder looks at, each kept raw until its type is known,

@@ -12,9 +12,8 @@
 use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{
-    Decoder, Elided, FirstParent, Node, UuidIndex, blank_first, fingerprint, push_events,
-};
+use crate::decoder::{Decoder, FirstParent, Node, UuidIndex, push_events};
+use crate::elided::{Elided, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
 

@@ -513,8 +513,8 @@ fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
 /// the whole first text is blank.
 fn skimmed_of(row: rows::Row) -> rows::Row {
     use notesoup_history_core::Body;
-    let elided = crate::decoder::Elided {
-        fingerprint: crate::decoder::fingerprint_of(&row.events),
+    let elided = crate::elided::Elided {
+        fingerprint: crate::elided::fingerprint_of(&row.events),
         blank: matches!(row.events.first(), Some((_, Body::Text { text })) if text.trim().is_empty()),
     };
     let events = row
