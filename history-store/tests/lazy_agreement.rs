@@ -127,24 +127,30 @@ fn queries(history: &History) -> Vec<String> {
     out
 }
 
+/// `lazy`'s lists for `query` equal `whole`'s: newest first, oldest first in one page of
+/// 500, and a one-event page (every later match only counted).
+fn lists_agree(lazy: &History, whole: &History, query: &str, what: &str) {
+    for (order, limit) in [
+        (Order::Newest, None),
+        (Order::Oldest, Some(500)),
+        (Order::Newest, Some(1)),
+    ] {
+        let args = ListArgs {
+            query: Some(query.to_owned()),
+            order: Some(order),
+            limit,
+            ..ListArgs::default()
+        };
+        assert_eq!(lazy.list(&args), whole.list(&args), "{what}: list {args:?}");
+    }
+}
+
 /// Every answer of `lazy` equals `whole`'s: lists for every query (both orders, one page
 /// of 500 and default pages continued by cursor), pages without a query, and reads.
 fn agree(lazy: &History, whole: &History, what: &str) {
     assert_eq!(lazy.head_window_id(), whole.head_window_id(), "{what}");
     for query in queries(whole) {
-        for (order, limit) in [
-            (Order::Newest, None),
-            (Order::Oldest, Some(500)),
-            (Order::Newest, Some(1)),
-        ] {
-            let args = ListArgs {
-                query: Some(query.clone()),
-                order: Some(order),
-                limit,
-                ..ListArgs::default()
-            };
-            assert_eq!(lazy.list(&args), whole.list(&args), "{what}: list {args:?}");
-        }
+        lists_agree(lazy, whole, &query, what);
     }
     // Pages without a query, continued to the end.
     let mut args = ListArgs {
@@ -206,23 +212,7 @@ fn agree_per_query(path: &Path, cache: Option<&Cache>, whole: &History, what: &s
         skimmed += left_out(&lazy, whole);
         let other = &queries[(i + 1) % queries.len()];
         for q in [query, other] {
-            for (order, limit) in [
-                (Order::Newest, None),
-                (Order::Oldest, Some(500)),
-                (Order::Newest, Some(1)),
-            ] {
-                let args = ListArgs {
-                    query: Some(q.clone()),
-                    order: Some(order),
-                    limit,
-                    ..ListArgs::default()
-                };
-                assert_eq!(
-                    lazy.list(&args),
-                    whole.list(&args),
-                    "{what}: read for {query:?}, list {args:?}"
-                );
-            }
+            lists_agree(&lazy, whole, q, &format!("{what}: read for {query:?}"));
         }
     }
     assert!(skimmed > 0, "{what}: no read for a query skimmed a line");
