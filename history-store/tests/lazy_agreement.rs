@@ -32,6 +32,18 @@ fn cache(dir: &Path) -> Cache {
     cache
 }
 
+/// `path` read through the index cache of `dir`, with no query.
+fn cached(dir: &Path, path: &Path) -> History {
+    read_history(
+        path,
+        &Options::default(),
+        &Head::Leaf,
+        Some(&cache(dir)),
+        None,
+    )
+    .unwrap()
+}
+
 fn fresh(path: &Path) -> Option<History> {
     let bytes = std::fs::read(path).unwrap();
     let t = decode(&bytes, &Options::default(), &Head::Leaf).ok()?;
@@ -287,14 +299,7 @@ fn the_benchmark_generators_answer_alike_and_after_appends() {
         check(&dir, &path, name);
         append(&path, &text.as_bytes()[cut..]);
         let whole = fresh(&path).unwrap();
-        let mixed = read_history(
-            &path,
-            &Options::default(),
-            &Head::Leaf,
-            Some(&cache(&dir)),
-            None,
-        )
-        .unwrap();
+        let mixed = cached(&dir, &path);
         agree(&mixed, &whole, &format!("{name} appended"));
         // The appended lines checked for each query in turn (the index is not rewritten
         // for a lag this small, so every read checks them again).
@@ -391,14 +396,7 @@ fn escapes_and_fixed_parts_never_hide_a_match() {
     // and input, in the fixed parts of its document, or through the short escapes (`\"`,
     // `\\`, `\t`) the line writes them with.
     let whole = fresh(&path).unwrap();
-    let lazy = read_history(
-        &path,
-        &Options::default(),
-        &Head::Leaf,
-        Some(&cache(&dir)),
-        None,
-    )
-    .unwrap();
+    let lazy = cached(&dir, &path);
     for query in [
         "é 6",
         "at a/b/c",
