@@ -416,34 +416,28 @@ impl Decoder {
     /// [`Decoder::line`] for each, with the one-pass parse of a large batch split over two
     /// threads (the rows are still added, and any refusal found, in line order).
     pub fn feed(&mut self, lines: &[&[u8]]) -> Result<(), DecodeError> {
-        self.feed_with(lines, |_| true)
+        self.feed_as(lines, true, None)
     }
 
-    /// [`Decoder::feed`], keeping the bodies of only the rows one of whose texts (a visible
-    /// text, a call's input, a result's text, decoded) `keep` picks: every other row is
-    /// skimmed, checked exactly as [`Decoder::feed`] checks it (the same
-    /// parse, the same refusals) but kept as a structure-only state keeps a row (placeholder
-    /// bodies, the whole ones' fingerprint), so [`Decoder::finish_skeleton`] lists it among
-    /// the rows to read again from their lines ([`ElidedRow::reload`]).
-    pub fn feed_with(
-        &mut self,
-        lines: &[&[u8]],
-        keep: impl Fn(&str) -> bool + Sync,
-    ) -> Result<(), DecodeError> {
-        self.feed_skimming(lines, keep, false)
+    /// [`Decoder::feed`], skimming every row: each is checked exactly as
+    /// [`Decoder::feed`] checks it (the same parse, the same refusals) but kept as a
+    /// structure-only state keeps a row (placeholder bodies, the whole ones' fingerprint),
+    /// so [`Decoder::finish_skeleton`] lists it among the rows to read again from their
+    /// lines ([`ElidedRow::reload`]).
+    pub fn feed_skimmed(&mut self, lines: &[&[u8]]) -> Result<(), DecodeError> {
+        self.feed_as(lines, false, None)
     }
 
-    /// [`Decoder::feed`], skimming every row (as [`Decoder::feed_with`] skims one), and
-    /// noting each event of a new skimmed row whose text (a visible text, a call's input, a
-    /// result's text, decoded) `pick` picks: [`Decoder::take_picked`] gives their seqs. A
-    /// search for a query picked this way knows which skimmed rows hold it without reading
-    /// any of them again.
+    /// [`Decoder::feed_skimmed`], noting each event of a new row whose text (a visible
+    /// text, a call's input, a result's text, decoded) `pick` picks:
+    /// [`Decoder::take_picked`] gives their seqs. A search for a query picked this way
+    /// knows which skimmed rows hold it without reading any of them again.
     pub fn feed_picking(
         &mut self,
         lines: &[&[u8]],
         pick: impl Fn(&str) -> bool + Sync,
     ) -> Result<(), DecodeError> {
-        self.feed_skimming(lines, pick, true)
+        self.feed_as(lines, false, Some(&pick))
     }
 
     /// The seqs [`Decoder::feed_picking`] noted so far, in order (taken: none are left).
@@ -451,28 +445,28 @@ impl Decoder {
         std::mem::take(&mut self.picked)
     }
 
-    fn feed_skimming(
+    /// The lines' rows kept `whole` or skimmed, noting the events `pick` picks.
+    fn feed_as(
         &mut self,
         lines: &[&[u8]],
-        keep: impl Fn(&str) -> bool + Sync,
-        picking: bool,
+        whole: bool,
+        pick: Option<&(dyn Fn(&str) -> bool + Sync)>,
     ) -> Result<(), DecodeError> {
         if self.done {
             return Ok(());
         }
-        // The one-pass parse of a line (skimmed unless `keep` picks a text of its row, or
-        // always when picking), and the spans of its row when they are recorded (found on
-        // the same thread, from the texts as the parse holds them, whether the row is kept
-        // whole or skimmed).
+        // The one-pass parse of a line (its row kept whole or skimmed), and the spans of its
+        // row when they are recorded (found on the same thread, from the texts as the parse
+        // holds them, whether the row is kept whole or skimmed).
         let record = self.record_spans;
         let parse = |line: &&[u8]| {
             let mut found = spans::Found::default();
             let mut picked = Vec::new();
             let fast = rows::skim(
                 line,
-                &keep,
+                whole,
                 record.then_some(&mut found),
-                picking.then_some(&mut picked),
+                pick.map(|pick| (pick as &dyn Fn(&str) -> bool, &mut picked)),
             );
             (fast, found, picked)
         };

@@ -30,12 +30,11 @@
 //!   field by field, the path every refusal and its reason come from. The one-pass parse
 //!   accepts nothing the field-by-field one refuses and makes the same row (a test holds
 //!   the two to that on every real line and thousands of mutations).
-//! - **Skimming**: [`Decoder::feed_with`] keeps the bodies of only the rows one of whose
-//!   texts its caller picks (a cold history search: those holding the query); every other
-//!   row is checked by the same one-pass parse but kept as a structure-only state keeps
-//!   it (placeholders, the whole bodies' fingerprint), its texts read where they lie in
-//!   the line and never copied unless escaped. [`Decoder::feed_picking`] skims every row
-//!   and notes the events whose texts its caller picks (a search counts them unread).
+//! - **Skimming**: [`Decoder::feed_skimmed`] checks every row by the same one-pass parse
+//!   but keeps it as a structure-only state keeps it (placeholders, the whole bodies'
+//!   fingerprint), its texts read where they lie in the line and never copied unless
+//!   escaped (a cold history read). [`Decoder::feed_picking`] skims every row too and
+//!   notes the events whose texts its caller picks (a cold search counts them unread).
 //! - **Resuming**: [`Decoder::snapshot`] serializes the state after the lines fed so far,
 //!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
 //!   file's committed prefix decodes only the lines appended since (every line is still

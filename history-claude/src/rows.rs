@@ -204,12 +204,6 @@ impl Ev<'_> {
 }
 
 impl<'a> Row<Ev<'a>> {
-    /// True when `keep` picks one of the row's texts: a visible text, a call's input or a
-    /// result's text (what a history search looks in).
-    fn holds(&self, keep: impl Fn(&str) -> bool) -> bool {
-        self.events.iter().any(|(_, ev)| keep(ev.text()))
-    }
-
     /// Every body whole: the row the decoder keeps.
     pub(crate) fn whole(self) -> Row {
         self.with_events(|events| {
@@ -783,19 +777,21 @@ pub(crate) fn fast(line: &[u8]) -> Option<Fast> {
     one_pass(line, Row::whole)
 }
 
-/// [`fast`], but a row none of whose texts `keep` picks is skimmed ([`Row::skimmed`]):
-/// the same parse, which checks every byte of the line, and the same acceptance, but no
-/// body is kept: texts the line holds without escapes are hashed where they lie, inputs
-/// are never copied.
+/// A picker of texts and the list of the events it picked.
+pub(crate) type Picking<'p> = (&'p dyn Fn(&str) -> bool, &'p mut Vec<u32>);
+
+/// [`fast`], the row kept `whole` or else skimmed ([`Row::skimmed`]): the same parse,
+/// which checks every byte of the line, and the same acceptance, but no body is kept:
+/// texts the line holds without escapes are hashed where they lie, inputs are never copied.
 ///
 /// With `spans`, where the row's bodies lie in the line is added to it ([`spans::find_in`]).
-/// With `picked`, every row is skimmed, and the index of each of its events whose text (or
-/// input) `keep` picks is added to `picked`.
+/// With `picking`, the index of each of the row's events whose text (a visible text, a
+/// call's input, a result's text) its picker picks is added to its list.
 pub(crate) fn skim(
     line: &[u8],
-    keep: impl Fn(&str) -> bool,
+    whole: bool,
     spans: Option<&mut spans::Found>,
-    picked: Option<&mut Vec<u32>>,
+    picking: Option<Picking<'_>>,
 ) -> Option<Fast> {
     one_pass(line, |row| {
         if let Some(out) = spans {
@@ -805,20 +801,16 @@ pub(crate) fn skim(
             });
             spans::find_in(line, bodies, out);
         }
-        match picked {
-            Some(picked) => {
-                picked.extend(
-                    row.events
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, (_, ev))| keep(ev.text()))
-                        .filter_map(|(k, _)| u32::try_from(k).ok()),
-                );
-                row.skimmed()
-            }
-            None if row.holds(keep) => row.whole(),
-            None => row.skimmed(),
+        if let Some((pick, picked)) = picking {
+            picked.extend(
+                row.events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, ev))| pick(ev.text()))
+                    .filter_map(|(k, _)| u32::try_from(k).ok()),
+            );
         }
+        if whole { row.whole() } else { row.skimmed() }
     })
 }
 

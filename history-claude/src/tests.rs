@@ -583,7 +583,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
     for line in &lines {
         // Every real line is taken by the skim (or it would gain nothing).
         assert!(
-            rows::skim(line, |_| false, None, None).is_some(),
+            rows::skim(line, false, None, None).is_some(),
             "a real line the skim leaves: {}",
             String::from_utf8_lossy(line)
         );
@@ -596,14 +596,14 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
             None => None,
         };
         // Kept whole, the skim is the one-pass parse.
-        let kept = match rows::skim(case, |_| true, None, None) {
+        let kept = match rows::skim(case, true, None, None) {
             Some(rows::Fast::Row(row)) => Some(Some(row)),
             Some(rows::Fast::Other) => Some(None),
             None => None,
         };
         assert_eq!(kept, whole, "{shown}");
         let mut spans = crate::spans::Found::default();
-        let skim = match rows::skim(case, |_| false, Some(&mut spans), None) {
+        let skim = match rows::skim(case, false, Some(&mut spans), None) {
             Some(rows::Fast::Row(row)) => Some(Some(row)),
             Some(rows::Fast::Other) => Some(None),
             None => None,
@@ -614,7 +614,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
                 // Picking, it notes exactly the events whose whole text (or input) is picked.
                 let mut picked = Vec::new();
                 let pick = |t: &str| t.contains('e');
-                let picking = rows::skim(case, pick, None, Some(&mut picked));
+                let picking = rows::skim(case, false, None, Some((&pick, &mut picked)));
                 assert!(
                     matches!(picking, Some(rows::Fast::Row(r)) if r == skimmed),
                     "{shown}"

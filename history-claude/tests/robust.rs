@@ -371,7 +371,7 @@ fn decode_skimming(
         fed = match line.strip_suffix(b"\n") {
             // Kept: the line-at-a-time path (one-pass parse, else field by field).
             Some(line) if !skim(n) => decoder.line(line, true),
-            Some(line) => decoder.feed_with(&[line], |_| false),
+            Some(line) => decoder.feed_skimmed(&[line]),
             None => decoder.line(line, false),
         };
         if fed.is_err() {

@@ -275,7 +275,7 @@ pub fn read_transcript(
 
 /// The history of the Claude transcript at `path` for the history tools: [`read_transcript`]
 /// without decoding the bodies of the rows its index covers, nor of the rows this call
-/// checks (those past the index): they are skimmed ([`Decoder::feed_with`]: checked as
+/// checks (those past the index): they are skimmed ([`Decoder::feed_skimmed`]: checked as
 /// strictly, their bodies not built). Those bodies stay in the file, and the history reads
 /// back only the lines an answer shows, or, for a search, the lines whose raw bytes may
 /// hold the query; every answer is the one the whole transcript gives, whatever `query` is.
@@ -393,24 +393,14 @@ fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
     file.read_exact(out)
 }
 
-/// Which of the rows a call checks keep their bodies (the others are skimmed).
+/// How a call keeps the rows it reads itself: whole, or skimmed (noting, for a query, the
+/// events whose texts hold it).
 #[allow(clippy::large_enum_variant, reason = "one per call, on the stack")]
 enum Keep<'q> {
     All,
     None,
-    /// The rows one of whose texts holds a query.
+    /// Skimmed, the events one of whose texts holds a query noted.
     Holding(memchr::memmem::Finder<'q>),
-}
-
-impl Keep<'_> {
-    /// True when a row with the decoded `text` among its texts keeps its bodies.
-    fn whole(&self, text: &str) -> bool {
-        match self {
-            Keep::All => true,
-            Keep::None => false,
-            Keep::Holding(finder) => finder.find(text.as_bytes()).is_some(),
-        }
-    }
 }
 
 /// A transcript fed to its decoder, through the index where it vouches for the prefix.
@@ -896,10 +886,11 @@ impl BlockReader {
                 next += line.len() as u64 + 1;
             }
             match keep {
+                Keep::All => decoder.feed(lines),
+                Keep::None => decoder.feed_skimmed(lines),
                 Keep::Holding(finder) => {
                     decoder.feed_picking(lines, |text| finder.find(text.as_bytes()).is_some())
                 }
-                _ => decoder.feed_with(lines, |text| keep.whole(text)),
             }
         };
         // The block already read (by `verify`) may hold the first bytes after `start`.
