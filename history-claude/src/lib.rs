@@ -80,7 +80,7 @@ mod window_facts;
 
 pub use decoder::{Decoder, ElidedRow, Head, Options, Skeleton, decode};
 pub use errors::DecodeError;
-pub use spans::TextSpan;
+pub use spans::{TextSpan, short_escaped};
 pub use state::StateError;
 pub use summary::summary;
 pub use window_facts::{WindowFacts, WindowFactsError, window_facts};

@@ -55,6 +55,27 @@ impl TextSpan {
     }
 }
 
+/// `text` as a JSON string literal's body writes it with the short escapes (`\"`, `\\`,
+/// `\n`, `\t`, `\r`, `\b`, `\f`; any other character as it is): the bytes a raw search of
+/// a line looks for when the query is one of those characters.
+///
+/// ```
+/// assert_eq!(notesoup_history_claude::short_escaped("say \"hi\"\n"), r#"say \"hi\"\n"#);
+/// ```
+pub fn short_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match u8::try_from(c).ok().map(short_escape) {
+            Some(Ok(Some(e))) => {
+                out.push('\\');
+                out.push(char::from(e));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The short escape JSON writes `byte` with (`None`: the byte is written as it is);
 /// `Err` for a control character only a `\u` escape writes.
 fn short_escape(byte: u8) -> Result<Option<u8>, ()> {

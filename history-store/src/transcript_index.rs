@@ -551,26 +551,6 @@ struct LineBodies {
     checked: Option<Checked>,
 }
 
-/// `text` as a JSON string writes it with the short escapes: `"`, `\` and the control
-/// characters that have one (the others only have `\u` forms, which [`LineBodies`] finds
-/// apart).
-fn json_escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The most bytes of whole lines [`LineBodies::scan`] reads at once (a longer line is read
 /// alone).
 const SCAN_BYTES: u64 = 1 << 20;
@@ -604,7 +584,7 @@ impl LineBodies {
             Some(checked) if checked.query == query => rows_end.min(checked.from),
             _ => rows_end,
         };
-        let escaped = json_escaped(query);
+        let escaped = notesoup_history_claude::short_escaped(query);
         let finders = [
             Some(memchr::memmem::Finder::new(query.as_bytes())),
             (escaped != query).then(|| memchr::memmem::Finder::new(escaped.as_bytes())),
