@@ -401,9 +401,10 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   await refreshIdentity($);
   const facts: Fields = { origin: e.origin.kind, command: e.command !== undefined };
   // Not a command: the budget, and the place a fork's own boot is built from; the kept boots
-  // while the flow knows no window (a first prompt may come before prompt.context).
+  // when the last reply asked (the flow knows no window: a first prompt may come before
+  // prompt.context). Only then: that reply named the marker, so only boot blocks go.
   if (e.command === undefined) Object.assign(facts, await placeFacts($), { budget: await budgetFacts($) });
-  if (e.command === undefined && pending.watch.prompt_kept !== false) facts.kept = await keptBoots($);
+  if (e.command === undefined && pending.watch.prompt_kept === true) facts.kept = await keptBoots($);
   const { context, warned } = await carry($, 'prompt.submit', facts);
   // The turn this prompt starts lists the tools (the engine takes them before its first step).
   const failed = await switches?.registered;

@@ -467,9 +467,9 @@ describe('natural input', () => {
     await $.turn.start({ text: 'do the thing', turnId: 't1' });
     for await (const _ of $.turn.step({ turnId: 't1', index: 0, model: 'claude-opus-5-5', messageCount: 1 })) void _;
     // The raw facts only: the flow tracks the input (queued, then carried by step 0); no
-    // watch said the flow knows its window, so the kept boots (none) ride along.
+    // reply asked for the kept boots.
     expect(atRequest).toEqual([
-      { event: 'prompt.submit', origin: 'sdk', command: false, cwd: '/work/project', kept: [] },
+      { event: 'prompt.submit', origin: 'sdk', command: false, cwd: '/work/project' },
       { event: 'turn.step', agent: 'main', turn_id: 't1', index: 0 },
     ]);
   });
