@@ -225,13 +225,14 @@ pub enum Hook {
         #[serde(default)]
         kept: Option<Vec<KeptBoot>>,
     },
-    /// The prompt that carried the budget warning (`warn` of a `prompt.submit` reply) was
-    /// dropped by a hook further down: the warning is due again. `generation` is the warn's.
+    /// The prompt that carried the budget warning or a fork's own boot (`warn` or
+    /// `attach_own_boot` of a `prompt.submit` reply) was dropped by a hook further down:
+    /// each is due again. `generation` is the effect's.
     ///
     /// `{"event":"prompt.dropped","facts":{"generation":1}}`
     #[serde(rename = "prompt.dropped")]
     PromptDropped {
-        /// The `warn` effect's generation.
+        /// The `warn` or `attach_own_boot` effect's generation.
         generation: u64,
     },
     /// A main or subagent `session.append`, after `next(e)`: its `door`, the message's

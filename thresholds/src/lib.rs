@@ -253,12 +253,9 @@ impl Unit {
     }
 
     /// The field of the engine's context usage (`$.session.usage().context`) the fill is read
-    /// from ([`Policy::fill`]).
+    /// from ([`Policy::fill`]): the engine names it as the protocol names the unit.
     pub fn field(self) -> &'static str {
-        match self {
-            Self::Tokens => "tokens",
-            Self::Percent => "percent",
-        }
+        self.as_str()
     }
 }
 
@@ -384,7 +381,7 @@ pub enum ThresholdError {
         /// The command's words as given.
         input: String,
     },
-    /// A unit name that is not `tokens` or `percent` ([`Unit`]'s `FromStr`).
+    /// A unit name that is not `tokens` or `percent` ([`Unit::named`]).
     #[error("unit {input:?} is not `tokens` or `percent`")]
     BadUnit {
         /// The unit as given.
