@@ -7,8 +7,8 @@ use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script, Step};
 
 use super::{
     EMPTY_BRAIN, FRESH_BOOT, WINDOW_200K, assert_clean_exit, assert_fresh_window, boundaries,
-    compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing, run,
-    run_clean, serial, session, tmux_lines,
+    compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing, run_clean,
+    serial, session, tmux_lines,
 };
 
 // ---------------------------------------------------------------------------------
@@ -162,8 +162,9 @@ fn s07_fresh_window_close_out_print(#[case] name: &str, #[case] command: &str) {
     assert_one_close_out(&out, "budget warning");
 }
 
-/// The terminal: the close-out prompt goes out from the command's own row there too (its
-/// rows are `system` rows, no caveat), and STOP holds.
+/// The terminal: one close-out turn, STOP holds (its rows are `system` rows, no caveat).
+/// Coverage of the row path in the terminal, not a guard of the `-p` race (a timer passed
+/// here too).
 #[test]
 fn s07_fresh_window_close_out_tmux() {
     let script = Script::new()
@@ -182,7 +183,7 @@ fn s07_fresh_window_close_out_tmux() {
             Step::Capture("after-close-out".into()),
         ],
     );
-    let out = run("s07-fresh-window-tmux", script, &mode);
+    let out = run_clean("s07-fresh-window-tmux", script, &mode);
     assert_one_close_out(&out, "budget warning");
 }
 

@@ -61,7 +61,15 @@ fn spawns_per_hook_event_in_a_turn_with_20_tool_calls() {
     // Far below the warning point with nothing pending, a reply says the next main results
     // and steps change nothing (`watch.quiet`): the first result asks, the rest spawn none.
     for event in ["tool.call", "turn.step stream"] {
-        let n = s.by_event.get(event).map_or(0, |e| e.spawns);
+        let (calls, n) = s
+            .by_event
+            .get(event)
+            .map_or((0, 0), |e| (e.calls, e.spawns));
+        assert!(
+            calls >= 20,
+            "{event}: {calls} calls counted, not the turn's 20 (the log's wording moved?):\n{}",
+            s.table()
+        );
         assert!(
             n <= 2,
             "{event}: {n} helper spawns in a quiet turn (the reply's promise unused):\n{}",
