@@ -34,7 +34,7 @@
 //! ```
 
 pub use notesoup_history_core::window::WindowFacts;
-use notesoup_history_core::window::{WindowId, retained_window};
+use notesoup_history_core::window::{WindowId, newest_highest, retained_window};
 use notesoup_history_core::{Body, Harness, Role, Transcript};
 
 /// The harness name in a Claude window id.
@@ -70,18 +70,16 @@ pub fn window_facts(
         });
     }
     // The boot naming the highest ordinal, the newest of those.
-    let boot = transcript
-        .events
-        .iter()
-        .filter(|e| matches!(e.role, Role::User | Role::Attachment))
-        .filter_map(|e| match &e.body {
-            Body::Text { text } => retained_window(text).filter(|w| w.host() == HOST),
-            _ => None,
-        })
-        .fold(None::<WindowId>, |best, w| match best {
-            Some(b) if b.ordinal() > w.ordinal() => Some(b),
-            _ => Some(w),
-        });
+    let boot = newest_highest(
+        transcript
+            .events
+            .iter()
+            .filter(|e| matches!(e.role, Role::User | Role::Attachment))
+            .filter_map(|e| match &e.body {
+                Body::Text { text } => retained_window(text).filter(|w| w.host() == HOST),
+                _ => None,
+            }),
+    );
     let boot_ordinal = boot.as_ref().map(|b| u64::from(b.ordinal()));
     let head = transcript.head_window.ordinal();
     let (ordinal, compactions_since_boot) = match (head, boot_ordinal) {

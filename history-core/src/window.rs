@@ -147,6 +147,25 @@ pub fn retained_window(text: &str) -> Option<WindowId> {
         })
 }
 
+/// The window a conversation is in by the boots it keeps: of `windows` (the kept boots'
+/// windows, oldest first), the newest of those naming the highest ordinal. The one rule for
+/// it: a transcript's window facts and a live conversation's kept boots both read by it.
+///
+/// ```
+/// use notesoup_history_core::window::{WindowId, newest_highest};
+///
+/// let w = |s: &str| s.parse::<WindowId>().unwrap();
+/// let kept = [w("claude:a:1"), w("claude:b:2"), w("claude:a:0"), w("claude:c:2")];
+/// assert_eq!(newest_highest(kept), Some(w("claude:c:2")));
+/// assert_eq!(newest_highest([]), None);
+/// ```
+pub fn newest_highest(windows: impl IntoIterator<Item = WindowId>) -> Option<WindowId> {
+    windows.into_iter().fold(None, |best, w| match best {
+        Some(b) if b.ordinal() > w.ordinal() => Some(b),
+        _ => Some(w),
+    })
+}
+
 /// Where the first complete boot block of `text` (as [`retained_window`] finds it) sits:
 /// its window and the byte range from its marker line to the end of its
 /// [`MARKER_CLOSE`] line (the line break after it excluded). What cuts a boot out of a

@@ -114,17 +114,20 @@ pub struct KeptBoot {
 }
 
 impl KeptBoot {
-    /// The boot a kept text is, read by its marker line (history-core's `retained_window`);
-    /// `None` for a text that holds no whole boot.
+    /// The boot of `host` a kept text is, read by its marker line (history-core's
+    /// `retained_window`); `None` for a text that holds no whole boot, or another host's
+    /// (a pasted Pi boot in a Claude conversation is no window of it, nor a fork's copy).
     ///
     /// ```
     /// use notesoup_reset_flow::KeptBoot;
-    /// let kept = KeptBoot::read("<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>");
+    /// let kept = KeptBoot::read("<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>", "claude");
     /// assert_eq!(kept.map(|k| (k.window, k.ordinal)), Some(("claude:s1:3".to_owned(), 3)));
-    /// assert!(KeptBoot::read("hi").is_none());
+    /// assert!(KeptBoot::read("<notesoup-boot window=\"pi:s1:3\">\nn\n</notesoup-boot>", "claude").is_none());
+    /// assert!(KeptBoot::read("hi", "claude").is_none());
     /// ```
-    pub fn read(text: &str) -> Option<Self> {
-        let window = notesoup_history_core::window::retained_window(text)?;
+    pub fn read(text: &str, host: &str) -> Option<Self> {
+        let window =
+            notesoup_history_core::window::retained_window(text).filter(|w| w.host() == host)?;
         Some(Self {
             ordinal: window.ordinal(),
             window: window.to_string(),
@@ -728,18 +731,14 @@ impl Flow {
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) -> bool {
-        let newest = kept.iter().fold(None::<&KeptBoot>, |best, k| match best {
-            Some(b) if b.ordinal > k.ordinal => Some(b),
-            _ => Some(k),
-        });
-        let Some(newest) = newest else {
+        let windows = kept
+            .iter()
+            .filter_map(|k| k.window.parse::<WindowId>().ok());
+        let Some(newest) = notesoup_history_core::window::newest_highest(windows) else {
             return false;
         };
-        let copied = newest
-            .window
-            .parse::<WindowId>()
-            .is_ok_and(|w| w.session() != resolve.session());
-        let ordinal = newest.ordinal;
+        let copied = newest.session() != resolve.session();
+        let ordinal = newest.ordinal();
         let event = if copied {
             Event::CopiedBoot { ordinal }
         } else {

@@ -218,7 +218,10 @@ pub(crate) fn call(
     }
     if let Some(kept) = facts.remove("kept") {
         let texts: Vec<String> = parse("hook", kept)?;
-        let boots: Vec<KeptBoot> = texts.iter().filter_map(|t| KeptBoot::read(t)).collect();
+        let boots: Vec<KeptBoot> = texts
+            .iter()
+            .filter_map(|t| KeptBoot::read(t, session.harness.name()))
+            .collect();
         facts.insert("kept".into(), json!(boots));
     }
     let host: Host = session
