@@ -11,7 +11,12 @@
 #   5. the helper's peak memory over the file's size, cold and warm;
 #   and where the engine is the cost, minimal mods that do one thing each, vs the empty mod:
 #   9 `$.tool.register` awaited one after another (what notesoup did), the same 9 issued at
-#   once, and the notesoup module loaded (transpiled) with its `register` emptied.
+#   once, ONE `$.tool.register` (the least any mod with a tool pays), the notesoup module
+#   loaded (transpiled) with its `register` emptied, and the empty mod with notesoup's tools
+#   from an `--mcp-config` stdio server (`notesoup mcp`) instead, with how many of them the
+#   first model request lists (the engine connects those servers without waiting for them).
+# Every row also checks what it times: a notesoup run's first model request must list its
+# nine tools.
 # A and B run in turn (A B A B ...) and each ratio is the median of the pair-by-pair
 # ratios, so a drift of the machine's speed moves both sides of a pair alike.
 #   benches/table.sh [pairs] [bytes]     (defaults: 7 100000000)
@@ -32,6 +37,9 @@ if [ "${NOTESOUP_TABLE_ROWS:-all}" = claude ]; then
 else
   cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-benches --bins
 fi
+if [ "${NOTESOUP_TABLE_ROWS:-all}" = all ]; then
+  cargo build --release --locked -q -p notesoup-cli   # `notesoup mcp`, for the --mcp-config row
+fi
 claude=""
 if [ "${NOTESOUP_TABLE_ROWS:-all}" != history ]; then
   cargo build --release --locked -q -p notesoup-e2e --bin notesoup-fake-api
@@ -46,6 +54,7 @@ claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]).reso
 only_claude, base_src = sys.argv[6] == "claude", (Path(sys.argv[7]) if sys.argv[7] else None)
 only_history = sys.argv[6] == "history"
 helper, fake, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup-fake-api", bin_dir / "gen-transcript"
+cli = bin_dir / "notesoup"
 tmp = Path(tempfile.mkdtemp(prefix="nstable-"))
 SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
 
@@ -123,6 +132,9 @@ tools_in_turn = minimal_mod("toolsinturn", NINE + "export const register = (on: 
 tools_at_once = minimal_mod("toolsatonce", NINE + "export const register = (on: any) => {\n"
     "  on('session.start', async ($: any, e: any, next: any) => {\n"
     f"    await Promise.all(TOOLS.map((t) => {REG}));\n    return next(e);\n  }});\n}};\n")
+one_tool = minimal_mod("onetool", NINE + "export const register = (on: any) => {\n"
+    "  on('session.start', async ($: any, e: any, next: any) => {\n"
+    f"    const t = TOOLS[0];\n    await {REG};\n    return next(e);\n  }});\n}};\n")
 # The notesoup module as it is, its `register` emptied: loading and transpiling alone.
 loaded_only = tmp / "mods" / "loadedonly"
 copy_plugin(loaded_only)
@@ -135,8 +147,12 @@ if loaded_only is not None:
 runs = 0
 
 
-def claude_run(mod, tool_calls=0, debug=None):
-    """One `claude -p` in a fresh home against its own scripted service; only claude is timed."""
+first_tools = {}  # mod -> how many MCP tools each run's first model request listed
+
+
+def claude_run(mod, tool_calls=0, debug=None, mcp_config=False):
+    """One `claude -p` in a fresh home against its own scripted service; only claude is timed.
+    `mcp_config`: notesoup's tools from `notesoup mcp` through `--mcp-config` as well."""
     global runs
     runs += 1
     d = tmp / f"run{runs}"
@@ -174,12 +190,23 @@ def claude_run(mod, tool_calls=0, debug=None):
             cmd += ["--allowedTools", "Bash"]
         if debug:
             cmd += ["--debug-file", str(debug)]
+        if mcp_config:
+            config = d / "mcp.json"
+            config.write_text(json.dumps({"mcpServers": {"notesoup": {
+                "command": str(cli), "args": ["mcp"], "env": {"NOTESOUP_HOME": str(d / "notesoup")}}}}))
+            cmd += ["--mcp-config", str(config)]
         row = timed(cmd, env=env, cwd=d / "work")
-        model_requests = sum(1 for line in log.read_text().splitlines()
-                             if "/v1/messages" in json.loads(line).get("path", "")
-                             and "count_tokens" not in json.loads(line).get("path", ""))
-        if model_requests < tool_calls + 1:
-            sys.exit(f"table: {model_requests} model requests, expected {tool_calls + 1}")
+        requests = [json.loads(line) for line in log.read_text().splitlines()]
+        requests = [r for r in requests if "/v1/messages" in r.get("path", "") and "count_tokens" not in r.get("path", "")]
+        if len(requests) < tool_calls + 1:
+            sys.exit(f"table: {len(requests)} model requests, expected {tool_calls + 1}")
+        body = requests[0].get("body")
+        body = json.loads(body) if isinstance(body, str) else (body or {})
+        listed = sum(1 for t in body.get("tools", []) if str(t.get("name", "")).startswith("mcp__"))
+        first_tools.setdefault((mod, mcp_config), []).append(listed)
+        if mod is not None and mod in (notesoup_mod, base_mod) and listed != 9:
+            names = [t.get("name") for t in body.get("tools", [])]
+            sys.exit(f"table: notesoup's first model request listed {listed} MCP tools, expected its 9 (its tools: {names})")
     finally:
         server.terminate()
         server.wait()
@@ -220,11 +247,18 @@ if not only_history:
                      f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
     for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
                        ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
+                       ("engine: ONE `$.tool.register`, nothing else, vs empty mod", one_tool),
                        ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
         if mod is None or only_claude:
             continue
         r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
         rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
+    if not only_claude:
+        r = pairwise(lambda: claude_run(empty_mod, mcp_config=True), lambda: claude_run(empty_mod), pairs)
+        listed = first_tools[(empty_mod, True)]
+        rows.append(("engine: notesoup's tools from an `--mcp-config` stdio server (`notesoup mcp`) instead, vs empty mod",
+                     f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s; MCP tools in the first request: {min(listed)}–{max(listed)} of 9",
+                     f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
     turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
     spawns, hook_events, by_event = spawns_per_event(20)
     rows.append(("a turn with 20 tool calls: notesoup vs empty mod (wall)",
