@@ -127,7 +127,7 @@ pub(crate) struct Row<E = Body> {
 /// from several blocks), a call's input the verbatim slice of the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Ev<'a> {
-    Text(Cow<'a, str>),
+    Text(Txt<'a>),
     Call {
         id: Cow<'a, str>,
         name: Cow<'a, str>,
@@ -135,9 +135,38 @@ pub(crate) enum Ev<'a> {
     },
     Result {
         id: Cow<'a, str>,
-        text: Cow<'a, str>,
+        text: Txt<'a>,
         is_error: bool,
     },
+}
+
+/// A text as a row's line holds it, and, when the parse knows it, where the line writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Txt<'a> {
+    pub(crate) text: Cow<'a, str>,
+    /// The bytes between the quotes of the string literal of the line that holds the whole
+    /// text written with the short escapes only (no `\u`, no `\/`: then they are exactly
+    /// [`spans::short_escaped`] of the text), when the parse knows it: a hint for
+    /// [`spans::find_in`], which takes it only where its own search would.
+    pub(crate) raw: Option<&'a str>,
+}
+
+impl<'a> Txt<'a> {
+    /// A text of unknown place (a borrowed one is where the line wrote it without escapes).
+    fn of(text: Cow<'a, str>) -> Self {
+        let raw = match text {
+            Cow::Borrowed(t) => Some(t),
+            Cow::Owned(_) => None,
+        };
+        Txt { text, raw }
+    }
+}
+
+impl std::ops::Deref for Txt<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
 }
 
 impl Ev<'_> {
@@ -153,7 +182,7 @@ impl Ev<'_> {
     fn whole(self) -> Body {
         match self {
             Ev::Text(text) => Body::Text {
-                text: text.into_owned(),
+                text: text.text.into_owned(),
             },
             Ev::Call { id, name, input } => Body::ToolCall {
                 id: id.into_owned(),
@@ -162,7 +191,7 @@ impl Ev<'_> {
             },
             Ev::Result { id, text, is_error } => Body::ToolResult {
                 id: id.into_owned(),
-                text: text.into_owned(),
+                text: text.text.into_owned(),
                 is_error,
             },
         }
@@ -273,15 +302,17 @@ fn optional<'a, T: Deserialize<'a>>(
 /// A content block, every field borrowed or raw until its type says what it must hold (a
 /// struct, not a tagged enum, so nothing is buffered twice). `C` is how a result's
 /// `content` is read: kept raw ([`Present`], the field-by-field parse: read as a tool
-/// result's only for a result block, by [`result_text`]) or parsed in place (the one-pass
-/// parse, which then reads the content once rather than scanning it again).
+/// result's only for a result block, by [`result_text`]; [`Kept`], the one-pass parse,
+/// which decodes a string itself and so knows where the line writes it). `T` is how
+/// `text` is read: decoded by `serde_json` ([`Decoded`], the field-by-field parse) or kept
+/// as its literal ([`Lit`], the one-pass parse), decoded for every block all the same.
 #[derive(Deserialize)]
-#[serde(bound(deserialize = "C: Deserialize<'de> + Default"))]
-struct Block<'a, C = Present<'a>> {
+#[serde(bound(deserialize = "C: Deserialize<'de> + Default, T: Deserialize<'de> + Default"))]
+struct Block<'a, C = Present<'a>, T = Decoded<'a>> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    text: T,
     #[serde(default, borrow)]
     id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
@@ -299,43 +330,154 @@ struct Block<'a, C = Present<'a>> {
 /// A block's `content` as either parse read it.
 trait ResultContent<'a> {
     /// The visible text of a tool result with this content (see [`result_text`]).
-    fn text(self) -> Result<Cow<'a, str>, String>;
+    fn text(self) -> Result<Txt<'a>, String>;
 }
 
 impl<'a> ResultContent<'a> for Present<'a> {
-    fn text(self) -> Result<Cow<'a, str>, String> {
-        result_text(self.0).map(Cow::Owned)
+    fn text(self) -> Result<Txt<'a>, String> {
+        result_text(self.0).map(|text| Txt::of(Cow::Owned(text)))
     }
 }
 
-impl<'a> ResultContent<'a> for Option<InPlace<'a>> {
-    fn text(self) -> Result<Cow<'a, str>, String> {
-        match self {
-            None | Some(InPlace::Null) => Ok(Cow::Borrowed("")),
-            Some(InPlace::Text(text)) => Ok(text),
-            Some(InPlace::Blocks(blocks)) => result_blocks_text(blocks),
+/// A block's `content` as the one-pass parse reads it: kept raw as [`Present`] keeps it
+/// (checked as `serde_json` checks a value it skips), then read as [`result_text`] reads it
+/// but for a string, decoded by [`Lit::decode`] (which knows where the line writes it).
+#[derive(Default)]
+struct Kept<'a>(Present<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Kept<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Present::deserialize(d).map(Kept)
+    }
+}
+
+impl<'a> ResultContent<'a> for Kept<'a> {
+    fn text(self) -> Result<Txt<'a>, String> {
+        let Some(raw) = self.0.0 else {
+            return Ok(Txt::of(Cow::Borrowed("")));
+        };
+        let raw = raw.get();
+        if raw.starts_with('"') {
+            return Lit(raw).decode();
+        }
+        if raw == "null" {
+            return Ok(Txt::of(Cow::Borrowed("")));
+        }
+        let blocks: Vec<ResultBlock> =
+            serde_json::from_str(raw).map_err(|err| format!("tool result `content`: {err}"))?;
+        result_blocks_text(blocks).map(Txt::of)
+    }
+}
+
+/// A block's `text` as the field-by-field parse reads it: decoded by `serde_json`.
+#[derive(Deserialize, Default)]
+#[serde(transparent)]
+struct Decoded<'a>(#[serde(borrow)] Option<Cow<'a, str>>);
+
+/// A block's `text` as either parse read it.
+trait BlockText<'a> {
+    /// The text, decoded (`Err` when it does not decode).
+    fn text(self) -> Result<Option<Txt<'a>>, String>;
+}
+
+impl<'a> BlockText<'a> for Decoded<'a> {
+    fn text(self) -> Result<Option<Txt<'a>>, String> {
+        Ok(self.0.map(Txt::of))
+    }
+}
+
+impl<'a> BlockText<'a> for Option<Lit<'a>> {
+    fn text(self) -> Result<Option<Txt<'a>>, String> {
+        self.map(Lit::decode).transpose()
+    }
+}
+
+/// A JSON string literal of the line (its quotes included) as the one-pass parse keeps it
+/// raw: checked as `serde_json` checks a string it skips (every escape well formed, no
+/// control character, valid UTF-8: all of its check of a string it decodes but the pairing
+/// of `\u` surrogates, which [`Lit::decode`] leaves to `serde_json`).
+#[derive(Clone, Copy)]
+struct Lit<'a>(&'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Lit<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(d)?.get();
+        if raw.starts_with('"') {
+            Ok(Lit(raw))
+        } else {
+            Err(serde::de::Error::invalid_type(
+                serde::de::Unexpected::Other("a value other than a string"),
+                &"a string",
+            ))
         }
     }
 }
 
-/// A tool result's `content` parsed in place, in the shapes [`result_text`] accepts: a
-/// string, `null` or a list of [`ResultBlock`]s (anything else fails the one-pass parse,
-/// and the field-by-field one decides).
-enum InPlace<'a> {
-    Text(Cow<'a, str>),
-    Null,
-    Blocks(Vec<ResultBlock<'a>>),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for InPlace<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(
-            match text_or_list::<D, ResultBlock<'a>>(d, "a string, null or a list of blocks")? {
-                TextOrList::Text(text) => InPlace::Text(text),
-                TextOrList::Null => InPlace::Null,
-                TextOrList::List(blocks) => InPlace::Blocks(blocks),
-            },
-        )
+impl<'a> Lit<'a> {
+    /// The text as `serde_json` decodes the literal: borrowed when it has no escape, its
+    /// short escapes and `\/` decoded here, any `\u` escape by `serde_json` itself (which
+    /// refuses an unpaired surrogate: `Err`). The text's [`Txt::raw`] is the literal's
+    /// bytes between its quotes unless it has a `\u` or `\/` escape.
+    fn decode(self) -> Result<Txt<'a>, String> {
+        let inner = self
+            .0
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .ok_or("a string literal without its quotes")?;
+        let bytes = inner.as_bytes();
+        let Some(first) = memchr::memchr(b'\\', bytes) else {
+            return Ok(Txt {
+                text: Cow::Borrowed(inner),
+                raw: Some(inner),
+            });
+        };
+        let serde = || {
+            serde_json::from_str::<String>(self.0)
+                .map(|text| Txt::of(Cow::Owned(text)))
+                .map_err(|err| err.to_string())
+        };
+        let mut out = String::with_capacity(inner.len());
+        let mut short = true;
+        let mut at = 0;
+        let mut next = Some(first);
+        while let Some(k) = next {
+            // `k` is a backslash and `at` the byte after an ASCII escape: both on character
+            // boundaries.
+            out.push_str(
+                inner
+                    .get(at..k)
+                    .ok_or("a string literal cut in a character")?,
+            );
+            out.push(match bytes.get(k + 1) {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => {
+                    short = false;
+                    '/'
+                }
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
+                // `\u` (or, never in a checked literal, anything else): `serde_json` decides.
+                _ => return serde(),
+            });
+            at = k + 2;
+            next = bytes
+                .get(at..)
+                .and_then(|rest| memchr::memchr(b'\\', rest))
+                .map(|n| at + n);
+        }
+        out.push_str(
+            inner
+                .get(at..)
+                .ok_or("a string literal cut in a character")?,
+        );
+        Ok(Txt {
+            text: Cow::Owned(out),
+            raw: short.then_some(inner),
+        })
     }
 }
 
@@ -348,7 +490,7 @@ enum TextOrList<'a, T> {
 
 /// The one-pass parse of a `content` field, in place: a string (borrowed from the line
 /// when it has no escapes), `null`, or a list of `T`; anything else is an error naming
-/// `expecting`. Both in-place content shapes (a message's, a tool result's) are read by it.
+/// `expecting`. A message's content is read by it (a tool result's is kept raw: [`Kept`]).
 fn text_or_list<'de, D, T>(d: D, expecting: &'static str) -> Result<TextOrList<'de, T>, D::Error>
 where
     D: serde::Deserializer<'de>,
@@ -514,6 +656,17 @@ fn push_owned<'a>(out: &mut Cow<'a, str>, text: Cow<'a, str>) {
     }
 }
 
+/// [`push_owned`] of texts whose place the line may say: a text taken whole keeps it, a
+/// joined one has none.
+fn push_txt<'a>(out: &mut Txt<'a>, text: Txt<'a>) {
+    if out.text.is_empty() {
+        *out = text;
+    } else {
+        push_text(out.text.to_mut(), &text.text);
+        out.raw = None;
+    }
+}
+
 /// Checks a conversation row of `kind` and turns it into events. `Err` is the reason.
 pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
     check_with(kind, raw, || message_events(kind, raw)).map(Row::whole)
@@ -570,20 +723,20 @@ fn check_with<'a, M>(
 }
 
 /// A message's `content` as written: plain text (user rows only) or blocks (their results'
-/// content read as `C`).
-enum Content<'a, C = Present<'a>> {
+/// content read as `C`, their texts as `T`).
+enum Content<'a, C = Present<'a>, T = Decoded<'a>> {
     Text(Cow<'a, str>),
-    Blocks(Vec<Block<'a, C>>),
+    Blocks(Vec<Block<'a, C, T>>),
 }
 
 /// The events of a user or assistant row (checked by the line-at-once parse, the role
 /// and content already parsed): the message (visible text only), then one per tool call
 /// or result block.
-fn message_events_of<'a, M, C: ResultContent<'a>>(
+fn message_events_of<'a, M, C: ResultContent<'a>, T: BlockText<'a>>(
     kind: Kind,
     raw: &RawRow<'_, M>,
     role: &str,
-    content: impl FnOnce() -> Result<Content<'a, C>, String>,
+    content: impl FnOnce() -> Result<Content<'a, C, T>, String>,
 ) -> Result<Vec<(Role, Ev<'a>)>, String> {
     if role != kind.name() {
         return Err(format!(
@@ -602,19 +755,19 @@ fn message_events_of<'a, M, C: ResultContent<'a>>(
         Content::Text(_) if kind == Kind::Assistant => {
             return Err("assistant `message.content` must be a list of blocks".into());
         }
-        Content::Text(text) => (text, Vec::new()),
-        Content::Blocks(blocks) => (Cow::Borrowed(""), blocks),
+        Content::Text(text) => (Txt::of(text), Vec::new()),
+        Content::Blocks(blocks) => (Txt::of(Cow::Borrowed("")), blocks),
     };
     let mut events = Vec::with_capacity(1 + blocks.len());
-    events.push((role, Ev::Text(Cow::Borrowed(""))));
+    events.push((role, Ev::Text(Txt::of(Cow::Borrowed("")))));
     for block in blocks {
         let kind = block.kind.as_ref();
+        // Decoded whatever the block's type (a `text` that does not decode refuses the line).
+        let text = block.text.text()?;
         match kind {
-            "text" => push_owned(
+            "text" => push_txt(
                 &mut visible,
-                block
-                    .text
-                    .ok_or_else(|| format!("a `{kind}` block without `text`"))?,
+                text.ok_or_else(|| format!("a `{kind}` block without `text`"))?,
             ),
             "image" | "document" | "thinking" | "redacted_thinking" => {}
             "tool_use" | "server_tool_use" | "mcp_tool_use" => events.push((
@@ -633,7 +786,7 @@ fn message_events_of<'a, M, C: ResultContent<'a>>(
                 let text = if kind == "tool_result" || kind == "mcp_tool_result" {
                     block.content.text()?
                 } else {
-                    Cow::Borrowed("") // server results are structured, not text
+                    Txt::of(Cow::Borrowed("")) // server results are structured, not text
                 };
                 events.push((
                     Role::Tool,
@@ -699,7 +852,10 @@ fn system_events<'a, M>(
         boundary = Some(preserved);
     }
     let text = content.unwrap_or_default();
-    Ok((vec![(Role::Notice, Ev::Text(Cow::Owned(text)))], boundary))
+    Ok((
+        vec![(Role::Notice, Ev::Text(Txt::of(Cow::Owned(text))))],
+        boundary,
+    ))
 }
 
 /// The event of an attachment row: its recorded rendering (never the raw payload).
@@ -717,7 +873,10 @@ fn attachment_events<'a, M>(raw: &RawRow<'_, M>) -> Result<Vec<(Role, Ev<'a>)>, 
             }
         }
     }
-    Ok(vec![(Role::Attachment, Ev::Text(Cow::Owned(visible)))])
+    Ok(vec![(
+        Role::Attachment,
+        Ev::Text(Txt::of(Cow::Owned(visible))),
+    )])
 }
 
 /// The ordinal a complete retained Claude boot block in `text` names (the window module
@@ -746,12 +905,12 @@ struct FastMessage<'a> {
     #[serde(borrow)]
     role: Cow<'a, str>,
     #[serde(borrow)]
-    content: Content<'a, Option<InPlace<'a>>>,
+    content: Content<'a, Kept<'a>, Option<Lit<'a>>>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a, Option<InPlace<'a>>> {
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a, Kept<'a>, Option<Lit<'a>>> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match text_or_list::<D, Block<'a, Option<InPlace<'a>>>>(
+        match text_or_list::<D, Block<'a, Kept<'a>, Option<Lit<'a>>>>(
             d,
             "a string or a list of content blocks",
         )? {
@@ -796,8 +955,10 @@ pub(crate) fn skim(
     one_pass(line, |row| {
         if let Some(out) = spans {
             let bodies = row.events.iter().map(|(_, ev)| match ev {
-                Ev::Text(text) | Ev::Result { text, .. } => (text.as_bytes(), true),
-                Ev::Call { input, .. } => (input.as_bytes(), false),
+                Ev::Text(text) | Ev::Result { text, .. } => {
+                    (text.as_bytes(), true, text.raw.map(str::as_bytes))
+                }
+                Ev::Call { input, .. } => (input.as_bytes(), false, Some(input.as_bytes())),
             });
             spans::find_in(line, bodies, out);
         }
@@ -819,7 +980,9 @@ pub(crate) fn skim(
 fn one_pass<'a>(line: &'a [u8], finish: impl FnOnce(Row<Ev<'a>>) -> Row) -> Option<Fast> {
     let text = std::str::from_utf8(line).ok()?;
     // A record parsed in one pass over the line: `message` parsed in place rather than kept
-    // raw (the raw form costs a second and a third scan of the message, the bulk of a line).
+    // raw (the raw form costs a second and a third scan of the message, the bulk of a line);
+    // only its texts and tool results' contents are kept as their literals, each then
+    // decoded once (so the parse knows where the line writes them).
     let mut raw: RawRow<'a, Option<FastMessage<'a>>> = serde_json::from_str(text).ok()?;
     let kind_name: Cow<'_, str> = serde_json::from_str(raw.kind?.get()).ok()?;
     let Some(kind) = Kind::parse(&kind_name) else {

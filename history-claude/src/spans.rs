@@ -1,12 +1,15 @@
 //! Where a row's bodies lie in its line, so a search can count a match from the raw
 //! bytes without decoding the row again ([`TextSpan`]).
 //!
-//! A span is found from the decoded row, never from the parse: a call's input is searched
-//! as it is (the decoder keeps the input's bytes verbatim), a text as a JSON string
-//! writes it with the short escapes only (`\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`),
-//! between quotes. A text that needs another escape (a control character only `\u` can
-//! write), or that the line writes otherwise (a `\u` or `\/` escape, several blocks joined),
-//! gets no span: a search then decodes the row as before. So whatever a span's bytes are,
+//! A span is found from the decoded row: a call's input is searched as it is (the decoder
+//! keeps the input's bytes verbatim), a text as a JSON string writes it with the short
+//! escapes only (`\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`), between quotes. The one-pass
+//! parse may say where it read a body so written ([`find_in`]'s hint): that spares checking
+//! the body's bytes there, and is taken only where the search would take it (its first
+//! candidate place), so the spans are the same with or without it. A text that needs
+//! another escape (a control character only `\u` can write), or that the line writes
+//! otherwise (a `\u` or `\/` escape, several blocks joined), gets no span: a search then
+//! decodes the row as before. So whatever a span's bytes are,
 //! they are the body's text (or input) written that way, which is all [`TextSpan::holds`]
 //! relies on.
 
@@ -116,18 +119,21 @@ pub(crate) fn find(line: &[u8], events: &[(Role, Body)], out: &mut Found) {
     find_in(
         line,
         events.iter().map(|(_, body)| match body {
-            Body::Text { text } | Body::ToolResult { text, .. } => (text.as_bytes(), true),
-            Body::ToolCall { input, .. } => (input.as_bytes(), false),
+            Body::Text { text } | Body::ToolResult { text, .. } => (text.as_bytes(), true, None),
+            Body::ToolCall { input, .. } => (input.as_bytes(), false, None),
         }),
         out,
     );
 }
 
-/// [`find`] of a row's bodies given in event order as their bytes and whether they are a
-/// text (written escaped) rather than a call's input (written as it is).
+/// [`find`] of a row's bodies given in event order as their bytes, whether they are a
+/// text (written escaped) rather than a call's input (written as it is), and where the
+/// line may write them: a part of `line` (between a text's quotes) that the parse says holds
+/// the body written so. Such a hint only spares the check of the body's bytes, and only
+/// where the search finds its first candidate place: the spans are the ones found without.
 pub(crate) fn find_in<'a>(
     line: &[u8],
-    bodies: impl Iterator<Item = (&'a [u8], bool)>,
+    bodies: impl Iterator<Item = (&'a [u8], bool, Option<&'a [u8]>)>,
     out: &mut Found,
 ) {
     out.complete = true;
@@ -135,7 +141,7 @@ pub(crate) fn find_in<'a>(
     // Tools follow the row's text in the line, in block order: each is looked for after
     // the last one found.
     let mut cursor = 0;
-    for (k, (text, escaped)) in bodies.enumerate() {
+    for (k, (text, escaped, hint)) in bodies.enumerate() {
         let Ok(event) = u32::try_from(k) else {
             out.complete = false;
             break;
@@ -144,7 +150,8 @@ pub(crate) fn find_in<'a>(
             continue;
         }
         let from = if k == 0 { 0 } else { cursor };
-        let Some((start, end)) = find_one(line, from, text, escaped, &mut budget) else {
+        let hint = hint.and_then(|part| place_in(line, part));
+        let Some((start, end)) = find_one(line, from, text, escaped, hint, &mut budget) else {
             out.complete = false;
             continue;
         };
@@ -164,6 +171,13 @@ pub(crate) fn find_in<'a>(
     }
 }
 
+/// Where `part`, a part of `line`, lies in it (`None` when it is not a part of it).
+fn place_in(line: &[u8], part: &[u8]) -> Option<(usize, usize)> {
+    let start = (part.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= line.len()).then_some((start, end))
+}
+
 /// Charges `n` bytes of work to `budget`; false when it is spent.
 fn charge(budget: &mut usize, n: usize) -> bool {
     let left = budget.checked_sub(n);
@@ -173,11 +187,15 @@ fn charge(budget: &mut usize, n: usize) -> bool {
 
 /// Where `line` (from byte `from` on) holds `text`: as it is (`escaped` false), or
 /// (`escaped`) between quotes written with the short escapes, the range between them.
+/// `hint`: a range of `line` known to hold it so (a text's between its quotes), taken
+/// without checking its bytes when it is the first candidate place the search finds
+/// (which the search would check and take), with the same work charged.
 fn find_one(
     line: &[u8],
     from: usize,
     text: &[u8],
     escaped: bool,
+    hint: Option<(usize, usize)>,
     budget: &mut usize,
 ) -> Option<(usize, usize)> {
     // The text's first bytes as the line writes them find the candidates (a text's after
@@ -206,6 +224,12 @@ fn find_one(
     let rest = line.get(from..)?;
     if !charge(budget, rest.len()) {
         return None;
+    }
+    if let Some((start, end)) = hint
+        && memchr::memmem::find(rest, &needle[..len])
+            .is_some_and(|at| from + at + usize::from(escaped) == start)
+    {
+        return charge(budget, text.len()).then_some((start, end));
     }
     for at in memchr::memmem::find_iter(rest, &needle[..len]).take(CANDIDATES) {
         if !charge(budget, text.len()) {

@@ -459,6 +459,10 @@ fn hostile_lines(lines: &[Vec<u8>]) -> Vec<Vec<u8>> {
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"web_search_tool_result","tool_use_id":"t","content":{"type":"web_search_tool_result_error","error_code":"x"}}]}}"#,
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"a","content":5}]}}"#,
         r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}}"#,
+        // A `text` every block's parse decodes, whatever the block's type.
+        r#"{"type":"assistant","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"B","input":{},"text":"\ud800"}]}}"#,
+        r#"{"type":"assistant","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"assistant","content":[{"type":"thinking","thinking":"t","text":5}]}}"#,
+        r#"{"type":"user","uuid":"u","parentUuid":null,"isSidechain":false,"sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"a\ud83d\ude00\/"},{"type":"tool_result","tool_use_id":"t","content":"\ud83d\ude00\n"}]}}"#,
     ];
     let mut cases: Vec<Vec<u8>> = aimed.iter().map(|l| l.as_bytes().to_vec()).collect();
     // Not UTF-8 inside a string the field-by-field parse skips.
@@ -569,6 +573,13 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
         r#"{"role":"user","content":[{"type":"mcp_tool_result","tool_use_id":"t","content":"m\n"},{"type":"web_fetch_tool_result","tool_use_id":"w","content":{"k":[1,"x"]}}]}"#,
         r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":null}]}"#,
         r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":null}]}]}"#,
+        // Texts the line also writes before their own literal (the parse knows where each
+        // literal is, the search takes the first place that holds the text), and texts
+        // written with `\/`, which no span holds.
+        r#"{"role":"user","content":"s"}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"u"},{"type":"tool_result","tool_use_id":"s","content":"s"}]}"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a/b\nc d e f g h\/i"},{"type":"text","text":"x y z, then \/"}]}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"say \"x\" \\ y\n\t\r\b\f"},{"type":"tool_result","tool_use_id":"t","content":"say \"x\" \\ y\n"}]}"#,
     ] {
         cases.push(format!("{head}{message}}}").into_bytes());
     }
@@ -576,6 +587,7 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
     for message in [
         r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"x"},{"type":"tool_use","id":"c\u0031","name":"B\u0061sh","input":{"command":"ls \"a\"","n":[1.5e3,-0,true,null]}},{"type":"text","text":"\ny"},{"type":"server_tool_use","id":"s","name":"web","input":"raw"}]}"#,
         r#"{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"B","input":{"a":1},"input":{"a":2}}]}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"c","name":"B","input":"s"},{"type":"tool_use","id":"d","name":"B","input":"s"}]}"#,
     ] {
         cases.push(format!("{ahead}{message}}}").into_bytes());
     }
