@@ -88,6 +88,25 @@ impl UuidIndex {
         }
     }
 
+    /// Records node `at` for `uuid` (`nodes`: those the index was built over) unless it is
+    /// recorded already; false then. One hash and one probe, where [`UuidIndex::get`] then
+    /// [`UuidIndex::insert`] take two.
+    pub(crate) fn insert_new(&mut self, uuid: &str, at: usize, nodes: &[(String, Node)]) -> bool {
+        match self.by_hash.entry(uuid_hash(uuid)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(at);
+                true
+            }
+            std::collections::hash_map::Entry::Occupied(slot) => {
+                if nodes[*slot.get()].0 == uuid || self.collided.contains_key(uuid) {
+                    return false;
+                }
+                self.collided.insert(uuid.to_owned(), at);
+                true
+            }
+        }
+    }
+
     /// Records node `at` for `uuid`, which must not be recorded yet.
     pub(crate) fn insert(&mut self, uuid: &str, at: usize) {
         match self.by_hash.entry(uuid_hash(uuid)) {
@@ -105,7 +124,12 @@ impl UuidIndex {
 pub(crate) struct Node {
     pub(crate) first_line: usize,
     pub(crate) kind: Kind,
+    /// The latest parent's uuid, unless `parent_at` names the parent's node (then `None`:
+    /// the parent is that node, and its uuid is not copied).
     pub(crate) parent: Option<String>,
+    /// The parent's node, when a resumed state names it by its place (no uuid copied, no
+    /// lookup to resolve it); spelled out into `parent` before a repeat compares or moves it.
+    pub(crate) parent_at: Option<usize>,
     /// The first-recorded parent, kept apart only once a repeat changed `parent`.
     pub(crate) first_parent: FirstParent,
     pub(crate) logical_parent: Option<String>,
@@ -144,7 +168,8 @@ impl Node {
         &all[self.first_event..self.first_event + self.event_count]
     }
 
-    /// The parent this row was first recorded with.
+    /// The parent this row was first recorded with (`None` also while `parent_at` names it:
+    /// the graph follows its resolved links, and reads a uuid only where a link is missing).
     pub(crate) fn first_parent(&self) -> Option<&String> {
         match &self.first_parent {
             FirstParent::Same => self.parent.as_ref(),
@@ -550,6 +575,9 @@ impl Decoder {
             });
         }
         if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
+            if let Some(p) = self.nodes[at].1.parent_at.take() {
+                self.nodes[at].1.parent = self.nodes.get(p).map(|(uuid, _)| uuid.clone());
+            }
             let node = &mut self.nodes[at].1;
             // Whole events are compared as they are; where either side is elided, by
             // their fingerprints.
@@ -616,6 +644,7 @@ impl Decoder {
                 kind: row.kind,
                 first_parent: FirstParent::Same,
                 parent: row.parent,
+                parent_at: None,
                 logical_parent: row.logical_parent,
                 preserved: row.preserved,
                 compact: row.compact,

@@ -115,7 +115,10 @@ impl Graph {
         let latest: Vec<Link> = decoder
             .nodes
             .iter()
-            .map(|(_, n)| resolve(n.parent.as_ref()))
+            .map(|(_, n)| {
+                n.parent_at
+                    .map_or_else(|| resolve(n.parent.as_ref()), Link::Node)
+            })
             .collect();
         let first = decoder
             .nodes

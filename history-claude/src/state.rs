@@ -1,6 +1,8 @@
 //! A [`Decoder`]'s state as bytes, so a caller can keep it between calls and resume
 //! decoding at the first line it has not fed (seqs never move, so the prefix's state is
-//! reusable). The state is **structure only**: the uuid graph, seqs, kinds, windows'
+//! reusable). The state is **structure only**: the uuid graph (a parent that is one of the
+//! state's rows written as that row's place: a resumed graph neither copies its uuid nor
+//! looks it up; a repeat that moves the parent spells it out first), seqs, kinds, windows'
 //! inputs (boundaries, boots), tool ids and names, and per row a 128-bit fingerprint of
 //! its events and whether its text is blank, and where its bodies lie in its line
 //! ([`TextSpan`]s, when the decoder recorded them); no texts or inputs. A resumed decoder's
@@ -18,7 +20,7 @@ use crate::rows::Kind;
 use crate::spans::TextSpan;
 
 /// The format version written first; a state of another version is refused.
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
@@ -72,7 +74,24 @@ impl Decoder {
                 Kind::System => 2,
                 Kind::Attachment => 3,
             });
-            w.opt_str(node.parent.as_deref());
+            // A parent among the nodes is written as its place: no text to read back, and
+            // no lookup to resolve it.
+            let parent_at = node.parent_at.or_else(|| {
+                node.parent
+                    .as_deref()
+                    .and_then(|uuid| self.index.get(uuid, &self.nodes))
+            });
+            match (parent_at, node.parent.as_deref()) {
+                (Some(at), _) => {
+                    w.u8(2);
+                    w.u64(at as u64);
+                }
+                (None, None) => w.u8(0),
+                (None, Some(uuid)) => {
+                    w.u8(1);
+                    w.str(uuid);
+                }
+            }
             match &node.first_parent {
                 FirstParent::Same => w.u8(0),
                 FirstParent::Was(first) => {
@@ -185,11 +204,17 @@ impl Decoder {
                 return Err(r.invalid("row seq or line out of order"));
             }
             seq_end += node.event_count as u64;
-            if index.get(&uuid, &nodes).is_some() {
+            if !index.insert_new(&uuid, nodes.len(), &nodes) {
                 return Err(r.invalid("repeated uuid"));
             }
-            index.insert(&uuid, nodes.len());
             nodes.push((uuid, node));
+        }
+        // A parent written as its place names one of the nodes (its uuid is not copied).
+        if nodes
+            .iter()
+            .any(|(_, n)| n.parent_at.is_some_and(|at| at >= nodes.len()))
+        {
+            return Err(r.invalid("parent out of range"));
         }
         if seq_end != next_seq {
             return Err(r.invalid("next seq"));
@@ -235,7 +260,7 @@ fn read_node(
         3 => Kind::Attachment,
         _ => return Err(r.invalid("row kind")),
     };
-    let parent = r.opt_str()?;
+    let (parent, parent_at) = read_parent(r)?;
     let first_parent = match r.u8()? {
         0 => FirstParent::Same,
         1 => FirstParent::Was(r.opt_str()?),
@@ -308,6 +333,7 @@ fn read_node(
             first_line,
             kind,
             parent,
+            parent_at,
             first_parent,
             logical_parent,
             preserved,
@@ -322,6 +348,18 @@ fn read_node(
             spanned,
         },
     ))
+}
+
+/// A row's parent: none, its uuid, or (one of the state's rows) that row's place.
+fn read_parent(
+    r: &mut Reader<impl std::io::Read>,
+) -> Result<(Option<String>, Option<usize>), StateError> {
+    Ok(match r.u8()? {
+        0 => (None, None),
+        1 => (Some(r.str()?), None),
+        2 => (None, Some(r.usize()?)),
+        _ => return Err(r.invalid("parent")),
+    })
 }
 
 fn role_code(role: Role) -> u8 {

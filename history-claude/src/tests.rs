@@ -397,6 +397,78 @@ fn a_state_row_without_events_is_refused() {
     );
 }
 
+/// The state writes a parent that is one of its rows as that row's place: a place past its
+/// rows is refused, never followed (an index, not a uuid, is all the state says of it).
+#[test]
+fn a_state_parent_place_past_its_rows_is_refused() {
+    let text = jsonl(&[
+        row("user", "a", None, "hi"),
+        row("assistant", "b", Some("a"), "yo"),
+    ]);
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    let state = decoder.snapshot();
+    // Row `b`: its uuid (length 1, `b`), its line (2), its kind (assistant), then its
+    // parent, written as the place of row `a` (tag 2, place 0).
+    let uuid_b = [1, 0, 0, 0, 0, 0, 0, 0, b'b'];
+    let at = state
+        .windows(uuid_b.len())
+        .position(|w| w == uuid_b)
+        .unwrap()
+        + uuid_b.len()
+        + 8
+        + 1;
+    assert_eq!(state[at - 9..at - 1], 2_u64.to_le_bytes());
+    assert_eq!(state[at..at + 9], [2, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let resumed = Decoder::resume(Options::default(), &state).unwrap();
+    assert_eq!(resumed.snapshot(), state);
+    let mut bad = state.clone();
+    bad[at + 1..at + 9].copy_from_slice(&2_u64.to_le_bytes());
+    assert!(
+        matches!(
+            Decoder::resume(Options::default(), &bad),
+            Err(StateError::Invalid {
+                reason: "parent out of range",
+                ..
+            })
+        ),
+        "{:?}",
+        Decoder::resume(Options::default(), &bad).err()
+    );
+}
+
+/// A repeat of a resumed row whose parent the state names by its place compares and keeps
+/// the parent's uuid as a fresh decode does: the state after it is the fresh decoder's, for
+/// a repeat under the same parent and one that moves it.
+#[test]
+fn a_repeat_of_a_resumed_row_keeps_its_parent_as_a_fresh_decode_does() {
+    let first = [
+        row("user", "a", None, "hi"),
+        row("assistant", "b", Some("a"), "yo"),
+        row("user", "c", Some("b"), "more"),
+    ];
+    for repeat in [
+        row("assistant", "b", Some("a"), "yo"),
+        row("assistant", "b", Some("c"), "yo"),
+    ] {
+        let mut prefix = Decoder::new(Options::default());
+        for line in jsonl(&first).lines() {
+            prefix.line(line.as_bytes(), true).unwrap();
+        }
+        let mut resumed = Decoder::resume(Options::default(), &prefix.snapshot()).unwrap();
+        let mut fresh = Decoder::new(Options::default());
+        for line in jsonl(&first).lines() {
+            fresh.line(line.as_bytes(), true).unwrap();
+        }
+        let line = repeat.to_string();
+        resumed.line(line.as_bytes(), true).unwrap();
+        fresh.line(line.as_bytes(), true).unwrap();
+        assert_eq!(resumed.snapshot(), fresh.snapshot(), "{repeat}");
+    }
+}
+
 /// What the field-by-field parse (the path every refusal comes from) makes of one line:
 /// a row, `None` for another record type, `Err` for a refusal.
 fn field_by_field(line: &[u8]) -> Result<Option<rows::Row>, ()> {

@@ -52,7 +52,7 @@ use twox_hash::xxh3;
 use crate::{LINE_MAX_BYTES, StoreError};
 
 /// The file's first bytes; the last byte is the format version.
-const MAGIC: &[u8; 8] = b"nsidx\0\0\x06";
+const MAGIC: &[u8; 8] = b"nsidx\0\0\x07";
 /// A file whose status-change time lies within this many nanoseconds before its index was
 /// written is not trusted on its times (a write in the same clock tick would not show).
 const RACY: i128 = 2_000_000_000;

@@ -297,19 +297,19 @@ fn a_damaged_or_foreign_index_is_rebuilt_silently() {
             without_time(&good)
         );
     }
-    // A whole index of the previous format (5: no flag of wholly spanned rows), its checksum
-    // valid, is not used.
+    // A whole index of the previous format (6: every parent written as its uuid), its
+    // checksum valid, is not used.
     let mut old = good.clone();
-    old[MAGIC.len() - 1] = 5;
+    old[MAGIC.len() - 1] = 6;
     let body = old.len() - 8;
     let sum = checksum(&[xxh3::hash64_with_seed(&old[..body], 0)], body as u64);
     old[body..].copy_from_slice(&sum.to_le_bytes());
     std::fs::write(&index, &old).unwrap();
     assert!(
         covered(&path, &cache).is_none(),
-        "a format 5 index is refused"
+        "a format 6 index is refused"
     );
-    check(&path, &cache, "format 5 index");
+    check(&path, &cache, "format 6 index");
     assert_eq!(
         without_time(&std::fs::read(&index).unwrap()),
         without_time(&good)
