@@ -1,7 +1,7 @@
 //! The uuid graph of a fed transcript: the selected branch from the head, the windows,
 //! and the [`Transcript`] handed over.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use notesoup_history_core::{
     Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
@@ -94,11 +94,41 @@ enum Mode {
     Original = 1,
 }
 
-#[derive(Clone)]
-enum Ord {
-    Unset,
-    Busy,
-    Done(Window),
+/// A node's window as [`Graph::ordinal`] memoises it: not yet known, being found (met
+/// again on the path: a cycle), or else the place of the window in a [`Windows`] table
+/// (a `Vec` never holds `usize::MAX - 1` windows).
+const UNSET: usize = usize::MAX;
+const BUSY: usize = usize::MAX - 1;
+
+/// The distinct windows of a selection, each kept once: nodes name theirs by its place
+/// (a word a node rather than a window each, and no copy of a window's text).
+#[derive(Default)]
+struct Windows {
+    all: Vec<Window>,
+    at: HashMap<Window, usize>,
+}
+
+impl Windows {
+    /// The place of `window`, added if new.
+    fn place(&mut self, window: Window) -> usize {
+        // Consecutive nodes are mostly in one window.
+        if let Some(last) = self.all.last()
+            && *last == window
+        {
+            return self.all.len() - 1;
+        }
+        if let Some(&at) = self.at.get(&window) {
+            return at;
+        }
+        let at = self.all.len();
+        self.all.push(window.clone());
+        self.at.insert(window, at);
+        at
+    }
+
+    fn get(&self, at: usize) -> &Window {
+        &self.all[at]
+    }
 }
 
 impl Graph {
@@ -203,16 +233,15 @@ impl Graph {
         let (mut selected, missing) = self.walk(head, &cut);
         self.join_sibling_results(&mut selected);
 
-        let mut ords = [
-            vec![Ord::Unset; self.nodes.len()],
-            vec![Ord::Unset; self.nodes.len()],
-        ];
+        let mut ords = [vec![UNSET; self.nodes.len()], vec![UNSET; self.nodes.len()]];
+        let mut table = Windows::default();
+        // Each node's window (a place in `table`; UNSET for a node not selected).
         let mut windows = Vec::with_capacity(self.nodes.len());
         let mut head_window = Window::Numbered(0);
         let mut path = Vec::new();
         for (i, (_, node)) in self.nodes.iter().enumerate() {
             if !selected[i] {
-                windows.push(None);
+                windows.push(UNSET);
                 continue;
             }
             // A repeated row keeps the window of its first record; everything else, and
@@ -222,9 +251,10 @@ impl Graph {
             } else {
                 Mode::Latest
             };
-            windows.push(Some(self.ordinal(i, mode, &cut, &mut ords, &mut path)?));
+            windows.push(self.ordinal(i, mode, &cut, &mut ords, &mut table, &mut path)?);
             if i == head {
-                head_window = self.ordinal(i, Mode::Latest, &cut, &mut ords, &mut path)?;
+                let at = self.ordinal(i, Mode::Latest, &cut, &mut ords, &mut table, &mut path)?;
+                head_window = table.get(at).clone();
             }
         }
         // The selected rows' events stay where they are, their windows set; the others
@@ -232,7 +262,7 @@ impl Graph {
         let mut events = self.events;
         let mut keep = vec![false; events.len()];
         let mut elided = vec![None; events.len()];
-        let mut rows = Vec::new();
+        let mut rows = Vec::with_capacity(self.nodes.len());
         for ((_, node), window) in self.nodes.iter().zip(windows) {
             let range = node.first_event..node.first_event + node.event_count;
             if let Some(e) = node.elided {
@@ -240,7 +270,10 @@ impl Graph {
                 elided[range.clone()].fill(Some(false));
                 elided[node.first_event] = Some(e.blank);
             }
-            let Some(window) = window else { continue };
+            if window == UNSET {
+                continue;
+            }
+            let window = table.get(window);
             for event in &mut events[range.clone()] {
                 event.window = window.clone();
             }
@@ -400,6 +433,18 @@ impl Graph {
     /// Adds unselected tool-result rows whose parent is selected and that answer a
     /// selected call (parallel tool calls write their results as siblings).
     fn join_sibling_results(&self, selected: &mut [bool]) {
+        // The rows that may join: unselected tool-result rows under a selected parent
+        // (none, on a branch that holds every row: then no call ids are gathered).
+        let joining = |i: usize, selected: &[bool]| {
+            let node = &self.nodes[i].1;
+            !selected[i]
+                && node.kind == Kind::User
+                && matches!(self.latest[i], Link::Node(p) if selected[p])
+                && results_only(node, &self.events)
+        };
+        if !(0..self.nodes.len()).any(|i| joining(i, selected)) {
+            return;
+        }
         let calls: HashSet<&str, WordHashBuilder> = self
             .nodes
             .iter()
@@ -434,23 +479,26 @@ impl Graph {
         i: usize,
         mode: Mode,
         cut: &HashSet<usize>,
-        ords: &mut [Vec<Ord>; 2],
+        ords: &mut [Vec<usize>; 2],
+        windows: &mut Windows,
         path: &mut Vec<(usize, Mode)>,
-    ) -> Result<Window, DecodeError> {
+    ) -> Result<usize, DecodeError> {
         path.clear();
         let (mut at, mut at_mode) = (i, mode);
         let mut base = loop {
-            match &ords[at_mode as usize][at] {
-                Ord::Done(window) => break window.clone(),
-                Ord::Busy => {
+            match ords[at_mode as usize][at] {
+                UNSET => {}
+                BUSY => {
                     return Err(DecodeError::Cycle {
                         line: self.nodes[at].1.first_line,
                         uuid: self.nodes[at].0.clone(),
                     });
                 }
-                Ord::Unset => {}
+                // `i` itself is memoised.
+                done if path.is_empty() => return Ok(done),
+                done => break windows.get(done).clone(),
             }
-            ords[at_mode as usize][at] = Ord::Busy;
+            ords[at_mode as usize][at] = BUSY;
             path.push((at, at_mode));
             if cut.contains(&at) {
                 let lp = self.nodes[at].1.logical_parent.clone().unwrap_or_default();
@@ -468,11 +516,14 @@ impl Graph {
         };
         // `base` is the window of the predecessor of the last node on the path (a
         // memoised node's own window, or what a root, a gap or a cut boundary starts from).
+        // The path holds `i` at least (it was not memoised), last in this loop.
+        let mut place = UNSET;
         for &(node, node_mode) in path.iter().rev() {
             base = self.step(node, base);
-            ords[node_mode as usize][node] = Ord::Done(base.clone());
+            place = windows.place(base.clone());
+            ords[node_mode as usize][node] = place;
         }
-        Ok(base)
+        Ok(place)
     }
 
     /// The window of `node` given its predecessor's window.
