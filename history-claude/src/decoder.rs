@@ -179,11 +179,11 @@ impl Node {
 }
 
 /// Appends a row's events (role and body, in order) to `all` with consecutive seqs from
-/// `seq`, each naming the row's `uuid` and `timestamp` (the last takes the timestamp).
-/// Their windows are placeholders until the branch is selected.
+/// `seq`, each with the row's `timestamp` (the last takes it). Their windows and records
+/// are placeholders until the branch is selected (the selection names each selected
+/// event's record by its row's uuid, which it moves there rather than copy once more).
 pub(crate) fn push_events(
     all: &mut Vec<Event>,
-    uuid: &str,
     mut timestamp: Option<String>,
     seq: u64,
     events: Vec<(Role, Body)>,
@@ -195,7 +195,7 @@ pub(crate) fn push_events(
             role,
             window: Window::Numbered(0),
             body,
-            record: uuid.to_owned(),
+            record: String::new(),
             timestamp: if k == last {
                 timestamp.take()
             } else {
@@ -636,7 +636,7 @@ impl Decoder {
         let spans = first_span..self.spans.len();
         self.picked
             .extend(picked.iter().map(|&k| seq + u64::from(k)));
-        push_events(&mut self.events, &row.uuid, row.timestamp, seq, row.events);
+        push_events(&mut self.events, row.timestamp, seq, row.events);
         self.nodes.push((
             row.uuid,
             Node {

@@ -263,10 +263,10 @@ impl Graph {
         let mut keep = vec![false; events.len()];
         let mut elided = vec![None; events.len()];
         let mut rows = Vec::with_capacity(self.nodes.len());
-        for ((_, node), window) in self.nodes.iter().zip(windows) {
+        for ((uuid, node), window) in self.nodes.into_iter().zip(windows) {
             let range = node.first_event..node.first_event + node.event_count;
             if let Some(e) = node.elided {
-                rows.push(ElidedRow::new(node, e.fingerprint, node.spans.clone()));
+                rows.push(ElidedRow::new(&node, e.fingerprint, node.spans.clone()));
                 elided[range.clone()].fill(Some(false));
                 elided[node.first_event] = Some(e.blank);
             }
@@ -274,8 +274,15 @@ impl Graph {
                 continue;
             }
             let window = table.get(window);
-            for event in &mut events[range.clone()] {
+            // Each event names its row's uuid: the first one takes it (the last set).
+            let mut uuid = Some(uuid);
+            for event in events[range.clone()].iter_mut().rev() {
                 event.window = window.clone();
+                event.record = if event.seq == node.seq {
+                    uuid.take().unwrap_or_default()
+                } else {
+                    uuid.clone().unwrap_or_default()
+                };
             }
             keep[range].fill(true);
         }

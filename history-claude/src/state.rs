@@ -326,7 +326,7 @@ fn read_node(
     let spans = first_span..all_spans.len();
     let spanned = r.bool()?;
     let first_event = all.len();
-    push_events(all, &uuid, timestamp, seq, events);
+    push_events(all, timestamp, seq, events);
     Ok((
         uuid,
         Node {
