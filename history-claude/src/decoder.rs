@@ -127,8 +127,9 @@ pub(crate) struct Node {
     /// The latest parent's uuid, unless `parent_at` names the parent's node (then `None`:
     /// the parent is that node, and its uuid is not copied).
     pub(crate) parent: Option<String>,
-    /// The parent's node, when a resumed state names it by its place (no uuid copied, no
-    /// lookup to resolve it); spelled out into `parent` before a repeat compares or moves it.
+    /// The parent's node, when a resumed state names it by its place or the row's parent
+    /// was already a node when it was added (no uuid copied, no lookup left to resolve it);
+    /// spelled out into `parent` before a repeat compares or moves it.
     pub(crate) parent_at: Option<usize>,
     /// The first-recorded parent, kept apart only once a repeat changed `parent`.
     pub(crate) first_parent: FirstParent,
@@ -548,6 +549,19 @@ impl Decoder {
         }
     }
 
+    /// A new row's parent as its node keeps it: named by its place when it is already a
+    /// node, as a resumed state names it (one lookup here rather than one by the graph and
+    /// one by the index's writer, and no copy of its uuid kept), else by its uuid.
+    fn parent_link(&self, parent: Option<String>) -> (Option<String>, Option<usize>) {
+        match parent
+            .as_deref()
+            .and_then(|uuid| self.index.get(uuid, &self.nodes))
+        {
+            Some(at) => (None, Some(at)),
+            None => (parent, None),
+        }
+    }
+
     /// Adds the row of line `n` (`line`: its bytes; `found`: its spans, when already found).
     fn add(
         &mut self,
@@ -613,6 +627,7 @@ impl Decoder {
             }
             return Ok(());
         }
+        let (parent, parent_at) = self.parent_link(row.parent);
         let seq = self.next_seq;
         self.next_seq += row.events.len() as u64;
         self.index.insert(&row.uuid, self.nodes.len());
@@ -643,8 +658,8 @@ impl Decoder {
                 first_line: n,
                 kind: row.kind,
                 first_parent: FirstParent::Same,
-                parent: row.parent,
-                parent_at: None,
+                parent,
+                parent_at,
                 logical_parent: row.logical_parent,
                 preserved: row.preserved,
                 compact: row.compact,
