@@ -36,11 +36,30 @@ impl TextSpan {
     /// and does not start right after an escaping backslash (an odd run of them before it,
     /// inside the span), where it would be the tail of an escape.
     pub fn holds(&self, line: &[u8], at: usize, query: &str) -> bool {
+        let Some(stop) = at.checked_add(query.len()) else {
+            return false;
+        };
+        if line.get(at..stop) != Some(query.as_bytes()) {
+            return false;
+        }
+        let from = (self.start as usize).min(at);
+        let backslashes = line[from..at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        self.holds_match(at, query, backslashes)
+    }
+
+    /// [`TextSpan::holds`] for a match of `query` known to lie at byte `at` of the line,
+    /// given how many backslashes run right before it there (`backslashes`: counted back
+    /// to the span's start or further; the part inside the span is what counts).
+    pub fn holds_match(&self, at: usize, query: &str, backslashes: usize) -> bool {
         let (start, end) = (self.start as usize, self.end as usize);
         let Some(stop) = at.checked_add(query.len()) else {
             return false;
         };
-        if at < start || stop > end || line.get(at..stop) != Some(query.as_bytes()) {
+        if at < start || stop > end {
             return false;
         }
         if !self.escaped {
@@ -49,12 +68,7 @@ impl TextSpan {
         if query.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
             return false;
         }
-        let backslashes = line[start..at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        backslashes % 2 == 0
+        backslashes.min(at - start).is_multiple_of(2)
     }
 }
 

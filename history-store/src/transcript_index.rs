@@ -298,7 +298,9 @@ pub fn read_history(
         Some(q) => Keep::Holding(memchr::memmem::Finder::new(q.as_bytes())),
         None => Keep::None,
     };
-    let (scanned, _) = scan(path, options, cache, &keep).map_err(|err| store_error(path, err))?;
+    let searched = query.filter(|_| matches!(keep, Keep::Holding(_)));
+    let (scanned, _) =
+        scan(path, options, cache, &keep, searched).map_err(|err| store_error(path, err))?;
     let mut decoder = scanned.decoder;
     let picked = decoder.take_picked();
     let skeleton = decoder
@@ -309,6 +311,7 @@ pub fn read_history(
         starts: scanned.starts,
         rows: skeleton.rows,
         spans: skeleton.spans,
+        prescan: std::sync::Mutex::new(scanned.prescan),
         checked: query
             .filter(|_| matches!(keep, Keep::Holding(_)))
             .map(|q| Checked {
@@ -350,7 +353,7 @@ fn read_indexed(
     head: &Head,
     cache: Option<&Cache>,
 ) -> Result<(Transcript, u64), ReadError> {
-    let (scanned, read) = scan(path, options, cache, &Keep::All)?;
+    let (scanned, read) = scan(path, options, cache, &Keep::All, None)?;
     let skeleton = scanned.decoder.finish_skeleton(head)?;
     let transcript = hydrate(skeleton, &scanned.file, &scanned.starts)?;
     Ok((transcript, read))
@@ -414,16 +417,23 @@ struct Scanned {
     starts: Vec<u64>,
     /// The transcript, open (its lines are read again from this handle).
     file: File,
+    /// The raw search of the lines the index covers, started beside the index's load.
+    prescan: Option<Prescan>,
 }
 
 /// Feeds the transcript at `path` to a decoder, resuming from its index in `cache` when the
 /// index vouches for the file's prefix, and refreshing the index when it lags or is
 /// unusable; with how many bytes of the transcript it read.
+///
+/// With `searched` (the query a search of the covered lines will look for), once the index's
+/// header names this file, the raw search of the lines it covers ([`Prescan`]) starts on a
+/// thread of its own while the rest of the index is read.
 fn scan(
     path: &Path,
     options: &Options,
     cache: Option<&Cache>,
     keep: &Keep<'_>,
+    searched: Option<&str>,
 ) -> Result<(Scanned, u64), ReadError> {
     // A regular file only, checked on the open handle; a FIFO is refused, not waited on.
     let (mut file, _) = notesoup_safe_fs::open_regular(path).map_err(ReadError::File)?;
@@ -435,11 +445,19 @@ fn scan(
     // relative to this handle.
     let mut folder = cache.and_then(|c| c.open(false));
     let index_file = index_name(path);
+    let ours = |covered: &Covered| covered.dev == dev && covered.ino == ino && covered.len <= size;
+    let mut prescan = None;
     let index = folder
         .as_ref()
         .zip(cache)
-        .and_then(|(dir, c)| load_index(dir, &index_file, path, options, c.max_bytes))
-        .filter(|(covered, _)| covered.dev == dev && covered.ino == ino && covered.len <= size);
+        .and_then(|(dir, c)| {
+            load_index(dir, &index_file, path, options, c.max_bytes, |covered| {
+                if let Some(query) = searched.filter(|_| ours(covered)) {
+                    prescan = Prescan::start(&file, query, covered.len);
+                }
+            })
+        })
+        .filter(|(covered, _)| ours(covered));
     let mut reader = BlockReader::new();
     let mut resumed = None;
     if let Some((covered, indexed)) = index {
@@ -512,6 +530,7 @@ fn scan(
             fresh_from,
             starts,
             file,
+            prescan: prescan.filter(|_| fresh_from > 0),
         },
         reader.read,
     ))
@@ -547,8 +566,153 @@ struct LineBodies {
     rows: Vec<ElidedRow>,
     /// Where the rows' bodies lie in their lines (each row names its own).
     spans: Vec<TextSpan>,
+    /// The raw search for the query of this call, run while the index was read (taken by
+    /// the first search for it).
+    prescan: std::sync::Mutex<Option<Prescan>>,
     /// The query the lines from some line on were checked for.
     checked: Option<Checked>,
+}
+
+/// The search a [`Prescan`] makes, and [`LineBodies::scan`] when it has none: for each
+/// query, the raw bytes a decoded text holding it must hold (see [`LineBodies`]): the query
+/// as it is, its JSON-escaped form when that differs, a `\u` escape, and (for a query with
+/// `/`) a `\/` one.
+fn finders(query: &str) -> [Option<memchr::memmem::Finder<'static>>; 4] {
+    let escaped = notesoup_history_claude::short_escaped(query);
+    [
+        Some(memchr::memmem::Finder::new(query.as_bytes()).into_owned()),
+        (escaped != query).then(|| memchr::memmem::Finder::new(escaped.as_bytes()).into_owned()),
+        Some(memchr::memmem::Finder::new(b"\\u").into_owned()),
+        query
+            .contains('/')
+            .then(|| memchr::memmem::Finder::new(b"\\/").into_owned()),
+    ]
+}
+
+/// The most matches a [`Prescan`] keeps: past it, the search reads the lines itself, as it
+/// does without one (so the matches kept take at most a few MiB).
+const PRESCAN_HITS: usize = 1 << 18;
+
+/// The raw search of a transcript's covered lines for one query, run on a thread of its
+/// own while the index is read and the history built: the one pass over the file a warm
+/// search makes needs nothing of the index but where the covered lines end. It finds every
+/// match of the query as it is (with the run of backslashes right before it, all that
+/// [`TextSpan::holds_match`] reads of the line) and of its JSON-escaped form in the whole
+/// lines up to the covered length; which lines and rows those mean is decided by
+/// [`LineBodies::scan`] once the rows are known, by the same rules as its own reads (the
+/// `\u` and `\/` escapes, which count only in the few lines of rows not wholly spanned,
+/// it reads itself). A file that ends early, a line over [`LINE_MAX_BYTES`] or more than
+/// [`PRESCAN_HITS`] matches give no result, and the search then reads the lines itself.
+/// Dropped unjoined (the index was not used), it stops at its next block.
+struct Prescan {
+    query: String,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<Option<Hits>>>,
+}
+
+/// What a [`Prescan`] found.
+struct Hits {
+    /// The bytes searched: the whole lines before this offset.
+    len: u64,
+    /// Each match of the query as it is: its offset in the file, and how many backslashes
+    /// run right before it on its line (0 for a query with a backslash, a quote or a
+    /// control character: no escaped text surely holds one, and an input's match needs no
+    /// count).
+    plain: Vec<(u64, usize)>,
+    /// Each match of the query as JSON escapes it (when that differs): its offset.
+    escaped: Vec<u64>,
+}
+
+impl Prescan {
+    /// Starts the search of the first `len` bytes of `file` (whole lines) for `query`;
+    /// `None` when no thread or handle can be had (the search then reads the lines itself).
+    fn start(file: &File, query: &str, len: u64) -> Option<Prescan> {
+        let file = file.try_clone().ok()?;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let [plain, escaped, ..] = finders(query);
+        let plain = plain?;
+        let counted = !query.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20);
+        let stopped = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .spawn(move || Self::run(&file, (&plain, counted), escaped.as_ref(), len, &stopped))
+            .ok()?;
+        Some(Prescan {
+            query: query.to_owned(),
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// `plain`: the query's finder, and whether the backslashes before a match are counted.
+    fn run(
+        file: &File,
+        (plain, counted): (&memchr::memmem::Finder<'static>, bool),
+        escaped: Option<&memchr::memmem::Finder<'static>>,
+        len: u64,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Option<Hits> {
+        let mut buf = vec![0; usize::try_from(SCAN_BYTES).unwrap_or(1 << 20)];
+        let mut hits = Hits {
+            len: 0,
+            plain: Vec::new(),
+            escaped: Vec::new(),
+        };
+        while hits.len < len {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
+            let from = hits.len;
+            let want = usize::try_from(len - from).map_or(buf.len(), |left| left.min(buf.len()));
+            read_at(file, &mut buf[..want], from).ok()?;
+            // Whole lines only (no pattern holds a line break, so no match is cut).
+            let Some(end) = memchr::memrchr(b'\n', &buf[..want]) else {
+                // The end of the bytes searched, in a line that goes on past them.
+                if want < buf.len() {
+                    break;
+                }
+                // A line longer than the buffer: read it again into a larger one.
+                if buf.len() > LINE_MAX_BYTES {
+                    return None;
+                }
+                buf.resize((buf.len() * 2).min(LINE_MAX_BYTES + 1), 0);
+                continue;
+            };
+            let lines = &buf[..end];
+            for at in plain.find_iter(lines) {
+                // A query without a backslash: the runs before its matches never overlap.
+                let run = if counted {
+                    lines[..at]
+                        .iter()
+                        .rev()
+                        .take_while(|&&b| b == b'\\')
+                        .count()
+                } else {
+                    0
+                };
+                hits.plain.push((from + at as u64, run));
+            }
+            if let Some(escaped) = escaped {
+                hits.escaped
+                    .extend(escaped.find_iter(lines).map(|at| from + at as u64));
+            }
+            if hits.plain.len() + hits.escaped.len() > PRESCAN_HITS {
+                return None;
+            }
+            hits.len = from + end as u64 + 1;
+        }
+        Some(hits)
+    }
+
+    /// What it found, once it is done.
+    fn join(mut self) -> Option<Hits> {
+        self.handle.take()?.join().ok().flatten()
+    }
+}
+
+impl Drop for Prescan {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// The most bytes of whole lines [`LineBodies::scan`] reads at once (a longer line is read
@@ -584,31 +748,15 @@ impl LineBodies {
             Some(checked) if checked.query == query => rows_end.min(checked.from),
             _ => rows_end,
         };
-        let escaped = notesoup_history_claude::short_escaped(query);
-        let finders = [
-            Some(memchr::memmem::Finder::new(query.as_bytes())),
-            (escaped != query).then(|| memchr::memmem::Finder::new(escaped.as_bytes())),
-            Some(memchr::memmem::Finder::new(b"\\u")),
-            query
-                .contains('/')
-                .then(|| memchr::memmem::Finder::new(b"\\/")),
-        ];
+        if let Some(hits) = self.prescanned(query, last) {
+            self.mark_hits(query, &hits, last, &mut marks, &mut surely)?;
+            surely.sort_unstable();
+            surely.dedup();
+            return Ok((marks, surely));
+        }
+        let finders = finders(query);
         let mut buf = Vec::new();
-        let mut line = 0;
-        while line < last {
-            // Whole lines from `line` on, at least one, within SCAN_BYTES when they fit.
-            let from = self.starts[line];
-            let mut end = line + 1;
-            while end < last && self.starts[end + 1] - from <= SCAN_BYTES {
-                end += 1;
-            }
-            let len =
-                usize::try_from(self.starts[end] - from).map_err(|_| ReadError::LineTooLong)?;
-            if len > LINE_MAX_BYTES + 1 && end == line + 1 {
-                return Err(ReadError::LineTooLong);
-            }
-            buf.resize(len, 0);
-            read_at(&self.file, &mut buf, from)?;
+        self.pieces(0, last, &mut buf, |buf, line, end, from| {
             for (n, finder) in finders.iter().enumerate() {
                 let Some(finder) = finder else { continue };
                 // A `\u` or `\/` escape hides a match only in a row with a body its spans
@@ -635,17 +783,109 @@ impl LineBodies {
                                 .unwrap_or(0)
                                 .saturating_sub(1);
                             if let Some(bytes) = buf.get(begin..stop) {
-                                self.surely(line + hit + 1, bytes, at - begin, query, &mut surely);
+                                self.surely(
+                                    line + hit + 1,
+                                    |span| span.holds(bytes, at - begin, query),
+                                    &mut surely,
+                                );
                             }
                         }
                     }
                 }
             }
-            line = end;
-        }
+            Ok(())
+        })?;
         surely.sort_unstable();
         surely.dedup();
         Ok((marks, surely))
+    }
+
+    /// The matches this call's [`Prescan`] found, when it searched for `query` and covered
+    /// the lines before `last` (0-based).
+    fn prescanned(&self, query: &str, last: usize) -> Option<Hits> {
+        let prescan = self.prescan.lock().ok()?.take()?;
+        if prescan.query != query {
+            return None;
+        }
+        let hits = prescan.join()?;
+        (*self.starts.get(last)? <= hits.len).then_some(hits)
+    }
+
+    /// [`LineBodies::scan`]'s marks from the matches a [`Prescan`] found: the lines before
+    /// `last` (0-based) that may hold `query`, and the rows' events that surely do, by the
+    /// same rules as the scan's own reads: a match of the query as it is inside a body's
+    /// span is a match of that body; a `\u` or `\/` escape counts only in the line of a row
+    /// with a body its spans do not cover (those lines are read here).
+    fn mark_hits(
+        &self,
+        query: &str,
+        hits: &Hits,
+        last: usize,
+        marks: &mut [bool],
+        surely: &mut Vec<(usize, u32)>,
+    ) -> Result<(), ReadError> {
+        let end = self.starts[last];
+        let lines = &self.starts[..last];
+        let line_of = |offset: u64| lines.partition_point(|&s| s <= offset).checked_sub(1);
+        for &(offset, run) in hits.plain.iter().take_while(|(at, _)| *at < end) {
+            let Some(line) = line_of(offset) else {
+                continue;
+            };
+            marks[line] = true;
+            let at = usize::try_from(offset - lines[line]).unwrap_or(usize::MAX);
+            self.surely(line + 1, |span| span.holds_match(at, query, run), surely);
+        }
+        for &offset in hits.escaped.iter().take_while(|&&at| at < end) {
+            if let Some(line) = line_of(offset) {
+                marks[line] = true;
+            }
+        }
+        let [_, _, escapes @ ..] = finders(query);
+        let mut buf = Vec::new();
+        for (a, b) in self.unspanned(0, last) {
+            self.pieces(a, b, &mut buf, |buf, line, end, from| {
+                for finder in escapes.iter().flatten() {
+                    for at in finder.find_iter(buf) {
+                        let offset = from + at as u64;
+                        let hit = self.starts[line..end].partition_point(|&s| s <= offset) - 1;
+                        marks[line + hit] = true;
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Reads the lines `a..b` (0-based) into `buf` in pieces of whole lines within
+    /// [`SCAN_BYTES`] (a longer line alone), calling `each(piece, first, end, from)` for
+    /// each: lines `first..end`, the first at byte `from` of the file.
+    fn pieces(
+        &self,
+        a: usize,
+        b: usize,
+        buf: &mut Vec<u8>,
+        mut each: impl FnMut(&[u8], usize, usize, u64) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
+        let mut line = a;
+        while line < b {
+            // Whole lines from `line` on, at least one, within SCAN_BYTES when they fit.
+            let from = self.starts[line];
+            let mut end = line + 1;
+            while end < b && self.starts[end + 1] - from <= SCAN_BYTES {
+                end += 1;
+            }
+            let len =
+                usize::try_from(self.starts[end] - from).map_err(|_| ReadError::LineTooLong)?;
+            if len > LINE_MAX_BYTES + 1 && end == line + 1 {
+                return Err(ReadError::LineTooLong);
+            }
+            buf.resize(len, 0);
+            read_at(&self.file, buf, from)?;
+            each(buf, line, end, from)?;
+            line = end;
+        }
+        Ok(())
     }
 
     /// The runs of lines (0-based, `[a, b)`) among `line..end` that first recorded a row
@@ -666,22 +906,15 @@ impl LineBodies {
         out
     }
 
-    /// Adds to `surely` the events of the row first recorded on line `n` (`bytes`) whose
-    /// span holds `query` found at byte `at` of it.
-    fn surely(
-        &self,
-        n: usize,
-        bytes: &[u8],
-        at: usize,
-        query: &str,
-        surely: &mut Vec<(usize, u32)>,
-    ) {
+    /// Adds to `surely` the events of the row first recorded on line `n` (1-based) with a
+    /// span that `holds` the match found there.
+    fn surely(&self, n: usize, holds: impl Fn(&TextSpan) -> bool, surely: &mut Vec<(usize, u32)>) {
         let index = self.rows.partition_point(|r| r.line < n);
         let Some(row) = self.rows.get(index).filter(|r| r.line == n) else {
             return;
         };
         for span in self.spans.get(row.spans.clone()).unwrap_or_default() {
-            if surely.last() != Some(&(index, span.event)) && span.holds(bytes, at, query) {
+            if surely.last() != Some(&(index, span.event)) && holds(span) {
                 surely.push((index, span.event));
             }
         }
@@ -922,6 +1155,7 @@ fn load_index(
     transcript: &Path,
     options: &Options,
     limit: u64,
+    on_header: impl FnOnce(&Covered),
 ) -> Option<(Covered, Indexed)> {
     // A regular file (never through a link) within the cache's whole budget, else no
     // index (a fresh decode).
@@ -962,6 +1196,15 @@ fn load_index(
     if count == 0 || count > body.left / 8 {
         return None;
     }
+    let covered = Covered {
+        dev,
+        ino,
+        len,
+        hash,
+        seen,
+        written,
+    };
+    on_header(&covered);
     let raw = bytes(&mut body, usize::try_from(count * 8).ok()?)?;
     let starts: Vec<u64> = raw
         .chunks_exact(8)
@@ -981,17 +1224,7 @@ fn load_index(
     if sum.to_le_bytes() != recorded {
         return None;
     }
-    Some((
-        Covered {
-            dev,
-            ino,
-            len,
-            hash,
-            seen,
-            written,
-        },
-        Indexed { decoder, starts },
-    ))
+    Some((covered, Indexed { decoder, starts }))
 }
 
 /// What an index holds beside what it vouches for.

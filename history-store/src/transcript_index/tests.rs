@@ -60,7 +60,15 @@ fn check(path: &Path, cache: &Path, what: &str) {
 /// What the index in `cache` vouches for, if it is whole.
 fn covered(path: &Path, cache: &Path) -> Option<Covered> {
     let dir = Dir::open(cache).ok()?;
-    load_index(&dir, &index_name(path), path, &Options::default(), u64::MAX).map(|(c, _)| c)
+    load_index(
+        &dir,
+        &index_name(path),
+        path,
+        &Options::default(),
+        u64::MAX,
+        |_| {},
+    )
+    .map(|(c, _)| c)
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -469,8 +477,15 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
 /// status change it recorded.
 fn index_written_after(path: &Path, cache: &Path, after: i128) {
     let (dir, index_file) = (Dir::open(cache).unwrap(), index_name(path));
-    let (mut covered, indexed) =
-        load_index(&dir, &index_file, path, &Options::default(), u64::MAX).unwrap();
+    let (mut covered, indexed) = load_index(
+        &dir,
+        &index_file,
+        path,
+        &Options::default(),
+        u64::MAX,
+        |_| {},
+    )
+    .unwrap();
     covered.written = covered.seen.changed + after;
     assert!(write_index(
         &dir,
@@ -528,4 +543,125 @@ fn an_unchanged_file_is_trusted_on_its_times_and_its_prefix_is_not_read() {
     let (answer, read) = warm_read(&path, &cache);
     assert_eq!(answer, fresh(&path));
     assert_eq!(read, whole, "touched: the prefix is read and hashed");
+}
+
+/// The raw search run beside the index's load finds, in the whole lines before the length
+/// it is given, every match of the query as it is (with the run of backslashes right
+/// before it, counted for a query an escaped text can surely hold) and of its JSON-escaped
+/// form, across its blocks and in a line longer than one block, exactly as one search of
+/// the whole bytes does.
+#[test]
+fn the_prescan_finds_every_match_in_whole_lines_across_its_blocks() {
+    let dir = scratch("prescan");
+    let path = dir.join("t.jsonl");
+    for (query, counted) in [("zeb/ra", true), ("say \"z\"", false)] {
+        let escaped = notesoup_history_claude::short_escaped(query);
+        let mut text = Vec::new();
+        for n in 0..60_000_usize {
+            let filler = "x".repeat(n % 97);
+            let line = match n % 7 {
+                0 => format!("{filler}{query}{filler}"),
+                1 => format!("{filler}\\\\\\{escaped}{filler}{escaped}"),
+                2 => format!("{filler}\\\\\\{query}"),
+                _ => filler,
+            };
+            text.extend_from_slice(line.as_bytes());
+            text.push(b'\n');
+            if n == 30_000 {
+                // A line longer than one block, a match at its end.
+                text.extend_from_slice("y".repeat(3 << 20).as_bytes());
+                text.extend_from_slice(query.as_bytes());
+                text.push(b'\n');
+            }
+        }
+        // The search stops at the last whole line before `len`: no match past it.
+        let cut = text.len() - 1;
+        let len = cut as u64;
+        text.extend_from_slice(format!("{query}\n{query}").as_bytes());
+        std::fs::write(&path, &text).unwrap();
+        let file = File::open(&path).unwrap();
+        let hits = Prescan::start(&file, query, len).unwrap().join().unwrap();
+        let whole = &text[..=text[..cut].iter().rposition(|&b| b == b'\n').unwrap()];
+        assert_eq!(hits.len, whole.len() as u64);
+        let run = |at: usize| {
+            let run = whole[..at]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if counted { run } else { 0 }
+        };
+        let plain: Vec<(u64, usize)> = memchr::memmem::find_iter(whole, query.as_bytes())
+            .map(|at| (at as u64, run(at)))
+            .collect();
+        let escaped_at: Vec<u64> = if escaped == query {
+            Vec::new()
+        } else {
+            memchr::memmem::find_iter(whole, escaped.as_bytes())
+                .map(|at| at as u64)
+                .collect()
+        };
+        assert!(plain.len() > 10_000 && plain.iter().any(|&(_, run)| run == 3) == counted);
+        assert_eq!(hits.plain, plain, "{query}");
+        assert_eq!(hits.escaped, escaped_at, "{query}");
+        // A file shorter than the length it was given, or more matches than it keeps: no
+        // result (the search then reads the lines itself).
+        let past = Prescan::start(&file, query, text.len() as u64 + 10).unwrap();
+        assert!(past.join().is_none());
+        assert!(Prescan::start(&file, "x", len).unwrap().join().is_none());
+    }
+}
+
+/// A warm search counts a raw match as its text's only where the text holds it: a match
+/// right after an escaping backslash (`\nope` is a line break and `ope`) is no match of
+/// `nope`, one after an escaped backslash (`\\nope`) is. Once the page is full, the count
+/// is the whole transcript's, whether the index's matches came from the search run beside
+/// its load or from the search's own reads.
+#[test]
+fn a_warm_count_tells_a_match_after_an_escaping_backslash_from_a_text_holding_it() {
+    let dir = scratch("escaping");
+    let path = dir.join("t.jsonl");
+    let texts = [
+        "x\nope",
+        "nope",
+        "a\\nope",
+        "x\\\nope",
+        "no\nnope",
+        "\\\\\nope",
+    ];
+    let mut rows = Vec::new();
+    let mut parent: Option<String> = None;
+    for i in 0..120 {
+        let uuid = format!("e{i}");
+        rows.push(
+            json!({"type": "user", "uuid": uuid, "parentUuid": parent, "isSidechain": false,
+                   "sessionId": "s1", "timestamp": "2026-12-02T10:00:00Z",
+                   "message": {"role": "user", "content": texts[i % texts.len()]}})
+            .to_string(),
+        );
+        parent = Some(uuid);
+    }
+    std::fs::write(&path, rows.join("\n") + "\n").unwrap();
+    let cache = every(&dir.join("cache"));
+    let whole = History::new(fresh(&path).unwrap()).unwrap();
+    for limit in [1, 5, 50] {
+        let args = notesoup_history_core::ListArgs {
+            query: Some("nope".into()),
+            limit: Some(limit),
+            ..Default::default()
+        };
+        // Cold (writes the index), then warm twice (through the index).
+        for _ in 0..3 {
+            let lazy = read_history(
+                &path,
+                &Options::default(),
+                &Head::Leaf,
+                Some(&cache),
+                Some("nope"),
+            )
+            .unwrap();
+            assert_eq!(lazy.list(&args), whole.list(&args), "limit {limit}");
+        }
+    }
+    assert!(covered(&path, &dir.join("cache")).is_some());
 }
