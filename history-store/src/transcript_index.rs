@@ -473,6 +473,11 @@ fn scan(
             file.seek(SeekFrom::Start(0))?;
         }
     }
+    if resumed.is_none() {
+        // The index is not used: its search stops now, not after the decode from byte 0
+        // it would run beside.
+        prescan = None;
+    }
     let (start, mut decoder, mut starts) = match resumed {
         Some((len, mut indexed)) => {
             // The end of the last indexed line is the start of the next.
