@@ -274,15 +274,14 @@ impl Graph {
                 continue;
             }
             let window = table.get(window);
-            // Each event names its row's uuid: the first one takes it (the last set).
-            let mut uuid = Some(uuid);
-            for event in events[range.clone()].iter_mut().rev() {
-                event.window = window.clone();
-                event.record = if event.seq == node.seq {
-                    uuid.take().unwrap_or_default()
-                } else {
-                    uuid.clone().unwrap_or_default()
-                };
+            // Each event names its row's uuid: copies for the later ones, the first takes it.
+            if let Some((first, later)) = events[range.clone()].split_first_mut() {
+                for event in later {
+                    event.record.clone_from(&uuid);
+                    event.window.clone_from(window);
+                }
+                first.record = uuid;
+                first.window = window.clone();
             }
             keep[range].fill(true);
         }
