@@ -45,6 +45,20 @@ function world(on: On, script: Script, env: Record<string, string> = {}, own: re
   return calls;
 }
 
+/** A world whose helper answers the `command.run` hook with `effects`, every other call with none. */
+const commandWorld = (on: On, effects: Fields[]) =>
+  world(on, (op, req) => (op === 'hook' && req.event === 'command.run' ? { ok: true, effects } : { ok: true, effects: [] }));
+
+/** The prompts the shell submits, in order, each taken by the engine as it is. */
+function submittedPrompts(on: On): string[] {
+  const submitted: string[] = [];
+  on('prompt.submit', async (_$, e) => {
+    submitted.push(e.text);
+    return { text: e.text };
+  });
+  return submitted;
+}
+
 /** A command as the person types it. */
 const typed = (command: string, args: string) => ({
   command, args, origin: { kind: 'composer' as const }, presentation: { isFullscreen: false, columns: 80 },
@@ -425,11 +439,7 @@ describe('continuation', () => {
         ? { ok: true, effects: [{ type: 'continue', text: 'Fresh window.', generation: 3 }], watch: {} }
         : { ok: true, effects: [], watch: { append_doors: ['*'] } },
     );
-    const submitted: string[] = [];
-    on('prompt.submit', async (_$, e) => {
-      submitted.push(e.text);
-      return { text: e.text };
-    });
+    const submitted = submittedPrompts(on);
     on('turn.complete', async () => ({ text: '' }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.session.append({
@@ -617,22 +627,11 @@ describe('the budget warning', () => {
 describe('/empty and /fresh-window', () => {
   test("an idle close-out is submitted from its command's first row, not from a timer, carrying the filled text", async ($, on) => {
     const clock = mock.clock(on);
-    const calls = world(on, (op, req) =>
-      op === 'hook' && req.event === 'command.run'
-        ? {
-            ok: true,
-            effects: [
-              { type: 'report', text: 'notesoup: saving notes, then clearing' },
-              { type: 'closeout', mode: 'submit', generation: 0, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' },
-            ],
-          }
-        : { ok: true, effects: [] },
-    );
-    const submitted: string[] = [];
-    on('prompt.submit', async (_$, e) => {
-      submitted.push(e.text);
-      return { text: e.text };
-    });
+    const calls = commandWorld(on, [
+      { type: 'report', text: 'notesoup: saving notes, then clearing' },
+      { type: 'closeout', mode: 'submit', generation: 0, text: 'Save your notes now, then call mcp__notesoup__empty_brain.' },
+    ]);
+    const submitted = submittedPrompts(on);
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
     const r = await $.command.run(typed('empty', ''));
@@ -655,11 +654,7 @@ describe('/empty and /fresh-window', () => {
   });
 
   test('a close-out the chain drops is told to the helper', async ($, on) => {
-    const calls = world(on, (op, req) =>
-      op === 'hook' && req.event === 'command.run'
-        ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 2, text: 'Save.' }] }
-        : { ok: true, effects: [] },
-    );
+    const calls = commandWorld(on, [{ type: 'closeout', mode: 'submit', generation: 2, text: 'Save.' }]);
     on('prompt.submit', async () => ({ drop: 'not now' }));
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     await $.command.run(typed('fresh-window', ''));
@@ -669,16 +664,8 @@ describe('/empty and /fresh-window', () => {
   });
 
   test("a close-out whose command row never came is told failed when the session ends", async ($, on) => {
-    const calls = world(on, (op, req) =>
-      op === 'hook' && req.event === 'command.run'
-        ? { ok: true, effects: [{ type: 'closeout', mode: 'submit', generation: 1, text: 'Save.' }] }
-        : { ok: true, effects: [] },
-    );
-    const submitted: string[] = [];
-    on('prompt.submit', async (_$, e) => {
-      submitted.push(e.text);
-      return { text: e.text };
-    });
+    const calls = commandWorld(on, [{ type: 'closeout', mode: 'submit', generation: 1, text: 'Save.' }]);
+    const submitted = submittedPrompts(on);
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.command.run(typed('fresh-window', ''));
     await $.session.end({ reason: 'other', sessionId: SESSION, resume: { id: SESSION } });
@@ -690,11 +677,7 @@ describe('/empty and /fresh-window', () => {
   });
 
   test('a busy close-out rides on the command as context', async ($, on) => {
-    world(on, (op, req) =>
-      op === 'hook' && req.event === 'command.run'
-        ? { ok: true, effects: [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }] }
-        : { ok: true, effects: [] },
-    );
+    commandWorld(on, [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }]);
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     const r = await $.command.run(typed('fresh-window', ''));
     expect(r.context).toEqual(['Save your notes now.']);
@@ -704,11 +687,7 @@ describe('/empty and /fresh-window', () => {
 
 describe('/notesoup cap', () => {
   test('the arguments go to the helper and its report is the answer', async ($, on) => {
-    const calls = world(on, (op, req) =>
-      op === 'hook' && req.event === 'command.run'
-        ? { ok: true, effects: [{ type: 'report', text: 'cap: 100000; warning at 83616, clear at 91808 tokens (native 100000, from cap); window claude:s:0' }] }
-        : { ok: true, effects: [] },
-    );
+    const calls = commandWorld(on, [{ type: 'report', text: 'cap: 100000; warning at 83616, clear at 91808 tokens (native 100000, from cap); window claude:s:0' }]);
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
     const r = await $.command.run(typed('notesoup', 'cap 100k'));
