@@ -124,13 +124,8 @@ impl UuidIndex {
 pub(crate) struct Node {
     pub(crate) first_line: usize,
     pub(crate) kind: Kind,
-    /// The latest parent's uuid, unless `parent_at` names the parent's node (then `None`:
-    /// the parent is that node, and its uuid is not copied).
-    pub(crate) parent: Option<String>,
-    /// The parent's node, when a resumed state names it by its place or the row's parent
-    /// was already a node when it was added (no uuid copied, no lookup left to resolve it);
-    /// spelled out into `parent` before a repeat compares or moves it.
-    pub(crate) parent_at: Option<usize>,
+    /// The latest parent (`None`: a root).
+    pub(crate) parent: Option<Parent>,
     /// The first-recorded parent, kept apart only once a repeat changed `parent`.
     pub(crate) first_parent: FirstParent,
     pub(crate) logical_parent: Option<String>,
@@ -154,6 +149,26 @@ pub(crate) struct Node {
     pub(crate) spanned: bool,
 }
 
+/// A node's latest parent: by its uuid, or, when it is one of the nodes, by that node's place
+/// (a resumed state names such a parent so, and so does [`Decoder`] for a row whose parent
+/// was already a node: no uuid copied, no lookup left to resolve it). A repeat that compares
+/// or moves the parent spells its uuid out first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Parent {
+    Uuid(String),
+    At(usize),
+}
+
+impl Parent {
+    /// The uuid when it is kept (`None` for a parent named by its place).
+    pub(crate) fn uuid(&self) -> Option<&String> {
+        match self {
+            Parent::Uuid(uuid) => Some(uuid),
+            Parent::At(_) => None,
+        }
+    }
+}
+
 /// Where a node's first-recorded parent is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum FirstParent {
@@ -169,11 +184,30 @@ impl Node {
         &all[self.first_event..self.first_event + self.event_count]
     }
 
-    /// The parent this row was first recorded with (`None` also while `parent_at` names it:
-    /// the graph follows its resolved links, and reads a uuid only where a link is missing).
+    /// A repeat of this row recorded `parent` (its parent spelled out as a uuid first): the
+    /// latest parent, the first-recorded one kept apart when it changed.
+    fn repeated_with(&mut self, parent: Option<String>) {
+        let parent = parent.map(Parent::Uuid);
+        if self.first_parent == FirstParent::Same && self.parent != parent {
+            let was = std::mem::replace(&mut self.parent, parent);
+            self.first_parent = FirstParent::Was(was.as_ref().and_then(Parent::uuid).cloned());
+        } else {
+            self.parent = parent;
+        }
+        self.duplicated = true;
+    }
+
+    /// The latest parent's uuid when it is kept (`None` for a root, and for a parent named
+    /// by its place: the graph follows resolved links, and reads a uuid only where a link
+    /// is missing, which a place never is).
+    pub(crate) fn parent_uuid(&self) -> Option<&String> {
+        self.parent.as_ref().and_then(Parent::uuid)
+    }
+
+    /// The uuid of the parent this row was first recorded with, as [`Node::parent_uuid`].
     pub(crate) fn first_parent(&self) -> Option<&String> {
         match &self.first_parent {
-            FirstParent::Same => self.parent.as_ref(),
+            FirstParent::Same => self.parent_uuid(),
             FirstParent::Was(first) => first.as_ref(),
         }
     }
@@ -552,14 +586,12 @@ impl Decoder {
     /// A new row's parent as its node keeps it: named by its place when it is already a
     /// node, as a resumed state names it (one lookup here rather than one by the graph and
     /// one by the index's writer, and no copy of its uuid kept), else by its uuid.
-    fn parent_link(&self, parent: Option<String>) -> (Option<String>, Option<usize>) {
-        match parent
-            .as_deref()
-            .and_then(|uuid| self.index.get(uuid, &self.nodes))
-        {
-            Some(at) => (None, Some(at)),
-            None => (parent, None),
-        }
+    fn parent_link(&self, parent: Option<String>) -> Option<Parent> {
+        let uuid = parent?;
+        Some(match self.index.get(&uuid, &self.nodes) {
+            Some(at) => Parent::At(at),
+            None => Parent::Uuid(uuid),
+        })
     }
 
     /// Adds the row of line `n` (`line`: its bytes; `found`: its spans, when already found).
@@ -589,8 +621,11 @@ impl Decoder {
             });
         }
         if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
-            if let Some(p) = self.nodes[at].1.parent_at.take() {
-                self.nodes[at].1.parent = self.nodes.get(p).map(|(uuid, _)| uuid.clone());
+            if let Some(Parent::At(p)) = self.nodes[at].1.parent {
+                self.nodes[at].1.parent = self
+                    .nodes
+                    .get(p)
+                    .map(|(uuid, _)| Parent::Uuid(uuid.clone()));
             }
             let node = &mut self.nodes[at].1;
             // Whole events are compared as they are; where either side is elided, by
@@ -614,20 +649,14 @@ impl Decoder {
                 });
             }
             // A repeat allocates nothing; its links are the latest.
-            if node.first_parent == FirstParent::Same && node.parent != row.parent {
-                node.first_parent =
-                    FirstParent::Was(std::mem::replace(&mut node.parent, row.parent));
-            } else {
-                node.parent = row.parent;
-            }
-            node.duplicated = true;
+            node.repeated_with(row.parent);
             if row.compact {
                 node.logical_parent = row.logical_parent;
                 node.preserved = row.preserved;
             }
             return Ok(());
         }
-        let (parent, parent_at) = self.parent_link(row.parent);
+        let parent = self.parent_link(row.parent);
         let seq = self.next_seq;
         self.next_seq += row.events.len() as u64;
         self.index.insert(&row.uuid, self.nodes.len());
@@ -659,7 +688,6 @@ impl Decoder {
                 kind: row.kind,
                 first_parent: FirstParent::Same,
                 parent,
-                parent_at,
                 logical_parent: row.logical_parent,
                 preserved: row.preserved,
                 compact: row.compact,

@@ -7,7 +7,7 @@ use notesoup_history_core::{
     Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
 };
 
-use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Skeleton, UuidIndex};
+use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Parent, Skeleton, UuidIndex};
 use crate::elided::blank_first;
 use crate::rows::Kind;
 use crate::spans::TextSpan;
@@ -145,9 +145,9 @@ impl Graph {
         let latest: Vec<Link> = decoder
             .nodes
             .iter()
-            .map(|(_, n)| {
-                n.parent_at
-                    .map_or_else(|| resolve(n.parent.as_ref()), Link::Node)
+            .map(|(_, n)| match &n.parent {
+                Some(Parent::At(at)) => Link::Node(*at),
+                _ => resolve(n.parent_uuid()),
             })
             .collect();
         let first = decoder
@@ -196,11 +196,11 @@ impl Graph {
     fn window_parent(&self, i: usize, mode: Mode) -> (Link, Option<&String>, Mode) {
         let node = &self.nodes[i].1;
         if node.compact {
-            let uuid = node.logical_parent.as_ref().or(node.parent.as_ref());
+            let uuid = node.logical_parent.as_ref().or(node.parent_uuid());
             return (self.logical[i], uuid, Mode::Original);
         }
         match mode {
-            Mode::Latest => (self.latest[i], node.parent.as_ref(), Mode::Latest),
+            Mode::Latest => (self.latest[i], node.parent_uuid(), Mode::Latest),
             Mode::Original => (self.first[i], node.first_parent(), Mode::Original),
         }
     }
@@ -318,7 +318,7 @@ impl Graph {
             let node = &self.nodes[i].1;
             // The parent edge, through the links resolved once in `Graph::new`.
             let (parent, link) = match mode {
-                Mode::Latest => (node.parent.as_ref(), self.latest[i]),
+                Mode::Latest => (node.parent_uuid(), self.latest[i]),
                 Mode::Original => (node.first_parent(), self.first[i]),
             };
             match (link, parent) {

@@ -14,7 +14,7 @@
 use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, UuidIndex, push_events};
+use crate::decoder::{Decoder, FirstParent, Node, Parent, UuidIndex, push_events};
 use crate::elided::{Elided, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
@@ -76,21 +76,21 @@ impl Decoder {
             });
             // A parent among the nodes is written as its place: no text to read back, and
             // no lookup to resolve it.
-            let parent_at = node.parent_at.or_else(|| {
-                node.parent
-                    .as_deref()
-                    .and_then(|uuid| self.index.get(uuid, &self.nodes))
-            });
-            match (parent_at, node.parent.as_deref()) {
+            let at = match &node.parent {
+                Some(Parent::Uuid(uuid)) => self.index.get(uuid, &self.nodes),
+                Some(Parent::At(at)) => Some(*at),
+                None => None,
+            };
+            match (at, node.parent.as_ref().and_then(Parent::uuid)) {
                 (Some(at), _) => {
                     w.u8(2);
                     w.u64(at as u64);
                 }
-                (None, None) => w.u8(0),
                 (None, Some(uuid)) => {
                     w.u8(1);
                     w.str(uuid);
                 }
+                (None, None) => w.u8(0),
             }
             match &node.first_parent {
                 FirstParent::Same => w.u8(0),
@@ -212,7 +212,7 @@ impl Decoder {
         // A parent written as its place names one of the nodes (its uuid is not copied).
         if nodes
             .iter()
-            .any(|(_, n)| n.parent_at.is_some_and(|at| at >= nodes.len()))
+            .any(|(_, n)| matches!(n.parent, Some(Parent::At(at)) if at >= nodes.len()))
         {
             return Err(r.invalid("parent out of range"));
         }
@@ -260,7 +260,7 @@ fn read_node(
         3 => Kind::Attachment,
         _ => return Err(r.invalid("row kind")),
     };
-    let (parent, parent_at) = read_parent(r)?;
+    let parent = read_parent(r)?;
     let first_parent = match r.u8()? {
         0 => FirstParent::Same,
         1 => FirstParent::Was(r.opt_str()?),
@@ -333,7 +333,6 @@ fn read_node(
             first_line,
             kind,
             parent,
-            parent_at,
             first_parent,
             logical_parent,
             preserved,
@@ -351,13 +350,11 @@ fn read_node(
 }
 
 /// A row's parent: none, its uuid, or (one of the state's rows) that row's place.
-fn read_parent(
-    r: &mut Reader<impl std::io::Read>,
-) -> Result<(Option<String>, Option<usize>), StateError> {
+fn read_parent(r: &mut Reader<impl std::io::Read>) -> Result<Option<Parent>, StateError> {
     Ok(match r.u8()? {
-        0 => (None, None),
-        1 => (Some(r.str()?), None),
-        2 => (None, Some(r.usize()?)),
+        0 => None,
+        1 => Some(Parent::Uuid(r.str()?)),
+        2 => Some(Parent::At(r.usize()?)),
         _ => return Err(r.invalid("parent")),
     })
 }
