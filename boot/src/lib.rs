@@ -65,9 +65,9 @@
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
-use notesoup_history_core::format_utc;
-use notesoup_history_core::window::MARKER_CLOSE;
-pub use notesoup_history_core::window::{WindowId, WindowIdError};
+use notesoup_window::format_utc;
+use notesoup_window::marker;
+pub use notesoup_window::{WindowId, WindowIdError};
 
 /// The contents budget of a boot's notes snapshot, in bytes, when the caller has no other.
 pub const DEFAULT_BUDGET: usize = 24 * 1024;
@@ -272,7 +272,7 @@ pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
         host,
         &[],
     ));
-    out.push_str(MARKER_CLOSE);
+    out.push_str(marker::CLOSE);
     Ok(out)
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use notesoup_history_core::Harness;
+use notesoup_window::Host;
 
 /// The exit codes, as `--help` prints them (the same table as README's "Using it").
 macro_rules! exit_codes {
@@ -164,9 +164,9 @@ impl HarnessArg {
     /// The selector prefix (`claude`, `pi`, `codex`).
     pub(crate) fn name(self) -> &'static str {
         let harness = match self {
-            Self::Claude => Harness::Claude,
-            Self::Pi => Harness::Pi,
-            Self::Codex => Harness::Codex,
+            Self::Claude => Host::Claude,
+            Self::Pi => Host::Pi,
+            Self::Codex => Host::Codex,
         };
         harness.name()
     }

@@ -5,9 +5,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 
-use notesoup_history_core::Harness;
 use notesoup_history_store::{Corpus, Roots};
 use notesoup_thresholds::{NOTESOUP_DISABLED, margins, notesoup_disabled};
+use notesoup_window::Host;
 use serde_json::{Value, json};
 
 use crate::limits::{merged, policy, policy_env, settings_files};
@@ -398,7 +398,7 @@ fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
 /// looked in (from `notesoup_history_store::Corpus::folders`, the history tools' own rule).
 fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
-    for harness in Harness::ALL {
+    for harness in Host::HARNESSES {
         let reply = notesoup_helper_bin::run(
             Some("history_sessions"),
             json!({"harness": harness, "limit": 1})
@@ -408,11 +408,7 @@ fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
         )
         .reply;
         let total = reply["total"].as_u64().unwrap_or(0);
-        let name = match harness {
-            Harness::Claude => "Claude Code",
-            Harness::Pi => "Pi",
-            Harness::Codex => "Codex",
-        };
+        let name = harness.product();
         let folders: Vec<(PathBuf, &str)> = corpus
             .folders(harness)
             .into_iter()
@@ -467,11 +463,13 @@ fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     }
 }
 
-fn folder_variable(harness: Harness) -> &'static str {
+fn folder_variable(harness: Host) -> &'static str {
     match harness {
-        Harness::Claude => "CLAUDE_CONFIG_DIR",
-        Harness::Pi => "PI_CODING_AGENT_SESSION_DIR",
-        Harness::Codex => "CODEX_HOME",
+        Host::Claude => "CLAUDE_CONFIG_DIR",
+        Host::Pi => "PI_CODING_AGENT_SESSION_DIR",
+        Host::Codex => "CODEX_HOME",
+        // Never asked: an MCP client keeps no sessions (the loop is over the harnesses).
+        Host::Mcp => "NOTESOUP_HOME",
     }
 }
 

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use notesoup_history_core::format_utc;
 use notesoup_notes::{
     Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NotesError, TRASH_DAYS, TRASH_KEEP, Version, store_root,
 };
+use notesoup_window::format_utc;
 use serde_json::json;
 
 use crate::args::{NotesArgs, NotesCommand};

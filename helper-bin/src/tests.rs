@@ -125,9 +125,9 @@ fn history_sessions_bad_requests_exit_2_like_every_op(#[case] request: &str) {
 /// What the flow kept for session `id` (harness claude) under notes home `home` says: what
 /// the ops' tests read the state by (the replies carry effects only).
 pub(crate) fn kept_flow(home: &std::path::Path, id: &str) -> notesoup_reset_flow::Snapshot {
-    use notesoup_history_core::Harness;
+    use notesoup_window::Host;
     use notesoup_window_store::{SessionKey, WindowStore};
-    let key = SessionKey::new(Harness::Claude, id).expect("a session id");
+    let key = SessionKey::new(Host::Claude, id).expect("a session id");
     let record = WindowStore::new(home)
         .read(&key)
         .expect("the record reads")

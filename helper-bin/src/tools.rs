@@ -27,9 +27,10 @@
 use std::time::Duration;
 
 use notesoup_history_core::{
-    ANSWER_LIMIT, DEFAULT_LIMIT, Harness, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
+    ANSWER_LIMIT, DEFAULT_LIMIT, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
 };
 use notesoup_history_store::Roots;
+use notesoup_window::Host;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -247,7 +248,7 @@ fn history_tools() -> Vec<ToolSpec> {
             "List recent sessions of every coding agent on this machine (Claude Code, Pi, Codex), newest first: harness:id, start time, cwd and first prompt. Pass one as `session` to history_list or history_read to read it.",
             object(
                 json!({
-                    "harness": {"enum": Harness::ALL, "description": "Only this harness."},
+                    "harness": {"enum": Host::HARNESSES, "description": "Only this harness."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": SESSIONS_MAX, "default": SESSIONS_DEFAULT},
                 }),
                 &[],

@@ -3,9 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use notesoup_history_core::{
-    Body, Event, Harness, SessionRef, Transcript, Window, WordHashBuilder,
-};
+use notesoup_history_core::{Body, Event, SessionRef, Transcript, Window, WordHashBuilder};
+use notesoup_window::Host;
 
 use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Parent, Skeleton, UuidIndex};
 use crate::elided::blank_first;
@@ -291,7 +290,7 @@ impl Graph {
         elided.retain(|_| kept.next().copied().unwrap_or(false));
         let transcript = Transcript {
             session: SessionRef {
-                harness: Harness::Claude,
+                harness: Host::Claude,
                 id: self.session,
             },
             events,

@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use notesoup_history_core::window::retained_window;
-use notesoup_history_core::{Body, Harness, Role};
+use notesoup_history_core::{Body, Role};
+use notesoup_window::Host;
+use notesoup_window::marker::retained_window;
 
 use crate::elided::{BodyRef, Elided, blank, fingerprint};
 use crate::spans;
@@ -883,7 +884,7 @@ fn attachment_events<'a, M>(raw: &RawRow<'_, M>) -> Result<Vec<(Role, Ev<'a>)>, 
 /// of history-core says what a complete block is).
 pub(crate) fn boot_ordinal(text: &str) -> Option<u64> {
     retained_window(text)
-        .filter(|w| w.host() == Harness::Claude.name())
+        .filter(|w| w.host() == Host::Claude.name())
         .map(|w| u64::from(w.ordinal()))
 }
 

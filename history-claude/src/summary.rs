@@ -1,6 +1,7 @@
 //! A Claude transcript's recent-sessions listing line, read from the start of its file.
 
-use notesoup_history_core::{Harness, SessionSummary};
+use notesoup_history_core::SessionSummary;
+use notesoup_window::Host;
 use serde_json::Value;
 
 /// The listing line of session `id` from the first bytes of its transcript (the first
@@ -23,7 +24,7 @@ use serde_json::Value;
 /// assert_eq!(line.first_prompt.as_deref(), Some("list the files"));
 /// ```
 pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
-    let mut summary = SessionSummary::new(Harness::Claude, id);
+    let mut summary = SessionSummary::new(Host::Claude, id);
     for line in start.split(|&b| b == b'\n') {
         let Ok(row) = serde_json::from_slice::<Value>(line) else {
             continue;

@@ -33,12 +33,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub use notesoup_history_core::window::WindowFacts;
-use notesoup_history_core::window::{WindowId, newest_highest, retained_window};
-use notesoup_history_core::{Body, Harness, Role, Transcript};
+use notesoup_history_core::{Body, Role, Transcript};
+use notesoup_window::Host;
+pub use notesoup_window::WindowFacts;
+use notesoup_window::WindowId;
+use notesoup_window::marker::{newest_highest, retained_window};
 
 /// The harness name in a Claude window id.
-const HOST: &str = Harness::Claude.name();
+const HOST: &str = Host::Claude.name();
 
 /// A transcript that is not the session's it was asked about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,7 +56,7 @@ pub enum WindowFactsError {
     },
     /// The session id cannot name a window (see `history-core::window`).
     #[error(transparent)]
-    BadSession(#[from] notesoup_history_core::window::WindowIdError),
+    BadSession(#[from] notesoup_window::WindowIdError),
 }
 
 /// The window facts of `transcript` (decoded with the live head, or [`crate::Head::Leaf`]

@@ -5,8 +5,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use notesoup_history_core::{
-    Body, Event, Harness, Role, Seq, SessionRef, SessionSummary, Transcript, Window, boot_marker,
+    Body, Event, Role, Seq, SessionRef, SessionSummary, Transcript, Window,
 };
+use notesoup_window::Host;
+use notesoup_window::marker::boot_marker;
 
 use crate::lines::{
     HistoryBase, Line, Meta, file_ids, lines, meta_of, optional_str, required_str, shown,
@@ -109,7 +111,7 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
         .map(|b| b.thread_id.clone())
         .collect();
     let session = SessionRef {
-        harness: Harness::Codex,
+        harness: Host::Codex,
         id: parts[parts.len() - 1].1.id.clone(),
     };
     let mut state = State {
@@ -543,7 +545,7 @@ pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
             _ => None,
         });
     Ok(SessionSummary {
-        harness: Harness::Codex,
+        harness: Host::Codex,
         id: meta.id,
         started: meta.timestamp,
         cwd: meta.cwd,

@@ -1,6 +1,6 @@
 //! notesoup history, harness-neutral.
 //!
-//! A decoder (`notesoup-history-claude`, `-pi`, `-codex`, one per [`Harness`]) turns one persisted
+//! A decoder (`notesoup-history-claude`, `-pi`, `-codex`, one per harness) turns one persisted
 //! session into a [`Transcript`]: the selected branch's [`Event`]s, each with a [`Seq`]
 //! address, a [`Role`], a [`Window`] and a [`Body`] (visible text, a tool call, or a tool
 //! result), plus the ancestors the branch needs but the transcript lacks. [`History`]
@@ -57,14 +57,15 @@
 //!
 //! ```
 //! use notesoup_history_core::{
-//!     Body, Event, Harness, History, ListArgs, ReadArgs, Role, SessionRef, Transcript, Window,
+//!     Body, Event, History, ListArgs, ReadArgs, Role, SessionRef, Transcript, Window,
 //! };
+//! use notesoup_window::Host;
 //!
 //! let event = |seq, role, body| Event {
 //!     seq, role, body, window: Window::Numbered(0), record: format!("r{seq}"), timestamp: None,
 //! };
 //! let history = History::new(Transcript {
-//!     session: SessionRef { harness: Harness::Claude, id: "s1".into() },
+//!     session: SessionRef { harness: Host::Claude, id: "s1".into() },
 //!     events: vec![
 //!         event(1, Role::User, Body::Text { text: "list the files".into() }),
 //!         event(2, Role::Assistant, Body::Text { text: String::new() }),
@@ -91,7 +92,6 @@
 #![forbid(unsafe_code)]
 
 mod budget;
-mod harness;
 mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
@@ -99,12 +99,9 @@ mod history;
 mod line_error;
 mod model;
 mod sessions;
-mod time;
 mod tools;
-pub mod window;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
-pub use harness::{Harness, UnknownHarness};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
 pub use line_error::{LineError, SessionFile};
@@ -113,12 +110,10 @@ pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
     SessionsLimit, clip, render_sessions, sessions_limit,
 };
-pub use time::format_utc;
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
     QueryError, ReadArgs,
 };
-pub use window::boot_marker;
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::harness::Harness;
+use notesoup_window::Host;
 
 /// An event's address: allocated by the decoder in first-occurrence append order of the
 /// persisted transcript, starting at 1, and never changed when the transcript grows.
@@ -101,7 +101,7 @@ impl fmt::Display for Window {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionRef {
     /// The harness.
-    pub harness: Harness,
+    pub harness: Host,
     /// The harness's own session id.
     pub id: String,
 }
@@ -174,7 +174,7 @@ pub struct Transcript {
     pub session: SessionRef,
     /// The selected events, in ascending seq order (append order, not presentation order).
     pub events: Vec<Event>,
-    /// Harness ids of ancestors the selected branch needs but the transcript lacks, in the
+    /// Host ids of ancestors the selected branch needs but the transcript lacks, in the
     /// order they were met; each stops one edge of the selection.
     pub missing: Vec<String>,
     /// The window of the selected head.

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
-use crate::harness::Harness;
+use notesoup_window::Host;
 
 /// How many sessions one listing shows by default.
 pub const SESSIONS_DEFAULT: usize = 20;
@@ -47,7 +47,7 @@ pub struct SessionsLimit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selector {
     /// The harness the session belongs to.
-    pub harness: Harness,
+    pub harness: Host,
     /// The session id, or a prefix of it.
     pub id: String,
 }
@@ -78,7 +78,7 @@ pub enum SelectorError {
     #[error("no {harness} session has the id or prefix `{id}` ({known} {harness} sessions found)")]
     Unknown {
         /// The harness.
-        harness: Harness,
+        harness: Host,
         /// The id or prefix asked for.
         id: String,
         /// How many sessions of the harness were found.
@@ -90,7 +90,7 @@ pub enum SelectorError {
     )]
     Ambiguous {
         /// The harness.
-        harness: Harness,
+        harness: Host,
         /// The prefix asked for.
         id: String,
         /// How many ids fit.
@@ -121,12 +121,10 @@ impl Selector {
         let Some((name, id)) = text.split_once(':') else {
             return Err(SelectorError::NoHarness(text.to_owned()));
         };
-        let harness = name
-            .parse::<Harness>()
-            .map_err(|_| SelectorError::UnknownHarness {
-                selector: text.to_owned(),
-                harness: name.to_owned(),
-            })?;
+        let harness = Host::harness(name).map_err(|_| SelectorError::UnknownHarness {
+            selector: text.to_owned(),
+            harness: name.to_owned(),
+        })?;
         let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
         if id.is_empty() || !id.chars().all(valid) {
             return Err(SelectorError::BadId(text.to_owned()));
@@ -184,7 +182,7 @@ impl Selector {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
     /// The harness the session belongs to.
-    pub harness: Harness,
+    pub harness: Host,
     /// The harness's session id.
     pub id: String,
     /// When the session started, as the harness wrote it (ISO 8601), if known.
@@ -201,7 +199,7 @@ pub struct SessionSummary {
 
 impl SessionSummary {
     /// The listing line of `harness`'s session `id` with nothing yet read from its file.
-    pub fn new(harness: Harness, id: impl Into<String>) -> Self {
+    pub fn new(harness: Host, id: impl Into<String>) -> Self {
         Self {
             harness,
             id: id.into(),

@@ -4,10 +4,11 @@
 use rstest::rstest;
 
 use super::*;
+use notesoup_window::Host;
 
 fn session() -> SessionRef {
     SessionRef {
-        harness: Harness::Claude,
+        harness: Host::Claude,
         id: "s1".into(),
     }
 }

@@ -4,7 +4,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use notesoup_history_core::{Event, Harness, Seq, SessionRef, SessionSummary, Transcript, Window};
+use notesoup_history_core::{Event, Seq, SessionRef, SessionSummary, Transcript, Window};
+use notesoup_window::Host;
 
 use crate::entries::{self, Entry, Parsed};
 use crate::{PiError, PiFile};
@@ -30,7 +31,7 @@ pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcr
     let (path, missing) = branch(selected, &files)?;
     let first_seq = allocate(&files, &path);
     let session = SessionRef {
-        harness: Harness::Pi,
+        harness: Host::Pi,
         id: files[0].header.id.clone(),
     };
     let mut window = match missing.first() {
@@ -233,7 +234,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
                 });
             }
             out = Some(SessionSummary {
-                harness: Harness::Pi,
+                harness: Host::Pi,
                 parent: header
                     .parent_session
                     .as_deref()

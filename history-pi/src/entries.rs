@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use notesoup_history_core::{Body, LineError, Role, boot_marker};
+use notesoup_history_core::{Body, LineError, Role};
+use notesoup_window::marker::boot_marker;
 
 use crate::{PiError, PiFile};
 

@@ -22,9 +22,10 @@ use std::time::SystemTime;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, DECOMPRESSED_MAX_BYTES, file_ids};
-use notesoup_history_core::{Harness, Selector, SessionSummary, Transcript};
+use notesoup_history_core::{Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use notesoup_safe_fs::{FsError, open_regular, read_capped};
+use notesoup_window::Host;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -74,7 +75,7 @@ const MAX_CHAIN: usize = 64;
 #[derive(Debug, Clone)]
 pub struct Found {
     /// The harness whose session this is.
-    pub harness: Harness,
+    pub harness: Host,
     /// The session (thread) id.
     pub id: String,
     /// The file.
@@ -98,7 +99,7 @@ impl Corpus {
     }
 
     /// The folders searched for `harness`'s sessions, in order.
-    pub fn folders(&self, harness: Harness) -> Vec<PathBuf> {
+    pub fn folders(&self, harness: Host) -> Vec<PathBuf> {
         folders(harness, &self.roots, &self.vars)
     }
 
@@ -112,21 +113,26 @@ impl Corpus {
     /// the files it continues (`parentSession`, `history_base`).
     pub fn load(&self, found: &Found, cache: Option<&Cache>) -> Result<Transcript, StoreError> {
         match found.harness {
-            Harness::Claude => {
+            Host::Claude => {
                 let options = Options {
                     session: Some(found.id.clone()),
                     sidechain: false,
                 };
                 read_transcript(&found.path, &options, &Head::Leaf, cache)
             }
-            Harness::Pi => load_pi(found, &self.roots, &self.vars),
-            Harness::Codex => load_codex(found, &self.roots, &self.vars),
+            Host::Pi => load_pi(found, &self.roots, &self.vars),
+            Host::Codex => load_codex(found, &self.roots, &self.vars),
+            // An MCP client has no sessions of its own: no scan finds one.
+            Host::Mcp => Err(StoreError::NoFile {
+                harness: found.harness,
+                id: found.id.clone(),
+            }),
         }
     }
 
     /// The recent sessions of `harness` (all harnesses when `None`), most recently written
     /// first: the first `limit` with their listing lines read, and how many there are in all.
-    pub fn recent(&self, harness: Option<Harness>, limit: usize) -> (Vec<SessionSummary>, usize) {
+    pub fn recent(&self, harness: Option<Host>, limit: usize) -> (Vec<SessionSummary>, usize) {
         recent(harness, limit, &self.roots, &self.vars)
     }
 }
@@ -135,11 +141,11 @@ impl Corpus {
 type Vars = HashMap<&'static str, PathBuf>;
 
 /// Every session file of `harness` under its folders.
-fn scan(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<Found> {
+fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
     let mut out = Vec::new();
     for root in folders(harness, roots, vars) {
         match harness {
-            Harness::Claude => walk(
+            Host::Claude => walk(
                 &root,
                 1,
                 &mut |path| {
@@ -150,7 +156,7 @@ fn scan(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<Found> {
                 },
                 &mut out,
             ),
-            Harness::Pi => walk(
+            Host::Pi => walk(
                 &root,
                 1,
                 &mut |path| {
@@ -159,7 +165,7 @@ fn scan(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<Found> {
                 },
                 &mut out,
             ),
-            Harness::Codex => walk(
+            Host::Codex => walk(
                 &root,
                 3,
                 &mut |path| {
@@ -168,9 +174,10 @@ fn scan(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<Found> {
                 },
                 &mut out,
             ),
+            Host::Mcp => {}
         }
     }
-    if harness == Harness::Codex {
+    if harness == Host::Codex {
         // A plain file wins over its compressed twin.
         let plain: HashSet<PathBuf> = out
             .iter()
@@ -185,7 +192,7 @@ fn scan(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<Found> {
     out
 }
 
-fn found(harness: Harness, id: &str, path: &Path, segment: Option<&str>, time: &str) -> Found {
+fn found(harness: Host, id: &str, path: &Path, segment: Option<&str>, time: &str) -> Found {
     let modified = fs::metadata(path)
         .and_then(|m| m.modified())
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -223,11 +230,11 @@ fn walk(
 }
 
 /// The folders `harness` keeps sessions in.
-fn folders(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
+fn folders(harness: Host, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
     let var = |name: &str| vars.get(name).cloned();
     let home = var("HOME");
     match harness {
-        Harness::Claude => roots
+        Host::Claude => roots
             .claude
             .as_deref()
             .map(PathBuf::from)
@@ -235,7 +242,7 @@ fn folders(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
             .or_else(|| home.map(|h| h.join(".claude/projects")))
             .into_iter()
             .collect(),
-        Harness::Pi => {
+        Host::Pi => {
             let agent = var("PI_CODING_AGENT_DIR").or_else(|| home.map(|h| h.join(".pi/agent")));
             roots
                 .pi
@@ -247,7 +254,7 @@ fn folders(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
                 .into_iter()
                 .collect()
         }
-        Harness::Codex => {
+        Host::Codex => {
             let sessions = roots
                 .codex
                 .as_deref()
@@ -262,6 +269,7 @@ fn folders(harness: Harness, roots: &Roots, vars: &Vars) -> Vec<PathBuf> {
                 })
                 .collect()
         }
+        Host::Mcp => Vec::new(),
     }
 }
 
@@ -279,7 +287,7 @@ fn pi_session_dir_setting(agent: &Path) -> Option<PathBuf> {
 /// The file that holds a session's latest state: Claude and Pi have one file per session;
 /// a Codex thread's latest file is its newest segment (or its base).
 fn latest_files(files: Vec<Found>) -> Vec<Found> {
-    let mut by_id: HashMap<(Harness, String), Found> = HashMap::new();
+    let mut by_id: HashMap<(Host, String), Found> = HashMap::new();
     for file in files {
         let key = (file.harness, file.id.clone());
         let newer = by_id.get(&key).is_none_or(|old| {
@@ -305,7 +313,7 @@ fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreErr
     // Claude and Pi keep one file per session: two files with one id are two sessions.
     let copies = files
         .iter()
-        .filter(|f| f.id == id && f.segment.is_none() && harness != Harness::Codex)
+        .filter(|f| f.id == id && f.segment.is_none() && harness != Host::Codex)
         .count();
     if copies > 1 {
         return Err(StoreError::Duplicate {
@@ -322,7 +330,7 @@ fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreErr
 
 /// A Pi session's file and, following `parentSession`, the files it continues.
 fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
-    let index: HashMap<String, PathBuf> = scan(Harness::Pi, roots, vars)
+    let index: HashMap<String, PathBuf> = scan(Host::Pi, roots, vars)
         .into_iter()
         .map(|f| (f.id, f.path))
         .collect();
@@ -348,7 +356,7 @@ fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, Stor
             }
             // Followed only inside the Pi sessions folders, links resolved on both sides.
             let inside = fs::canonicalize(&named).is_ok_and(|real| {
-                folders(Harness::Pi, roots, vars)
+                folders(Host::Pi, roots, vars)
                     .iter()
                     .filter_map(|root| fs::canonicalize(root).ok())
                     .any(|root| real.starts_with(root))
@@ -385,7 +393,7 @@ fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, Stor
 
 /// A Codex thread's file and, following `history_base`, the files it continues.
 fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
-    let all = scan(Harness::Codex, roots, vars);
+    let all = scan(Host::Codex, roots, vars);
     let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut at = found.path.clone();
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -458,12 +466,12 @@ fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
 }
 
 fn recent(
-    harness: Option<Harness>,
+    harness: Option<Host>,
     limit: usize,
     roots: &Roots,
     vars: &Vars,
 ) -> (Vec<SessionSummary>, usize) {
-    let files: Vec<Found> = Harness::ALL
+    let files: Vec<Found> = Host::HARNESSES
         .into_iter()
         .filter(|h| harness.is_none_or(|want| want == *h))
         .flat_map(|h| scan(h, roots, vars))
@@ -483,18 +491,18 @@ fn recent(
 fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
     let name = found.path.display().to_string();
     let result = match found.harness {
-        Harness::Pi => file_start(&found.path).and_then(|bytes| {
+        Host::Pi => file_start(&found.path).and_then(|bytes| {
             notesoup_history_pi::summary(&PiFile {
                 name: &name,
                 bytes: &bytes,
             })
             .map_err(|e| e.to_string())
         }),
-        Harness::Codex => {
+        Host::Codex => {
             // A thread's first file (its base, not a rewind segment) holds its first prompt.
             let first = files
                 .iter()
-                .filter(|f| f.harness == Harness::Codex && f.id == found.id)
+                .filter(|f| f.harness == Host::Codex && f.id == found.id)
                 .min_by(|a, b| (a.segment.is_some(), &a.time).cmp(&(b.segment.is_some(), &b.time)))
                 .map_or_else(|| found.path.clone(), |f| f.path.clone());
             let name = first.display().to_string();
@@ -517,9 +525,10 @@ fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
                 .map_err(|e| e.to_string())
             })
         }
-        Harness::Claude => {
+        Host::Claude => {
             file_start(&found.path).map(|bytes| notesoup_history_claude::summary(&found.id, &bytes))
         }
+        Host::Mcp => Err("an MCP client keeps no sessions".to_owned()),
     };
     result.unwrap_or_else(|reason| SessionSummary {
         unreadable: Some(reason),

@@ -39,9 +39,10 @@ use std::path::PathBuf;
 
 use notesoup_history_claude::DecodeError;
 use notesoup_history_codex::CodexError;
-use notesoup_history_core::{Harness, HistoryError, SelectorError};
+use notesoup_history_core::{HistoryError, SelectorError};
 use notesoup_history_pi::PiError;
 use notesoup_safe_fs::FsError;
+use notesoup_window::Host;
 
 mod corpus;
 mod named;
@@ -72,7 +73,7 @@ pub enum StoreError {
     )]
     Duplicate {
         /// The harness.
-        harness: Harness,
+        harness: Host,
         /// The session id.
         id: String,
         /// How many files carry it.
@@ -82,7 +83,7 @@ pub enum StoreError {
     #[error("no file of session {harness}:{id}")]
     NoFile {
         /// The harness.
-        harness: Harness,
+        harness: Host,
         /// The session id.
         id: String,
     },

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use notesoup_history_core::{Harness, Selector};
+use notesoup_history_core::Selector;
+use notesoup_window::Host;
 
 use crate::StoreError;
 
@@ -65,7 +66,7 @@ pub fn named<'a>(
     if let Some(selector) = selector {
         let this = Selector::parse(selector)
             .ok()
-            .filter(|s| s.harness == Harness::Claude && stem == Some(s.id.as_str()));
+            .filter(|s| s.harness == Host::Claude && stem == Some(s.id.as_str()));
         if this.is_none() {
             return Ok(Named::Listed(selector));
         }

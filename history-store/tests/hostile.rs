@@ -9,11 +9,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use notesoup_history_claude::{Head, Options};
-use notesoup_history_core::Harness;
 use notesoup_history_store::{
     Cache, Corpus, LINE_MAX_BYTES, Roots, SESSION_FILE_MAX_BYTES, StoreError, read_transcript,
 };
 use notesoup_testkit::mkfifo;
+use notesoup_window::Host;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("notesoup-hostile-{name}-{}", std::process::id()));
@@ -158,7 +158,7 @@ fn a_zstd_bomb_in_the_codex_folder_is_refused_and_listed_from_its_head() {
     fs::write(codex_file(&home, CODEX_ID, "jsonl.zst"), zstd_bomb(2048)).unwrap();
     let (code_, message) = code(load(&corpus, &format!("codex:{CODEX_ID}")));
     assert_eq!(code_, "too_large", "{message}");
-    let (sessions, total) = corpus.recent(Some(Harness::Codex), 10);
+    let (sessions, total) = corpus.recent(Some(Host::Codex), 10);
     assert_eq!(total, 1);
     // Only the 64 KiB head is decoded: newlines only, so no session_meta.
     assert!(sessions[0].unreadable.is_some(), "{sessions:?}");

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use notesoup_history_core::format_utc;
+use notesoup_window::format_utc;
 
 use crate::{Deleted, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, Note, NoteInfo, Written};
 

@@ -49,7 +49,7 @@ use crate::event::{
 };
 use crate::flow::{ATTACH_DOORS, Commit, Stage};
 use crate::{CopyVerdict, Flow, Reply};
-use notesoup_history_core::window::WindowId;
+use notesoup_window::WindowId;
 
 /// What the helper resolves for a hook, asked only when the hook reads it.
 pub trait Resolve {
@@ -126,8 +126,7 @@ impl KeptBoot {
     /// assert!(KeptBoot::read("hi", "claude").is_none());
     /// ```
     pub fn read(text: &str, host: &str) -> Option<Self> {
-        let window =
-            notesoup_history_core::window::retained_window(text).filter(|w| w.host() == host)?;
+        let window = notesoup_window::marker::retained_window(text).filter(|w| w.host() == host)?;
         Some(Self {
             ordinal: window.ordinal(),
             window: window.to_string(),
@@ -378,7 +377,7 @@ fn single(hook: &Hook) -> Option<Event> {
 /// after its own words on the first line ("prompt.submit hook additional context: …",
 /// measured in 2.1.319, in the request and the transcript's `hook_additional_context`
 /// rendering), and a boot's marker counts only at the start of a line
-/// (`history_core::window::retained_window`).
+/// (`notesoup_window::marker::retained_window`).
 const CONTEXT_LINE_BREAK: &str = "\n";
 
 /// Why a close-out has no warning to carry.
@@ -523,7 +522,7 @@ impl Flow {
                     // The window the row's boot marker names, when the shell did not say.
                     let window = window.clone().or_else(|| {
                         let text = text.as_deref()?;
-                        Some(notesoup_history_core::window::retained_window(text)?.to_string())
+                        Some(notesoup_window::marker::retained_window(text)?.to_string())
                     });
                     self.append_evidence(
                         door,
@@ -734,7 +733,7 @@ impl Flow {
         let windows = kept
             .iter()
             .filter_map(|k| k.window.parse::<WindowId>().ok());
-        let Some(newest) = notesoup_history_core::window::newest_highest(windows) else {
+        let Some(newest) = notesoup_window::marker::newest_highest(windows) else {
             return false;
         };
         let copied = newest.session() != resolve.session();

@@ -194,7 +194,7 @@ fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply
 /// process (so the first step sends no [`Event::Loaded`]).
 ///
 /// ```
-/// use notesoup_history_core::window::{WindowFacts, WindowId};
+/// use notesoup_window::{WindowFacts, WindowId};
 /// use notesoup_reset_flow::{Event, rebuilt_saved, step_saved};
 ///
 /// // The transcript says the session is in window 3 (a record deleted, or a fork).
@@ -207,9 +207,9 @@ fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply
 /// let saved = rebuilt_saved(&facts);
 /// let (_, reply) = step_saved(Some(&saved), "p1", Event::WindowSeen { ordinal: 0 });
 /// assert_eq!(reply.flow.snapshot().ordinal, Some(3)); // an older boot never takes it back
-/// # Ok::<(), notesoup_history_core::window::WindowIdError>(())
+/// # Ok::<(), notesoup_window::WindowIdError>(())
 /// ```
-pub fn rebuilt_saved(facts: &notesoup_history_core::window::WindowFacts) -> Value {
+pub fn rebuilt_saved(facts: &notesoup_window::WindowFacts) -> Value {
     serde_json::json!({"flow": Flow::rebuilt(facts).to_blob()})
 }
 

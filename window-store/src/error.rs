@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use notesoup_history_core::Harness;
 use notesoup_safe_fs::FsError;
+use notesoup_window::Host;
 
 use crate::{VERSION, clip};
 
@@ -16,7 +16,7 @@ pub enum WindowStoreError {
     #[error("bad {harness} session id `{session}` for a window record: {reason}")]
     BadKey {
         /// The harness.
-        harness: Harness,
+        harness: Host,
         /// The session id as given (clipped to 200 characters).
         session: String,
         /// What is wrong with it.
@@ -89,7 +89,7 @@ impl WindowStoreError {
         )
     }
 
-    pub(crate) fn bad_key(harness: Harness, session: &str, reason: &str) -> Self {
+    pub(crate) fn bad_key(harness: Host, session: &str, reason: &str) -> Self {
         Self::BadKey {
             harness,
             session: clip(session),

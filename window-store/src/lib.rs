@@ -37,7 +37,7 @@
 //! this crate reads no environment.
 //!
 //! ```
-//! use notesoup_history_core::Harness;
+//! use notesoup_window::Host;
 //! use notesoup_window_store::{SessionKey, WindowStore};
 //! use serde_json::json;
 //!
@@ -45,7 +45,7 @@
 //! # let home = std::env::temp_dir().join(format!("notesoup-window-store-doc-{}", std::process::id()));
 //! # let _ = std::fs::remove_dir_all(&home);
 //! let store = WindowStore::new(&home);
-//! let key = SessionKey::new(Harness::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f")?;
+//! let key = SessionKey::new(Host::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f")?;
 //! assert!(store.read(&key)?.is_none());
 //!
 //! // Read, decide, write, under the harness folder's lock.
@@ -61,7 +61,7 @@
 //! assert_eq!(store.read(&key)?.map(|r| r.state), Some(json!({ "ordinal": 0 })));
 //!
 //! // A session id can never name a path outside the store.
-//! assert!(SessionKey::new(Harness::Claude, "../../etc/passwd").is_err());
+//! assert!(SessionKey::new(Host::Claude, "../../etc/passwd").is_err());
 //! # std::fs::remove_dir_all(&home).unwrap();
 //! # Ok(())
 //! # }
@@ -70,9 +70,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use notesoup_history_core::Harness;
-use notesoup_history_core::window::WindowId;
 use notesoup_safe_fs::{Dir, FsError};
+use notesoup_window::Host;
+use notesoup_window::WindowId;
 use serde_json::{Map, Value};
 
 mod error;
@@ -99,7 +99,7 @@ pub const PRUNE_MAX: usize = 32;
 /// only ever name one file in one folder.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionKey {
-    harness: Harness,
+    harness: Host,
     session: String,
 }
 
@@ -107,7 +107,7 @@ impl SessionKey {
     /// A key, checked: the session id follows `history-core::window`'s rules for a window
     /// id's session, and is one plain file name (no `/`, not starting with `.`, at most
     /// [`SESSION_MAX`] bytes).
-    pub fn new(harness: Harness, session: &str) -> Result<Self, WindowStoreError> {
+    pub fn new(harness: Host, session: &str) -> Result<Self, WindowStoreError> {
         let bad = |reason: &str| WindowStoreError::bad_key(harness, session, reason);
         if let Err(err) = WindowId::new(harness.name(), session, 0) {
             return Err(bad(&err.reason));
@@ -130,7 +130,7 @@ impl SessionKey {
     }
 
     /// The harness.
-    pub fn harness(&self) -> Harness {
+    pub fn harness(&self) -> Host {
         self.harness
     }
 
@@ -149,7 +149,7 @@ impl SessionKey {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// The harness it belongs to.
-    pub harness: Harness,
+    pub harness: Host,
     /// The session it belongs to.
     pub session: String,
     /// When it was written, milliseconds since the Unix epoch (for people and pruning;

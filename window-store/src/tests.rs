@@ -7,7 +7,7 @@ use serde_json::json;
 use super::*;
 
 fn key() -> SessionKey {
-    SessionKey::new(Harness::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f").unwrap()
+    SessionKey::new(Host::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f").unwrap()
 }
 
 fn record_path(home: &Path) -> PathBuf {
@@ -125,7 +125,7 @@ fn a_record_of_another_version_is_refused_then_rebuilt_by_the_caller() {
 fn a_malformed_record_is_refused_naming_what_is_wrong(#[case] text: &str, #[case] reason: &str) {
     let s = Scratch::new("malformed");
     let store = WindowStore::new(&s.0);
-    let key = SessionKey::new(Harness::Claude, "S").unwrap();
+    let key = SessionKey::new(Host::Claude, "S").unwrap();
     std::fs::create_dir_all(s.0.join("windows/claude")).unwrap();
     std::fs::write(s.0.join("windows/claude/S.json"), text).unwrap();
     let err = store.read(&key).unwrap_err();
@@ -140,8 +140,8 @@ fn a_malformed_record_is_refused_naming_what_is_wrong(#[case] text: &str, #[case
 fn a_record_copied_from_another_session_is_refused() {
     let s = Scratch::new("copied");
     let store = WindowStore::new(&s.0);
-    let parent = SessionKey::new(Harness::Claude, "parent").unwrap();
-    let fork = SessionKey::new(Harness::Claude, "fork").unwrap();
+    let parent = SessionKey::new(Host::Claude, "parent").unwrap();
+    let fork = SessionKey::new(Host::Claude, "fork").unwrap();
     store
         .update(&parent, |_| Some(json!({"ordinal": 2})))
         .unwrap();
@@ -310,14 +310,14 @@ fn a_fifo_in_the_records_or_a_folders_place_is_refused_without_waiting() {
 #[case::quote("a\"b")]
 #[case::too_long(&"s".repeat(SESSION_MAX + 1))]
 fn a_session_id_that_could_name_another_path_is_refused(#[case] session: &str) {
-    let err = SessionKey::new(Harness::Claude, session).unwrap_err();
+    let err = SessionKey::new(Host::Claude, session).unwrap_err();
     assert!(matches!(err, WindowStoreError::BadKey { .. }), "{err}");
 }
 
 #[test]
 fn a_hostile_key_is_quoted_clipped() {
     let long = format!("{}/", "s".repeat(5000));
-    let err = SessionKey::new(Harness::Claude, &long).unwrap_err();
+    let err = SessionKey::new(Host::Claude, &long).unwrap_err();
     assert!(err.to_string().len() < 400, "{err}");
 }
 
@@ -326,7 +326,7 @@ fn a_session_id_of_the_longest_allowed_length_and_with_colons_is_a_file() {
     let s = Scratch::new("long");
     let store = WindowStore::new(&s.0);
     for session in ["s".repeat(SESSION_MAX), "agent:a1:b2".to_owned()] {
-        let key = SessionKey::new(Harness::Claude, &session).unwrap();
+        let key = SessionKey::new(Host::Claude, &session).unwrap();
         store.update(&key, |_| Some(json!(1))).unwrap();
         assert_eq!(store.read(&key).unwrap().unwrap().state, json!(1));
     }
@@ -391,7 +391,7 @@ fn age(path: &Path, days: u64) {
 fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
     let s = Scratch::new("upkeep");
     let store = WindowStore::new(s.0.join("home"));
-    let other = SessionKey::new(Harness::Claude, "older-0").unwrap();
+    let other = SessionKey::new(Host::Claude, "older-0").unwrap();
     store.update(&other, |_| Some(json!({"n": 0}))).unwrap();
     let dir = s.0.join("home/windows/claude");
     // A killed writer's temp file, old records (more than one upkeep prunes), a recent one,
@@ -446,7 +446,7 @@ fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
         names(&dir).iter().filter(|n| n.starts_with("old-")).count(),
         3
     );
-    let next = SessionKey::new(Harness::Claude, "next-0").unwrap();
+    let next = SessionKey::new(Host::Claude, "next-0").unwrap();
     store.update(&next, |_| Some(json!({"n": 3}))).unwrap();
     assert_eq!(
         names(&dir).iter().filter(|n| n.starts_with("old-")).count(),

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use notesoup_history_core::Harness;
+use notesoup_window::Host;
 use notesoup_window_store::{SessionKey, WindowStore};
 use serde_json::json;
 
@@ -14,7 +14,7 @@ const WORKERS: u64 = 4;
 const ROUNDS: u64 = 40;
 
 fn key() -> SessionKey {
-    SessionKey::new(Harness::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f").expect("a valid key")
+    SessionKey::new(Host::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f").expect("a valid key")
 }
 
 /// One worker's loop; does nothing when run as an ordinary test.

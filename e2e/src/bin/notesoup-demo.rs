@@ -294,7 +294,7 @@ fn warning_line(r: Request<'_>) -> String {
 
 fn boot_window(r: Request<'_>) -> String {
     let head = r.head_text();
-    notesoup_history_core::window::marker_ids(&head)
+    notesoup_window::marker::marker_ids(&head)
         .next()
         .unwrap_or("?")
         .to_owned()

@@ -1,7 +1,8 @@
 //! `history_sessions`: the recent sessions of every harness on this machine (Claude, Pi,
 //! Codex), most recently active first, so the model can pick one for `session`.
 
-use notesoup_history_core::{Harness, render_sessions, sessions_limit};
+use notesoup_history_core::{render_sessions, sessions_limit};
+use notesoup_window::Host;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -29,7 +30,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     let harness = r
         .harness
         .as_deref()
-        .map(str::parse::<Harness>)
+        .map(Host::harness)
         .transpose()
         .map_err(|err| OpError::bad_request(format!("`harness`: {err}")))?;
     let limit = sessions_limit(r.limit).map_err(|err| OpError::bad_request(err.to_string()))?;

@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 
 use notesoup_boot::{Host, Reset};
-use notesoup_history_core::window::{MARKER_OPEN, WindowId};
 use notesoup_reset_flow::{
     Budget, CapAsk, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved,
 };
@@ -18,6 +17,8 @@ use notesoup_thresholds::{
     CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status, fill_below,
     notesoup_disabled, resolve,
 };
+use notesoup_window::WindowId;
+use notesoup_window::marker;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -256,7 +257,7 @@ pub(crate) fn call(
     let mut watch = json!(reply.flow.watch());
     if let Some(w) = watch.as_object_mut() {
         // What a kept boot's block holds: the shell forwards only blocks that do.
-        w.insert("boot_marker".into(), json!(MARKER_OPEN));
+        w.insert("boot_marker".into(), json!(marker::OPEN));
         if let Some(quiet) = world.resolved.as_ref().and_then(|r| quiet(&reply.flow, r)) {
             w.insert("quiet".into(), quiet);
         }

@@ -17,9 +17,9 @@
 use std::path::Path;
 
 use notesoup_history_claude::{Head, Options, window_facts};
-use notesoup_history_core::Harness;
 use notesoup_history_store::read_transcript;
 use notesoup_reset_flow::{Event, Reply, rebuilt_saved, step, step_saved};
+use notesoup_window::Host;
 use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -44,7 +44,7 @@ struct Request {
 #[serde(deny_unknown_fields)]
 pub(crate) struct SessionRef {
     /// `claude` (the harness whose session this is).
-    pub(crate) harness: Harness,
+    pub(crate) harness: Host,
     /// The session id (`$.session.id()`).
     pub(crate) id: String,
     /// A token unique to the calling process (a new process finds the flow `loaded`).
@@ -122,7 +122,7 @@ pub(crate) fn with_saved<R>(
 /// is not this session's.
 fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<serde_json::Value> {
     let path = session.transcript_path.as_deref()?;
-    if session.harness != Harness::Claude {
+    if session.harness != Host::Claude {
         return None;
     }
     let options = Options {

@@ -22,6 +22,7 @@ fn selectors_parse(#[case] text: &str, #[case] harness: &str, #[case] id: &str) 
 #[rstest]
 #[case("01a2", "bad_session", "has no harness")]
 #[case("gemini:01a2", "bad_session", "unknown harness `gemini`")]
+#[case("mcp:01a2", "bad_session", "unknown harness `mcp`")]
 #[case("pi:", "bad_session", "no valid session id")]
 #[case("pi:../etc", "bad_session", "no valid session id")]
 fn bad_selectors_are_refused(#[case] text: &str, #[case] code: &str, #[case] reason: &str) {
@@ -51,7 +52,7 @@ fn resolution_prefers_the_exact_id_then_a_unique_prefix() {
 
 fn summary(n: usize) -> SessionSummary {
     SessionSummary {
-        harness: Harness::Codex,
+        harness: Host::Codex,
         id: format!("id-{n:04}"),
         started: Some("2026-12-02T15:00:00Z".into()),
         cwd: Some("/work".into()),
@@ -107,7 +108,9 @@ fn the_sessions_page_states_the_enforced_limits_and_harnesses() {
     ] {
         assert!(page.contains(&limits), "the page lacks {limits:?}");
     }
-    let names = crate::Harness::ALL.map(|h| format!("`{h}`")).join(", ");
+    let names = notesoup_window::Host::HARNESSES
+        .map(|h| format!("`{h}`"))
+        .join(", ");
     assert!(page.contains(&names), "the page lacks {names}");
     assert!(page.contains("`notesoup-helper-bin` crate's `tools` module"));
 }

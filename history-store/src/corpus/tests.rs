@@ -6,7 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use notesoup_history_core::{Harness, History, ListArgs, ReadArgs, Role, SessionSummary};
+use notesoup_history_core::{History, ListArgs, ReadArgs, Role, SessionSummary};
+use notesoup_window::Host;
 
 use crate::{Corpus, Roots, StoreError};
 
@@ -284,7 +285,7 @@ fn the_recent_listing_spans_harnesses_newest_first() {
         by_id(CODEX_ZST).first_prompt.as_deref(),
         Some("Please run a command that writes a probe file, then stop.")
     );
-    let (pi, total) = corpus.recent(Some(Harness::Pi), 1);
+    let (pi, total) = corpus.recent(Some(Host::Pi), 1);
     assert_eq!(total, 2);
     assert_eq!(pi[0].id, PI_FORK);
     let _ = fs::remove_dir_all(home);
@@ -295,7 +296,7 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
     let home = home("vars");
     let empty = std::env::temp_dir().join(format!("notesoup-corpus-empty-{}", std::process::id()));
     fs::create_dir_all(&empty).unwrap();
-    let count = |vars: &[(&str, &Path)], roots: Roots, harness: Option<Harness>| {
+    let count = |vars: &[(&str, &Path)], roots: Roots, harness: Option<Host>| {
         corpus(&home, vars, roots).recent(harness, 1).1
     };
     assert_eq!(count(&[], Roots::default(), None), 7);
@@ -308,14 +309,14 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
     assert_eq!(count(&moved, Roots::default(), None), 0);
     let sessions = home.join(".pi/agent/sessions");
     let session_dir = [("PI_CODING_AGENT_SESSION_DIR", sessions.as_path())];
-    assert_eq!(count(&session_dir, Roots::default(), Some(Harness::Pi)), 2);
+    assert_eq!(count(&session_dir, Roots::default(), Some(Host::Pi)), 2);
     // Pi's own sessionDir setting, absolute, is honoured.
     let agent = home.join("agent-with-setting");
     fs::create_dir_all(&agent).unwrap();
     let setting = format!("{{\"sessionDir\": {:?}}}", sessions.display().to_string());
     fs::write(agent.join("settings.json"), setting).unwrap();
     let pi_setting = [("PI_CODING_AGENT_DIR", agent.as_path())];
-    assert_eq!(count(&pi_setting, Roots::default(), Some(Harness::Pi)), 2);
+    assert_eq!(count(&pi_setting, Roots::default(), Some(Host::Pi)), 2);
     // The notesoup setting wins over the variables.
     let roots = Roots {
         pi: Some(sessions.display().to_string()),

@@ -4,7 +4,8 @@
 //! left out because its window is closed or this session's own boot of it is already
 //! attached, or rebuilt for a fork).
 
-use notesoup_history_core::window::{WindowFacts, boot_block};
+use notesoup_window::WindowFacts;
+use notesoup_window::marker::boot_block;
 
 use super::Flow;
 use super::OwnBoot;
@@ -23,7 +24,7 @@ impl Flow {
     /// (sent as [`Event::CopiedBoot`]) while the copy is the window's boot.
     ///
     /// ```
-    /// use notesoup_history_core::window::{WindowFacts, WindowId};
+    /// use notesoup_window::{WindowFacts, WindowId};
     /// use notesoup_reset_flow::Flow;
     ///
     /// let facts = WindowFacts {
@@ -35,7 +36,7 @@ impl Flow {
     /// let flow = Flow::rebuilt(&facts);
     /// assert_eq!(flow.snapshot().ordinal, Some(1));
     /// assert!(flow.snapshot().boot_owed); // attached to the fork's next prompt
-    /// # Ok::<(), notesoup_history_core::window::WindowIdError>(())
+    /// # Ok::<(), notesoup_window::WindowIdError>(())
     /// ```
     #[must_use]
     pub fn rebuilt(facts: &WindowFacts) -> Self {

@@ -377,7 +377,7 @@ fn check(
         // A fork's: another session's copy of the open window is rebuilt while no own boot
         // is out (the rebuilt copy is the own boot, offered), and left out once one is.
         Event::BootCopy { session, text } => {
-            let foreign = notesoup_history_core::window::boot_block(text)
+            let foreign = notesoup_window::marker::boot_block(text)
                 .is_some_and(|(w, _)| w.session() != session);
             for e in fx {
                 if let Effect::BootCopy {

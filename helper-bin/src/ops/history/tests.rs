@@ -103,18 +103,20 @@ fn explicit_selectors_need_no_head_of_the_current_session() {
     assert_eq!(reply["error"]["code"], "no_head", "{reply}");
 }
 
-#[test]
-fn history_sessions_refuses_an_unknown_harness() {
+#[rstest::rstest]
+#[case("gemini")]
+#[case("mcp")]
+fn history_sessions_refuses_an_unknown_harness(#[case] name: &str) {
     let ctx = Context::from_vars([("HOME", "/nonexistent")]);
     let reply = run(
         Some("history_sessions"),
-        json!({"harness": "gemini"}).to_string().as_bytes(),
+        json!({"harness": name}).to_string().as_bytes(),
         &ctx,
     )
     .reply;
     assert_eq!(reply["error"]["code"], "bad_request", "{reply}");
     let message = reply["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("unknown harness `gemini`"), "{reply}");
+    assert!(message.contains(&format!("unknown harness `{name}`")), "{reply}");
 }
 
 /// `SessionArgs::FIELDS` is the struct's own field list: serde's refusal of an unknown

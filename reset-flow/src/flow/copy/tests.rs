@@ -1,6 +1,6 @@
 //! The boot-copy verdict and the rebuilt flow, driven by the JSON events the shell sends.
 
-use notesoup_history_core::window::{WindowFacts, WindowId};
+use notesoup_window::{WindowFacts, WindowId};
 use rstest::rstest;
 use serde_json::{Value, json};
 

@@ -4,7 +4,7 @@
 /// notes tools and the command line all show note times this way).
 ///
 /// ```
-/// use notesoup_history_core::format_utc;
+/// use notesoup_window::format_utc;
 ///
 /// assert_eq!(format_utc(0), "1970-01-01 00:00 UTC");
 /// assert_eq!(format_utc(1_733_152_245), "2024-12-02 15:10 UTC");

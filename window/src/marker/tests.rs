@@ -4,46 +4,6 @@ use rstest::rstest;
 use super::*;
 
 #[rstest]
-#[case::claude("claude:6e9d:0", "claude", "6e9d", 0)]
-#[case::colon_in_session("pi:a:b:7", "pi", "a:b", 7)]
-#[case::big("codex:x:4294967295", "codex", "x", u32::MAX)]
-fn window_ids_parse(
-    #[case] s: &str,
-    #[case] host: &str,
-    #[case] session: &str,
-    #[case] ordinal: u32,
-) {
-    let w: WindowId = s.parse().unwrap();
-    assert_eq!(
-        (w.host(), w.session(), w.ordinal()),
-        (host, session, ordinal)
-    );
-    assert_eq!(w.to_string(), s);
-    assert_eq!(
-        WindowId::from_marker_line(&w.marker_line()),
-        Some(w.clone())
-    );
-    assert_eq!(w.next().ordinal(), ordinal.saturating_add(1));
-}
-
-#[rstest]
-#[case::empty("", "expected")]
-#[case::no_ordinal("claude:abc", "ordinal")]
-#[case::upper_host("Claude:abc:1", "host")]
-#[case::empty_host(":abc:1", "host")]
-#[case::empty_session("claude::1", "empty")]
-#[case::negative("claude:abc:-1", "non-negative")]
-#[case::overflow("claude:abc:4294967296", "too large")]
-#[case::quote("claude:a\"b:1", "session")]
-#[case::space("claude:a b:1", "session")]
-fn bad_window_ids_are_refused(#[case] s: &str, #[case] says: &str) {
-    let err = s.parse::<WindowId>().unwrap_err();
-    let message = err.to_string();
-    assert!(message.contains(&format!("`{s}`")), "{message}");
-    assert!(message.contains(says), "{message}");
-}
-
-#[rstest]
 #[case("<notesoup-boot window=\"claude:a:1\">", Some("claude:a:1"))]
 #[case("<notesoup-boot window=\"claude:a:1\">  ", Some("claude:a:1"))]
 #[case("<notesoup-boot window=\"bad\">", None)]
@@ -76,6 +36,10 @@ fn boot_markers(#[case] text: &str, #[case] want: Option<(&str, Option<u64>)>) {
     Some("claude:s1:4")
 )]
 #[case::open_only("<notesoup-boot window=\"claude:s1:4\">\nnotes, no closing line", None)]
+#[case::close_before_open(
+    "</notesoup-boot>\n<notesoup-boot window=\"claude:s1:4\">\nnotes",
+    None
+)]
 #[case::mid_line(
     "quoted <notesoup-boot window=\"claude:s1:4\">\n</notesoup-boot>",
     None
@@ -88,6 +52,14 @@ fn boot_markers(#[case] text: &str, #[case] want: Option<(&str, Option<u64>)>) {
     "<notesoup-boot window=\"bad\">\n<notesoup-boot window=\"claude:s:2\">\n</notesoup-boot>",
     Some("claude:s:2")
 )]
+#[case::two_open_one_close_names_the_first(
+    "<notesoup-boot window=\"claude:s:1\">\n<notesoup-boot window=\"claude:s:2\">\n</notesoup-boot>",
+    Some("claude:s:1")
+)]
+#[case::past_the_ordinal_maximum(
+    "<notesoup-boot window=\"claude:s:4294967295\">\n</notesoup-boot>",
+    None
+)]
 fn retained_windows(#[case] text: &str, #[case] want: Option<&str>) {
     assert_eq!(
         retained_window(text).map(|w| w.to_string()).as_deref(),
@@ -95,23 +67,17 @@ fn retained_windows(#[case] text: &str, #[case] want: Option<&str>) {
     );
 }
 
-#[test]
-fn marker_ids_count_every_opening() {
-    let text = "a <notesoup-boot window=\"claude:s:0\">\nx\n<notesoup-boot window=\"claude:s:1\">";
-    assert_eq!(
-        marker_ids(text).collect::<Vec<_>>(),
-        ["claude:s:0", "claude:s:1"]
-    );
+#[rstest]
+#[case::plain("a <notesoup-boot window=\"claude:s:0\">\nx\n<notesoup-boot window=\"claude:s:1\">", &["claude:s:0", "claude:s:1"])]
+#[case::an_unquoted_opening_names_nothing(
+    "<notesoup-boot window=\"claude:s:0\n<notesoup-boot window=\"claude:s:1\">",
+    &["claude:s:1"]
+)]
+fn marker_ids_count_every_opening(#[case] text: &str, #[case] want: &[&str]) {
+    assert_eq!(marker_ids(text).collect::<Vec<_>>(), want);
 }
 
-#[test]
-fn a_fork_keeps_the_ordinal_under_its_own_session() {
-    let parent = WindowId::new("claude", "parent", 3).unwrap();
-    let fork = parent.in_session("child").unwrap();
-    assert_eq!(fork.to_string(), "claude:child:3");
-}
-
-#[rstest::rstest]
+#[rstest]
 #[case::alone("<notesoup-boot window=\"claude:s:0\">\nx\n</notesoup-boot>", Some(("claude:s:0", "", "")))]
 #[case::among_blocks(
     "# a\nA\n\n# notesoup\n<notesoup-boot window=\"claude:s:2\">\n## x\n</notesoup-boot>\n\n# b\nB",
@@ -130,4 +96,23 @@ fn a_fork_keeps_the_ordinal_under_its_own_session() {
 fn boot_blocks(#[case] text: &str, #[case] want: Option<(&str, &str, &str)>) {
     let got = boot_block(text).map(|(w, r)| (w.to_string(), &text[..r.start], &text[r.end..]));
     assert_eq!(got.as_ref().map(|(w, b, a)| (w.as_str(), *b, *a)), want);
+}
+
+/// 200,000 marker lines and no closing line: no window, and the first marker's block when
+/// one closing line ends the text. (The scan from each marker to the end that this replaced
+/// took past a minute on this text; the adversarial suite holds the time to the bytes.)
+#[test]
+fn many_marker_lines_without_a_close_name_no_window() {
+    let line = "<notesoup-boot window=\"claude:s:1\">\n";
+    let text = line.repeat(200_000);
+    assert_eq!(retained_window(&text), None);
+    assert_eq!(boot_block(&text), None);
+    assert_eq!(marker_ids(&text).count(), 200_000);
+    // With one closing line at the very end, the first marker's block spans everything.
+    let closed = format!("{text}{CLOSE}\n");
+    let (window, range) = boot_block(&closed).unwrap();
+    assert_eq!(
+        (window.ordinal(), range.start, range.end),
+        (1, 0, closed.len() - 1)
+    );
 }
