@@ -65,9 +65,10 @@
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
+use notesoup_window::UnknownHost;
 use notesoup_window::format_utc;
 use notesoup_window::marker;
-pub use notesoup_window::{WindowId, WindowIdError};
+pub use notesoup_window::{Host, WindowId, WindowIdError};
 
 /// The contents budget of a boot's notes snapshot, in bytes, when the caller has no other.
 pub const DEFAULT_BUDGET: usize = 24 * 1024;
@@ -111,75 +112,9 @@ pub enum BootError {
     /// The window id is not `<host>:<sessionId>:<ordinal>` (the error names it).
     #[error(transparent)]
     BadWindowId(#[from] WindowIdError),
-    /// The host has no tool names here.
-    #[error("unknown host `{input}`; known hosts: claude, pi, mcp")]
-    UnknownHost {
-        /// The host as given.
-        input: String,
-    },
-}
-
-/// A host whose tool names the texts use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Host {
-    /// Claude Code: tools are served by the mod as `mcp__notesoup__<tool>`.
-    Claude,
-    /// Pi: extension tools are registered as `notesoup_<tool>`.
-    Pi,
-    /// Any MCP client of `notesoup mcp` (Codex, Claude Desktop, Cursor, ...): tools are the
-    /// server's own names (`notes_list`, ...), and there is no reset flow, so its boot says
-    /// nothing of the budget warning or the reset tool.
-    Mcp,
-}
-
-impl Host {
-    /// The host's name as it appears in window ids.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Claude => "claude",
-            Self::Pi => "pi",
-            Self::Mcp => "mcp",
-        }
-    }
-
-    /// The name the model sees for one of notesoup's tools, e.g. `empty_brain`.
-    pub fn tool(self, tool: &str) -> String {
-        match self {
-            Self::Claude => format!("mcp__notesoup__{tool}"),
-            Self::Pi => format!("notesoup_{tool}"),
-            Self::Mcp => tool.to_owned(),
-        }
-    }
-
-    /// Whether the host runs notesoup's reset flow (a budget warning and `empty_brain`).
-    pub fn has_reset_flow(self) -> bool {
-        !matches!(self, Self::Mcp)
-    }
-
-    /// The reset tool's name.
-    pub fn reset_tool(self) -> String {
-        self.tool("empty_brain")
-    }
-}
-
-impl FromStr for Host {
-    type Err = BootError;
-
-    fn from_str(s: &str) -> Result<Self, BootError> {
-        match s {
-            "claude" => Ok(Self::Claude),
-            "pi" => Ok(Self::Pi),
-            "mcp" => Ok(Self::Mcp),
-            _ => Err(BootError::UnknownHost { input: s.into() }),
-        }
-    }
-}
-
-impl fmt::Display for Host {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+    /// The window's host is none notesoup knows (the error names it).
+    #[error(transparent)]
+    UnknownHost(#[from] UnknownHost),
 }
 
 /// One note as the boot shows it.

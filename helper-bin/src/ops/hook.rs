@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use notesoup_boot::{Host, Reset};
+use notesoup_boot::Reset;
 use notesoup_reset_flow::{
     Budget, CapAsk, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved,
 };
@@ -17,6 +17,7 @@ use notesoup_thresholds::{
     CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status, fill_below,
     notesoup_disabled, resolve,
 };
+use notesoup_window::Host;
 use notesoup_window::WindowId;
 use notesoup_window::marker;
 use serde::Deserialize;
@@ -225,11 +226,7 @@ pub(crate) fn call(
             .collect();
         facts.insert("kept".into(), json!(boots));
     }
-    let host: Host = session
-        .harness
-        .name()
-        .parse()
-        .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
+    let host: Host = session.harness;
     let mut world = World {
         ctx,
         host,

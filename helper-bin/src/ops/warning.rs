@@ -1,7 +1,8 @@
 //! `warning`: the budget warning for the host's reset tool and the tokens left.
 
-use notesoup_boot::{Countdown, Host, warning};
+use notesoup_boot::{Countdown, warning};
 use notesoup_thresholds::Unit;
+use notesoup_window::Host;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -27,7 +28,9 @@ pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
     let host: Host = req
         .host
         .parse()
-        .map_err(|err: notesoup_boot::BootError| OpError::new("unknown_host", err.to_string()))?;
+        .map_err(|err: notesoup_window::UnknownHost| {
+            OpError::new("unknown_host", err.to_string())
+        })?;
     let unit = req
         .unit
         .as_deref()

@@ -116,7 +116,10 @@ fn history_sessions_refuses_an_unknown_harness(#[case] name: &str) {
     .reply;
     assert_eq!(reply["error"]["code"], "bad_request", "{reply}");
     let message = reply["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains(&format!("unknown harness `{name}`")), "{reply}");
+    assert!(
+        message.contains(&format!("unknown harness `{name}`")),
+        "{reply}"
+    );
 }
 
 /// `SessionArgs::FIELDS` is the struct's own field list: serde's refusal of an unknown
