@@ -399,7 +399,7 @@ fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
 fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
     for harness in Host::HARNESSES {
-        let reply = notesoup_helper_bin::run(
+        let reply = notesoup_app::run(
             Some("history_sessions"),
             json!({"harness": harness, "limit": 1})
                 .to_string()

@@ -13,7 +13,7 @@ use crate::{CliError, EXIT_OK, Env};
 /// One helper op, in-process: its success fields, or its refusal as an error.
 fn op(name: &str, request: &Value, env: &Env) -> Result<Map<String, Value>, CliError> {
     let input = serde_json::to_vec(request).unwrap_or_default();
-    let outcome = notesoup_helper_bin::run(Some(name), &input, &env.helper_context());
+    let outcome = notesoup_app::run(Some(name), &input, &env.helper_context());
     match outcome.reply {
         Value::Object(mut reply) if reply.get("ok") == Some(&Value::Bool(true)) => {
             reply.remove("ok");

@@ -69,7 +69,7 @@ pub const EXIT_CONFLICT: u8 = 3;
 #[derive(Debug, Clone)]
 pub struct Env {
     /// The variables, held as the helper library holds them (one capture of them).
-    vars: notesoup_helper_bin::Context,
+    vars: notesoup_app::Context,
     cwd: PathBuf,
     stdout_terminal: bool,
 }
@@ -83,7 +83,7 @@ impl Env {
         stdout_terminal: bool,
     ) -> Self {
         Self {
-            vars: notesoup_helper_bin::Context::from_vars(vars),
+            vars: notesoup_app::Context::from_vars(vars),
             cwd: cwd.into(),
             stdout_terminal,
         }
@@ -115,7 +115,7 @@ impl Env {
     }
 
     /// The helper library's context: the same variables.
-    pub(crate) fn helper_context(&self) -> notesoup_helper_bin::Context {
+    pub(crate) fn helper_context(&self) -> notesoup_app::Context {
         self.vars.clone()
     }
 

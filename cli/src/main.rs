@@ -9,7 +9,7 @@ use notesoup_cli::{Env, Report, run};
 
 fn main() -> ExitCode {
     // The variables that are valid UTF-8, captured as the helper captures them.
-    let vars = notesoup_helper_bin::Context::from_process();
+    let vars = notesoup_app::Context::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let env = Env::new(vars.vars(), cwd, std::io::stdout().is_terminal());
     let report = run(std::env::args_os(), &env);

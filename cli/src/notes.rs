@@ -60,7 +60,7 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
             "brain": brain.dir(),
             "bytes": total,
             "limits": {"note_bytes": MAX_NOTE_BYTES, "brain_bytes": MAX_BRAIN_BYTES},
-            "notes": notes.iter().map(notesoup_helper_bin::note_json).collect::<Vec<_>>(),
+            "notes": notes.iter().map(notesoup_app::note_json).collect::<Vec<_>>(),
         }));
         return Ok(());
     }

@@ -1,5 +1,5 @@
 //! The `notesoup` binary end to end: every subcommand against a real notes store and the
-//! real Claude, Pi and Codex transcripts in `helper-bin/tests/data/`, in a temp HOME with
+//! real Claude, Pi and Codex transcripts in `app/tests/data/`, in a temp HOME with
 //! nothing but what each test puts there. Output is checked by insta snapshots
 //! (`cli/tests/snapshots/`; `cargo insta review` after an intended change), with the temp
 //! folder written as `[TMP]` and note times as `[TIME]`.
@@ -33,7 +33,7 @@ impl World {
         for dir in ["home", "project/.git", "project/sub", "other", "tmp"] {
             fs::create_dir_all(root.join(dir)).unwrap();
         }
-        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../helper-bin/tests/data/xharness");
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/tests/data/xharness");
         copy_tree(&data.join("claude-projects"), &root.join("claude/projects"));
         copy_tree(&data.join("pi-sessions"), &root.join("pi"));
         copy_tree(&data.join("codex-sessions"), &root.join("codex/sessions"));

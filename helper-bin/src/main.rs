@@ -1,12 +1,12 @@
 //! `notesoup-helper <op>`: reads one JSON request on stdin, writes one JSON reply on stdout.
 //!
 //! See `PROTOCOL.md` beside this crate for every op. This file only does the process IO;
-//! [`notesoup_helper_bin::run`] decides everything.
+//! [`notesoup_app::run`] decides everything.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use notesoup_helper_bin::{Context, read_request, run};
+use notesoup_app::{Context, read_request, run};
 
 fn main() -> ExitCode {
     // A panic is a bug, but it must never reach the hooks module as garbage on stdout:

@@ -5,7 +5,7 @@
 //! a *subset* of the real one: every key shown must be present with the same value; the
 //! string `"..."` matches any value. In requests and replies, `$TMP` is a scratch folder
 //! shared by the examples of one `##`/`###` section (so a write can be followed by a read)
-//! and `$DATA` is `helper-bin/tests/data`. The helper runs with a cleared environment plus
+//! and `$DATA` is `app/tests/data`. The helper runs with a cleared environment plus
 //! `NOTESOUP_HOME=$TMP/notesoup` and `HOME=$TMP/home`.
 
 #![allow(
@@ -119,7 +119,7 @@ fn scratch(section: &str) -> PathBuf {
 fn every_protocol_example_holds() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = std::fs::read_to_string(root.join("PROTOCOL.md")).unwrap();
-    let data = root.join("tests/data");
+    let data = root.join("../app/tests/data");
     let all = examples(&doc);
     assert!(!all.is_empty(), "PROTOCOL.md has no examples");
     let mut failures = Vec::new();

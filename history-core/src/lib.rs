@@ -41,7 +41,7 @@
 //! exact arguments (`offset`) that continue it.
 //!
 //! The JSON Schemas hosts register for them are written once, from these limits, by the
-//! `notesoup-helper-bin` crate's `tools` module, which adds a `session` selector (resolved by
+//! `notesoup-app` crate's `tools` module, which adds a `session` selector (resolved by
 //! the host, not by this crate: it picks which transcript the decoder reads).
 //!
 //! A decoder may leave bodies out ([`History::with_bodies`] and a [`BodySource`] that gives

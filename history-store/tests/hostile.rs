@@ -53,7 +53,7 @@ fn a_fifo_in_the_index_place_is_ignored_not_waited_on() {
     let dir = scratch("fifo-index");
     let path = dir.join("t.jsonl");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+        .join("../app/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
     fs::copy(fixture, &path).unwrap();
     let mut cache = Cache::new(dir.join("cache"));
     (cache.min_bytes, cache.keep, cache.max_bytes) = (0, 4, 1 << 20);
@@ -191,7 +191,7 @@ fn a_link_at_the_index_temp_name_is_not_followed() {
     let dir = scratch("index-temp");
     let path = dir.join("t.jsonl");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+        .join("../app/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
     fs::copy(fixture, &path).unwrap();
     let mut cache = Cache::new(dir.join("cache"));
     (cache.min_bytes, cache.keep, cache.max_bytes) = (0, 4, 1 << 30);
@@ -223,7 +223,7 @@ fn a_link_at_the_index_temp_name_is_not_followed() {
 fn indexed_fixture(dir: &Path) -> PathBuf {
     let path = dir.join("t.jsonl");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../helper-bin/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+        .join("../app/tests/data/history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
     fs::copy(fixture, &path).unwrap();
     path
 }

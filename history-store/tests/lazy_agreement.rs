@@ -264,10 +264,7 @@ fn append(path: &Path, bytes: &[u8]) {
 fn real_fixtures_answer_alike_through_the_structure_only_index() {
     let dir = scratch("real");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for folder in [
-        "../history-claude/tests/data",
-        "../helper-bin/tests/data/history",
-    ] {
+    for folder in ["../history-claude/tests/data", "../app/tests/data/history"] {
         for entry in std::fs::read_dir(root.join(folder)).unwrap() {
             let fixture = entry.unwrap().path();
             if fixture.extension().is_none_or(|x| x != "jsonl") {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use notesoup_helper_bin::{Context, run};
+use notesoup_app::{Context, run};
 use serde_json::json;
 
 /// The boot text of the brain of `cwd` for an MCP host (window `mcp:client:0`: the server's

@@ -8,7 +8,7 @@
 //! - **Tools:** `notes_list`, `notes_read`, `notes_write`, `notes_edit`, `notes_delete`,
 //!   `history_sessions`, `history_list`, `history_read`, with the plugin's own schemas,
 //!   texts, limits and errors: the server lists the one tool definition
-//!   (`notesoup_helper_bin::tools::specs`, less `empty_brain`, which needs a host's reset
+//!   (`notesoup_app::tools::specs`, less `empty_brain`, which needs a host's reset
 //!   flow) and answers every call through `tools::call`, the function that answers the
 //!   plugin's calls, so no rule has a second implementation here. A refusal is a tool
 //!   result with `isError: true` and the text the plugin's model would read.
@@ -47,7 +47,7 @@
 //! returns what the server wrote, one message a line; [`serve`] does the same on stdio.
 //!
 //! ```
-//! use notesoup_helper_bin::Context;
+//! use notesoup_app::Context;
 //! use notesoup_mcp::{Options, serve_bytes};
 //!
 //! let home = std::env::temp_dir().join(format!("notesoup-mcp-doc-{}", std::process::id()));
@@ -75,7 +75,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
-use notesoup_helper_bin::Context;
+use notesoup_app::Context;
 use rmcp::ServiceExt as _;
 use rmcp::service::ServerInitializeError;
 

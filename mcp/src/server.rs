@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use notesoup_helper_bin::Context;
+use notesoup_app::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
@@ -24,7 +24,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use notesoup_helper_bin::tools::{self, Binding, ToolSpec};
+use notesoup_app::tools::{self, Binding, ToolSpec};
 
 /// The boot resource's URI.
 pub const BOOT_URI: &str = "notesoup://boot";

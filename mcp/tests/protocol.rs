@@ -26,7 +26,7 @@ const SERVE: &str = "NOTESOUP_MCP_TEST_SERVE";
 fn main() {
     if std::env::var_os(SERVE).is_some() {
         let options = notesoup_mcp::Options {
-            ctx: notesoup_helper_bin::Context::from_process(),
+            ctx: notesoup_app::Context::from_process(),
             cwd: std::env::current_dir().expect("a working folder"),
         };
         match notesoup_mcp::serve(options) {
@@ -252,7 +252,7 @@ fn initialize_and_tools_list() {
         ]
     );
     // The plugin's own definitions, exactly: every tool but empty_brain.
-    let specs: Vec<(String, String, Value)> = notesoup_helper_bin::tools::specs()
+    let specs: Vec<(String, String, Value)> = notesoup_app::tools::specs()
         .into_iter()
         .filter(|spec| !spec.reset_flow)
         .map(|spec| (spec.name.to_owned(), spec.description, spec.input_schema))

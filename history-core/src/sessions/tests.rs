@@ -112,7 +112,7 @@ fn the_sessions_page_states_the_enforced_limits_and_harnesses() {
         .map(|h| format!("`{h}`"))
         .join(", ");
     assert!(page.contains(&names), "the page lacks {names}");
-    assert!(page.contains("`notesoup-helper-bin` crate's `tools` module"));
+    assert!(page.contains("`notesoup-app` crate's `tools` module"));
 }
 
 #[rstest]

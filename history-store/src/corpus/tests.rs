@@ -70,7 +70,7 @@ fn home(name: &str) -> PathBuf {
     fs::create_dir_all(&project).unwrap();
     let target = project.join(format!("{CLAUDE}.jsonl"));
     fs::copy(
-        repo().join(format!("helper-bin/tests/data/history/{CLAUDE}.jsonl")),
+        repo().join(format!("app/tests/data/history/{CLAUDE}.jsonl")),
         &target,
     )
     .unwrap();

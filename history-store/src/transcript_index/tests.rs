@@ -74,10 +74,7 @@ fn covered(path: &Path, cache: &Path) -> Option<Covered> {
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    for dir in [
-        "../history-claude/tests/data",
-        "../helper-bin/tests/data/history",
-    ] {
+    for dir in ["../history-claude/tests/data", "../app/tests/data/history"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = entry.unwrap().path();
             if p.extension().is_some_and(|x| x == "jsonl") {

@@ -1,6 +1,6 @@
-// GENERATED from notesoup_helper_bin::tools::{specs, commands}: do not edit. Regenerate with
-// NOTESOUP_BLESS=1 cargo test -p notesoup-helper-bin --lib spec_ts
-// (helper-bin/src/tools/tests.rs holds this file to the Rust definitions byte for byte).
+// GENERATED from notesoup_app::tools::{specs, commands}: do not edit. Regenerate with
+// NOTESOUP_BLESS=1 cargo test -p notesoup-app --lib spec_ts
+// (app/src/tools/tests.rs holds this file to the Rust definitions byte for byte).
 
 /** One tool as `$.tool.register` takes it; the model sees `mcp__notesoup__<name>`. */
 export type ToolDef = {

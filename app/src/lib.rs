@@ -1,4 +1,8 @@
-//! The `notesoup-helper` binary's library: the one place where notesoup's crates are composed.
+//! notesoup's application library: the one place where notesoup's crates are composed, for
+//! every front end (`notesoup-helper`, the `notesoup` CLI, `notesoup mcp`).
+//!
+//! (Being split: the JSON wire below moves to `helper-bin`, and the front ends call the typed
+//! functions; see ARCHITECTURE.md.)
 //!
 //! The hooks module of each host (Claude Code first) runs `notesoup-helper <op>` with one JSON
 //! request on stdin and reads one JSON reply from stdout. Every op is a function from a parsed
@@ -12,7 +16,7 @@
 //! parsed (an error reply is written all the same). See `PROTOCOL.md` for every op.
 //!
 //! ```
-//! use notesoup_helper_bin::{Context, run};
+//! use notesoup_app::{Context, run};
 //!
 //! let ctx = Context::from_vars([("NOTESOUP_HOME", "/nonexistent")]);
 //! let out = run(Some("version"), b"{}", &ctx);

@@ -11,8 +11,8 @@
 //! `transcript_path`, `head` or `agent_id`: those come from the binding alone.
 //!
 //! ```
-//! use notesoup_helper_bin::Context;
-//! use notesoup_helper_bin::tools::{Binding, call, specs};
+//! use notesoup_app::Context;
+//! use notesoup_app::tools::{Binding, call, specs};
 //! use serde_json::json;
 //!
 //! assert_eq!(specs().len(), 9);

@@ -307,9 +307,9 @@ fn spec_ts() -> String {
         .collect();
     let json = |v: &Vec<Value>| serde_json::to_string_pretty(v).unwrap_or_default();
     format!(
-        "// GENERATED from notesoup_helper_bin::tools::{{specs, commands}}: do not edit. Regenerate with\n\
-         // NOTESOUP_BLESS=1 cargo test -p notesoup-helper-bin --lib spec_ts\n\
-         // (helper-bin/src/tools/tests.rs holds this file to the Rust definitions byte for byte).\n\
+        "// GENERATED from notesoup_app::tools::{{specs, commands}}: do not edit. Regenerate with\n\
+         // NOTESOUP_BLESS=1 cargo test -p notesoup-app --lib spec_ts\n\
+         // (app/src/tools/tests.rs holds this file to the Rust definitions byte for byte).\n\
          \n\
          /** One tool as `$.tool.register` takes it; the model sees `mcp__notesoup__<name>`. */\n\
          export type ToolDef = {{\n  \
@@ -340,7 +340,7 @@ fn spec_ts_is_generated_from_the_rust_specs() {
     let have = std::fs::read_to_string(&path).unwrap();
     assert!(
         have == want,
-        "{} differs from tools::specs()/commands(); regenerate with NOTESOUP_BLESS=1 cargo test -p notesoup-helper-bin --lib spec_ts",
+        "{} differs from tools::specs()/commands(); regenerate with NOTESOUP_BLESS=1 cargo test -p notesoup-app --lib spec_ts",
         path.display()
     );
 }
