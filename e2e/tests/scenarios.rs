@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use notesoup_e2e::{Harness, Match, Mode, Outcome, Reply, Script, Step};
-use notesoup_history_core::window;
+use notesoup_window::{WindowId, marker};
 use serde_json::Value;
 
 #[path = "scenarios/budget.rs"]
@@ -57,7 +57,7 @@ const TOOLS: [&str; 9] = [
     "mcp__notesoup__history_sessions",
     "mcp__notesoup__empty_brain",
 ];
-const BOOT_CLOSE: &str = window::MARKER_CLOSE;
+const BOOT_CLOSE: &str = marker::CLOSE;
 /// The end of the opening line of window 1's boot (`<notesoup-boot window="claude:<id>:1">`).
 const FRESH_BOOT: &str = ":1\">";
 
@@ -218,18 +218,18 @@ const EMPTY_BRAIN: &str = "mcp__notesoup__empty_brain";
 
 /// The window ids of every boot in `text`, in order.
 fn windows(text: &str) -> Vec<String> {
-    window::marker_ids(text).map(str::to_owned).collect()
+    marker::marker_ids(text).map(str::to_owned).collect()
 }
 
 /// How many Claude boots a request's text opens (every copy counts).
 fn claude_boots(text: &str) -> usize {
-    window::marker_ids(text)
+    marker::marker_ids(text)
         .filter(|id| id.starts_with("claude:"))
         .count()
 }
 
 fn ordinal(id: &str) -> Option<u32> {
-    id.parse::<window::WindowId>().ok().map(|w| w.ordinal())
+    id.parse::<WindowId>().ok().map(|w| w.ordinal())
 }
 
 fn boundaries(out: &Outcome) -> usize {
