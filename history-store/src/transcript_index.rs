@@ -312,14 +312,12 @@ pub fn read_history(
         starts: scanned.starts,
         rows: skeleton.rows,
         spans: skeleton.spans,
-        prescan: std::sync::Mutex::new(scanned.prescan),
-        checked: query
-            .filter(|_| matches!(keep, Keep::Holding(_)))
-            .map(|q| Checked {
-                query: q.to_owned(),
-                from: scanned.fresh_from,
-                holding: picked,
-            }),
+        search: searched.map(|query| Search {
+            query: query.to_owned(),
+            prescan: std::sync::Mutex::new(scanned.prescan),
+            from: scanned.fresh_from,
+            holding: picked,
+        }),
     };
     Ok(History::with_bodies(
         skeleton.transcript,
@@ -562,21 +560,17 @@ fn scan(
 /// its line ([`TextSpan`]): a raw match of the query inside one of them is a match of that
 /// body when [`TextSpan::holds`] says so, and the list counts it without decoding the row.
 ///
-/// When the lines from some line on were checked by this call for a query (`checked`),
-/// every row there was skimmed and the events whose decoded texts hold the query noted: a
-/// search for it reads only the lines before, and counts those events as surely holding
-/// it (the list decodes only the ones it shows).
+/// The lines from the first one this call checked on were skimmed for the query, and the
+/// events whose decoded texts hold it noted: the search reads only the lines before, and
+/// counts those events as surely holding it (the list decodes only the ones it shows).
 struct LineBodies {
     file: File,
     starts: Vec<u64>,
     rows: Vec<ElidedRow>,
     /// Where the rows' bodies lie in their lines (each row names its own).
     spans: Vec<TextSpan>,
-    /// The raw search for the query of this call, run while the index was read (taken by
-    /// the first search for it).
-    prescan: std::sync::Mutex<Option<Prescan>>,
-    /// The query the lines from some line on were checked for.
-    checked: Option<Checked>,
+    /// The one literal this history was read for, and what the read learnt of it.
+    search: Option<Search>,
 }
 
 /// The search a [`Prescan`] makes, and [`LineBodies::scan`] when it has none: for each
@@ -599,10 +593,14 @@ fn finders(query: &str) -> [Option<memchr::memmem::Finder<'static>>; 4] {
 /// alone).
 const SCAN_BYTES: u64 = 1 << 20;
 
-/// What a read that checked lines for a query knows of them.
-struct Checked {
+/// The literal a history was read for (handed over once, to [`read_history`]), and what
+/// the read knows of it.
+struct Search {
     query: String,
-    /// The first line (0-based) checked so (the ones before were the index's).
+    /// The raw search of the lines the index covers, run while the index was read (taken
+    /// by the list's one question).
+    prescan: std::sync::Mutex<Option<Prescan>>,
+    /// The first line (0-based) this call checked (the ones before were the index's).
     from: usize,
     /// The events of the rows skimmed there whose texts hold the query (seqs, in order):
     /// no other row skimmed there holds it.
@@ -619,16 +617,14 @@ impl LineBodies {
     /// rows' events that surely do (row index and event index, in order; see the type's
     /// docs).
     #[allow(clippy::type_complexity, reason = "a private helper's two results")]
-    fn scan(&self, query: &str) -> Result<(Vec<bool>, Vec<(usize, u32)>), ReadError> {
+    fn scan(&self, search: &Search) -> Result<(Vec<bool>, Vec<(usize, u32)>), ReadError> {
+        let query = search.query.as_str();
         let rows_end = self.rows.last().map_or(0, |r| r.line);
         let mut marks = vec![false; rows_end];
         let mut surely: Vec<(usize, u32)> = Vec::new();
-        // Lines this call checked with this query's rows kept whole: none to read.
-        let last = match &self.checked {
-            Some(checked) if checked.query == query => rows_end.min(checked.from),
-            _ => rows_end,
-        };
-        if let Some(hits) = self.prescanned(query, last) {
+        // The lines this call checked for the query: none to read.
+        let last = rows_end.min(search.from);
+        if let Some(hits) = self.prescanned(search, last) {
             self.mark_hits(query, &hits, last, &mut marks, &mut surely)?;
             surely.sort_unstable();
             surely.dedup();
@@ -680,14 +676,10 @@ impl LineBodies {
         Ok((marks, surely))
     }
 
-    /// The matches this call's [`Prescan`] found, when it searched for `query` and covered
-    /// the lines before `last` (0-based).
-    fn prescanned(&self, query: &str, last: usize) -> Option<Hits> {
-        let prescan = self.prescan.lock().ok()?.take()?;
-        if prescan.query != query {
-            return None;
-        }
-        let hits = prescan.join()?;
+    /// The matches this call's [`Prescan`] found, when it covered the lines before `last`
+    /// (0-based).
+    fn prescanned(&self, search: &Search, last: usize) -> Option<Hits> {
+        let hits = search.prescan.lock().ok()?.take()?.join()?;
         (*self.starts.get(last)? <= hits.len).then_some(hits)
     }
 
@@ -819,12 +811,14 @@ impl BodySource for LineBodies {
             .ok_or_else(|| format!("seq {seq} is not in its row"))
     }
 
-    fn may_contain(&self, query: &str) -> Option<Vec<(Seq, Contains)>> {
-        if query.contains('\n') {
-            return None;
-        }
+    fn searched(&self) -> Option<&str> {
+        self.search.as_ref().map(|s| s.query.as_str())
+    }
+
+    fn may_contain(&self) -> Option<Vec<(Seq, Contains)>> {
+        let search = self.search.as_ref()?;
         // Unreadable now: any body may hold it, and decoding it says why.
-        let (marks, surely) = self.scan(query).ok()?;
+        let (marks, surely) = self.scan(search).ok()?;
         let mut surely = surely.into_iter().peekable();
         let mut seqs = Vec::new();
         for (index, row) in self.rows.iter().enumerate() {
@@ -850,10 +844,8 @@ impl BodySource for LineBodies {
                 seqs.push((row.seq + k as u64, contains));
             }
         }
-        // The rows this call skimmed for this query: the events that hold it, for sure.
-        if let Some(checked) = self.checked.as_ref().filter(|c| c.query == query) {
-            seqs.extend(checked.holding.iter().map(|&seq| (seq, Contains::Surely)));
-        }
+        // The rows this call skimmed for the query: the events that hold it, for sure.
+        seqs.extend(search.holding.iter().map(|&seq| (seq, Contains::Surely)));
         Some(seqs)
     }
 }

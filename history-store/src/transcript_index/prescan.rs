@@ -24,7 +24,6 @@ const PRESCAN_HITS: usize = 1 << 18;
 /// search then reads the lines itself. Dropped unjoined (the index was not used), it stops at
 /// its next block.
 pub(super) struct Prescan {
-    pub(super) query: String,
     stop: Arc<std::sync::atomic::AtomicBool>,
     handle: Option<std::thread::JoinHandle<Option<Hits>>>,
 }
@@ -56,7 +55,6 @@ impl Prescan {
             .spawn(move || Self::run(&file, (&plain, counted), escaped.as_ref(), len, &stopped))
             .ok()?;
         Some(Prescan {
-            query: query.to_owned(),
             stop,
             handle: Some(handle),
         })
