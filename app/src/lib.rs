@@ -28,15 +28,24 @@
 //! assert_eq!(out.reply["error"]["code"], "bad_request");
 //! ```
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+pub mod boot;
+mod error;
+pub mod history;
+pub mod notes;
 mod ops;
 pub mod tools;
+
+pub use error::AppError;
 
 /// Largest request the helper reads, in bytes: a longer stdin is refused as `bad_request`
 /// (exit 2) after reading at most one byte past it. The largest real request (a note's
@@ -52,6 +61,20 @@ pub const MESSAGE_MAX_CHARS: usize = 2000;
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     vars: BTreeMap<String, String>,
+    /// What [`Context::retire`] was given, when the context keeps it until the process
+    /// exits ([`Context::keeping_until_exit`]); `None`: dropped at once.
+    kept: Option<Kept>,
+}
+
+/// Values a one-shot process lets the operating system reclaim at exit.
+#[derive(Clone, Default)]
+struct Kept(Arc<Mutex<Vec<Box<dyn Any + Send>>>>);
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.0.lock().map_or(0, |kept| kept.len());
+        write!(f, "Kept({count} values)")
+    }
 }
 
 impl Context {
@@ -61,6 +84,28 @@ impl Context {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
+            kept: None,
+        }
+    }
+
+    /// This context, keeping what calls made with it are done with (a decoded history)
+    /// instead of freeing it: for a process that answers once and exits without dropping
+    /// the context (`notesoup-helper`'s `main`), where freeing a 100 MB history piece by
+    /// piece is work the operating system does for free at exit. Never for a long-lived
+    /// process: it would keep everything.
+    #[must_use]
+    pub fn keeping_until_exit(mut self) -> Self {
+        self.kept = Some(Kept::default());
+        self
+    }
+
+    /// Lets go of a value a call is done with: dropped now, or kept until the process
+    /// exits when the context says so ([`Context::keeping_until_exit`]).
+    pub fn retire<T: Send + 'static>(&self, value: T) {
+        if let Some(Kept(kept)) = &self.kept
+            && let Ok(mut kept) = kept.lock()
+        {
+            kept.push(Box::new(value));
         }
     }
 
@@ -73,6 +118,7 @@ impl Context {
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
+            kept: None,
         }
     }
 
@@ -166,10 +212,53 @@ impl OpError {
     }
 }
 
-/// A history store refusal as the protocol's error: its code and its one-line message.
+/// A typed call's refusal as the protocol's error: its code and its one-line message
+/// (`bad_request`, exit 2, for a refusal of the request's shape).
+impl From<AppError> for OpError {
+    fn from(err: AppError) -> Self {
+        OpError {
+            malformed: err.malformed(),
+            ..OpError::new(err.code(), err.to_string())
+        }
+    }
+}
+
+/// A history store refusal as the protocol's error.
 impl From<notesoup_history_store::StoreError> for OpError {
     fn from(err: notesoup_history_store::StoreError) -> Self {
-        OpError::new(err.code(), err.to_string())
+        AppError::from(err).into()
+    }
+}
+
+/// A notes store refusal as the protocol's error.
+impl From<notesoup_notes::NotesError> for OpError {
+    fn from(err: notesoup_notes::NotesError) -> Self {
+        AppError::from(err).into()
+    }
+}
+
+/// A typed answer as the fields of a reply (every answer type serializes to an object).
+pub(crate) fn fields<T: Serialize>(value: &T) -> ops::Fields {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(fields)) => fields,
+        _ => ops::Fields::new(),
+    }
+}
+
+/// Which helper this is and which ops it answers (the `version` op).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VersionInfo {
+    /// This crate's version.
+    pub version: &'static str,
+    /// Every op the helper answers.
+    pub ops: &'static [&'static str],
+}
+
+/// This helper's version and ops.
+pub fn version() -> VersionInfo {
+    VersionInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        ops: ops::NAMES,
     }
 }
 
@@ -205,19 +294,6 @@ fn one_line(message: &str) -> String {
 pub(crate) fn parse<T: DeserializeOwned>(op: &str, request: Value) -> Result<T, OpError> {
     serde_json::from_value(request)
         .map_err(|err| OpError::bad_request(format!("`{op}` request: {err}")))
-}
-
-/// One note of a `notes_list` reply's `notes` (PROTOCOL.md): `name`, `bytes`, `updated`
-/// (seconds since the epoch), `version` and `first_line`. The CLI's `notes list --json`
-/// writes the same object.
-pub fn note_json(note: &notesoup_notes::NoteInfo) -> Value {
-    json!({
-        "name": note.name,
-        "bytes": note.bytes,
-        "updated": note.updated,
-        "version": note.version.as_str(),
-        "first_line": note.first_line,
-    })
 }
 
 /// Run one op on the raw bytes of a request. Never panics: a bug inside an op becomes an

@@ -153,3 +153,19 @@ pub(crate) fn transcript_copy(
     }
     transcript
 }
+
+/// What a call is done with is freed at once unless the context keeps it until a one-shot
+/// process exits: a long-lived process (`notesoup mcp`) never accumulates decoded
+/// histories.
+#[test]
+fn retire_frees_at_once_unless_kept_until_exit() {
+    let value = std::sync::Arc::new(());
+    let ctx = Context::from_vars([("HOME", "/nonexistent")]);
+    ctx.retire(std::sync::Arc::clone(&value));
+    assert_eq!(std::sync::Arc::strong_count(&value), 1, "freed at once");
+    let kept = ctx.keeping_until_exit();
+    kept.retire(std::sync::Arc::clone(&value));
+    assert_eq!(std::sync::Arc::strong_count(&value), 2, "kept");
+    drop(kept);
+    assert_eq!(std::sync::Arc::strong_count(&value), 1);
+}

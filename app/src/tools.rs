@@ -6,8 +6,9 @@
 //! slash commands of hosts that have them. [`call`] answers one tool call: it holds the
 //! model's arguments to the tool's schema (a field the schema does not declare is
 //! refused), adds what the host knows ([`Binding`]: the session folder, the bound
-//! transcript and head, a subagent's id, the session folders setting), runs the op of the
-//! same name and returns the text the model reads. The model can never set `roots`,
+//! transcript and head, a subagent's id, the session folders setting), calls the tool's
+//! typed function ([`Tool`]: [`crate::notes`], [`crate::history`]) and returns the text
+//! the model reads. The model can never set `roots`,
 //! `transcript_path`, `head` or `agent_id`: those come from the binding alone.
 //!
 //! ```
@@ -27,7 +28,8 @@
 use std::time::Duration;
 
 use notesoup_history_core::{
-    ANSWER_LIMIT, DEFAULT_LIMIT, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
+    ANSWER_LIMIT, DEFAULT_LIMIT, ListArgs, MAX_LIMIT, Order, ReadArgs, Role, SESSIONS_DEFAULT,
+    SESSIONS_MAX,
 };
 use notesoup_history_store::Roots;
 use notesoup_window::Host;
@@ -35,7 +37,8 @@ use notesoup_window::Host;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::{Context, answer};
+use crate::history::{self, Answered, LiveSession, SessionSource};
+use crate::{AppError, Context, notes};
 
 /// One tool as a host registers it (Claude Code shows it as `mcp__notesoup__<name>`, an
 /// MCP client as `<name>`).
@@ -332,6 +335,64 @@ pub(crate) fn refuse(code: &str, message: &str) -> ToolAnswer {
     }
 }
 
+/// The nine tools, as [`call`] dispatches them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    /// `notes_list`.
+    NotesList,
+    /// `notes_read`.
+    NotesRead,
+    /// `notes_write`.
+    NotesWrite,
+    /// `notes_edit`.
+    NotesEdit,
+    /// `notes_delete`.
+    NotesDelete,
+    /// `history_list`.
+    HistoryList,
+    /// `history_read`.
+    HistoryRead,
+    /// `history_sessions`.
+    HistorySessions,
+    /// `empty_brain` (a host's reset flow answers it).
+    EmptyBrain,
+}
+
+impl Tool {
+    /// Every tool, in the order [`specs`] lists them.
+    pub const ALL: [Tool; 9] = [
+        Tool::NotesList,
+        Tool::NotesRead,
+        Tool::NotesWrite,
+        Tool::NotesEdit,
+        Tool::NotesDelete,
+        Tool::HistoryList,
+        Tool::HistoryRead,
+        Tool::HistorySessions,
+        Tool::EmptyBrain,
+    ];
+
+    /// The tool's name, as the model calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::NotesList => "notes_list",
+            Tool::NotesRead => "notes_read",
+            Tool::NotesWrite => "notes_write",
+            Tool::NotesEdit => "notes_edit",
+            Tool::NotesDelete => "notes_delete",
+            Tool::HistoryList => "history_list",
+            Tool::HistoryRead => "history_read",
+            Tool::HistorySessions => "history_sessions",
+            Tool::EmptyBrain => "empty_brain",
+        }
+    }
+
+    /// The tool of this name, if any.
+    pub fn named(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|tool| tool.name() == name)
+    }
+}
+
 /// Answers the model's call of tool `name` with arguments `args`, for a host that knows
 /// `binding`. The arguments are checked against the tool's schema (`specs`, the one source): a field
 /// the schema does not declare is refused, so the model can never set what the binding
@@ -355,59 +416,127 @@ pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolA
         Ok(args) => args,
         Err(refusal) => return refusal,
     };
-    let name = spec.name;
-    let request = if name.starts_with("notes_") {
-        json!({"cwd": binding.cwd, "args": args})
-    } else {
-        let mut request = args;
-        let bound = [
-            ("transcript_path", binding.transcript_path.as_deref()),
-            ("head", binding.head.as_deref()),
-            ("agent_id", binding.agent_id.as_deref()),
-        ];
-        if name != "history_sessions" {
-            for (field, value) in bound {
-                if let Some(value) = value {
-                    request.insert(field.into(), json!(value));
-                }
-            }
-        }
-        if let Some(roots) = &binding.roots {
-            request.insert("roots".into(), json!(roots));
-        }
-        Value::Object(request)
+    let Some(tool) = Tool::named(spec.name) else {
+        return refuse("internal", &format!("`{}` has no typed call", spec.name));
     };
-    let reply = retrying(
-        || answer(name, request.clone(), ctx).reply,
-        std::thread::sleep,
-    );
-    if reply["ok"] == true {
-        let text = match reply.get("text") {
-            Some(Value::String(text)) => text.clone(),
-            _ => reply.to_string(),
-        };
-        return ToolAnswer {
+    match dispatch(tool, args, binding, ctx) {
+        Ok(text) => ToolAnswer {
             text,
             is_error: false,
-        };
+        },
+        Err(refusal) => refusal,
     }
-    let field = |key: &str| reply["error"][key].as_str().unwrap_or_default().to_owned();
-    refuse(&field("code"), &field("message"))
 }
 
-/// Asks `ask` once, and again after a pause of 50 ms more each time while it answers
-/// `head_not_written` (Claude writes the row a little after it reports it), at most
-/// [`HEAD_RETRIES`] times more; the last reply.
-fn retrying(mut ask: impl FnMut() -> Value, mut sleep: impl FnMut(Duration)) -> Value {
-    let mut reply = ask();
+/// The model's checked arguments of `tool` as its typed arguments (the schema already
+/// holds them to their fields and types; a refusal here is of a rule serde adds).
+fn typed<A: serde::de::DeserializeOwned>(
+    tool: Tool,
+    args: Map<String, Value>,
+) -> Result<A, ToolAnswer> {
+    serde_json::from_value(Value::Object(args)).map_err(|err| {
+        refuse(
+            "bad_request",
+            &format!("`{}` arguments: {err}", tool.name()),
+        )
+    })
+}
+
+/// A typed call's refusal as the model reads it.
+fn refused(err: &AppError) -> ToolAnswer {
+    refuse(err.code(), &err.to_string())
+}
+
+/// Runs `tool` on its checked arguments: the text the model reads.
+fn dispatch(
+    tool: Tool,
+    mut args: Map<String, Value>,
+    binding: &Binding,
+    ctx: &Context,
+) -> Result<String, ToolAnswer> {
+    let cwd = binding.cwd.as_str();
+    let text = match tool {
+        Tool::NotesList => notes::list(ctx, cwd, &typed(tool, args)?).map(|a| a.text),
+        Tool::NotesRead => notes::read(ctx, cwd, &typed(tool, args)?).map(|a| a.text),
+        Tool::NotesWrite => notes::write(ctx, cwd, &typed(tool, args)?).map(|a| a.text),
+        Tool::NotesEdit => notes::edit(ctx, cwd, &typed(tool, args)?).map(|a| a.text),
+        Tool::NotesDelete => notes::delete(ctx, cwd, &typed(tool, args)?).map(|a| a.text),
+        Tool::HistorySessions => {
+            let args = history::SessionsArgs {
+                roots: binding.roots.clone(),
+                ..typed(tool, args)?
+            };
+            history::sessions(ctx, &args).map(|a| a.text)
+        }
+        Tool::HistoryList | Tool::HistoryRead => {
+            let selector = match args.remove("session") {
+                Some(Value::String(selector)) => Some(selector),
+                _ => None,
+            };
+            let source = SessionSource {
+                live: binding
+                    .transcript_path
+                    .clone()
+                    .map(|transcript_path| LiveSession {
+                        transcript_path,
+                        head: binding.head.clone(),
+                    }),
+                selector,
+                agent_id: binding.agent_id.clone(),
+                roots: binding.roots.clone().unwrap_or_default(),
+            };
+            let not_yet = |err: &AppError| err.code() == "head_not_written";
+            if tool == Tool::HistoryList {
+                let args: ListArgs = typed(tool, args)?;
+                retrying(
+                    || history::list(ctx, &source, &args),
+                    not_yet,
+                    std::thread::sleep,
+                )
+                .map(|answered| match answered {
+                    Answered::Answer(page) => page.text,
+                    Answered::Refused(refusal) => refusal.text,
+                })
+            } else {
+                let args: ReadArgs = typed(tool, args)?;
+                retrying(
+                    || history::read(ctx, &source, &args),
+                    not_yet,
+                    std::thread::sleep,
+                )
+                .map(|answered| match answered {
+                    Answered::Answer(page) => page.text,
+                    Answered::Refused(refusal) => refusal.text,
+                })
+            }
+        }
+        Tool::EmptyBrain => {
+            return Err(refuse(
+                "unsupported",
+                "`empty_brain` ends the window, which only a host running notesoup's reset flow can do",
+            ));
+        }
+    };
+    text.map_err(|err| refused(&err))
+}
+
+/// Asks `ask` once, and again after a pause of 50 ms more each time while it refuses as
+/// `not_yet` says (Claude writes the head's row a little after it reports it), at most
+/// [`HEAD_RETRIES`] times more; the last result.
+fn retrying<T, E>(
+    mut ask: impl FnMut() -> Result<T, E>,
+    not_yet: impl Fn(&E) -> bool,
+    mut sleep: impl FnMut(Duration),
+) -> Result<T, E> {
+    let mut result = ask();
     for attempt in 1..=HEAD_RETRIES {
-        if reply["error"]["code"] != "head_not_written" {
+        if !result.as_ref().is_err_and(&not_yet) {
             break;
         }
         sleep(Duration::from_millis(50 * u64::from(attempt)));
-        reply = ask();
+        result = ask();
     }
-    reply
+    result
 }
 
 /// The model's arguments checked against the tool's schema, the one source of what a tool

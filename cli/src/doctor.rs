@@ -1,6 +1,7 @@
 //! `notesoup doctor`: every check a person would otherwise do by hand, one line each
 //! (ok / warn / fail) with the fix; the exit status is 1 when one fails.
 
+use notesoup_app::history::SessionsArgs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
@@ -399,15 +400,15 @@ fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
 fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
     for harness in Host::HARNESSES {
-        let reply = notesoup_app::run(
-            Some("history_sessions"),
-            json!({"harness": harness, "limit": 1})
-                .to_string()
-                .as_bytes(),
+        let listed = notesoup_app::history::sessions(
             &env.helper_context(),
-        )
-        .reply;
-        let total = reply["total"].as_u64().unwrap_or(0);
+            &SessionsArgs {
+                harness: Some(harness.name().to_owned()),
+                limit: Some(1),
+                roots: None,
+            },
+        );
+        let total = listed.map_or(0, |listed| listed.total);
         let name = harness.product();
         let folders: Vec<(PathBuf, &str)> = corpus
             .folders(harness)

@@ -27,6 +27,17 @@ pub enum CliError {
         /// Its one-line message.
         message: String,
     },
+    /// A history tool refused the flags given (an empty search text, a cursor of another
+    /// list, a window or seq the session does not hold, a limit out of range).
+    #[error("{message}")]
+    Refused {
+        /// The tool's code (`empty_query`, `bad_cursor`, `unknown_window`, ...).
+        code: &'static str,
+        /// What was wrong, naming the flag.
+        message: String,
+        /// What to do instead.
+        fix: String,
+    },
     /// The note changed while it was being edited: nothing was written.
     #[error("note `{name}` {now} while you were editing it; nothing was written")]
     EditConflict {
@@ -85,6 +96,16 @@ pub enum CliError {
     Mcp(#[from] notesoup_mcp::McpError),
 }
 
+/// A refusal of the application library: its code and its message.
+impl From<notesoup_app::AppError> for CliError {
+    fn from(err: notesoup_app::AppError) -> Self {
+        Self::History {
+            code: err.code().to_owned(),
+            message: err.to_string(),
+        }
+    }
+}
+
 impl CliError {
     /// A store refusal, with the brain it came from.
     pub(crate) fn notes(source: NotesError, brain: Option<PathBuf>) -> Self {
@@ -96,6 +117,7 @@ impl CliError {
         match self {
             Self::Notes { source, .. } => source.code(),
             Self::History { code, .. } => code,
+            Self::Refused { code, .. } => code,
             Self::EditConflict { .. } => "version_conflict",
             Self::Editor { .. } => "editor_failed",
             Self::NoEditor => "no_editor",
@@ -158,7 +180,7 @@ impl CliError {
             Self::Io { .. } => "check the file's permissions and free space".into(),
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(_) => "see `notesoup limits --help`".into(),
-            Self::BadArgument { fix, .. } => fix.clone(),
+            Self::BadArgument { fix, .. } | Self::Refused { fix, .. } => fix.clone(),
             Self::Mcp(_) => "an MCP client starts `notesoup mcp` itself and speaks JSON-RPC on its stdin; see README's MCP section".into(),
         })
     }

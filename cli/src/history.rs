@@ -1,121 +1,163 @@
-//! `notesoup history`: the sessions of every harness on this machine, through the helper
-//! library's history ops, so listing, selection, paging and search are exactly the
-//! model's tools'. The CLI only shapes the answers for a terminal.
-
-use serde_json::{Map, Value, json};
+//! `notesoup history`: the sessions of every harness on this machine, through the
+//! application library's typed history calls (`notesoup_app::history`), so listing,
+//! selection, paging and search are exactly the model's tools'. The CLI only shapes the
+//! answers for a terminal, and words a tool's refusal in its own flags.
 
 use std::fmt::Write as _;
+
+use notesoup_app::history::{
+    self, Answered, ListPage, ReadPage, SessionRow, SessionSource, SessionsArgs,
+};
+use notesoup_app::{AppError, Context};
+use notesoup_history_core::{ListArgs, MAX_LIMIT, QueryError, ReadArgs, SESSIONS_MAX};
+use serde::Serialize;
 
 use crate::args::{HarnessArg, HistoryArgs, HistoryCommand};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
-/// One helper op, in-process: its success fields, or its refusal as an error.
-fn op(name: &str, request: &Value, env: &Env) -> Result<Map<String, Value>, CliError> {
-    let input = serde_json::to_vec(request).unwrap_or_default();
-    let outcome = notesoup_app::run(Some(name), &input, &env.helper_context());
-    match outcome.reply {
-        Value::Object(mut reply) if reply.get("ok") == Some(&Value::Bool(true)) => {
-            reply.remove("ok");
-            Ok(reply)
-        }
-        reply => Err(CliError::History {
-            code: reply["error"]["code"]
-                .as_str()
-                .unwrap_or("internal")
-                .to_owned(),
-            message: reply["error"]["message"]
-                .as_str()
-                .unwrap_or("the history op gave no reply")
-                .to_owned(),
-        }),
+/// A `--json` document of a successful command: `"ok": true` beside the answer's fields.
+#[derive(Serialize)]
+struct Done<'a, T> {
+    ok: bool,
+    #[serde(flatten)]
+    answer: &'a T,
+}
+
+fn done<T>(answer: &T) -> Done<'_, T> {
+    Done { ok: true, answer }
+}
+
+/// `history sessions --json`.
+#[derive(Serialize)]
+struct SessionsDoc<'a> {
+    ok: bool,
+    total: usize,
+    sessions: &'a [SessionRow],
+}
+
+/// `history search --json` over the recent sessions.
+#[derive(Serialize)]
+struct SearchDoc<'a> {
+    ok: bool,
+    query: &'a str,
+    searched: usize,
+    results: &'a [ListPage],
+    skipped: Vec<Skipped<'a>>,
+}
+
+#[derive(Serialize)]
+struct Skipped<'a> {
+    session: &'a str,
+    error: String,
+}
+
+/// A listing refused, in the flag that set its limit (`--limit`, `--sessions`).
+fn sessions_error(err: AppError, flag: &str) -> CliError {
+    match err {
+        AppError::SessionsLimit(bad) => CliError::Refused {
+            code: "bad_limit",
+            message: format!("{flag} {} is out of range", bad.limit),
+            fix: format!("use 1 to {SESSIONS_MAX}"),
+        },
+        err => err.into(),
     }
 }
 
-/// Drop the `null` fields of a request (the ops treat absent and null alike; absent is
-/// what a model sends).
-fn request(fields: Value) -> Value {
-    match fields {
-        Value::Object(map) => {
-            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
-        }
-        other => other,
+/// A history tool's refusal in the CLI's words: the flag at fault and the fix.
+fn refused(error: &QueryError) -> CliError {
+    let (message, fix) = match error {
+        QueryError::EmptyQuery => (
+            "the search text is empty".to_owned(),
+            "give the text to find, e.g. `notesoup history search TEXT`".to_owned(),
+        ),
+        QueryError::Limit { limit } => (
+            format!("--limit {limit} is out of range"),
+            format!("use 1 to {MAX_LIMIT}"),
+        ),
+        QueryError::Cursor { cursor } => (
+            format!("--cursor {cursor} does not continue this list"),
+            "run the command again without --cursor".to_owned(),
+        ),
+        QueryError::Window { window, known } => (
+            format!("--window {window} is not a window of this session"),
+            format!("give one of its windows: {known}"),
+        ),
+        QueryError::SeqNotFound { seq, first, last } => (
+            format!("--seq {seq} is not an event of this session"),
+            format!("its events run from {first} to {last}"),
+        ),
+        QueryError::Offset { offset, seq, len } => (
+            format!("--offset {offset} is past the end of event {seq} ({len} bytes)"),
+            format!("give --offset 0 to {len}, or leave it out"),
+        ),
+        QueryError::Unreadable { seq, reason } => (
+            format!("event {seq} cannot be read: {reason}"),
+            "the session changed while it was read: run the command again".to_owned(),
+        ),
+        other => (
+            other.to_string(),
+            "see `notesoup history --help`".to_owned(),
+        ),
+    };
+    CliError::Refused {
+        code: error.code(),
+        message,
+        fix,
     }
+}
+
+/// The answer of a history tool, or its refusal as the CLI's error.
+fn answer<T>(answered: Answered<T>) -> Result<T, CliError> {
+    match answered {
+        Answered::Answer(answer) => Ok(answer),
+        Answered::Refused(refusal) => Err(refused(&refusal.error)),
+    }
+}
+
+fn list(ctx: &Context, session: &str, args: &ListArgs) -> Result<ListPage, CliError> {
+    answer(history::list(ctx, &SessionSource::selected(session), args)?)
+}
+
+fn read(ctx: &Context, session: &str, args: &ReadArgs) -> Result<ReadPage, CliError> {
+    answer(history::read(ctx, &SessionSource::selected(session), args)?)
 }
 
 pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
+    let ctx = env.helper_context();
     match &args.command {
         HistoryCommand::Sessions { harness, limit } => {
-            let reply = op(
-                "history_sessions",
-                &request(json!({"harness": harness.map(HarnessArg::name), "limit": limit})),
-                env,
-            )?;
-            sessions(&reply, out);
+            let listed = history::sessions(
+                &ctx,
+                &SessionsArgs {
+                    harness: harness.map(|h| h.name().to_owned()),
+                    limit: Some(*limit),
+                    roots: None,
+                },
+            )
+            .map_err(|err| sessions_error(err, "--limit"))?;
+            sessions(&listed.sessions, listed.total, out);
         }
         HistoryCommand::Show {
             session,
-            seq,
+            seq: Some(seq),
             offset,
+            ..
+        } => show_seq(&ctx, session, *seq, *offset, out)?,
+        HistoryCommand::Show {
+            session,
             window,
             limit,
             cursor,
-        } => {
-            let reply = if let Some(seq) = seq {
-                op(
-                    "history_read",
-                    &request(json!({"session": session, "seq": seq, "offset": offset})),
-                    env,
-                )?
-            } else {
-                op(
-                    "history_list",
-                    &request(
-                        json!({"session": session, "window": window, "limit": limit, "cursor": cursor}),
-                    ),
-                    env,
-                )?
-            };
-            page(&reply, out);
-            continuation(&reply, session, out, |next| match next {
-                Next::Cursor(c) => {
-                    let mut line = format!("notesoup history show {session}");
-                    if let Some(w) = window {
-                        let _ = write!(line, " --window {w}");
-                    }
-                    if let Some(l) = limit {
-                        let _ = write!(line, " --limit {l}");
-                    }
-                    format!("{line} --cursor {c}")
-                }
-                Next::Read { seq, offset } => {
-                    format!("notesoup history show {session} --seq {seq} --offset {offset}")
-                }
-            });
-        }
+            ..
+        } => show_list(&ctx, session, window.as_ref(), *limit, cursor.as_ref(), out)?,
         HistoryCommand::Search {
             query,
             session: Some(session),
             limit,
             cursor,
             ..
-        } => {
-            let reply = op(
-                "history_list",
-                &request(
-                    json!({"session": session, "query": query, "limit": limit, "cursor": cursor}),
-                ),
-                env,
-            )?;
-            page(&reply, out);
-            continuation(&reply, session, out, |next| match next {
-                Next::Cursor(c) => format!(
-                    "notesoup history search {} --session {session} --cursor {c}",
-                    shell_word(query)
-                ),
-                Next::Read { .. } => String::new(),
-            });
-        }
+        } => search_one(&ctx, query, session, *limit, cursor.as_ref(), out)?,
         HistoryCommand::Search {
             query,
             session: None,
@@ -128,57 +170,156 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             harness.map(HarnessArg::name),
             *count,
             *limit,
-            env,
+            &ctx,
             out,
         )?,
     }
     Ok(EXIT_OK)
 }
 
-/// The sessions as a table (the op's own fields), or the reply under `--json`.
-fn sessions(reply: &Map<String, Value>, out: &mut Out) {
+/// `history show SESSION --seq N`: whole events.
+fn show_seq(
+    ctx: &Context,
+    session: &str,
+    seq: u64,
+    offset: Option<usize>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let page = read(
+        ctx,
+        session,
+        &ReadArgs {
+            seq: Some(seq),
+            offset,
+            ..ReadArgs::default()
+        },
+    )?;
     if out.json {
-        out.json_doc(&json!({"ok": true, "total": reply["total"], "sessions": reply["sessions"]}));
+        out.json_doc(&done(&page));
+        return Ok(());
+    }
+    text(&page.text, out);
+    if let Some(ReadArgs {
+        seq: Some(seq),
+        offset: Some(offset),
+        ..
+    }) = page.next
+    {
+        out.hint(format!(
+            "next page: notesoup history show {session} --seq {seq} --offset {offset}"
+        ));
+    }
+    Ok(())
+}
+
+/// `history show SESSION`: a page of its events, newest first.
+fn show_list(
+    ctx: &Context,
+    session: &str,
+    window: Option<&String>,
+    limit: Option<usize>,
+    cursor: Option<&String>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let page = list(
+        ctx,
+        session,
+        &ListArgs {
+            window: window.cloned(),
+            limit,
+            cursor: cursor.cloned(),
+            ..ListArgs::default()
+        },
+    )?;
+    if out.json {
+        out.json_doc(&done(&page));
+        return Ok(());
+    }
+    text(&page.text, out);
+    if let Some(c) = &page.cursor {
+        let mut line = format!("notesoup history show {session}");
+        if let Some(w) = window {
+            let _ = write!(line, " --window {w}");
+        }
+        if let Some(l) = limit {
+            let _ = write!(line, " --limit {l}");
+        }
+        out.hint(format!("next page: {line} --cursor {c}"));
+    }
+    Ok(())
+}
+
+/// `history search TEXT --session SESSION`: a page of its matches.
+fn search_one(
+    ctx: &Context,
+    query: &str,
+    session: &str,
+    limit: Option<usize>,
+    cursor: Option<&String>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let page = list(
+        ctx,
+        session,
+        &ListArgs {
+            query: Some(query.to_owned()),
+            limit,
+            cursor: cursor.cloned(),
+            ..ListArgs::default()
+        },
+    )?;
+    if out.json {
+        out.json_doc(&done(&page));
+        return Ok(());
+    }
+    text(&page.text, out);
+    if let Some(c) = &page.cursor {
+        out.hint(format!(
+            "next page: notesoup history search {} --session {session} --cursor {c}",
+            shell_word(query)
+        ));
+    }
+    Ok(())
+}
+
+/// The sessions as a table, or the listing under `--json`.
+fn sessions(list: &[SessionRow], total: usize, out: &mut Out) {
+    if out.json {
+        out.json_doc(&SessionsDoc {
+            ok: true,
+            total,
+            sessions: list,
+        });
         return;
     }
-    let list = reply["sessions"].as_array().cloned().unwrap_or_default();
-    let total = reply["total"].as_u64().unwrap_or(0);
     if list.is_empty() {
         out.line("No sessions found. `notesoup doctor` shows which folders are searched.");
         return;
     }
-    let width = list
-        .iter()
-        .filter_map(|s| s["session"].as_str())
-        .map(str::len)
-        .max()
-        .unwrap_or(7);
-    for s in &list {
-        let id = out.paint(
-            Paint::Strong,
-            &format!("{:<width$}", s["session"].as_str().unwrap_or("?")),
-        );
-        let started = s["started"].as_str().unwrap_or("-");
+    let width = list.iter().map(|s| s.session.len()).max().unwrap_or(7);
+    for s in list {
+        let id = out.paint(Paint::Strong, &format!("{:<width$}", s.session));
+        let started = s.started.as_deref().unwrap_or("-");
         let mut line = format!("{id}  {started}");
-        if let Some(cwd) = s["cwd"].as_str() {
+        if let Some(cwd) = &s.cwd {
             let _ = write!(line, "  {cwd}");
         }
         out.line(line);
         let mut detail = Vec::new();
-        if let Some(parent) = s["parent"].as_str() {
+        if let Some(parent) = &s.parent {
             detail.push(format!("fork of {parent}"));
         }
-        if let Some(why) = s["unreadable"].as_str() {
+        if let Some(why) = &s.unreadable {
             detail.push(out.paint(Paint::Warn, &format!("unreadable: {why}")));
         }
-        if let Some(prompt) = s["first_prompt"].as_str() {
+        if let Some(prompt) = &s.first_prompt {
             detail.push(format!("{prompt:?}"));
         }
         if !detail.is_empty() {
             out.line(format!("    {}", detail.join("  ")));
         }
     }
-    if total > list.len() as u64 {
+    if total > list.len() {
         out.hint(format!(
             "{} of {total} sessions shown; --limit shows more.",
             list.len()
@@ -186,15 +327,8 @@ fn sessions(reply: &Map<String, Value>, out: &mut Out) {
     }
 }
 
-/// One answer of `history_list` / `history_read`: its text (what the model would read).
-fn page(reply: &Map<String, Value>, out: &mut Out) {
-    if out.json {
-        let mut doc = reply.clone();
-        doc.insert("ok".into(), Value::Bool(true));
-        out.json_doc(&Value::Object(doc));
-        return;
-    }
-    let text = reply["text"].as_str().unwrap_or_default();
+/// One answer's text (what the model would read), headings and notices painted.
+fn text(text: &str, out: &mut Out) {
     for line in text.lines() {
         if line.starts_with("== ") && line.ends_with(" ==")
             || line.starts_with('#') && line.contains(" · ")
@@ -205,40 +339,6 @@ fn page(reply: &Map<String, Value>, out: &mut Out) {
         } else {
             out.line(line);
         }
-    }
-}
-
-enum Next {
-    Cursor(String),
-    Read { seq: u64, offset: u64 },
-}
-
-/// The command that shows the next page, as a hint on stderr.
-fn continuation(
-    reply: &Map<String, Value>,
-    _session: &str,
-    out: &mut Out,
-    command: impl FnOnce(Next) -> String,
-) {
-    if out.json {
-        return;
-    }
-    let next = if let Some(c) = reply.get("cursor").and_then(Value::as_str) {
-        Next::Cursor(c.to_owned())
-    } else if let Some(n) = reply.get("next").and_then(Value::as_object) {
-        match (
-            n.get("seq").and_then(Value::as_u64),
-            n.get("offset").and_then(Value::as_u64),
-        ) {
-            (Some(seq), Some(offset)) => Next::Read { seq, offset },
-            _ => return,
-        }
-    } else {
-        return;
-    };
-    let line = command(next);
-    if !line.is_empty() {
-        out.hint(format!("next page: {line}"));
     }
 }
 
@@ -255,60 +355,73 @@ fn shell_word(s: &str) -> String {
 }
 
 /// Search the recent sessions (newest first, as `history sessions` lists them), one
-/// `history_list` page per session that matches.
+/// `history_list` page per session that matches. A refusal of the search itself (an empty
+/// text, a bad `--limit`) is the same in every session: it ends the command.
 fn search_all(
     query: &str,
     harness: Option<&str>,
     count: usize,
     limit: Option<usize>,
-    env: &Env,
+    ctx: &Context,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    let listed = op(
-        "history_sessions",
-        &request(json!({"harness": harness, "limit": count})),
-        env,
-    )?;
+    if query.is_empty() {
+        return Err(refused(&QueryError::EmptyQuery));
+    }
+    let listed = history::sessions(
+        ctx,
+        &SessionsArgs {
+            harness: harness.map(str::to_owned),
+            limit: Some(count),
+            roots: None,
+        },
+    )
+    .map_err(|err| sessions_error(err, "--sessions"))?;
+    let args = ListArgs {
+        query: Some(query.to_owned()),
+        limit: Some(limit.unwrap_or(10)),
+        ..ListArgs::default()
+    };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
-    for s in listed["sessions"].as_array().into_iter().flatten() {
-        let Some(id) = s["session"].as_str() else {
-            continue;
-        };
-        match op(
-            "history_list",
-            &request(json!({"session": id, "query": query, "limit": limit.unwrap_or(10)})),
-            env,
-        ) {
-            Ok(reply) if reply["shown"].as_array().is_some_and(|a| !a.is_empty()) => {
-                results.push((id.to_owned(), reply));
+    for s in &listed.sessions {
+        let id = s.session.as_str();
+        match history::list(ctx, &SessionSource::selected(id), &args) {
+            Ok(Answered::Answer(mut page)) => {
+                if !page.shown.is_empty() {
+                    id.clone_into(&mut page.session);
+                    results.push(page);
+                }
             }
-            Ok(_) => {}
-            Err(err) => skipped.push((id.to_owned(), err.to_string())),
+            Ok(Answered::Refused(refusal)) => return Err(refused(&refusal.error)),
+            Err(err) => skipped.push((id, err.to_string())),
         }
     }
+    let searched = listed.sessions.len();
     if out.json {
-        out.json_doc(&json!({
-            "ok": true,
-            "query": query,
-            "searched": listed["sessions"].as_array().map_or(0, Vec::len),
-            "results": results.iter().map(|(id, r)| {
-                let mut r = r.clone();
-                r.insert("session".into(), json!(id));
-                Value::Object(r)
-            }).collect::<Vec<_>>(),
-            "skipped": skipped.iter().map(|(id, why)| json!({"session": id, "error": why})).collect::<Vec<_>>(),
-        }));
+        out.json_doc(&SearchDoc {
+            ok: true,
+            query,
+            searched,
+            results: &results,
+            skipped: skipped
+                .iter()
+                .map(|(session, error)| Skipped {
+                    session,
+                    error: error.clone(),
+                })
+                .collect(),
+        });
         return Ok(());
     }
-    let searched = listed["sessions"].as_array().map_or(0, Vec::len);
     if results.is_empty() {
         out.line(format!(
             "No match for {query:?} in the {searched} most recent sessions."
         ));
     }
-    for (id, reply) in &results {
-        let matched = reply["matched"].as_u64().unwrap_or(0);
+    for page in &results {
+        let id = &page.session;
+        let matched = page.matched;
         out.line(out.paint(
             Paint::Strong,
             &format!(
@@ -316,8 +429,8 @@ fn search_all(
                 if matched == 1 { "" } else { "es" }
             ),
         ));
-        page(reply, out);
-        if reply.get("cursor").and_then(Value::as_str).is_some() {
+        text(&page.text, out);
+        if page.cursor.is_some() {
             out.hint(format!(
                 "more in {id}: notesoup history search {} --session {id}",
                 shell_word(query)

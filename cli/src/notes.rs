@@ -1,6 +1,7 @@
 //! `notesoup notes`: the brain of a project, through `notesoup-notes` (the same domain
 //! rule, names, limits and version checks the plugin's tools use).
 
+use notesoup_app::notes::NoteRow;
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
             "brain": brain.dir(),
             "bytes": total,
             "limits": {"note_bytes": MAX_NOTE_BYTES, "brain_bytes": MAX_BRAIN_BYTES},
-            "notes": notes.iter().map(notesoup_app::note_json).collect::<Vec<_>>(),
+            "notes": notes.iter().map(NoteRow::from).collect::<Vec<_>>(),
         }));
         return Ok(());
     }

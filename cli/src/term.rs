@@ -3,8 +3,6 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use crate::args::Color;
 use crate::{CliError, Env};
 
@@ -99,7 +97,7 @@ impl Out {
     }
 
     /// The one JSON document of a `--json` run.
-    pub(crate) fn json_doc(&mut self, value: &Value) {
+    pub(crate) fn json_doc<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
         self.stdout.push_str(&text);
         self.stdout.push('\n');

@@ -946,3 +946,62 @@ fn mcp_slot_answers() {
     let run = world.run(&["mcp", "--help"]);
     assert_eq!(run.exit, 0);
 }
+
+/// Every history refusal: on stderr, in the CLI's own words (flags, never a tool's fields),
+/// exit 1, nothing on stdout; under `--json` the one error document. An empty search
+/// never panics.
+#[test]
+fn history_refusals_go_to_stderr_with_exit_1() {
+    let world = World::new("refusals");
+    let session = "claude:da56055c";
+    let cases: [(&str, Vec<&str>); 6] = [
+        ("empty_query_all", vec!["history", "search", ""]),
+        (
+            "empty_query_session",
+            vec!["history", "search", "", "--session", session],
+        ),
+        (
+            "bad_cursor",
+            vec!["history", "show", session, "--cursor", "bogus"],
+        ),
+        (
+            "unknown_window",
+            vec!["history", "show", session, "--window", "5"],
+        ),
+        (
+            "missing_seq",
+            vec!["history", "show", session, "--seq", "999"],
+        ),
+        (
+            "zero_limit",
+            vec!["history", "show", session, "--limit", "0"],
+        ),
+    ];
+    let mut shown = String::new();
+    for (name, args) in &cases {
+        let run = world.run(args);
+        assert_eq!(run.exit, 1, "{name}: {}", run.shown());
+        assert_eq!(run.stdout, "", "{name}: {}", run.shown());
+        assert!(
+            !run.stderr.contains("history_list"),
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("history_read"),
+            "{name}: {}",
+            run.stderr
+        );
+        shown.push_str("== ");
+        shown.push_str(name);
+        shown.push('\n');
+        shown.push_str(&run.shown());
+        let mut json_args = args.clone();
+        json_args.push("--json");
+        let json = world.run(&json_args);
+        assert_eq!(json.exit, 1, "{name} --json: {}", json.shown());
+        assert_eq!(json.json()["ok"], false, "{name} --json");
+        assert!(json.json()["error"]["code"].is_string(), "{name} --json");
+    }
+    insta::assert_snapshot!("history_refusals", shown);
+}

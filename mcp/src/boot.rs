@@ -1,20 +1,27 @@
-//! The `notesoup://boot` resource's text: the helper's `boot` op for the brain of a folder.
+//! The `notesoup://boot` resource's text: [`notesoup_app::boot::build`] for the brain of a
+//! folder.
 
 use std::path::Path;
 
-use notesoup_app::{Context, run};
-use serde_json::json;
+use notesoup_app::Context;
+use notesoup_app::boot::{BootRequest, build};
 
 /// The boot text of the brain of `cwd` for an MCP host (window `mcp:client:0`: the server's
-/// tool names, no reset advice), or the op's one-line refusal.
+/// tool names, no reset advice), or the refusal's one line.
 pub(crate) fn boot(cwd: &Path, ctx: &Context) -> Result<String, String> {
-    let request = json!({"cwd": cwd.to_string_lossy(), "host": "mcp", "session": "client", "ordinal": 0, "history": true});
-    let out = run(Some("boot"), request.to_string().as_bytes(), ctx);
-    match out.reply["text"].as_str() {
-        Some(text) if out.reply["ok"] == true => Ok(text.to_owned()),
-        _ => Err(out.reply["error"]["message"]
-            .as_str()
-            .unwrap_or("notesoup: no boot")
-            .to_owned()),
-    }
+    let cwd = cwd.to_string_lossy();
+    let request = BootRequest {
+        cwd: &cwd,
+        host: "mcp",
+        session: "client",
+        ordinal: 0,
+        last_word: None,
+        history: true,
+        reset: None,
+        seed: "",
+        budget: None,
+    };
+    build(ctx, &request)
+        .map(|boot| boot.text)
+        .map_err(|err| err.to_string())
 }

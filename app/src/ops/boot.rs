@@ -1,13 +1,13 @@
-//! `boot`: the boot block of one window (and, after a reset, its handoff paragraph), built
-//! from the brain of the session's folder.
+//! `boot`'s JSON handler: parse the request, call [`crate::boot::build`], serialize.
 
-use notesoup_boot::{BootInput, BootNote, DEFAULT_BUDGET, Reset, WindowId, boot_text, handoff};
+use notesoup_boot::Reset;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Fields;
-use super::notes::open_brain;
-use crate::{Context, OpError, parse};
+use crate::boot::Boot;
+pub(crate) use crate::boot::BootRequest;
+use crate::{AppError, Context, OpError, fields, parse};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,7 +44,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         .as_deref()
         .map(str::parse::<Reset>)
         .transpose()
-        .map_err(OpError::bad_request)?;
+        .map_err(AppError::BadReset)?;
     let built = build(
         ctx,
         &BootRequest {
@@ -59,64 +59,10 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
             budget: req.budget,
         },
     )?;
-    let mut fields = Fields::new();
-    fields.insert("window".into(), json!(built.window.to_string()));
-    fields.insert("text".into(), json!(built.text));
-    fields.insert("handoff".into(), json!(built.handoff));
-    fields.insert("notes".into(), json!(built.notes));
-    Ok(fields)
+    Ok(fields(&built))
 }
 
-/// What one boot is built from (the `boot` op's request, parsed).
-pub(crate) struct BootRequest<'a> {
-    pub(crate) cwd: &'a str,
-    pub(crate) host: &'a str,
-    pub(crate) session: &'a str,
-    pub(crate) ordinal: u32,
-    pub(crate) last_word: Option<&'a str>,
-    pub(crate) history: bool,
-    pub(crate) reset: Option<Reset>,
-    pub(crate) seed: &'a str,
-    pub(crate) budget: Option<usize>,
-}
-
-/// One built boot: its window, text, handoff paragraph (after a reset) and note count.
-pub(crate) struct Built {
-    pub(crate) window: WindowId,
-    pub(crate) text: String,
-    pub(crate) handoff: Option<&'static str>,
-    pub(crate) notes: usize,
-}
-
-/// Builds the boot of one window from the brain of `cwd` (the `boot` op, and the `hook`
-/// op's boots for `prompt.context` and an answered compaction).
-pub(crate) fn build(ctx: &Context, req: &BootRequest<'_>) -> Result<Built, OpError> {
-    let window = WindowId::new(req.host, req.session, req.ordinal)
-        .map_err(|err| OpError::new("bad_window", err.to_string()))?;
-    let brain = open_brain(ctx, req.cwd)?;
-    let notes: Vec<BootNote> = brain
-        .snapshot()?
-        .into_iter()
-        .map(|n| BootNote {
-            name: n.name,
-            text: n.text,
-            version: n.version.as_str().to_owned(),
-            updated: n.updated,
-        })
-        .collect();
-    let text = boot_text(&BootInput {
-        window: &window,
-        notes: &notes,
-        last_word: req.last_word,
-        history: req.history,
-        budget: req.budget.unwrap_or(DEFAULT_BUDGET),
-    })
-    .map_err(|err| OpError::new("unknown_host", err.to_string()))?;
-    let handoff = req.reset.map(|r| handoff(r, &window, req.seed));
-    Ok(Built {
-        notes: notes.len(),
-        window,
-        text,
-        handoff,
-    })
+/// [`crate::boot::build`], its refusal as the protocol's error (the `hook` op's boots).
+pub(crate) fn build(ctx: &Context, req: &BootRequest<'_>) -> Result<Boot, OpError> {
+    Ok(crate::boot::build(ctx, req)?)
 }

@@ -1,27 +1,23 @@
-//! What the three history ops share: reading the session a request names (the live one by
-//! its transcript path and head, or one the corpus finds by selector: history-store's
-//! `named` decides which), and turning decoder refusals into replies.
-//!
-//! The transcript is read by `notesoup-history-store` (the decoder crates are pure), block
-//! by block, so a large file is never held whole beside its decoded events, and through
-//! its persistent index, so only the lines appended since the last call are decoded, and of
-//! the lines the index covers only those an answer shows or a search may find.
+//! What the history ops' JSON handlers share: the session fields of every history request
+//! ([`SessionArgs`], parsed beside each tool's own arguments), and an [`Answered`] as the
+//! reply's fields (a refusal is still `ok`, with its code in `refused`).
 
-use notesoup_history_claude::{Head, Options};
-use notesoup_history_core::{Answer, BudgetedText, History, QueryError};
-use notesoup_history_store::{Cache, Corpus, Named, Roots, named, read_history};
+use notesoup_history_core::History;
+use notesoup_history_store::Roots;
 use serde::Deserialize;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::Fields;
 
-use crate::{Context, OpError, parse};
+use crate::history::{Answered, LiveSession, SessionSource};
+use crate::{Context, OpError, fields, parse};
 
 /// The session part of every history request: which session, and how to find it. The
 /// history ops take these fields beside their own arguments in one flat object
 /// ([`parse_with_session`]); `history_state` takes them alone.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SessionArgs {
     /// The live session's transcript, exactly as Claude gave it (`transcript_path`).
@@ -78,118 +74,43 @@ pub(crate) fn parse_with_session<A: DeserializeOwned>(
     Ok((session, args))
 }
 
-/// The selected history of the session `source` names, for an answer that searches it for
-/// `query`, if any (the live transcript's lines that may hold it are decoded whole, the
-/// others skimmed: `read_history`).
+impl From<SessionArgs> for SessionSource {
+    fn from(args: SessionArgs) -> Self {
+        Self {
+            live: args.transcript_path.map(|transcript_path| LiveSession {
+                transcript_path,
+                head: args.head,
+            }),
+            selector: args.session,
+            agent_id: args.agent_id,
+            roots: args.roots,
+        }
+    }
+}
+
+/// The reply fields of a history tool's answer or refusal.
+pub(crate) fn answered<T: Serialize>(answered: &Answered<T>) -> Fields {
+    match answered {
+        Answered::Answer(answer) => fields(answer),
+        Answered::Refused(refusal) => fields(refusal),
+    }
+}
+
+/// [`crate::history::load`] of the session `source` names, its refusal as the protocol's
+/// error (the `hook` op reads the head's window with it).
 pub(crate) fn load(
     op: &str,
     source: &SessionArgs,
     query: Option<&str>,
     ctx: &Context,
 ) -> Result<History, OpError> {
-    let named = named(
-        op,
-        source.agent_id.as_deref(),
-        source.session.as_deref(),
-        source.transcript_path.as_deref(),
-        source.head.as_deref(),
-    )?;
-    let (path, session, head) = match named {
-        Named::Live {
-            path,
-            session,
-            head,
-        } => (path, session, head),
-        Named::Listed(selector) => {
-            let corpus = corpus(source.roots.clone(), ctx);
-            let found = corpus.resolve(selector)?;
-            let transcript = corpus.load(&found, cache(ctx).as_ref())?;
-            return History::new(transcript)
-                .map_err(|err| OpError::new("internal", err.to_string()));
-        }
-    };
-    let options = Options {
-        session: Some(session),
-        sidechain: false,
-    };
-    let head = Head::Uuid(head.to_owned());
-    Ok(read_history(
-        path,
-        &options,
-        &head,
-        cache(ctx).as_ref(),
-        query,
-    )?)
+    let source = SessionSource::from(source.clone());
+    Ok(crate::history::load(op, &source, query, ctx)?)
 }
 
-/// The session corpus under `roots` and the folders the environment names.
-pub(crate) fn corpus(roots: Roots, ctx: &Context) -> Corpus {
-    Corpus::new(roots, |name| ctx.var(name).map(str::to_owned))
-}
-
-/// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
-/// can be named (opened as a handle per call, never through a link: `Cache::in_home`).
-pub(crate) fn cache(ctx: &Context) -> Option<Cache> {
-    ctx.notes_home().ok().map(|root| Cache::in_home(&root))
-}
-
-/// One history tool call on the session `source` names: `tool`'s answer with the fields
-/// every answer carries plus the ones `extra` takes from it, or a refusal reply; `query`:
-/// what `tool` searches for, if anything.
-pub(crate) fn answer(
-    op: &str,
-    source: &SessionArgs,
-    query: Option<&str>,
-    ctx: &Context,
-    tool: impl FnOnce(&History) -> Result<Answer, QueryError>,
-    extra: impl FnOnce(&History, &Answer) -> Fields,
-) -> Result<Fields, OpError> {
-    let history = load(op, source, query, ctx)?;
-    let fields = match tool(&history) {
-        Ok(answer) => {
-            let extra = extra(&history, &answer);
-            let mut fields = answer_fields(&history, answer);
-            fields.extend(extra);
-            fields
-        }
-        Err(err) => refusal_fields(&history, err.code(), history.refusal(op, &err)),
-    };
-    release(history);
-    Ok(fields)
-}
-
-/// The reply fields every answer carries.
-fn answer_fields(history: &History, answer: Answer) -> Fields {
-    let mut fields = Fields::new();
-    fields.insert("text".into(), json!(answer.text.into_string()));
-    fields.insert("shown".into(), json!(answer.shown));
-    fields.insert("matched".into(), json!(answer.matched));
-    fields.insert("session".into(), json!(history.session().to_string()));
-    fields.insert("missing".into(), json!(history.missing()));
-    fields
-}
-
-/// The reply to a wrongly called tool: still `ok`, with the text the model reads and the
-/// error's code in `refused`.
-fn refusal_fields(history: &History, code: &str, text: BudgetedText) -> Fields {
-    let mut fields = Fields::new();
-    fields.insert("text".into(), json!(text.into_string()));
-    fields.insert("refused".into(), json!(code));
-    fields.insert("session".into(), json!(history.session().to_string()));
-    fields.insert("missing".into(), json!(history.missing()));
-    fields
-}
-
-/// Lets go of a decoded history without freeing it piece by piece: the helper answers one
-/// request and exits, and freeing the events of a 100 MB transcript one by one took a
-/// measurable share of the call. The operating system reclaims it all at exit.
-fn release(history: History) {
-    std::mem::forget(history);
-}
-
-/// `Value::Null` for `None`.
-pub(crate) fn or_null<T: serde::Serialize>(value: Option<T>) -> Value {
-    value.map_or(Value::Null, |v| json!(v))
+/// Where transcript indexes are kept (`crate::history::cache`).
+pub(crate) fn cache(ctx: &Context) -> Option<notesoup_history_store::Cache> {
+    crate::history::cache(ctx)
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
-//! `version`: which helper this is and which ops it answers (the hooks module's health check).
+//! `version`'s JSON handler: which helper this is and which ops it answers (the hooks
+//! module's health check).
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Fields, NAMES};
-use crate::{Context, OpError, parse};
+use super::Fields;
+use crate::{Context, OpError, fields, parse};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -12,8 +13,5 @@ struct Request {}
 
 pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
     let Request {} = parse("version", request)?;
-    let mut fields = Fields::new();
-    fields.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
-    fields.insert("ops".into(), json!(NAMES));
-    Ok(fields)
+    Ok(fields(&crate::version()))
 }

@@ -1,0 +1,80 @@
+//! `boot` as a typed function: the boot block of one window (and, after a reset, its
+//! handoff paragraph), built from the brain of the session's folder.
+
+use notesoup_boot::{BootInput, BootNote, DEFAULT_BUDGET, Reset, WindowId, boot_text, handoff};
+use serde::Serialize;
+
+use crate::notes::open_brain;
+use crate::{AppError, Context};
+
+/// What one boot is built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BootRequest<'a> {
+    /// The session's working folder: picks the brain.
+    pub cwd: &'a str,
+    /// The host (`claude`, `pi`, `mcp`, ...).
+    pub host: &'a str,
+    /// The host's session id.
+    pub session: &'a str,
+    /// 0 for the session's first window, one more per clear.
+    pub ordinal: u32,
+    /// The `last_word` of the reset that ended the previous window.
+    pub last_word: Option<&'a str>,
+    /// Whether the history tools are available in this window.
+    pub history: bool,
+    /// How the previous window ended; `None`: no handoff.
+    pub reset: Option<Reset>,
+    /// Mixed into the handoff choice with the window id.
+    pub seed: &'a str,
+    /// Bytes of note contents to show at most (default [`DEFAULT_BUDGET`]).
+    pub budget: Option<usize>,
+}
+
+/// One built boot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Boot {
+    /// The window's id.
+    #[serde(serialize_with = "as_text")]
+    pub window: WindowId,
+    /// The boot block.
+    pub text: String,
+    /// The handoff paragraph, after a reset.
+    pub handoff: Option<&'static str>,
+    /// How many notes the brain holds.
+    pub notes: usize,
+}
+
+/// Builds the boot of one window from the brain of `req.cwd`.
+pub fn build(ctx: &Context, req: &BootRequest<'_>) -> Result<Boot, AppError> {
+    let window = WindowId::new(req.host, req.session, req.ordinal)?;
+    let brain = open_brain(ctx, req.cwd)?;
+    let notes: Vec<BootNote> = brain
+        .snapshot()?
+        .into_iter()
+        .map(|n| BootNote {
+            name: n.name,
+            text: n.text,
+            version: n.version.as_str().to_owned(),
+            updated: n.updated,
+        })
+        .collect();
+    let text = boot_text(&BootInput {
+        window: &window,
+        notes: &notes,
+        last_word: req.last_word,
+        history: req.history,
+        budget: req.budget.unwrap_or(DEFAULT_BUDGET),
+    })?;
+    let handoff = req.reset.map(|r| handoff(r, &window, req.seed));
+    Ok(Boot {
+        window,
+        text,
+        notes: notes.len(),
+        handoff,
+    })
+}
+
+/// A window id as its text (`claude:<id>:2`).
+fn as_text<S: serde::Serializer>(window: &WindowId, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(window)
+}

@@ -1,0 +1,73 @@
+//! [`AppError`]: why a typed call of this library refused, with the input at fault.
+
+use notesoup_boot::BootError;
+use notesoup_history_core::{HistoryError, SessionsLimit};
+use notesoup_history_store::StoreError;
+use notesoup_notes::NotesError;
+use notesoup_window::{UnknownHost, WindowIdError};
+
+/// Why a call refused. Each variant carries the input at fault; [`AppError::code`] is the
+/// stable `snake_case` code the helper's replies carry.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AppError {
+    /// The history store refused: no such session, an ambiguous prefix, an unreadable
+    /// transcript, a subagent's call, no bound transcript, ...
+    #[error(transparent)]
+    History(#[from] StoreError),
+    /// The decoded transcript does not make a history (a bug of the decoder: seqs out of
+    /// order).
+    #[error(transparent)]
+    Decoded(#[from] HistoryError),
+    /// The notes store refused: a bad name, no such note, too large, a version conflict,
+    /// no notes home, ...
+    #[error(transparent)]
+    Notes(#[from] NotesError),
+    /// A harness name none of the harnesses has.
+    #[error("`harness`: {0}")]
+    Harness(#[source] UnknownHost),
+    /// A session listing's `limit` out of range.
+    #[error(transparent)]
+    SessionsLimit(#[from] SessionsLimit),
+    /// The head's window has no ordinal: its ancestry stops at a missing record.
+    #[error(
+        "the head's window is {window}: its ancestry stops at a missing record, so its ordinal cannot be known"
+    )]
+    WindowUnknown {
+        /// The head's window id.
+        window: String,
+    },
+    /// A boot's window id is not `<host>:<session>:<ordinal>`.
+    #[error(transparent)]
+    BadWindow(#[from] WindowIdError),
+    /// A boot for a host notesoup does not know.
+    #[error(transparent)]
+    Boot(#[from] BootError),
+    /// A boot's `reset` is none of `normal`, `forced`.
+    #[error("{0}")]
+    BadReset(String),
+}
+
+impl AppError {
+    /// The stable `snake_case` code of this refusal (the helper's `error.code`).
+    pub fn code(&self) -> &str {
+        match self {
+            Self::History(err) => err.code(),
+            Self::Decoded(_) => "internal",
+            Self::Notes(err) => err.code(),
+            Self::Harness(_) | Self::SessionsLimit(_) | Self::BadReset(_) => "bad_request",
+            Self::WindowUnknown { .. } => "window_unknown",
+            Self::BadWindow(_) => "bad_window",
+            Self::Boot(_) => "unknown_host",
+        }
+    }
+
+    /// True when the refusal is of the request's shape rather than of the world (the
+    /// helper's exit status 2).
+    pub fn malformed(&self) -> bool {
+        matches!(
+            self,
+            Self::Harness(_) | Self::SessionsLimit(_) | Self::BadReset(_)
+        )
+    }
+}

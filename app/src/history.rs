@@ -1,0 +1,330 @@
+//! The history tools as typed functions: [`sessions`], [`list`], [`read`] and [`state`] of
+//! the session a [`SessionSource`] names (the live one by its transcript and head, or one
+//! the corpus finds by its `<harness>:<id>` selector: history-store's `named` decides
+//! which).
+//!
+//! A tool called wrongly (an empty query, a cursor of another list, a seq the history does
+//! not hold) is not an error of the call: it is an [`Answered::Refused`] carrying the text
+//! the model reads and the [`QueryError`] a front end words in its own terms. An
+//! [`AppError`] is a refusal of the call itself (no such session, no bound transcript).
+//!
+//! The transcript is read by `notesoup-history-store` (the decoder crates are pure), block
+//! by block, so a large file is never held whole beside its decoded events, and through
+//! its persistent index, so only the lines appended since the last call are decoded, and of
+//! the lines the index covers only those an answer shows or a search may find. The decoded
+//! history is handed to [`Context::retire`] when the answer is made: freed at once, unless
+//! the context keeps it until a one-shot process exits.
+
+use notesoup_history_claude::{Head, Options};
+use notesoup_history_core::{
+    History, ListArgs, QueryError, ReadArgs, Seq, render_sessions, sessions_limit,
+};
+use notesoup_history_store::{Cache, Corpus, Named, Roots, named, read_history};
+use notesoup_window::Host;
+use serde::{Deserialize, Serialize};
+
+use crate::{AppError, Context};
+
+/// The session a history call reads, and where the corpus looks for sessions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionSource {
+    /// The live session a host bound (Claude Code), if any.
+    pub live: Option<LiveSession>,
+    /// An explicit session, `<harness>:<sessionId>` (a unique id prefix is enough); the
+    /// live session when it names the live transcript's own id.
+    pub selector: Option<String>,
+    /// Set when a subagent calls: history is the main agent's alone, so it is refused.
+    pub agent_id: Option<String>,
+    /// The notesoup setting naming each harness's session folder.
+    pub roots: Roots,
+}
+
+impl SessionSource {
+    /// The session `selector` names, in the session folders the environment names.
+    pub fn selected(selector: impl Into<String>) -> Self {
+        Self {
+            selector: Some(selector.into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// The live session a host bound: its transcript, read up to its head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveSession {
+    /// The transcript, exactly as the host gave it (`transcript_path`).
+    pub transcript_path: String,
+    /// The uuid of the latest successful main `session.append` result; `None` before the
+    /// first one (refused as `no_head`).
+    pub head: Option<String>,
+}
+
+/// A history tool's answer, or the tool's refusal of arguments it cannot answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answered<T> {
+    /// The answer.
+    Answer(T),
+    /// The arguments were wrong for this history: what the model reads, and why.
+    Refused(Refusal),
+}
+
+/// A history tool's refusal: still an answer the model reads (`ok` on the helper's wire,
+/// with the code in `refused`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// What the model reads: the history's notice and the refusal in the tool's words.
+    pub text: String,
+    /// The refusal's code (`empty_query`, `bad_cursor`, ...).
+    pub refused: &'static str,
+    /// The session read, `<harness>:<id>`.
+    pub session: String,
+    /// Ancestors the selection needs but the transcript lacks.
+    pub missing: Vec<String>,
+    /// Why, for a front end to say in its own words.
+    #[serde(skip)]
+    pub error: QueryError,
+}
+
+/// One `history_list` page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListPage {
+    /// What the model reads (within the answer limit).
+    pub text: String,
+    /// The seqs of the events shown.
+    pub shown: Vec<Seq>,
+    /// How many events match from this page on.
+    pub matched: usize,
+    /// The session read, `<harness>:<id>`.
+    pub session: String,
+    /// Ancestors the selection needs but the transcript lacks.
+    pub missing: Vec<String>,
+    /// The cursor of the next page, `None` at the end.
+    pub cursor: Option<String>,
+    /// The window the session's head is in.
+    pub window: String,
+}
+
+/// One `history_read` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadPage {
+    /// What the model reads (within the answer limit).
+    pub text: String,
+    /// The seqs of the events shown.
+    pub shown: Vec<Seq>,
+    /// How many documents the range holds.
+    pub matched: usize,
+    /// The session read, `<harness>:<id>`.
+    pub session: String,
+    /// Ancestors the selection needs but the transcript lacks.
+    pub missing: Vec<String>,
+    /// The arguments that continue a cut read, `None` when it was complete.
+    pub next: Option<ReadArgs>,
+}
+
+/// What `history_sessions` takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsArgs {
+    /// Only this harness: `claude`, `pi` or `codex`.
+    #[serde(default)]
+    pub harness: Option<String>,
+    /// How many sessions to show (1 to 200, default 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// The notesoup setting naming each harness's session folder.
+    #[serde(default)]
+    pub roots: Option<Roots>,
+}
+
+/// The recent sessions, most recently active first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionsPage {
+    /// What the model reads.
+    pub text: String,
+    /// The sessions shown.
+    pub sessions: Vec<SessionRow>,
+    /// How many sessions there are in all.
+    pub total: usize,
+}
+
+/// One session of a [`SessionsPage`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionRow {
+    /// Its selector, `<harness>:<id>`.
+    pub session: String,
+    /// When it started, as the harness wrote it (ISO 8601), if known.
+    pub started: Option<String>,
+    /// The folder it ran in, if recorded.
+    pub cwd: Option<String>,
+    /// The first prompt a person typed, if any.
+    pub first_prompt: Option<String>,
+    /// The session it was forked from, as a selector, if any.
+    pub parent: Option<String>,
+    /// Why its file's start could not be read, when it could not.
+    pub unreadable: Option<String>,
+}
+
+/// The window a session's head is in (`history_state`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WindowState {
+    /// Its window id.
+    pub window: String,
+    /// Its ordinal: 0 for the session's first window, one more per clear.
+    pub ordinal: u64,
+}
+
+/// `history_sessions`: the recent sessions of every harness (or one).
+pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppError> {
+    let harness = args
+        .harness
+        .as_deref()
+        .map(Host::harness)
+        .transpose()
+        .map_err(AppError::Harness)?;
+    let limit = sessions_limit(args.limit)?;
+    let roots = args.roots.clone().unwrap_or_default();
+    let (found, total) = corpus(roots, ctx).recent(harness, limit);
+    let (text, shown) = render_sessions(&found, limit, total);
+    let sessions = found
+        .into_iter()
+        .take(shown)
+        .map(|s| SessionRow {
+            session: s.selector(),
+            started: s.started,
+            cwd: s.cwd,
+            first_prompt: s.first_prompt,
+            parent: s.parent,
+            unreadable: s.unreadable,
+        })
+        .collect();
+    Ok(SessionsPage {
+        text: text.into_string(),
+        sessions,
+        total,
+    })
+}
+
+/// `history_list`: one folded line per event, with search, filters and a cursor.
+pub fn list(
+    ctx: &Context,
+    source: &SessionSource,
+    args: &ListArgs,
+) -> Result<Answered<ListPage>, AppError> {
+    let op = "history_list";
+    let history = load(op, source, args.query.as_deref(), ctx)?;
+    let answered = match history.list(args) {
+        Ok(answer) => Answered::Answer(ListPage {
+            window: history.head_window_id(),
+            session: history.session().to_string(),
+            missing: history.missing().to_vec(),
+            text: answer.text.into_string(),
+            shown: answer.shown,
+            matched: answer.matched,
+            cursor: answer.next_cursor,
+        }),
+        Err(error) => Answered::Refused(refusal(op, &history, error)),
+    };
+    ctx.retire(history);
+    Ok(answered)
+}
+
+/// `history_read`: whole events by seq, continued by offset.
+pub fn read(
+    ctx: &Context,
+    source: &SessionSource,
+    args: &ReadArgs,
+) -> Result<Answered<ReadPage>, AppError> {
+    let op = "history_read";
+    let history = load(op, source, None, ctx)?;
+    let answered = match history.read(args) {
+        Ok(answer) => Answered::Answer(ReadPage {
+            session: history.session().to_string(),
+            missing: history.missing().to_vec(),
+            text: answer.text.into_string(),
+            shown: answer.shown,
+            matched: answer.matched,
+            next: answer.next_read,
+        }),
+        Err(error) => Answered::Refused(refusal(op, &history, error)),
+    };
+    ctx.retire(history);
+    Ok(answered)
+}
+
+/// `history_state`: the window the session's head is in; refused when its ordinal cannot
+/// be known (never a guess).
+pub fn state(ctx: &Context, source: &SessionSource) -> Result<WindowState, AppError> {
+    let history = load("history_state", source, None, ctx)?;
+    let window = history.head_window_id();
+    let ordinal = history.head_window().ordinal();
+    ctx.retire(history);
+    match ordinal {
+        Some(ordinal) => Ok(WindowState { window, ordinal }),
+        None => Err(AppError::WindowUnknown { window }),
+    }
+}
+
+fn refusal(op: &str, history: &History, error: QueryError) -> Refusal {
+    Refusal {
+        text: history.refusal(op, &error).into_string(),
+        refused: error.code(),
+        session: history.session().to_string(),
+        missing: history.missing().to_vec(),
+        error,
+    }
+}
+
+/// The selected history of the session `source` names, for an answer that searches it for
+/// `query`, if any (the live transcript's lines that may hold it are decoded whole, the
+/// others skimmed: `read_history`); `op` names the call in refusals.
+pub fn load(
+    op: &str,
+    source: &SessionSource,
+    query: Option<&str>,
+    ctx: &Context,
+) -> Result<History, AppError> {
+    let live = source.live.as_ref();
+    let named = named(
+        op,
+        source.agent_id.as_deref(),
+        source.selector.as_deref(),
+        live.map(|l| l.transcript_path.as_str()),
+        live.and_then(|l| l.head.as_deref()),
+    )?;
+    let (path, session, head) = match named {
+        Named::Live {
+            path,
+            session,
+            head,
+        } => (path, session, head),
+        Named::Listed(selector) => {
+            let corpus = corpus(source.roots.clone(), ctx);
+            let found = corpus.resolve(selector)?;
+            let transcript = corpus.load(&found, cache(ctx).as_ref())?;
+            return Ok(History::new(transcript)?);
+        }
+    };
+    let options = Options {
+        session: Some(session),
+        sidechain: false,
+    };
+    let head = Head::Uuid(head.to_owned());
+    Ok(read_history(
+        path,
+        &options,
+        &head,
+        cache(ctx).as_ref(),
+        query,
+    )?)
+}
+
+/// The session corpus under `roots` and the folders the environment names.
+pub fn corpus(roots: Roots, ctx: &Context) -> Corpus {
+    Corpus::new(roots, |name| ctx.var(name).map(str::to_owned))
+}
+
+/// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
+/// can be named (opened as a handle per call, never through a link: `Cache::in_home`).
+pub fn cache(ctx: &Context) -> Option<Cache> {
+    ctx.notes_home().ok().map(|root| Cache::in_home(&root))
+}
