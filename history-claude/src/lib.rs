@@ -39,6 +39,11 @@
 //!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
 //!   file's committed prefix decodes only the lines appended since (every line is still
 //!   checked exactly once). The caller must vouch that the prefix is byte-identical.
+//! - **The index's format**: [`index`] writes and reads a transcript's index (what it
+//!   vouches for, where each covered line starts, the snapshot, a checksum) to and from
+//!   the streams its caller opens; [`RawQuery`] is the raw search of covered lines for a
+//!   literal (JSON-escape aware, with the rows' [`TextSpan`]s), so a search of rows whose
+//!   bodies stay in the file decodes only the lines that may hold it.
 //! - **Window facts**: [`window_facts`] reads a decoded transcript for the reset flow of a
 //!   process that has no window record: the current window (never below an ordinal a
 //!   retained boot named), the newest boot, the compactions since, and whether that boot is
@@ -70,6 +75,8 @@ mod decoder;
 mod elided;
 mod errors;
 mod graph;
+pub mod index;
+mod raw_search;
 mod rows;
 mod spans;
 mod state;
@@ -80,6 +87,7 @@ mod window_facts;
 
 pub use decoder::{Decoder, ElidedRow, Head, Options, Skeleton, decode};
 pub use errors::DecodeError;
+pub use raw_search::RawQuery;
 pub use spans::{TextSpan, short_escaped};
 pub use state::StateError;
 pub use summary::summary;

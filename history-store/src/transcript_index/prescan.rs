@@ -4,7 +4,10 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use super::{SCAN_BYTES, finders, read_at};
+use notesoup_history_claude::RawQuery;
+
+use super::blocks::read_at;
+use super::lazy::SCAN_BYTES;
 use crate::LINE_MAX_BYTES;
 
 /// The most matches a [`Prescan`] keeps: past it, the search reads the lines itself, as it
@@ -44,15 +47,12 @@ pub(super) struct Hits {
 impl Prescan {
     /// Starts the search of the first `len` bytes of `file` (whole lines) for `query`;
     /// `None` when no thread or handle can be had (the search then reads the lines itself).
-    pub(super) fn start(file: &File, query: &str, len: u64) -> Option<Prescan> {
+    pub(super) fn start(file: &File, query: RawQuery, len: u64) -> Option<Prescan> {
         let file = file.try_clone().ok()?;
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let [plain, escaped, ..] = finders(query);
-        let plain = plain?;
-        let counted = !query.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20);
         let stopped = Arc::clone(&stop);
         let handle = std::thread::Builder::new()
-            .spawn(move || Self::run(&file, (&plain, counted), escaped.as_ref(), len, &stopped))
+            .spawn(move || Self::run(&file, &query, len, &stopped))
             .ok()?;
         Some(Prescan {
             stop,
@@ -60,11 +60,9 @@ impl Prescan {
         })
     }
 
-    /// `plain`: the query's finder, and whether the backslashes before a match are counted.
     fn run(
         file: &File,
-        (plain, counted): (&memchr::memmem::Finder<'static>, bool),
-        escaped: Option<&memchr::memmem::Finder<'static>>,
+        query: &RawQuery,
         len: u64,
         stop: &std::sync::atomic::AtomicBool,
     ) -> Option<Hits> {
@@ -95,23 +93,10 @@ impl Prescan {
                 continue;
             };
             let lines = &buf[..end];
-            for at in plain.find_iter(lines) {
-                // A query without a backslash: the runs before its matches never overlap.
-                let run = if counted {
-                    lines[..at]
-                        .iter()
-                        .rev()
-                        .take_while(|&&b| b == b'\\')
-                        .count()
-                } else {
-                    0
-                };
-                hits.plain.push((from + at as u64, run));
-            }
-            if let Some(escaped) = escaped {
-                hits.escaped
-                    .extend(escaped.find_iter(lines).map(|at| from + at as u64));
-            }
+            hits.plain
+                .extend(query.plain(lines).map(|(at, run)| (from + at as u64, run)));
+            hits.escaped
+                .extend(query.escaped(lines).map(|at| from + at as u64));
             if hits.plain.len() + hits.escaped.len() > PRESCAN_HITS {
                 return None;
             }

@@ -11,6 +11,11 @@ use notesoup_history_claude::{Head, Options, decode};
 use serde_json::json;
 
 use super::*;
+use notesoup_history_claude::index::{MAGIC, checksum};
+use notesoup_safe_fs::Dir;
+use twox_hash::xxh3;
+
+use staleness::RACY;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("notesoup-tindex-{name}-{}", std::process::id()));
@@ -68,7 +73,7 @@ fn covered(path: &Path, cache: &Path) -> Option<Covered> {
         u64::MAX,
         |_| {},
     )
-    .map(|(c, _)| c)
+    .map(|index| index.covered)
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -474,7 +479,7 @@ fn the_byte_budget_evicts_the_oldest_indexes_but_never_the_newest() {
 /// status change it recorded.
 fn index_written_after(path: &Path, cache: &Path, after: i128) {
     let (dir, index_file) = (Dir::open(cache).unwrap(), index_name(path));
-    let (mut covered, indexed) = load_index(
+    let mut indexed = load_index(
         &dir,
         &index_file,
         path,
@@ -483,12 +488,12 @@ fn index_written_after(path: &Path, cache: &Path, after: i128) {
         |_| {},
     )
     .unwrap();
-    covered.written = covered.seen.changed + after;
-    assert!(write_index(
+    indexed.covered.written = indexed.covered.seen.changed + after;
+    assert!(save_index(
         &dir,
         &index_file,
         path,
-        &covered,
+        &indexed.covered,
         &indexed.decoder,
         &indexed.starts
     ));
@@ -577,7 +582,10 @@ fn the_prescan_finds_every_match_in_whole_lines_across_its_blocks() {
         text.extend_from_slice(format!("{query}\n{query}").as_bytes());
         std::fs::write(&path, &text).unwrap();
         let file = File::open(&path).unwrap();
-        let hits = Prescan::start(&file, query, len).unwrap().join().unwrap();
+        let hits = Prescan::start(&file, RawQuery::new(query), len)
+            .unwrap()
+            .join()
+            .unwrap();
         let whole = &text[..=text[..cut].iter().rposition(|&b| b == b'\n').unwrap()];
         assert_eq!(hits.len, whole.len() as u64);
         let run = |at: usize| {
@@ -603,9 +611,14 @@ fn the_prescan_finds_every_match_in_whole_lines_across_its_blocks() {
         assert_eq!(hits.escaped, escaped_at, "{query}");
         // A file shorter than the length it was given, or more matches than it keeps: no
         // result (the search then reads the lines itself).
-        let past = Prescan::start(&file, query, text.len() as u64 + 10).unwrap();
+        let past = Prescan::start(&file, RawQuery::new(query), text.len() as u64 + 10).unwrap();
         assert!(past.join().is_none());
-        assert!(Prescan::start(&file, "x", len).unwrap().join().is_none());
+        assert!(
+            Prescan::start(&file, RawQuery::new("x"), len)
+                .unwrap()
+                .join()
+                .is_none()
+        );
     }
 }
 
