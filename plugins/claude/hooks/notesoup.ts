@@ -77,10 +77,29 @@ function contentText(content: unknown): string {
 async function readSwitches($: EngineInterface) {
   if (switches === undefined) {
     const [override, disabled] = await Promise.all([$.env.get('NOTESOUP_HELPER'), $.env.get('NOTESOUP_DISABLED')]);
-    const helper = override !== undefined && override !== '' ? override : `${$.plugin.root}/bin/notesoup-helper`;
+    const helper = override !== undefined && override !== '' ? override : await findHelper($);
     switches = { helper, disabled };
   }
   return switches;
+}
+
+/**
+ * Where the plugin's helper is: `bin/` in a checkout (`scripts/install` stages it there),
+ * else the platform package npm installed beside an npm-installed plugin
+ * (`node_modules/@notesoup/cli-<os>-<cpu>/bin/`: only the one matching this machine is
+ * installed). When neither is there the `bin/` path is used and its refusal says so.
+ */
+async function findHelper($: EngineInterface): Promise<string> {
+  const root = $.plugin.root;
+  const staged = `${root}/bin/notesoup-helper`;
+  if (await $.fs.exists(staged).catch(() => false)) return staged;
+  const scope = `${root}/node_modules/@notesoup`;
+  const entries = await $.fs.list(scope).catch(() => []);
+  for (const entry of entries) {
+    const bin = `${scope}/${entry.name}/bin/notesoup-helper`;
+    if (entry.name.startsWith('cli-') && (await $.fs.exists(bin).catch(() => false))) return bin;
+  }
+  return staged;
 }
 
 /** Whether notesoup stays out of this event: a reply said it is off. */

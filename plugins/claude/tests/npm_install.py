@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Installing notesoup as a user without Rust does: from an npm registry, through the marketplace.
+
+A real local registry (verdaccio 5 from npm, on 127.0.0.1, no uplinks) receives the packages
+`scripts/dist` makes; it is the user's npm default registry (Claude Code refuses an http
+registry that is not). Then, with a fresh HOME and a PATH that holds no `cargo`:
+  - the real Claude Code 2.1.319 adds this repository's marketplace
+    (`.claude-plugin/marketplace.json`, as committed) and installs `notesoup@notesoup`;
+    the platform package's `notesoup-helper` must land under the plugin's root;
+  - `claude -p ok` against the scripted service (no --plugin-dir: the installed plugin)
+    answers, its first model request lists the nine `mcp__notesoup__*` tools and carries
+    the boot of window `:0`;
+  - `npx -y notesoup mcp` from the registry answers `initialize` and `tools/list`.
+
+    npm_install.py --claude PATH --service PATH [--target-dir DIR] [--keep DIR]
+
+`--target-dir` names cargo's target folder holding the release `notesoup-helper` and
+`notesoup` (`scripts/dist --no-build` packs them). Prints one line per check; exit 1 with
+the problems otherwise.
+"""
+
+import argparse
+import json
+import re
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent.parent
+VERDACCIO = "5.33.0"  # 6.x needs Node 22
+# The opening marker line of the boot of a session's first window (notesoup-window's format).
+BOOT_ZERO = re.compile(r'<notesoup-boot window="claude:[^"]+:0">')
+TOOLS = [f"mcp__notesoup__{n}" for n in (
+    "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
+    "history_list", "history_read", "history_sessions", "empty_brain")]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("NOTESOUP_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "notesoup")
+    return Path(base)
+
+
+def get_verdaccio() -> Path:
+    """verdaccio from the npm registry, installed once into the cache (whole or not at all)."""
+    dest = cache_dir() / f"verdaccio-{VERDACCIO}"
+    bin_ = dest / "node_modules" / ".bin" / "verdaccio"
+    if not bin_.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".tmp.", dir=dest.parent))
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(tmp),
+                        f"verdaccio@{VERDACCIO}"], check=True)
+        shutil.rmtree(dest, ignore_errors=True)
+        tmp.rename(dest)
+    return bin_
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url: str, seconds: float) -> bool:
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
+def start_registry(tmp: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    storage = tmp / "registry"
+    storage.mkdir()
+    config = storage / "config.yaml"
+    config.write_text(
+        f"storage: {storage / 'storage'}\n"
+        f"auth:\n  htpasswd:\n    file: {storage / 'htpasswd'}\n"
+        "uplinks: {}\n"
+        "packages:\n  '**':\n    access: $all\n    publish: $authenticated\n"
+        "log: { type: stdout, format: pretty, level: warn }\n")
+    proc = subprocess.Popen([str(get_verdaccio()), "--config", str(config), "--listen", f"127.0.0.1:{port}"],
+                            stdout=open(storage / "log", "w"), stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    if not wait_http(url + "-/ping", 60):
+        proc.kill()
+        sys.exit("npm install check: the local registry did not start")
+    return proc, url
+
+
+def add_user(url: str) -> str:
+    body = json.dumps({"name": "ci", "password": "notesoup-ci-password", "type": "user"}).encode()
+    req = urllib.request.Request(url + "-/user/org.couchdb.user:ci", data=body, method="PUT",
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.load(resp)["token"]
+
+
+def user_env(home: Path, registry: str, path: str) -> dict:
+    return {
+        "PATH": path, "HOME": str(home), "LANG": "C.UTF-8", "TERM": "dumb",
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "npm_config_registry": registry, "npm_config_cache": str(home / ".npm"),
+        "npm_config_update_notifier": "false",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
+        "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+
+
+def no_cargo_path() -> str:
+    """node and npm's folder plus the system folders: no cargo, no rustc."""
+    folders = [str(Path(shutil.which("node")).parent), "/usr/local/bin", "/usr/bin", "/bin"]
+    path = os.pathsep.join(dict.fromkeys(folders))
+    if shutil.which("cargo", path=path):
+        sys.exit(f"npm install check: cargo is on the user's PATH {path}: the check would prove nothing")
+    return path
+
+
+def run(cmd, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, **kw)
+
+
+def mcp_session(cmd: list, env: dict, cwd: Path) -> tuple[dict, dict]:
+    """`initialize` then `tools/list` over stdio: the two replies."""
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "npm-install-check", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    replies = {}
+    try:
+        for frame in frames:
+            proc.stdin.write(json.dumps(frame) + "\n")
+            proc.stdin.flush()
+            if "id" in frame:
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                reply = json.loads(line)
+                replies[reply.get("id")] = reply
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return replies.get(1, {}), replies.get(2, {})
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--claude", required=True)
+    ap.add_argument("--service", required=True, help="notesoup-fake-api, the scripted model service")
+    ap.add_argument("--target-dir", help="cargo's target folder with the release binaries")
+    ap.add_argument("--keep", help="copy the logs here")
+    args = ap.parse_args()
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="nsnpm-") as tmp:
+        tmp = Path(tmp)
+        registry_proc, registry = start_registry(tmp)
+        service = None
+        try:
+            dist = tmp / "dist"
+            cmd = [str(ROOT / "scripts/dist"), "--no-build", "--registry", registry, "--out", str(dist)]
+            if args.target_dir:
+                cmd += ["--target-dir", args.target_dir]
+            subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+            problems += check_contents(dist)
+            publisher = tmp / "publisher"
+            publisher.mkdir()
+            host = registry.split("//", 1)[1]
+            (publisher / ".npmrc").write_text(f"registry={registry}\n//{host}:_authToken={add_user(registry)}\n")
+            penv = dict(os.environ, HOME=str(publisher), npm_config_userconfig=str(publisher / ".npmrc"))
+            for tgz in sorted(dist.glob("*.tgz"), key=lambda p: "cli-" not in p.name):
+                out = run(["npm", "publish", str(tgz), "--registry", registry], env=penv)
+                if out.returncode != 0:
+                    sys.exit(f"npm install check: npm publish {tgz.name} failed: {out.stderr[-800:]}")
+            print(f"npm install check: {len(list(dist.glob('*.tgz')))} packages published to {registry}")
+
+            home = tmp / "home"
+            (home / ".claude").mkdir(parents=True)
+            (home / ".npmrc").write_text(f"registry={registry}\n")
+            env = user_env(home, registry, no_cargo_path())
+            market = tmp / "market"
+            (market / ".claude-plugin").mkdir(parents=True)
+            shutil.copyfile(ROOT / ".claude-plugin/marketplace.json", market / ".claude-plugin/marketplace.json")
+            for step in (["plugin", "marketplace", "add", str(market)],
+                         ["plugin", "install", "notesoup@notesoup"]):
+                out = run([args.claude, *step], env=env, cwd=tmp, timeout=180)
+                if out.returncode != 0:
+                    problems.append(f"claude {' '.join(step)} exited {out.returncode}: {(out.stdout + out.stderr)[-800:]}")
+                    return report(problems)
+            helpers = list((home / ".claude" / "plugins" / "cache").glob(
+                "notesoup/notesoup/*/node_modules/@notesoup/cli-*/bin/notesoup-helper"))
+            if not helpers:
+                problems.append("after `claude plugin install` no node_modules/@notesoup/cli-*/bin/notesoup-helper "
+                                "under the plugin's root (the npm-shrinkwrap.json dependency step did not run)")
+                return report(problems)
+            print(f"npm install check: installed; the helper is {helpers[0].relative_to(home)}")
+
+            work = tmp / "work"
+            work.mkdir()
+            log, port_file = tmp / "requests.jsonl", tmp / "port"
+            service = subprocess.Popen([args.service, "--log", str(log), "--port-file", str(port_file),
+                                        "--text", "ok", "--timeout-secs", "300"])
+            for _ in range(200):
+                if port_file.exists() and port_file.read_text().strip():
+                    break
+                time.sleep(0.05)
+            cenv = dict(env, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port_file.read_text().strip()}",
+                        ANTHROPIC_API_KEY="sk-ant-fake-notesoup-npm-check-000000",
+                        NOTESOUP_HOME=str(tmp / "notesoup"))
+            debug = tmp / "debug.log"
+            out = run([args.claude, "-p", "ok", "--debug-file", str(debug)], env=cenv, cwd=work, timeout=180)
+            if out.returncode != 0 or out.stdout.strip() != "ok":
+                problems.append(f"claude -p ok exited {out.returncode} with {out.stdout.strip()[:200]!r}: {out.stderr[-500:]}")
+            requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+            requests = [r for r in requests if r.get("method") == "POST"
+                        and str(r.get("path", "")).split("?")[0].endswith("/v1/messages")]
+            if not requests:
+                problems.append("no model request reached the scripted service")
+            else:
+                body = requests[0]["body"]
+                names = [t.get("name") for t in body.get("tools", [])]
+                missing = [t for t in TOOLS if t not in names]
+                if missing:
+                    problems.append(f"the first model request lacks {missing}")
+                booted = BOOT_ZERO.search(json.dumps(body).replace('\\"', '"'))
+                if not booted:
+                    problems.append("the first model request carries no boot of window :0 (the helper did not run)")
+                if not missing and booted:
+                    print("npm install check: claude -p with the installed plugin lists the nine tools and boots :0")
+
+            npx_dir = tmp / "npx-project"
+            npx_dir.mkdir()
+            nenv = dict(env, NOTESOUP_HOME=str(tmp / "notesoup"))
+            init, listed = mcp_session(["npx", "-y", "notesoup", "mcp"], nenv, npx_dir)
+            server = init.get("result", {}).get("serverInfo", {}).get("name")
+            tools = [t.get("name") for t in listed.get("result", {}).get("tools", [])]
+            if not server or "notes_write" not in tools or "history_list" not in tools:
+                problems.append(f"npx -y notesoup mcp: initialize gave {init!r:.300}, tools/list gave {tools}")
+            else:
+                print(f"npm install check: npx -y notesoup mcp answers initialize ({server}) and lists {len(tools)} tools")
+        finally:
+            if service:
+                service.terminate()
+                service.wait()
+            registry_proc.terminate()
+            registry_proc.wait()
+            if args.keep:
+                keep = Path(args.keep)
+                keep.mkdir(parents=True, exist_ok=True)
+                for f in (tmp / "debug.log", tmp / "requests.jsonl", tmp / "registry" / "log"):
+                    if f.exists():
+                        shutil.copy(f, keep / f.name)
+    return report(problems)
+
+
+def expected_plugin_files() -> set:
+    """What the plugin package must hold: the manifest, the hooks module, every skill and the
+    playbook as they are in plugins/claude, its README, package.json and the shrinkwrap."""
+    src = ROOT / "plugins/claude"
+    files = {".claude-plugin/plugin.json", "README.md", "package.json", "npm-shrinkwrap.json"}
+    for folder in ("hooks", "skills", "playbook"):
+        files |= {str(f.relative_to(src)) for f in (src / folder).rglob("*")
+                  if f.is_file() and "__pycache__" not in f.parts}
+    return files
+
+
+def check_contents(dist: Path) -> list:
+    """The packed tarballs against the lists above: nothing missing, nothing extra."""
+    import tarfile
+    problems = []
+    want = {
+        "claude-plugin": expected_plugin_files(),
+        "cli-": {"package.json", "README.md", "bin/notesoup-helper", "bin/notesoup"},
+    }
+    for tgz in dist.glob("*.tgz"):
+        for key, expected in want.items():
+            if key in tgz.name:
+                with tarfile.open(tgz) as tar:
+                    got = {m.name.removeprefix("package/") for m in tar.getmembers() if m.isfile()}
+                if got != expected:
+                    problems.append(f"{tgz.name}: missing {sorted(expected - got)}, extra {sorted(got - expected)}")
+                else:
+                    print(f"npm install check: {tgz.name} holds exactly its {len(got)} files")
+    return problems
+
+
+def report(problems: list) -> int:
+    for p in problems:
+        print(f"npm install check: FAIL {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
