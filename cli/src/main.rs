@@ -7,6 +7,13 @@ use std::process::{Command, ExitCode, Stdio};
 
 use notesoup_cli::{Env, Report, run};
 
+/// mimalloc, not glibc's malloc: `notesoup mcp` is a long-lived process whose every history
+/// call decodes and frees tens of MB on whichever thread answers it; glibc kept those freed
+/// pages in per-thread arenas (RSS rose from 61 to 236 MiB between the 10th and the 40th
+/// call on a 60 MB transcript), mimalloc gives them back (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // The variables that are valid UTF-8, captured as the helper captures them.
     let vars = notesoup_app::Context::from_process();
