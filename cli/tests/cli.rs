@@ -673,6 +673,22 @@ fn limits_from_settings_and_environment() {
 }
 
 #[test]
+fn limits_and_doctor_take_a_multi_byte_model_id() {
+    // A model id or a modelSettings key is the settings file's text, any UTF-8: the
+    // date-suffix rule once sliced it by bytes and both commands exited 101.
+    let mut world = World::new("limits-utf8");
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"model": "日本語x", "modelSettings": {"日本語x": {"autoCompactWindow": 300000}}}"#,
+    )
+    .unwrap();
+    let limits = world.run(&["limits", "--model", "日本語x", "--window", "1m"]);
+    assert_eq!(limits.exit, 0, "{}", limits.shown());
+    let doctor = world.run(&["doctor"]);
+    assert_ne!(doctor.exit, 101, "{}", doctor.shown());
+}
+
+#[test]
 fn doctor_on_a_machine_without_claude() {
     let mut world = World::new("doctor-bare");
     // Nothing of the harnesses either.

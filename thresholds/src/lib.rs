@@ -772,10 +772,12 @@ fn canonical_model(id: &str) -> String {
         }
     }
     // Date suffix `-20250514`.
-    if s.len() > 9 {
-        let (head, tail) = s.split_at(s.len() - 9);
-        if tail.starts_with('-') && tail[1..].bytes().all(|b| b.is_ascii_digit()) {
-            s = head.to_owned();
+    // The last nine bytes, only when they start on a character (`get` is `None` inside a
+    // multi-byte character): an id is the engine's or the settings file's text, any UTF-8.
+    let cut = s.len().checked_sub(9);
+    if let Some((at, tail)) = cut.and_then(|at| Some((at, s.get(at..)?))) {
+        if at > 0 && tail.starts_with('-') && tail[1..].bytes().all(|b| b.is_ascii_digit()) {
+            s.truncate(at);
         }
     }
     s

@@ -260,6 +260,11 @@ fn window_source(
 #[case("claude-sonnet-4-6@20260101", "claude-sonnet-4-6")]
 #[case("Claude-Sonnet-4-6", "claude-sonnet-4-6")]
 #[case("my-custom-model", "my-custom-model")]
+// Multi-byte ids: the date-suffix check must not cut inside a character (it panicked).
+#[case("日本語x", "日本語x")]
+#[case("x日本語", "x日本語")]
+#[case("日本語-20260101", "日本語")]
+#[case("é-2026010", "é-2026010")]
 fn model_spellings(#[case] id: &str, #[case] canonical: &str) {
     assert_eq!(canonical_model(id), canonical);
 }
