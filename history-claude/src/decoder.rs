@@ -33,6 +33,10 @@ pub enum Head {
 
 /// Batches of at least this many lines have their one-pass parse split over two threads.
 const PARALLEL_LINES: usize = 256;
+/// The most lines whose one-pass parses are held at once: a batch is parsed in runs of at
+/// most this many, so what a line costs beyond its bytes is bounded whatever the batch (a
+/// million empty lines in one batch once held ~430 bytes of parse each, 450 MB).
+pub const FEED_LINES: usize = 4096;
 
 /// Decodes a whole transcript.
 pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript, DecodeError> {
@@ -507,6 +511,19 @@ impl Decoder {
 
     /// The lines' rows kept `whole` or skimmed, noting the events `pick` picks.
     fn feed_as(
+        &mut self,
+        lines: &[&[u8]],
+        whole: bool,
+        pick: Option<&(dyn Fn(&str) -> bool + Sync)>,
+    ) -> Result<(), DecodeError> {
+        for run in lines.chunks(FEED_LINES) {
+            self.feed_run(run, whole, pick)?;
+        }
+        Ok(())
+    }
+
+    /// [`Decoder::feed_as`] of at most [`FEED_LINES`] lines.
+    fn feed_run(
         &mut self,
         lines: &[&[u8]],
         whole: bool,

@@ -85,7 +85,7 @@ mod summary;
 mod tests;
 mod window_facts;
 
-pub use decoder::{Decoder, ElidedRow, Head, Options, Skeleton, decode};
+pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decode};
 pub use errors::DecodeError;
 pub use raw_search::RawQuery;
 pub use spans::{TextSpan, short_escaped};

@@ -433,15 +433,25 @@ fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, S
 }
 
 /// A whole session file: a regular file (checked on the open handle, opened without
-/// blocking) of at most [`SESSION_FILE_MAX_BYTES`].
+/// blocking) of at most [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened
+/// (a file that grows while it is read is read as it was then).
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    let (mut file, meta) = open_regular(path)?;
-    Ok(read_capped(
-        &mut file,
-        meta.len,
-        SESSION_FILE_MAX_BYTES,
-        path,
-    )?)
+    let (file, meta) = open_regular(path)?;
+    if meta.len > SESSION_FILE_MAX_BYTES {
+        return Err(FsError::TooLarge {
+            path: path.to_owned(),
+            limit: SESSION_FILE_MAX_BYTES,
+        }
+        .into());
+    }
+    let mut out = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
+    file.take(meta.len)
+        .read_to_end(&mut out)
+        .map_err(|source| StoreError::SessionFile {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(out)
 }
 
 /// A whole Codex rollout, a `.jsonl.zst` decompressed as it streams (both caps hold).
@@ -460,7 +470,8 @@ fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
     let name = path.display().to_string();
     Ok(notesoup_history_codex::decompress_from(
         &name,
-        file.take(SESSION_FILE_MAX_BYTES),
+        // Up to its size when it was opened (at most the cap, checked above).
+        file.take(meta.len),
         DECOMPRESSED_MAX_BYTES,
     )?)
 }

@@ -38,6 +38,10 @@
 //! concurrent helpers at worst both write a valid one. Nothing here is ever an error to
 //! the caller: a cache that cannot be read or written is ignored.
 //!
+//! A transcript is read up to its size when the call opened it: a file a writer appends to
+//! while the call runs is read as it was then (a torn last line stays the unterminated
+//! final line it was), never for as long as the writer goes on.
+//!
 //! One concern per file: the entry points and the scan that composes them (here), the cache
 //! folder and its eviction (`cache`), whether an index still vouches for the file
 //! (`staleness`), the block reader that hashes the prefix and feeds lines (`blocks`), the
@@ -257,7 +261,7 @@ fn scan(
             })
         })
         .filter(|index| ours(&index.covered));
-    let mut reader = BlockReader::new();
+    let mut reader = BlockReader::new(size);
     let mut resumed = None;
     if let Some(index) = index {
         if unchanged(&index.covered, seen) {
@@ -268,7 +272,7 @@ fn scan(
         } else {
             // Not the prefix the index was made from: start over, from byte 0 of the
             // same open file.
-            reader = BlockReader::new();
+            reader = BlockReader::new(size);
             file.seek(SeekFrom::Start(0))?;
         }
     }

@@ -4,8 +4,8 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
-use notesoup_history_claude::Decoder;
 use notesoup_history_claude::index::{BLOCK, Covered, PrefixHash};
+use notesoup_history_claude::{Decoder, FEED_LINES};
 
 use super::{Keep, ReadError};
 use crate::LINE_MAX_BYTES;
@@ -53,11 +53,16 @@ pub(super) struct BlockReader {
     skipped: bool,
     /// Bytes actually read from the file.
     pub(super) read: u64,
+    /// Nothing at or past this offset is read: the file's size when the call opened it,
+    /// so a file that grows while it is read is read as it was then.
+    end: u64,
 }
 
 impl BlockReader {
-    pub(super) fn new() -> Self {
+    /// A reader of the first `end` bytes of a file (its size when the call opened it).
+    pub(super) fn new(end: u64) -> Self {
         Self {
+            end,
             hash: PrefixHash::default(),
             last: Vec::with_capacity(BLOCK),
             last_number: 0,
@@ -68,17 +73,19 @@ impl BlockReader {
         }
     }
 
-    /// Reads the next block (fewer bytes only at the end of the file) into `last`; false
-    /// at the end, leaving `last` as it was.
+    /// Reads the next block (fewer bytes only at the end of the file, or at `end`) into
+    /// `last`; false at the end, leaving `last` as it was.
     pub(super) fn next_block(&mut self, file: &mut File) -> std::io::Result<bool> {
         // Zeroed once: a spare buffer that held a whole block is read over as it is.
         if self.spare.len() != BLOCK {
             self.spare.clear();
             self.spare.resize(BLOCK, 0);
         }
+        let want = usize::try_from(self.end.saturating_sub(self.offset))
+            .map_or(BLOCK, |left| left.min(BLOCK));
         let mut filled = 0;
-        while filled < BLOCK {
-            match file.read(&mut self.spare[filled..]) {
+        while filled < want {
+            match file.read(&mut self.spare[filled..want]) {
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
@@ -186,12 +193,17 @@ impl BlockReader {
                 carry.clear();
                 rest = &rest[end + 1..];
             }
-            // The block's whole lines in one batch (the decoder parses a batch on two
-            // threads, and adds its rows in order).
+            // The block's whole lines in batches (the decoder parses a batch on two threads,
+            // and adds its rows in order) of at most FEED_LINES: a block of empty lines
+            // holds no more than that many slices at once.
             let mut lines: Vec<&[u8]> = Vec::with_capacity(1024);
             while let Some(end) = memchr::memchr(b'\n', rest) {
                 lines.push(&rest[..end]);
                 rest = &rest[end + 1..];
+                if lines.len() == FEED_LINES {
+                    feed(decoder, &lines)?;
+                    lines.clear();
+                }
             }
             feed(decoder, &lines)?;
             carry.extend_from_slice(rest);
