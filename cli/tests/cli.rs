@@ -676,7 +676,7 @@ fn limits_from_settings_and_environment() {
 fn limits_and_doctor_take_a_multi_byte_model_id() {
     // A model id or a modelSettings key is the settings file's text, any UTF-8: the
     // date-suffix rule once sliced it by bytes and both commands exited 101.
-    let mut world = World::new("limits-utf8");
+    let world = World::new("limits-utf8");
     fs::write(
         world.path("claude/settings.json"),
         r#"{"model": "日本語x", "modelSettings": {"日本語x": {"autoCompactWindow": 300000}}}"#,

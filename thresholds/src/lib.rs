@@ -775,10 +775,12 @@ fn canonical_model(id: &str) -> String {
     // The last nine bytes, only when they start on a character (`get` is `None` inside a
     // multi-byte character): an id is the engine's or the settings file's text, any UTF-8.
     let cut = s.len().checked_sub(9);
-    if let Some((at, tail)) = cut.and_then(|at| Some((at, s.get(at..)?))) {
-        if at > 0 && tail.starts_with('-') && tail[1..].bytes().all(|b| b.is_ascii_digit()) {
-            s.truncate(at);
-        }
+    if let Some((at, tail)) = cut.and_then(|at| Some((at, s.get(at..)?)))
+        && at > 0
+        && tail.starts_with('-')
+        && tail[1..].bytes().all(|b| b.is_ascii_digit())
+    {
+        s.truncate(at);
     }
     s
 }
