@@ -2,6 +2,8 @@
 //! (ok / warn / fail) with the fix; the exit status is 1 when one fails.
 
 use notesoup_app::history::SessionsArgs;
+
+use crate::docs::{CheckRow, DoctorDoc, Folder, SessionsDetail};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
@@ -9,7 +11,7 @@ use std::process::{Command as Process, Stdio};
 use notesoup_history_store::{Corpus, Roots};
 use notesoup_thresholds::{NOTESOUP_DISABLED, margins, notesoup_disabled};
 use notesoup_window::Host;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::limits::{merged, policy, policy_env, settings_files};
 use crate::term::{Out, Paint};
@@ -41,7 +43,7 @@ struct Check {
     message: String,
     fix: Option<String>,
     /// More for `--json` (the session folders looked in).
-    detail: Option<Value>,
+    detail: Option<SessionsDetail>,
 }
 
 fn check(
@@ -70,13 +72,19 @@ pub(crate) fn run(env: &Env, out: &mut Out) -> u8 {
     switches_check(env, &mut checks);
     let failed = checks.iter().any(|c| c.status == Status::Fail);
     if out.json {
-        out.json_doc(&json!({
-            "ok": !failed,
-            "checks": checks.iter().map(|c| json!({
-                "check": c.name, "status": c.status.as_str(), "message": c.message, "fix": c.fix,
-                "detail": c.detail,
-            })).collect::<Vec<_>>(),
-        }));
+        out.json_doc(&DoctorDoc {
+            ok: !failed,
+            checks: checks
+                .iter()
+                .map(|c| CheckRow {
+                    check: c.name,
+                    status: c.status.as_str(),
+                    message: &c.message,
+                    fix: c.fix.as_deref(),
+                    detail: c.detail.as_ref(),
+                })
+                .collect(),
+        });
     } else {
         for c in &checks {
             let (paint, label) = match c.status {
@@ -455,11 +463,14 @@ fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
                 )),
             )
         };
-        line.detail = Some(json!({
-            "harness": harness,
-            "sessions": total,
-            "folders": folders.iter().map(|(dir, state)| json!({"path": dir, "state": state})).collect::<Vec<_>>(),
-        }));
+        line.detail = Some(SessionsDetail {
+            harness,
+            sessions: total,
+            folders: folders
+                .into_iter()
+                .map(|(path, state)| Folder { path, state })
+                .collect(),
+        });
         checks.push(line);
     }
 }

@@ -5,107 +5,17 @@
 
 use std::fmt::Write as _;
 
+use notesoup_app::Context;
 use notesoup_app::history::{
     self, Answered, ListPage, ReadPage, SessionRow, SessionSource, SessionsArgs,
 };
-use notesoup_app::{AppError, Context};
-use notesoup_history_core::{ListArgs, MAX_LIMIT, QueryError, ReadArgs, SESSIONS_MAX};
-use serde::Serialize;
+use notesoup_history_core::{ListArgs, QueryError, ReadArgs};
 
 use crate::args::{HarnessArg, HistoryArgs, HistoryCommand};
+use crate::docs::{SearchDoc, SessionsDoc, Skipped, done};
+use crate::refusals::{refused, sessions_error};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
-
-/// A `--json` document of a successful command: `"ok": true` beside the answer's fields.
-#[derive(Serialize)]
-struct Done<'a, T> {
-    ok: bool,
-    #[serde(flatten)]
-    answer: &'a T,
-}
-
-fn done<T>(answer: &T) -> Done<'_, T> {
-    Done { ok: true, answer }
-}
-
-/// `history sessions --json`.
-#[derive(Serialize)]
-struct SessionsDoc<'a> {
-    ok: bool,
-    total: usize,
-    sessions: &'a [SessionRow],
-}
-
-/// `history search --json` over the recent sessions.
-#[derive(Serialize)]
-struct SearchDoc<'a> {
-    ok: bool,
-    query: &'a str,
-    searched: usize,
-    results: &'a [ListPage],
-    skipped: Vec<Skipped<'a>>,
-}
-
-#[derive(Serialize)]
-struct Skipped<'a> {
-    session: &'a str,
-    error: String,
-}
-
-/// A listing refused, in the flag that set its limit (`--limit`, `--sessions`).
-fn sessions_error(err: AppError, flag: &str) -> CliError {
-    match err {
-        AppError::SessionsLimit(bad) => CliError::Refused {
-            code: "bad_limit",
-            message: format!("{flag} {} is out of range", bad.limit),
-            fix: format!("use 1 to {SESSIONS_MAX}"),
-        },
-        err => err.into(),
-    }
-}
-
-/// A history tool's refusal in the CLI's words: the flag at fault and the fix.
-fn refused(error: &QueryError) -> CliError {
-    let (message, fix) = match error {
-        QueryError::EmptyQuery => (
-            "the search text is empty".to_owned(),
-            "give the text to find, e.g. `notesoup history search TEXT`".to_owned(),
-        ),
-        QueryError::Limit { limit } => (
-            format!("--limit {limit} is out of range"),
-            format!("use 1 to {MAX_LIMIT}"),
-        ),
-        QueryError::Cursor { cursor } => (
-            format!("--cursor {cursor} does not continue this list"),
-            "run the command again without --cursor".to_owned(),
-        ),
-        QueryError::Window { window, known } => (
-            format!("--window {window} is not a window of this session"),
-            format!("give one of its windows: {known}"),
-        ),
-        QueryError::SeqNotFound { seq, first, last } => (
-            format!("--seq {seq} is not an event of this session"),
-            format!("its events run from {first} to {last}"),
-        ),
-        QueryError::Offset { offset, seq, len } => (
-            format!("--offset {offset} is past the end of event {seq} ({len} bytes)"),
-            format!("give --offset 0 to {len}, or leave it out"),
-        ),
-        QueryError::Unreadable { seq, reason } => (
-            format!("event {seq} cannot be read: {reason}"),
-            "the session changed while it was read: run the command again".to_owned(),
-        ),
-        other => (
-            other.to_string(),
-            "see `notesoup history --help`".to_owned(),
-        ),
-    };
-    CliError::Refused {
-        code: error.code(),
-        message,
-        fix,
-    }
-}
 
 /// The answer of a history tool, or its refusal as the CLI's error.
 fn answer<T>(answered: Answered<T>) -> Result<T, CliError> {

@@ -4,7 +4,7 @@
 //!
 //! A composer like `notesoup-helper`: it decides nothing itself. Notes go through
 //! `notesoup-notes` (the same domain rule, names, limits and version checks as the plugin),
-//! history through the helper library's ops (the same selection, paging and search as the
+//! history through the application library's typed calls (the same selection, paging and search as the
 //! model's tools), budget points through `notesoup-thresholds`. What this crate adds is the
 //! terminal: tables, colour (only on a terminal, never under `NO_COLOR`), a pager for long
 //! text, `--json` for scripts, messages that name the file and the fix, and exit codes
@@ -41,11 +41,13 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 
 mod args;
+mod docs;
 mod doctor;
 mod error;
 mod history;
 mod limits;
 mod notes;
+mod refusals;
 mod term;
 
 pub use args::{Cli, Color, Command};

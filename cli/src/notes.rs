@@ -1,20 +1,22 @@
 //! `notesoup notes`: the brain of a project, through `notesoup-notes` (the same domain
 //! rule, names, limits and version checks the plugin's tools use).
 
-use notesoup_app::notes::NoteRow;
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use notesoup_app::notes::NoteRow;
 use notesoup_notes::{
     Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NotesError, TRASH_DAYS, TRASH_KEEP, Version, store_root,
 };
 use notesoup_window::format_utc;
-use serde_json::json;
 
 use crate::args::{NotesArgs, NotesCommand};
+use crate::docs::{
+    EditDoc, Keeps, Limits, ListDoc, RestoreDoc, RmDoc, ShowDoc, TrashDoc, TrashRow,
+};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
@@ -55,14 +57,17 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
     let notes = brain.list(folder.trim_end_matches('/'))?;
     let total: u64 = notes.iter().map(|n| n.bytes).sum();
     if out.json {
-        out.json_doc(&json!({
-            "ok": true,
-            "project": brain.domain(),
-            "brain": brain.dir(),
-            "bytes": total,
-            "limits": {"note_bytes": MAX_NOTE_BYTES, "brain_bytes": MAX_BRAIN_BYTES},
-            "notes": notes.iter().map(NoteRow::from).collect::<Vec<_>>(),
-        }));
+        out.json_doc(&ListDoc {
+            ok: true,
+            project: brain.domain(),
+            brain: brain.dir(),
+            bytes: total,
+            limits: Limits {
+                note_bytes: MAX_NOTE_BYTES,
+                brain_bytes: MAX_BRAIN_BYTES,
+            },
+            notes: notes.iter().map(NoteRow::from).collect(),
+        });
         return Ok(());
     }
     let header = format!(
@@ -124,13 +129,13 @@ fn table<'r>(
 fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
     let note = brain.read(name)?;
     if out.json {
-        out.json_doc(&json!({
-            "ok": true,
-            "name": note.name,
-            "version": note.version.as_str(),
-            "updated": note.updated,
-            "text": note.text,
-        }));
+        out.json_doc(&ShowDoc {
+            ok: true,
+            name: &note.name,
+            version: note.version.as_str(),
+            updated: note.updated,
+            text: &note.text,
+        });
     } else {
         out.text(&note.text);
     }
@@ -140,12 +145,12 @@ fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
 fn rm(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
     let deleted = brain.delete(name, None)?;
     if out.json {
-        out.json_doc(&json!({
-            "ok": true,
-            "name": deleted.name,
-            "version": deleted.version.as_str(),
-            "trash": deleted.trash,
-        }));
+        out.json_doc(&RmDoc {
+            ok: true,
+            name: &deleted.name,
+            version: deleted.version.as_str(),
+            trash: &deleted.trash,
+        });
     } else {
         out.line(format!("Moved note `{name}` to the trash."));
         out.hint(format!("`notesoup notes restore {name}` brings it back."));
@@ -156,18 +161,24 @@ fn rm(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
 fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
     let trash = brain.trash()?;
     if out.json {
-        out.json_doc(&json!({
-            "ok": true,
-            "project": brain.domain(),
-            "trash": trash.iter().map(|t| json!({
-                "name": t.name,
-                "deleted_ms": t.deleted_ms,
-                "bytes": t.bytes,
-                "first_line": t.first_line,
-                "file": t.file,
-            })).collect::<Vec<_>>(),
-            "keeps": {"entries": TRASH_KEEP, "days": TRASH_DAYS},
-        }));
+        out.json_doc(&TrashDoc {
+            ok: true,
+            project: brain.domain(),
+            trash: trash
+                .iter()
+                .map(|t| TrashRow {
+                    name: &t.name,
+                    deleted_ms: t.deleted_ms,
+                    bytes: t.bytes,
+                    first_line: &t.first_line,
+                    file: &t.file,
+                })
+                .collect(),
+            keeps: Keeps {
+                entries: TRASH_KEEP,
+                days: TRASH_DAYS,
+            },
+        });
         return Ok(());
     }
     let header = format!(
@@ -195,14 +206,14 @@ fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
 fn restore(brain: &Brain, name: &str, force: bool, out: &mut Out) -> Result<(), NotesError> {
     let restored = brain.restore(name, force)?;
     if out.json {
-        out.json_doc(&json!({
-            "ok": true,
-            "name": restored.name,
-            "version": restored.version.as_str(),
-            "bytes": restored.bytes,
-            "deleted_ms": restored.deleted_ms,
-            "replaced": restored.replaced,
-        }));
+        out.json_doc(&RestoreDoc {
+            ok: true,
+            name: &restored.name,
+            version: restored.version.as_str(),
+            bytes: restored.bytes,
+            deleted_ms: restored.deleted_ms,
+            replaced: restored.replaced.as_deref(),
+        });
         return Ok(());
     }
     out.line(format!(
@@ -261,7 +272,12 @@ fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliEr
     let done = |out: &mut Out, text: &str, version: Option<&Version>| {
         let _ = fs::remove_file(&file);
         if out.json {
-            out.json_doc(&json!({"ok": true, "name": name, "version": version.map(Version::as_str), "changed": text != before}));
+            out.json_doc(&EditDoc {
+                ok: true,
+                name,
+                version: version.map(Version::as_str),
+                changed: text != before,
+            });
         } else if text == before {
             out.line(format!("Note `{name}` unchanged."));
         } else {

@@ -97,8 +97,11 @@ impl Out {
     }
 
     /// The one JSON document of a `--json` run.
+    /// Its keys are written sorted, whatever order the struct declares them in.
     pub(crate) fn json_doc<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
-        let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+        let text = serde_json::to_value(value)
+            .and_then(|value| serde_json::to_string_pretty(&value))
+            .unwrap_or_else(|_| "null".into());
         self.stdout.push_str(&text);
         self.stdout.push('\n');
     }
@@ -130,15 +133,15 @@ impl Out {
         }
         if self.json {
             self.stdout.clear();
-            self.json_doc(&serde_json::json!({
-                "ok": false,
-                "error": {
-                    "code": err.code(),
-                    "message": err.to_string(),
-                    "file": err.file().map(|f| f.display().to_string()),
-                    "fix": err.fix(),
-                }
-            }));
+            self.json_doc(&crate::docs::ErrorDoc {
+                ok: false,
+                error: crate::docs::ErrorBody {
+                    code: err.code(),
+                    message: err.to_string(),
+                    file: err.file().map(|f| f.display().to_string()),
+                    fix: err.fix(),
+                },
+            });
         }
     }
 

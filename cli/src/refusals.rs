@@ -1,0 +1,62 @@
+//! A history tool's refusal in the CLI's words: the flag at fault and the fix, never the
+//! tool's field names.
+
+use notesoup_app::AppError;
+use notesoup_history_core::{MAX_LIMIT, QueryError, SESSIONS_MAX};
+
+use crate::CliError;
+
+/// A listing refused, in the flag that set its limit (`--limit`, `--sessions`).
+pub(crate) fn sessions_error(err: AppError, flag: &str) -> CliError {
+    match err {
+        AppError::SessionsLimit(bad) => CliError::Refused {
+            code: "bad_limit",
+            message: format!("{flag} {} is out of range", bad.limit),
+            fix: format!("use 1 to {SESSIONS_MAX}"),
+        },
+        err => err.into(),
+    }
+}
+
+/// A history tool's refusal in the CLI's words: the flag at fault and the fix.
+pub(crate) fn refused(error: &QueryError) -> CliError {
+    let (message, fix) = match error {
+        QueryError::EmptyQuery => (
+            "the search text is empty".to_owned(),
+            "give the text to find, e.g. `notesoup history search TEXT`".to_owned(),
+        ),
+        QueryError::Limit { limit } => (
+            format!("--limit {limit} is out of range"),
+            format!("use 1 to {MAX_LIMIT}"),
+        ),
+        QueryError::Cursor { cursor } => (
+            format!("--cursor {cursor} does not continue this list"),
+            "run the command again without --cursor".to_owned(),
+        ),
+        QueryError::Window { window, known } => (
+            format!("--window {window} is not a window of this session"),
+            format!("give one of its windows: {known}"),
+        ),
+        QueryError::SeqNotFound { seq, first, last } => (
+            format!("--seq {seq} is not an event of this session"),
+            format!("its events run from {first} to {last}"),
+        ),
+        QueryError::Offset { offset, seq, len } => (
+            format!("--offset {offset} is past the end of event {seq} ({len} bytes)"),
+            format!("give --offset 0 to {len}, or leave it out"),
+        ),
+        QueryError::Unreadable { seq, reason } => (
+            format!("event {seq} cannot be read: {reason}"),
+            "the session changed while it was read: run the command again".to_owned(),
+        ),
+        other => (
+            other.to_string(),
+            "see `notesoup history --help`".to_owned(),
+        ),
+    };
+    CliError::Refused {
+        code: error.code(),
+        message,
+        fix,
+    }
+}
