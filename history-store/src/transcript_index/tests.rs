@@ -675,3 +675,24 @@ fn a_warm_count_tells_a_match_after_an_escaping_backslash_from_a_text_holding_it
     }
     assert!(covered(&path, &dir.join("cache")).is_some());
 }
+
+/// A read stops at the size the call opened the file at: what a writer appends meanwhile
+/// (here: the ten lines past that size, already there) is never read (issue 24).
+#[test]
+fn a_read_stops_at_the_size_the_file_had_when_opened() {
+    let dir = scratch("bounded");
+    let path = dir.join("s1.jsonl");
+    let lines = generated(20);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let opened = (lines[..10].join("\n").len() + 1) as u64;
+    let mut file = File::open(&path).unwrap();
+    let mut reader = blocks::BlockReader::new(opened);
+    let mut decoder = Decoder::new(Options::default());
+    let mut starts = Vec::new();
+    let torn = reader
+        .decode_rest(&mut file, 0, &mut decoder, &mut starts, &Keep::All)
+        .unwrap_or_else(|_| panic!("the first ten lines decode"));
+    assert!(torn.is_empty());
+    assert_eq!((decoder.lines(), reader.offset), (10, opened));
+    let _ = std::fs::remove_dir_all(dir);
+}
