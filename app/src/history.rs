@@ -328,3 +328,6 @@ pub fn corpus(roots: Roots, ctx: &Context) -> Corpus {
 pub fn cache(ctx: &Context) -> Option<Cache> {
     ctx.notes_home().ok().map(|root| Cache::in_home(&root))
 }
+
+#[cfg(test)]
+mod tests;

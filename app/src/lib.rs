@@ -1,14 +1,38 @@
 //! notesoup's application library: the one place where notesoup's crates are composed, for
 //! every front end (`notesoup-helper`, the `notesoup` CLI, `notesoup mcp`).
 //!
-//! (Being split: the JSON wire below moves to `helper-bin`, and the front ends call the typed
-//! functions; see ARCHITECTURE.md.)
+//! The front ends call typed functions: [`history`] (sessions, list, read, state),
+//! [`notes`] (list, read, write, edit, delete), [`boot`] and [`version`], each taking
+//! typed arguments and returning a typed answer or an [`AppError`] (a stable
+//! [`AppError::code`] and the input at fault); [`tools::call`] answers a model's tool call
+//! with them. A history tool called wrongly answers [`history::Answered::Refused`]: text the
+//! model reads, and the reason a front end words in its own terms.
 //!
-//! The hooks module of each host (Claude Code first) runs `notesoup-helper <op>` with one JSON
-//! request on stdin and reads one JSON reply from stdout. Every op is a function from a parsed
-//! request to a reply; the pure crates make the decisions, this crate does the IO they need
-//! (reading transcripts, the notes store) and reads the process environment through
-//! [`Context`], so tests can run any op in-process with a context of their own.
+//! ```
+//! use notesoup_app::history::{Answered, SessionSource};
+//! use notesoup_app::{Context, notes};
+//!
+//! let home = std::env::temp_dir().join(format!("notesoup-app-doc-{}", std::process::id()));
+//! let ctx = Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]);
+//! std::fs::create_dir_all(&home).unwrap();
+//! let cwd = home.to_str().unwrap();
+//! let write = notes::WriteArgs { name: "plan".into(), text: "ship it\n".into(), version: None };
+//! let written = notes::write(&ctx, cwd, &write)?;
+//! let listed = notes::list(&ctx, cwd, &notes::ListArgs::default())?;
+//! assert_eq!(listed.notes[0].version, written.version);
+//! // No such session: a refusal of the call itself, with its code.
+//! let none = notesoup_app::history::list(&ctx, &SessionSource::selected("pi:0000"), &Default::default());
+//! assert_eq!(none.unwrap_err().code(), "not_found");
+//! # std::fs::remove_dir_all(&home).unwrap();
+//! # Ok::<(), notesoup_app::AppError>(())
+//! ```
+//!
+//! The JSON wire (moving to `helper-bin`): the hooks module of each host (Claude Code first)
+//! runs `notesoup-helper <op>` with one JSON request on stdin and reads one JSON reply from
+//! stdout; [`run`] parses the request, calls the typed function and serializes its answer.
+//! The pure crates make the decisions, this crate does the IO they need (reading
+//! transcripts, the notes store) and reads the process environment through [`Context`], so
+//! tests can run any op in-process with a context of their own.
 //!
 //! Replies are `{"ok":true, ...}` or
 //! `{"ok":false,"error":{"code":"<snake_case>","message":"<one line>"}}`. The exit status is

@@ -1,0 +1,91 @@
+//! The typed history calls on a real Claude transcript: answers, the tools' refusals as
+//! `Answered::Refused` (with the reason a front end words), and refusals of the call.
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use std::path::{Path, PathBuf};
+
+use notesoup_history_core::{ListArgs, QueryError, ReadArgs};
+
+use super::*;
+
+const SID: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+
+/// A Claude config folder holding the fixture, and a context naming it.
+fn world(name: &str) -> (PathBuf, Context) {
+    let dir = std::env::temp_dir().join(format!("notesoup-typed-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let project = dir.join("projects/-tmp-p");
+    std::fs::create_dir_all(&project).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/history/{SID}.jsonl"));
+    std::fs::copy(fixture, project.join(format!("{SID}.jsonl"))).unwrap();
+    let ctx = Context::from_vars([
+        ("CLAUDE_CONFIG_DIR", dir.to_str().unwrap()),
+        ("NOTESOUP_HOME", dir.join("home").to_str().unwrap()),
+    ]);
+    (dir, ctx)
+}
+
+#[test]
+fn a_wrong_call_is_a_refused_answer_with_its_reason() {
+    let (dir, ctx) = world("refused");
+    let source = SessionSource::selected("claude:da56055c");
+    let page = |args: ListArgs| list(&ctx, &source, &args).unwrap();
+    match page(ListArgs::default()) {
+        Answered::Answer(page) => {
+            assert_eq!(page.session, format!("claude:{SID}"));
+            assert!(!page.shown.is_empty());
+        }
+        Answered::Refused(refusal) => panic!("refused: {}", refusal.text),
+    }
+    let empty = ListArgs {
+        query: Some(String::new()),
+        ..ListArgs::default()
+    };
+    let Answered::Refused(refusal) = page(empty) else {
+        panic!("an empty query was answered");
+    };
+    assert_eq!(refusal.error, QueryError::EmptyQuery);
+    assert_eq!(refusal.refused, "empty_query");
+    assert!(refusal.text.contains("history_list refused (empty_query)"));
+    let cursor = ListArgs {
+        cursor: Some("bogus".into()),
+        ..ListArgs::default()
+    };
+    assert!(matches!(
+        page(cursor),
+        Answered::Refused(Refusal {
+            error: QueryError::Cursor { .. },
+            ..
+        })
+    ));
+    let missing = ReadArgs {
+        seq: Some(999),
+        ..ReadArgs::default()
+    };
+    assert!(matches!(
+        read(&ctx, &source, &missing).unwrap(),
+        Answered::Refused(Refusal {
+            error: QueryError::SeqNotFound { seq: 999, .. },
+            ..
+        })
+    ));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_refused_call_carries_its_code_and_input() {
+    let (dir, ctx) = world("errors");
+    let err = list(&ctx, &SessionSource::default(), &ListArgs::default()).unwrap_err();
+    assert_eq!(err.code(), "history_unavailable");
+    let harness = SessionsArgs {
+        harness: Some("gemini".into()),
+        ..SessionsArgs::default()
+    };
+    let err = sessions(&ctx, &harness).unwrap_err();
+    assert_eq!((err.code(), err.malformed()), ("bad_request", true));
+    assert!(err.to_string().contains("`gemini`"), "{err}");
+    let state = state(&ctx, &SessionSource::selected("claude:da56055c")).unwrap();
+    assert_eq!(state.window, format!("claude:{SID}:2"));
+    let _ = std::fs::remove_dir_all(dir);
+}
