@@ -49,6 +49,12 @@ pub enum CliError {
         /// Where the edited text was kept.
         kept: PathBuf,
     },
+    /// The note was emptied in the editor: nothing was written (`rm` deletes a note).
+    #[error("the edited note `{name}` is empty; nothing was written")]
+    EmptyNote {
+        /// The note.
+        name: String,
+    },
     /// The editor could not be started or did not finish cleanly: nothing was written.
     #[error("the editor `{command}` {reason}; nothing was written")]
     Editor {
@@ -125,6 +131,7 @@ impl CliError {
             Self::Settings { .. } => "bad_settings",
             Self::Limits(err) => err.code(),
             Self::BadArgument { .. } => "bad_argument",
+            Self::EmptyNote { .. } => "empty_note",
             Self::Mcp(_) => "mcp_failed",
         }
     }
@@ -181,6 +188,7 @@ impl CliError {
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(_) => "see `notesoup limits --help`".into(),
             Self::BadArgument { fix, .. } | Self::Refused { fix, .. } => fix.clone(),
+            Self::EmptyNote { name } => format!("to delete it: `notesoup notes rm {name}`"),
             Self::Mcp(_) => "an MCP client starts `notesoup mcp` itself and speaks JSON-RPC on its stdin; see README's MCP section".into(),
         })
     }

@@ -293,9 +293,8 @@ fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliEr
         return Ok(());
     }
     if after.trim().is_empty() {
-        return Err(CliError::BadArgument {
-            what: format!("the edited note `{name}` is empty; nothing was written"),
-            fix: format!("to delete it: `notesoup notes rm {name}`"),
+        return Err(CliError::EmptyNote {
+            name: name.to_owned(),
         });
     }
     let conflict = |now: Option<String>| CliError::EditConflict {

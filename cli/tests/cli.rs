@@ -1021,3 +1021,35 @@ fn history_refusals_go_to_stderr_with_exit_1() {
     }
     insta::assert_snapshot!("history_refusals", shown);
 }
+
+/// Emptying a note in the editor is a refusal (exit 1, on stderr, the note untouched), not
+/// a bad command line (exit 2).
+#[test]
+fn an_emptied_note_is_refused_with_exit_1() {
+    let mut world = World::new("edit-empty");
+    seed(&world);
+    let ed = editor(&world, "empty", r#": > "$1""#);
+    world.set("EDITOR", &ed);
+    let run = world.run(&["notes", "edit", "todo"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("is empty; nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("notesoup notes rm todo"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        world.brain().read("todo").unwrap().text,
+        "a: todo\nb: todo\n"
+    );
+    let json = world.run(&["notes", "edit", "todo", "--json"]);
+    assert_eq!(
+        (json.exit, &json.json()["error"]["code"]),
+        (1, &"empty_note".into())
+    );
+}
