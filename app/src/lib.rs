@@ -67,6 +67,7 @@ mod error;
 pub mod history;
 pub mod notes;
 mod ops;
+mod session_flow;
 pub mod tools;
 
 pub use error::AppError;

@@ -64,7 +64,6 @@ fn notes_ops_without_any_home_refuse_with_no_home(#[case] op: &str, #[case] requ
 #[case::unknown_arg("notes_read", r#"{"cwd":"/tmp","args":{"name":"a","bogus":1}}"#)]
 #[case::wrong_type("notes_write", r#"{"cwd":"/tmp","args":{"name":"a","text":["x"]}}"#)]
 #[case::negative_offset("notes_read", r#"{"cwd":"/tmp","args":{"name":"a","offset":-1}}"#)]
-#[case::warning_words("warning", r#"{"host":"claude","used":"many","clear_at":1}"#)]
 fn malformed_notes_requests_are_bad_requests(#[case] op: &str, #[case] request: &str) {
     let out = run(Some(op), request.as_bytes(), &ctx());
     assert_eq!(out.exit, 2, "{}", out.reply);

@@ -44,7 +44,7 @@ use crate::{AppError, Context, notes};
 /// MCP client as `<name>`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
-    /// The tool's name, also the helper op that answers it (`empty_brain`: the `reset` op).
+    /// The tool's name, also the helper op that answers it (`empty_brain`: op `tool`, which steps the session's reset flow).
     pub name: &'static str,
     /// What the model reads about the tool.
     pub description: String,

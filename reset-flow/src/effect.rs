@@ -138,8 +138,8 @@ pub enum Effect {
     /// `ordinal` (its conversation's boot is another session's: a fork's copy); add `text`
     /// to the prompt as hidden context, like the budget warning, and when another hook drops
     /// the prompt report `prompt.dropped` under `generation` (the opening step of the
-    /// prompt's turn counts it delivered). The plain `reset` op leaves `text` absent: build
-    /// the boot with helper `boot` and report `own_boot`.
+    /// prompt's turn counts it delivered). A caller that steps the flow itself gets `text`
+    /// absent: build the boot with helper `boot` and report `own_boot`.
     ///
     /// `{"type":"attach_own_boot","ordinal":1,"generation":1,"text":"\n<notesoup-boot …"}`
     AttachOwnBoot {
@@ -165,8 +165,8 @@ pub enum Effect {
     /// session's copy of a window whose own boot this session already attached): `text` is the
     /// attachment without the boot (absent when `alone`); `rebuild` (another session's
     /// copy: a fork's): `text` is the attachment with this session's boot of window
-    /// `ordinal` in place of the copy (the `hook` op builds it; the plain `reset` op leaves
-    /// `text` absent: build the boot with helper `boot` and send `before + "# notesoup\n" +
+    /// `ordinal` in place of the copy (the `hook` op builds it; a caller that steps the flow
+    /// itself gets `text` absent: build the boot with helper `boot` and send `before + "# notesoup\n" +
     /// boot + after`). `before` and `after` are the attachment's text around the boot
     /// block, its `# notesoup` heading line cut with it; `alone` when they hold no other
     /// block (no `# ` heading line).

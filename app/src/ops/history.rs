@@ -108,10 +108,5 @@ pub(crate) fn load(
     Ok(crate::history::load(op, &source, query, ctx)?)
 }
 
-/// Where transcript indexes are kept (`crate::history::cache`).
-pub(crate) fn cache(ctx: &Context) -> Option<notesoup_history_store::Cache> {
-    crate::history::cache(ctx)
-}
-
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use notesoup_boot::Reset;
+use notesoup_boot::{Countdown, Reset, warning};
 use notesoup_reset_flow::{
     Budget, CapAsk, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved,
 };
@@ -27,7 +27,7 @@ use super::Fields;
 use super::boot::{BootRequest, build};
 use super::history::{SessionArgs, load};
 use super::limits::Read;
-use super::reset::{SessionRef, with_saved};
+use crate::session_flow::{SessionRef, with_saved};
 use crate::{Context, OpError, parse};
 
 #[derive(Deserialize)]
@@ -368,9 +368,15 @@ fn filled(fx: &Effect, host: Host, resolved: Option<&Resolved>) -> Value {
     value
 }
 
-/// The budget warning for the window's fill: the tokens (or percent) left to the clear.
+/// The budget warning for the window's fill: the tokens (or percent) left to the clear,
+/// in the policy's unit, as `notesoup-boot`'s countdown says it.
 fn warning_text(host: Host, r: &Resolved) -> String {
-    super::warning::warning_text(host, r.unit, r.budget.hard, r.budget.tokens).0
+    let (clear_at, used) = (r.budget.hard, r.budget.tokens);
+    let countdown = match r.unit {
+        Unit::Tokens => Countdown::tokens_to(clear_at, used),
+        Unit::Percent => Countdown::percent_to(clear_at, used),
+    };
+    warning(host, countdown)
 }
 
 #[cfg(test)]

@@ -13,16 +13,13 @@ mod history_state;
 mod hook;
 mod limits;
 mod notes;
-mod reset;
 mod tool;
 mod version;
-mod warning;
 
 /// Every op, in the order `version` lists them.
 pub(crate) const NAMES: &[&str] = &[
     "version",
     "limits",
-    "reset",
     "hook",
     "notes_list",
     "notes_read",
@@ -30,7 +27,6 @@ pub(crate) const NAMES: &[&str] = &[
     "notes_edit",
     "notes_delete",
     "boot",
-    "warning",
     "history_list",
     "history_read",
     "history_state",
@@ -45,7 +41,6 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
     match op {
         "version" => version::run(request, ctx),
         "limits" => limits::run(request, ctx),
-        "reset" => reset::run(request, ctx),
         "hook" => hook::run(request, ctx),
         "notes_list" => notes::list(request, ctx),
         "notes_read" => notes::read(request, ctx),
@@ -53,7 +48,6 @@ pub(crate) fn dispatch(op: &str, request: Value, ctx: &Context) -> Result<Fields
         "notes_edit" => notes::edit(request, ctx),
         "notes_delete" => notes::delete(request, ctx),
         "boot" => boot::run(request, ctx),
-        "warning" => warning::run(request, ctx),
         "history_list" => history_list::run(request, ctx),
         "history_read" => history_read::run(request, ctx),
         "history_state" => history_state::run(request, ctx),

@@ -6,8 +6,8 @@
 //! checked against the tool's schema (`tools::specs`, the one source): a field the schema
 //! does not declare is refused, so nothing the model writes can name a transcript or the
 //! session folders. Then the tool runs (`tools::call`, with its retry of a head Claude has
-//! not written yet), or, for `empty_brain`, the session's reset flow takes one
-//! `empty_brain` step as op `reset` does with `session`. The reply is the effects the
+//! not written yet), or, for `empty_brain`, the session's reset flow kept on disk takes
+//! one `empty_brain` step, as op `hook` steps it. The reply is the effects the
 //! shell obeys: a `tool_result` answering the call, and for `empty_brain` the flow's own
 //! effects around it.
 
@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Fields;
-use super::reset::{SessionRef, kept};
+use crate::session_flow::{SessionRef, kept};
 use crate::tools::{self, Binding, ToolAnswer};
 use crate::{Context, OpError, parse};
 

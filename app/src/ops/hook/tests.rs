@@ -290,11 +290,10 @@ fn to_the_compaction(home: &Home, cwd: &str) -> Response {
         "turn.step",
         &json!({"agent": "main", "turn_id": "t1", "index": 0}),
     );
-    let reset = home.run_reset(
+    home.run_reset(
         "p1",
         &json!({"type": "empty_brain", "agent": "main", "args": {"last_word": "LW"}}),
     );
-    assert_eq!(reset.exit, 0, "{}", reset.reply);
     let step = home.hook(
         "p1",
         "turn.step",
@@ -333,17 +332,18 @@ fn after_the_boundary(home: &Home, text: &str) -> Response {
 }
 
 impl Home {
-    fn run_reset(&self, process: &str, event: &Value) -> Response {
-        let request = json!({
-            "session": {"harness": "claude", "id": "s1", "process": process},
-            "event": event,
-        });
+    /// One event straight into the session's kept flow (what no hook sends as such).
+    fn run_reset(&self, process: &str, event: &Value) -> notesoup_reset_flow::Reply {
+        let session: crate::session_flow::SessionRef =
+            serde_json::from_value(json!({"harness": "claude", "id": "s1", "process": process}))
+                .unwrap();
         let home = self.0.to_string_lossy().into_owned();
-        run(
-            Some("reset"),
-            request.to_string().as_bytes(),
+        crate::session_flow::kept(
             &Context::from_vars([("NOTESOUP_HOME", home)]),
+            &session,
+            serde_json::from_value(event.clone()).unwrap(),
         )
+        .unwrap()
     }
 }
 

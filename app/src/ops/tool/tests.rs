@@ -219,13 +219,11 @@ fn empty_brain_steps_the_flow_kept_on_disk() {
     assert!(home.kept().pending, "{reply}");
     let record = std::fs::read_to_string(home.record()).unwrap();
     assert!(record.contains("finish the parser"), "{record}");
-    // The same flow answers the next event of the reset op.
-    let out = run(
-        Some("reset"),
-        json!({"session": session(), "event": {"type": "empty_brain", "agent": "main", "args": {}}}).to_string().as_bytes(),
-        &home.ctx(),
-    );
-    assert_eq!(out.exit, 0, "{}", out.reply);
+    // The same flow answers the next event stepped into it.
+    let session: crate::session_flow::SessionRef = serde_json::from_value(session()).unwrap();
+    let event = serde_json::from_value(json!({"type": "empty_brain", "agent": "main", "args": {}}))
+        .unwrap();
+    crate::session_flow::kept(&home.ctx(), &session, event).unwrap();
     assert!(home.kept().pending);
 }
 

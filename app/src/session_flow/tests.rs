@@ -1,5 +1,5 @@
-//! `reset` with a session the helper keeps: a missing or refused record is rebuilt from
-//! the session's transcript (real Claude Code 2.1.319 transcripts) before the event.
+//! A session's kept flow: a missing or refused record is rebuilt from the session's
+//! transcript (real Claude Code 2.1.319 transcripts) before the event.
 
 #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
 
@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use rstest::rstest;
 use serde_json::{Value, json};
 
-use crate::{Context, answer};
+use notesoup_reset_flow::Event;
+
+use super::{SessionRef, kept};
+use crate::Context;
 
 /// Two compactions, the second boot naming window 2's predecessor: window 2.
 const TWO: (&str, &str) = (
@@ -39,15 +42,14 @@ fn session(id: &str, transcript: Option<&Path>) -> Value {
     session
 }
 
-/// One `reset` op call: a boot of window `ordinal` is seen. Its reply, and the window
-/// ordinal the flow it kept holds after it.
+/// One step of the kept flow: a boot of window `ordinal` is seen. The effects, and the
+/// window ordinal the flow it kept holds after it.
 fn seen(home: &Path, session: &Value, ordinal: u32) -> (Value, Option<u32>) {
     let ctx = Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]);
-    let event = json!({"type": "window_seen", "ordinal": ordinal});
-    let out = answer("reset", json!({"session": session, "event": event}), &ctx);
-    assert_eq!(out.reply["ok"], true, "{}", out.reply);
+    let session_ref: SessionRef = serde_json::from_value(session.clone()).unwrap();
+    let reply = kept(&ctx, &session_ref, Event::WindowSeen { ordinal }).unwrap();
     let ordinal = crate::tests::kept_flow(home, session["id"].as_str().unwrap()).ordinal;
-    (out.reply, ordinal)
+    (json!({"effects": reply.effects}), ordinal)
 }
 
 #[rstest]

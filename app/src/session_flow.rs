@@ -1,11 +1,8 @@
-//! `reset`: one step of the reset flow (`notesoup-reset-flow`): one event in; out, the
-//! effects to carry out.
-//!
-//! Two ways to keep the flow's state: `session` (the helper keeps it on disk, one record
-//! per session under `<notes home>/windows/<harness>/<session>.json`, read and written
-//! under the record's lock, so it outlives the process and a `claude -p --resume` finds
-//! the window, its warning and a pending request as they were), or `state` (the caller
-//! keeps the blob of the previous reply and sends it back).
+//! A session's reset flow (`notesoup-reset-flow`), kept on disk between the processes that
+//! run it: one record per session under `<notes home>/windows/<harness>/<session>.json`
+//! (`notesoup-window-store`), read and written under the record's lock, so it outlives the
+//! process and a `claude -p --resume` finds the window, its warning and a pending request
+//! as they were. The `hook` and `tool` ops step it.
 //!
 //! A session with no usable record (first start, a fork, a deleted or refused record) is
 //! rebuilt from its transcript before the event, when `session` names it
@@ -18,27 +15,13 @@ use std::path::Path;
 
 use notesoup_history_claude::{Head, Options, window_facts};
 use notesoup_history_store::read_transcript;
-use notesoup_reset_flow::{Event, Reply, rebuilt_saved, step, step_saved};
+use notesoup_reset_flow::{Event, Reply, rebuilt_saved, step_saved};
 use notesoup_window::Host;
 use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::Fields;
-use crate::{Context, OpError, parse};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Request {
-    /// The blob of the previous reply; `null` (or absent) for a fresh flow.
-    #[serde(default)]
-    state: Value,
-    /// The session whose flow the helper keeps (instead of `state`).
-    #[serde(default)]
-    session: Option<SessionRef>,
-    /// One event, tagged by `type` (see `reset-flow/EVENTS.md`).
-    event: Value,
-}
+use crate::{Context, OpError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,31 +36,6 @@ pub(crate) struct SessionRef {
     /// session with no usable record is rebuilt from.
     #[serde(default)]
     pub(crate) transcript_path: Option<String>,
-}
-
-pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
-    let Request {
-        state,
-        session,
-        event,
-    } = parse("reset", request)?;
-    let event: Event = serde_json::from_value(event)
-        .map_err(|err| OpError::bad_request(format!("`reset` event: {err}")))?;
-    let mut fields = Fields::new();
-    let reply = if let Some(session) = session {
-        if !state.is_null() {
-            return Err(OpError::bad_request(
-                "`reset` takes `session` or `state`, not both",
-            ));
-        }
-        kept(ctx, &session, event)?
-    } else {
-        let reply = step(&state, event).map_err(|err| OpError::new(err.code(), err.to_string()))?;
-        fields.insert("state".into(), reply.flow.to_blob());
-        reply
-    };
-    fields.insert("effects".into(), json!(reply.effects));
-    Ok(fields)
 }
 
 /// One step of the session's flow as kept on disk, under the record's lock.
@@ -129,7 +87,7 @@ fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<serde_json::Value> {
         session: Some(session.id.clone()),
         sidechain: false,
     };
-    let cache = super::history::cache(ctx);
+    let cache = crate::history::cache(ctx);
     let transcript =
         read_transcript(Path::new(path), &options, &Head::Leaf, cache.as_ref()).ok()?;
     let facts = window_facts(&transcript, &session.id).ok()?;
