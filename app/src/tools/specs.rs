@@ -1,0 +1,237 @@
+//! The tools and commands notesoup offers a host, defined once: [`specs`] (name,
+//! description, JSON Schema of the input, their limits taken from the crates that enforce
+//! them) and [`commands`] (the slash commands of hosts that have them).
+
+use notesoup_history_core::{
+    ANSWER_LIMIT, DEFAULT_LIMIT, MAX_LIMIT, Order, Role, SESSIONS_DEFAULT, SESSIONS_MAX,
+};
+use notesoup_window::Host;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// One tool as a host registers it (Claude Code shows it as `mcp__notesoup__<name>`, an
+/// MCP client as `<name>`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// The tool's name, also the helper op that answers it (`empty_brain`: op `tool`, which
+    /// steps the session's reset flow).
+    pub name: &'static str,
+    /// What the model reads about the tool.
+    pub description: String,
+    /// The JSON Schema of the tool's input (an object schema, `additionalProperties:
+    /// false`).
+    pub input_schema: Value,
+    /// True for `empty_brain`: it ends the window, which only a host that runs notesoup's
+    /// reset flow can do (op `tool` steps the session's flow), so [`super::call`] does not answer
+    /// it and a host without one does not offer it.
+    pub reset_flow: bool,
+}
+
+/// One slash command of a host that has them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandSpec {
+    /// The command without its slash.
+    pub name: &'static str,
+    /// The line the host's command menu shows.
+    pub description: &'static str,
+    /// The arguments' hint, when it takes any.
+    pub argument_hint: Option<&'static str>,
+}
+
+fn string(description: &str) -> Value {
+    json!({"type": "string", "description": description})
+}
+
+/// `{"type":"object","properties":...,"additionalProperties":false}` with `required`
+/// when any field is.
+fn object(properties: Value, required: &[&str]) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), properties);
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    Value::Object(schema)
+}
+
+fn tool(name: &'static str, description: &str, input_schema: Value) -> ToolSpec {
+    ToolSpec {
+        name,
+        description: description.to_owned(),
+        input_schema,
+        reset_flow: false,
+    }
+}
+
+/// The nine tools, in the order hosts list them: the five notes tools, the three history
+/// tools, `empty_brain`.
+pub fn specs() -> Vec<ToolSpec> {
+    let mut specs = notes_tools();
+    specs.extend(history_tools());
+    specs.push(empty_brain());
+    specs
+}
+
+fn notes_tools() -> Vec<ToolSpec> {
+    let version = string(
+        "The version a read or list reported; refused with version_conflict when the note changed since.",
+    );
+    vec![
+        tool(
+            "notes_list",
+            "List the notes in your brain: names, sizes, updated times, versions and first lines, optionally under one folder.",
+            object(
+                json!({"folder": string("Only notes under this folder, e.g. \"project\".")}),
+                &[],
+            ),
+        ),
+        tool(
+            "notes_read",
+            "Read one note and its version. Use offset and limit (in lines) to page through a long note.",
+            object(
+                json!({
+                    "name": string("The note name, e.g. \"plan\" or \"project/decisions\"."),
+                    "offset": {"type": "integer", "minimum": 1, "description": "The first line to read (1-based)."},
+                    "limit": {"type": "integer", "minimum": 1, "description": "Read at most this many lines."},
+                }),
+                &["name"],
+            ),
+        ),
+        tool(
+            "notes_write",
+            "Create a note or replace a whole note. Pass the version you last read to avoid overwriting a change made since.",
+            object(
+                json!({
+                    "name": string("The note name (lowercase letters, digits, -, _ and / for folders)."),
+                    "text": string("The whole new text of the note."),
+                    "version": version,
+                }),
+                &["name", "text"],
+            ),
+        ),
+        tool(
+            "notes_edit",
+            "Edit a note in place: replace one exact, unique occurrence of `old` with `new`, or add text at the end with `append`.",
+            object(
+                json!({
+                    "name": string("The note name."),
+                    "old": string("The exact text to replace; it must occur exactly once."),
+                    "new": string("The replacement text."),
+                    "append": string("Text to add at the end of the note (instead of old/new)."),
+                    "version": version,
+                }),
+                &["name"],
+            ),
+        ),
+        tool(
+            "notes_delete",
+            "Delete a note. Deleted notes are kept in a trash folder for a while, so a mistake can be undone.",
+            object(
+                json!({"name": string("The note name."), "version": version}),
+                &["name"],
+            ),
+        ),
+    ]
+}
+
+/// The history tools: their limits are history-core's.
+fn history_tools() -> Vec<ToolSpec> {
+    let session = string(
+        "Another session to read: <harness>:<sessionId> (claude, pi or codex; a unique id prefix is enough; history_sessions lists them); default: this session.",
+    );
+    let kib = ANSWER_LIMIT / 1024;
+    let roles: Vec<&str> = Role::ALL.iter().map(|r| r.name()).collect();
+    let orders = [Order::Newest, Order::Oldest].map(|o| json!(o));
+    vec![
+        tool(
+            "history_list",
+            &format!(
+                "Page and search your own persisted history across windows and sessions: one folded line per event with its seq address, newest first, grouped by window. The answer fits {kib} KiB; pass its cursor for the next page."
+            ),
+            object(
+                json!({
+                    "query": string("Literal, case-sensitive text to find."),
+                    "roles": {
+                        "type": "array",
+                        "items": {"enum": roles},
+                        "description": "Only these roles; default: every role but attachment.",
+                    },
+                    "window": string("A window id, or its ordinal / unknown:<id> part."),
+                    "cursor": string("The cursor the previous page named."),
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+                    "order": {"enum": orders, "default": Order::default()},
+                    "session": session,
+                }),
+                &[],
+            ),
+        ),
+        tool(
+            "history_read",
+            &format!(
+                "Read whole history events by seq (one, or a range), with their window and time; a tool call shows its result. The answer fits {kib} KiB; a cut event ends with the exact arguments that continue it."
+            ),
+            object(
+                json!({
+                    "seq": {"type": "integer", "minimum": 1, "description": "One event."},
+                    "from": {"type": "integer", "minimum": 1, "description": "First seq of a range."},
+                    "to": {"type": "integer", "minimum": 1, "description": "Last seq of a range (inclusive)."},
+                    "offset": {"type": "integer", "minimum": 0, "description": "Bytes of the first event's text already read."},
+                    "session": session,
+                }),
+                &[],
+            ),
+        ),
+        tool(
+            "history_sessions",
+            "List recent sessions of every coding agent on this machine (Claude Code, Pi, Codex), newest first: harness:id, start time, cwd and first prompt. Pass one as `session` to history_list or history_read to read it.",
+            object(
+                json!({
+                    "harness": {"enum": Host::HARNESSES, "description": "Only this harness."},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": SESSIONS_MAX, "default": SESSIONS_DEFAULT},
+                }),
+                &[],
+            ),
+        ),
+    ]
+}
+
+/// `empty_brain`, answered by a host's reset flow.
+fn empty_brain() -> ToolSpec {
+    ToolSpec {
+        reset_flow: true,
+        ..tool(
+            "empty_brain",
+            "Clear this context window once your notes hold everything the next window needs. The conversation is replaced by a fresh window that boots from your notes. Every tool call in this response still finishes first.",
+            object(
+                json!({
+                    "last_word": string("An optional sticky note shown once at the top of the next window."),
+                    "terminate": {"type": "boolean", "description": "true: stop after the clear instead of continuing the work in the fresh window. Default false."},
+                }),
+                &[],
+            ),
+        )
+    }
+}
+
+/// The slash commands: `/notesoup` (status and the runtime cap), `/empty` and
+/// `/fresh-window` (the same reset).
+pub fn commands() -> Vec<CommandSpec> {
+    vec![
+        CommandSpec {
+            name: "notesoup",
+            description: "notesoup status; `/notesoup cap 100k` sets a runtime context cap, `cap off` removes it",
+            argument_hint: Some("[cap [<tokens>|off]]"),
+        },
+        CommandSpec {
+            name: "empty",
+            description: "Let the agent save its notes, then clear this window and boot a fresh one from the notes",
+            argument_hint: None,
+        },
+        CommandSpec {
+            name: "fresh-window",
+            description: "Save notes and start a fresh window (the same reset as /empty)",
+            argument_hint: None,
+        },
+    ]
+}
