@@ -1053,3 +1053,77 @@ fn an_emptied_note_is_refused_with_exit_1() {
         (1, &"empty_note".into())
     );
 }
+
+/// No input makes `notesoup` panic: every subcommand with hostile arguments ends with one
+/// of the documented exit codes and no panic message.
+#[test]
+fn hostile_arguments_never_panic() {
+    let mut world = World::new("hostile");
+    seed(&world);
+    world.set("EDITOR", "true");
+    let long = "x".repeat(100_000);
+    let words = [
+        "",
+        ":",
+        "claude:",
+        "a:b:c",
+        "../..",
+        "-",
+        "claude:da56055c:2",
+        "s0",
+        "s99999999999999999999",
+        "0",
+        "99999999999999999999",
+        "\u{1b}[2J",
+        &long,
+    ];
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for w in words {
+        runs.push(vec!["notes", "list", w]);
+        runs.push(vec!["notes", "show", w]);
+        runs.push(vec!["notes", "rm", w]);
+        runs.push(vec!["notes", "restore", w]);
+        runs.push(vec!["notes", "edit", w]);
+        runs.push(vec!["history", "sessions", "--limit", w]);
+        runs.push(vec!["history", "show", w]);
+        runs.push(vec!["history", "show", "claude:da56055c", "--window", w]);
+        runs.push(vec!["history", "show", "claude:da56055c", "--cursor", w]);
+        runs.push(vec!["history", "show", "claude:da56055c", "--limit", w]);
+        runs.push(vec!["history", "show", "claude:da56055c", "--seq", w]);
+        runs.push(vec![
+            "history",
+            "show",
+            "claude:da56055c",
+            "--seq",
+            "1",
+            "--offset",
+            w,
+        ]);
+        runs.push(vec!["history", "search", w]);
+        runs.push(vec!["history", "search", w, "--session", "claude:da56055c"]);
+        runs.push(vec!["history", "search", "x", "--session", w]);
+        runs.push(vec!["history", "search", "x", "--sessions", w]);
+        runs.push(vec!["history", "search", "x", "--limit", w]);
+        runs.push(vec!["limits", "--cap", w]);
+    }
+    for (i, args) in runs.iter().enumerate() {
+        // `--json` on every third run: the same code paths, half the processes.
+        for json in [false, true]
+            .into_iter()
+            .take(if i % 3 == 0 { 2 } else { 1 })
+        {
+            let mut args = args.clone();
+            if json {
+                args.push("--json");
+            }
+            let run = world.run(&args);
+            let shown: String = format!("{args:?}").chars().take(200).collect();
+            assert!(
+                [0, 1, 2, 3].contains(&run.exit) && !run.raw_stderr.contains("panicked"),
+                "{shown}: exit {}\n{}",
+                run.exit,
+                run.stderr.chars().take(2000).collect::<String>()
+            );
+        }
+    }
+}
