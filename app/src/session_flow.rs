@@ -15,11 +15,10 @@ use std::path::Path;
 
 use notesoup_history_claude::{Head, Options, window_facts};
 use notesoup_history_store::read_transcript;
-use notesoup_reset_flow::{Event, Reply, rebuilt_saved, step_saved};
+use notesoup_reset_flow::{Event, Reply, Saved, rebuilt_saved, step_saved};
 use notesoup_window::Host;
 use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::{Context, OpError};
 
@@ -52,7 +51,7 @@ pub(crate) fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<
 pub(crate) fn with_saved<R>(
     ctx: &Context,
     session: &SessionRef,
-    step: impl FnOnce(Option<&Value>) -> (Value, R),
+    step: impl FnOnce(Option<&Saved>) -> (Saved, R),
 ) -> Result<R, OpError> {
     let home = ctx.notes_home()?;
     let store = WindowStore::new(home);
@@ -61,14 +60,22 @@ pub(crate) fn with_saved<R>(
         // A stale record (another version, another session's) is refused, never misread:
         // the flow is rebuilt from the transcript (else starts fresh) and written over it.
         let saved = match record.read() {
-            Ok(saved) => saved.map(|r| r.state),
+            // The record's JSON is read into the flow's typed state here, once: a state that
+            // is not even an object is no saved flow (rebuilt or fresh, as with none).
+            Ok(saved) => saved.and_then(|r| serde_json::from_value::<Saved>(r.state).ok()),
             Err(err) if err.is_stale_record() => None,
             Err(err) => return Err(store_error(err)),
         };
         let saved = saved.or_else(|| rebuilt(ctx, session));
         let (save, reply) = step(saved.as_ref());
         if saved.as_ref() != Some(&save) {
-            record.write(save).map_err(store_error)?;
+            let state = serde_json::to_value(&save).map_err(|err| {
+                OpError::new(
+                    "internal",
+                    format!("the session's flow did not serialize: {err}"),
+                )
+            })?;
+            record.write(state).map_err(store_error)?;
         }
         Ok(reply)
     })
@@ -78,7 +85,7 @@ pub(crate) fn with_saved<R>(
 /// (a fresh flow, as before) when no transcript is named, when it is not written yet (a
 /// session's first record is written with its first prompt) or cannot be read, or when it
 /// is not this session's.
-fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<serde_json::Value> {
+fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<Saved> {
     let path = session.transcript_path.as_deref()?;
     if session.harness != Host::Claude {
         return None;

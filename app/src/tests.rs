@@ -131,7 +131,9 @@ pub(crate) fn kept_flow(home: &std::path::Path, id: &str) -> notesoup_reset_flow
         .read(&key)
         .expect("the record reads")
         .expect("a record is kept");
-    notesoup_reset_flow::Flow::from_blob(&record.state["flow"])
+    serde_json::from_value::<notesoup_reset_flow::Saved>(record.state)
+        .expect("the kept state reads")
+        .flow
         .expect("the kept flow reads")
         .snapshot()
 }

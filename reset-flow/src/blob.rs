@@ -38,7 +38,7 @@ impl Flow {
     /// Read a state blob: `null` is a fresh flow (generation 0); a blob of version 2 is
     /// migrated (its window owes no own boot: v2 had no such fact); a blob of any other
     /// version is refused, never misread.
-    pub fn from_blob(blob: &Value) -> Result<Self, FlowError> {
+    pub(crate) fn from_blob(blob: &Value) -> Result<Self, FlowError> {
         if blob.is_null() {
             return Ok(Self::default());
         }
@@ -63,7 +63,7 @@ impl Flow {
     }
 
     /// The blob to keep until the next call.
-    pub fn to_blob(&self) -> Value {
+    pub(crate) fn to_blob(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }

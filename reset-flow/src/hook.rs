@@ -39,7 +39,6 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::budget::Budget;
 use crate::effect::{Effect, Pool};
@@ -48,7 +47,7 @@ use crate::event::{
     Miss, Trigger, TurnEnd,
 };
 use crate::flow::{ATTACH_DOORS, Commit, Stage};
-use crate::{CopyVerdict, Flow, Reply};
+use crate::{CopyVerdict, Flow, Reply, Saved};
 use notesoup_window::WindowId;
 
 /// What the helper resolves for a hook, asked only when the hook reads it.
@@ -1058,11 +1057,11 @@ impl Flow {
 /// One hook call on a flow kept on disk (see [`crate::step_saved`]): a flow saved by
 /// another process is sent `loaded` first. Returns what to save and the reply.
 pub fn hook_saved(
-    saved: Option<&Value>,
+    saved: Option<&Saved>,
     process: &str,
     hook: &Hook,
     resolve: &mut dyn Resolve,
-) -> (Value, Reply) {
+) -> (Saved, Reply) {
     let (mut flow, mut effects) = crate::load_saved(saved, process);
     effects.extend(flow.hook(hook, resolve));
     crate::saved_reply(process, flow, effects)

@@ -65,16 +65,17 @@
 //! [`hook_saved`]).
 //!
 //! ```
-//! use notesoup_reset_flow::{Effect, Event, step};
+//! use notesoup_reset_flow::{Effect, Event, Flow, step};
 //! use serde_json::{Value, json};
 //!
-//! // The shell keeps the blob; `null` starts a fresh flow.
-//! let mut blob = Value::Null;
+//! // The caller keeps the flow between events; a default one is fresh.
+//! let mut flow = Some(Flow::default());
 //! let mut send = |event: Value| {
 //!     let event: Event = serde_json::from_value(event).unwrap();
-//!     let reply = step(&blob, event).unwrap();
-//!     blob = reply.flow.to_blob();
-//!     (reply.effects, reply.flow.snapshot())
+//!     let reply = step(flow.take().unwrap(), event);
+//!     let snapshot = reply.flow.snapshot();
+//!     flow = Some(reply.flow);
+//!     (reply.effects, snapshot)
 //! };
 //!
 //! send(json!({"type": "session", "generation": 1}));
@@ -100,19 +101,19 @@
 
 #![forbid(unsafe_code)]
 
-use serde_json::Value;
-
 mod blob;
 mod budget;
 mod effect;
 mod event;
 mod flow;
 mod hook;
+mod saved;
 
 pub use blob::FlowError;
 pub use budget::{Budget, Quiet};
 pub use flow::{Flow, STATE_VERSION, Snapshot};
 pub use hook::{CapAsk, CommandRun, Hook, KeptBoot, Resolve, Watch, hook_saved};
+pub use saved::Saved;
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
 pub use event::{
@@ -123,44 +124,41 @@ pub use event::{
 /// The answer to one event: the new state and the effects in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
-    /// The state to keep (serialize with [`Flow::to_blob`]; read with [`Flow::snapshot`]).
+    /// The state to keep (read with [`Flow::snapshot`]; saved as part of a [`Saved`]).
     pub flow: Flow,
     /// What the shell must do, in order.
     pub effects: Vec<Effect>,
 }
 
-/// Apply one event to a state blob (`null` for a fresh flow).
-pub fn step(state: &serde_json::Value, event: Event) -> Result<Reply, FlowError> {
-    let mut flow = Flow::from_blob(state)?;
+/// Apply one event to a flow.
+pub fn step(mut flow: Flow, event: Event) -> Reply {
     let effects = flow.handle(event);
-    Ok(Reply { flow, effects })
+    Reply { flow, effects }
 }
 
 /// One step of a flow kept on disk for a session, across the processes that run it.
 ///
-/// `saved` is what the last step saved (`{"process": <token>, "flow": <blob>}`), `None`
-/// when nothing is saved. `process` names the calling process (any token unique to it).
-/// A flow saved by another process is sent [`Event::Loaded`] first (its effects come
-/// first in the reply); a saved flow this crate cannot read (another version, malformed)
-/// is refused, never misread: the step starts a fresh flow. Returns what to save and the
-/// reply.
+/// `saved` is what the last step saved, `None` when nothing is saved. `process` names the
+/// calling process (any token unique to it). A flow saved by another process is sent
+/// [`Event::Loaded`] first (its effects come first in the reply); a saved flow this crate
+/// could not read ([`Saved::flow`] `None`) is refused, never misread: the step starts a
+/// fresh flow. Returns what to save and the reply.
 ///
 /// ```
 /// use notesoup_reset_flow::{Event, step_saved};
-/// use serde_json::json;
 ///
-/// let warned = |saved: &serde_json::Value| saved["flow"]["window"]["warning"].clone();
 /// let point = || Event::WarningPoint { tokens: 150_000, point: Some(142_000) };
 /// let (saved, reply) = step_saved(None, "p1", point());
 /// assert_eq!(reply.effects.len(), 1); // warn
-/// let (saved, _) = step_saved(Some(&saved), "p1",
-///     serde_json::from_value(json!({"type": "warning", "generation": 0, "status": "delivered"})).unwrap());
-/// assert_eq!(warned(&saved), "delivered");
+/// let delivered = serde_json::from_str(r#"{"type": "warning", "generation": 0, "status": "delivered"}"#)?;
+/// let (saved, reply) = step_saved(Some(&saved), "p1", delivered);
+/// assert!(reply.flow.snapshot().warned);
 /// // `claude -p --resume`: another process, the same window, no second warning.
 /// let (_, reply) = step_saved(Some(&saved), "p2", point());
 /// assert!(reply.effects.is_empty());
+/// # Ok::<(), serde_json::Error>(())
 /// ```
-pub fn step_saved(saved: Option<&Value>, process: &str, event: Event) -> (Value, Reply) {
+pub fn step_saved(saved: Option<&Saved>, process: &str, event: Event) -> (Saved, Reply) {
     let (mut flow, mut effects) = load_saved(saved, process);
     effects.extend(flow.handle(event));
     saved_reply(process, flow, effects)
@@ -168,14 +166,11 @@ pub fn step_saved(saved: Option<&Value>, process: &str, event: Event) -> (Value,
 
 /// The saved flow (fresh when nothing readable is saved), and the effects of `loaded` when
 /// another process saved it.
-fn load_saved(saved: Option<&Value>, process: &str) -> (Flow, Vec<Effect>) {
-    let flow = saved
-        .and_then(|s| s.get("flow"))
-        .and_then(|blob| Flow::from_blob(blob).ok());
+fn load_saved(saved: Option<&Saved>, process: &str) -> (Flow, Vec<Effect>) {
     let other_process = saved
-        .and_then(|s| s.get("process"))
-        .is_some_and(|p| p.as_str() != Some(process));
-    let mut flow = flow.unwrap_or_default();
+        .and_then(|s| s.process.as_deref())
+        .is_some_and(|p| p != process);
+    let mut flow = saved.and_then(|s| s.flow.clone()).unwrap_or_default();
     let mut effects = Vec::new();
     if other_process {
         effects.extend(flow.handle(Event::Loaded));
@@ -184,8 +179,11 @@ fn load_saved(saved: Option<&Value>, process: &str) -> (Flow, Vec<Effect>) {
 }
 
 /// What to save for `process`, and the reply.
-fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply) {
-    let saved = serde_json::json!({"process": process, "flow": flow.to_blob()});
+fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Saved, Reply) {
+    let saved = Saved {
+        process: Some(process.to_owned()),
+        flow: Some(flow.clone()),
+    };
     (saved, Reply { flow, effects })
 }
 
@@ -209,8 +207,11 @@ fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Value, Reply
 /// assert_eq!(reply.flow.snapshot().ordinal, Some(3)); // an older boot never takes it back
 /// # Ok::<(), notesoup_window::WindowIdError>(())
 /// ```
-pub fn rebuilt_saved(facts: &notesoup_window::WindowFacts) -> Value {
-    serde_json::json!({"flow": Flow::rebuilt(facts).to_blob()})
+pub fn rebuilt_saved(facts: &notesoup_window::WindowFacts) -> Saved {
+    Saved {
+        process: None,
+        flow: Some(Flow::rebuilt(facts)),
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ impl Sim {
         let text = event.to_string();
         let event: Event = serde_json::from_value(event)
             .unwrap_or_else(|e| panic!("event {text} does not parse: {e}"));
-        let reply = step(&self.flow.to_blob(), event).unwrap();
+        let reply = step(self.flow.clone(), event);
         assert_eq!(Flow::from_blob(&reply.flow.to_blob()).unwrap(), reply.flow);
         self.flow = reply.flow;
         reply.effects
@@ -921,16 +921,20 @@ fn disable_compact_refuses_explicit_and_budget_resets() {
 #[case::malformed(json!({"v": 3, "generation": "x"}), "bad")]
 #[case::malformed_v2(json!({"v": 2, "generation": "x"}), "bad")]
 fn foreign_blobs_are_refused_never_misread(#[case] blob: Value, #[case] kind: &str) {
-    let err = step(&blob, Event::CapChanged { cap: None }).unwrap_err();
+    let err = Flow::from_blob(&blob).unwrap_err();
     match (kind, &err) {
         ("unknown", FlowError::UnknownVersion { .. }) | ("bad", FlowError::BadState { .. }) => {}
         _ => panic!("{err:?}"),
     }
+    // Saved with a session, it reads as no flow: the next step starts fresh.
+    let saved: crate::Saved =
+        serde_json::from_value(json!({"process": "p1", "flow": blob})).unwrap();
+    assert_eq!(saved.flow, None);
 }
 
 #[test]
 fn a_null_state_is_a_fresh_flow() {
-    let reply = step(&Value::Null, Event::CapChanged { cap: None }).unwrap();
+    let reply = step(Flow::default(), Event::CapChanged { cap: None });
     assert_eq!(reply.flow, Flow::default());
     assert_eq!(reply.flow.to_blob()["v"], crate::STATE_VERSION);
 }

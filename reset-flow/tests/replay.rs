@@ -75,8 +75,14 @@ impl Shell {
             .as_str()
             .unwrap()
             .to_owned();
-        let blob = self.flow.to_blob();
-        let reply = notesoup_reset_flow::step(&blob, event).unwrap();
+        // Through the saved JSON each time, as the helper keeps it between processes.
+        let saved = notesoup_reset_flow::Saved {
+            process: None,
+            flow: Some(self.flow.clone()),
+        };
+        let saved: notesoup_reset_flow::Saved =
+            serde_json::from_value(serde_json::to_value(&saved).unwrap()).unwrap();
+        let reply = notesoup_reset_flow::step(saved.flow.unwrap(), event);
         self.flow = reply.flow;
         self.trace
             .push((seq, name, reply.effects.iter().map(kind).collect()));

@@ -15,7 +15,7 @@ fn attachment(window: &str) -> String {
 
 fn send(flow: &Flow, event: Value) -> (Flow, Vec<Effect>) {
     let event: Event = serde_json::from_value(event).unwrap();
-    let reply = step(&flow.to_blob(), event).unwrap();
+    let reply = step(flow.clone(), event);
     (reply.flow, reply.effects)
 }
 
@@ -110,7 +110,7 @@ fn facts(window: Option<(&str, u32)>) -> WindowFacts {
 fn a_rebuilt_flow_is_in_the_transcripts_window_and_the_next_reset_opens_the_one_after() {
     let saved = rebuilt_saved(&facts(Some(("s1", 2))));
     // No process saved it: the first step is not `loaded`.
-    assert!(saved.get("process").is_none());
+    assert!(saved.process.is_none());
     let (saved, reply) = step_saved(
         Some(&saved),
         "p1",
@@ -119,7 +119,7 @@ fn a_rebuilt_flow_is_in_the_transcripts_window_and_the_next_reset_opens_the_one_
     assert!(reply.effects.is_empty());
     assert_eq!(reply.flow.snapshot().ordinal, Some(2));
     // A compaction there opens window 3, never 1 or 2 again.
-    let flow = Flow::from_blob(&saved["flow"]).unwrap();
+    let flow = saved.flow.unwrap();
     let (_, fx) = send(
         &flow,
         json!({"type": "compaction", "agent": "main", "trigger": "auto"}),
@@ -262,11 +262,11 @@ fn the_hook_drops_a_closed_windows_copy_without_building_anything() {
 /// One hook call of session `session`'s process `process` on what `saved` holds.
 fn call(
     session: &'static str,
-    saved: Option<&Value>,
+    saved: Option<&crate::Saved>,
     process: &str,
     hook: Value,
     builds: bool,
-) -> (Value, crate::Reply) {
+) -> (crate::Saved, crate::Reply) {
     let hook: crate::Hook = serde_json::from_value(hook).unwrap();
     crate::hook_saved(saved, process, &hook, &mut World { session, builds })
 }
