@@ -19,10 +19,11 @@ pub enum CliError {
         /// The brain's folder, when one was opened.
         brain: Option<PathBuf>,
     },
-    /// A history op refused (unknown session, ambiguous prefix, unreadable transcript, ...).
+    /// The application library refused a history call (unknown session, ambiguous prefix,
+    /// unreadable transcript, ...).
     #[error("{message}")]
     History {
-        /// The op's code (`not_found`, `ambiguous_session`, `transcript_malformed`, ...).
+        /// Its code (`not_found`, `ambiguous_session`, `transcript_malformed`, ...).
         code: String,
         /// Its one-line message.
         message: String,
