@@ -1127,3 +1127,54 @@ fn hostile_arguments_never_panic() {
         }
     }
 }
+
+/// No panic on any text in what the settings readers read: a model id, a `modelSettings`
+/// key, the margins, the window and every policy variable (from the environment and from a
+/// settings file's `env` block), multi-byte or odd, give an answer or a refusal, never a
+/// crash (exit 101).
+#[test]
+fn settings_readers_answer_any_text() {
+    let mut world = World::new("any-text");
+    fs::create_dir_all(world.path("project/.claude")).unwrap();
+    for odd in [
+        "日本語x",
+        "x日本語xxxxxxxxx",
+        "claude-日本語-20250514",
+        "é@ü-v日",
+        "𝄞k",
+        "\u{FEFF}1\u{3000}",
+        "a\u{301}\u{301}m",
+    ] {
+        let mut env = serde_json::Map::new();
+        for name in notesoup_thresholds::Env::NAMES {
+            env.insert(name.into(), odd.into());
+            world.set(name, odd);
+        }
+        let settings = serde_json::json!({
+            "autoCompactWindow": odd,
+            "modelSettings": {odd: {"autoCompactWindow": 400_000}, "x": odd},
+            "notesoup": {"resetMarginTokens": odd, odd: 1},
+            "env": env,
+        });
+        fs::write(
+            world.path("project/.claude/settings.json"),
+            settings.to_string(),
+        )
+        .unwrap();
+        for args in [
+            &["limits", "--project", "..", "--model", odd][..],
+            &["limits", "--project", "..", "--model", odd, "--json"],
+            &["limits", "--project", "..", "--cap", odd],
+            &["limits", "--project", "..", "--window", odd],
+            &["doctor"],
+        ] {
+            let run = world.run(args);
+            assert!(
+                run.exit != 101 && !run.raw_stderr.contains("panicked"),
+                "{args:?} with {odd:?}: exit {}\n{}",
+                run.exit,
+                run.stderr
+            );
+        }
+    }
+}
