@@ -120,7 +120,10 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
   try {
     out = await $.process.run([bin, op], { stdin: JSON.stringify(request), timeoutMs: 30_000 });
   } catch (err) {
-    return refusal('helper_unavailable', `${bin} ${op} could not run (${String(err)}); run scripts/install`);
+    return refusal(
+      'helper_unavailable',
+      `${bin} could not run (${String(err)}); reinstall the plugin (claude plugin install notesoup@notesoup) or, in a checkout, run scripts/install`,
+    );
   }
   try {
     const reply: unknown = JSON.parse(out.stdout.trim());
@@ -154,6 +157,12 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
   const sent = asked ? { ...facts, env: { ...(isObject(facts.env) ? facts.env : {}), NOTESOUP_DISABLED: sw.disabled } } : facts;
   const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent });
   if (asked && reply.ok) sw.on = reply.disabled !== true;
+  if (asked && !reply.ok && reply.error.code === 'helper_unavailable') {
+    // Fail open: without its helper notesoup can do nothing, so it registers nothing and
+    // stays out of every hook, as if absent; the person reads why once, with the fix.
+    sw.on = false;
+    $.ui.log(`notesoup is off for this session: ${reply.error.message}`, { to: 'transcript' });
+  }
   return obey($, `hook ${event}`, facts, reply);
 }
 
@@ -341,8 +350,8 @@ async function registerAll($: EngineInterface) {
 }
 
 /**
- * Off (the helper read the switch): nothing registered; a helper that cannot answer leaves it
- * on. The registrations run on while the first prompt's hooks do: a prompt (and a turn's
+ * Off (the helper read the switch, or could not be run at all): nothing registered; a helper
+ * that runs but refuses leaves it on. The registrations run on while the first prompt's hooks do: a prompt (and a turn's
  * step) waits for them before it goes on, so the tools are in the first request without
  * session.start, which the engine awaits, paying its tool-server rebuilds (BENCHMARKS.md).
  */

@@ -10,6 +10,8 @@ registry that is not). Then, with a fresh HOME and a PATH that holds no `cargo`:
   - `claude -p ok` against the scripted service (no --plugin-dir: the installed plugin)
     answers, its first model request lists the nine `mcp__notesoup__*` tools and carries
     the boot of window `:0`;
+  - with the platform package removed, `claude -p ok` still answers, lists no notesoup
+    tool and its transcript says once why (fail open);
   - `npx -y notesoup mcp` from the registry answers `initialize` and `tools/list`.
 
     npm_install.py --claude PATH --service PATH [--target-dir DIR] [--keep DIR]
@@ -251,6 +253,8 @@ def main() -> int:
                 if not missing and booted:
                     print("npm install check: claude -p with the installed plugin lists the nine tools and boots :0")
 
+            problems += fail_open(args.claude, cenv, helpers[0], log, tmp)
+
             npx_dir = tmp / "npx-project"
             npx_dir.mkdir()
             nenv = dict(env, NOTESOUP_HOME=str(tmp / "notesoup"))
@@ -274,6 +278,43 @@ def main() -> int:
                     if f.exists():
                         shutil.copy(f, keep / f.name)
     return report(problems)
+
+
+def fail_open(claude: str, env: dict, helper: Path, log: Path, tmp: Path) -> list:
+    """The install with its platform package gone (npm skipped it, or a foreign machine's):
+    Claude Code runs as if notesoup were absent, and the transcript says once why, with the fix."""
+    shutil.rmtree(helper.parent.parent)
+    work = tmp / "work-no-helper"
+    work.mkdir()
+    before = len(log.read_text().splitlines()) if log.exists() else 0
+    debug = tmp / "debug-no-helper.log"
+    out = run([claude, "-p", "ok", "--debug-file", str(debug)], env=env, cwd=work, timeout=180)
+    problems = []
+    if out.returncode != 0 or out.stdout.strip() != "ok":
+        problems.append(f"without its helper, claude -p exited {out.returncode} with {out.stdout.strip()[:200]!r}")
+    requests = [json.loads(line) for line in log.read_text().splitlines()[before:]]
+    requests = [r for r in requests if r.get("method") == "POST"
+                and str(r.get("path", "")).split("?")[0].endswith("/v1/messages")]
+    ours = [t.get("name") for r in requests[:1] for t in r["body"].get("tools", [])
+            if str(t.get("name", "")).startswith("mcp__notesoup__")]
+    if ours:
+        problems.append(f"without its helper, the first request still lists {ours}")
+    # A `$.ui.log` line to the transcript sink: the debug log writes it as `$.ui.log: <text>`
+    # (a line to the debug sink alone is `$.ui.log (to debug): ...`).
+    text = debug.read_text(errors="replace") if debug.exists() else ""
+    said = text.count("$.ui.log: notesoup is off for this session")
+    if said != 1:
+        problems.append(f"without its helper, the transcript line saying why came {said} times, expected once "
+                        f"(stderr: {out.stderr[-300:]!r}; the debug log's lines: {notesoup_lines(debug)})")
+    if not problems:
+        print("npm install check: without its helper Claude Code runs as if notesoup were absent, "
+              "and the transcript says why once")
+    return problems
+
+
+def notesoup_lines(debug: Path) -> list:
+    text = debug.read_text(errors="replace") if debug.exists() else ""
+    return [line[:400] for line in text.splitlines() if "is off" in line or "ui.log" in line][:10]
 
 
 def expected_plugin_files() -> set:

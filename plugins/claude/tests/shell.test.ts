@@ -108,6 +108,30 @@ describe('session.start', () => {
     );
   });
 
+  test('a helper that cannot run: nothing registered, every hook passes through, one transcript line', async ($, on) => {
+    let registered = 0;
+    const logged: { text: string; to?: string }[] = [];
+    // The real process.run, of a helper that is not there (as when npm skipped the platform
+    // package, or the binary is another machine's).
+    world(on, () => ({ ok: true }), { NOTESOUP_HELPER: '/nonexistent/notesoup-helper' }, ['process.run', 'tool.register', 'ui.log']);
+    on('tool.register', async (_$, e) => {
+      registered += 1;
+      return { value: { tool: e.name } };
+    });
+    on('ui.log', async (_$, e) => {
+      logged.push({ text: e.text, to: String(e.to) });
+      return { value: undefined };
+    });
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'hello', origin: { kind: 'sdk' } });
+    expect(registered).toBe(0);
+    const lines = logged.filter((l) => l.to === 'transcript');
+    expect(lines.length).toBe(1);
+    expect(lines[0]?.text).toContain('notesoup is off for this session');
+    expect(lines[0]?.text).toContain('claude plugin install notesoup@notesoup');
+  });
+
   for (const [env, disabled] of [[{ NOTESOUP_DISABLED: '' }, true], [{}, true], [{ NOTESOUP_DISABLED: '1' }, false]] as const) {
     test(`NOTESOUP_DISABLED ${JSON.stringify(env)} goes raw; the helper's disabled: ${String(disabled)} is obeyed`, async ($, on) => {
       let registered = 0;
