@@ -124,7 +124,7 @@ describe('session.start', () => {
     });
     on('prompt.submit', async (_$, e) => ({ text: e.text }));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    await $.prompt.submit({ text: 'hello', origin: { kind: 'sdk' } });
+    await $.prompt.submit({ text: 'hello', wait: false, origin: { kind: 'sdk' } });
     expect(registered).toBe(0);
     const lines = logged.filter((l) => l.to === 'transcript');
     expect(lines.length).toBe(1);
