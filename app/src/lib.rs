@@ -279,10 +279,15 @@ pub struct VersionInfo {
     pub ops: &'static [&'static str],
 }
 
+/// notesoup's one version: the workspace's (Cargo.toml `[workspace.package]`), which the
+/// hooks module (`plugins/claude/hooks/spec.ts`, generated), the plugin manifest and the npm
+/// packages (`scripts/dist`) copy; tests hold each copy to it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// This helper's version and ops.
 pub fn version() -> VersionInfo {
     VersionInfo {
-        version: env!("CARGO_PKG_VERSION"),
+        version: VERSION,
         ops: ops::NAMES,
     }
 }

@@ -40,6 +40,9 @@ struct Request {
     /// The hook's raw facts, with `budget` where the hook reads it.
     #[serde(default)]
     facts: Map<String, Value>,
+    /// The hooks module's notesoup version; another than this helper's is refused.
+    #[serde(default)]
+    version: Option<String>,
 }
 
 /// What the shell read for the budget: the same inputs as the `limits` op, plus the fresh
@@ -190,8 +193,26 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         event,
         session,
         facts,
+        version,
     } = parse("hook", request)?;
+    same_version(version.as_deref())?;
     call(ctx, &session, &event, facts)
+}
+
+/// A hooks module of another notesoup version than this helper is refused: the two came
+/// from different installs (an updated plugin with an old binary, say), and neither can
+/// know what the other's wire means.
+pub(crate) fn same_version(module: Option<&str>) -> Result<(), OpError> {
+    match module {
+        Some(theirs) if theirs != crate::VERSION => Err(OpError::new(
+            "version_mismatch",
+            format!(
+                "the plugin's hooks module is notesoup {theirs} but this notesoup-helper is notesoup {}: they come from different installs; reinstall the plugin (claude plugin install notesoup@notesoup) or, in a checkout, run scripts/install",
+                crate::VERSION
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The `hook` op on its parsed parts: one engine hook call, whole. Other ops answering a

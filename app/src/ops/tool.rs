@@ -37,6 +37,9 @@ struct Request {
     /// answer then goes through the flow as a `tool.call` hook would (the warning).
     #[serde(default)]
     budget: Option<Value>,
+    /// The hooks module's notesoup version; another than this helper's is refused.
+    #[serde(default)]
+    version: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -62,7 +65,9 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
         bound,
         session,
         budget,
+        version,
     } = parse("tool", request)?;
+    super::hook::same_version(version.as_deref())?;
     let spec = match tools::spec_of(&name) {
         Ok(spec) => spec,
         Err(refusal) => return Ok(answered(&refusal)),

@@ -324,9 +324,13 @@ fn spec_ts() -> String {
          /** The full names the model sees, the matcher of the tool.call hook. */\n\
          export const TOOL_NAMES: readonly `mcp__notesoup__${{string}}`[] = TOOLS.map((t) => `mcp__notesoup__${{t.name}}` as const);\n\
          \n\
-         export const COMMANDS = {} as const;\n",
+         export const COMMANDS = {} as const;\n\
+         \n\
+         /** notesoup's one version (Cargo.toml's); the helper refuses a module of another. */\n\
+         export const VERSION = {};\n",
         json(&tools),
         json(&commands),
+        serde_json::Value::from(crate::VERSION),
     )
 }
 
@@ -417,4 +421,22 @@ fn a_head_not_written_is_asked_again_until_it_is() {
         |_| panic!("no pause"),
     );
     assert_eq!((reply, asked), (Err("no_head"), 1));
+}
+
+#[test]
+fn the_plugin_manifest_and_the_marketplace_name_notesoups_one_version() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |path: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(root.join(path)).unwrap()).unwrap()
+    };
+    let manifest = read("plugins/claude/.claude-plugin/plugin.json");
+    assert_eq!(manifest["version"], crate::VERSION, "plugin.json");
+    let market = read(".claude-plugin/marketplace.json");
+    let entry = &market["plugins"][0];
+    assert_eq!(entry["version"], crate::VERSION, "marketplace.json");
+    assert_eq!(
+        entry["source"]["version"],
+        crate::VERSION,
+        "marketplace.json npm source"
+    );
 }

@@ -12,7 +12,7 @@
 // timer, at most four module-level `let`s (caches of what the helper or the engine said).
 
 import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
-import { COMMANDS, TOOLS, TOOL_NAMES } from './spec.ts';
+import { COMMANDS, TOOLS, TOOL_NAMES, VERSION } from './spec.ts';
 
 type Fields = { [key: string]: unknown };
 type Failure = { ok: false; error: { code: string; message: string } };
@@ -155,11 +155,12 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
   const sw = await readSwitches($);
   const asked = sw.on === undefined;
   const sent = asked ? { ...facts, env: { ...(isObject(facts.env) ? facts.env : {}), NOTESOUP_DISABLED: sw.disabled } } : facts;
-  const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent });
+  const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent, version: VERSION });
   if (asked && reply.ok) sw.on = reply.disabled !== true;
-  if (asked && !reply.ok && reply.error.code === 'helper_unavailable') {
-    // Fail open: without its helper notesoup can do nothing, so it registers nothing and
-    // stays out of every hook, as if absent; the person reads why once, with the fix.
+  if (asked && !reply.ok && (reply.error.code === 'helper_unavailable' || reply.error.code === 'version_mismatch')) {
+    // Fail open: without a helper of its own version notesoup can do nothing, so it
+    // registers nothing and stays out of every hook, as if absent; the person reads why
+    // once, with the fix.
     sw.on = false;
     $.ui.log(`notesoup is off for this session: ${reply.error.message}`, { to: 'transcript' });
   }
@@ -540,7 +541,7 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   const { tool, tool_use_id: _use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
   const binding = await placeFacts($);
   if (agentId !== undefined) binding.agent_id = agentId;
-  const request: Fields = { name: tool, args, bound: binding, session: await sessionRef($) };
+  const request: Fields = { name: tool, args, bound: binding, session: await sessionRef($), version: VERSION };
   if (agentId === undefined) request.budget = await budgetFacts($);
   const reply = await helper($, 'tool', request);
   if (!reply.ok) return { deny: `notesoup ${reply.error.code}: ${reply.error.message}` };

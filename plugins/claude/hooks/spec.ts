@@ -280,3 +280,6 @@ export const COMMANDS = [
     "name": "fresh-window"
   }
 ] as const;
+
+/** notesoup's one version (Cargo.toml's); the helper refuses a module of another. */
+export const VERSION = "0.1.0";

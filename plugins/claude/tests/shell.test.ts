@@ -132,6 +132,25 @@ describe('session.start', () => {
     expect(lines[0]?.text).toContain('claude plugin install notesoup@notesoup');
   });
 
+  test('a helper of another version: nothing registered, one transcript line; every request says the module\'s version', async ($, on) => {
+    let registered = 0;
+    const logged: string[] = [];
+    const calls = world(on, () => ({ ok: false, error: { code: 'version_mismatch', message: 'the plugin is 0.1.0, the helper 0.0.9' } }), {}, ['tool.register', 'ui.log']);
+    on('tool.register', async (_$, e) => {
+      registered += 1;
+      return { value: { tool: e.name } };
+    });
+    on('ui.log', async (_$, e) => {
+      if (String(e.to) === 'transcript') logged.push(e.text);
+      return { value: undefined };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(registered).toBe(0);
+    expect(logged.length).toBe(1);
+    expect(logged[0]).toContain('notesoup is off for this session: the plugin is 0.1.0');
+    expect(calls.map((c) => c.request.version)).toEqual(['0.1.0']);
+  });
+
   for (const [env, disabled] of [[{ NOTESOUP_DISABLED: '' }, true], [{}, true], [{ NOTESOUP_DISABLED: '1' }, false]] as const) {
     test(`NOTESOUP_DISABLED ${JSON.stringify(env)} goes raw; the helper's disabled: ${String(disabled)} is obeyed`, async ($, on) => {
       let registered = 0;
@@ -214,6 +233,7 @@ describe('the notes and history tools', () => {
         bound: { cwd: '/work/project' },
         session: { harness: 'claude', id: SESSION, process: expect.any(String) },
         budget: expect.any(Object),
+        version: '0.1.0',
       },
     ]);
   });
