@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use notesoup_thresholds::{
-    Env as PolicyEnv, Inputs, NativeSource, Policy, Unit, margins, parse_cap, resolve,
+    ContextUsage, Env as PolicyEnv, Inputs, NativeSource, Policy, Raw, Settings, Unit, Usage,
+    margins, parse_cap, resolve,
 };
 use serde_json::{Map, Value, json};
 
@@ -81,8 +82,9 @@ pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFi
         .collect()
 }
 
-/// The files merged, later over earlier, objects key by key.
-pub(crate) fn merged(files: &[SettingsFile]) -> Value {
+/// The files merged, later over earlier, objects key by key, read once as the policy
+/// reads Claude's merged settings.
+pub(crate) fn merged(files: &[SettingsFile]) -> Settings {
     fn merge(into: &mut Value, from: &Value) {
         match (into, from) {
             (Value::Object(a), Value::Object(b)) => {
@@ -99,7 +101,8 @@ pub(crate) fn merged(files: &[SettingsFile]) -> Value {
             merge(&mut out, v);
         }
     }
-    out
+    // An object always reads (a field of the wrong type is as if absent).
+    serde_json::from_value(out).unwrap_or_default()
 }
 
 /// Each variable the policy reads, its value and where it came from (`environment`, or
@@ -125,7 +128,7 @@ pub(crate) fn policy_env(env: &Env, files: &[SettingsFile]) -> Vec<(&'static str
 
 /// The policy for `settings` and the captured variables.
 pub(crate) fn policy(
-    settings: &Value,
+    settings: &Settings,
     vars: &[(&'static str, String, String)],
     model: Option<&str>,
     cap: Option<&str>,
@@ -136,7 +139,12 @@ pub(crate) fn policy(
             .find(|(n, _, _)| *n == name)
             .map(|(_, v, _)| v.clone())
     });
-    let usage = window.map(|w| json!({"context": {"window": w}}));
+    let usage = window.map(|w| Usage {
+        context: Some(ContextUsage {
+            window: Some(Raw::from(w)),
+            ..ContextUsage::default()
+        }),
+    });
     Ok(resolve(&Inputs {
         usage: usage.as_ref(),
         settings: Some(settings),
@@ -192,7 +200,7 @@ struct Shown<'a> {
     model: Option<&'a str>,
 }
 
-fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Value, out: &mut Out) {
+fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out) {
     let (files, vars, window) = (shown.files, shown.vars, shown.window);
     out.json_doc(&json!({
             "ok": true,
@@ -213,7 +221,7 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Value, out: &mut Out) {
         }));
 }
 
-fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Value, out: &mut Out) {
+fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out) {
     let (project, files, vars, window) = (shown.project, shown.files, shown.vars, shown.window);
     let unit = match p.unit {
         Unit::Tokens => "tokens",

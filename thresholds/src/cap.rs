@@ -1,7 +1,7 @@
 //! The runtime cap as a person sets it in a session, `/notesoup [cap [<tokens>|off]]`, and
 //! the status line that answers it: the command's one grammar and its texts.
 
-use crate::{Inputs, ThresholdError, resolve};
+use crate::{Inputs, ThresholdError, js, resolve};
 
 /// What `/notesoup [cap [<tokens>|off]]` asks, once checked against the points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,11 +21,11 @@ pub enum CapCommand {
 /// `Set(None)`.
 ///
 /// ```
-/// use notesoup_thresholds::{CapCommand, Env, Inputs, cap_command, cap_refused};
+/// use notesoup_thresholds::{CapCommand, Env, Inputs, Usage, cap_command, cap_refused};
 /// use serde_json::json;
 ///
-/// let usage = json!({"context": {"window": 200000,
-///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}});
+/// let usage: Usage = serde_json::from_value(json!({"context": {"window": 200000,
+///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}}))?;
 /// let env = Env::default();
 /// let inputs = Inputs::new(Some(&usage), None, &env);
 /// assert_eq!(cap_command("", &inputs)?, CapCommand::Show);
@@ -34,7 +34,7 @@ pub enum CapCommand {
 /// let refused = cap_command("cap 12", &inputs).unwrap_err();
 /// assert!(cap_refused(&refused).starts_with("cap refused: cap \"12\""));
 /// assert!(cap_refused(&cap_command("bogus", &inputs).unwrap_err()).starts_with("usage: "));
-/// # Ok::<(), notesoup_thresholds::ThresholdError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn cap_command(args: &str, inputs: &Inputs<'_>) -> Result<CapCommand, ThresholdError> {
     let words: Vec<&str> = args.split_whitespace().collect();
@@ -67,17 +67,18 @@ pub fn cap_refused(err: &ThresholdError) -> String {
 /// under it and `window`, the window id (`None`: not started yet).
 ///
 /// ```
-/// use notesoup_thresholds::{Env, Inputs, cap_status};
+/// use notesoup_thresholds::{Env, Inputs, Usage, cap_status};
 /// use serde_json::json;
 ///
-/// let usage = json!({"context": {"window": 200000,
-///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}});
+/// let usage: Usage = serde_json::from_value(json!({"context": {"window": 200000,
+///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}}))?;
 /// let env = Env::default();
 /// let inputs = Inputs { cap: Some("100000"), ..Inputs::new(Some(&usage), None, &env) };
 /// assert_eq!(
 ///     cap_status(&inputs, Some("claude:s1:2")),
 ///     "cap: 100000; warning at 42424, clear at 58808 tokens (native 67000, from breakdown); window claude:s1:2"
 /// );
+/// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn cap_status(inputs: &Inputs<'_>, window: Option<&str>) -> String {
     let points = match resolve(inputs) {
@@ -96,4 +97,45 @@ pub fn cap_status(inputs: &Inputs<'_>, window: Option<&str>) -> String {
         inputs.cap.unwrap_or("none"),
         window.unwrap_or("not started")
     )
+}
+
+/// Parse a runtime cap: whole tokens (`250000`) or a decimal with `k`/`m` (`100k`, `1.5m`)
+/// that comes to whole tokens.
+pub fn parse_cap(raw: &str) -> Result<u64, ThresholdError> {
+    let bad = || ThresholdError::BadCap {
+        input: raw.to_owned(),
+    };
+    let s = raw.trim();
+    let (number, scale) = match s.chars().last() {
+        Some('k' | 'K') => (&s[..s.len() - 1], 1_000_u64),
+        Some('m' | 'M') => (&s[..s.len() - 1], 1_000_000),
+        _ => (s, 1),
+    };
+    let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+    let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty()
+        || !all_digits(int)
+        || !all_digits(frac)
+        || (number.contains('.') && (frac.is_empty() || scale == 1))
+        || frac.len() > 6
+    {
+        return Err(bad());
+    }
+    // Exact integer arithmetic: int·scale + frac·scale/10^len, which must be whole.
+    let int: u64 = int.parse().map_err(|_| bad())?;
+    let frac_len = u32::try_from(frac.len()).map_err(|_| bad())?;
+    let frac_value: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().map_err(|_| bad())?
+    };
+    let denominator = 10_u64.pow(frac_len);
+    let frac_scaled = frac_value * scale;
+    if !frac_scaled.is_multiple_of(denominator) {
+        return Err(bad());
+    }
+    int.checked_mul(scale)
+        .and_then(|t| t.checked_add(frac_scaled / denominator))
+        .filter(|t| *t <= js::MAX_SAFE)
+        .ok_or_else(bad)
 }

@@ -7,6 +7,13 @@ use rstest::rstest;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::model::canonical_model;
+
+/// The typed input the engine's JSON deserializes to, `None` when it is not one (as the
+/// helper's ops treat a usage or settings that is not an object).
+fn typed<T: serde::de::DeserializeOwned>(value: Option<&Value>) -> Option<T> {
+    value.and_then(|v| serde_json::from_value(v.clone()).ok())
+}
 
 fn env(pairs: &[(&str, &str)]) -> Env {
     Env::from_lookup(|name| {
@@ -34,9 +41,10 @@ fn run(
     model: Option<&str>,
     cap: Option<&str>,
 ) -> Result<Policy, ThresholdError> {
+    let (usage, settings) = (typed::<Usage>(usage), typed::<Settings>(settings));
     resolve(&Inputs {
-        usage,
-        settings,
+        usage: usage.as_ref(),
+        settings: settings.as_ref(),
         env,
         model,
         cap,
@@ -637,5 +645,37 @@ fn env_from_lookup_reads_every_name() {
     assert_eq!(
         e.max_output_tokens.as_deref(),
         Some("v-CLAUDE_CODE_MAX_OUTPUT_TOKENS")
+    );
+}
+
+/// The key is stable across releases for the same inputs (a window record keeps it):
+/// these values were produced before the inputs became typed.
+#[test]
+fn key_values_are_stable() {
+    let u = json!({"context": {"window": 200000, "tokens": 5,
+        "breakdown": {"autoCompactThreshold": 167000, "rawMaxTokens": 200000.0, "isAutoCompactEnabled": true}}});
+    let s = json!({"autoCompactWindow": "300k", "autoCompactEnabled": null,
+        "modelSettings": {"M@1": {"autoCompactWindow": 400000}, "m": 7, "x": {}},
+        "notesoup": {"resetMarginTokens": "8k", "warningRunwayTokens": 1.5}});
+    let e = env(&[
+        ("DISABLE_COMPACT", "0"),
+        ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "日本"),
+    ]);
+    let keys = [
+        run(Some(&u), Some(&s), &e, Some("m"), Some("150k"))
+            .unwrap()
+            .key,
+        run(Some(&u), None, &Env::default(), None, None)
+            .unwrap()
+            .key,
+        run(None, None, &Env::default(), None, None).unwrap().key,
+    ];
+    assert_eq!(
+        keys,
+        [
+            "t1-03965dc1b7cda2b3",
+            "t1-f67d6fb4687ce2c1",
+            "t1-d92014026bc76da1"
+        ]
     );
 }

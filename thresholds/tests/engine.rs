@@ -15,7 +15,7 @@ use std::path::Path;
 
 use notesoup_thresholds::{
     DEFAULT_RESET_MARGIN, DEFAULT_WARNING_RUNWAY, Env, Inputs, NativeSource, OUTPUT_RESERVE_MAX,
-    Policy, ThresholdError, Unit, resolve,
+    Policy, Settings, ThresholdError, Unit, Usage, resolve,
 };
 use serde_json::Value;
 
@@ -48,9 +48,11 @@ fn fixtures() -> Vec<Fixture> {
 
 fn resolve_request(request: &Value, usage: Option<&Value>) -> Result<Policy, ThresholdError> {
     let env = Env::from_lookup(|name| request["env"][name].as_str().map(str::to_owned));
+    let usage: Option<Usage> = usage.map(|u| serde_json::from_value(u.clone()).unwrap());
+    let settings: Settings = serde_json::from_value(request["settings"].clone()).unwrap();
     resolve(&Inputs {
-        usage,
-        settings: Some(&request["settings"]),
+        usage: usage.as_ref(),
+        settings: Some(&settings),
         env: &env,
         model: request["model"].as_str(),
         cap: None,

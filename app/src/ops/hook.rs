@@ -14,8 +14,8 @@ use notesoup_reset_flow::{
     Budget, CapAsk, Effect, Flow, Hook, KeptBoot, Pool, Resolve, hook_saved,
 };
 use notesoup_thresholds::{
-    CapCommand, Env, NOTESOUP_DISABLED, Unit, cap_command, cap_refused, cap_status, fill_below,
-    notesoup_disabled, resolve,
+    CapCommand, ContextUsage, Env, NOTESOUP_DISABLED, Settings, Unit, Usage, cap_command,
+    cap_refused, cap_status, fill_below, notesoup_disabled, resolve,
 };
 use notesoup_window::Host;
 use notesoup_window::WindowId;
@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 use super::Fields;
 use super::boot::{BootRequest, build};
 use super::history::{SessionArgs, load};
-use super::limits::Read;
+use super::limits::{Read, when_object};
 use crate::session_flow::{SessionRef, with_saved};
 use crate::{Context, OpError, parse};
 
@@ -52,14 +52,14 @@ struct Request {
 struct BudgetFacts {
     /// `$.session.usage({breakdown:"summary"})` (may be an earlier read: only its
     /// breakdown and window are used), or null.
-    #[serde(default)]
-    usage: Value,
+    #[serde(default, deserialize_with = "when_object")]
+    usage: Option<Usage>,
     /// `$.session.usage().context`, read now (`tokens`, `percent`); absent: `usage`'s.
-    #[serde(default)]
-    context: Value,
+    #[serde(default, deserialize_with = "when_object")]
+    context: Option<ContextUsage>,
     /// The merged `$.settings.read()`, or null.
-    #[serde(default)]
-    settings: Value,
+    #[serde(default, deserialize_with = "when_object")]
+    settings: Option<Settings>,
     /// The threshold variables as strings, absent when unset.
     #[serde(default)]
     env: BTreeMap<String, String>,
@@ -72,8 +72,8 @@ impl BudgetFacts {
     /// The read the policy is resolved from (`usage` and `settings` when objects).
     fn read(&self) -> Read<'_> {
         Read {
-            usage: self.usage.is_object().then_some(&self.usage),
-            settings: self.settings.is_object().then_some(&self.settings),
+            usage: self.usage.as_ref(),
+            settings: self.settings.as_ref(),
             vars: &self.env,
             model: self.model.as_deref(),
         }
@@ -345,12 +345,9 @@ fn resolve_budget(
         }
     };
     // The fresh fill the shell read now, else the one in the usage it sent.
-    let context = if facts.context.is_object() {
-        &facts.context
-    } else {
-        facts.usage.get("context").unwrap_or(&Value::Null)
-    };
-    let Some(tokens) = policy.fill(context) else {
+    let context =
+        (facts.context.as_ref()).or_else(|| facts.usage.as_ref().and_then(|u| u.context.as_ref()));
+    let Some(tokens) = context.and_then(|c| policy.fill(c)) else {
         log.push("the engine reported no context usage yet; warnings skipped until it does".into());
         return None;
     };

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use notesoup_thresholds::{Env, Inputs, resolve};
+use notesoup_thresholds::{Env, Inputs, Settings, Usage, resolve};
 use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::{Value, json};
 
 use super::Fields;
@@ -32,25 +33,41 @@ struct Request {
     cap: Option<String>,
 }
 
-/// `usage` and `settings` are objects or null; anything else is a malformed request.
-fn object_or_null<'v>(field: &str, value: &'v Value) -> Result<Option<&'v Value>, OpError> {
+/// `usage` and `settings` are objects or null; anything else is a malformed request. An
+/// object is read as the thresholds crate reads the engine's JSON (it never refuses one).
+fn object_or_null<T: DeserializeOwned>(field: &str, value: Value) -> Result<Option<T>, OpError> {
+    let refused = |what: String| {
+        OpError::bad_request(format!(
+            "`limits` request: `{field}` must be an object or null, {what}"
+        ))
+    };
     match value {
         Value::Null => Ok(None),
-        Value::Object(_) => Ok(Some(value)),
-        other => Err(OpError::bad_request(format!(
-            "`limits` request: `{field}` must be an object or null, got {}",
-            kind(other)
-        ))),
+        value @ Value::Object(_) => serde_json::from_value(value)
+            .map(Some)
+            .map_err(|err| refused(err.to_string())),
+        other => Err(refused(format!("got {}", kind(&other)))),
     }
+}
+
+/// A field of a hook's facts read as [`object_or_null`] reads one, but forgiving: anything
+/// that is not an object is as if absent (the hook op's `budget` never refuses a hook).
+pub(super) fn when_object<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        value @ Value::Object(_) => serde_json::from_value(value).ok(),
+        _ => None,
+    })
 }
 
 /// What the shell read of a session for the budget (this op's request, the `hook` op's
 /// `budget`): `notesoup-thresholds`' inputs but the cap, put together in this one place.
 pub(super) struct Read<'a> {
     /// `$.session.usage({breakdown:"summary"})`, when an object.
-    pub(super) usage: Option<&'a Value>,
+    pub(super) usage: Option<&'a Usage>,
     /// The merged `$.settings.read()`, when an object.
-    pub(super) settings: Option<&'a Value>,
+    pub(super) settings: Option<&'a Settings>,
     /// The threshold variables as the shell forwarded them.
     pub(super) vars: &'a BTreeMap<String, String>,
     /// `$.session.model()`.
@@ -74,9 +91,11 @@ impl Read<'_> {
 pub(crate) fn run(request: Value, _ctx: &Context) -> Result<Fields, OpError> {
     let request: Request = parse("limits", request)?;
     let vars = request.env.unwrap_or_default();
+    let usage: Option<Usage> = object_or_null("usage", request.usage)?;
+    let settings: Option<Settings> = object_or_null("settings", request.settings)?;
     let read = Read {
-        usage: object_or_null("usage", &request.usage)?,
-        settings: object_or_null("settings", &request.settings)?,
+        usage: usage.as_ref(),
+        settings: settings.as_ref(),
         vars: &vars,
         model: request.model.as_deref(),
     };

@@ -1,0 +1,87 @@
+//! The environment variables the policy reads and notesoup's own off switch, each read by
+//! its one rule.
+
+use crate::js;
+
+/// The environment variables the policy reads, as the caller captured them (absent = unset).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Env {
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`
+    pub pct_override: Option<String>,
+    /// `CLAUDE_CODE_AUTO_COMPACT_WINDOW`
+    pub auto_compact_window: Option<String>,
+    /// `DISABLE_AUTO_COMPACT`
+    pub disable_auto_compact: Option<String>,
+    /// `DISABLE_COMPACT`
+    pub disable_compact: Option<String>,
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS` (only a value below 20000 changes `R`)
+    pub max_output_tokens: Option<String>,
+}
+
+impl Env {
+    /// Every variable name read, in the order of the fields.
+    pub const NAMES: [&'static str; 5] = [
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+        "DISABLE_AUTO_COMPACT",
+        "DISABLE_COMPACT",
+        "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    ];
+
+    /// Capture the variables through `lookup` (a map, a closure over a request, ...).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let [pct, window, disable_auto, disable, max_output] = Self::NAMES.map(lookup);
+        Self {
+            pct_override: pct,
+            auto_compact_window: window,
+            disable_auto_compact: disable_auto,
+            disable_compact: disable,
+            max_output_tokens: max_output,
+        }
+    }
+
+    /// Whether `DISABLE_COMPACT` is set as Claude Code reads it (`1`, `true`, `yes`, `on`,
+    /// trimmed, any case): compaction off, so no warnings and no explicit reset. The one
+    /// rule for it: the points ([`crate::resolve`]) and the reset flow's switch both use this.
+    ///
+    /// ```
+    /// use notesoup_thresholds::Env;
+    /// let env = |v: &str| Env { disable_compact: Some(v.to_owned()), ..Env::default() };
+    /// assert!(env(" TRUE ").compaction_disabled());
+    /// assert!(!env("0").compaction_disabled());
+    /// assert!(!Env::default().compaction_disabled());
+    /// ```
+    pub fn compaction_disabled(&self) -> bool {
+        js::truthy(self.disable_compact.as_deref())
+    }
+
+    /// `(name, value)` for every variable, in the order of [`Env::NAMES`].
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> {
+        let values = [
+            &self.pct_override,
+            &self.auto_compact_window,
+            &self.disable_auto_compact,
+            &self.disable_compact,
+            &self.max_output_tokens,
+        ];
+        Self::NAMES.into_iter().zip(values.map(Option::as_deref))
+    }
+}
+
+/// notesoup's own off switch: the variable's name.
+pub const NOTESOUP_DISABLED: &str = "NOTESOUP_DISABLED";
+
+/// Whether `NOTESOUP_DISABLED` turns notesoup off, given its value as read (`None`: unset).
+/// Presence-style: set at all, even empty or `0`, means off (the whole mod: nothing
+/// registered, every event passes through). The one rule for it: the hooks module forwards
+/// the raw value and obeys the helper's answer, and `notesoup doctor` reports with it.
+///
+/// ```
+/// use notesoup_thresholds::notesoup_disabled;
+/// assert!(notesoup_disabled(Some("")));
+/// assert!(notesoup_disabled(Some("0")));
+/// assert!(!notesoup_disabled(None));
+/// ```
+pub fn notesoup_disabled(value: Option<&str>) -> bool {
+    value.is_some()
+}

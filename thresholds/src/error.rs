@@ -1,0 +1,67 @@
+//! Why no policy was produced.
+
+/// Why no policy was produced. Every variant carries the input at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ThresholdError {
+    /// The cap is not whole tokens or a decimal with a `k`/`m` suffix.
+    #[error(
+        "cap {input:?} is not a token count: write whole tokens or a decimal with k or m, e.g. 100k, 1.5m, 250000"
+    )]
+    BadCap {
+        /// The cap as given.
+        input: String,
+    },
+    /// The cap leaves no room for Claude's reserves and notesoup's margins.
+    #[error(
+        "cap {input:?} ({tokens} tokens) leaves no room for Claude's reserves and notesoup's margins; the smallest cap accepted is {smallest} tokens"
+    )]
+    CapTooSmall {
+        /// The cap as given.
+        input: String,
+        /// The cap in tokens.
+        tokens: u64,
+        /// The smallest cap that leaves room.
+        smallest: u64,
+    },
+    /// `/notesoup` with words other than `cap`, `cap off` or `cap <tokens>`.
+    #[error("usage: /notesoup [cap [<tokens>|off]], e.g. /notesoup cap 100k (not {input:?})")]
+    CapUsage {
+        /// The command's words as given.
+        input: String,
+    },
+    /// A unit name that is not `tokens` or `percent` ([`crate::Unit::named`]).
+    #[error("unit {input:?} is not `tokens` or `percent`")]
+    BadUnit {
+        /// The unit as given.
+        input: String,
+    },
+    /// The native point leaves no room for the margins: no point can be trusted.
+    #[error(
+        "the native point ({native} tokens, from the {source_name} source) leaves no room for resetMarginTokens {reset_margin} and warningRunwayTokens {warning_runway}; lower the margins in the notesoup settings or raise the window"
+    )]
+    NoRoom {
+        /// The native point, in tokens (may be negative).
+        native: i64,
+        /// The source it came from.
+        source_name: &'static str,
+        /// `notesoup.resetMarginTokens` in force.
+        reset_margin: u64,
+        /// `notesoup.warningRunwayTokens` in force.
+        warning_runway: u64,
+    },
+}
+
+impl ThresholdError {
+    /// A stable `snake_case` code for replies: `bad_cap` (the cap cannot be read or is too
+    /// small), `usage` (a `/notesoup` command it does not know), `unresolvable` (no point
+    /// can be trusted) or `bad_unit` (a unit name it does not know).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
+            ThresholdError::CapUsage { .. } => "usage",
+            ThresholdError::NoRoom { .. } => "unresolvable",
+            ThresholdError::BadUnit { .. } => "bad_unit",
+        }
+    }
+}
