@@ -14,15 +14,11 @@ use notesoup_app::{Context, run};
 use serde_json::{Map, Value};
 
 /// Text from outside that a byte slice cuts inside a character, or that is odd otherwise.
-const ODD: [&str; 8] = [
+const ODD: [&str; 4] = [
     "日本語x",
-    "x日本語xxxxxxxxx",
     "claude-日本語-20250514",
-    "é@ü-v日",
-    "𝄞",
-    "\u{0}\u{FEFF}\u{10FFFF}",
-    "a\u{301}\u{301}\u{301}",
-    "",
+    "é@ü-v日𝄞",
+    "\u{0}\u{FEFF}a\u{301}\u{10FFFF}",
 ];
 
 /// `(op, request)` for every `json op=` block of `PROTOCOL.md`.
