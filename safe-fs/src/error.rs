@@ -48,6 +48,18 @@ pub enum FsError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A lock another holder kept past the wait allowed for it.
+    #[error(
+        "`{}` is held by another notesoup process for more than {} ms; refused rather than waited on",
+        path.display(),
+        waited.as_millis()
+    )]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+        /// How long this call waited.
+        waited: std::time::Duration,
+    },
     /// The system refused (permissions, disk full, read-only filesystem, ...).
     #[error("{action} `{}`: {source}", path.display())]
     Io {
@@ -76,6 +88,7 @@ impl FsError {
             }
             Self::NotDir { .. } => io::ErrorKind::NotADirectory,
             Self::TooLarge { .. } => io::ErrorKind::FileTooLarge,
+            Self::Busy { .. } => io::ErrorKind::WouldBlock,
             Self::Io { source, .. } => source.kind(),
         }
     }
@@ -90,6 +103,7 @@ impl FsError {
             Self::NotRegular { .. } | Self::NotDir { .. } => Some("not_regular"),
             Self::TooLarge { .. } => Some("too_large"),
             Self::BadName { .. } => Some("bad_name"),
+            Self::Busy { .. } => Some("busy"),
             Self::Io { .. } => None,
         }
     }
@@ -101,6 +115,7 @@ impl FsError {
             | Self::NotRegular { path, .. }
             | Self::NotDir { path, .. }
             | Self::TooLarge { path, .. }
+            | Self::Busy { path, .. }
             | Self::Io { path, .. } => Some(path),
             Self::BadName { .. } => None,
         }

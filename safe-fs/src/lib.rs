@@ -128,6 +128,29 @@ pub struct Dir {
     path: PathBuf,
 }
 
+/// An exclusive `flock` on a lock file of a [`Dir`] ([`Dir::lock_file`]), released when
+/// dropped (or when the process dies).
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(&self.file, FlockOperation::Unlock);
+    }
+}
+
+/// How often [`Dir::lock_file`] asks again while another holder keeps the lock.
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// A lock file: opened or created for writing, never through a link, without blocking.
+const LOCK_FLAGS: OFlags = OFlags::WRONLY
+    .union(OFlags::CREATE)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC)
+    .union(OFlags::NONBLOCK);
+
 /// An exclusive `flock` on a [`Dir`], released when dropped (or when the process dies).
 #[derive(Debug)]
 pub struct DirLock<'a> {
@@ -475,6 +498,43 @@ impl Dir {
         rustix::fs::flock(&self.fd, FlockOperation::LockExclusive)
             .map_err(|err| FsError::io("lock", self.path.clone(), err))?;
         Ok(DirLock { dir: self })
+    }
+
+    /// Take an exclusive `flock` on the lock file `name` (created empty when missing, a
+    /// regular file never reached through a link), waiting at most `wait` for another
+    /// holder: past it, [`FsError::Busy`], so a stopped or hung holder costs a bounded wait,
+    /// never a hang. Released when the guard drops or the process dies.
+    pub fn lock_file(
+        &self,
+        name: impl AsRef<OsStr>,
+        wait: std::time::Duration,
+    ) -> Result<FileLock, FsError> {
+        let name = check(name.as_ref())?;
+        let path = self.child_path(name);
+        let fd = match rustix::fs::openat(&self.fd, name, LOCK_FLAGS, Mode::from_raw_mode(0o600)) {
+            Ok(fd) => fd,
+            Err(err @ Errno::LOOP) => return Err(self.misfit(name, err, false)),
+            Err(err) => return Err(FsError::io("open", path, err)),
+        };
+        let (file, _) = regular(fd, path.clone())?;
+        let start = std::time::Instant::now();
+        loop {
+            match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => {
+                    // Its time says when it was last held: a lock file untouched for long is
+                    // an ended session's, and upkeep may remove it.
+                    let _ = file.set_modified(std::time::SystemTime::now());
+                    return Ok(FileLock { file });
+                }
+                Err(Errno::WOULDBLOCK | Errno::INTR) => {}
+                Err(err) => return Err(FsError::io("lock", path, err)),
+            }
+            let waited = start.elapsed();
+            if waited >= wait {
+                return Err(FsError::Busy { path, waited });
+            }
+            std::thread::sleep(LOCK_POLL.min(wait.saturating_sub(waited)));
+        }
     }
 
     /// Explain why `name` could not be opened as a folder (`want_dir`) or a file: it is a

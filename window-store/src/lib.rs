@@ -22,13 +22,16 @@
 //!   without following links, only a regular file is read (a FIFO is refused at once, not
 //!   waited on), reads are bounded, and a write is temp file → fsync → rename → fsync
 //!   folder, so a reader or a crash sees the old record or the new one.
-//! - **Read-modify-write under a lock.** [`WindowStore::update`] and
-//!   [`WindowStore::with_session`] hold an exclusive `flock` on the harness folder for the
-//!   whole read → decide → write, so concurrent hooks (threads or processes) lose no update.
-//!   The kernel drops the lock when a holder dies: no stale lock is ever left.
-//! - **Kept tidy.** A session's first write removes the harness folder's temp files (a
-//!   killed writer's: every writer writes under the lock) and prunes at most
-//!   [`PRUNE_MAX`] records untouched for [`PRUNE_AFTER`] (30 days).
+//! - **Read-modify-write under the session's own lock.** [`WindowStore::update`] and
+//!   [`WindowStore::with_session`] hold an exclusive `flock` on the session's lock file
+//!   (`.<id>.lock` beside its record) for the whole read → decide → write, so concurrent
+//!   hooks of a session (threads or processes) lose no update, and one session never waits
+//!   on another's work. A wait is bounded ([`LOCK_WAIT`]): a holder that is stopped or
+//!   hung costs its own session a clear refusal, never a hang. The kernel drops the lock
+//!   when a holder dies: no stale lock is ever left.
+//! - **Kept tidy.** A session's first write removes its own temp files and any other
+//!   record's temp file older than [`TEMP_STALE`] (a killed writer's), and prunes at most
+//!   [`PRUNE_MAX`] records (and lock files) untouched for [`PRUNE_AFTER`] (30 days).
 //! - **Session ids never make a path.** A [`SessionKey`] is checked with
 //!   `history-core::window`'s rules for a window id's host and session, and must also be
 //!   one plain file name (no `/`, no leading `.`, at most [`SESSION_MAX`] bytes).
@@ -143,6 +146,11 @@ impl SessionKey {
     pub fn file_name(&self) -> String {
         format!("{}.json", self.session)
     }
+
+    /// The session's lock file beside its record: `.<id>.lock`.
+    pub fn lock_name(&self) -> String {
+        format!(".{}.lock", self.session)
+    }
 }
 
 /// One session's record as read from (or just written to) disk.
@@ -159,17 +167,36 @@ pub struct Record {
     pub state: Value,
 }
 
+/// How long a call waits for its session's lock before it is refused (a hook of the same
+/// session rebuilding a flow from a large transcript holds it a few seconds at most).
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Age past which another record's temp file is a killed writer's (a live write takes
+/// milliseconds).
+pub const TEMP_STALE: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// The records under one notes home.
 #[derive(Debug, Clone)]
 pub struct WindowStore {
     home: PathBuf,
+    lock_wait: std::time::Duration,
 }
 
 impl WindowStore {
     /// The store under `home`, the notes home the caller resolved (the folder is opened,
     /// and created on the first write, only when used).
     pub fn new(home: impl Into<PathBuf>) -> Self {
-        Self { home: home.into() }
+        Self {
+            home: home.into(),
+            lock_wait: LOCK_WAIT,
+        }
+    }
+
+    /// The same store, waiting at most `wait` for a session's lock (default [`LOCK_WAIT`]).
+    #[must_use]
+    pub fn with_lock_wait(mut self, wait: std::time::Duration) -> Self {
+        self.lock_wait = wait;
+        self
     }
 
     /// The notes home this store lives under.
@@ -195,7 +222,7 @@ impl WindowStore {
         }
     }
 
-    /// Read, decide and write `key`'s record under the harness folder's exclusive lock.
+    /// Read, decide and write `key`'s record under the session's exclusive lock.
     ///
     /// `decide` gets the record (`Ok(None)`: none yet; `Err`: a stale record to rebuild,
     /// see [`WindowStoreError::is_stale_record`]) and returns the new state, or `None` to
@@ -222,9 +249,10 @@ impl WindowStore {
         })
     }
 
-    /// Run `work` with `key`'s session held under the harness folder's exclusive lock
-    /// (created when missing): [`Session::read`], [`Session::write`] and
-    /// [`Session::remove`] inside see and make every change of concurrent holders in order.
+    /// Run `work` with `key`'s session held under its own exclusive lock (the folders and
+    /// the lock file created when missing; refused as [`FsError::Busy`] past the store's
+    /// lock wait): [`Session::read`], [`Session::write`] and [`Session::remove`] inside see
+    /// and make every change of concurrent holders in order.
     /// For callers that need early returns or their own output; [`WindowStore::update`]
     /// covers the plain read → decide → write.
     pub fn with_session<T, E>(
@@ -236,8 +264,12 @@ impl WindowStore {
         E: From<WindowStoreError>,
     {
         let dir = self.create_harness_dir(key)?;
-        let _lock = dir.lock().map_err(WindowStoreError::from)?;
-        work(&mut Session { dir: &dir, key })
+        let lock = dir
+            .lock_file(key.lock_name(), self.lock_wait)
+            .map_err(WindowStoreError::from)?;
+        let result = work(&mut Session { dir: &dir, key });
+        drop(lock);
+        result
     }
 
     /// Remove `key`'s record (under the lock); `false` when there was none.
@@ -274,7 +306,7 @@ impl WindowStore {
     }
 }
 
-/// One session's record, held under the harness folder's lock (see
+/// One session's record, held under its own lock (see
 /// [`WindowStore::with_session`]).
 #[derive(Debug)]
 pub struct Session<'a> {
@@ -313,7 +345,7 @@ impl Session<'_> {
         let fresh = self.dir.metadata(self.key.file_name())?.is_none();
         self.dir.replace(self.key.file_name(), &bytes)?;
         if fresh {
-            upkeep(self.dir, &self.key.file_name(), SystemTime::now());
+            upkeep(self.dir, self.key, SystemTime::now());
         }
         Ok(record)
     }
@@ -330,41 +362,49 @@ impl Session<'_> {
 }
 
 /// The harness folder's upkeep, run by the first write of a session's record (so at most
-/// once per session, under the folder's lock): every temp file of a record
-/// (`.<id>.json.<pid>.<n>.tmp`) is a killed writer's, since every writer writes under this
-/// lock, and is removed; and at most [`PRUNE_MAX`] records other than `own` untouched for
-/// [`PRUNE_AFTER`] are removed. Only names of those two shapes are touched, each removed
-/// as a name relative to the folder's handle (a link is removed as a link, what it points
-/// to is never touched; a folder is never removed). Failures are ignored: upkeep never
-/// costs the write.
-fn upkeep(dir: &Dir, own: &str, now: SystemTime) {
+/// once per session, under that session's lock): the session's own record temp files
+/// (`.<id>.json.<pid>.<n>.tmp`: its writers write under its lock, so one seen now is a
+/// killed writer's) and any other record's temp file older than [`TEMP_STALE`] are removed;
+/// and at most [`PRUNE_MAX`] records other than `own`'s, and lock files, untouched for
+/// [`PRUNE_AFTER`] are removed (a lock file's time is set each time it is taken). Only
+/// names of those shapes are touched, each removed as a name relative to the folder's
+/// handle (a link is removed as a link, what it points to is never touched; a folder is
+/// never removed). Failures are ignored: upkeep never costs the write.
+fn upkeep(dir: &Dir, own: &SessionKey, now: SystemTime) {
     let Ok(entries) = dir.entries() else {
         return;
+    };
+    let own_record = own.file_name();
+    let age = |name: &std::ffi::OsStr| {
+        dir.metadata(name)
+            .ok()
+            .flatten()
+            .and_then(|meta| now.duration_since(meta.modified).ok())
     };
     let mut pruned = 0;
     for entry in entries {
         if entry.kind == notesoup_safe_fs::Kind::Dir {
             continue;
         }
-        if notesoup_safe_fs::temp_target(&entry.name)
-            .is_some_and(|(target, _)| target.to_string_lossy().ends_with(".json"))
+        if let Some((target, _)) = notesoup_safe_fs::temp_target(&entry.name)
+            && target.to_string_lossy().ends_with(".json")
         {
-            let _ = dir.remove_file(&entry.name);
+            let stale = target.to_string_lossy() == own_record
+                || age(&entry.name).is_some_and(|age| age > TEMP_STALE);
+            if stale {
+                let _ = dir.remove_file(&entry.name);
+            }
             continue;
         }
         let name = entry.name.to_string_lossy();
-        if pruned >= PRUNE_MAX || name == own || name.starts_with('.') || !name.ends_with(".json") {
+        let record = !name.starts_with('.') && name.ends_with(".json") && name != own_record;
+        let lock = name.starts_with('.') && name.ends_with(".lock") && name != own.lock_name();
+        if pruned >= PRUNE_MAX || !(record || lock) {
             continue;
         }
-        let old = dir
-            .metadata(&entry.name)
-            .ok()
-            .flatten()
-            .is_some_and(|meta| {
-                now.duration_since(meta.modified)
-                    .is_ok_and(|age| age > PRUNE_AFTER)
-            });
-        if old && dir.remove_file(&entry.name).unwrap_or(false) {
+        if age(&entry.name).is_some_and(|age| age > PRUNE_AFTER)
+            && dir.remove_file(&entry.name).unwrap_or(false)
+        {
             pruned += 1;
         }
     }

@@ -187,6 +187,7 @@ fn a_record_over_the_limit_is_refused_unread_and_a_state_over_it_is_not_written(
         [
             "windows",
             "windows/claude",
+            "windows/claude/.6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f.lock",
             "windows/claude/6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f.json"
         ]
     );
@@ -394,9 +395,18 @@ fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
     let other = SessionKey::new(Host::Claude, "older-0").unwrap();
     store.update(&other, |_| Some(json!({"n": 0}))).unwrap();
     let dir = s.0.join("home/windows/claude");
-    // A killed writer's temp file, old records (more than one upkeep prunes), a recent one,
-    // and things of other shapes: a folder, a link to a canary, a stray file.
+    // Killed writers' temp files (another session's, old; this session's own, new), a live
+    // writer's temp of another session (new: kept), old records (more than one upkeep
+    // prunes), a recent one, and things of other shapes: a folder, a link to a canary, a
+    // stray file.
     std::fs::write(dir.join(".older-0.json.4242.7.tmp"), "half").unwrap();
+    age(&dir.join(".older-0.json.4242.7.tmp"), 1);
+    std::fs::write(
+        dir.join(".6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f.json.4243.1.tmp"),
+        "half",
+    )
+    .unwrap();
+    std::fs::write(dir.join(".live-1.json.4244.1.tmp"), "being written").unwrap();
     for n in 1..=PRUNE_MAX + 3 {
         std::fs::write(dir.join(format!("old-{n}.json")), "{}").unwrap();
         age(&dir.join(format!("old-{n}.json")), 31);
@@ -407,6 +417,13 @@ fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
     std::fs::write(&canary, "canary").unwrap();
     age(&canary, 400);
     symlink(&canary, dir.join(".x.json.1.2.tmp")).unwrap();
+    // The link's own time, not its target's.
+    let touched = std::process::Command::new("touch")
+        .args(["-h", "-d", "2 days ago"])
+        .arg(dir.join(".x.json.1.2.tmp"))
+        .status()
+        .unwrap();
+    assert!(touched.success());
     std::fs::write(dir.join("notes.txt"), "x").unwrap();
     age(&dir.join("notes.txt"), 400);
     store.update(&key(), |_| Some(json!({"n": 1}))).unwrap();
@@ -424,12 +441,11 @@ fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
         3,
         "{left:?}"
     );
-    assert!(
-        !left
-            .iter()
-            .any(|n| notesoup_safe_fs::temp_target(std::ffi::OsStr::new(n)).is_some()),
-        "{left:?}"
-    );
+    let temps: Vec<&String> = left
+        .iter()
+        .filter(|n| notesoup_safe_fs::temp_target(std::ffi::OsStr::new(n)).is_some())
+        .collect();
+    assert_eq!(temps, [".live-1.json.4244.1.tmp"], "{left:?}");
     for kept in [
         "older-0.json",
         "kept-folder.json",
@@ -452,4 +468,40 @@ fn a_sessions_first_write_sweeps_dead_temps_and_prunes_old_records_boundedly() {
         names(&dir).iter().filter(|n| n.starts_with("old-")).count(),
         0
     );
+}
+
+#[test]
+fn one_sessions_lock_never_waits_on_anothers_and_a_wait_is_bounded() {
+    let s = Scratch::new("locks");
+    let store =
+        WindowStore::new(s.0.join("home")).with_lock_wait(std::time::Duration::from_millis(200));
+    let other = SessionKey::new(Host::Claude, "busy-session").unwrap();
+    let (held, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+    let holder = {
+        let store = store.clone();
+        let other = other.clone();
+        std::thread::spawn(move || {
+            store
+                .with_session(&other, |_| {
+                    held.0.send(()).unwrap();
+                    release.1.recv().unwrap();
+                    Ok::<_, WindowStoreError>(())
+                })
+                .unwrap();
+        })
+    };
+    held.1.recv().unwrap();
+    // Another session goes on while the first is held (it waited on the harness folder's
+    // lock before, and was refused here after the wait).
+    store.update(&key(), |_| Some(json!({"n": 1}))).unwrap();
+    // The held session's own next call waits the bounded time and is refused, clearly.
+    let err = store.update(&other, |_| Some(json!({"n": 2}))).unwrap_err();
+    assert!(
+        err.to_string().contains("held by another notesoup process"),
+        "{err}"
+    );
+    release.0.send(()).unwrap();
+    holder.join().unwrap();
+    store.update(&other, |_| Some(json!({"n": 3}))).unwrap();
+    assert_eq!(store.read(&other).unwrap().unwrap().state, json!({"n": 3}));
 }

@@ -60,11 +60,16 @@ fn concurrent_updaters_in_several_processes_lose_no_update() {
     }
     let record = WindowStore::new(&home).read(&key()).unwrap().unwrap();
     assert_eq!(record.state, json!({ "n": WORKERS * ROUNDS }));
-    // No temp file is left behind.
-    let names: Vec<_> = std::fs::read_dir(home.join("windows/claude"))
+    // No temp file is left behind: the record and the session's lock file only.
+    let mut names: Vec<_> = std::fs::read_dir(home.join("windows/claude"))
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(names.len(), 1, "{names:?}");
+    names.sort();
+    assert_eq!(
+        names,
+        [format!(".{}.lock", key().session()), key().file_name()],
+        "{names:?}"
+    );
     std::fs::remove_dir_all(&home).unwrap();
 }
