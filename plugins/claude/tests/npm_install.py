@@ -174,6 +174,9 @@ def main() -> int:
     ap.add_argument("--service", required=True, help="notesoup-fake-api, the scripted model service")
     ap.add_argument("--target-dir", help="cargo's target folder with the release binaries")
     ap.add_argument("--keep", help="copy the logs here")
+    ap.add_argument("--npm-prefix", help="also `npm install notesoup` from the registry into this folder "
+                    "(its node_modules/.bin/notesoup is what a user's MCP client runs; scripts/test hands "
+                    "it to the real Codex CLI)")
     args = ap.parse_args()
     problems = []
     with tempfile.TemporaryDirectory(prefix="nsnpm-") as tmp:
@@ -254,6 +257,20 @@ def main() -> int:
                     print("npm install check: claude -p with the installed plugin lists the nine tools and boots :0")
 
             problems += fail_open(args.claude, cenv, helpers[0], log, tmp)
+
+            if args.npm_prefix:
+                prefix = Path(args.npm_prefix).resolve()
+                shutil.rmtree(prefix, ignore_errors=True)
+                prefix.mkdir(parents=True)
+                out = run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), "notesoup"],
+                          env=env, cwd=prefix, timeout=180)
+                launcher = prefix / "node_modules" / ".bin" / "notesoup"
+                version = run([str(launcher), "--version"], env=env, timeout=60) if launcher.exists() else None
+                if out.returncode != 0 or version is None or version.returncode != 0:
+                    problems.append(f"npm install notesoup into {prefix}: {out.stderr[-400:]}"
+                                    f"{'' if version is None else version.stderr[-200:]}")
+                else:
+                    print(f"npm install check: npm install notesoup gives {launcher} ({version.stdout.strip()})")
 
             npx_dir = tmp / "npx-project"
             npx_dir.mkdir()
