@@ -338,7 +338,8 @@ def expected_plugin_files() -> set:
     """What the plugin package must hold: the manifest, the hooks module, every skill and the
     playbook as they are in plugins/claude, its README, package.json and the shrinkwrap."""
     src = ROOT / "plugins/claude"
-    files = {".claude-plugin/plugin.json", "README.md", "package.json", "npm-shrinkwrap.json"}
+    files = {".claude-plugin/plugin.json", "README.md", "package.json", "npm-shrinkwrap.json",
+             "LICENSE-MIT", "LICENSE-APACHE"}
     for folder in ("hooks", "skills", "playbook"):
         files |= {str(f.relative_to(src)) for f in (src / folder).rglob("*")
                   if f.is_file() and "__pycache__" not in f.parts}
@@ -351,7 +352,7 @@ def check_contents(dist: Path) -> list:
     problems = []
     want = {
         "claude-plugin": expected_plugin_files(),
-        "cli-": {"package.json", "README.md", "bin/notesoup-helper", "bin/notesoup"},
+        "cli-": {"package.json", "README.md", "bin/notesoup-helper", "bin/notesoup", "LICENSE-MIT", "LICENSE-APACHE"},
     }
     for tgz in dist.glob("*.tgz"):
         for key, expected in want.items():
