@@ -84,7 +84,7 @@ mod server;
 mod transport;
 
 pub use server::{BOOT_PROMPT, BOOT_URI};
-pub use transport::MAX_LINE;
+pub use transport::{MAX_LINE, MAX_PENDING};
 
 /// What the server is started with.
 #[derive(Debug, Clone)]

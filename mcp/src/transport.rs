@@ -15,17 +15,25 @@
 //! An answer never answers an answer: the replies are well-formed JSON-RPC responses, which
 //! this transport itself never replies to, so two peers cannot feed each other errors.
 //! End of input (stdin closed, even in the middle of a line) ends the session.
+//!
+//! Bounded whatever the peer does:
+//! - before the first request (`initialize`, or a ping), a notification or a response is
+//!   dropped: rmcp's handshake would end the session on one;
+//! - nothing is kept per frame once it is answered (an error answer's task is reaped);
+//! - at most [`MAX_PENDING`] answers wait to be written; while that many do (a peer that
+//!   stopped reading), no further line is read (back-pressure): memory stays bounded.
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
-use rmcp::model::RequestId;
+use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify};
 use tokio::task::JoinSet;
 
 /// The longest message line read, in bytes. The largest legitimate message is a
@@ -33,6 +41,10 @@ use tokio::task::JoinSet;
 /// escapes to at most six bytes a byte; a line past this bound is refused unread.
 pub const MAX_LINE: usize = 1024 * 1024;
 const _: () = assert!(6 * notesoup_notes::MAX_NOTE_BYTES + 64 * 1024 <= MAX_LINE as u64);
+
+/// The most answers waiting to be written before the transport stops reading: a peer that
+/// sends and never reads holds at most this many answers in the server's memory.
+pub const MAX_PENDING: usize = 64;
 
 /// JSON-RPC 2.0's code for a line that is not JSON.
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -122,8 +134,37 @@ pub(crate) struct LineTransport<R, W> {
     discarding: bool,
     max: usize,
     write: Arc<Mutex<W>>,
-    /// Error answers being written (spawned, so a cancelled `receive` cannot cut one).
+    /// Error answers being written (spawned, so a cancelled `receive` cannot cut one);
+    /// finished ones are reaped at each `receive`.
     replies: JoinSet<()>,
+    /// Answers not yet written (rmcp's and the error answers), and a wake-up when one is.
+    pending: Arc<Pending>,
+    /// A request has been read: the session has begun.
+    started: bool,
+}
+
+/// How many answers wait to be written.
+#[derive(Default)]
+struct Pending {
+    count: AtomicUsize,
+    written: Notify,
+}
+
+/// One answer counted as pending until dropped (written, failed or cancelled).
+struct PendingAnswer(Arc<Pending>);
+
+impl PendingAnswer {
+    fn new(pending: &Arc<Pending>) -> Self {
+        pending.count.fetch_add(1, Ordering::SeqCst);
+        Self(Arc::clone(pending))
+    }
+}
+
+impl Drop for PendingAnswer {
+    fn drop(&mut self) {
+        self.0.count.fetch_sub(1, Ordering::SeqCst);
+        self.0.written.notify_waiters();
+    }
 }
 
 impl<R, W> LineTransport<R, W>
@@ -143,6 +184,22 @@ where
             max,
             write: Arc::new(Mutex::new(write)),
             replies: JoinSet::new(),
+            pending: Arc::default(),
+            started: false,
+        }
+    }
+
+    /// Waits while [`MAX_PENDING`] answers wait to be written; reaps finished error answers.
+    /// Cancel-safe: it consumes nothing.
+    async fn room(&mut self) {
+        while self.replies.try_join_next().is_some() {}
+        loop {
+            let written = self.pending.written.notified();
+            if self.pending.count.load(Ordering::SeqCst) < MAX_PENDING {
+                return;
+            }
+            written.await;
+            while self.replies.try_join_next().is_some() {}
         }
     }
 
@@ -182,7 +239,9 @@ where
         let mut bytes = value.to_string().into_bytes();
         bytes.push(b'\n');
         let write = Arc::clone(&self.write);
+        let pending = PendingAnswer::new(&self.pending);
         self.replies.spawn(async move {
+            let _pending = pending;
             let mut w = write.lock().await;
             // A peer that stopped reading gets its answer when it reads again, or never.
             let _ = w.write_all(&bytes).await;
@@ -203,7 +262,9 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = Arc::clone(&self.write);
+        let pending = PendingAnswer::new(&self.pending);
         async move {
+            let _pending = pending;
             let mut bytes = serde_json::to_vec(&item)?;
             bytes.push(b'\n');
             let mut w = write.lock().await;
@@ -214,6 +275,7 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            self.room().await;
             match self.read_line().await {
                 LineRead::End => return None,
                 LineRead::Oversized => {
@@ -228,7 +290,15 @@ where
                     let line = std::mem::take(&mut self.line);
                     let body = line.strip_suffix(b"\n").unwrap_or(&line);
                     match frame(body) {
-                        Frame::Message(message) => return Some(*message),
+                        // Before the first request a notification or a response would end
+                        // the session in rmcp's handshake: it has nothing to act on yet.
+                        Frame::Message(message)
+                            if !self.started && !matches!(*message, JsonRpcMessage::Request(_)) => {
+                        }
+                        Frame::Message(message) => {
+                            self.started = true;
+                            return Some(*message);
+                        }
                         Frame::Skip => {}
                         Frame::Reply(value) => self.reply(&value),
                     }

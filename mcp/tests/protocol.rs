@@ -56,6 +56,18 @@ fn main() {
             "stdin_closed_mid_request_exits_cleanly",
             stdin_closed_mid_request,
         ),
+        (
+            "frames_before_initialize_do_not_end_the_server",
+            frames_before_initialize,
+        ),
+        (
+            "bad_frames_leave_nothing_behind",
+            bad_frames_leave_nothing_behind,
+        ),
+        (
+            "a_peer_that_stops_reading_gets_back_pressure",
+            back_pressure,
+        ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
@@ -471,4 +483,89 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+fn frames_before_initialize() {
+    let scratch = Scratch::new("preinit");
+    let mut s = Server::start(&scratch);
+    // A notification and a response before any request: nothing to act on, dropped (they
+    // ended the server with exit 1 before).
+    s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    s.send_line(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    s.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let (text, err) = s.call(2, "notes_list", json!({}));
+    assert!(!err, "{text}");
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// The server's resident memory, in KiB (Linux `/proc`).
+fn rss_kib(child: &Child) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap()
+}
+
+fn bad_frames_leave_nothing_behind() {
+    let scratch = Scratch::new("badframes");
+    let mut s = Server::ready(&scratch);
+    // Warm up, then 200,000 bad frames, each answered: memory must not keep them (it grew
+    // by ~577 bytes a frame, +100 MB, before).
+    let bad = "{\"jsonrpc\":\"2.0\",\"id\":9,\n".repeat(1000);
+    let round = |s: &mut Server| {
+        s.stdin.as_mut().unwrap().write_all(bad.as_bytes()).unwrap();
+        for _ in 0..1000 {
+            assert_eq!(s.read()["error"]["code"], -32700);
+        }
+    };
+    for _ in 0..20 {
+        round(&mut s);
+    }
+    let before = rss_kib(&s.child);
+    for _ in 0..200 {
+        round(&mut s);
+    }
+    let after = rss_kib(&s.child);
+    println!("bad frames: RSS {before} KiB after 20,000, {after} KiB after 220,000");
+    assert!(
+        after < before + 20 * 1024,
+        "RSS grew from {before} to {after} KiB"
+    );
+    assert_eq!(s.finish(), Some(0));
+}
+
+fn back_pressure() {
+    let scratch = Scratch::new("pressure");
+    let mut s = Server::ready(&scratch);
+    // 40,000 tools/list requests, none of their answers read (1.8 GB before). A writer thread
+    // sends them; once the pipe and the bounded queue are full it blocks, as the server
+    // stops reading.
+    let mut stdin = s.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for id in 0..40_000 {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n");
+            if stdin.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+    // Let it fill everything it can, then measure while nothing is read.
+    std::thread::sleep(Duration::from_secs(3));
+    let held = rss_kib(&s.child);
+    println!("back-pressure: RSS {held} KiB with the answers unread");
+    assert!(held < 200 * 1024, "RSS {held} KiB with the answers unread");
+    // Reading again drains it all, in order.
+    for id in 0..40_000_u64 {
+        let r = s.read();
+        assert_eq!(r["id"], id, "{r}");
+    }
+    writer.join().unwrap();
+    let _ = s.child.kill();
 }
