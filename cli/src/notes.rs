@@ -264,11 +264,7 @@ fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliEr
         Ok(s) => return Err(editor_failed(format!("exited with {s}"))),
         Err(err) => return Err(editor_failed(format!("could not be started: {err}"))),
     }
-    let after = fs::read_to_string(&file).map_err(|source| CliError::Io {
-        what: "read back the edited note".into(),
-        path: file.clone(),
-        source,
-    })?;
+    let after = read_back(&file)?;
     let done = |out: &mut Out, text: &str, version: Option<&Version>| {
         let _ = fs::remove_file(&file);
         if out.json {
@@ -321,6 +317,25 @@ fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliEr
         Err(NotesError::Exists { version, .. }) => Err(conflict(Some(version))),
         Err(err) => Err(CliError::notes(err, Some(file.clone()))),
     }
+}
+
+/// The edited file's text, read only if it is still a regular file (never through a link,
+/// without blocking: an editor that left a FIFO or a device in its place is refused at once,
+/// and the note is not touched), at most a megabyte.
+fn read_back(file: &std::path::Path) -> Result<String, CliError> {
+    let refused = |source: std::io::Error| CliError::Io {
+        what: "read back the edited note (the note was not changed)".into(),
+        path: file.to_path_buf(),
+        source,
+    };
+    let folder = file.parent().unwrap_or_else(|| std::path::Path::new("."));
+    let name = file.file_name().unwrap_or_default();
+    let bytes = notesoup_safe_fs::Dir::open(folder)
+        .and_then(|dir| dir.read(name, 1024 * 1024))
+        .map_err(|err| refused(std::io::Error::new(err.io_kind(), err.to_string())))?
+        .ok_or_else(|| refused(std::io::ErrorKind::NotFound.into()))?;
+    String::from_utf8(bytes)
+        .map_err(|err| refused(std::io::Error::new(std::io::ErrorKind::InvalidData, err)))
 }
 
 /// A new private file holding `text`, named after the note (so the editor shows which).

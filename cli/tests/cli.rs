@@ -492,6 +492,51 @@ fn edit_refuses_without_an_editor_or_when_it_fails() {
 }
 
 #[test]
+fn an_editor_that_leaves_a_fifo_is_refused_at_once_and_the_note_kept() {
+    let mut world = World::new("edit-fifo");
+    seed(&world);
+    let ed = editor(&world, "fifo", r#"rm "$1"; mkfifo "$1""#);
+    world.set("EDITOR", &ed);
+    // Reading the FIFO back would wait for a writer that never comes: bounded here so the
+    // old behaviour fails the test instead of hanging it.
+    let mut child = Command::new(BIN)
+        .args(["notes", "edit", "plan"])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("notes edit hung on a FIFO left by the editor");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    assert_eq!(
+        world.brain().read("plan").unwrap().text,
+        "1. fix lex()\n2. ship\n"
+    );
+}
+
+#[test]
+fn a_relative_notesoup_home_is_refused_with_the_fix() {
+    let mut world = World::new("relative-home");
+    world.set("NOTESOUP_HOME", "notes-here");
+    let run = world.run(&["notes"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(run.stderr.contains("absolute path"), "{}", run.stderr);
+    assert!(!world.path("project/sub/notes-here").exists());
+}
+
+#[test]
 fn history_sessions_of_every_harness() {
     let world = World::new("sessions");
     insta::assert_snapshot!(

@@ -245,6 +245,16 @@ pub fn store_root(
 ) -> Result<PathBuf, NotesError> {
     let set = |v: Option<&str>| v.filter(|s| !s.is_empty()).map(PathBuf::from);
     if let Some(dir) = set(notesoup_home) {
+        // A relative home would name another folder from every working folder: one
+        // project's brain written from its root and not found from `src/`.
+        if dir.is_relative() {
+            return Err(NotesError::NoHome {
+                reason: format!(
+                    "NOTESOUP_HOME `{}` is a relative path, so each folder would have its own; set it to an absolute path (e.g. NOTESOUP_HOME=\"$HOME/notes\")",
+                    dir.display()
+                ),
+            });
+        }
         return Ok(dir);
     }
     if let Some(dir) = set(xdg_data_home).filter(|d| d.is_absolute()) {

@@ -440,6 +440,13 @@ fn no_store_root_without_a_home(#[case] home: Option<&str>) {
 }
 
 #[test]
+fn a_relative_notesoup_home_is_refused_with_the_fix() {
+    let err = store_root(Some("notes"), None, Some("/h")).unwrap_err();
+    assert_eq!(err.code(), "no_home");
+    assert!(err.to_string().contains("absolute path"), "{err}");
+}
+
+#[test]
 fn the_domain_is_the_git_root_else_the_folder() {
     let s = Scratch::new();
     let project = fs::canonicalize(s.root.join("project")).unwrap();
