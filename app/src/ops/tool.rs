@@ -129,7 +129,7 @@ fn with_the_warning(
     facts.insert("agent".into(), json!(agent));
     facts.insert("denied".into(), json!(denied));
     facts.insert("budget".into(), budget);
-    match super::hook::call(ctx, session, "tool.call", facts) {
+    match after_the_answer(|| super::hook::call(ctx, session, "tool.call", facts)) {
         Ok(hook) => {
             for (key, value) in hook {
                 match (key.as_str(), value) {
@@ -153,6 +153,19 @@ fn with_the_warning(
             );
         }
     }
+}
+
+/// Runs a step that follows a call's answer (its effect may have landed: an append, a
+/// write), so that nothing in it, a bug included, can take the answer's place: a caught
+/// panic is a refusal like any other, which the caller logs beside the answer (a lost
+/// answer makes the model call again, appending twice).
+fn after_the_answer(step: impl FnOnce() -> Result<Fields, OpError>) -> Result<Fields, OpError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|_| {
+        Err(OpError::new(
+            "internal",
+            "notesoup-helper hit a bug stepping the flow after this answer; the details are on stderr",
+        ))
+    })
 }
 
 /// The reply of a call the flow has no part in: its one `tool_result`.

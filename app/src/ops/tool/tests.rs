@@ -293,3 +293,16 @@ fn the_budget_warning_rides_on_a_main_result_once_per_window() {
     assert_eq!(reply["effects"].as_array().unwrap().len(), 1, "{reply}");
     assert!(!result(&reply).1, "{reply}");
 }
+
+#[test]
+fn a_bug_after_the_answer_never_takes_its_place() {
+    // The step after an answered call (the flow, the warning) panics: the caller gets a
+    // refusal to log beside the answer, never the panic (which answered `internal` for the
+    // whole call, after a notes_edit had landed).
+    let stepped = super::after_the_answer(|| panic!("a bug in the flow"));
+    let err = stepped.unwrap_err();
+    assert_eq!(err.code, "internal");
+    assert!(err.message.contains("after this answer"), "{}", err.message);
+    let fine = super::after_the_answer(|| Ok(super::Fields::new()));
+    assert!(fine.unwrap().is_empty());
+}
