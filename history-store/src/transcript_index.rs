@@ -18,12 +18,12 @@
 //!
 //! - **unchanged since it was indexed**: its size, modification time and status-change
 //!   time (nanoseconds) are the ones recorded when the indexed bytes were read (taken
-//!   *before* reading them), and that status-change time lies more than [`RACY`] before
+//!   *before* reading them), and that status-change time lies more than [`RACY`](staleness::RACY) before
 //!   the index was written. Every write to a file sets its status-change time to the
 //!   kernel's clock, which no call can set back; a write after the recorded one lands at
-//!   least [`RACY`] later on that clock, so it always shows as a different time. (A
+//!   least [`RACY`](staleness::RACY) later on that clock, so it always shows as a different time. (A
 //!   write in the same clock tick as the read could leave every time as it was: that is
-//!   why a file changed within [`RACY`] of the index's writing is never trusted on its
+//!   why a file changed within [`RACY`](staleness::RACY) of the index's writing is never trusted on its
 //!   times alone, git's "racily clean" rule.) Then nothing of the prefix is read: the
 //!   call does no work proportional to the file.
 //! - or its prefix hashes (xxh3, every byte of it, read in this call) to the recorded

@@ -10,6 +10,10 @@ use notesoup_history_claude::{Decoder, FEED_LINES};
 use super::{Keep, ReadError};
 use crate::LINE_MAX_BYTES;
 
+/// The most bytes of whole lines read at once when bodies are scanned (the lazy scan and
+/// the warm search's prescan; a longer line is read alone).
+pub(super) const SCAN_BYTES: u64 = 1 << 20;
+
 /// The bytes of line `n` (1-based, without its `\n`) of `file`, whose lines start at
 /// `starts` (the last entry: the end of the last line's `\n`).
 pub(super) fn read_line(file: &File, starts: &[u64], n: usize) -> Result<Vec<u8>, ReadError> {

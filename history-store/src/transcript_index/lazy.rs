@@ -7,7 +7,7 @@ use notesoup_history_claude::{ElidedRow, RawQuery, TextSpan};
 use notesoup_history_core::{Body, BodySource, Contains, Seq};
 
 use super::ReadError;
-use super::blocks::{read_at, read_line};
+use super::blocks::{SCAN_BYTES, read_at, read_line};
 use super::prescan::{Hits, Prescan};
 use crate::LINE_MAX_BYTES;
 
@@ -32,10 +32,6 @@ pub(super) struct LineBodies {
     /// The one literal this history was read for, and what the read learnt of it.
     pub(super) search: Option<Search>,
 }
-
-/// The most bytes of whole lines [`LineBodies::scan`] reads at once (a longer line is read
-/// alone).
-pub(super) const SCAN_BYTES: u64 = 1 << 20;
 
 /// The literal a history was read for (handed over once, to
 /// [`read_history`](super::read_history)), and what the read knows of it.

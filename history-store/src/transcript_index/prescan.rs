@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use notesoup_history_claude::RawQuery;
 
+use super::blocks::SCAN_BYTES;
 use super::blocks::read_at;
-use super::lazy::SCAN_BYTES;
 use crate::LINE_MAX_BYTES;
 
 /// The most matches a [`Prescan`] keeps: past it, the search reads the lines itself, as it
