@@ -131,22 +131,13 @@ fn show_list(
     cursor: Option<&String>,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    let page = list(
-        ctx,
-        session,
-        &ListArgs {
-            window: window.cloned(),
-            limit,
-            cursor: cursor.cloned(),
-            ..ListArgs::default()
-        },
-    )?;
-    if out.json {
-        out.json_doc(&done(&page));
-        return Ok(());
-    }
-    text(&page.text, out);
-    if let Some(c) = &page.cursor {
+    let args = ListArgs {
+        window: window.cloned(),
+        limit,
+        cursor: cursor.cloned(),
+        ..ListArgs::default()
+    };
+    list_page(ctx, session, &args, out, |c| {
         let mut line = format!("notesoup history show {session}");
         if let Some(w) = window {
             let _ = write!(line, " --window {w}");
@@ -154,9 +145,8 @@ fn show_list(
         if let Some(l) = limit {
             let _ = write!(line, " --limit {l}");
         }
-        out.hint(format!("next page: {line} --cursor {c}"));
-    }
-    Ok(())
+        format!("{line} --cursor {c}")
+    })
 }
 
 /// `history search TEXT --session SESSION`: a page of its matches.
@@ -168,26 +158,37 @@ fn search_one(
     cursor: Option<&String>,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    let page = list(
-        ctx,
-        session,
-        &ListArgs {
-            query: Some(query.to_owned()),
-            limit,
-            cursor: cursor.cloned(),
-            ..ListArgs::default()
-        },
-    )?;
+    let args = ListArgs {
+        query: Some(query.to_owned()),
+        limit,
+        cursor: cursor.cloned(),
+        ..ListArgs::default()
+    };
+    list_page(ctx, session, &args, out, |c| {
+        format!(
+            "notesoup history search {} --session {session} --cursor {c}",
+            shell_word(query)
+        )
+    })
+}
+
+/// One page of a session's list (`--json`: the document), and the command that shows the
+/// next one as a hint, as `next` writes it for the page's cursor.
+fn list_page(
+    ctx: &Context,
+    session: &str,
+    args: &ListArgs,
+    out: &mut Out,
+    next: impl FnOnce(&str) -> String,
+) -> Result<(), CliError> {
+    let page = list(ctx, session, args)?;
     if out.json {
         out.json_doc(&done(&page));
         return Ok(());
     }
     text(&page.text, out);
     if let Some(c) = &page.cursor {
-        out.hint(format!(
-            "next page: notesoup history search {} --session {session} --cursor {c}",
-            shell_word(query)
-        ));
+        out.hint(format!("next page: {}", next(c)));
     }
     Ok(())
 }

@@ -432,10 +432,9 @@ fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, S
     Ok(notesoup_history_codex::decode(&files)?)
 }
 
-/// A whole session file: a regular file (checked on the open handle, opened without
-/// blocking) of at most [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened
-/// (a file that grows while it is read is read as it was then).
-fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
+/// A session file open for reading: a regular file, opened without blocking, of at most
+/// [`SESSION_FILE_MAX_BYTES`] when opened.
+fn open_session_file(path: &Path) -> Result<(std::fs::File, notesoup_safe_fs::Meta), StoreError> {
     let (file, meta) = open_regular(path)?;
     if meta.len > SESSION_FILE_MAX_BYTES {
         return Err(FsError::TooLarge {
@@ -444,6 +443,14 @@ fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
         }
         .into());
     }
+    Ok((file, meta))
+}
+
+/// A whole session file: a regular file (checked on the open handle, opened without
+/// blocking) of at most [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened
+/// (a file that grows while it is read is read as it was then).
+fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    let (file, meta) = open_session_file(path)?;
     let mut out = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
     file.take(meta.len)
         .read_to_end(&mut out)
@@ -459,14 +466,7 @@ fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
     if path.extension().is_none_or(|e| e != "zst") {
         return read(path);
     }
-    let (file, meta) = open_regular(path)?;
-    if meta.len > SESSION_FILE_MAX_BYTES {
-        return Err(FsError::TooLarge {
-            path: path.to_owned(),
-            limit: SESSION_FILE_MAX_BYTES,
-        }
-        .into());
-    }
+    let (file, meta) = open_session_file(path)?;
     let name = path.display().to_string();
     Ok(notesoup_history_codex::decompress_from(
         &name,
