@@ -13,7 +13,7 @@
 //! its persistent index, so only the lines appended since the last call are decoded, and of
 //! the lines the index covers only those an answer shows or a search may find. The decoded
 //! history is handed to [`Context::retire`] when the answer is made: freed at once, unless
-//! the context keeps it until a one-shot process exits.
+//! the process's `main` gave the context a function of its own for it.
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{

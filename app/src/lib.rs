@@ -56,7 +56,6 @@ use std::any::Any;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -86,20 +85,9 @@ pub const MESSAGE_MAX_CHARS: usize = 2000;
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     vars: BTreeMap<String, String>,
-    /// What [`Context::retire`] was given, when the context keeps it until the process
-    /// exits ([`Context::keeping_until_exit`]); `None`: dropped at once.
-    kept: Option<Kept>,
-}
-
-/// Values a one-shot process lets the operating system reclaim at exit.
-#[derive(Clone, Default)]
-struct Kept(Arc<Mutex<Vec<Box<dyn Any + Send>>>>);
-
-impl std::fmt::Debug for Kept {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let count = self.0.lock().map_or(0, |kept| kept.len());
-        write!(f, "Kept({count} values)")
-    }
+    /// What [`Context::retire`] hands a value to instead of dropping it
+    /// ([`Context::retiring_with`]); `None`: dropped at once.
+    retire_with: Option<fn(Box<dyn Any + Send>)>,
 }
 
 impl Context {
@@ -109,28 +97,26 @@ impl Context {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
-            kept: None,
+            retire_with: None,
         }
     }
 
-    /// This context, keeping what calls made with it are done with (a decoded history)
-    /// instead of freeing it: for a process that answers once and exits without dropping
-    /// the context (`notesoup-helper`'s `main`), where freeing a 100 MB history piece by
-    /// piece is work the operating system does for free at exit. Never for a long-lived
-    /// process: it would keep everything.
+    /// This context, handing what calls made with it are done with (a decoded history) to
+    /// `retire` instead of dropping it. The library keeps nothing: a one-shot process's
+    /// `main` may pass a function that lets the operating system reclaim the value at exit
+    /// (`notesoup-helper` does: freeing a 100 MB history piece by piece is work the exit
+    /// does for free).
     #[must_use]
-    pub fn keeping_until_exit(mut self) -> Self {
-        self.kept = Some(Kept::default());
+    pub fn retiring_with(mut self, retire: fn(Box<dyn Any + Send>)) -> Self {
+        self.retire_with = Some(retire);
         self
     }
 
-    /// Lets go of a value a call is done with: dropped now, or kept until the process
-    /// exits when the context says so ([`Context::keeping_until_exit`]).
+    /// Lets go of a value a call is done with: dropped now, or handed to the function the
+    /// context names ([`Context::retiring_with`]).
     pub fn retire<T: Send + 'static>(&self, value: T) {
-        if let Some(Kept(kept)) = &self.kept
-            && let Ok(mut kept) = kept.lock()
-        {
-            kept.push(Box::new(value));
+        if let Some(retire) = self.retire_with {
+            retire(Box::new(value));
         }
     }
 
@@ -143,7 +129,7 @@ impl Context {
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
-            kept: None,
+            retire_with: None,
         }
     }
 

@@ -155,18 +155,28 @@ pub(crate) fn transcript_copy(
     transcript
 }
 
-/// What a call is done with is freed at once unless the context keeps it until a one-shot
-/// process exits: a long-lived process (`notesoup mcp`) never accumulates decoded
-/// histories.
+/// What a call is done with is freed at once unless the process's `main` handed the
+/// context a function for it: a long-lived process (`notesoup mcp`) never accumulates
+/// decoded histories, and the library keeps nothing either way.
 #[test]
-fn retire_frees_at_once_unless_kept_until_exit() {
+fn retire_frees_at_once_unless_main_says_otherwise() {
     let value = std::sync::Arc::new(());
     let ctx = Context::from_vars([("HOME", "/nonexistent")]);
     ctx.retire(std::sync::Arc::clone(&value));
     assert_eq!(std::sync::Arc::strong_count(&value), 1, "freed at once");
-    let kept = ctx.keeping_until_exit();
-    kept.retire(std::sync::Arc::clone(&value));
-    assert_eq!(std::sync::Arc::strong_count(&value), 2, "kept");
-    drop(kept);
-    assert_eq!(std::sync::Arc::strong_count(&value), 1);
+    let leaking = ctx.retiring_with(|value| {
+        let _ = Box::leak(value);
+    });
+    leaking.retire(std::sync::Arc::clone(&value));
+    assert_eq!(
+        std::sync::Arc::strong_count(&value),
+        2,
+        "handed to main's function"
+    );
+    drop(leaking);
+    assert_eq!(
+        std::sync::Arc::strong_count(&value),
+        2,
+        "the context held nothing"
+    );
 }

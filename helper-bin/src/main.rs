@@ -16,15 +16,13 @@ fn main() -> ExitCode {
     }));
     let op = std::env::args().nth(1);
     // A one-shot process: what a call is done with (a decoded history, up to ~70 MB on a
-    // 100 MB transcript) is kept, not freed piece by piece, and `ctx` is never dropped
-    // (below): the operating system reclaims it all at exit. See BENCHMARKS.md ("Freeing
-    // the decoded history") for what that saves.
-    let ctx = Context::from_process().keeping_until_exit();
+    // 100 MB transcript) is not freed piece by piece: the operating system reclaims it at
+    // exit. BENCHMARKS.md ("Freeing the decoded history") says what that saves.
+    let ctx = Context::from_process().retiring_with(std::mem::forget);
     let response = match read_request(std::io::stdin().lock()) {
         Ok(input) => run(op.as_deref(), &input, &ctx),
         Err(refused) => refused,
     };
-    std::mem::forget(ctx);
     let mut stdout = std::io::stdout().lock();
     let mut line = response.reply.to_string();
     line.push('\n');
