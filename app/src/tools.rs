@@ -25,6 +25,7 @@
 //! assert!(answer.text.starts_with("notesoup history_unavailable: "));
 //! ```
 
+use std::thread::sleep;
 use std::time::Duration;
 
 use notesoup_history_core::{ListArgs, ReadArgs};
@@ -110,7 +111,8 @@ pub(crate) fn refuse(code: &str, message: &str) -> ToolAnswer {
     }
 }
 
-/// The nine tools, as [`call`] dispatches them.
+/// The nine tools, as [`call`] dispatches them; [`Tool::name`] is the one source of their
+/// names ([`specs`] is built from it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
     /// `notes_list`.
@@ -161,11 +163,6 @@ impl Tool {
             Tool::EmptyBrain => "empty_brain",
         }
     }
-
-    /// The tool of this name, if any.
-    pub fn named(name: &str) -> Option<Tool> {
-        Tool::ALL.into_iter().find(|tool| tool.name() == name)
-    }
 }
 
 /// Answers the model's call of tool `name` with arguments `args`, for a host that knows
@@ -178,7 +175,7 @@ pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolA
         Ok(spec) => spec,
         Err(refusal) => return refusal,
     };
-    if spec.reset_flow {
+    if spec.reset_flow() {
         return refuse(
             "unsupported",
             &format!(
@@ -191,10 +188,7 @@ pub fn call(name: &str, args: &Value, binding: &Binding, ctx: &Context) -> ToolA
         Ok(args) => args,
         Err(refusal) => return refusal,
     };
-    let Some(tool) = Tool::named(spec.name) else {
-        return refuse("internal", &format!("`{}` has no typed call", spec.name));
-    };
-    match dispatch(tool, args, binding, ctx) {
+    match dispatch(spec.tool, args, binding, ctx) {
         Ok(text) => ToolAnswer {
             text,
             is_error: false,
@@ -263,26 +257,12 @@ fn dispatch(
             let not_yet = |err: &AppError| err.code() == "head_not_written";
             if tool == Tool::HistoryList {
                 let args: ListArgs = typed(tool, args)?;
-                retrying(
-                    || history::list(ctx, &source, &args),
-                    not_yet,
-                    std::thread::sleep,
-                )
-                .map(|answered| match answered {
-                    Answered::Answer(page) => page.text,
-                    Answered::Refused(refusal) => refusal.text,
-                })
+                retrying(|| history::list(ctx, &source, &args), not_yet, sleep)
+                    .map(|answered| model_text(answered, |page| page.text))
             } else {
                 let args: ReadArgs = typed(tool, args)?;
-                retrying(
-                    || history::read(ctx, &source, &args),
-                    not_yet,
-                    std::thread::sleep,
-                )
-                .map(|answered| match answered {
-                    Answered::Answer(page) => page.text,
-                    Answered::Refused(refusal) => refusal.text,
-                })
+                retrying(|| history::read(ctx, &source, &args), not_yet, sleep)
+                    .map(|answered| model_text(answered, |page| page.text))
             }
         }
         Tool::EmptyBrain => {
@@ -293,6 +273,14 @@ fn dispatch(
         }
     };
     text.map_err(|err| refused(&err))
+}
+
+/// What the model reads of a history answer: the page's text, or the refusal's.
+fn model_text<T>(answered: Answered<T>, text: impl FnOnce(T) -> String) -> String {
+    match answered {
+        Answered::Answer(page) => text(page),
+        Answered::Refused(refusal) => refusal.text,
+    }
 }
 
 /// Asks `ask` once, and again after a pause of 50 ms more each time while it refuses as

@@ -132,7 +132,7 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<PathBuf> {
 fn offered() -> Vec<ToolSpec> {
     tools::specs()
         .into_iter()
-        .filter(|spec| !spec.reset_flow)
+        .filter(|spec| !spec.reset_flow())
         .collect()
 }
 

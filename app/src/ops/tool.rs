@@ -78,7 +78,7 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, OpError> {
     } else {
         "main"
     };
-    if !spec.reset_flow {
+    if !spec.reset_flow() {
         let binding = Binding {
             cwd: bound.cwd,
             transcript_path: bound.transcript_path,

@@ -9,22 +9,32 @@ use notesoup_window::Host;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::Tool;
+
 /// One tool as a host registers it (Claude Code shows it as `mcp__notesoup__<name>`, an
 /// MCP client as `<name>`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
-    /// The tool's name, also the helper op that answers it (`empty_brain`: op `tool`, which
-    /// steps the session's reset flow).
+    /// The tool (its typed call is dispatched by it).
+    #[serde(skip)]
+    pub tool: Tool,
+    /// The tool's name ([`Tool::name`]), also the helper op that answers it (`empty_brain`:
+    /// op `tool`, which steps the session's reset flow).
     pub name: &'static str,
     /// What the model reads about the tool.
     pub description: String,
     /// The JSON Schema of the tool's input (an object schema, `additionalProperties:
     /// false`).
     pub input_schema: Value,
+}
+
+impl ToolSpec {
     /// True for `empty_brain`: it ends the window, which only a host that runs notesoup's
-    /// reset flow can do (op `tool` steps the session's flow), so [`super::call`] does not answer
-    /// it and a host without one does not offer it.
-    pub reset_flow: bool,
+    /// reset flow can do (op `tool` steps the session's flow), so [`super::call`] does not
+    /// answer it and a host without one does not offer it.
+    pub fn reset_flow(&self) -> bool {
+        self.tool == Tool::EmptyBrain
+    }
 }
 
 /// One slash command of a host that has them.
@@ -55,12 +65,12 @@ fn object(properties: Value, required: &[&str]) -> Value {
     Value::Object(schema)
 }
 
-fn tool(name: &'static str, description: &str, input_schema: Value) -> ToolSpec {
+fn tool(tool: Tool, description: &str, input_schema: Value) -> ToolSpec {
     ToolSpec {
-        name,
+        tool,
+        name: tool.name(),
         description: description.to_owned(),
         input_schema,
-        reset_flow: false,
     }
 }
 
@@ -79,7 +89,7 @@ fn notes_tools() -> Vec<ToolSpec> {
     );
     vec![
         tool(
-            "notes_list",
+            Tool::NotesList,
             "List the notes in your brain: names, sizes, updated times, versions and first lines, optionally under one folder.",
             object(
                 json!({"folder": string("Only notes under this folder, e.g. \"project\".")}),
@@ -87,7 +97,7 @@ fn notes_tools() -> Vec<ToolSpec> {
             ),
         ),
         tool(
-            "notes_read",
+            Tool::NotesRead,
             "Read one note and its version. Use offset and limit (in lines) to page through a long note.",
             object(
                 json!({
@@ -99,7 +109,7 @@ fn notes_tools() -> Vec<ToolSpec> {
             ),
         ),
         tool(
-            "notes_write",
+            Tool::NotesWrite,
             "Create a note or replace a whole note. Pass the version you last read to avoid overwriting a change made since.",
             object(
                 json!({
@@ -111,7 +121,7 @@ fn notes_tools() -> Vec<ToolSpec> {
             ),
         ),
         tool(
-            "notes_edit",
+            Tool::NotesEdit,
             "Edit a note in place: replace one exact, unique occurrence of `old` with `new`, or add text at the end with `append`.",
             object(
                 json!({
@@ -125,7 +135,7 @@ fn notes_tools() -> Vec<ToolSpec> {
             ),
         ),
         tool(
-            "notes_delete",
+            Tool::NotesDelete,
             "Delete a note. Deleted notes are kept in a trash folder for a while, so a mistake can be undone.",
             object(
                 json!({"name": string("The note name."), "version": version}),
@@ -145,7 +155,7 @@ fn history_tools() -> Vec<ToolSpec> {
     let orders = [Order::Newest, Order::Oldest].map(|o| json!(o));
     vec![
         tool(
-            "history_list",
+            Tool::HistoryList,
             &format!(
                 "Page and search your own persisted history across windows and sessions: one folded line per event with its seq address, newest first, grouped by window. The answer fits {kib} KiB; pass its cursor for the next page."
             ),
@@ -167,7 +177,7 @@ fn history_tools() -> Vec<ToolSpec> {
             ),
         ),
         tool(
-            "history_read",
+            Tool::HistoryRead,
             &format!(
                 "Read whole history events by seq (one, or a range), with their window and time; a tool call shows its result. The answer fits {kib} KiB; a cut event ends with the exact arguments that continue it."
             ),
@@ -183,7 +193,7 @@ fn history_tools() -> Vec<ToolSpec> {
             ),
         ),
         tool(
-            "history_sessions",
+            Tool::HistorySessions,
             "List recent sessions of every coding agent on this machine (Claude Code, Pi, Codex), newest first: harness:id, start time, cwd and first prompt. Pass one as `session` to history_list or history_read to read it.",
             object(
                 json!({
@@ -198,20 +208,17 @@ fn history_tools() -> Vec<ToolSpec> {
 
 /// `empty_brain`, answered by a host's reset flow.
 fn empty_brain() -> ToolSpec {
-    ToolSpec {
-        reset_flow: true,
-        ..tool(
-            "empty_brain",
-            "Clear this context window once your notes hold everything the next window needs. The conversation is replaced by a fresh window that boots from your notes. Every tool call in this response still finishes first.",
-            object(
-                json!({
-                    "last_word": string("An optional sticky note shown once at the top of the next window."),
-                    "terminate": {"type": "boolean", "description": "true: stop after the clear instead of continuing the work in the fresh window. Default false."},
-                }),
-                &[],
-            ),
-        )
-    }
+    tool(
+        Tool::EmptyBrain,
+        "Clear this context window once your notes hold everything the next window needs. The conversation is replaced by a fresh window that boots from your notes. Every tool call in this response still finishes first.",
+        object(
+            json!({
+                "last_word": string("An optional sticky note shown once at the top of the next window."),
+                "terminate": {"type": "boolean", "description": "true: stop after the clear instead of continuing the work in the fresh window. Default false."},
+            }),
+            &[],
+        ),
+    )
 }
 
 /// The slash commands: `/notesoup` (status and the runtime cap), `/empty` and
