@@ -295,7 +295,29 @@ fn plugin_check(env: &Env, claude: Option<&Path>, checks: &mut Vec<Check>) -> Op
     folder
 }
 
-/// The helper staged in the plugin's `bin/`, runnable, and the same version as this binary.
+/// The plugin's helper where its hooks module looks for it, in the same order
+/// (`plugins/claude/hooks/notesoup.ts` `findHelper`): `bin/notesoup-helper` (a checkout's,
+/// staged by `scripts/install`), else the one platform package npm installed beside a
+/// plugin installed from npm (`node_modules/@notesoup/cli-<os>-<cpu>/bin/`).
+fn plugin_helper(folder: &Path) -> PathBuf {
+    let staged = folder.join("bin/notesoup-helper");
+    if staged.exists() {
+        return staged;
+    }
+    let scope = folder.join("node_modules/@notesoup");
+    let mut platforms: Vec<PathBuf> = std::fs::read_dir(&scope)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cli-"))
+        .map(|e| e.path().join("bin/notesoup-helper"))
+        .filter(|p| p.exists())
+        .collect();
+    platforms.sort();
+    platforms.into_iter().next().unwrap_or(staged)
+}
+
+/// The plugin's helper ([`plugin_helper`]), runnable, and the same version as this binary.
 fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Check>) {
     let Some(folder) = folder else {
         checks.push(check(
@@ -306,11 +328,14 @@ fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Check>) {
         ));
         return;
     };
-    let helper = folder.join("bin/notesoup-helper");
-    let fix = Some(
+    let helper = plugin_helper(folder);
+    // A plugin installed from npm has a package.json; a checkout's folder is the repository's.
+    let fix = Some(if folder.join("package.json").exists() {
+        "reinstall the plugin: `claude plugin install notesoup@notesoup` (npm brings the helper for this machine)".to_owned()
+    } else {
         "from the notesoup checkout run `scripts/install` (it builds and stages the helper)"
-            .to_owned(),
-    );
+            .to_owned()
+    });
     if !is_executable(&helper) {
         checks.push(check(
             "helper",
@@ -334,7 +359,7 @@ fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Check>) {
         })
         .ok()
         .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
-    let ours = env!("CARGO_PKG_VERSION");
+    let ours = notesoup_app::VERSION;
     match reply.as_ref().and_then(|r| r["version"].as_str()) {
         Some(v) if v == ours => checks.push(check(
             "helper",

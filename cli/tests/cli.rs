@@ -861,6 +861,57 @@ fn doctor_with_claude_and_the_plugin() {
 }
 
 #[test]
+fn doctor_finds_the_helper_of_a_plugin_installed_from_npm() {
+    // A plugin installed from the npm registry: no bin/, the helper in the platform
+    // package npm installed (where the hooks module looks), and a package.json.
+    let mut world = World::new("doctor-npm");
+    let plugin = world.path("npm-plugin");
+    let bin = plugin.join("node_modules/@notesoup/cli-linux-x64/bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(plugin.join("package.json"), "{}").unwrap();
+    let helper = bin.join("notesoup-helper");
+    let answer = |version: &str| {
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n"
+        )
+    };
+    fs::write(&helper, answer(env!("CARGO_PKG_VERSION"))).unwrap();
+    make_executable(&helper);
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    world.set(
+        "PATH",
+        &format!(
+            "{}:/usr/bin:/bin",
+            Path::new(&claude).parent().unwrap().display()
+        ),
+    );
+    let run = world.run(&["doctor"]);
+    let line = |run: &Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains("helper"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        line(&run).contains("cli-linux-x64/bin/notesoup-helper runs"),
+        "{}",
+        run.shown()
+    );
+    // Another version there: named, with the npm fix (not the checkout's scripts/install).
+    fs::write(&helper, answer("0.0.1")).unwrap();
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(line(&run).contains("is version 0.0.1"), "{}", run.shown());
+    assert!(
+        run.stdout
+            .contains("claude plugin install notesoup@notesoup"),
+        "{}",
+        run.shown()
+    );
+}
+
+#[test]
 fn colour_only_on_a_terminal_and_never_under_no_color() {
     let mut world = World::new("colour");
     seed(&world);

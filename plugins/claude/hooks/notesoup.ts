@@ -88,6 +88,8 @@ async function readSwitches($: EngineInterface) {
  * else the platform package npm installed beside an npm-installed plugin
  * (`node_modules/@notesoup/cli-<os>-<cpu>/bin/`: only the one matching this machine is
  * installed). When neither is there the `bin/` path is used and its refusal says so.
+ * `notesoup doctor` looks in the same order (cli/src/doctor.rs `plugin_helper`): the module
+ * cannot ask Rust where its own helper is.
  */
 async function findHelper($: EngineInterface): Promise<string> {
   const root = $.plugin.root;
