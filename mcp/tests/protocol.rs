@@ -266,7 +266,7 @@ fn initialize_and_tools_list() {
     // The plugin's own definitions, exactly: every tool but empty_brain.
     let specs: Vec<(String, String, Value)> = notesoup_app::tools::specs()
         .into_iter()
-        .filter(|spec| !spec.reset_flow)
+        .filter(|spec| !spec.reset_flow())
         .map(|spec| (spec.name.to_owned(), spec.description, spec.input_schema))
         .collect();
     assert_eq!(listed, specs);
@@ -492,6 +492,12 @@ fn frames_before_initialize() {
     // ended the server with exit 1 before).
     s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     s.send_line(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    // A request before initialize is answered with an error, and serving goes on; a ping is
+    // answered.
+    let early = s.request(5, "tools/list", json!({}));
+    assert!(early["error"]["code"].is_i64(), "{early}");
+    let ping = s.request(6, "ping", json!({}));
+    assert!(ping["result"].is_object(), "{ping}");
     let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
     assert!(
         init["result"]["capabilities"]["tools"].is_object(),
@@ -543,29 +549,78 @@ fn bad_frames_leave_nothing_behind() {
 
 fn back_pressure() {
     let scratch = Scratch::new("pressure");
-    let mut s = Server::ready(&scratch);
-    // 40,000 tools/list requests, none of their answers read (1.8 GB before). A writer thread
-    // sends them; once the pipe and the bounded queue are full it blocks, as the server
-    // stops reading.
-    let mut stdin = s.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        for id in 0..40_000 {
-            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n");
-            if stdin.write_all(line.as_bytes()).is_err() {
-                return;
+    let home = scratch.home();
+    // The server with its stdout read by nobody until the end (a peer that stops reading).
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .env_clear()
+        .env(SERVE, "1")
+        .env("HOME", &home)
+        .env("NOTESOUP_HOME", home.join("notesoup"))
+        .current_dir(scratch.project())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let line = |stdin: &mut ChildStdin, v: Value| {
+        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    line(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(first.contains("\"init\""), "{first}");
+    line(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    // 40,000 tools/list requests, no answer read (1.8 GB before). The writer blocks once
+    // the pipes and the server's bounded queue are full: the server stopped reading.
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writer = {
+        let sent = std::sync::Arc::clone(&sent);
+        std::thread::spawn(move || {
+            for id in 0..40_000 {
+                let line =
+                    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n");
+                if stdin.write_all(line.as_bytes()).is_err() {
+                    return;
+                }
+                sent.store(id + 1, std::sync::atomic::Ordering::SeqCst);
             }
+        })
+    };
+    // Measure once the writer has finished or has made no progress for a second.
+    let mut last = usize::MAX;
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = sent.load(std::sync::atomic::Ordering::SeqCst);
+        if now == 40_000 || now == last {
+            break;
         }
-    });
-    // Let it fill everything it can, then measure while nothing is read.
-    std::thread::sleep(Duration::from_secs(3));
-    let held = rss_kib(&s.child);
-    println!("back-pressure: RSS {held} KiB with the answers unread");
+        last = now;
+    }
+    let held = rss_kib(&child);
+    let sent_now = sent.load(std::sync::atomic::Ordering::SeqCst);
+    println!("back-pressure: RSS {held} KiB with no answer read ({sent_now} requests written)");
+    assert!(
+        sent_now < 40_000,
+        "the server read every request though none was answered"
+    );
     assert!(held < 200 * 1024, "RSS {held} KiB with the answers unread");
     // Reading again drains it all, in order.
     for id in 0..40_000_u64 {
-        let r = s.read();
+        let mut reply = String::new();
+        stdout.read_line(&mut reply).unwrap();
+        let r: Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(r["id"], id, "{r}");
     }
     writer.join().unwrap();
-    let _ = s.child.kill();
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -30,6 +30,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -147,7 +148,11 @@ def mcp_session(cmd: list, env: dict, cwd: Path) -> tuple[dict, dict]:
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.DEVNULL, text=True)
+    # A server that never answers must fail the check, not hang it: killed after 120 s
+    # (npx fetches the package first), its stdout then ends.
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
     replies = {}
     try:
         for frame in frames:
@@ -160,7 +165,11 @@ def mcp_session(cmd: list, env: dict, cwd: Path) -> tuple[dict, dict]:
                 reply = json.loads(line)
                 replies[reply.get("id")] = reply
     finally:
-        proc.stdin.close()
+        watchdog.cancel()
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
