@@ -1,8 +1,10 @@
 //! `boot` as a typed function: the boot block of one window (and, after a reset, its
 //! handoff paragraph), built from the brain of the session's folder.
 
-use notesoup_boot::{BootInput, BootNote, DEFAULT_BUDGET, Reset, WindowId, boot_text, handoff};
-use serde::Serialize;
+/// How the previous window ended (`normal`, `forced`): which handoff a boot carries.
+pub use notesoup_boot::Reset;
+use notesoup_boot::{BootInput, BootNote, DEFAULT_BUDGET, WindowId, boot_text, handoff};
+use serde::{Deserialize, Serialize};
 
 use crate::notes::open_brain;
 use crate::{AppError, Context};
@@ -28,6 +30,57 @@ pub struct BootRequest<'a> {
     pub seed: &'a str,
     /// Bytes of note contents to show at most (default [`DEFAULT_BUDGET`]).
     pub budget: Option<usize>,
+}
+
+/// A [`BootRequest`] as a front end's request carries it (owned, the reset as its name).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BootArgs {
+    /// The session's working folder: picks the brain.
+    pub cwd: String,
+    /// `claude` or `pi`.
+    pub host: String,
+    /// The host's session id.
+    pub session: String,
+    /// 0 for the session's first window, one more per clear.
+    pub ordinal: u32,
+    /// The `last_word` of the reset that ended the previous window.
+    #[serde(default)]
+    pub last_word: Option<String>,
+    /// Whether the history tools are available in this window.
+    pub history: bool,
+    /// How the previous window ended: `normal`, `forced`, or absent (no handoff).
+    #[serde(default)]
+    pub reset: Option<String>,
+    /// Mixed into the handoff choice with the window id; the same seed and window always
+    /// get the same paragraph.
+    #[serde(default)]
+    pub seed: String,
+    /// Bytes of note contents to show at most.
+    #[serde(default)]
+    pub budget: Option<usize>,
+}
+
+impl BootArgs {
+    /// The request these arguments make; a `reset` that is neither `normal` nor `forced`
+    /// is refused.
+    pub fn request(&self) -> Result<BootRequest<'_>, AppError> {
+        let reset = (self.reset.as_deref())
+            .map(str::parse::<Reset>)
+            .transpose()
+            .map_err(AppError::BadReset)?;
+        Ok(BootRequest {
+            cwd: &self.cwd,
+            host: &self.host,
+            session: &self.session,
+            ordinal: self.ordinal,
+            last_word: self.last_word.as_deref(),
+            history: self.history,
+            reset,
+            seed: &self.seed,
+            budget: self.budget,
+        })
+    }
 }
 
 /// One built boot.

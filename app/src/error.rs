@@ -1,10 +1,12 @@
 //! [`AppError`]: why a typed call of this library refused, with the input at fault.
 
 use notesoup_boot::BootError;
-use notesoup_history_core::{HistoryError, SessionsLimit};
+use notesoup_history_core::{HistoryError, QueryError, SessionsLimit};
 use notesoup_history_store::StoreError;
 use notesoup_notes::NotesError;
+use notesoup_thresholds::ThresholdError;
 use notesoup_window::{UnknownHost, WindowIdError};
+use notesoup_window_store::WindowStoreError;
 
 /// Why a call refused. Each variant carries the input at fault; [`AppError::code`] is the
 /// stable `snake_case` code the helper's replies carry.
@@ -46,6 +48,36 @@ pub enum AppError {
     /// A boot's `reset` is none of `normal`, `forced`.
     #[error("{0}")]
     BadReset(String),
+    /// The arguments do not fit the session (a window or seq it does not hold), or an
+    /// event of it cannot be read.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// The budget policy cannot be resolved: a bad cap, no room for the margins.
+    #[error(transparent)]
+    Limits(#[from] ThresholdError),
+    /// A session's kept flow could not be read or written.
+    #[error(transparent)]
+    WindowStore(#[from] WindowStoreError),
+    /// A request that could not be understood: a front end could not parse it, or it lacks
+    /// what the call needs (a tool that steps the flow, with no session).
+    #[error("{0}")]
+    Request(String),
+    /// The hooks module is of another notesoup version than this library: the two came
+    /// from different installs, and neither can know what the other's wire means.
+    #[error(
+        "the plugin's hooks module is notesoup {theirs} but this notesoup-helper is notesoup {}: they come from different installs; reinstall the plugin (claude plugin install notesoup@notesoup) or, in a checkout, run scripts/install",
+        crate::VERSION
+    )]
+    VersionMismatch {
+        /// The hooks module's version.
+        theirs: String,
+    },
+    /// The history vault refused (a forgotten session, a damaged copy, a link in it).
+    #[error(transparent)]
+    Vault(#[from] notesoup_vault_store::VaultError),
+    /// A bug: the flow did not serialize, a step panicked after an answer.
+    #[error("{0}")]
+    Internal(String),
 }
 
 impl AppError {
@@ -53,12 +85,19 @@ impl AppError {
     pub fn code(&self) -> &str {
         match self {
             Self::History(err) => err.code(),
-            Self::Decoded(_) => "internal",
+            Self::Decoded(_) | Self::Internal(_) => "internal",
             Self::Notes(err) => err.code(),
-            Self::Harness(_) | Self::SessionsLimit(_) | Self::BadReset(_) => "bad_request",
+            Self::Harness(_) | Self::SessionsLimit(_) | Self::BadReset(_) | Self::Request(_) => {
+                "bad_request"
+            }
             Self::WindowUnknown { .. } => "window_unknown",
             Self::BadWindow(_) => "bad_window",
             Self::Boot(_) => "unknown_host",
+            Self::Query(err) => err.code(),
+            Self::Limits(err) => err.code(),
+            Self::WindowStore(_) => "window_store",
+            Self::VersionMismatch { .. } => "version_mismatch",
+            Self::Vault(_) => "vault",
         }
     }
 
@@ -67,7 +106,7 @@ impl AppError {
     pub fn malformed(&self) -> bool {
         matches!(
             self,
-            Self::Harness(_) | Self::SessionsLimit(_) | Self::BadReset(_)
+            Self::Harness(_) | Self::SessionsLimit(_) | Self::BadReset(_) | Self::Request(_)
         )
     }
 }

@@ -16,14 +16,23 @@
 //! the process's `main` gave the context a function of its own for it.
 
 use notesoup_history_claude::{Head, Options};
-use notesoup_history_core::{
-    History, ListArgs, QueryError, ReadArgs, Seq, render_sessions, sessions_limit,
-};
-use notesoup_history_store::{Cache, Corpus, Named, Roots, named, read_history};
+use notesoup_history_core::{History, QueryError, Seq, render_sessions, sessions_limit};
+use notesoup_history_store::{Cache, Corpus, Named, named, read_history};
 use notesoup_window::Host;
 use serde::{Deserialize, Serialize};
 
 use crate::{AppError, Context};
+
+/// The arguments of [`list`] and [`read`], and the session folders setting.
+pub use notesoup_history_core::{ListArgs, ReadArgs};
+pub use notesoup_history_store::Roots;
+
+mod people;
+mod session_args;
+pub use people::{
+    SearchArgs, SearchReport, SessionDocs, SessionHits, document, documents, search, selector,
+};
+pub use session_args::SessionArgs;
 
 /// The session a history call reads, and where the corpus looks for sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -59,8 +68,10 @@ pub struct LiveSession {
     pub head: Option<String>,
 }
 
-/// A history tool's answer, or the tool's refusal of arguments it cannot answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A history tool's answer, or the tool's refusal of arguments it cannot answer
+/// (serialized as the one it holds).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
 pub enum Answered<T> {
     /// The answer.
     Answer(T),

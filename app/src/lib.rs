@@ -2,11 +2,28 @@
 //! every front end (`notesoup-helper`, the `notesoup` CLI, `notesoup mcp`).
 //!
 //! The front ends call typed functions: [`history`] (sessions, list, read, state),
-//! [`notes`] (list, read, write, edit, delete), [`boot`] and [`version`], each taking
+//! [`notes`] (list, read, write, edit, delete), [`boot`], [`limits`] and [`hook`], each taking
 //! typed arguments and returning a typed answer or an [`AppError`] (a stable
 //! [`AppError::code`] and the input at fault); [`tools::call`] answers a model's tool call
 //! with them. A history tool called wrongly answers [`history::Answered::Refused`]: text the
 //! model reads, and the reason a front end words in its own terms.
+//!
+//! # Invariants
+//!
+//! - Every call takes its [`Context`]: the library reads the process environment only in
+//!   [`Context::from_process`], which a front end's `main` calls once.
+//! - It keeps nothing between calls: what outlives a call is a crate's on disk (the notes,
+//!   the session's window record, the transcript index). A value a call is done with is
+//!   dropped, or handed to the context's `retire` function.
+//! - A session's flow is read, stepped and written only under its record's lock; a record
+//!   that is missing or refused is rebuilt from the transcript, never misread.
+//! - The model's arguments are held to the tool's schema, a field it does not declare
+//!   refused: the folder, transcript, head, agent id and session folders come from the
+//!   host's [`tools::Binding`] alone.
+//! - A tool call whose effect landed always returns its answer: a step after it (the
+//!   flow's, the warning's), a bug included, is logged beside the answer, never in its
+//!   place.
+//! - Every refusal is an [`AppError`] with a stable code and the input at fault.
 //!
 //! ```
 //! use notesoup_app::history::{Answered, SessionSource};
@@ -27,61 +44,35 @@
 //! # Ok::<(), notesoup_app::AppError>(())
 //! ```
 //!
-//! The JSON wire (moving to `helper-bin`): the hooks module of each host (Claude Code first)
-//! runs `notesoup-helper <op>` with one JSON request on stdin and reads one JSON reply from
-//! stdout; [`run`] parses the request, calls the typed function and serializes its answer.
-//! The pure crates make the decisions, this crate does the IO they need (reading
-//! transcripts, the notes store) and reads the process environment through [`Context`], so
-//! tests can run any op in-process with a context of their own.
-//!
-//! Replies are `{"ok":true, ...}` or
-//! `{"ok":false,"error":{"code":"<snake_case>","message":"<one line>"}}`. The exit status is
-//! 0 whenever a reply was written and the request was understood, 2 when it could not be
-//! parsed (an error reply is written all the same). See `PROTOCOL.md` for every op.
-//!
-//! ```
-//! use notesoup_app::{Context, run};
-//!
-//! let ctx = Context::from_vars([("NOTESOUP_HOME", "/nonexistent")]);
-//! let out = run(Some("version"), b"{}", &ctx);
-//! assert_eq!(out.exit, 0);
-//! assert_eq!(out.reply["ok"], true);
-//!
-//! let out = run(Some("version"), b"{not json", &ctx);
-//! assert_eq!(out.exit, 2);
-//! assert_eq!(out.reply["error"]["code"], "bad_request");
-//! ```
+//! The pure crates make the decisions; this crate does the IO they need (reading
+//! transcripts, the notes store, a session's flow kept on disk) and reads the process
+//! environment only through [`Context`], so tests can run any call with a context of their
+//! own. A hook call of a host's hooks module is [`hook::call`], the budget policy
+//! [`limits::resolve`]. The JSON protocol of `notesoup-helper` is not here: `helper-bin`
+//! parses its requests, calls these functions and serializes their answers.
 
 use std::any::Any;
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
 
 pub mod boot;
 mod error;
 pub mod history;
+pub mod hook;
+pub mod limits;
 pub mod notes;
-mod ops;
 mod session_flow;
 pub mod tools;
+pub mod vault;
 
 pub use error::AppError;
-
-/// Largest request the helper reads, in bytes: a longer stdin is refused as `bad_request`
-/// (exit 2) after reading at most one byte past it. The largest real request (a note's
-/// 64 KiB text, a hook's facts) is far below.
-pub const REQUEST_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Most characters of any error message, input it quotes included: a longer message is cut
 /// there with `…` (so a 50 MB hostile name gives a short reply, not a 50 MB one).
 pub const MESSAGE_MAX_CHARS: usize = 2000;
 
-/// What an op may read of the outside world besides its request: the environment, captured
-/// once. Only this binary reads the process environment; the library crates never do.
+/// What a call may read of the outside world besides its arguments: the environment,
+/// captured once by a front end's `main`; the library crates never read the process
+/// environment.
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     vars: BTreeMap<String, String>,
@@ -154,143 +145,20 @@ impl Context {
     }
 }
 
-/// The reply to write and the exit status to leave with.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Response {
-    /// The whole JSON reply (one line on stdout).
-    pub reply: Value,
-    /// 0 when the request was understood (whether the op succeeded or refused), 2 when it
-    /// could not be parsed.
-    pub exit: u8,
-}
-
-impl Response {
-    /// The reply when stdin itself could not be read.
-    pub fn stdin_error(err: &std::io::Error) -> Self {
-        OpError::bad_request(format!("could not read the request from stdin: {err}")).into()
-    }
-
-    /// The reply when stdin holds more than [`REQUEST_MAX_BYTES`].
-    pub fn too_large_request() -> Self {
-        OpError::bad_request(format!(
-            "the request is over {REQUEST_MAX_BYTES} bytes; refused unread"
-        ))
-        .into()
-    }
-}
-
-/// Read one request from `input` (stdin): its bytes, or the reply refusing it when it
-/// cannot be read or holds more than [`REQUEST_MAX_BYTES`] (at most one byte past the cap
-/// is read, so memory stays bounded whatever the sender writes).
-pub fn read_request(input: impl Read) -> Result<Vec<u8>, Response> {
-    let mut bytes = Vec::new();
-    match input.take(REQUEST_MAX_BYTES + 1).read_to_end(&mut bytes) {
-        Ok(_) if bytes.len() as u64 > REQUEST_MAX_BYTES => Err(Response::too_large_request()),
-        Ok(_) => Ok(bytes),
-        Err(err) => Err(Response::stdin_error(&err)),
-    }
-}
-
-/// A refusal: a stable `snake_case` `code` the hooks module can branch on, and a one-line
-/// `message` a person (or the model) can act on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {message}")]
-pub struct OpError {
-    /// Stable machine-readable code, e.g. `bad_request`, `not_found`, `version_conflict`.
-    pub code: String,
-    /// One line, saying what was wrong with which input and what to do.
-    pub message: String,
-    /// True when the request itself could not be parsed (exit status 2).
-    pub malformed: bool,
-}
-
-impl OpError {
-    /// A refusal of a well-formed request.
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            code: code.into(),
-            message: one_line(&message.into()),
-            malformed: false,
-        }
-    }
-
-    /// The request could not be parsed (wrong JSON, wrong types, missing fields).
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self {
-            malformed: true,
-            ..Self::new("bad_request", message)
-        }
-    }
-}
-
-/// A typed call's refusal as the protocol's error: its code and its one-line message
-/// (`bad_request`, exit 2, for a refusal of the request's shape).
-impl From<AppError> for OpError {
-    fn from(err: AppError) -> Self {
-        OpError {
-            malformed: err.malformed(),
-            ..OpError::new(err.code(), err.to_string())
-        }
-    }
-}
-
-/// A history store refusal as the protocol's error.
-impl From<notesoup_history_store::StoreError> for OpError {
-    fn from(err: notesoup_history_store::StoreError) -> Self {
-        AppError::from(err).into()
-    }
-}
-
-/// A notes store refusal as the protocol's error.
-impl From<notesoup_notes::NotesError> for OpError {
-    fn from(err: notesoup_notes::NotesError) -> Self {
-        AppError::from(err).into()
-    }
-}
-
-/// A typed answer as the fields of a reply (every answer type serializes to an object).
-pub(crate) fn fields<T: Serialize>(value: &T) -> ops::Fields {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(fields)) => fields,
-        _ => ops::Fields::new(),
-    }
-}
-
-/// Which helper this is and which ops it answers (the `version` op).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct VersionInfo {
-    /// This crate's version.
-    pub version: &'static str,
-    /// Every op the helper answers.
-    pub ops: &'static [&'static str],
-}
-
 /// notesoup's one version: the workspace's (Cargo.toml `[workspace.package]`), which the
 /// hooks module (`plugins/claude/hooks/spec.ts`, generated), the plugin manifest and the npm
 /// packages (`scripts/dist`) copy; tests hold each copy to it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// This helper's version and ops.
-pub fn version() -> VersionInfo {
-    VersionInfo {
-        version: VERSION,
-        ops: ops::NAMES,
-    }
-}
-
-impl From<OpError> for Response {
-    fn from(err: OpError) -> Self {
-        Response {
-            exit: if err.malformed { 2 } else { 0 },
-            reply: json!({"ok": false, "error": {"code": err.code, "message": err.message}}),
-        }
-    }
-}
-
 /// Fold a message onto one line (the protocol promises one-line messages) of at most
-/// [`MESSAGE_MAX_CHARS`] characters: the one clip rule for every message the helper
-/// writes, whatever input it quotes.
-fn one_line(message: &str) -> String {
+/// [`MESSAGE_MAX_CHARS`] characters: the one clip rule for every message a refusal
+/// carries, whatever input it quotes (a tool's refusal here, an error reply in
+/// `notesoup-helper`).
+///
+/// ```
+/// assert_eq!(notesoup_app::one_line("first\nsecond\t third"), "first second third");
+/// ```
+pub fn one_line(message: &str) -> String {
     let mut folded = String::new();
     for word in message.split_whitespace() {
         if !folded.is_empty() {
@@ -303,79 +171,6 @@ fn one_line(message: &str) -> String {
         }
     }
     notesoup_history_core::clip(folded, MESSAGE_MAX_CHARS)
-}
-
-/// Parse an op's request into its typed form; any mismatch is a `bad_request` naming the
-/// op and serde's account of where the input went wrong.
-pub(crate) fn parse<T: DeserializeOwned>(op: &str, request: Value) -> Result<T, OpError> {
-    serde_json::from_value(request)
-        .map_err(|err| OpError::bad_request(format!("`{op}` request: {err}")))
-}
-
-/// Run one op on the raw bytes of a request. Never panics: a bug inside an op becomes an
-/// `internal` error reply.
-pub fn run(op: Option<&str>, input: &[u8], ctx: &Context) -> Response {
-    let Some(op) = op else {
-        return OpError::bad_request(format!(
-            "usage: notesoup-helper <op> < request.json; ops: {}",
-            ops::NAMES.join(", ")
-        ))
-        .into();
-    };
-    let request: Value = match serde_json::from_slice(input) {
-        Ok(value) => value,
-        Err(err) if input.iter().all(u8::is_ascii_whitespace) => {
-            return OpError::bad_request(format!(
-                "`{op}` got an empty request on stdin ({err}); send one JSON object"
-            ))
-            .into();
-        }
-        Err(err) => {
-            return OpError::bad_request(format!("`{op}` request is not valid JSON: {err}")).into();
-        }
-    };
-    if !request.is_object() {
-        return OpError::bad_request(format!(
-            "`{op}` request must be a JSON object, got {}",
-            kind(&request)
-        ))
-        .into();
-    }
-    answer(op, request, ctx)
-}
-
-/// Answers a parsed request (a JSON object). Never panics: a bug inside an op becomes an
-/// `internal` error reply.
-pub(crate) fn answer(op: &str, request: Value, ctx: &Context) -> Response {
-    match catch_unwind(AssertUnwindSafe(|| ops::dispatch(op, request, ctx))) {
-        Ok(Ok(fields)) => {
-            let mut reply = Map::with_capacity(fields.len() + 1);
-            reply.insert("ok".into(), Value::Bool(true));
-            reply.extend(fields);
-            Response {
-                reply: Value::Object(reply),
-                exit: 0,
-            }
-        }
-        Ok(Err(err)) => err.into(),
-        Err(_) => OpError::new(
-            "internal",
-            format!("notesoup-helper hit a bug while answering `{op}`; the details are on stderr"),
-        )
-        .into(),
-    }
-}
-
-/// A JSON value's kind, for error messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! [`delete`] in the brain of a session's folder. Each answer carries `text` (what the
 //! model reads) and, where there is one note, its version.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use notesoup_notes::{
     Brain, Edit, NoteInfo, Version, render_delete, render_list, render_read, render_written,
@@ -10,6 +10,8 @@ use notesoup_notes::{
 use serde::{Deserialize, Serialize};
 
 use crate::{AppError, Context};
+
+pub mod grep;
 
 /// What `notes_list` takes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -138,6 +140,29 @@ pub struct NoteDeleted {
 pub fn open_brain(ctx: &Context, cwd: &str) -> Result<Brain, AppError> {
     let root = ctx.notes_home()?;
     Ok(Brain::open(&root, Path::new(cwd))?)
+}
+
+/// A brain at a glance: whose it is, where it lies, how many notes it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrainSummary {
+    /// The project folder the brain belongs to (the git root of the folder, else itself).
+    pub project: PathBuf,
+    /// The brain's own folder under the notes home.
+    pub dir: PathBuf,
+    /// How many notes it holds (none before the first write).
+    pub notes: usize,
+}
+
+/// The brain of the session folder `cwd` at a glance; refused when `cwd` is not an existing
+/// folder (`bad_cwd`) or its notes cannot be listed.
+pub fn summary(ctx: &Context, cwd: &str) -> Result<BrainSummary, AppError> {
+    let brain = open_brain(ctx, cwd)?;
+    let notes = brain.list("")?.len();
+    Ok(BrainSummary {
+        project: brain.domain().to_path_buf(),
+        dir: brain.dir().to_path_buf(),
+        notes,
+    })
 }
 
 fn version(v: Option<&String>) -> Option<Version> {

@@ -17,28 +17,29 @@ use notesoup_history_claude::{Head, Options, window_facts};
 use notesoup_history_store::read_transcript;
 use notesoup_reset_flow::{Event, Reply, Saved, rebuilt_saved, step_saved};
 use notesoup_window::Host;
-use notesoup_window_store::{SessionKey, WindowStore, WindowStoreError};
+use notesoup_window_store::{SessionKey, WindowStore};
 use serde::Deserialize;
 
-use crate::{Context, OpError};
+use crate::{AppError, Context};
 
-#[derive(Deserialize)]
+/// The session whose reset flow a hook call steps, and the process calling.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct SessionRef {
+pub struct SessionRef {
     /// `claude` (the harness whose session this is).
-    pub(crate) harness: Host,
+    pub harness: Host,
     /// The session id (`$.session.id()`).
-    pub(crate) id: String,
+    pub id: String,
     /// A token unique to the calling process (a new process finds the flow `loaded`).
-    pub(crate) process: String,
+    pub process: String,
     /// The session's transcript (`classic.SessionStart`'s `transcript_path`): what a
     /// session with no usable record is rebuilt from.
     #[serde(default)]
-    pub(crate) transcript_path: Option<String>,
+    pub transcript_path: Option<String>,
 }
 
 /// One step of the session's flow as kept on disk, under the record's lock.
-pub(crate) fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, OpError> {
+pub(crate) fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, AppError> {
     with_saved(ctx, session, |saved| {
         step_saved(saved, &session.process, event)
     })
@@ -52,10 +53,10 @@ pub(crate) fn with_saved<R>(
     ctx: &Context,
     session: &SessionRef,
     step: impl FnOnce(Option<&Saved>) -> (Saved, R),
-) -> Result<R, OpError> {
+) -> Result<R, AppError> {
     let home = ctx.notes_home()?;
     let store = WindowStore::new(home);
-    let key = SessionKey::new(session.harness, &session.id).map_err(store_error)?;
+    let key = SessionKey::new(session.harness, &session.id)?;
     store.with_session(&key, |record| {
         // A stale record (another version, another session's) is refused, never misread:
         // the flow is rebuilt from the transcript (else starts fresh) and written over it.
@@ -64,18 +65,15 @@ pub(crate) fn with_saved<R>(
             // is not even an object is no saved flow (rebuilt or fresh, as with none).
             Ok(saved) => saved.and_then(|r| serde_json::from_value::<Saved>(r.state).ok()),
             Err(err) if err.is_stale_record() => None,
-            Err(err) => return Err(store_error(err)),
+            Err(err) => return Err(err.into()),
         };
         let saved = saved.or_else(|| rebuilt(ctx, session));
         let (save, reply) = step(saved.as_ref());
         if saved.as_ref() != Some(&save) {
             let state = serde_json::to_value(&save).map_err(|err| {
-                OpError::new(
-                    "internal",
-                    format!("the session's flow did not serialize: {err}"),
-                )
+                AppError::Internal(format!("the session's flow did not serialize: {err}"))
             })?;
-            record.write(state).map_err(store_error)?;
+            record.write(state)?;
         }
         Ok(reply)
     })
@@ -99,20 +97,6 @@ fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<Saved> {
         read_transcript(Path::new(path), &options, &Head::Leaf, cache.as_ref()).ok()?;
     let facts = window_facts(&transcript, &session.id).ok()?;
     Some(rebuilt_saved(&facts))
-}
-
-#[expect(
-    clippy::needless_pass_by_value,
-    reason = "used as a map_err function: the error is consumed by the call"
-)]
-fn store_error(err: WindowStoreError) -> OpError {
-    OpError::new("window_store", err.to_string())
-}
-
-impl From<WindowStoreError> for OpError {
-    fn from(err: WindowStoreError) -> Self {
-        store_error(err)
-    }
 }
 
 #[cfg(test)]

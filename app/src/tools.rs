@@ -30,7 +30,8 @@ use std::time::Duration;
 
 use notesoup_history_core::{ListArgs, ReadArgs};
 use notesoup_history_store::Roots;
-use serde::Serialize;
+use notesoup_window::Host;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::history::{self, Answered, LiveSession, SessionSource};
@@ -40,20 +41,27 @@ mod schema;
 mod specs;
 
 pub(crate) use schema::arguments;
-pub use specs::{CommandSpec, ToolSpec, commands, specs};
+pub use schema::kind_of;
+pub use specs::{CommandSpec, Hints, ToolSpec, commands, specs};
 
-/// What the host knows of the call, beyond the model's arguments.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What the host knows of the call, beyond the model's arguments. A hooks module sends it
+/// as `bound` (every field but `roots`, which only the host's own setting gives).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Binding {
     /// The session's working folder: it picks the brain the notes tools use.
     pub cwd: String,
     /// The current session's transcript, when the host has bound one (Claude Code).
+    #[serde(default)]
     pub transcript_path: Option<String>,
     /// The uuid of the current session's latest main append (Claude Code).
+    #[serde(default)]
     pub head: Option<String>,
-    /// Set when a subagent calls.
+    /// Set when a subagent calls (Claude's `agentId`).
+    #[serde(default)]
     pub agent_id: Option<String>,
     /// The notesoup setting naming each harness's session folder.
+    #[serde(skip)]
     pub roots: Option<Roots>,
 }
 
@@ -83,7 +91,14 @@ const HEAD_RETRIES: u32 = 6;
 /// The tool `name` names (`history_list`, or the full `mcp__notesoup__history_list` a host
 /// shows the model), or the refusal the model reads.
 pub(crate) fn spec_of(name: &str) -> Result<ToolSpec, ToolAnswer> {
-    let short = name.strip_prefix("mcp__notesoup__").unwrap_or(name);
+    // The name as a host shows it (`mcp__notesoup__notes_read`, `notesoup_notes_read`).
+    let short = Host::ALL
+        .iter()
+        .find_map(|host| {
+            name.strip_prefix(host.tool("").as_str())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or(name);
     specs()
         .into_iter()
         .find(|s| s.name == short)

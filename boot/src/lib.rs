@@ -16,6 +16,15 @@
 //! The texts live in `boot/text/*.md`, included at build time; `{name}` placeholders in them
 //! are filled with tool names and figures.
 //!
+//! # Invariants
+//!
+//! - A boot has exactly one opening and one closing marker line.
+//! - The warning is the same text for every host but the reset tool's name, and ends with
+//!   that name and what is left.
+//! - Every text is a pure function of its inputs; the handoff of (pool, window id, seed).
+//! - The plugins' copies of the skills and the playbook are byte-identical to
+//!   `boot/skills/` and `boot/playbook/` (`boot/tests/skills_in_sync.rs` checks them).
+//!
 //! ```
 //! use notesoup_boot::{
 //!     BootInput, BootNote, Countdown, Host, Reset, WindowId, boot_text, handoff, warning,
@@ -57,8 +66,7 @@
 //! (the oldest first among equals), which keeps the most notes whole; the ones left out are
 //! named with their size, to be read with the read tool. The cost: one huge fresh note is
 //! left out before several stale small ones. Lines of a note that would look like the boot's
-//! own opening or closing line, or a note's closing tag, are indented by one space, so the
-//! block always has exactly one opening and one closing line.
+//! own opening or closing line, or a note's closing tag, are indented by one space.
 
 #![forbid(unsafe_code)]
 
@@ -66,9 +74,9 @@ use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use notesoup_window::UnknownHost;
-use notesoup_window::format_utc;
 use notesoup_window::marker;
 pub use notesoup_window::{Host, WindowId, WindowIdError};
+use notesoup_window::{format_utc, thousands};
 
 /// The contents budget of a boot's notes snapshot, in bytes, when the caller has no other.
 pub const DEFAULT_BUDGET: usize = 24 * 1024;
@@ -440,19 +448,6 @@ fn guard(text: &str, in_note: bool) -> String {
 
 fn tool(host: Host, name: &str) -> String {
     format!("`{}`", host.tool(name))
-}
-
-/// `12,345`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

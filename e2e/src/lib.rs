@@ -19,6 +19,18 @@
 //!
 //! [`Spawns`] counts the helper processes each notesoup hook call started, from the
 //! engine's debug log (the target: at most one per hook event; BENCHMARKS.md quotes it).
+//! The Codex runner (`codex`, with a scripted Responses API in `responses`) drives the
+//! real Codex CLI 0.171.0 through `notesoup mcp` the same way, and the Pi runner ([`PiRun`])
+//! the real Pi coding agent 1.6.0 (`pi -p`, Node and Pi from `scripts/get-pi`) with the
+//! extension `plugins/pi` against the same [`Service`] (`tests/pi.rs`, feature `real-pi`).
+//!
+//! # Invariants
+//!
+//! - Every run is bounded: the service and the engine stop at a deadline.
+//! - A run touches nothing outside its run folder (its own HOME, config and notesoup
+//!   home, a copy of the plugin).
+//! - Nothing leaves the machine: fake credentials, and a dead proxy for anything not on
+//!   loopback.
 //!
 //! Running the scenarios: `cargo test -p notesoup-e2e --features real-claude` (what
 //! `scripts/test` runs, after `scripts/get-claude` and a release build of the helper);
@@ -61,6 +73,7 @@ mod codex;
 mod drive;
 mod mode;
 mod outcome;
+mod pi;
 mod responses;
 mod runner;
 mod script;
@@ -72,6 +85,7 @@ mod tests;
 pub use codex::{CodexOutcome, CodexRun, codex_binary};
 pub use mode::{Input, Mode, Process, Resume, Step};
 pub use outcome::{Outcome, ProcessRun, Transcript};
+pub use pi::{PI_MODEL, PiOutcome, PiRun, RpcStep, pi_binaries};
 pub use responses::{Responder, ResponsesService, Turn, call_outputs, searched_tools, tool_names};
 pub use runner::{Harness, Session, fresh_run_dir};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};

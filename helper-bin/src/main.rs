@@ -1,12 +1,13 @@
 //! `notesoup-helper <op>`: reads one JSON request on stdin, writes one JSON reply on stdout.
 //!
 //! See `PROTOCOL.md` beside this crate for every op. This file only does the process IO;
-//! [`notesoup_app::run`] decides everything.
+//! [`notesoup_helper_bin::run`] answers the request.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use notesoup_app::{Context, read_request, run};
+use notesoup_app::Context;
+use notesoup_helper_bin::{read_request, run};
 
 fn main() -> ExitCode {
     // A panic is a bug, but it must never reach the hooks module as garbage on stdout:

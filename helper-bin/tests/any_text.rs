@@ -1,7 +1,7 @@
 //! No panic on any text: every string in every `PROTOCOL.md` request (each value and each
 //! object key, one at a time) is replaced by multi-byte and odd strings, and each op must
 //! answer (a reply or a refusal), never `internal` (a caught panic). In process, through
-//! [`notesoup_app::run`], so thousands of requests cost a second.
+//! [`notesoup_helper_bin::run`], so thousands of requests cost a second.
 
 #![allow(
     clippy::unwrap_used,
@@ -10,7 +10,8 @@
 
 use std::path::Path;
 
-use notesoup_app::{Context, run};
+use notesoup_app::Context;
+use notesoup_helper_bin::run;
 use serde_json::{Map, Value};
 
 /// Text from outside that a byte slice cuts inside a character, or that is odd otherwise.

@@ -2,8 +2,8 @@
 //! `notesoup-history-core`'s model.
 //!
 //! This crate is pure: it takes the transcript's bytes (whole, or line by line through
-//! [`Decoder`]) and does no IO; the helper binary reads the file. It decodes one session
-//! file at a time:
+//! [`Decoder`]) and does no IO; `notesoup-history-store` reads the file. It decodes one
+//! session file at a time:
 //!
 //! - **Seqs** are allocated over first-occurrence append order, before branch filtering:
 //!   one per `user`/`assistant`/`system`/`attachment` row (a message, attachment or
@@ -18,18 +18,14 @@
 //! - **Windows** are `claude:<sessionId>:<ordinal>`: 0 at a root, each compact boundary
 //!   advances it, a complete retained notesoup boot block (`<notesoup-boot
 //!   window="claude:<id>:<n>">` … `</notesoup-boot>` in a user text or an attachment
-//!   rendering) names it (re-anchoring it; it does not advance it again). Ancestry that
-//!   stops at a missing record gives `claude:<sessionId>:unknown:<missingUuid>`. A
-//!   duplicated row keeps the window of its first occurrence.
+//!   rendering) names it (re-anchoring it; it does not advance it again). A duplicated
+//!   row keeps the window of its first occurrence.
 //! - **Refusals** ([`DecodeError`], each with its line): malformed committed lines,
 //!   invalid schemas of the four supported types, conflicting duplicates, session or
-//!   sidechain mismatches, `parentUuid` cycles. An unterminated final line that does not
-//!   parse is a write in progress and is ignored.
+//!   sidechain mismatches, `parentUuid` cycles.
 //! - **One pass per line**: a line is parsed once, its message in place; a line that
 //!   parse is not sure of (another shape, not UTF-8, a row that does not check) is decided
-//!   field by field, the path every refusal and its reason come from. The one-pass parse
-//!   accepts nothing the field-by-field one refuses and makes the same row (a test holds
-//!   the two to that on every real line and thousands of mutations).
+//!   field by field, the path every refusal and its reason come from.
 //! - **Skimming**: [`Decoder::feed_skimmed`] checks every row by the same one-pass parse
 //!   but keeps it as a structure-only state keeps it (placeholders, the whole bodies'
 //!   fingerprint), its texts read where they lie in the line and never copied unless
@@ -38,7 +34,7 @@
 //! - **Resuming**: [`Decoder::snapshot`] serializes the state after the lines fed so far,
 //!   and [`Decoder::resume`] continues from it, so a caller that keeps the state of a
 //!   file's committed prefix decodes only the lines appended since (every line is still
-//!   checked exactly once). The caller must vouch that the prefix is byte-identical.
+//!   checked exactly once).
 //! - **The index's format**: [`index`] writes and reads a transcript's index (what it
 //!   vouches for, where each covered line starts, the snapshot, a checksum) to and from
 //!   the streams its caller opens; [`RawQuery`] is the raw search of covered lines for a
@@ -48,6 +44,18 @@
 //!   process that has no window record: the current window (never below an ordinal a
 //!   retained boot named), the newest boot, the compactions since, and whether that boot is
 //!   another session's (a fork).
+//!
+//! # Invariants
+//!
+//! - Seqs are allocated before any branch filtering, so they never move when the file grows.
+//! - A window ordinal is never invented: ancestry that stops at a missing record gives
+//!   `claude:<sessionId>:unknown:<missingUuid>`.
+//! - Anything it cannot read strictly is refused with its line and reason; only an
+//!   unterminated final line that does not parse (a write in progress) is ignored.
+//! - The one-pass parse accepts nothing the field-by-field one refuses and makes the same
+//!   row (a test holds the two to that on every real line and thousands of mutations).
+//! - A state that does not read back exactly is refused by [`Decoder::resume`], never
+//!   patched; the caller must vouch that the prefix it covers is byte-identical.
 //!
 //! ```
 //! use notesoup_history_claude::{decode, Head, Options};

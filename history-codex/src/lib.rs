@@ -23,11 +23,20 @@
 //!   (older files: when it is not one of the harness's wrapper tags), otherwise
 //!   [`Role::Attachment`]; `thread_rolled_back` drops the last turns from the selection.
 //!
-//! Refusals ([`CodexError`]) name the file, the line and the reason: malformed committed
-//! lines, invalid UTF-8, a missing `session_meta`, invalid schemas of the items that carry
-//! conversation, conflicting duplicates, a file whose meta id differs from its name, a
-//! broken `history_base` link, and corrupt zstd data. An unterminated last line that is
-//! not yet whole JSON is a write in progress and skipped.
+//! Refusals ([`CodexError`]): malformed committed lines, invalid UTF-8, a missing
+//! `session_meta`, invalid schemas of the items that carry conversation, conflicting
+//! duplicates, a file whose meta id differs from its name, a broken `history_base` link,
+//! and corrupt or oversized zstd data.
+//!
+//! # Invariants
+//!
+//! - An ancestor is never read past the byte length its successor's `history_base` names,
+//!   and a broken link is refused (`history_link`), never stitched.
+//! - [`decompress`] streams, verifies each frame's checksum (when it has one), and refuses
+//!   more than [`DECOMPRESSED_MAX_BYTES`] (`too_large`), so a zstd bomb costs bounded
+//!   memory.
+//! - Every refusal names the file, the line (where there is one) and the reason; only an
+//!   unterminated last line that is not yet whole JSON (a write in progress) is skipped.
 //!
 //! [`Role::User`]: notesoup_history_core::Role::User
 //! [`Role::Attachment`]: notesoup_history_core::Role::Attachment

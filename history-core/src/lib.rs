@@ -5,8 +5,7 @@
 //! address, a [`Role`], a [`Window`] and a [`Body`] (visible text, a tool call, or a tool
 //! result), plus the ancestors the branch needs but the transcript lacks. [`History`]
 //! indexes it (calls paired with results by id, in seq order) and answers the two tools
-//! within [`ANSWER_LIMIT`] (32 KiB of UTF-8), through one text wrapper, [`AnswerWriter`],
-//! that both checks the budget and delivers the text.
+//! within [`ANSWER_LIMIT`] (32 KiB of UTF-8).
 //!
 //! Sessions of every harness (Claude, Pi, Codex) are named by `<harness>:<sessionId>`
 //! selectors; the [`history_sessions`] page documents them and the recent-sessions listing.
@@ -45,13 +44,19 @@
 //! the host, not by this crate: it picks which transcript the decoder reads).
 //!
 //! A decoder may leave bodies out ([`History::with_bodies`] and a [`BodySource`] that gives
-//! them back): the answers are the same, and only the bodies an answer shows, or a search
-//! may find its query in, are asked for.
+//! them back): only the bodies an answer shows, or a search may find its query in, are
+//! asked for. When the decoder reported missing ancestors, both answers prepend a bounded
+//! notice naming them (also on empty selections and refusals). A wrongly called tool gets
+//! [`History::refusal`], a text answer naming the error.
 //!
-//! Both answers, including a notice and any footer, fit [`ANSWER_LIMIT`] bytes. When the
-//! decoder reported missing ancestors, both prepend a bounded notice naming them (also on
-//! empty selections and refusals); the notice is never searched and offsets never count
-//! it. A wrongly called tool gets [`History::refusal`], a text answer naming the error.
+//! # Invariants
+//!
+//! - Every answer, notice and footer included, fits [`ANSWER_LIMIT`] bytes: one wrapper,
+//!   [`AnswerWriter`], both checks the budget and delivers the text, so nothing is clipped
+//!   after the check and a continuation footer is never cut.
+//! - The ancestry notice is never searched, and offsets never count it.
+//! - Answers from left-out bodies are byte-identical to those of [`History::new`] on the
+//!   whole transcript (history-store's `tests/lazy_agreement.rs` holds them to it).
 //!
 //! # Example
 //!
@@ -92,6 +97,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+mod documents;
 mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
@@ -102,6 +108,7 @@ mod sessions;
 mod tools;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
 pub use line_error::{LineError, SessionFile};

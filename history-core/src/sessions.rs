@@ -98,6 +98,22 @@ pub enum SelectorError {
         /// Up to five of them, comma separated.
         examples: String,
     },
+    /// A bare id (no harness) no session of any harness has, as id or prefix.
+    #[error("no session of any harness (claude, pi, codex) has the id or prefix `{id}`")]
+    UnknownAnywhere {
+        /// The id or prefix asked for.
+        id: String,
+    },
+    /// A bare id that fits several sessions.
+    #[error(
+        "session id `{id}` fits several sessions: {examples}; give more of the id, or name one as <harness>:<id>"
+    )]
+    AmbiguousAnywhere {
+        /// The id or prefix asked for.
+        id: String,
+        /// The sessions it fits, comma separated.
+        examples: String,
+    },
 }
 
 impl SelectorError {
@@ -108,8 +124,10 @@ impl SelectorError {
             SelectorError::NoHarness(_)
             | SelectorError::UnknownHarness { .. }
             | SelectorError::BadId(_) => "bad_session",
-            SelectorError::Unknown { .. } => "not_found",
-            SelectorError::Ambiguous { .. } => "ambiguous_session",
+            SelectorError::Unknown { .. } | SelectorError::UnknownAnywhere { .. } => "not_found",
+            SelectorError::Ambiguous { .. } | SelectorError::AmbiguousAnywhere { .. } => {
+                "ambiguous_session"
+            }
         }
     }
 }

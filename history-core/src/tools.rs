@@ -451,7 +451,7 @@ impl History {
         })
     }
 
-    fn resolve_window(&self, given: &str) -> Result<Window, QueryError> {
+    pub(crate) fn resolve_window(&self, given: &str) -> Result<Window, QueryError> {
         let prefix = format!("{}:", self.session());
         let part = given.strip_prefix(&prefix).unwrap_or(given);
         let windows = self.windows();
@@ -472,7 +472,7 @@ impl History {
             })
     }
 
-    fn cursor_position(&self, cursor: &str) -> Result<usize, QueryError> {
+    pub(crate) fn cursor_position(&self, cursor: &str) -> Result<usize, QueryError> {
         cursor
             .strip_prefix('s')
             .and_then(|s| s.parse::<Seq>().ok())
@@ -485,7 +485,7 @@ impl History {
 
     /// The searchable, readable text of the document at `index` (a call with its result),
     /// its elided bodies decoded.
-    fn document_text(&self, index: usize, out: &mut String) -> Result<(), QueryError> {
+    pub(crate) fn document_text(&self, index: usize, out: &mut String) -> Result<(), QueryError> {
         self.document_with(index, out, |i| {
             self.body(i).map_err(|reason| QueryError::Unreadable {
                 seq: self.event_at(i).seq,
@@ -530,7 +530,7 @@ impl History {
     }
 
     /// True when the document at `index` has a body left out (its own, or a call's result).
-    fn elided_document(&self, index: usize) -> bool {
+    pub(crate) fn elided_document(&self, index: usize) -> bool {
         self.elided(index).is_some()
             || matches!(self.event_at(index).body, Body::ToolCall { .. })
                 && self
@@ -543,7 +543,12 @@ impl History {
     /// overlap a left-out text or input: lie inside it (the source decides), run from a
     /// call's name across the space into its input, or cross a line break of the fixed
     /// parts (a query with `\n`: always decoded).
-    fn may_match(&self, index: usize, query: &str, candidates: &[Option<Contains>]) -> bool {
+    pub(crate) fn may_match(
+        &self,
+        index: usize,
+        query: &str,
+        candidates: &[Option<Contains>],
+    ) -> bool {
         let source = |i: usize| candidates.get(i).copied().flatten().is_some();
         if query.contains('\n') {
             return true;

@@ -24,11 +24,17 @@
 //!   whole even when only its suffix is on disk. Entries found in ancestors take seqs
 //!   before the file's own entries.
 //!
-//! Refusals ([`PiError`]) name the file, the line and the reason: malformed committed
-//! lines, invalid UTF-8, a missing or unsupported header, invalid schemas of the entry
-//! types that carry conversation, conflicting duplicates of an id, cycles, a file whose
-//! header id differs from its name, and ancestors that are not the session's parent. An
-//! unterminated last line that is not yet whole JSON is a write in progress and skipped.
+//! Refusals ([`PiError`]): malformed committed lines, invalid UTF-8, a missing or
+//! unsupported header, invalid schemas of the entry types that carry conversation,
+//! conflicting duplicates of an id, cycles, a file whose header id differs from its name,
+//! and ancestors that are not the session's parent.
+//!
+//! # Invariants
+//!
+//! - Seqs cover every entry of the file in append order, abandoned branches included, so
+//!   they never move when the file grows.
+//! - Every refusal names the file, the line and the reason; only an unterminated last line
+//!   that is not yet whole JSON (a write in progress) is skipped.
 //!
 //! ```
 //! use notesoup_history_core::{Body, History, ListArgs, Role};

@@ -22,7 +22,7 @@ use std::time::SystemTime;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, DECOMPRESSED_MAX_BYTES, file_ids};
-use notesoup_history_core::{Selector, SessionSummary, Transcript};
+use notesoup_history_core::{History, Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use notesoup_safe_fs::{FsError, open_regular, read_capped};
 use notesoup_window::Host;
@@ -112,6 +112,69 @@ impl Corpus {
     /// last leaf (decoded through `cache` when given); a Pi or Codex session is read with
     /// the files it continues (`parentSession`, `history_base`).
     pub fn load(&self, found: &Found, cache: Option<&Cache>) -> Result<Transcript, StoreError> {
+        self.load_among(found, cache, &|harness| {
+            scan(harness, &self.roots, &self.vars)
+        })
+    }
+
+    /// [`Corpus::load`] of a session a [`Scan`] found, its ancestor files looked up in the
+    /// same scan (no second walk of the folders).
+    pub fn load_scanned(
+        &self,
+        scanned: &Scan,
+        found: &Found,
+        cache: Option<&Cache>,
+    ) -> Result<Transcript, StoreError> {
+        self.load_among(found, cache, &|harness| {
+            scanned
+                .files
+                .iter()
+                .filter(|f| f.harness == harness)
+                .cloned()
+                .collect()
+        })
+    }
+
+    /// The history of a session a [`Scan`] found, for an answer that searches it for
+    /// `query` (a Claude transcript through its index: only the lines that may hold the
+    /// query are decoded whole; see [`read_history`](crate::read_history)).
+    pub fn history_scanned(
+        &self,
+        scanned: &Scan,
+        found: &Found,
+        cache: Option<&Cache>,
+        query: Option<&str>,
+    ) -> Result<History, StoreError> {
+        if found.harness == Host::Claude {
+            let options = Options {
+                session: Some(found.id.clone()),
+                sidechain: false,
+            };
+            return crate::read_history(&found.path, &options, &Head::Leaf, cache, query);
+        }
+        Ok(History::new(self.load_scanned(scanned, found, cache)?)?)
+    }
+
+    /// One walk of the folders of `harness` (all harnesses when `None`): every session,
+    /// for a command that reads many of them.
+    pub fn scan(&self, harness: Option<Host>) -> Scan {
+        let files: Vec<Found> = Host::HARNESSES
+            .into_iter()
+            .filter(|h| harness.is_none_or(|want| want == *h))
+            .flat_map(|h| scan(h, &self.roots, &self.vars))
+            .collect();
+        let mut sessions = latest_files(files.clone());
+        sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.id.cmp(&b.id)));
+        Scan { files, sessions }
+    }
+
+    /// [`Corpus::load`] with `files` listing a harness's session files.
+    fn load_among(
+        &self,
+        found: &Found,
+        cache: Option<&Cache>,
+        files: &dyn Fn(Host) -> Vec<Found>,
+    ) -> Result<Transcript, StoreError> {
         match found.harness {
             Host::Claude => {
                 let options = Options {
@@ -120,8 +183,8 @@ impl Corpus {
                 };
                 read_transcript(&found.path, &options, &Head::Leaf, cache)
             }
-            Host::Pi => load_pi(found, &self.roots, &self.vars),
-            Host::Codex => load_codex(found, &self.roots, &self.vars),
+            Host::Pi => load_pi(found, &files(Host::Pi), &self.roots, &self.vars),
+            Host::Codex => load_codex(found, &files(Host::Codex)),
             // An MCP client has no sessions of its own: no scan finds one.
             Host::Mcp => Err(StoreError::NoFile {
                 harness: found.harness,
@@ -133,7 +196,47 @@ impl Corpus {
     /// The recent sessions of `harness` (all harnesses when `None`), most recently written
     /// first: the first `limit` with their listing lines read, and how many there are in all.
     pub fn recent(&self, harness: Option<Host>, limit: usize) -> (Vec<SessionSummary>, usize) {
-        recent(harness, limit, &self.roots, &self.vars)
+        let scanned = self.scan(harness);
+        let shown = scanned
+            .sessions
+            .iter()
+            .take(limit)
+            .map(|f| scanned.summary(f))
+            .collect();
+        (shown, scanned.sessions.len())
+    }
+}
+
+/// The session files one walk of the folders found ([`Corpus::scan`]).
+#[derive(Debug, Clone)]
+pub struct Scan {
+    files: Vec<Found>,
+    /// The latest file of each session, most recently written first.
+    sessions: Vec<Found>,
+}
+
+impl Scan {
+    /// Every session file found (a Codex thread may have several).
+    pub fn files(&self) -> &[Found] {
+        &self.files
+    }
+
+    /// Every session found, most recently written first (its latest file).
+    pub fn sessions(&self) -> &[Found] {
+        &self.sessions
+    }
+
+    /// The listing line of a session this scan found (only the start of its first file is
+    /// read).
+    pub fn summary(&self, found: &Found) -> SessionSummary {
+        summarize(found, &self.files)
+    }
+}
+
+impl Found {
+    /// When the file was last written (the Unix epoch when unknown).
+    pub fn modified(&self) -> SystemTime {
+        self.modified
     }
 }
 
@@ -329,11 +432,13 @@ fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreErr
 }
 
 /// A Pi session's file and, following `parentSession`, the files it continues.
-fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
-    let index: HashMap<String, PathBuf> = scan(Host::Pi, roots, vars)
-        .into_iter()
-        .map(|f| (f.id, f.path))
-        .collect();
+fn load_pi(
+    found: &Found,
+    files: &[Found],
+    roots: &Roots,
+    vars: &Vars,
+) -> Result<Transcript, StoreError> {
+    let index: HashMap<&str, &PathBuf> = files.iter().map(|f| (f.id.as_str(), &f.path)).collect();
     let mut paths = vec![found.path.clone()];
     let mut texts = vec![read(&found.path)?];
     let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
@@ -348,7 +453,7 @@ fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, Stor
         // as written; a parent that is gone ends the chain (gaps are reported missing).
         let by_id = session_id_from_file_name(&parent)
             .and_then(|id| index.get(id))
-            .cloned();
+            .map(|p| (*p).clone());
         let as_written = || {
             let named = PathBuf::from(&parent);
             if !named.is_file() {
@@ -392,8 +497,7 @@ fn load_pi(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, Stor
 }
 
 /// A Codex thread's file and, following `history_base`, the files it continues.
-fn load_codex(found: &Found, roots: &Roots, vars: &Vars) -> Result<Transcript, StoreError> {
-    let all = scan(Host::Codex, roots, vars);
+fn load_codex(found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
     let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut at = found.path.clone();
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -474,28 +578,6 @@ fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
         file.take(meta.len),
         DECOMPRESSED_MAX_BYTES,
     )?)
-}
-
-fn recent(
-    harness: Option<Host>,
-    limit: usize,
-    roots: &Roots,
-    vars: &Vars,
-) -> (Vec<SessionSummary>, usize) {
-    let files: Vec<Found> = Host::HARNESSES
-        .into_iter()
-        .filter(|h| harness.is_none_or(|want| want == *h))
-        .flat_map(|h| scan(h, roots, vars))
-        .collect();
-    let mut sessions = latest_files(files.clone());
-    sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.id.cmp(&b.id)));
-    let total = sessions.len();
-    let shown = sessions
-        .iter()
-        .take(limit)
-        .map(|f| summarize(f, &files))
-        .collect();
-    (shown, total)
 }
 
 /// A session's listing line from the start of its first file.

@@ -17,6 +17,27 @@
 //!   tools the same transcript with the indexed rows' bodies left in the file, decoded only
 //!   where an answer shows them or a search may find its query.
 //!
+//! # Invariants
+//!
+//! - **Hostile files are refused, not waited on.** Every file the history side reads
+//!   (transcripts, indexes, Pi and Codex session files, Pi's `settings.json`) is opened
+//!   through `notesoup-safe-fs`: without blocking, regular files only (`not_regular`), and
+//!   within a documented cap (`too_large`): a Claude transcript line [`LINE_MAX_BYTES`], a
+//!   Pi or Codex session file [`SESSION_FILE_MAX_BYTES`], an index the cache's budget.
+//! - A file is read up to its size when the call opened it; a writer appending meanwhile
+//!   does not move what the call answers.
+//! - **An index never changes an answer.** A saved decoder state is resumed only over a
+//!   prefix byte-identical to the one it was made from: same device and inode, and either
+//!   unchanged since it was indexed (size and times, with a margin against a racy write)
+//!   or the covered prefix hashing to the recorded value. Anything else is decoded from
+//!   byte 0, so an answer is always the one a fresh decode gives.
+//! - **The cache stays in the home and never fails a call.** Its folder is opened from the
+//!   home down without following a link, and every index read, write and removal is
+//!   relative to that handle. Cache trouble is never an error, and the cache is safe to
+//!   delete at any time.
+//! - A Pi fork's `parentSession` is followed only inside the Pi sessions folders.
+//! - It reads no environment: the caller passes the variables it names as values.
+//!
 //! Every refusal is a [`StoreError`] with a stable [`StoreError::code`] and a one-line
 //! message naming the file or selector at fault.
 //!
@@ -48,7 +69,7 @@ mod corpus;
 mod named;
 mod transcript_index;
 
-pub use corpus::{Corpus, Found, Roots, VARS};
+pub use corpus::{Corpus, Found, Roots, Scan, VARS};
 pub use named::{Named, named};
 pub use transcript_index::{Cache, read_history, read_transcript};
 

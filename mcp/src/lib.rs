@@ -9,9 +9,12 @@
 //!   `history_sessions`, `history_list`, `history_read`, with the plugin's own schemas,
 //!   texts, limits and errors: the server lists the one tool definition
 //!   (`notesoup_app::tools::specs`, less `empty_brain`, which needs a host's reset
-//!   flow) and answers every call through `tools::call`, the function that answers the
+//!   flow), with its title and annotations (`readOnlyHint` on the five read tools, so a
+//!   client may run them unasked; `destructiveHint` on the three that replace or remove
+//!   text), and answers every call through `tools::call`, the function that answers the
 //!   plugin's calls, so no rule has a second implementation here. A refusal is a tool
-//!   result with `isError: true` and the text the plugin's model would read.
+//!   result with `isError: true` and the text the plugin's model would read; a tool the
+//!   server does not serve is a JSON-RPC error (`-32602`) naming the ones it does.
 //! - **No current session:** an MCP host gives the server no transcript of its own, so
 //!   `history_list` / `history_read` need an explicit `session` (`<harness>:<id>`, a unique
 //!   prefix is enough); without one they refuse and say how to name one (`history_sessions`
@@ -25,12 +28,25 @@
 //!   session: the boot crate's MCP host text (the server's tool names, no budget warning
 //!   or reset tool, which an MCP host does not have). The same text is the prompt `boot`,
 //!   for clients that offer a server's prompts rather than its resources.
-//! - **Robust like the helper:** one JSON-RPC message per line; a line that is not JSON gets
-//!   a `-32700` Parse error, JSON that is not a request this server reads gets `-32600`,
-//!   a line over [`MAX_LINE`] bytes is refused without being held (bounded memory), and the
-//!   server keeps serving after each. It ends cleanly (exit 0) when stdin closes, even
-//!   mid-message, after answering the calls already running. Notes writes are atomic (temp
-//!   file, fsync, rename) under the brain's lock, so no exit leaves a half-written note.
+//! - **Notes:** each note is the resource `notesoup://note/{name}` (its whole text,
+//!   `text/markdown`), listed after the boot and named by that resource template; a
+//!   missing note is a JSON-RPC error (`-32002`) saying so.
+//! - **Transport:** one JSON-RPC message per line; a line that is not JSON gets a `-32700`
+//!   Parse error, JSON that is not a request this server reads gets `-32600`. It ends
+//!   cleanly (exit 0) when stdin closes, even mid-message, after answering the calls
+//!   already running. Notes writes are atomic under the brain's lock, so no exit leaves a
+//!   half-written note.
+//!
+//! # Invariants
+//!
+//! - No tool rule lives here: every call goes through `notesoup_app::tools::call`, so
+//!   schemas, texts, limits and refusals are the plugin's.
+//! - A bad frame never stops the server: it is answered or dropped, and the server keeps
+//!   serving.
+//! - Stdout carries nothing but JSON-RPC lines.
+//! - Memory stays bounded under any peer: a line over [`MAX_LINE`] bytes is refused without
+//!   being held, nothing is kept per frame once it is answered, and no line is read while
+//!   [`MAX_PENDING`] answers wait to be written.
 //!
 //! # Why `notesoup mcp` and not `notesoup-helper mcp`
 //!
@@ -80,8 +96,10 @@ use rmcp::ServiceExt as _;
 use rmcp::service::ServerInitializeError;
 
 mod boot;
+mod notes;
 mod server;
 mod transport;
+mod uri;
 
 pub use server::{BOOT_PROMPT, BOOT_URI};
 pub use transport::{MAX_LINE, MAX_PENDING};

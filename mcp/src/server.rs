@@ -14,10 +14,10 @@ use std::time::Duration;
 use notesoup_app::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
-    ServerConfig, Tool,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -90,7 +90,10 @@ impl Server {
         if matches!(*root, Root::Unknown) {
             let asked = tokio::time::timeout(ROOTS_TIMEOUT, context.peer.list_roots()).await;
             *root = Root::Known(match asked {
-                Ok(Ok(list)) => list.roots.iter().find_map(|r| file_uri_path(&r.uri)),
+                Ok(Ok(list)) => list
+                    .roots
+                    .iter()
+                    .find_map(|r| crate::uri::file_uri_path(&r.uri)),
                 _ => None,
             });
         }
@@ -99,32 +102,6 @@ impl Server {
             _ => self.cwd.clone(),
         }
     }
-}
-
-/// The local path a `file://` URI names (`file:///a%20b` → `/a b`), `None` for anything
-/// else.
-pub(crate) fn file_uri_path(uri: &str) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt as _;
-
-    let rest = uri.strip_prefix("file://")?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return None;
-    }
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
 /// The tools this server offers: every tool but the ones that need a host's reset flow
@@ -136,7 +113,8 @@ fn offered() -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The tools as MCP lists them: name, description and input schema of the one definition.
+/// The tools as MCP lists them: name, title, description, input schema and annotations of
+/// the one definition.
 pub(crate) fn listed_tools() -> Vec<Tool> {
     offered()
         .into_iter()
@@ -145,9 +123,31 @@ pub(crate) fn listed_tools() -> Vec<Tool> {
                 Value::Object(map) => map,
                 _ => serde_json::Map::new(),
             };
+            let hints = spec.hints;
+            let annotations = ToolAnnotations::with_title(spec.title)
+                .read_only(hints.read_only)
+                .destructive(hints.destructive)
+                .idempotent(hints.idempotent)
+                // Every tool stays within this machine's notes and transcripts.
+                .open_world(false);
             Tool::new(spec.name, spec.description, Arc::new(schema))
+                .with_title(spec.title)
+                .with_annotations(annotations)
         })
         .collect()
+}
+
+/// The JSON-RPC error answering a call of a tool this server does not serve (`empty_brain`
+/// included): it names the ones it serves.
+fn unknown_tool(name: &str) -> ErrorData {
+    let served: Vec<&str> = offered().iter().map(|spec| spec.name).collect();
+    ErrorData::invalid_params(
+        format!(
+            "notesoup serves no tool `{name}`; its tools are {}",
+            served.join(", ")
+        ),
+        Some(serde_json::json!({"tool": name, "tools": served})),
+    )
 }
 
 fn text_result(text: String, is_error: bool) -> CallToolResult {
@@ -191,8 +191,10 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        // An MCP host binds a folder only: no transcript, head or agent of its own. An
-        // unknown tool and `empty_brain` are refused by `call` itself, in its words.
+        if !offered().iter().any(|spec| spec.name == name) {
+            return Err(unknown_tool(&name));
+        }
+        // An MCP host binds a folder only: no transcript, head or agent of its own.
         let binding = Binding::new(self.folder(&context).await.to_string_lossy());
         let args = Value::Object(request.arguments.unwrap_or_default());
         let ctx = Arc::clone(&self.ctx);
@@ -212,15 +214,34 @@ impl ServerHandler for Server {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(vec![
+        let cwd = self.folder(&context).await;
+        let ctx = Arc::clone(&self.ctx);
+        let notes = tokio::task::spawn_blocking(move || crate::notes::list(&ctx, &cwd))
+            .await
+            .map_err(|_| {
+                ErrorData::internal_error("notesoup hit a bug listing the notes", None)
+            })??;
+        let mut resources = vec![
             Resource::new(BOOT_URI, "boot")
                 .with_title("notesoup boot: this project's notes")
                 .with_description(
                     "Read at the start of a session: how to keep notes, and this project's notes as they stand now.",
                 )
                 .with_mime_type("text/markdown"),
+        ];
+        resources.extend(notes);
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            crate::notes::template(),
         ]))
     }
 
@@ -229,11 +250,23 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri.starts_with(crate::notes::NOTE_PREFIX) {
+            let cwd = self.folder(&context).await;
+            let ctx = Arc::clone(&self.ctx);
+            let uri = request.uri;
+            return tokio::task::spawn_blocking(move || crate::notes::read(&ctx, &cwd, &uri))
+                .await
+                .map_err(|_| {
+                    ErrorData::internal_error("notesoup hit a bug reading the note", None)
+                })?
+                .map(Into::into);
+        }
         if request.uri != BOOT_URI {
             return Err(ErrorData::resource_not_found(
                 format!(
-                    "no resource {}; the one resource is {BOOT_URI}",
-                    request.uri
+                    "no resource {}; the resources are {BOOT_URI} and each note, {}",
+                    request.uri,
+                    crate::notes::NOTE_TEMPLATE
                 ),
                 None,
             ));

@@ -60,6 +60,13 @@ impl Brain {
         &self.domain
     }
 
+    /// Whether the domain is a git repository's root (its `.git` a folder, or a file as in
+    /// worktrees): false when the folder itself is the domain, so moving or renaming it
+    /// starts a new brain.
+    pub fn keyed_on_git(&self) -> bool {
+        self.domain.join(".git").symlink_metadata().is_ok()
+    }
+
     /// Every note under `folder` (`""` for all), sorted by name.
     pub fn list(&self, folder: &str) -> Result<Vec<NoteInfo>, NotesError> {
         let folder = check_folder(folder)?;

@@ -38,6 +38,19 @@
 //! # }
 //! ```
 //!
+//! # Invariants
+//!
+//! - A note is always its old text or its new one, never a mix, whoever writes and
+//!   whenever a writer dies.
+//! - No update is lost: a change carrying a version is applied only if the note is still at
+//!   that version ([`NotesError::VersionConflict`]).
+//! - A refusal changes nothing on disk, a full disk included.
+//! - The store never leaves itself: a name is `a-z 0-9 - _` segments joined by `/`, and
+//!   below the store root nothing is opened through a link, only regular files are read,
+//!   nothing blocks, and at most [`MAX_BRAIN_BYTES`] is read per note file.
+//! - Nothing is lost by a delete or a restore: a deleted note goes to the trash, and
+//!   [`Brain::restore`] overwrites a note only with `force`, after moving it to the trash.
+//!
 //! # On disk
 //!
 //! ```text
@@ -59,21 +72,18 @@
 //! (no lock file that could be swapped for a link), so writers in any number of processes
 //! are serialized; the kernel releases the lock when a holder dies, so there is no stale lock
 //! to clean up. A new text is written to a temp file in `tmp/`, synced, renamed over the
-//! note, and the folder is synced: a reader, or a crash at any instant, sees the old text
-//! or the new one, never a mix. Readers take no lock. Temp files a killed writer left
+//! note, and the folder is synced. Readers take no lock. Temp files a killed writer left
 //! behind are removed by the next writer (it holds the lock, so none is in flight).
-//! A change that fails (a full disk included) removes the folders and files it created,
-//! so a refusal changes nothing.
+//! A change that fails removes the folders and files it created.
 //!
 //! # Design: the store never leaves itself
 //!
 //! Only the store root is a configured path (links in it are resolved). Below it, every
 //! folder and file (`brains/`, the brain folder, `notes/`, `tmp/`, `trash/`, `domain`, note
-//! folders and files) is opened through [`notesoup_safe_fs`] handles, one name at a time,
-//! never through a symbolic link (`link`, or `bad_name` when the link is part of a note's
-//! name). Only regular files are read, checked on the open handle and opened without
-//! blocking: a FIFO or a device is refused at once (`not_regular`), a file over
-//! [`MAX_BRAIN_BYTES`] in a note's place is refused unread (`too_large`).
+//! folders and files) is opened through [`notesoup_safe_fs`] handles, one name at a time:
+//! a link is refused (`link`, or `bad_name` when the link is part of a note's name), a FIFO
+//! or a device at once (`not_regular`), a file over [`MAX_BRAIN_BYTES`] unread
+//! (`too_large`).
 //!
 //! A [`Version`] is a 64-bit FNV-1a hash of the text: it needs no bookkeeping that a crash
 //! could tear, and it is the same in every process; the cost is that writing a note back
@@ -85,15 +95,19 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 mod brain;
+mod brains;
 mod error;
 mod layout;
 mod name;
+mod near;
 mod text;
 mod trash;
 
 pub use brain::Brain;
+pub use brains::{BrainInfo, brains};
 pub use error::{NotesError, QUOTE_MAX_CHARS};
 pub use name::{MAX_DEPTH, MAX_SEGMENT_BYTES, check_folder, check_name};
+pub use near::{NEAR_MAX, near_names};
 pub use text::{render_delete, render_list, render_read, render_written};
 pub use trash::{Restored, Trashed};
 

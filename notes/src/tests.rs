@@ -766,3 +766,54 @@ fn refusals_quote_a_hostile_input_clipped() {
         err.to_string().len()
     );
 }
+
+/// `brains` finds every brain with the folder it was written from, its notes and bytes;
+/// a brain folder behind a link, or with no readable `domain`, is never followed or guessed.
+#[test]
+fn brains_lists_every_brain_with_its_folder() {
+    let s = Scratch::new();
+    let store = s.root.join("store");
+    assert_eq!(brains(&store).unwrap(), vec![], "no store yet: no brains");
+    fs::create_dir_all(s.root.join("other")).unwrap();
+    s.brain().write("plan", "one\n", None).unwrap();
+    s.brain().write("a/b", "three\n", None).unwrap();
+    let other = Brain::open(&store, &s.root.join("other")).unwrap();
+    other.write("x", "y\n", None).unwrap();
+    other.delete("x", None).unwrap();
+    let found = brains(&store).unwrap();
+    let project = s.root.join("project").canonicalize().unwrap();
+    let summary: Vec<_> = found
+        .iter()
+        .map(|b| (b.domain.clone(), b.notes, b.bytes, b.updated.is_some()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                Some(s.root.join("other").canonicalize().unwrap()),
+                0,
+                0,
+                false
+            ),
+            (Some(project), 2, 10, true),
+        ]
+    );
+    assert_eq!(found[1].dir, s.brain().dir());
+    // A link in `brains/` (to a real brain elsewhere) is not a brain of this store.
+    std::os::unix::fs::symlink(
+        s.brain().dir(),
+        store.join("brains/linked-0000000000000000"),
+    )
+    .unwrap();
+    // A brain whose `domain` file is gone is listed with no folder, not a guessed one.
+    fs::remove_file(
+        Brain::open(&store, &s.root.join("other"))
+            .unwrap()
+            .dir()
+            .join("domain"),
+    )
+    .unwrap();
+    let found = brains(&store).unwrap();
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].domain, None);
+}

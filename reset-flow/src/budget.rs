@@ -1,5 +1,6 @@
-//! The budget a hook call is resolved under ([`Budget`]) and the main calls it lets the
-//! shell skip ([`Quiet`]): shared by the hook table and the window, below both.
+//! The budget a hook call is resolved under ([`Budget`]), the main calls it lets the
+//! shell skip ([`Quiet`]), and what a `/notesoup` command asks of the cap ([`CapAsk`]):
+//! shared by every host's adapter and the window, below them.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +21,8 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub(crate) fn measure(self) -> Measure {
+    /// The measurement a main step or completion under this budget carries.
+    pub fn measure(self) -> Measure {
         Measure {
             tokens: self.tokens,
             hard: self.hard,
@@ -30,7 +32,7 @@ impl Budget {
 }
 
 /// Main tool results and steps the shell need not send until its next reply
-/// ([`Flow::quiet`](crate::Flow::quiet)): a main `tool.call` whose fill is below `below`, and a main `turn.step`
+/// ([`Flow::quiet`](crate::Flow::quiet)): a main tool result whose fill is below `below`, and a main step
 /// past the first of turn `turn` whose fill is below it, change nothing. In the unit of the
 /// budget it was computed under; valid only while the points are those of that call (the
 /// same usage inputs, settings, model, variables and cap).
@@ -40,4 +42,14 @@ pub struct Quiet {
     pub turn: Option<String>,
     /// The fill at which a call must be sent again (`u64::MAX`: no point applies).
     pub below: u64,
+}
+
+/// What `/notesoup [cap [<tokens>|off]]` asks, as a host's resolver read it (the same for
+/// every host: each adapter's `Resolve::cap_command` answers with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CapAsk {
+    /// `/notesoup`, `/notesoup cap`: the cap is shown; nothing changes.
+    Show,
+    /// The cap becomes this (`None`: off).
+    Set(Option<u64>),
 }

@@ -1,8 +1,9 @@
-//! What the flow asks the hooks module to do: [`Effect`]s.
+//! What the flow asks a host's shell to do: [`Effect`]s.
 //!
 //! Every effect is a JSON object tagged by `"type"` (`snake_case`). Effects that start
 //! asynchronous work carry the `generation` the shell must echo in the event that reports
-//! the outcome. See `EVENTS.md` for how the shell carries out each one.
+//! the outcome. Each variant below shows its JSON; a host adapter says how its shell
+//! carries out each one (for Claude Code: `claude-hooks/EVENTS.md`).
 
 use serde::{Deserialize, Serialize};
 
@@ -17,12 +18,12 @@ pub enum Pool {
     Forced,
 }
 
-/// One thing for the hooks module to do, in order.
+/// One thing for the shell to do, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Effect {
-    /// Answer the `empty_brain` `tool.call` with `{result: text}` (an error result when
-    /// `is_error`). Every tool of the batch still runs; nothing is aborted.
+    /// Answer the `empty_brain` call with `text` (an error result when `is_error`). Every
+    /// tool of the batch still runs; nothing is aborted.
     ///
     /// `{"type":"tool_result","text":"…","is_error":false}`
     ToolResult {
@@ -31,18 +32,17 @@ pub enum Effect {
         /// True when the call was refused (bad arguments, subagent, `DISABLE_COMPACT`).
         is_error: bool,
     },
-    /// Answer this main `turn.step` without `next`: yield `{kind:"text",index:0,text}` and
-    /// `{kind:"stop",stopReason:"end_turn",usage:null}`, then return the `TurnStepResult`
-    /// (`answer: text, toolUses: [], stopReason: "end_turn", usage: null`). No model request.
+    /// Answer this main step with a synthetic answer `text` that ends the turn (stop reason
+    /// `end_turn`, no tool uses). No model request.
     ///
     /// `{"type":"end_turn","text":"…"}`
     EndTurn {
         /// The synthetic answer (never empty).
         text: String,
     },
-    /// From `turn.complete`, after `next(e)`, not awaited:
-    /// `$.command.run({command: "compact", args: marker})`; report how it settled with
-    /// `compaction_result` under `generation`.
+    /// After the turn completed, not awaited: run the host's compaction command with
+    /// `marker` as its instructions; report how it settled with `compaction_result` under
+    /// `generation`.
     ///
     /// `{"type":"compact","marker":"notesoup-reset g1 r1 a1","generation":1}`
     Compact {
@@ -51,9 +51,9 @@ pub enum Effect {
         /// Echo in `compaction_result`.
         generation: u64,
     },
-    /// Answer this `session.compact` without `next`: build the boot with this handoff pool
-    /// (helper `boot`), return `{messages: [boot + handoff]}`, and report `boot`
-    /// (`acquired` with the boot message's UUID, or `failed`) under `generation`.
+    /// Answer this compaction with a boot instead of the host's summary: build the boot with
+    /// this handoff pool, answer with boot + handoff, and report `boot` (`acquired` with the
+    /// boot's identity, or `failed`) under `generation`.
     ///
     /// `ordinal` is the window the boot opens (the current window's ordinal plus one;
     /// 1 when no window was known).
@@ -68,12 +68,12 @@ pub enum Effect {
         sticky: Option<String>,
         /// Echo in `boot` and `commit_evidence`.
         generation: u64,
-        /// The boot and handoff to answer with, when the `hook` op built it (the flow was
-        /// told `boot` acquired in the same call): return it as the compaction's message.
+        /// The boot and handoff to answer with, when the host adapter built it (the flow was
+        /// told `boot` acquired in the same call): answer the compaction with it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
     },
-    /// Answer this `session.compact` with `{skip: notice}` without `next`; show the notice
+    /// Skip this compaction with `notice`; show the notice
     /// to the person, or only log it when `quiet` (nobody asked for this compaction: the
     /// reset worker's own, after a native auto compaction already did the reset).
     ///
@@ -84,12 +84,12 @@ pub enum Effect {
         /// Log the notice only (debug), never show it.
         quiet: bool,
     },
-    /// Let this `session.compact` run natively: `return next(e)` (subagents; an automatic
-    /// compaction whose boot could not be built falls back to Claude's own summary).
+    /// Let this compaction run natively (subagents; an automatic compaction whose boot
+    /// could not be built falls back to the host's own summary).
     ///
     /// `{"type":"native_compaction"}`
     NativeCompaction,
-    /// Start the one continuation: `$.prompt.submit({text})`, not awaited; report
+    /// Start the one continuation: submit `text` as a prompt, not awaited; report
     /// `continuation` under `generation`. The text never repeats the request's sticky note
     /// (`last_word`): the boot the compaction kept holds it already.
     ///
@@ -100,13 +100,9 @@ pub enum Effect {
         /// Echo in `continuation`.
         generation: u64,
     },
-    /// Let the model save its notes before a `/empty` or `/fresh-window` reset: load the
-    /// budget warning (helper `warning`); `submit`: start one hidden close-out turn with it
-    /// (`$.prompt.submit`, not awaited, from the `session.append` hook of the command's
-    /// first row, which a `-p` run awaits before it may end; EVENTS.md "Where the close-out
-    /// is submitted"); `current_turn`: return it as the command's `context`. On any
-    /// failure (also: the session ended before that row) report `closeout` under
-    /// `generation`.
+    /// Let the model save its notes before a person's clear command resets: `submit`: start
+    /// one hidden close-out turn carrying the budget warning; `current_turn`: give the
+    /// warning to the running turn. On any failure report `closeout` under `generation`.
     ///
     /// `{"type":"closeout","mode":"submit","generation":1}`
     Closeout {
@@ -116,7 +112,7 @@ pub enum Effect {
         generation: u64,
     },
     /// The budget warning is due in this window: attach it to the prompt or tool result
-    /// at hand (helper `warning`), then report `warning` (`delivered` when the chain
+    /// at hand, then report `warning` (`delivered` when the host
     /// accepted it, else `dropped`) under `generation`.
     ///
     /// `{"type":"warn","generation":1}`
@@ -124,8 +120,8 @@ pub enum Effect {
         /// Echo in `warning`.
         generation: u64,
     },
-    /// `prompt.context` (the `hook` op): attach this boot as the `notesoup` context block;
-    /// the flow is in window `ordinal`.
+    /// Attach this boot as notesoup's context block (the host adapter builds it); the flow
+    /// is in window `ordinal`.
     ///
     /// `{"type":"attach_boot","ordinal":0,"text":"<notesoup-boot …"}`
     AttachBoot {
@@ -134,40 +130,40 @@ pub enum Effect {
         /// The boot's whole text.
         text: String,
     },
-    /// `prompt.submit` (the `hook` op): this session owes itself its own boot of window
-    /// `ordinal` (its conversation's boot is another session's: a fork's copy); add `text`
-    /// to the prompt as hidden context, like the budget warning, and when another hook drops
-    /// the prompt report `prompt.dropped` under `generation` (the opening step of the
-    /// prompt's turn counts it delivered). A caller that steps the flow itself gets `text`
-    /// absent: build the boot with helper `boot` and report `own_boot`.
+    /// This session owes itself its own boot of window `ordinal` (its conversation's boot
+    /// is another session's: a fork's copy); add `text` to the prompt about to enter as
+    /// hidden context, like the budget warning, and report `own_boot` dropped under
+    /// `generation` when the prompt is dropped (the opening step of the prompt's turn
+    /// counts it delivered). `text` is absent when the caller steps the flow itself: it
+    /// builds the boot and reports `own_boot`.
     ///
     /// `{"type":"attach_own_boot","ordinal":1,"generation":1,"text":"\n<notesoup-boot …"}`
     AttachOwnBoot {
         /// The window the boot names (under this session).
         ordinal: u32,
-        /// Echo in `own_boot` (`prompt.dropped`).
+        /// Echo in `own_boot`.
         generation: u64,
-        /// The boot to add, starting with a line break (the engine puts its own words on
-        /// the context's first line), when the `hook` op built it.
+        /// The boot to add, starting with a line break (a host may put its own words on the
+        /// context's first line), when the host adapter built it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
     },
-    /// A line for the debug log only (`$.ui.log(…, {to:"debug"})`).
+    /// A line for the debug log only.
     ///
     /// `{"type":"log","text":"…"}`
     Log {
         /// One line.
         text: String,
     },
-    /// Answer this `prompt.attachment` (a context block holding a boot, sent again by the
-    /// engine): `keep` → `next(e)`; otherwise send `text` (`next({...e, text})`), or
-    /// `{text: null}` when it is absent. `drop` (a closed window's copy, or another
+    /// The verdict on a context block holding a boot that the host is about to send again:
+    /// `keep` sends it as it is; otherwise send `text`, or nothing when it is absent.
+    /// `drop` (a closed window's copy, or another
     /// session's copy of a window whose own boot this session already attached): `text` is the
     /// attachment without the boot (absent when `alone`); `rebuild` (another session's
     /// copy: a fork's): `text` is the attachment with this session's boot of window
-    /// `ordinal` in place of the copy (the `hook` op builds it; a caller that steps the flow
-    /// itself gets `text` absent: build the boot with helper `boot` and send `before + "# notesoup\n" +
-    /// boot + after`). `before` and `after` are the attachment's text around the boot
+    /// `ordinal` in place of the copy (the host adapter builds it; a caller that steps the
+    /// flow itself gets `text` absent and sends `before + HEADING + boot + after`).
+    /// `before` and `after` are the attachment's text around the boot
     /// block, its `# notesoup` heading line cut with it; `alone` when they hold no other
     /// block (no `# ` heading line).
     ///
@@ -186,7 +182,7 @@ pub enum Effect {
         /// What to send instead of the attachment (`None`: leave it out, or keep it).
         text: Option<String>,
     },
-    /// Show one line to the person (`$.ui.notice`, or the command's text).
+    /// Show one line to the person (a notice, or the command's answer).
     ///
     /// `{"type":"report","text":"…"}`
     Report {
@@ -205,7 +201,7 @@ pub enum Effect {
 
 impl Effect {
     /// Whether the shell carries the budget warning's text with this effect (`warn`,
-    /// `closeout`): the `hook` op fills it in as the effect's `text`.
+    /// `closeout`): the host adapter fills it in as the effect's `text`.
     ///
     /// ```
     /// use notesoup_reset_flow::{CloseoutMode, Effect};
@@ -232,7 +228,7 @@ pub enum CopyVerdict {
     Drop,
     /// It names another session's window (a fork's copy of its parent's boot): rebuilt
     /// for this session's window `ordinal` from the notes as they are now (this session's
-    /// own boot of the window, offered in place: the `hook` op reports `own_boot`).
+    /// own boot of the window, offered in place: the host adapter reports `own_boot`).
     Rebuild,
 }
 

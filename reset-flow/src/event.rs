@@ -1,33 +1,34 @@
-//! What the hooks module tells the flow: one [`Event`] per hook fact.
+//! What a host adapter tells the flow: one [`Event`] per fact.
 //!
 //! Every event is a JSON object tagged by `"type"` (`snake_case`). Events that report the
 //! outcome of asynchronous work the flow asked for carry the `generation` the effect was
 //! issued under; an event from an older generation is ignored (session changes invalidate
-//! in-flight work). See `EVENTS.md` for the hook each event comes from.
+//! in-flight work). Each variant below shows its JSON; a host adapter says which of
+//! its hooks each comes from (for Claude Code: `claude-hooks/EVENTS.md`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Whose event this is: the main conversation or a subagent (`e.agentId` set).
+/// Whose event this is: the main conversation or a subagent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Agent {
-    /// The main loop (`e.agentId === undefined`).
+    /// The main loop.
     Main,
-    /// A subagent (`e.agentId` set). Subagents never change the main flow.
+    /// A subagent. Subagents never change the main flow.
     Subagent,
 }
 
-/// The measured context against the hard clear point, from `$.session.usage()` and the
-/// helper's `limits` reply (`hard`, `auto_clear`).
+/// The measured context against the hard clear point (the host's usage, and the points
+/// `notesoup-thresholds` resolves).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Measure {
-    /// `usage.context.tokens` (the last response's context size).
+    /// The context's size after the last model response.
     pub tokens: u64,
-    /// `limits.hard`: the hard clear point in the same unit.
+    /// The hard clear point, in the same unit.
     pub hard: u64,
-    /// `limits.auto_clear`: false when auto-compaction is off (no automatic resets).
+    /// False when automatic compaction is off (no automatic resets).
     pub auto_clear: bool,
 }
 
@@ -48,17 +49,17 @@ pub enum Delivery {
     Dropped,
 }
 
-/// How a main turn ended (`turn.complete`'s `reason`). Anything unknown counts as a failure.
+/// How a main turn ended. Anything unknown counts as a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnEnd {
-    /// `reason: "answer"`: the only successful ending.
+    /// The model answered: the only successful ending.
     Answer,
-    /// `reason: "aborted"` (`isAborted`).
+    /// The turn was aborted.
     Aborted,
-    /// `reason: "error"` (e.g. "Prompt is too long").
+    /// The turn failed (e.g. "Prompt is too long").
     Error,
-    /// `reason: "refusal"`.
+    /// The model refused.
     Refusal,
     /// Any other reason a future engine might add; treated like `error`.
     #[serde(other)]
@@ -110,15 +111,15 @@ impl Command {
     }
 }
 
-/// What raised a `session.compact` (its pinned `trigger`).
+/// What raised a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
     /// The engine at its threshold, or a prompt that is too long.
     Auto,
-    /// `/compact [instructions]` or `$.command.run({command:"compact", args})`.
+    /// A compaction command (a person's, or the reset worker's own with its marker).
     Manual,
-    /// `$.session.compact()` (interactive only).
+    /// A plugin asked for one (interactive only).
     Plugin,
     /// A background pre-summary.
     Precompute,
@@ -138,9 +139,9 @@ pub enum Miss {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CommandResult {
-    /// `$.command.run` resolved (a receipt, not evidence).
+    /// The command resolved (a receipt, not evidence).
     Ok,
-    /// `$.command.run` rejected, or the compaction reported failure.
+    /// The command was rejected, or the compaction reported failure.
     Failed,
 }
 
@@ -148,7 +149,7 @@ pub enum CommandResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BootStatus {
-    /// Built; `uuid` is the UUID of the boot message the hook returns.
+    /// Built; `uuid` is the identity of the boot the shell answers with.
     Acquired,
     /// Could not be built (helper refused, notes unreadable, ...).
     Failed,
@@ -158,9 +159,9 @@ pub enum BootStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceFrom {
-    /// Headless: the result of a successful main `session.append` (`await next(e)`).
+    /// Headless: the rows the host appended to the main conversation.
     Append,
-    /// Interactive: `$.session.messages()` after the compaction command resolved.
+    /// Interactive: the conversation's messages after the compaction command resolved.
     Messages,
 }
 
@@ -168,11 +169,10 @@ pub enum EvidenceFrom {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Evidence {
-    /// A kept compact boundary row (`door: "compaction"`, the boundary).
+    /// The compaction's boundary row was kept.
     Boundary,
     /// The boot message: `uuid` as kept, `intact` = its text is the boot the hook returned
-    /// (headless: the first main user row after the boundary, whatever its door; measured
-    /// `prompt` after the worker's `/compact`, `note` after an auto compaction).
+    /// (headless: the first main user row after the boundary).
     Boot,
     /// No boot where one must be (`messages()` without it; headless command resolved with no
     /// boot row seen).
@@ -183,20 +183,19 @@ pub enum Evidence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContinuationStatus {
-    /// Its `prompt.submit` passed and the turn started.
+    /// It was submitted and its turn started.
     Started,
     /// Another hook dropped it.
     Dropped,
-    /// `$.prompt.submit` rejected.
+    /// The submission was rejected.
     Failed,
 }
 
-/// One fact from the hooks module. JSON: an object tagged `"type"`.
+/// One fact from a host adapter. JSON: an object tagged `"type"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
-    /// `tool.call` for `mcp__notesoup__empty_brain`. `args` is the raw tool input (the event
-    /// minus `tool`, `tool_use_id`, `agentId`, `requestMeta`); the flow validates it:
+    /// The model called `empty_brain`. `args` is the raw tool input; the flow validates it:
     /// `terminate` absent or boolean, `last_word` absent or string.
     ///
     /// `{"type":"empty_brain","agent":"main","args":{"last_word":"finish the parser","terminate":false}}`
@@ -207,46 +206,46 @@ pub enum Event {
         #[serde(default)]
         args: Value,
     },
-    /// `turn.step` (before `next`). `context`, when given, is measured first (the hard point
-    /// at a step).
+    /// A step of a turn, before its model request. `context`, when given, is measured
+    /// first (the hard point at a step).
     ///
     /// `{"type":"turn_step","agent":"main","turn_id":"t1","index":2,"context":{"tokens":150000,"hard":151000,"auto_clear":true}}`
     TurnStep {
         /// Main or subagent.
         agent: Agent,
-        /// `e.turnId`.
+        /// The turn's id.
         turn_id: String,
-        /// `e.index` (0 = the request that delivers the turn's prompt).
+        /// The step's index (0 = the request that delivers the turn's prompt).
         index: u32,
         /// The measured context, if the shell has it for this step.
         #[serde(default)]
         context: Option<Measure>,
     },
-    /// `turn.complete` (after `next`). `context` is checked against the hard point after a
+    /// A turn completed. `context` is checked against the hard point after a
     /// successful main turn when no request is pending.
     ///
     /// `{"type":"turn_complete","agent":"main","turn_id":"t1","reason":"answer"}`
     TurnComplete {
         /// Main or subagent.
         agent: Agent,
-        /// `e.turnId`.
+        /// The turn's id.
         turn_id: String,
-        /// `e.reason`.
+        /// How it ended.
         reason: TurnEnd,
         /// The measured context after the turn, if known.
         #[serde(default)]
         context: Option<Measure>,
     },
-    /// A measurement outside a step (`session.measure`, a tool result's usage check) while a
+    /// A measurement outside a step (a tool result's usage check) while a
     /// main turn runs. Idle measurements are checked by `turn_complete` instead.
     ///
     /// `{"type":"measured","tokens":152000,"hard":151000,"auto_clear":true}`
     Measured {
-        /// `usage.context.tokens`.
+        /// The context's size.
         tokens: u64,
-        /// `limits.hard`.
+        /// The hard clear point.
         hard: u64,
-        /// `limits.auto_clear`.
+        /// Automatic clears are on.
         auto_clear: bool,
     },
     /// Natural (person-typed) input: accepted into the running turn, delivered to a model
@@ -257,7 +256,8 @@ pub enum Event {
         /// Where the input stands.
         phase: InputPhase,
     },
-    /// `/empty` or `/fresh-window` ran (`command.run`); `busy` = a main turn is running.
+    /// A person's clear command ran (`/empty`, `/fresh-window`); `busy` = a main turn is
+    /// running.
     ///
     /// `{"type":"command","command":"empty","busy":false}`
     Command {
@@ -279,19 +279,19 @@ pub enum Event {
         #[serde(default)]
         reason: Option<String>,
     },
-    /// `session.compact` (before `next`).
+    /// A compaction is about to run; the flow answers it, vetoes it or lets it run natively.
     ///
     /// `{"type":"compaction","agent":"main","trigger":"manual","instructions":"notesoup-reset g1 r1 a1"}`
     Compaction {
         /// Main or subagent.
         agent: Agent,
-        /// `e.trigger`.
+        /// What raised it.
         trigger: Trigger,
-        /// `e.instructions` (the marker, for the reset worker's own compaction).
+        /// Its instructions (the marker, for the reset worker's own compaction).
         #[serde(default)]
         instructions: Option<String>,
     },
-    /// How the worker's `$.command.run({command:"compact", args: marker})` settled.
+    /// How the worker's compaction command (`compact` effect) settled.
     ///
     /// `{"type":"compaction_result","generation":1,"status":"failed","reason":"rejected"}`
     CompactionResult {
@@ -322,13 +322,13 @@ pub enum Event {
         #[serde(default)]
         reason: Option<String>,
     },
-    /// Proof (or disproof) that Claude kept the boot.
+    /// Proof (or disproof) that the host kept the boot.
     ///
     /// `{"type":"commit_evidence","generation":1,"source":"append","evidence":"boot","uuid":"0b7c…","intact":true}`
     CommitEvidence {
         /// The current generation.
         generation: u64,
-        /// Main `session.append` results, or `$.session.messages()`.
+        /// Appended rows, or the conversation's messages.
         source: EvidenceFrom,
         /// What was seen.
         evidence: Evidence,
@@ -373,17 +373,18 @@ pub enum Event {
         generation: u64,
     },
     /// A process took over this session's state (the blob was loaded from disk by a new
-    /// process: `claude -p --resume`, a reload). Work the old process had in flight is
+    /// process: a resumed session, a reload). Work the old process had in flight is
     /// gone: the running turn, the cutoff, a commit not yet confirmed (its request is
     /// cancelled), an offered warning (due again); the runtime cap is cleared (it lives
     /// as long as the process that set it), and so is `DISABLE_COMPACT` (the new process
-    /// reads its own environment at `session.start`). The window, its delivered warning and a
+    /// reads its own environment when the session starts). The window, its delivered
+    /// warning and a
     /// pending request that had not started its reset are kept.
     ///
     /// `{"type":"loaded"}`
     Loaded,
     /// A boot naming this session's window `ordinal` is in the conversation (kept by
-    /// Claude, found in the transcript, or just attached). The window ordinal only grows:
+    /// the host, found in the transcript, or just attached). The window ordinal only grows:
     /// an older boot (a re-sent attachment after a compaction) changes nothing.
     ///
     /// `{"type":"window_seen","ordinal":2}`
@@ -391,8 +392,8 @@ pub enum Event {
         /// The ordinal the boot's marker line names.
         ordinal: u32,
     },
-    /// Claude's own compaction replaced the main conversation (`next(e)` of a
-    /// `native_compaction` came back with messages): the window advances.
+    /// The host's own compaction (after a `native_compaction` effect) replaced the main
+    /// conversation: the window advances.
     ///
     /// `{"type":"native_compacted","agent":"main"}`
     NativeCompacted {
@@ -422,7 +423,7 @@ pub enum Event {
         status: Delivery,
     },
     /// The newest boot in the conversation is another session's boot of window `ordinal`
-    /// (a fork copied it with the conversation: `prompt.context`'s kept boots, or the
+    /// (a fork copied it with the conversation: the boots the conversation keeps, or the
     /// transcript a fork's flow is rebuilt from). The session is in that window (an older
     /// window's copy changes nothing) and owes itself a boot of its own, attached to its
     /// next main prompt (`prompt_out`); a boot the parent got from a compaction is a
@@ -433,8 +434,8 @@ pub enum Event {
         /// The ordinal the copied boot's marker line names.
         ordinal: u32,
     },
-    /// A main prompt that reaches the model (not a command) is about to enter
-    /// (`prompt.submit`): a boot the session owes itself rides on it (`attach_own_boot`).
+    /// A main prompt that reaches the model (not a command) is about to enter: a boot the
+    /// session owes itself rides on it (`attach_own_boot`).
     ///
     /// `{"type":"prompt_out"}`
     PromptOut,
@@ -455,10 +456,10 @@ pub enum Event {
     TurnStart {
         /// Main or subagent.
         agent: Agent,
-        /// `e.turnId`.
+        /// The turn's id.
         turn_id: String,
     },
-    /// A prompt entered (`prompt.submit`, not a command): `natural` when a person typed it
+    /// A prompt entered (not a command): `natural` when a person typed it
     /// (origin not `plugin`). The flow tracks it until a model request carries it.
     ///
     /// `{"type":"prompt_submitted","natural":true}`
@@ -466,29 +467,30 @@ pub enum Event {
         /// Typed by a person (not the close-out or the continuation).
         natural: bool,
     },
-    /// A main row was appended through `door` (`session.append`); `queue`/`prompt` after
-    /// the running turn's first step attaches waiting input to that turn.
+    /// A row was appended to the conversation; `joins_turn` when the host appends it
+    /// through a way that attaches waiting input to the running turn (the host adapter
+    /// knows which): after the running turn's first step, that input joins the turn.
     ///
-    /// `{"type":"appended","agent":"main","door":"queue"}`
+    /// `{"type":"appended","agent":"main","joins_turn":true}`
     Appended {
         /// Main or subagent.
         agent: Agent,
-        /// `e.door`.
-        door: String,
+        /// The row attaches waiting input to the running turn.
+        joins_turn: bool,
     },
     /// The engine is about to send a context block holding a boot again
-    /// (`prompt.attachment` of type `context_sections`: a resume, a fork, the retry after a
+    /// (a resume, a fork, the retry after a
     /// prompt-too-long compaction): its `text`, and the id of the session now running.
     /// The flow answers with one `boot_copy` effect (none when the text holds no boot).
     ///
     /// `{"type":"boot_copy","session":"s2","text":"# notesoup\n<notesoup-boot window=\"claude:s1:0\">\n…\n</notesoup-boot>"}`
     BootCopy {
-        /// The running session's id (`$.session.id()`).
+        /// The running session's id.
         session: String,
         /// The attachment's text.
         text: String,
     },
-    /// `DISABLE_COMPACT` as read at `session.start` (presence: set).
+    /// `DISABLE_COMPACT` as the host read it when the session started (presence: set).
     ///
     /// `{"type":"disable_compact","set":true}`
     DisableCompact {

@@ -1,68 +1,46 @@
 //! notesoup's reset lifetimes as a pure state machine: [`Event`]s in, [`Effect`]s out.
 //!
 //! Clearing a window is the riskiest thing notesoup does. All of its decisions live here;
-//! the hooks module (an imperative shell) keeps the state blob between calls, turns hook
-//! facts into events, and carries out the effects it gets back. This crate does no IO, reads
-//! no clock and draws no randomness: the same state and event always give the same answer.
+//! a host's adapter keeps the state between calls, turns the host's facts into events, and
+//! its shell carries out the effects it gets back.
 //!
 //! Three lifetimes, and the window they clear:
-//! - **Request**: from the first valid `empty_brain` call (or the hard point, or `/empty`,
-//!   `/fresh-window`) until a successful reset or a cancellation. It owns the first call's
-//!   sticky note (`last_word`) and continuation policy (`terminate`, default false), and the
-//!   manual STOP.
-//! - **Commit**: one native compaction attempt and the proof that Claude kept the boot.
+//! - **Request**: from the first valid `empty_brain` call (or the hard point, or a
+//!   person's clear command) until a successful reset or a cancellation. It owns the first
+//!   call's sticky note (`last_word`) and continuation policy (`terminate`, default false),
+//!   and the manual STOP.
+//! - **Commit**: one native compaction attempt and the proof that the host kept the boot.
 //! - **Cutoff**: per main turn; ends the turn at its next step with a synthetic `end_turn`.
 //! - **Window**: its ordinal (only ever grows: a window is never reopened), the
-//!   once-per-window budget warning (delivered only when the downstream chain accepted it),
-//!   the boot a fork owes itself when its window's boot is its parent's (attached once to
-//!   its next main prompt),
-//!   the runtime cap (survives windows and model changes; a session change or a new process
-//!   clears it), and where a person's input stands until a model request carries it. The
-//!   blob is built to outlive a process: a process that loads it sends `loaded` first.
+//!   once-per-window budget warning (delivered only when the host accepted it), the boot a
+//!   fork owes itself when its window's boot is its parent's (attached once to its next main
+//!   prompt), the runtime cap (survives windows and model changes; a session change or a
+//!   new process clears it), and where a person's input stands until a model request
+//!   carries it. The state is built to outlive a process: a process that loads it sends
+//!   `loaded` first.
 //!
-//! The vocabulary (JSON shapes, with the hook each comes from and what the shell does with
-//! each effect) is in `EVENTS.md` beside this crate; in short:
+//! The crate knows no host. A host's adapter (for Claude Code: `notesoup-claude-hooks`)
+//! turns each engine hook into a sequence of [`Event`]s and carries out the [`Effect`]s
+//! in order. Each event and effect variant shows its JSON shape; `claude-hooks/EVENTS.md` is
+//! the Claude Code shell's whole wiring contract.
 //!
-//! | event `type` | from |
-//! | --- | --- |
-//! | `empty_brain` | `tool.call` of `mcp__notesoup__empty_brain` (`agent`, raw `args`) |
-//! | `turn_step` | `turn.step` (`agent`, `turn_id`, `index`, optional `context`) |
-//! | `turn_complete` | `turn.complete` (`agent`, `turn_id`, `reason`, optional `context`) |
-//! | `measured` | a measurement while a main turn runs (`tokens`, `hard`, `auto_clear`) |
-//! | `natural_input` | person input `accepted` / `delivered` / `queued` |
-//! | `command` | `/empty`, `/fresh-window` (`busy`) |
-//! | `closeout` | the close-out could not start (`failed` / `dropped`) |
-//! | `compaction` | `session.compact` (`agent`, `trigger`, `instructions`) |
-//! | `compaction_result` | how `$.command.run({command:"compact"})` settled |
-//! | `boot` | the boot build for an answered compaction (`acquired` + `uuid` / `failed`) |
-//! | `commit_evidence` | `session.append` results / `$.session.messages()` |
-//! | `continuation` | the continuation `started` / `dropped` / `failed` |
-//! | `cap_changed`, `session`, `disable_compact` | cap, generation, `DISABLE_COMPACT` |
-//! | `loaded` | a process took over a blob another one saved |
-//! | `window_seen`, `native_compacted` | a boot of this session in the conversation; Claude's own compaction |
-//! | `copied_boot`, `prompt_out`, `own_boot` | another session's boot is the window's (a fork's copy); a main prompt about to enter; the own boot's fate |
-//! | `warning_point`, `warning` | a main tool result or prompt past the warning point; the warning's fate |
-//! | `turn_start`, `prompt_submitted`, `appended` | the raw input facts (instead of `natural_input`) |
+//! # Invariants
 //!
-//! | effect `type` | the shell |
-//! | --- | --- |
-//! | `tool_result` | answers the `empty_brain` call |
-//! | `end_turn` | answers this main `turn.step` with a synthetic `end_turn` |
-//! | `compact` | `$.command.run({command:"compact", args: marker})` from `turn.complete` |
-//! | `answer_compaction` | answers `session.compact` with boot + handoff (`pool`) |
-//! | `veto_compaction` | answers `session.compact` with `{skip}` and a notice |
-//! | `native_compaction` | `return next(e)` |
-//! | `continue` | `$.prompt.submit` the one continuation |
-//! | `closeout` | the budget warning in a hidden turn (`submit`) or the running one |
-//! | `warn` | attach the budget warning, report whether it was delivered |
-//! | `report` | a one-line notice |
-//! | `cancel` | the request ended without a reset: drop work held for it |
-//! | `attach_own_boot` | add a fork's own boot to the prompt as hidden context |
-//! | `attach_boot`, `log` | (the `hook` op only) add the boot to `prompt.context`; a debug line |
+//! - Pure: no IO, no clock, no randomness; the same state and event give the same answer.
+//! - No continuation without a confirmed commit (the boot acquired, then the host's proof
+//!   that it kept that boot), at most one compaction and one continuation per request.
+//! - A person's input is never replayed or overridden, and STOP is never undone.
+//! - Subagent events never change the main flow; the cutoff fires only on a main step.
+//! - A window ordinal never goes back, and a window is never reopened.
+//! - At most one budget warning per window (again only after a drop), none under
+//!   `DISABLE_COMPACT`.
+//! - A fork's own boot is attached at most once per window (again only after a drop), only
+//!   when owed, only to a main prompt.
+//! - The cap changes only by `cap_changed`, `loaded` and a session change.
+//! - A state survives its blob; a blob of another version is refused, never misread.
 //!
-//! The Claude hooks module sends engine hook calls, not events: [`Hook`] (one table) turns
-//! each into a sequence of the events above, in one helper call ([`Flow::hook`],
-//! [`hook_saved`]).
+//! The exhaustive explorers (`src/tests/explore.rs`, and the host adapter's hook explorer
+//! through `monitor`, a feature for adapters) check these on every sequence of events up to their depth.
 //!
 //! ```
 //! use notesoup_reset_flow::{Effect, Event, Flow, step};
@@ -106,13 +84,13 @@ mod budget;
 mod effect;
 mod event;
 mod flow;
-mod hook;
+#[cfg(any(test, feature = "monitor"))]
+pub mod monitor;
 mod saved;
 
 pub use blob::FlowError;
-pub use budget::{Budget, Quiet};
-pub use flow::{Flow, STATE_VERSION, Snapshot};
-pub use hook::{CapAsk, CommandRun, Hook, KeptBoot, Resolve, Watch, hook_saved};
+pub use budget::{Budget, CapAsk, Quiet};
+pub use flow::{Flow, HEADING, Installed, STATE_VERSION, Snapshot};
 pub use saved::Saved;
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
@@ -153,20 +131,35 @@ pub fn step(mut flow: Flow, event: Event) -> Reply {
 /// let delivered = serde_json::from_str(r#"{"type": "warning", "generation": 0, "status": "delivered"}"#)?;
 /// let (saved, reply) = step_saved(Some(&saved), "p1", delivered);
 /// assert!(reply.flow.snapshot().warned);
-/// // `claude -p --resume`: another process, the same window, no second warning.
+/// // A resumed session: another process, the same window, no second warning.
 /// let (_, reply) = step_saved(Some(&saved), "p2", point());
 /// assert!(reply.effects.is_empty());
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn step_saved(saved: Option<&Saved>, process: &str, event: Event) -> (Saved, Reply) {
-    let (mut flow, mut effects) = load_saved(saved, process);
-    effects.extend(flow.handle(event));
-    saved_reply(process, flow, effects)
+    with_saved(saved, process, |flow| flow.handle(event))
 }
 
-/// The saved flow (fresh when nothing readable is saved), and the effects of `loaded` when
-/// another process saved it.
-fn load_saved(saved: Option<&Saved>, process: &str) -> (Flow, Vec<Effect>) {
+/// Several events of one host call on a flow kept on disk, as [`step_saved`] takes one:
+/// `apply` sends them to the loaded flow (after [`Event::Loaded`] when another process
+/// saved it) and returns their effects in order. Returns what to save and the reply.
+///
+/// ```
+/// use notesoup_reset_flow::{Event, with_saved};
+///
+/// let (saved, reply) = with_saved(None, "p1", |flow| {
+///     let mut fx = flow.handle(Event::WindowSeen { ordinal: 2 });
+///     fx.extend(flow.handle(Event::CapChanged { cap: Some(100_000) }));
+///     fx
+/// });
+/// assert!(reply.effects.is_empty());
+/// assert_eq!(saved.flow.map(|f| f.snapshot().cap), Some(Some(100_000)));
+/// ```
+pub fn with_saved(
+    saved: Option<&Saved>,
+    process: &str,
+    apply: impl FnOnce(&mut Flow) -> Vec<Effect>,
+) -> (Saved, Reply) {
     let other_process = saved
         .and_then(|s| s.process.as_deref())
         .is_some_and(|p| p != process);
@@ -175,11 +168,7 @@ fn load_saved(saved: Option<&Saved>, process: &str) -> (Flow, Vec<Effect>) {
     if other_process {
         effects.extend(flow.handle(Event::Loaded));
     }
-    (flow, effects)
-}
-
-/// What to save for `process`, and the reply.
-fn saved_reply(process: &str, flow: Flow, effects: Vec<Effect>) -> (Saved, Reply) {
+    effects.extend(apply(&mut flow));
     let saved = Saved {
         process: Some(process.to_owned()),
         flow: Some(flow.clone()),

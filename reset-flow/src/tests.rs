@@ -1,5 +1,5 @@
 //! Rule tables: one rstest table (or case) per rule of the reset flow. Events are written
-//! as the JSON the hooks module sends, so these tests also pin the wire shapes.
+//! as JSON, so these tests also pin the events' shapes (each variant's rustdoc).
 
 use rstest::rstest;
 use serde_json::{Value, json};
@@ -984,7 +984,7 @@ fn the_warning_is_once_per_window_across_processes_and_only_when_delivered() {
     assert_eq!(kinds(&sim.send(warning_point(1500))), ["warn"]);
     sim.send(warning(g, "delivered"));
     assert!(sim.flow.snapshot().warned);
-    // `claude -p --resume`, twice: the same window is never warned again.
+    // A resumed session, twice: the same window is never warned again.
     for _ in 0..2 {
         sim.send(json!({"type": "loaded"}));
         sim.send(json!({"type": "window_seen", "ordinal": 0}));
@@ -1012,7 +1012,7 @@ fn a_window_ordinal_is_never_reopened() {
     sim.send(json!({"type": "window_seen", "ordinal": 0}));
     assert_eq!(sim.flow.snapshot().ordinal, Some(1));
     assert_eq!(reset_window(&mut sim), 2);
-    // Claude's own compaction of the main conversation advances it too.
+    // The host's own compaction of the main conversation advances it too.
     sim.send(json!({"type": "native_compacted", "agent": "main"}));
     sim.send(json!({"type": "native_compacted", "agent": "subagent"}));
     assert_eq!(sim.flow.snapshot().ordinal, Some(3));
@@ -1134,7 +1134,7 @@ fn raw_input_facts_track_natural_input_until_a_request_carries_it() {
     // Typed into the running turn: attached by the engine after the first step, carried by
     // the next; it releases the turn's cutoff.
     sim.send(json!({"type": "prompt_submitted", "natural": true}));
-    sim.send(json!({"type": "appended", "agent": "main", "door": "queue"}));
+    sim.send(json!({"type": "appended", "agent": "main", "joins_turn": true}));
     assert!(sim.flow.natural_in_turn);
     sim.send(eb(json!({})));
     assert!(!sim.flow.snapshot().end_turn_at_next_main_step);

@@ -3,24 +3,27 @@
 //! The notes store, the window records and the history readers all meet files that a
 //! hostile model, a confused person or another program may have replaced with a link, a
 //! FIFO, a device or a file far larger than any notesoup writes. This crate is where those
-//! are refused, once:
+//! are refused, once. A [`Dir`] is an open folder; [`Dir::open_dir`], [`Dir::open_file`],
+//! [`Dir::create_dir`] and the rest take one plain name and open it relative to that
+//! handle.
 //!
-//! - **Never follows a link.** A [`Dir`] is an open folder; [`Dir::open_dir`],
-//!   [`Dir::open_file`], [`Dir::create_dir`] and the rest take one plain name and open it
-//!   relative to that handle with `O_NOFOLLOW` (and `O_DIRECTORY` for folders), so a link
-//!   anywhere below the folder a caller was configured with is refused
+//! # Invariants
+//!
+//! - **No link is followed** below the folder a caller configured: every name is opened
+//!   with `O_NOFOLLOW` (and `O_DIRECTORY` for folders), so a link is refused
 //!   ([`FsError::Link`]), never resolved. Only [`Dir::open`] and [`open_regular`], which
 //!   take the path a person configured (a notesoup home, a harness's transcript), resolve
 //!   the links in it.
 //! - **Regular files only, checked on the open handle** (`fstat`), so nothing can be
 //!   swapped in between a check and the open ([`FsError::NotRegular`]).
-//! - **Never blocks:** files are opened with `O_NONBLOCK`, so a FIFO or a device in a
+//! - **Nothing blocks:** files are opened with `O_NONBLOCK`, so a FIFO or a device in a
 //!   file's place is refused at once instead of hanging the process.
-//! - **Bounded reads:** [`read_capped`] refuses a file over its limit
+//! - **Reads are bounded:** [`read_capped`] refuses a file over its limit
 //!   ([`FsError::TooLarge`]) after reading at most one byte past it.
-//! - **Atomic replace:** [`Dir::replace`] writes a temp file (created with `O_EXCL`), syncs
-//!   it, renames it over the target and syncs the folder; on any failure (including
+//! - **A replace is atomic:** [`Dir::replace`] writes a temp file (created with `O_EXCL`),
+//!   syncs it, renames it over the target and syncs the folder; on any failure (including
 //!   `ENOSPC`, `EROFS`, `EDQUOT`) it removes the temp file, so a refusal changes nothing.
+//! - Every error is an [`FsError`] naming the path, a hostile name clipped.
 //!
 //! # Why rustix
 //!

@@ -5,8 +5,15 @@
 //! fixtures ([`Scratch`] folders, [`mkfifo`]); and [`run_piped`], a process given its whole
 //! stdin (the helper binary's request).
 //!
-//! Not published and only ever a dev-dependency (and a dependency of `benches`), so it
-//! may read the environment (`NOTESOUP_FUZZ_ITERS`), fixture files and the temp folder.
+//! It may read the environment (`NOTESOUP_FUZZ_ITERS`), fixture files and the temp
+//! folder, because no shipped code runs it.
+//!
+//! # Invariants
+//!
+//! - Its randomness is seeded: equal seeds give equal edits, so a failure replays.
+//! - Not published, and only ever a dev-dependency (and a dependency of the unpublished
+//!   `benches`); a path-only workspace dependency, so `cargo package` drops it from the
+//!   published crates.
 //!
 //! ```
 //! use notesoup_testkit::{Rng, line_ends, mutate};

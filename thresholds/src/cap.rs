@@ -1,7 +1,7 @@
-//! The runtime cap as a person sets it in a session, `/notesoup [cap [<tokens>|off]]`, and
-//! the status line that answers it: the command's one grammar and its texts.
+//! The runtime cap as a person sets it in a session, `/notesoup [cap [<tokens>|off]]`: the
+//! command's one grammar and its refusals. The status that answers it is [`crate::cap_status`].
 
-use crate::{Inputs, ThresholdError, js, resolve};
+use crate::{Inputs, PiInputs, Policy, ThresholdError, js, resolve, resolve_pi};
 
 /// What `/notesoup [cap [<tokens>|off]]` asks, once checked against the points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,14 +37,44 @@ pub enum CapCommand {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn cap_command(args: &str, inputs: &Inputs<'_>) -> Result<CapCommand, ThresholdError> {
+    cap_command_with(args, |cap| {
+        resolve(&Inputs {
+            cap: Some(cap),
+            ..*inputs
+        })
+    })
+}
+
+/// [`cap_command`] in Pi: the same grammar, a new cap checked against the Pi points of
+/// `inputs` ([`crate::resolve_pi`]; their own `cap` is not read).
+///
+/// ```
+/// use notesoup_thresholds::{CapCommand, PiInputs, pi_cap_command};
+/// let inputs = PiInputs::new(200_000, None);
+/// assert_eq!(pi_cap_command("cap 100k", &inputs)?, CapCommand::Set(Some(100_000)));
+/// assert!(pi_cap_command("cap 40000", &inputs).unwrap_err().to_string().contains("Pi's reserveTokens"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn pi_cap_command(args: &str, inputs: &PiInputs<'_>) -> Result<CapCommand, ThresholdError> {
+    cap_command_with(args, |cap| {
+        resolve_pi(&PiInputs {
+            cap: Some(cap),
+            ..*inputs
+        })
+    })
+}
+
+/// The one grammar of `/notesoup`'s `args`, a new cap checked by `with_cap` (the policy of
+/// the host's inputs under that cap).
+fn cap_command_with(
+    args: &str,
+    with_cap: impl FnOnce(&str) -> Result<Policy, ThresholdError>,
+) -> Result<CapCommand, ThresholdError> {
     let words: Vec<&str> = args.split_whitespace().collect();
     match words.as_slice() {
         [] | ["cap"] => Ok(CapCommand::Show),
         ["cap", "off"] => Ok(CapCommand::Set(None)),
-        ["cap", wanted] => match resolve(&Inputs {
-            cap: Some(wanted),
-            ..*inputs
-        }) {
+        ["cap", wanted] => match with_cap(wanted) {
             Ok(policy) => Ok(CapCommand::Set(policy.cap)),
             Err(err) if err.code() == "bad_cap" => Err(err),
             Err(_) => Ok(CapCommand::Set(None)),
@@ -61,42 +91,6 @@ pub fn cap_refused(err: &ThresholdError) -> String {
         ThresholdError::CapUsage { .. } => err.to_string(),
         _ => format!("cap refused: {err}"),
     }
-}
-
-/// The line that answers `/notesoup`: the cap `inputs` carry (the one kept), the points
-/// under it and `window`, the window id (`None`: not started yet).
-///
-/// ```
-/// use notesoup_thresholds::{Env, Inputs, Usage, cap_status};
-/// use serde_json::json;
-///
-/// let usage: Usage = serde_json::from_value(json!({"context": {"window": 200000,
-///     "breakdown": {"autoCompactThreshold": 167000, "isAutoCompactEnabled": true}}}))?;
-/// let env = Env::default();
-/// let inputs = Inputs { cap: Some("100000"), ..Inputs::new(Some(&usage), None, &env) };
-/// assert_eq!(
-///     cap_status(&inputs, Some("claude:s1:2")),
-///     "cap: 100000; warning at 42424, clear at 58808 tokens (native 67000, from breakdown); window claude:s1:2"
-/// );
-/// # Ok::<(), serde_json::Error>(())
-/// ```
-pub fn cap_status(inputs: &Inputs<'_>, window: Option<&str>) -> String {
-    let points = match resolve(inputs) {
-        Ok(p) => format!(
-            "warning at {}, clear at {} {} (native {}, from {})",
-            p.warning,
-            p.hard,
-            p.unit.as_str(),
-            p.native,
-            p.source.as_str()
-        ),
-        Err(err) => format!("no budget points: {err}"),
-    };
-    format!(
-        "cap: {}; {points}; window {}",
-        inputs.cap.unwrap_or("none"),
-        window.unwrap_or("not started")
-    )
 }
 
 /// Parse a runtime cap: whole tokens (`250000`) or a decimal with `k`/`m` (`100k`, `1.5m`)

@@ -12,11 +12,13 @@ pub enum ThresholdError {
         /// The cap as given.
         input: String,
     },
-    /// The cap leaves no room for Claude's reserves and notesoup's margins.
+    /// The cap leaves no room for the host's reserves and notesoup's margins.
     #[error(
-        "cap {input:?} ({tokens} tokens) leaves no room for Claude's reserves and notesoup's margins; the smallest cap accepted is {smallest} tokens"
+        "cap {input:?} ({tokens} tokens) leaves no room for {reserves} and notesoup's margins; the smallest cap accepted is {smallest} tokens"
     )]
     CapTooSmall {
+        /// The host's reserves, in words (`Claude's reserves`, `Pi's reserveTokens`).
+        reserves: &'static str,
         /// The cap as given.
         input: String,
         /// The cap in tokens.
@@ -50,17 +52,31 @@ pub enum ThresholdError {
         /// `notesoup.warningRunwayTokens` in force.
         warning_runway: u64,
     },
+    /// A Pi compaction setting Pi itself refuses (Pi 1.6.0 throws "Invalid compaction.…
+    /// setting"), so Pi has no compaction point to derive ours from.
+    #[error(
+        "Pi's setting {setting} is {value}, which Pi refuses: it must be {expected}; fix it in ~/.pi/agent/settings.json or the project's .pi/settings.json"
+    )]
+    PiSetting {
+        /// The setting's path as Pi names it (`compaction.reserveTokens`,
+        /// `compaction.modelOverrides["anthropic/claude-sonnet-4-5"]`).
+        setting: String,
+        /// Its value, as JSON.
+        value: String,
+        /// What Pi accepts there.
+        expected: &'static str,
+    },
 }
 
 impl ThresholdError {
     /// A stable `snake_case` code for replies: `bad_cap` (the cap cannot be read or is too
     /// small), `usage` (a `/notesoup` command it does not know), `unresolvable` (no point
-    /// can be trusted) or `bad_unit` (a unit name it does not know).
+    /// can be trusted, a Pi setting Pi refuses) or `bad_unit` (a unit name it does not know).
     pub fn code(&self) -> &'static str {
         match self {
             ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
             ThresholdError::CapUsage { .. } => "usage",
-            ThresholdError::NoRoom { .. } => "unresolvable",
+            ThresholdError::NoRoom { .. } | ThresholdError::PiSetting { .. } => "unresolvable",
             ThresholdError::BadUnit { .. } => "bad_unit",
         }
     }

@@ -139,10 +139,7 @@ impl Facts {
 
     /// `(hard, warning)` in the unit, or `None` when the margins leave no room.
     pub(crate) fn points(&self, native: i64, unit: Unit) -> Option<(u64, u64)> {
-        let hard = native - to_i64(self.reset_margin);
-        let warning = hard - to_i64(self.warning_runway);
-        let (hard, warning) = (in_unit(hard, unit), in_unit(warning, unit));
-        (warning >= 1).then_some((hard, warning))
+        points(native, unit, self.reset_margin, self.warning_runway)
     }
 
     pub(crate) fn no_room(&self, native: i64, source: NativeSource) -> ThresholdError {
@@ -153,6 +150,21 @@ impl Facts {
             warning_runway: self.warning_runway,
         }
     }
+}
+
+/// `(hard, warning)` below a native point (tokens) in the unit: `hard = native − reset_margin`,
+/// `warning = hard − warning_runway`; `None` when the margins leave no room (`warning < 1`).
+/// Every host's policy places its points by this one rule.
+pub(crate) fn points(
+    native: i64,
+    unit: Unit,
+    reset_margin: u64,
+    warning_runway: u64,
+) -> Option<(u64, u64)> {
+    let hard = native - to_i64(reset_margin);
+    let warning = hard - to_i64(warning_runway);
+    let (hard, warning) = (in_unit(hard, unit), in_unit(warning, unit));
+    (warning >= 1).then_some((hard, warning))
 }
 
 /// A token point in the unit: tokens as they are, percent of the classic capacity rounded
@@ -168,6 +180,6 @@ pub(crate) fn in_unit(tokens: i64, unit: Unit) -> u64 {
 #[allow(clippy::cast_precision_loss, reason = "2^53 − 1 is exact in f64")]
 const MAX_SAFE_F64: f64 = js::MAX_SAFE as f64;
 
-fn to_i64(n: u64) -> i64 {
+pub(crate) fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }

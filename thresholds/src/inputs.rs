@@ -40,6 +40,31 @@ impl Raw {
     pub(crate) fn json(&self) -> &Value {
         &self.0
     }
+
+    pub(crate) fn from_json(value: Value) -> Self {
+        Self(value)
+    }
+
+    /// JavaScript's deep merge of two settings values (Pi's `deepMergeObjects`): two objects
+    /// merge key by key, anything else is replaced by `later`.
+    pub(crate) fn merge_json(self, later: Self) -> Self {
+        fn merge(base: Value, later: Value) -> Value {
+            match (base, later) {
+                (Value::Object(mut base), Value::Object(later)) => {
+                    for (key, value) in later {
+                        let merged = match base.remove(&key) {
+                            Some(old) => merge(old, value),
+                            None => value,
+                        };
+                        base.insert(key, merged);
+                    }
+                    Value::Object(base)
+                }
+                (_, later) => later,
+            }
+        }
+        Self(merge(self.0, later.0))
+    }
 }
 
 impl From<u64> for Raw {
@@ -226,7 +251,11 @@ pub struct Margin {
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn margins(settings: Option<&Settings>) -> [Margin; 2] {
-    let notesoup = settings.and_then(|s| s.notesoup.as_ref());
+    margins_of(settings.and_then(|s| s.notesoup.as_ref()))
+}
+
+/// [`margins`] read from a host's `notesoup` settings object, whichever host's settings hold it.
+pub(crate) fn margins_of(notesoup: Option<&NotesoupSettings>) -> [Margin; 2] {
     [
         (
             "resetMarginTokens",

@@ -200,6 +200,18 @@ pub(crate) fn truthy(raw: Option<&str>) -> bool {
     })
 }
 
+/// JavaScript's truthiness of a JSON value: `false`, `0`, `""` and `null` are falsy.
+pub(crate) fn json_truthy(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
 /// A JSON number that JavaScript sees as an integer in `[0, 2^53]`, as `u64`.
 pub(crate) fn json_whole(value: &serde_json::Value) -> Option<u64> {
     if let Some(n) = value.as_u64() {

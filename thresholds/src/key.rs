@@ -39,12 +39,12 @@ pub(crate) fn key(inputs: &Inputs<'_>) -> String {
         "resetMarginTokens": json(notesoup.and_then(|n| n.reset_margin_tokens.as_ref())),
         "warningRunwayTokens": json(notesoup.and_then(|n| n.warning_runway_tokens.as_ref())),
     });
-    // FNV-1a, 64 bits: stable across builds and platforms (std's hasher is not).
-    let hash = material
-        .to_string()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-    format!("t1-{hash:016x}")
+    format!("t1-{:016x}", fnv1a(&material.to_string()))
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms (std's hasher is not).
+pub(crate) fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

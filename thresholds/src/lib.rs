@@ -1,5 +1,7 @@
 //! notesoup's budget policy: when the agent is warned and when its context is cleared,
-//! derived from Claude Code 2.1.319's own auto-compact point. Pure: no IO, no environment
+//! derived from the host's own compaction point: Claude Code 2.1.319's auto-compact point
+//! ([`resolve`], below), or Pi 1.6.0's from its compaction settings ([`resolve_pi`]: its
+//! module docs give Pi's formula and its source). Pure: no IO, no environment
 //! reads, no clock; the caller passes everything in as plain data.
 //!
 //! # The native point
@@ -25,11 +27,16 @@
 //! Then `hard = native − resetMarginTokens` (default 8192) and
 //! `warning = hard − warningRunwayTokens` (default 16384), both read from the `notesoup`
 //! object of the merged settings. A runtime cap (`100k`, `1.5m`, `250000`) can only lower the
-//! points. A policy with no room for its margins is an error, never a guess.
+//! points.
 //!
-//! # Invariant
-//! The native point is never later than Claude's own compaction point for the same inputs,
-//! `1 ≤ warning ≤ hard ≤ native`.
+//! # Invariants
+//!
+//! - The native point is never later than the host's own compaction point for the same inputs.
+//! - `1 ≤ warning ≤ hard ≤ native`.
+//! - A policy with no room for its margins is an error, never a guess.
+//! - The inputs are typed (serde-derived [`Usage`] and [`Settings`], each value kept as the
+//!   engine wrote it and read as Claude reads it): no public function takes or returns
+//!   `serde_json::Value`.
 //!
 //! # Example
 //! The caller deserializes the engine's JSON once, at its wire, into the typed inputs.
@@ -71,16 +78,23 @@ mod inputs;
 mod js;
 mod key;
 mod model;
+mod pi;
 mod policy;
+mod status;
 
-pub use cap::{CapCommand, cap_command, cap_refused, cap_status, parse_cap};
+pub use cap::{CapCommand, cap_command, cap_refused, parse_cap, pi_cap_command};
 pub use env::{Env, NOTESOUP_DISABLED, notesoup_disabled};
 pub use error::ThresholdError;
 pub use inputs::{
     Breakdown, ContextUsage, Inputs, Margin, ModelEntry, NotesoupSettings, Raw, Settings, Usage,
     margins,
 };
+pub use pi::{
+    PI_DEFAULT_KEEP_RECENT_TOKENS, PI_DEFAULT_RESERVE_TOKENS, PiCompaction, PiCompactionSettings,
+    PiInputs, PiModelOverride, PiSettings, Slot, resolve_pi,
+};
 pub use policy::{NativeSource, Policy, Unit, fill_below, resolve};
+pub use status::{cap_status, pi_cap_status};
 
 /// Claude's cap on the output reserve `R`.
 pub const OUTPUT_RESERVE_MAX: u64 = 20_000;

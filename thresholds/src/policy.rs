@@ -15,6 +15,8 @@ pub enum NativeSource {
     Window,
     /// The 200K percent fallback.
     Percent,
+    /// Pi's compaction settings and the model's window ([`crate::resolve_pi`]).
+    PiSettings,
 }
 
 impl NativeSource {
@@ -24,6 +26,7 @@ impl NativeSource {
             Self::Breakdown => "breakdown",
             Self::Window => "window",
             Self::Percent => "percent",
+            Self::PiSettings => "pi-settings",
         }
     }
 }
@@ -103,7 +106,8 @@ pub struct Policy {
     pub unit: Unit,
     /// Where the native point came from.
     pub source: NativeSource,
-    /// Claude's own point (auto-compaction, or `W − R` when it is off), after the cap.
+    /// The host's own point (Claude: auto-compaction, or `W − R` when it is off; Pi: the
+    /// largest context it does not compact at, `W − reserveTokens`), after the cap.
     pub native: u64,
     /// Where notesoup clears the context.
     pub hard: u64,
@@ -196,6 +200,7 @@ pub fn resolve(inputs: &Inputs<'_>) -> Result<Policy, ThresholdError> {
         }
         if tokens < lo {
             return Err(ThresholdError::CapTooSmall {
+                reserves: "Claude's reserves",
                 input: raw.to_owned(),
                 tokens,
                 smallest: lo,

@@ -488,6 +488,7 @@ fn cap_too_small_names_the_smallest(
     assert_eq!(
         err,
         ThresholdError::CapTooSmall {
+            reserves: "Claude's reserves",
             input: below.clone(),
             tokens: smallest - 1,
             smallest

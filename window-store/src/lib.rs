@@ -11,7 +11,11 @@
 //! ```
 //!
 //! The `state` is opaque here (the reset flow's versioned blob); this crate only keeps it
-//! safely:
+//! safely. A session's first write also tidies up: it removes its own temp files and any
+//! other record's temp file older than [`TEMP_STALE`] (a killed writer's), and prunes at
+//! most [`PRUNE_MAX`] records (and lock files) untouched for [`PRUNE_AFTER`] (30 days).
+//!
+//! # Invariants
 //!
 //! - **Refused rather than misread.** A record of another version, a malformed one, one
 //!   that names another session (a copied file) or one over [`RECORD_MAX`] is an error
@@ -29,12 +33,9 @@
 //!   on another's work. A wait is bounded ([`LOCK_WAIT`]): a holder that is stopped or
 //!   hung costs its own session a clear refusal, never a hang. The kernel drops the lock
 //!   when a holder dies: no stale lock is ever left.
-//! - **Kept tidy.** A session's first write removes its own temp files and any other
-//!   record's temp file older than [`TEMP_STALE`] (a killed writer's), and prunes at most
-//!   [`PRUNE_MAX`] records (and lock files) untouched for [`PRUNE_AFTER`] (30 days).
 //! - **Session ids never make a path.** A [`SessionKey`] is checked with
-//!   `history-core::window`'s rules for a window id's host and session, and must also be
-//!   one plain file name (no `/`, no leading `.`, at most [`SESSION_MAX`] bytes).
+//!   `notesoup-window`'s rules for a window id's host and session, and must also be one
+//!   plain file name (no `/`, no leading `.`, at most [`SESSION_MAX`] bytes).
 //!
 //! The notes home is the caller's to resolve (`notesoup_notes::store_root`, the one rule);
 //! this crate reads no environment.
@@ -51,7 +52,7 @@
 //! let key = SessionKey::new(Host::Claude, "6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f")?;
 //! assert!(store.read(&key)?.is_none());
 //!
-//! // Read, decide, write, under the harness folder's lock.
+//! // Read, decide, write, under the session's lock.
 //! let written = store.update(&key, |prior| {
 //!     let ordinal = match prior {
 //!         Ok(Some(record)) => record.state["ordinal"].as_u64().unwrap_or(0) + 1,

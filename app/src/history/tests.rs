@@ -89,3 +89,19 @@ fn a_refused_call_carries_its_code_and_input() {
     assert_eq!(state.window, format!("claude:{SID}:2"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `SessionArgs::FIELDS` is the struct's own field list: serde's refusal of an unknown
+/// field names every field the struct has, in order.
+#[test]
+fn the_session_field_list_is_the_structs() {
+    let err = serde_json::from_value::<SessionArgs>(serde_json::json!({"nope": 1})).unwrap_err();
+    let listed = err.to_string();
+    let expected: Vec<&str> = listed
+        .split_once("expected one of ")
+        .unwrap()
+        .1
+        .split(", ")
+        .map(|name| name.trim_matches('`'))
+        .collect();
+    assert_eq!(expected, SessionArgs::FIELDS, "{listed}");
+}

@@ -21,7 +21,7 @@ pub(crate) fn arguments(spec: &ToolSpec, args: &Value) -> Result<Map<String, Val
         other => {
             return Err(bad(format!(
                 "`{name}` arguments must be a JSON object, got {}",
-                crate::kind(other)
+                kind_of(other)
             )));
         }
     };
@@ -98,7 +98,7 @@ fn fits(schema: &Value, value: &Value) -> Result<(), String> {
         _ => true,
     };
     if !fits {
-        return Err(format!("must be {}, got {}", an(kind), crate::kind(value)));
+        return Err(format!("must be {}, got {}", an(kind), kind_of(value)));
     }
     if let Some(n) = value.as_i64().or_else(|| value.as_u64().map(|_| i64::MAX)) {
         if let Some(min) = schema["minimum"].as_i64().filter(|min| n < *min) {
@@ -116,5 +116,18 @@ fn an(kind: &str) -> String {
     match kind {
         "integer" | "array" => format!("an {kind}"),
         _ => format!("a {kind}"),
+    }
+}
+
+/// A JSON value's kind, for refusals ("a string", "an array", ...): the one wording of
+/// every refusal of a JSON shape, the model's arguments' and the helper's requests'.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }

@@ -21,11 +21,50 @@ pub struct ToolSpec {
     /// The tool's name ([`Tool::name`]), also the helper op that answers it (`empty_brain`:
     /// op `tool`, which steps the session's reset flow).
     pub name: &'static str,
+    /// A short title for people (an MCP client's tool list shows it).
+    pub title: &'static str,
     /// What the model reads about the tool.
     pub description: String,
     /// The JSON Schema of the tool's input (an object schema, `additionalProperties:
     /// false`).
     pub input_schema: Value,
+    /// What a call does to the brain, as MCP's tool annotations say it.
+    pub hints: Hints,
+}
+
+/// What a tool's call does, as MCP's tool annotations (`readOnlyHint`, `destructiveHint`,
+/// `idempotentHint`) say it: so a client can approve the read-only tools by itself and ask
+/// before the ones that change or remove text. No tool reaches beyond this machine's notes
+/// and transcripts (MCP's `openWorldHint` is false for all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Hints {
+    /// It changes nothing (the notes and history read tools).
+    pub read_only: bool,
+    /// It may replace or remove text: a whole note (`notes_write`), a passage
+    /// (`notes_edit`), a note (`notes_delete`, kept in the trash a while), the window
+    /// (`empty_brain`).
+    pub destructive: bool,
+    /// The same call again changes nothing more.
+    pub idempotent: bool,
+}
+
+impl Hints {
+    /// A tool that changes nothing.
+    const READ: Self = Self {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+    };
+
+    /// A tool that may replace or remove text; `idempotent` when the same call again
+    /// changes nothing more.
+    const fn destructive(idempotent: bool) -> Self {
+        Self {
+            read_only: false,
+            destructive: true,
+            idempotent,
+        }
+    }
 }
 
 impl ToolSpec {
@@ -66,11 +105,27 @@ fn object(properties: Value, required: &[&str]) -> Value {
 }
 
 fn tool(tool: Tool, description: &str, input_schema: Value) -> ToolSpec {
+    let (title, hints) = match tool {
+        Tool::NotesList => ("List notes", Hints::READ),
+        Tool::NotesRead => ("Read a note", Hints::READ),
+        // The same text again is the same note (a stale version is refused, changing nothing).
+        Tool::NotesWrite => ("Write a note", Hints::destructive(true)),
+        // An append again appends again.
+        Tool::NotesEdit => ("Edit a note", Hints::destructive(false)),
+        // Deleting again finds nothing to delete.
+        Tool::NotesDelete => ("Delete a note", Hints::destructive(true)),
+        Tool::HistoryList => ("List and search history", Hints::READ),
+        Tool::HistoryRead => ("Read history events", Hints::READ),
+        Tool::HistorySessions => ("List sessions", Hints::READ),
+        Tool::EmptyBrain => ("Clear the context window", Hints::destructive(false)),
+    };
     ToolSpec {
         tool,
         name: tool.name(),
+        title,
         description: description.to_owned(),
         input_schema,
+        hints,
     }
 }
 

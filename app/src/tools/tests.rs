@@ -285,6 +285,9 @@ fn refusals_read_as_the_plugin_shows_them() {
 
 /// The text of `plugins/claude/hooks/spec.ts`: the specs and commands as the hooks module
 /// registers them, rendered from [`specs`] and [`commands`] so the schemas are written once.
+/// A tool's `title` and `hints` stay out: Claude Code 2.1.319's `$.tool.register` takes
+/// `{name, description, inputSchema?, isDeferred?}` and no annotations (the mod API's
+/// `$.tool` reference), so only an MCP client is sent them.
 fn spec_ts() -> String {
     let tools: Vec<Value> = specs()
         .iter()

@@ -94,7 +94,7 @@ fn s04_empty_brain_continues_once_print(#[case] name: &str, #[case] terminate: O
         &Mode::Print("Clear your window now.".into()),
     );
     assert_one_reset_one_continuation(&out, "LW-FOUR");
-    // Measured (reset-flow/EVENTS.md): after the worker's /compact the boot row the hook
+    // Measured (claude-hooks/EVENTS.md): after the worker's /compact the boot row the hook
     // returned is appended through door `prompt`, not `compaction` (the boundary's door).
     assert!(
         out.debug_log

@@ -109,11 +109,7 @@ fn spawns_per_hook_event_of_the_cap_command() {
         ]))
         .unwrap();
     assert_clean_exit(&out);
-    assert!(
-        out.stdout.contains("cap: 100k") || out.stdout.contains("cap:"),
-        "{}",
-        out.stdout
-    );
+    assert!(out.stdout.contains("Cap: "), "{}", out.stdout);
     let s = spawns("`/notesoup cap 100k` after one turn", &out);
     assert_at_most_one("the cap command", &s);
 }

@@ -786,7 +786,7 @@ fn w08_a_model_change_keeps_the_cap_a_reload_clears_it_and_keeps_the_window_and_
     let mode = tmux_lines(
         &[
             ("Check the notes.", Some("Listed.")),
-            ("/notesoup cap 100k", Some("cap: 100000;")),
+            ("/notesoup cap 100k", Some("Cap: 100,000 tokens")),
         ],
         vec![
             // A model change in the session (confirmed in the engine's dialog): the cap stays.
@@ -801,7 +801,7 @@ fn w08_a_model_change_keeps_the_cap_a_reload_clears_it_and_keeps_the_window_and_
             Step::Sleep(Duration::from_millis(500)),
             Step::Key("Enter".into()),
             Step::WaitFor(
-                "(?s)Set model to.*cap: 100000;".into(),
+                "(?s)Set model to.*Cap: 100,000 tokens".into(),
                 Duration::from_secs(60),
             ),
             Step::Touch(module.into()),
@@ -812,7 +812,7 @@ fn w08_a_model_change_keeps_the_cap_a_reload_clears_it_and_keeps_the_window_and_
             Step::Type("/notesoup".into()),
             Step::Sleep(Duration::from_millis(500)),
             Step::Key("Enter".into()),
-            Step::WaitFor("cap: none;".into(), Duration::from_secs(60)),
+            Step::WaitFor("Cap: none".into(), Duration::from_secs(60)),
             Step::Capture("after-reload".into()),
             Step::Sleep(Duration::from_secs(1)),
             Step::Type("Check the notes again.".into()),

@@ -1,4 +1,4 @@
-use super::file_uri_path;
+use crate::uri::file_uri_path;
 use std::path::PathBuf;
 
 #[test]

@@ -298,7 +298,7 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<Carrie
     else if (type === 'closeout' && text !== undefined) {
       // The warning as this command's context, or as one hidden close-out turn: held for
       // the command's first row (onAppend submits it there; the host refuses a submit from
-      // command.run, and a timer can fire after a -p run ended: reset-flow/EVENTS.md).
+      // command.run, and a timer can fire after a -p run ended: claude-hooks/EVENTS.md).
       if (fx.mode === 'current_turn') out.context.push(text);
       else pending = { ...pending, closeout: { generation: num(fx.generation) ?? 0, text } };
     } else if (type !== 'cancel') logOnce($, `effect:${type}`, `unknown effect ${JSON.stringify(fx)}`);
@@ -572,7 +572,8 @@ const onCommand: MatchedHook<'command.run', { command: string[] }> = async ($, e
   await refreshIdentity($);
   const command = e.command === 'notesoup' ? 'notesoup' : e.command === 'empty' ? 'empty' : 'fresh_window';
   const facts: Fields = { command, budget: await budgetFacts($) };
-  if (command === 'notesoup') facts.args = e.args;
+  // `/notesoup`'s status counts the notes of the session folder's brain.
+  if (command === 'notesoup') Object.assign(facts, { args: e.args, cwd: await $.session.cwd() });
   const { reports, context } = await runEffects($, await hookEvent($, 'command.run', facts));
   const text = reports.filter((r) => r !== '').join('\n') || `/${e.command}: requested`;
   return context.length > 0 ? { text, context } : { text };

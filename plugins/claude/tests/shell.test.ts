@@ -731,14 +731,15 @@ describe('/empty and /fresh-window', () => {
 
 describe('/notesoup cap', () => {
   test('the arguments go to the helper and its report is the answer', async ($, on) => {
-    const calls = commandWorld(on, [{ type: 'report', text: 'cap: 100000; warning at 83616, clear at 91808 tokens (native 100000, from cap); window claude:s:0' }]);
+    const calls = commandWorld(on, [{ type: 'report', text: 'Context: 30,000 tokens, 51% of the 58,808 usable in this window\nCap: 100,000 tokens of capacity' }]);
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     calls.length = 0;
     const r = await $.command.run(typed('notesoup', 'cap 100k'));
-    expect(String(r.text)).toContain('cap: 100000;');
+    expect(String(r.text)).toContain('Cap: 100,000 tokens of capacity');
     expect(calls.map((c) => c.op)).toEqual(['hook']);
     const facts = hookCalls(calls)[0]?.facts ?? {};
-    expect([facts.command, facts.args, typeof facts.budget]).toEqual(['notesoup', 'cap 100k', 'object']);
+    // The folder too: the status counts the notes of its brain.
+    expect([facts.command, facts.args, typeof facts.budget, facts.cwd]).toEqual(['notesoup', 'cap 100k', 'object', '/work/project']);
   });
 });
 

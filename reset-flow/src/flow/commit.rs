@@ -1,4 +1,4 @@
-//! The commit lifetime: one compaction attempt, its boot, the evidence that Claude kept it,
+//! The commit lifetime: one compaction attempt, its boot, the evidence that the host kept it,
 //! and the one continuation.
 
 use super::{
@@ -154,10 +154,10 @@ impl Flow {
                     });
                     self.cancel(&format!("{why}; nothing was cleared"), fx);
                 } else {
-                    // A native auto compaction must happen: Claude's own summary stands.
+                    // A native auto compaction must happen: the host's own summary stands.
                     fx.push(Effect::NativeCompaction);
                     self.cutoff = None;
-                    self.cancel(&format!("{why}; Claude's own summary was used"), fx);
+                    self.cancel(&format!("{why}; the host's own summary was used"), fx);
                 }
             }
         }

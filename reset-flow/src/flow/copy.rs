@@ -12,9 +12,9 @@ use super::OwnBoot;
 use crate::effect::{CopyVerdict, Effect};
 use crate::event::Event;
 
-/// The heading line the engine puts before the shell's context block (`# <name>`), cut
+/// The heading line a host puts before notesoup's context block (`# <name>`), cut
 /// with the boot it heads.
-pub(crate) const HEADING: &str = "# notesoup\n";
+pub const HEADING: &str = "# notesoup\n";
 
 impl Flow {
     /// A fresh flow in the window the transcript says the session is in (the ordinal, and

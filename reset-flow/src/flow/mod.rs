@@ -6,12 +6,12 @@
 mod commit;
 mod copy;
 
-pub(crate) use copy::HEADING;
+pub use copy::HEADING;
 mod cutoff;
 mod request;
 mod window;
 
-pub(crate) use window::{ATTACH_DOORS, OwnBoot};
+pub(crate) use window::OwnBoot;
 use window::{Waiting, Window};
 
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,7 @@ pub struct Flow {
     pub(crate) waiting: Option<Waiting>,
     /// The running main turn has made its first model request.
     pub(crate) stepped: bool,
-    /// A person at a terminal (`session.start`): commit evidence comes from the
+    /// A person at a terminal: commit evidence comes from the
     /// conversation, not from appends. Read only by the hook layer.
     #[serde(default)]
     pub(crate) interactive: bool,
@@ -156,11 +156,11 @@ impl Marker {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "stage", deny_unknown_fields)]
 pub(crate) enum Stage {
-    /// The worker's compact command was issued; its `session.compact` has not come.
+    /// The worker's compact command was issued; its compaction has not come.
     Requested,
     /// `answer_compaction` was issued; the boot build has not reported.
     Answered,
-    /// The boot was built; waiting for evidence that Claude kept it. `boundary`: the
+    /// The boot was built; waiting for evidence that the host kept it. `boundary`: the
     /// compact boundary was appended; `touched`: any row of this compaction was seen (the
     /// window changed, so the attempt is never retried).
     Installed {
@@ -265,6 +265,53 @@ impl Flow {
             }) => Some(m.render()),
             _ => None,
         }
+    }
+
+    /// Whether commit evidence comes from the conversation a person sees (a terminal)
+    /// rather than from the rows the host appends (headless). A host adapter sets it when a
+    /// session starts; a session change keeps it.
+    pub fn set_interactive(&mut self, interactive: bool) {
+        self.interactive = interactive;
+    }
+
+    /// See [`Flow::set_interactive`].
+    pub fn interactive(&self) -> bool {
+        self.interactive
+    }
+
+    /// The boot an answered compaction installed, while the evidence that the host kept it
+    /// is awaited.
+    pub fn installed(&self) -> Option<Installed<'_>> {
+        match &self.commit {
+            Some(Commit {
+                stage:
+                    Stage::Installed {
+                        uuid,
+                        text,
+                        boundary,
+                        ..
+                    },
+                ..
+            }) => Some(Installed {
+                identity: uuid,
+                text: text.as_deref(),
+                boundary: *boundary,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether the worker's own compaction was issued and not yet answered with a boot: how
+    /// its command settles can still change the flow.
+    pub fn worker_compaction_unanswered(&self) -> bool {
+        matches!(
+            &self.commit,
+            Some(Commit {
+                marker: Some(_),
+                stage: Stage::Requested | Stage::Answered,
+                ..
+            })
+        )
     }
 
     /// What the state says, read-only (for Rust callers and tests; no shell reads it).
@@ -375,7 +422,7 @@ impl Flow {
             }
             Event::TurnStart { agent, turn_id } => self.turn_start(agent, turn_id),
             Event::PromptSubmitted { natural } => self.prompt_submitted(natural, &mut fx),
-            Event::Appended { agent, door } => self.appended(agent, &door, &mut fx),
+            Event::Appended { agent, joins_turn } => self.appended(agent, joins_turn, &mut fx),
             // A refused cap is never sent; a pending reset keeps its policy.
             Event::CapChanged { cap } => self.window.cap = cap,
             Event::DisableCompact { set } => self.disable_compact(set, &mut fx),
@@ -423,6 +470,17 @@ pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The boot an answered compaction installed ([`Flow::installed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Installed<'a> {
+    /// Its identity (the window id its marker names).
+    pub identity: &'a str,
+    /// Its text, when the shell gave it.
+    pub text: Option<&'a str>,
+    /// The compaction's boundary row was seen.
+    pub boundary: bool,
+}
+
 /// What a flow's state says, read-only ([`Flow::snapshot`]): for Rust callers (the cap's
 /// status text) and tests. Not on the wire: the shell obeys effects and reads no state.
 #[allow(
@@ -435,7 +493,7 @@ pub struct Snapshot {
     pub generation: u64,
     /// A reset request is pending or in flight.
     pub pending: bool,
-    /// The next main `turn.step` of the running turn will be answered with `end_turn`.
+    /// The next main step of the running turn will be answered with `end_turn`.
     pub end_turn_at_next_main_step: bool,
     /// The pending reset will not continue (STOP, `terminate`, or natural input).
     pub stop: bool,

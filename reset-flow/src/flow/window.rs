@@ -61,10 +61,6 @@ pub(crate) enum OwnBoot {
     Delivered,
 }
 
-/// The doors of a main `session.append` through which the engine attaches waiting input to
-/// the running turn (measured on 2.1.319).
-pub(crate) const ATTACH_DOORS: [&str; 2] = ["queue", "prompt"];
-
 /// A person's input not yet carried by a model request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -76,7 +72,7 @@ pub(crate) enum Waiting {
 }
 
 impl Flow {
-    /// What a main `tool.call` (after the chain, not denied) and a main `turn.step` past the
+    /// What a main tool result (not denied) and a main step past the
     /// first of the running turn can still change under `budget`'s points (the cap and fill
     /// of the hook call that asks): `None` when one of them may change something whatever
     /// the fill (a warning offered and not yet delivered, an armed or unbound cutoff, a
@@ -236,15 +232,15 @@ impl Flow {
         }
     }
 
-    /// Whether a main append through one of [`ATTACH_DOORS`] would attach a waiting prompt to
-    /// the running turn now (a queued prompt, a main turn that made its first request): the
-    /// one rule for `appended` and for the doors the shell is asked to send.
-    pub(crate) fn attachable(&self) -> bool {
+    /// Whether a main row that joins the turn would attach a waiting prompt to the running
+    /// turn now (a queued prompt, a main turn that made its first request): the one rule
+    /// for `appended` and for the rows a host adapter asks its shell to send.
+    pub fn attachable(&self) -> bool {
         self.main_turn.is_some() && self.stepped && self.waiting == Some(Waiting::Queued)
     }
 
-    pub(super) fn appended(&mut self, agent: Agent, door: &str, fx: &mut Vec<Effect>) {
-        if agent == Agent::Main && ATTACH_DOORS.contains(&door) && self.attachable() {
+    pub(super) fn appended(&mut self, agent: Agent, joins_turn: bool, fx: &mut Vec<Effect>) {
+        if agent == Agent::Main && joins_turn && self.attachable() {
             // The engine attached the waiting prompt to the running turn.
             self.waiting = Some(Waiting::Accepted);
             self.natural(InputPhase::Accepted, fx);

@@ -1,0 +1,222 @@
+//! The history for people (the command line): one session's documents as data, and a
+//! search of every session on the machine in one walk of the session folders. The rules
+//! are the model's tools' (`notesoup-history-core`: which events are listed, what a search
+//! looks in); only the shape of the answer differs.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use notesoup_history_core::{DocPage, DocQuery, Needle, Role, SelectorError};
+use notesoup_history_store::StoreError;
+use notesoup_window::{Host, parse_moment};
+
+use super::{SessionSource, cache, corpus, load};
+use crate::{AppError, Context};
+
+/// One session's documents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionDocs {
+    /// The session, `<harness>:<id>`.
+    pub session: String,
+    /// Ancestors the selection needs but the transcript lacks.
+    pub missing: Vec<String>,
+    /// The documents.
+    pub page: DocPage,
+}
+
+/// The documents of the session `source` names that `query` asks for.
+///
+/// # Errors
+/// No such session, an unreadable transcript, or a window or seq the session does not
+/// hold ([`AppError::Query`]).
+pub fn documents(
+    ctx: &Context,
+    source: &SessionSource,
+    query: &DocQuery<'_>,
+) -> Result<SessionDocs, AppError> {
+    let searched = query.needle.filter(|n| !n.ignores_case()).map(Needle::text);
+    let history = load("history show", source, searched, ctx)?;
+    let page = history.documents(query);
+    let docs = page.map(|page| SessionDocs {
+        session: history.session().to_string(),
+        missing: history.missing().to_vec(),
+        page,
+    });
+    ctx.retire(history);
+    Ok(docs?)
+}
+
+/// The whole event `seq` of the session `source` names (a tool result shows its call).
+///
+/// # Errors
+/// No such session or event, or an unreadable transcript.
+pub fn document(
+    ctx: &Context,
+    source: &SessionSource,
+    seq: notesoup_history_core::Seq,
+) -> Result<(String, notesoup_history_core::Document), AppError> {
+    let history = load("history show", source, None, ctx)?;
+    let doc = history.document_of_seq(seq);
+    let session = history.session().to_string();
+    ctx.retire(history);
+    Ok((session, doc?))
+}
+
+/// The selector a person's session argument names: `<harness>:<id>` as it is; a bare id
+/// (or unique id prefix) is looked up in every harness and must fit exactly one session.
+///
+/// # Errors
+/// A bare id no session has, or one that fits several sessions (of one harness or more),
+/// or an unreadable session folder.
+pub fn selector(ctx: &Context, text: &str) -> Result<String, AppError> {
+    let text = text.trim();
+    if text.contains(':') {
+        return Ok(text.to_owned());
+    }
+    let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
+    let mut fits = Vec::new();
+    for harness in Host::HARNESSES {
+        match corpus.resolve(&format!("{harness}:{text}")) {
+            Ok(found) => fits.push(format!("{}:{}", found.harness, found.id)),
+            Err(StoreError::Selector(SelectorError::Unknown { .. })) => {}
+            Err(StoreError::Selector(SelectorError::Ambiguous { examples, .. })) => {
+                fits.extend(examples.split(", ").map(str::to_owned));
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
+    fits.dedup();
+    match fits.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(StoreError::Selector(SelectorError::UnknownAnywhere {
+            id: text.to_owned(),
+        })
+        .into()),
+        many => Err(StoreError::Selector(SelectorError::AmbiguousAnywhere {
+            id: text.to_owned(),
+            examples: many.join(", "),
+        })
+        .into()),
+    }
+}
+
+/// What [`search`] looks for, and where.
+#[derive(Debug, Clone)]
+pub struct SearchArgs {
+    /// The text to find.
+    pub needle: Needle,
+    /// Only this harness's sessions.
+    pub harness: Option<Host>,
+    /// Only sessions that ran in this folder or below it.
+    pub folder: Option<PathBuf>,
+    /// Only sessions still active at or after this moment (ms since the epoch).
+    pub since: Option<u64>,
+    /// Only sessions started at or before this moment (ms since the epoch).
+    pub until: Option<u64>,
+    /// Only the most recently active sessions, this many (`None`: every session).
+    pub sessions: Option<usize>,
+    /// Only these roles (default: the tools' default roles).
+    pub roles: Option<Vec<Role>>,
+    /// The most matches taken per session (the newest); the count covers them all.
+    pub per_session: usize,
+}
+
+/// The matches of one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionHits {
+    /// The session, `<harness>:<id>`.
+    pub session: String,
+    /// When it started, in milliseconds since the epoch, if known.
+    pub started: Option<u64>,
+    /// The folder it ran in, if recorded.
+    pub cwd: Option<String>,
+    /// The newest matches, in conversation order, and how many there are.
+    pub page: DocPage,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchReport {
+    /// How many sessions were searched (after the harness, folder and time filters).
+    pub searched: usize,
+    /// The sessions with a match, most recently active first.
+    pub results: Vec<SessionHits>,
+    /// Sessions that could not be read, and why.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Searches every session `args` selects, most recently active first, in one walk of the
+/// session folders; `progress` is told `(done, of)` after each session.
+pub fn search(
+    ctx: &Context,
+    args: &SearchArgs,
+    progress: &mut dyn FnMut(usize, usize),
+) -> SearchReport {
+    let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
+    let scanned = corpus.scan(args.harness);
+    let cache = cache(ctx);
+    let mut chosen = Vec::new();
+    for found in scanned.sessions() {
+        if args.sessions.is_some_and(|n| chosen.len() >= n) {
+            break;
+        }
+        let modified = found
+            .modified()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        if args.since.is_some_and(|since| modified < since) {
+            continue;
+        }
+        let summary = scanned.summary(found);
+        let started = summary.started.as_deref().and_then(parse_moment);
+        if args
+            .until
+            .is_some_and(|until| started.unwrap_or(modified) > until)
+        {
+            continue;
+        }
+        if let Some(folder) = &args.folder
+            && !summary
+                .cwd
+                .as_deref()
+                .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
+        {
+            continue;
+        }
+        chosen.push((found, started, summary.cwd));
+    }
+    let mut report = SearchReport {
+        searched: chosen.len(),
+        ..SearchReport::default()
+    };
+    let query = DocQuery {
+        needle: Some(&args.needle),
+        roles: args.roles.as_deref(),
+        limit: Some(args.per_session),
+        ..DocQuery::default()
+    };
+    let searched = (!args.needle.ignores_case()).then(|| args.needle.text());
+    for (done, (found, started, cwd)) in chosen.into_iter().enumerate() {
+        let session = format!("{}:{}", found.harness, found.id);
+        let page = corpus
+            .history_scanned(&scanned, found, cache.as_ref(), searched)
+            .map_err(|e| e.to_string())
+            .and_then(|history| {
+                let page = history.documents(&query).map_err(|e| e.to_string());
+                ctx.retire(history);
+                page
+            });
+        match page {
+            Ok(page) if page.matched > 0 => report.results.push(SessionHits {
+                session,
+                started,
+                cwd,
+                page,
+            }),
+            Ok(_) => {}
+            Err(why) => report.skipped.push((session, why)),
+        }
+        progress(done + 1, report.searched);
+    }
+    report
+}

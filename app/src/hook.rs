@@ -1,0 +1,264 @@
+//! One engine hook call of a host's hooks module (Claude Code), whole, as a typed
+//! function: the hook and its facts in ([`HookCall`]); the effects to carry out, every text
+//! filled, out ([`HookReply`]). [`tool`] answers one of notesoup's own tools called in
+//! such a session.
+//!
+//! The translation of a hook into the reset flow's events is `notesoup_claude_hooks::Hook`
+//! (and `apply`); the budget is `notesoup-thresholds`' policy over the usage the shell
+//! read ([`BudgetFacts`]); the boot and warning texts are `notesoup-boot`'s; the window a
+//! transcript's head is in is the history crates'; the flow is kept on disk per session
+//! (`window-store`), read and written under the record's lock. One hook call is one call
+//! of [`call`], and the shell makes no second call to fill a text.
+
+use std::collections::BTreeMap;
+
+use notesoup_claude_hooks::{Watch, hook_saved};
+use notesoup_reset_flow::Effect;
+use notesoup_thresholds::{ContextUsage, Env, NOTESOUP_DISABLED, notesoup_disabled};
+use notesoup_window::marker;
+use serde::de::{DeserializeOwned, Deserializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use notesoup_claude_hooks::{Hook, KeptBoot};
+pub use notesoup_window::Host;
+
+use crate::limits::{Reading, Settings, Usage};
+pub use crate::session_flow::SessionRef;
+use crate::session_flow::with_saved;
+use crate::{AppError, Context};
+
+pub mod pi;
+mod tool;
+mod world;
+
+pub use tool::{ToolCall, tool};
+use world::World;
+
+/// One hook call, its facts sorted: the hook the flow hears, where the session lives and
+/// what the shell read for the budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookCall {
+    /// The session whose flow is kept.
+    pub session: SessionRef,
+    /// The engine hook and its facts.
+    pub hook: Hook,
+    /// Where the session lives: what a boot is built from.
+    pub place: Place,
+    /// What the shell read for the budget, when the hook reads it.
+    pub budget: Option<BudgetFacts>,
+    /// The hook forwarded the switches ([`switches`]) and notesoup is on: the reply says
+    /// so (`disabled: false`).
+    pub switched_on: bool,
+}
+
+/// Where the session lives: what a boot is built from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    /// `$.session.cwd()`: picks the brain.
+    pub cwd: Option<String>,
+    /// The transcript Claude named (history is available in the window).
+    pub transcript_path: Option<String>,
+    /// The newest main row kept.
+    pub head: Option<String>,
+}
+
+/// What the shell read for the budget: the `limits` op's [`Reading`], plus the fresh
+/// context fill. Fields that are not objects are as if absent: a budget never refuses a
+/// hook.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(from = "RawBudget")]
+pub struct BudgetFacts {
+    /// The usage (may be an earlier read: only its breakdown and window are used),
+    /// settings, threshold variables and model.
+    pub reading: Reading,
+    /// `$.session.usage().context`, read now (`tokens`, `percent`); absent: the usage's.
+    pub context: Option<ContextUsage>,
+}
+
+/// [`BudgetFacts`] as the hooks module sends them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBudget {
+    /// `$.session.usage({breakdown:"summary"})`, or null.
+    #[serde(default, deserialize_with = "when_object")]
+    usage: Option<Usage>,
+    /// `$.session.usage().context`, read now.
+    #[serde(default, deserialize_with = "when_object")]
+    context: Option<ContextUsage>,
+    /// The merged `$.settings.read()`, or null.
+    #[serde(default, deserialize_with = "when_object")]
+    settings: Option<Settings>,
+    /// The threshold variables as strings, absent when unset.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// `$.session.model()`.
+    #[serde(default)]
+    model: Option<String>,
+}
+
+impl From<RawBudget> for BudgetFacts {
+    fn from(raw: RawBudget) -> Self {
+        Self {
+            reading: Reading {
+                usage: raw.usage,
+                settings: raw.settings,
+                env: raw.env,
+                model: raw.model,
+            },
+            context: raw.context,
+        }
+    }
+}
+
+/// A field read forgivingly: anything that is not an object is as if absent.
+pub(crate) fn when_object<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        value @ Value::Object(_) => serde_json::from_value(value).ok(),
+        _ => None,
+    })
+}
+
+/// What the shell carries out after a hook call (or an own tool's call).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HookReply {
+    /// Whether notesoup is off (`NOTESOUP_DISABLED`), when the hook forwarded the switches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<bool>,
+    /// The effects, in order.
+    pub effects: Vec<ShellEffect>,
+    /// What the shell may skip until its next reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<HookWatch>,
+    /// Lines for the shell's log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<Vec<String>>,
+}
+
+/// One effect of the flow as the shell carries it out: `warn` and `closeout` carry the
+/// budget warning's `text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShellEffect {
+    /// The flow's effect.
+    #[serde(flatten)]
+    pub effect: Effect,
+    /// The warning's text, on an effect that carries it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl From<Effect> for ShellEffect {
+    fn from(effect: Effect) -> Self {
+        Self { effect, text: None }
+    }
+}
+
+/// What the shell may skip until its next reply ([`Watch`]), and what it compares.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookWatch {
+    /// The flow's watch.
+    #[serde(flatten)]
+    pub watch: Watch,
+    /// What a kept boot's block holds: the shell forwards only blocks that do.
+    pub boot_marker: &'static str,
+    /// The main results and steps the shell may skip, under this call's points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quiet: Option<QuietFill>,
+}
+
+/// The flow's `Quiet` as the shell compares it: the field of the context usage it reads
+/// now and the raw fill it must stay below.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuietFill {
+    /// The running main turn (`None`: no step may be skipped).
+    pub turn: Option<String>,
+    /// `tokens` or `percent`.
+    pub field: &'static str,
+    /// The fill a call must stay below to be skipped.
+    pub below: f64,
+}
+
+/// What the switches a hook forwards raw in `env` (`session.start`) say, each read by its
+/// one rule in `notesoup-thresholds`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switches {
+    /// `NOTESOUP_DISABLED` turns notesoup off: answer [`off`].
+    Off,
+    /// notesoup is on; `DISABLE_COMPACT` as the flow's `disable_compact` fact.
+    On {
+        /// Compaction is off in the session's environment.
+        disable_compact: bool,
+    },
+}
+
+/// The switches the variables `vars` set.
+pub fn switches(vars: &BTreeMap<String, String>) -> Switches {
+    if notesoup_disabled(vars.get(NOTESOUP_DISABLED).map(String::as_str)) {
+        return Switches::Off;
+    }
+    let env = Env::from_lookup(|name| vars.get(name).cloned());
+    Switches::On {
+        disable_compact: env.compaction_disabled(),
+    }
+}
+
+/// The reply when notesoup is off: the shell registers nothing and passes every event
+/// through; the session's flow is not touched.
+pub fn off() -> HookReply {
+    HookReply {
+        disabled: Some(true),
+        log: Some(vec![format!(
+            "{NOTESOUP_DISABLED} is set: nothing registered, every event passes through"
+        )]),
+        ..HookReply::default()
+    }
+}
+
+/// Refuses a hooks module of another notesoup version than this library (`None`: the
+/// module did not say): an updated plugin with an old binary, say.
+pub fn same_version(module: Option<&str>) -> Result<(), AppError> {
+    match module {
+        Some(theirs) if theirs != crate::VERSION => Err(AppError::VersionMismatch {
+            theirs: theirs.to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The boots of `host` among the texts the conversation keeps (others are dropped).
+pub fn kept_boots(texts: &[String], host: Host) -> Vec<KeptBoot> {
+    texts
+        .iter()
+        .filter_map(|t| KeptBoot::read(t, host.name()))
+        .collect()
+}
+
+/// One hook call on the session's flow kept on disk: the effects, every text filled.
+pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
+    let session = &call.session;
+    let mut world = World::new(ctx, session, &call.place, call.budget.as_ref());
+    let reply = with_saved(ctx, session, |saved| {
+        hook_saved(saved, &session.process, &call.hook, &mut world)
+    })?;
+    let effects = reply
+        .effects
+        .into_iter()
+        .map(|effect| world.filled(effect))
+        .collect();
+    let watch = HookWatch {
+        watch: Watch::of(&reply.flow),
+        boot_marker: marker::OPEN,
+        quiet: world.quiet(&reply.flow),
+    };
+    Ok(HookReply {
+        disabled: call.switched_on.then_some(false),
+        effects,
+        watch: Some(watch),
+        log: Some(world.log),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,31 @@
+//! What a hook call asks of the outside world ([`Resolve`]): the helper answers with IO
+//! (the budget from the engine's usage and settings, a boot from the brain), asked only
+//! when the hook reads it.
+
+pub use notesoup_reset_flow::CapAsk;
+use notesoup_reset_flow::{Budget, Pool};
+
+/// What the helper resolves for a hook, asked only when the hook reads it.
+pub trait Resolve {
+    /// The budget of this call with the runtime cap the flow holds; `None` when it cannot be
+    /// resolved (no usage yet, no points).
+    fn budget(&mut self, cap: Option<u64>) -> Option<Budget>;
+    /// The boot opening window `ordinal` (after a reset: with the handoff of `pool` and the
+    /// request's sticky note): its identity (the window id) and its whole text, or why not.
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        reset: Option<(Pool, Option<&str>)>,
+    ) -> Result<(String, String), String>;
+    /// The id of the session the hook runs in (a boot copy is judged against it).
+    fn session(&self) -> &str;
+    /// The window the session's transcript says its head is in, when known (asked for a
+    /// `prompt.context` with no kept boot while the flow knows no window).
+    fn transcript_window(&mut self) -> Option<u32>;
+    /// What `/notesoup`'s `args` ask, read against this call's points, or the line refusing
+    /// them (a refused command changes nothing).
+    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String>;
+    /// The line answering `/notesoup`: the cap the flow keeps (`None`: none), the points
+    /// under it and window `ordinal` (`None`: not started yet).
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String;
+}

@@ -1,0 +1,11 @@
+//! The adapter's tests: the hook explorer, and a fork's boots through hook calls.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+mod copy;
+pub(crate) mod explore;

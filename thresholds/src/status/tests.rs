@@ -1,0 +1,162 @@
+//! `/notesoup`'s text for each kind of session, in one snapshot to read whole.
+
+use serde_json::{Value, json};
+
+use super::cap_status;
+use crate::{ContextUsage, Env, Inputs, Settings, Usage};
+
+/// One case: what it shows, the usage, the settings, the variables, the cap, the fill read
+/// now, the window.
+struct Case {
+    what: &'static str,
+    usage: Value,
+    settings: Value,
+    env: &'static [(&'static str, &'static str)],
+    cap: Option<&'static str>,
+    now: Option<Value>,
+    window: Option<&'static str>,
+}
+
+fn sonnet(tokens: Option<u64>) -> Value {
+    let mut context = json!({"window": 200_000,
+        "breakdown": {"autoCompactThreshold": 167_000, "isAutoCompactEnabled": true}});
+    if let Some(tokens) = tokens {
+        context["tokens"] = json!(tokens);
+        context["percent"] = json!(tokens * 100 / 200_000);
+    }
+    json!({ "context": context })
+}
+
+fn text(case: &Case) -> String {
+    let usage: Usage = serde_json::from_value(case.usage.clone()).unwrap_or_default();
+    let settings: Settings = serde_json::from_value(case.settings.clone()).unwrap_or_default();
+    let pairs = case.env;
+    let env = Env::from_lookup(|name| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| (*v).to_owned())
+    });
+    let now: Option<ContextUsage> = case
+        .now
+        .clone()
+        .and_then(|v| serde_json::from_value(v).ok());
+    let inputs = Inputs {
+        cap: case.cap,
+        model: Some("claude-sonnet-4-6"),
+        ..Inputs::new(Some(&usage), Some(&settings), &env)
+    };
+    cap_status(&inputs, now.as_ref(), case.window)
+}
+
+#[test]
+fn the_status_says_fill_points_and_cap_in_words() {
+    let cases = [
+        Case {
+            what: "no cap, 120,000 tokens in the window",
+            usage: sonnet(Some(120_000)),
+            settings: json!({}),
+            env: &[],
+            cap: None,
+            now: None,
+            window: Some("claude:s1:0"),
+        },
+        Case {
+            what: "cap 100k, the fill read now (30,000) over the usage's older one",
+            usage: sonnet(Some(5_000)),
+            settings: json!({}),
+            env: &[],
+            cap: Some("100000"),
+            now: Some(json!({"tokens": 30_000, "percent": 15})),
+            window: Some("claude:s1:2"),
+        },
+        Case {
+            what: "past the clear point",
+            usage: sonnet(Some(150_000)),
+            settings: json!({}),
+            env: &[],
+            cap: Some("100000"),
+            now: None,
+            window: Some("claude:s1:2"),
+        },
+        Case {
+            what: "before Claude's first answer",
+            usage: sonnet(None),
+            settings: json!({}),
+            env: &[],
+            cap: None,
+            now: None,
+            window: None,
+        },
+        Case {
+            what: "auto-compaction off",
+            usage: sonnet(Some(40_000)),
+            settings: json!({"autoCompactEnabled": false}),
+            env: &[],
+            cap: None,
+            now: None,
+            window: Some("claude:s1:0"),
+        },
+        Case {
+            what: "DISABLE_COMPACT",
+            usage: sonnet(Some(40_000)),
+            settings: json!({}),
+            env: &[("DISABLE_COMPACT", "1")],
+            cap: None,
+            now: None,
+            window: Some("claude:s1:0"),
+        },
+        Case {
+            what: "no window size: points in percent",
+            usage: json!({"context": {"tokens": 50_000, "percent": 25}}),
+            settings: json!({}),
+            env: &[],
+            cap: None,
+            now: None,
+            window: Some("claude:s1:0"),
+        },
+        Case {
+            what: "margins with no room",
+            usage: sonnet(Some(1_000)),
+            settings: json!({"notesoup": {"resetMarginTokens": 190_000}}),
+            env: &[],
+            cap: Some("150k"),
+            now: None,
+            window: Some("claude:s1:0"),
+        },
+    ];
+    let all: Vec<String> = cases
+        .iter()
+        .map(|case| format!("== {}\n{}\n", case.what, text(case)))
+        .collect();
+    insta::assert_snapshot!(all.join("\n"));
+}
+
+/// The percent is of the usable part: 100% is the clear point, rounded to the nearest.
+#[test]
+fn the_percent_is_of_the_usable_part() {
+    let case = |tokens| Case {
+        what: "",
+        usage: sonnet(Some(tokens)),
+        settings: json!({}),
+        env: &[],
+        cap: Some("100000"),
+        now: None,
+        window: None,
+    };
+    // Cap 100k: clear at 58,808.
+    for (tokens, share) in [
+        (0, "0%"),
+        (29_404, "50%"),
+        (58_808, "100%"),
+        (588, "1%"),
+        (293, "0%"),
+    ] {
+        let line = text(&case(tokens));
+        let first = line.lines().next().unwrap_or_default().to_owned();
+        assert!(
+            first.ends_with(&format!(", {share} of the 58,808 usable in this window")),
+            "{tokens}: {first}"
+        );
+    }
+}
