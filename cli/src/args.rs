@@ -4,14 +4,15 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use notesoup_history_core::Role;
 use notesoup_window::Host;
 
 /// The exit codes, as `--help` prints them (the same table as README's "Using it").
 macro_rules! exit_codes {
     () => {
         "Exit status:
-  0  done (doctor: no check failed)
-  1  refused or failed: the message says what, which file, and what to do
+  0  done (doctor: no check failed; search: something matched)
+  1  refused or failed: the message says what, which file, and what to do (search: no match)
   2  the command line itself is wrong (unknown option, missing argument)
   3  a note changed under you (edit) or a newer note blocks restore (--force): nothing was lost"
     };
@@ -25,7 +26,7 @@ pub(crate) const EXIT_CODES: &str = exit_codes!();
 #[derive(Debug, Parser)]
 #[command(
     name = "notesoup",
-    version,
+    version = crate::VERSION_TEXT,
     about,
     after_help = concat!("Examples:\n  notesoup doctor\n  notesoup notes\n  notesoup notes edit plan\n  notesoup history sessions --limit 5\n  notesoup history search \"cargo test\"\n\nOutput: a pager when stdout is a terminal and the text is long (--no-pager, $PAGER), colour\nonly on a terminal and never when NO_COLOR is set, --json for scripts.\n\n", exit_codes!())
 )]
@@ -58,9 +59,9 @@ pub enum Color {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// The brain of a project: the notes your agent keeps (list, show, edit, rm, trash, restore).
+    /// The brain of a project: the notes your agent keeps (list, show, edit, write, append, rm, grep, trash, restore, brains).
     #[command(
-        after_help = "Examples:\n  notesoup notes\n  notesoup notes show plan\n  notesoup notes edit plan\n  notesoup notes rm old/idea && notesoup notes restore old/idea\n  notesoup notes --project ~/src/app trash"
+        after_help = "Examples:\n  notesoup notes\n  notesoup notes show plan\n  notesoup notes edit plan\n  echo \"1. ship it\" | notesoup notes write plan\n  notesoup notes grep -i deploy\n  notesoup notes rm old/idea && notesoup notes restore old/idea\n  notesoup notes --project ~/src/app trash\n  notesoup notes brains"
     )]
     Notes(NotesArgs),
     /// Past sessions of Claude Code, Pi and Codex on this machine: list, search, show.
@@ -75,7 +76,7 @@ pub enum Command {
     Limits(LimitsArgs),
     /// Check the set-up: Claude Code, the plugin, the helper, the notes home, session folders, settings.
     #[command(
-        after_help = "Each check prints one line, ok / warn / fail, and the fix:\n  claude    Claude Code found ($CLAUDE or `claude` on PATH), its version the one notesoup targets\n  plugin    the notesoup plugin installed and enabled (or named by CLAUDE_CODE_PLUGIN_DIRS)\n  helper    the plugin's staged notesoup-helper runs and is this notesoup's version\n  notes     the notes home (NOTESOUP_HOME, XDG_DATA_HOME, HOME) is a folder you can write\n  sessions  one line per harness (Claude Code, Pi, Codex): sessions found, and each folder looked in\n            (found / missing); none found is a warning, fine for a harness you do not use\n  settings  Claude's settings files parse and their notesoup margins (resetMarginTokens,\n            warningRunwayTokens) are whole numbers of tokens that leave room\n  disabled  NOTESOUP_DISABLED set or not (environment or a settings env block)\n  compact   DISABLE_COMPACT / auto-compaction off (no warnings, no resets)\nThe exit status is 1 when a check fails (warnings alone exit 0); --json gives every check with\nits status, message, fix and detail.\n\nExample:\n  notesoup doctor"
+        after_help = "Each check prints one line, ok / skip / warn / fail, and for a warning or a failure the fix\n(with the real paths: this checkout's scripts when notesoup was built in one). skip is neither\ngood nor bad: not used here, or not checked because a check above failed.\n  claude    Claude Code found ($CLAUDE, `claude` on PATH, or the copy scripts/install fetched), and\n            whether its version is the one notesoup is tested with\n  plugin    the notesoup plugin installed and enabled (or named by CLAUDE_CODE_PLUGIN_DIRS)\n  helper    the plugin's staged notesoup-helper runs and is this notesoup's version\n  notes     the notes home (NOTESOUP_HOME, XDG_DATA_HOME, HOME) is a folder you can write\n  sessions  one line per harness (Claude Code, Pi, Codex): sessions found, and each folder looked in\n            (found / missing); none found is skip (a harness you do not use)\n  pi        with Pi here ($PI or `pi` on PATH), the notesoup extension where Pi finds it\n  vault     the history vault's size, and Claude sessions near Claude's cleanupPeriodDays it does\n            not hold yet (NOTESOUP_VAULT=off: skip)\n  settings  Claude's settings files parse and their notesoup margins (resetMarginTokens,\n            warningRunwayTokens) are whole numbers of tokens that leave room\n  disabled  NOTESOUP_DISABLED set or not (environment or a settings env block)\n  compact   DISABLE_COMPACT / auto-compaction off (no warnings, no resets)\nThe last line counts them. The exit status is 1 when a check fails (warnings alone exit 0);\n--json gives the counts and every check with its status, message, fix and detail.\n\nExample:\n  notesoup doctor"
     )]
     Doctor,
     /// Serve notesoup's tools over MCP on stdin/stdout (for MCP clients such as Codex).
@@ -83,6 +84,24 @@ pub enum Command {
         after_help = "Example (an MCP client's configuration):\n  command = \"notesoup\", args = [\"mcp\"]"
     )]
     Mcp(McpArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    #[command(
+        after_help = "scripts/install puts them where each shell looks. By hand:\n  notesoup completions bash > ~/.local/share/bash-completion/completions/notesoup\n  notesoup completions zsh > ~/.local/share/zsh/site-functions/_notesoup   # a folder on $fpath\n  notesoup completions fish > ~/.config/fish/completions/notesoup.fish\n\nExample:\n  source <(notesoup completions bash)"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page notesoup(1), or write one page per command into a folder.
+    #[command(
+        after_help = "scripts/install writes them to ~/.local/share/man/man1 (`man notesoup`, `man notesoup-notes`).\n\nExamples:\n  notesoup man | man -l -\n  notesoup man --out-dir ~/.local/share/man/man1"
+    )]
+    Man {
+        /// Write `notesoup.1` and `notesoup-<command>.1` for every command into this folder.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 /// `notesoup notes ...`
@@ -119,12 +138,53 @@ pub enum NotesCommand {
         /// The note's name.
         name: String,
     },
-    /// Move a note to the brain's trash (restore brings it back).
-    #[command(after_help = "Example:\n  notesoup notes rm old/idea")]
-    Rm {
+    /// Write a whole note from stdin or a file (created, or replaced).
+    #[command(
+        after_help = "The text comes from stdin, or from --file (`-` is stdin). A note of that name is replaced,\nas the agent's own write replaces it; `notesoup notes append` adds to it instead.\n\nExamples:\n  echo \"1. ship it\" | notesoup notes write plan\n  notesoup notes write project/build --file build-notes.md"
+    )]
+    Write {
+        /// The note's name, e.g. `plan` or `project/build`.
+        name: String,
+        /// Read the text from this file instead of stdin.
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
+    },
+    /// Add text at the end of a note (created if missing), from stdin or a file.
+    #[command(
+        after_help = "The text is added exactly as given (end it with a newline to keep lines apart).\n\nExamples:\n  echo \"- flaky: tests/net.rs\" | notesoup notes append todo\n  notesoup notes append log --file today.md"
+    )]
+    Append {
         /// The note's name.
         name: String,
+        /// Read the text from this file instead of stdin.
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
     },
+    /// Move notes to the brain's trash (restore brings each back).
+    #[command(
+        after_help = "Each name is moved in turn; a name that is not a note is reported (with the closest names)\nand the others are still moved. Exit status 1 if any was not.\n\nExamples:\n  notesoup notes rm old/idea\n  notesoup notes rm draft-1 draft-2 draft-3"
+    )]
+    Rm {
+        /// The notes' names.
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+    },
+    /// The lines of the brain's notes that hold a text (literal), as `name:line: text`.
+    #[command(
+        after_help = "Exit status: 0 when something matched, 1 when nothing did (as grep and rg).\n\nExamples:\n  notesoup notes grep deploy\n  notesoup notes grep -i todo --json"
+    )]
+    Grep {
+        /// The text to find (literal; case-sensitive unless -i).
+        text: String,
+        /// Ignore case (Unicode simple case folding).
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+    },
+    /// Every brain on this machine: its project folder, notes, size and last change.
+    #[command(
+        after_help = "A brain belongs to the git repository a folder is in (else to the folder itself), by its\npath: a project moved, renamed or cloned elsewhere starts a new brain, and its old one is\nlisted here. `notesoup notes --project DIR` opens the brain of DIR.\n\nExamples:\n  notesoup notes brains\n  notesoup notes brains --json"
+    )]
+    Brains,
     /// The deleted notes the trash keeps (newest first).
     #[command(after_help = "Example:\n  notesoup notes trash")]
     Trash,
@@ -161,14 +221,18 @@ pub enum HarnessArg {
 }
 
 impl HarnessArg {
-    /// The selector prefix (`claude`, `pi`, `codex`).
-    pub(crate) fn name(self) -> &'static str {
-        let harness = match self {
+    /// The harness.
+    pub(crate) fn host(self) -> Host {
+        match self {
             Self::Claude => Host::Claude,
             Self::Pi => Host::Pi,
             Self::Codex => Host::Codex,
-        };
-        harness.name()
+        }
+    }
+
+    /// The selector prefix (`claude`, `pi`, `codex`).
+    pub(crate) fn name(self) -> &'static str {
+        self.host().name()
     }
 }
 
@@ -185,52 +249,121 @@ pub enum HistoryCommand {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Literal, case-sensitive search in one session, or in the recent sessions of every harness.
+    /// Search every session of every harness on this machine (or one session) for literal text.
     #[command(
-        after_help = "Examples:\n  notesoup history search \"cargo test\"\n  notesoup history search TODO --session pi:01a23754\n  notesoup history search TODO --session claude:da56 --cursor s41"
+        after_help = "Every session of every harness is searched unless you narrow it (--harness, --project,\n--since, --until, --sessions); each session shows its newest matches (--limit).\n\nExit status: 0 when something matched, 1 when nothing did (as grep and rg).\n\nExamples:\n  notesoup history search \"cargo test\"\n  notesoup history search -i todo --harness pi --since 2026-11-01\n  notesoup history search panic --project ~/src/app\n  notesoup history search TODO --session claude:da56"
     )]
     Search {
-        /// The text to find (literal, case-sensitive).
+        /// The text to find (literal; case-sensitive unless -i).
         query: String,
-        /// One session, `<harness>:<id>` (a unique id prefix is enough); default: the recent sessions.
+        /// Ignore case (Unicode simple case folding).
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// Only this session: `<harness>:<id>`, or a unique id (prefix) of any harness.
         #[arg(long, value_name = "SEL")]
         session: Option<String>,
-        /// Without --session: only this harness's sessions.
+        /// Only this harness's sessions.
         #[arg(long, value_enum, conflicts_with = "session")]
         harness: Option<HarnessArg>,
-        /// Without --session: how many recent sessions to search (1 to 200).
-        #[arg(long, default_value_t = 20, conflicts_with = "session")]
-        sessions: usize,
-        /// Matches per page (per session without --session).
-        #[arg(long)]
+        /// Only sessions that ran in this folder or below it.
+        #[arg(long, value_name = "DIR", conflicts_with = "session")]
+        project: Option<PathBuf>,
+        /// Only sessions active on or after this day or moment (2026-11-01, 2026-11-01T09:00Z).
+        #[arg(long, value_name = "WHEN", conflicts_with = "session")]
+        since: Option<String>,
+        /// Only sessions started on or before this day or moment (a day counts whole).
+        #[arg(long, value_name = "WHEN", conflicts_with = "session")]
+        until: Option<String>,
+        /// Only the most recently active sessions, this many (default: every session).
+        #[arg(long, value_name = "N", conflicts_with = "session")]
+        sessions: Option<usize>,
+        /// Only events of these roles (user, assistant, tool, attachment, notice, summary).
+        #[arg(long, value_delimiter = ',', value_name = "ROLES")]
+        roles: Option<Vec<RoleArg>>,
+        /// Matches shown per session, the newest (default 10; 40 with --session).
+        #[arg(long, value_name = "N")]
         limit: Option<usize>,
-        /// With --session: continue from this cursor (the previous page names it).
+        /// With --session: the page before this one (the footer names it).
         #[arg(long, requires = "session")]
         cursor: Option<String>,
     },
-    /// One session: its newest events, one window, or whole events by seq.
+    /// Keep a compressed copy of every session of every harness in notesoup's vault.
     #[command(
-        after_help = "Examples:\n  notesoup history show pi:01a23754-8e37\n  notesoup history show claude:da56 --window 1\n  notesoup history show claude:da56 --seq 51\n  notesoup history show codex:01a23756 --cursor s40"
+        after_help = "Claude Code deletes transcripts older than its cleanupPeriodDays (30 by default); the vault\n(<notes home>/vault, private) keeps a zstd copy of each session file, brought up to date by\neach run: a grown file adds what is new, a rewritten one is kept as a new version.\nNOTESOUP_VAULT=off turns it off. `notesoup history forget` removes a session for good.\n\nExample:\n  notesoup history vault"
+    )]
+    Vault,
+    /// Remove a session from the vault for good (the harness's own file is left alone).
+    #[command(
+        after_help = "The session is never vaulted again (a tombstone stays). Its original, if the harness still\nhas it, is not touched: the command names it. --before forgets every vaulted session file\nthat last grew before that day or time.\n\nExamples:\n  notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d\n  notesoup history forget --before 2026-01-01"
+    )]
+    Forget {
+        /// The session: `<harness>:<id>`, the whole id.
+        #[arg(required_unless_present = "before", conflicts_with = "before")]
+        session: Option<String>,
+        /// Every vaulted session file that last grew before this day or time (2026-01-01, 90d).
+        #[arg(long, value_name = "WHEN")]
+        before: Option<String>,
+    },
+    /// One session, in conversation order: its newest events, one window, or one whole event.
+    #[command(
+        after_help = "Examples:\n  notesoup history show pi:01a23754-8e37\n  notesoup history show claude:da56 --window 1 --roles user,assistant\n  notesoup history show claude:da56 --all > session.txt\n  notesoup history show claude:da56 --seq 51\n  notesoup history show codex:01a23756 --cursor s40 --reverse"
     )]
     Show {
-        /// The session, `<harness>:<id>` (a unique id prefix is enough).
+        /// The session: `<harness>:<id>`, or a unique id (prefix) of any harness.
         session: String,
-        /// Whole event(s): this seq (a tool result shows its call too).
-        #[arg(long, conflicts_with_all = ["window", "cursor", "limit"])]
+        /// One whole event (a tool result shows its call and the result).
+        #[arg(long, conflicts_with_all = ["window", "cursor", "limit", "all", "roles", "reverse"])]
         seq: Option<u64>,
-        /// With --seq: bytes of the event already read (the previous page names it).
-        #[arg(long, requires = "seq")]
-        offset: Option<usize>,
         /// Only this window (its id or its number).
         #[arg(long, value_name = "W")]
         window: Option<String>,
-        /// Events per page (1 to 500, default 40).
-        #[arg(long)]
+        /// Only events of these roles (user, assistant, tool, attachment, notice, summary).
+        #[arg(long, value_delimiter = ',', value_name = "ROLES")]
+        roles: Option<Vec<RoleArg>>,
+        /// Events shown, the newest (default 40).
+        #[arg(long, conflicts_with = "all")]
         limit: Option<usize>,
-        /// Continue from this cursor (the previous page names it).
+        /// Every event of the session (no page).
         #[arg(long)]
+        all: bool,
+        /// The page before this one (the footer names it).
+        #[arg(long, conflicts_with = "all")]
         cursor: Option<String>,
+        /// Newest first.
+        #[arg(long)]
+        reverse: bool,
     },
+}
+
+/// A role of a history event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    /// A person's prompt (or harness text sent as the user).
+    User,
+    /// The model's text.
+    Assistant,
+    /// A tool call with its result.
+    Tool,
+    /// Context the harness attached.
+    Attachment,
+    /// A harness notice (compactions, command output, errors).
+    Notice,
+    /// A compaction summary.
+    Summary,
+}
+
+impl RoleArg {
+    /// The history's role.
+    pub(crate) fn role(self) -> Role {
+        match self {
+            Self::User => Role::User,
+            Self::Assistant => Role::Assistant,
+            Self::Tool => Role::Tool,
+            Self::Attachment => Role::Attachment,
+            Self::Notice => Role::Notice,
+            Self::Summary => Role::Summary,
+        }
+    }
 }
 
 /// `notesoup limits ...`

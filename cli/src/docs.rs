@@ -1,12 +1,12 @@
 //! The `--json` documents of `notesoup`'s commands: one typed struct per command,
 //! serialized as is (`Out::json_doc` writes their keys sorted, as the documents always
-//! were); the history commands' carry the application library's typed answers.
+//! were).
 
 use std::path::Path;
 
-use notesoup_app::history::{ListPage, SessionRow};
-use notesoup_app::notes::NoteRow;
+use notesoup_notes::NoteInfo;
 use notesoup_window::Host;
+use notesoup_window::format_rfc3339;
 use serde::Serialize;
 
 /// `notes list --json`.
@@ -17,7 +17,30 @@ pub(crate) struct ListDoc<'a> {
     pub(crate) brain: &'a Path,
     pub(crate) bytes: u64,
     pub(crate) limits: Limits,
-    pub(crate) notes: Vec<NoteRow>,
+    pub(crate) notes: Vec<NoteDoc>,
+}
+
+/// One note of `notes list --json`.
+#[derive(Serialize)]
+pub(crate) struct NoteDoc {
+    pub(crate) name: String,
+    pub(crate) bytes: u64,
+    /// RFC 3339, UTC.
+    pub(crate) updated: String,
+    pub(crate) version: String,
+    pub(crate) first_line: String,
+}
+
+impl From<&NoteInfo> for NoteDoc {
+    fn from(note: &NoteInfo) -> Self {
+        Self {
+            name: note.name.clone(),
+            bytes: note.bytes,
+            updated: format_rfc3339(note.updated.saturating_mul(1000)),
+            version: note.version.as_str().to_owned(),
+            first_line: note.first_line.clone(),
+        }
+    }
 }
 
 /// The store's size limits, in bytes.
@@ -33,17 +56,85 @@ pub(crate) struct ShowDoc<'a> {
     pub(crate) ok: bool,
     pub(crate) name: &'a str,
     pub(crate) version: &'a str,
-    pub(crate) updated: u64,
+    /// RFC 3339, UTC.
+    pub(crate) updated: String,
     pub(crate) text: &'a str,
 }
 
-/// `notes rm --json`.
+/// `notes rm --json`: what was moved to the trash, and what was not (and why).
 #[derive(Serialize)]
 pub(crate) struct RmDoc<'a> {
     pub(crate) ok: bool,
+    pub(crate) removed: Vec<Removed<'a>>,
+    pub(crate) failed: Vec<NotRemoved>,
+}
+
+/// A note `notes rm` moved to the trash.
+#[derive(Serialize)]
+pub(crate) struct Removed<'a> {
     pub(crate) name: &'a str,
     pub(crate) version: &'a str,
     pub(crate) trash: &'a Path,
+}
+
+/// A name `notes rm` did not remove.
+#[derive(Serialize)]
+pub(crate) struct NotRemoved {
+    pub(crate) name: String,
+    pub(crate) code: String,
+    pub(crate) message: String,
+    /// The closest existing names, for a name that is not a note.
+    pub(crate) near: Vec<String>,
+}
+
+/// `notes write --json` and `notes append --json`.
+#[derive(Serialize)]
+pub(crate) struct WrittenDoc<'a> {
+    pub(crate) ok: bool,
+    pub(crate) name: &'a str,
+    pub(crate) version: &'a str,
+    pub(crate) bytes: u64,
+    pub(crate) created: bool,
+}
+
+/// `notes grep --json`.
+#[derive(Serialize)]
+pub(crate) struct GrepDoc<'a> {
+    pub(crate) ok: bool,
+    pub(crate) text: &'a str,
+    pub(crate) ignore_case: bool,
+    pub(crate) matches: Vec<GrepRow<'a>>,
+}
+
+/// One line of `notes grep --json`.
+#[derive(Serialize)]
+pub(crate) struct GrepRow<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) line: usize,
+    pub(crate) text: &'a str,
+}
+
+/// `notes brains --json`.
+#[derive(Serialize)]
+pub(crate) struct BrainsDoc<'a> {
+    pub(crate) ok: bool,
+    pub(crate) brains: Vec<BrainRow<'a>>,
+}
+
+/// One brain of `notes brains --json`.
+#[derive(Serialize)]
+pub(crate) struct BrainRow<'a> {
+    /// The project folder it was first written from (`null`: unknown).
+    pub(crate) project: Option<&'a Path>,
+    /// Whether that folder still exists.
+    pub(crate) project_exists: bool,
+    /// The brain of the folder this command ran for.
+    pub(crate) current: bool,
+    pub(crate) brain: &'a Path,
+    pub(crate) notes: usize,
+    pub(crate) bytes: u64,
+    /// RFC 3339, UTC; `null` with no notes.
+    pub(crate) updated: Option<String>,
 }
 
 /// `notes trash --json`.
@@ -59,7 +150,8 @@ pub(crate) struct TrashDoc<'a> {
 #[derive(Serialize)]
 pub(crate) struct TrashRow<'a> {
     pub(crate) name: &'a str,
-    pub(crate) deleted_ms: u64,
+    /// RFC 3339, UTC.
+    pub(crate) deleted: String,
     pub(crate) bytes: u64,
     pub(crate) first_line: &'a str,
     pub(crate) file: &'a Path,
@@ -79,7 +171,8 @@ pub(crate) struct RestoreDoc<'a> {
     pub(crate) name: &'a str,
     pub(crate) version: &'a str,
     pub(crate) bytes: u64,
-    pub(crate) deleted_ms: u64,
+    /// RFC 3339, UTC.
+    pub(crate) deleted: String,
     pub(crate) replaced: Option<&'a Path>,
 }
 
@@ -96,7 +189,17 @@ pub(crate) struct EditDoc<'a> {
 #[derive(Serialize)]
 pub(crate) struct DoctorDoc<'a> {
     pub(crate) ok: bool,
+    pub(crate) counts: Counts,
     pub(crate) checks: Vec<CheckRow<'a>>,
+}
+
+/// How many checks of `doctor` came out each way.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Counts {
+    pub(crate) ok: usize,
+    pub(crate) skip: usize,
+    pub(crate) warn: usize,
+    pub(crate) fail: usize,
 }
 
 /// One check of `doctor --json`.
@@ -140,38 +243,34 @@ pub(crate) struct ErrorBody<'a> {
     pub(crate) fix: Option<String>,
 }
 
-/// A `--json` document of a successful command: `"ok": true` beside the answer's fields.
+/// `history vault --json`.
 #[derive(Serialize)]
-pub(crate) struct Done<'a, T> {
+pub(crate) struct VaultDoc<'a> {
     pub(crate) ok: bool,
-    #[serde(flatten)]
-    pub(crate) answer: &'a T,
+    pub(crate) vault: &'a Path,
+    pub(crate) files: usize,
+    pub(crate) grown: usize,
+    pub(crate) new_versions: usize,
+    pub(crate) added_bytes: u64,
+    pub(crate) sessions: usize,
+    pub(crate) raw_bytes: u64,
+    pub(crate) stored_bytes: u64,
+    pub(crate) failed: Vec<NotKept<'a>>,
 }
 
-pub(crate) fn done<T>(answer: &T) -> Done<'_, T> {
-    Done { ok: true, answer }
-}
-
-/// `history sessions --json`.
+/// A session file `history vault` could not keep.
 #[derive(Serialize)]
-pub(crate) struct SessionsDoc<'a> {
+pub(crate) struct NotKept<'a> {
+    pub(crate) file: &'a Path,
+    pub(crate) error: &'a str,
+}
+
+/// `history forget --json`.
+#[derive(Serialize)]
+pub(crate) struct ForgetDoc<'a> {
     pub(crate) ok: bool,
-    pub(crate) total: usize,
-    pub(crate) sessions: &'a [SessionRow],
-}
-
-/// `history search --json` over the recent sessions.
-#[derive(Serialize)]
-pub(crate) struct SearchDoc<'a> {
-    pub(crate) ok: bool,
-    pub(crate) query: &'a str,
-    pub(crate) searched: usize,
-    pub(crate) results: &'a [ListPage],
-    pub(crate) skipped: Vec<Skipped<'a>>,
-}
-
-#[derive(Serialize)]
-pub(crate) struct Skipped<'a> {
-    pub(crate) session: &'a str,
-    pub(crate) error: String,
+    /// The session named (`null` for `--before`).
+    pub(crate) session: Option<&'a str>,
+    pub(crate) removed: &'a [String],
+    pub(crate) originals_left: &'a [std::path::PathBuf],
 }

@@ -12,7 +12,7 @@ use crate::{EXIT_CONFLICT, EXIT_FAILED, EXIT_USAGE};
 #[non_exhaustive]
 pub enum CliError {
     /// The notes store refused (bad name, not found, too large, version conflict, ...).
-    #[error("{source}")]
+    #[error("{}", notes_words(source))]
     Notes {
         /// The store's refusal.
         source: NotesError,
@@ -38,6 +38,37 @@ pub enum CliError {
         message: String,
         /// What to do instead.
         fix: String,
+    },
+    /// No note of that name: the closest names, when there are any, are in the fix.
+    #[error("no note named `{name}`")]
+    NoSuchNote {
+        /// The name asked for.
+        name: String,
+        /// The brain's folder.
+        brain: PathBuf,
+        /// The closest existing names.
+        near: Vec<String>,
+    },
+    /// `notes write`/`append` got no text: stdin is a terminal and no --file was given.
+    #[error("no text to write: stdin is a terminal and no --file was given")]
+    NoInput,
+    /// `notes write`/`append` got an empty text: nothing was written.
+    #[error("the text from {from} is empty; nothing was written")]
+    EmptyInput {
+        /// Where it came from (`stdin`, a file).
+        from: String,
+        /// The note.
+        name: String,
+    },
+    /// `notes write`/`append` got more text than a note may hold: nothing was written.
+    #[error(
+        "the text from {from} is over {limit} bytes, the most a note may hold; nothing was written"
+    )]
+    InputTooLarge {
+        /// Where it came from (`stdin`, a file).
+        from: String,
+        /// The most a note may hold, in bytes.
+        limit: u64,
     },
     /// The note changed while it was being edited: nothing was written.
     #[error("note `{name}` {now} while you were editing it; nothing was written")]
@@ -65,6 +96,8 @@ pub enum CliError {
         reason: String,
         /// The file it was editing (the text is still there).
         file: PathBuf,
+        /// The note.
+        name: String,
     },
     /// Neither `$VISUAL` nor `$EDITOR` is set.
     #[error("no editor: neither VISUAL nor EDITOR is set")]
@@ -123,6 +156,9 @@ impl CliError {
     pub fn code(&self) -> &str {
         match self {
             Self::Notes { source, .. } => source.code(),
+            Self::NoSuchNote { .. } => "not_found",
+            Self::NoInput => "no_input",
+            Self::InputTooLarge { .. } => "too_large",
             Self::History { code, .. } => code,
             Self::Refused { code, .. } => code,
             Self::EditConflict { .. } => "version_conflict",
@@ -132,7 +168,7 @@ impl CliError {
             Self::Settings { .. } => "bad_settings",
             Self::Limits(err) => err.code(),
             Self::BadArgument { .. } => "bad_argument",
-            Self::EmptyNote { .. } => "empty_note",
+            Self::EmptyNote { .. } | Self::EmptyInput { .. } => "empty_note",
             Self::Mcp(_) => "mcp_failed",
         }
     }
@@ -146,7 +182,7 @@ impl CliError {
             {
                 EXIT_CONFLICT
             }
-            Self::BadArgument { .. } => EXIT_USAGE,
+            Self::BadArgument { .. } | Self::NoInput => EXIT_USAGE,
             _ => EXIT_FAILED,
         }
     }
@@ -155,6 +191,7 @@ impl CliError {
     pub fn file(&self) -> Option<PathBuf> {
         match self {
             Self::Notes { brain, .. } => brain.clone(),
+            Self::NoSuchNote { brain, .. } => Some(brain.clone()),
             Self::EditConflict { kept, .. } => Some(kept.clone()),
             Self::Editor { file, .. } => Some(file.clone()),
             Self::Io { path, .. } | Self::Settings { path, .. } => Some(path.clone()),
@@ -176,14 +213,22 @@ impl CliError {
                 "bad_cwd" => "give --project an existing folder".into(),
                 _ => return None,
             },
+            Self::NoSuchNote { near, .. } if !near.is_empty() => {
+                let near: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
+                format!("did you mean {}? `notesoup notes list` shows every name", near.join(" or "))
+            }
+            Self::NoSuchNote { .. } => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
+            Self::NoInput => "pipe the text in (`echo \"1. ship it\" | notesoup notes write plan`) or give --file PATH".into(),
+            Self::EmptyInput { name, .. } => format!("to delete the note: `notesoup notes rm {name}`"),
+            Self::InputTooLarge { .. } => "shorten the text, or split it into several notes".into(),
             Self::History { code, .. } => match code.as_str() {
                 "not_found" | "bad_session" => "`notesoup history sessions` lists the sessions; name one as <harness>:<id>".into(),
                 "ambiguous_session" => "give more of the id (one of the candidates named above)".into(),
                 "bad_request" => "see `notesoup history --help`".into(),
                 _ => return None,
             },
-            Self::EditConflict { .. } => "your text is in the file above: `notesoup notes show NAME` shows the note now; `notesoup notes edit NAME` and paste your change back in".into(),
-            Self::Editor { .. } => "fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above".into(),
+            Self::EditConflict { name, kept, .. } => format!("your text is in the file above: `notesoup notes show {name}` shows the note now; `notesoup notes write {name} --file {}` writes yours over it", kept.display()),
+            Self::Editor { file, name, .. } => format!("fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above: `notesoup notes write {name} --file {}` saves it", file.display()),
             Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),
             Self::Io { .. } => "check the file's permissions and free space".into(),
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
@@ -192,5 +237,15 @@ impl CliError {
             Self::EmptyNote { name } => format!("to delete it: `notesoup notes rm {name}`"),
             Self::Mcp(_) => "an MCP client starts `notesoup mcp` itself and speaks JSON-RPC on its stdin; see README's MCP section".into(),
         })
+    }
+}
+
+/// The store's refusal in the CLI's words: its messages name the model's tools where one
+/// helps the model (`notes_list shows the names`); the CLI's fix line names its own command
+/// instead.
+fn notes_words(err: &NotesError) -> String {
+    match err {
+        NotesError::NotFound { name, .. } => format!("no note named `{name}`"),
+        err => err.to_string(),
     }
 }

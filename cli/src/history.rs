@@ -1,41 +1,36 @@
 //! `notesoup history`: the sessions of every harness on this machine, through the
-//! application library's typed history calls (`notesoup_app::history`), so listing,
-//! selection, paging and search are exactly the model's tools'. The CLI only shapes the
-//! answers for a terminal, and words a tool's refusal in its own flags.
+//! application library's typed history calls (`notesoup_app::history`), so which events
+//! exist, which a search finds and what a session is are exactly the model's tools'. The
+//! CLI shapes the answers for people: rows in conversation order, data under `--json`,
+//! and a footer (last, in its own flags) naming the next page.
 
 use std::fmt::Write as _;
 
-use notesoup_app::Context;
-use notesoup_app::history::{
-    self, Answered, ListPage, ReadPage, SessionRow, SessionSource, SessionsArgs,
-};
-use notesoup_history_core::{ListArgs, QueryError, ReadArgs};
+mod json;
+mod rows;
+mod search;
+mod vault;
 
-use crate::args::{HarnessArg, HistoryArgs, HistoryCommand};
-use crate::docs::{SearchDoc, SessionsDoc, Skipped, done};
-use crate::refusals::{refused, sessions_error};
+use notesoup_app::Context;
+use notesoup_app::history::{self, SessionRow, SessionSource, SessionsArgs};
+use notesoup_history_core::{DocQuery, Role};
+
+use crate::args::{HistoryArgs, HistoryCommand, RoleArg};
+use crate::clean::{cut, one_line};
+use crate::refusals::{history_error, refused, sessions_error};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
-/// The answer of a history tool, or its refusal as the CLI's error.
-fn answer<T>(answered: Answered<T>) -> Result<T, CliError> {
-    match answered {
-        Answered::Answer(answer) => Ok(answer),
-        Answered::Refused(refusal) => Err(refused(&refusal.error)),
-    }
-}
-
-fn list(ctx: &Context, session: &str, args: &ListArgs) -> Result<ListPage, CliError> {
-    answer(history::list(ctx, &SessionSource::selected(session), args)?)
-}
-
-fn read(ctx: &Context, session: &str, args: &ReadArgs) -> Result<ReadPage, CliError> {
-    answer(history::read(ctx, &SessionSource::selected(session), args)?)
-}
+/// Events shown by `history show` without `--limit`.
+const SHOW_DEFAULT: usize = 40;
 
 pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
     let ctx = env.helper_context();
     match &args.command {
+        HistoryCommand::Vault => vault::keep(&ctx, env, out),
+        HistoryCommand::Forget { session, before } => {
+            vault::forget_command(&ctx, session.as_deref(), before.as_deref(), out)
+        }
         HistoryCommand::Sessions { harness, limit } => {
             let listed = history::sessions(
                 &ctx,
@@ -46,160 +41,244 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
                 },
             )
             .map_err(|err| sessions_error(err, "--limit"))?;
-            sessions(&listed.sessions, listed.total, out);
+            sessions(&listed.sessions, listed.total, env, out);
+            Ok(EXIT_OK)
         }
         HistoryCommand::Show {
             session,
             seq: Some(seq),
-            offset,
             ..
-        } => show_seq(&ctx, session, *seq, *offset, out)?,
+        } => show_seq(&ctx, session, *seq, out),
         HistoryCommand::Show {
             session,
             window,
+            roles,
             limit,
+            all,
             cursor,
+            reverse,
             ..
-        } => show_list(&ctx, session, window.as_ref(), *limit, cursor.as_ref(), out)?,
+        } => {
+            let roles = roles_of(roles.as_deref());
+            let page = Page {
+                window: window.as_deref(),
+                roles: roles.as_deref(),
+                limit: if *all {
+                    None
+                } else {
+                    Some(limit.unwrap_or(SHOW_DEFAULT))
+                },
+                cursor: cursor.as_deref(),
+                reverse: *reverse,
+            };
+            show(&ctx, session, &page, env, out)
+        }
         HistoryCommand::Search {
             query,
             session: Some(session),
+            ignore_case,
+            roles,
             limit,
             cursor,
             ..
-        } => search_one(&ctx, query, session, *limit, cursor.as_ref(), out)?,
+        } => search::one(
+            &ctx,
+            &search::One {
+                query,
+                ignore_case: *ignore_case,
+                session,
+                roles: roles_of(roles.as_deref()).as_deref(),
+                limit: limit.unwrap_or(SHOW_DEFAULT),
+                cursor: cursor.as_deref(),
+            },
+            env,
+            out,
+        ),
         HistoryCommand::Search {
             query,
             session: None,
+            ignore_case,
             harness,
-            sessions: count,
+            project,
+            since,
+            until,
+            sessions,
+            roles,
             limit,
             ..
-        } => search_all(
-            query,
-            harness.map(HarnessArg::name),
-            *count,
-            *limit,
+        } => search::everywhere(
             &ctx,
+            &search::Everywhere {
+                query,
+                ignore_case: *ignore_case,
+                harness: harness.map(crate::args::HarnessArg::host),
+                project: project.as_ref().map(|p| env.folder(Some(p))),
+                since: since.as_deref(),
+                until: until.as_deref(),
+                sessions: *sessions,
+                roles: roles_of(roles.as_deref()),
+                limit: limit.unwrap_or(search::PER_SESSION),
+            },
+            env,
             out,
-        )?,
+        ),
+    }
+}
+
+/// The roles asked for (`None`: the tools' default roles).
+fn roles_of(roles: Option<&[RoleArg]>) -> Option<Vec<Role>> {
+    roles.map(|r| r.iter().map(|r| r.role()).collect())
+}
+
+/// The session a person named: `<harness>:<id>`, or a bare id (prefix) of any harness.
+pub(crate) fn source(ctx: &Context, session: &str) -> Result<SessionSource, CliError> {
+    let selector = history::selector(ctx, session).map_err(history_error)?;
+    Ok(SessionSource::selected(selector))
+}
+
+/// What page of a session `history show` prints.
+struct Page<'a> {
+    window: Option<&'a str>,
+    roles: Option<&'a [Role]>,
+    limit: Option<usize>,
+    cursor: Option<&'a str>,
+    reverse: bool,
+}
+
+/// A `--cursor` (`s41`): the seq the page before ends at.
+pub(crate) fn cursor_seq(cursor: Option<&str>) -> Result<Option<u64>, CliError> {
+    cursor
+        .map(|c| {
+            c.strip_prefix('s')
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| {
+                    refused(&notesoup_history_core::QueryError::Cursor {
+                        cursor: c.to_owned(),
+                    })
+                })
+        })
+        .transpose()
+}
+
+/// `history show SESSION`: rows in conversation order (newest first with --reverse).
+fn show(
+    ctx: &Context,
+    session: &str,
+    page: &Page<'_>,
+    env: &Env,
+    out: &mut Out,
+) -> Result<u8, CliError> {
+    if page.limit == Some(0) {
+        return Err(refused(&notesoup_history_core::QueryError::Limit {
+            limit: 0,
+        }));
+    }
+    let docs = history::documents(
+        ctx,
+        &source(ctx, session)?,
+        &DocQuery {
+            roles: page.roles,
+            window: page.window,
+            before: cursor_seq(page.cursor)?,
+            limit: page.limit,
+            ..DocQuery::default()
+        },
+    )
+    .map_err(history_error)?;
+    let older = docs.page.before.map(|seq| format!("s{seq}"));
+    if out.json {
+        let mut events: Vec<_> = docs.page.documents.iter().map(json::event).collect();
+        if page.reverse {
+            events.reverse();
+        }
+        out.json_doc(&json::ShowDoc {
+            ok: true,
+            session: &docs.session,
+            matched: docs.page.matched,
+            events,
+            older,
+            missing: &docs.missing,
+        });
+        return Ok(EXIT_OK);
+    }
+    let shown = docs.page.documents.len();
+    out.line(out.paint(
+        Paint::Strong,
+        &format!(
+            "{}: {shown} of {} event{}{}",
+            docs.session,
+            docs.page.matched,
+            if docs.page.matched == 1 { "" } else { "s" },
+            if page.reverse { ", newest first" } else { "" }
+        ),
+    ));
+    if !docs.missing.is_empty() {
+        out.line(out.paint(
+            Paint::Warn,
+            &format!(
+                "{} record(s) this session's history needs are missing: its oldest events are in windows named unknown:<id>",
+                docs.missing.len()
+            ),
+        ));
+    }
+    rows::header(out);
+    let mut ordered: Vec<_> = docs.page.documents.iter().collect();
+    if page.reverse {
+        ordered.reverse();
+    }
+    let mut window: Option<&str> = None;
+    for doc in ordered {
+        if window != Some(doc.window.as_str()) {
+            rows::window_line(&doc.window, out);
+            window = Some(&doc.window);
+        }
+        rows::event(doc, None, env.width(), out);
+    }
+    if let Some(older) = older {
+        let mut next = format!("notesoup history show {}", docs.session);
+        if let Some(w) = page.window {
+            let _ = write!(next, " --window {}", search::shell_word(w));
+        }
+        if let Some(l) = page.limit.filter(|l| *l != SHOW_DEFAULT) {
+            let _ = write!(next, " --limit {l}");
+        }
+        if page.reverse {
+            next.push_str(" --reverse");
+        }
+        out.footer(format!(
+            "older events: {next} --cursor {older}   (every event: --all)"
+        ));
     }
     Ok(EXIT_OK)
 }
 
-/// `history show SESSION --seq N`: whole events.
-fn show_seq(
-    ctx: &Context,
-    session: &str,
-    seq: u64,
-    offset: Option<usize>,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let page = read(
-        ctx,
-        session,
-        &ReadArgs {
-            seq: Some(seq),
-            offset,
-            ..ReadArgs::default()
-        },
-    )?;
+/// `history show SESSION --seq N`: one whole event.
+fn show_seq(ctx: &Context, session: &str, seq: u64, out: &mut Out) -> Result<u8, CliError> {
+    let (session, doc) =
+        history::document(ctx, &source(ctx, session)?, seq).map_err(history_error)?;
     if out.json {
-        out.json_doc(&done(&page));
-        return Ok(());
+        out.json_doc(&json::ShowDoc {
+            ok: true,
+            session: &session,
+            matched: 1,
+            events: vec![json::event(&doc)],
+            older: None,
+            missing: &[],
+        });
+        return Ok(EXIT_OK);
     }
-    text(&page.text, out);
-    if let Some(ReadArgs {
-        seq: Some(seq),
-        offset: Some(offset),
-        ..
-    }) = page.next
-    {
-        out.hint(format!(
-            "next page: notesoup history show {session} --seq {seq} --offset {offset}"
-        ));
-    }
-    Ok(())
+    rows::whole(&doc, out);
+    Ok(EXIT_OK)
 }
 
-/// `history show SESSION`: a page of its events, newest first.
-fn show_list(
-    ctx: &Context,
-    session: &str,
-    window: Option<&String>,
-    limit: Option<usize>,
-    cursor: Option<&String>,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let args = ListArgs {
-        window: window.cloned(),
-        limit,
-        cursor: cursor.cloned(),
-        ..ListArgs::default()
-    };
-    list_page(ctx, session, &args, out, |c| {
-        let mut line = format!("notesoup history show {session}");
-        if let Some(w) = window {
-            let _ = write!(line, " --window {w}");
-        }
-        if let Some(l) = limit {
-            let _ = write!(line, " --limit {l}");
-        }
-        format!("{line} --cursor {c}")
-    })
-}
-
-/// `history search TEXT --session SESSION`: a page of its matches.
-fn search_one(
-    ctx: &Context,
-    query: &str,
-    session: &str,
-    limit: Option<usize>,
-    cursor: Option<&String>,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let args = ListArgs {
-        query: Some(query.to_owned()),
-        limit,
-        cursor: cursor.cloned(),
-        ..ListArgs::default()
-    };
-    list_page(ctx, session, &args, out, |c| {
-        format!(
-            "notesoup history search {} --session {session} --cursor {c}",
-            shell_word(query)
-        )
-    })
-}
-
-/// One page of a session's list (`--json`: the document), and the command that shows the
-/// next one as a hint, as `next` writes it for the page's cursor.
-fn list_page(
-    ctx: &Context,
-    session: &str,
-    args: &ListArgs,
-    out: &mut Out,
-    next: impl FnOnce(&str) -> String,
-) -> Result<(), CliError> {
-    let page = list(ctx, session, args)?;
+/// The sessions as a table (a header row, one row per session), or the listing under
+/// `--json`.
+fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
     if out.json {
-        out.json_doc(&done(&page));
-        return Ok(());
-    }
-    text(&page.text, out);
-    if let Some(c) = &page.cursor {
-        out.hint(format!("next page: {}", next(c)));
-    }
-    Ok(())
-}
-
-/// The sessions as a table, or the listing under `--json`.
-fn sessions(list: &[SessionRow], total: usize, out: &mut Out) {
-    if out.json {
-        out.json_doc(&SessionsDoc {
+        out.json_doc(&json::SessionsDoc {
             ok: true,
             total,
-            sessions: list,
+            sessions: list.iter().map(json::session).collect(),
         });
         return;
     }
@@ -207,149 +286,47 @@ fn sessions(list: &[SessionRow], total: usize, out: &mut Out) {
         out.line("No sessions found. `notesoup doctor` shows which folders are searched.");
         return;
     }
-    let width = list.iter().map(|s| s.session.len()).max().unwrap_or(7);
+    let id_width = list
+        .iter()
+        .map(|s| s.session.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    out.line(out.paint(
+        Paint::Dim,
+        &format!(
+            "{:<id_width$}  {:<16}  FOLDER · FIRST PROMPT",
+            "SESSION", "STARTED (UTC)"
+        ),
+    ));
+    let room = env
+        .width()
+        .map_or(200, |w| w.saturating_sub(id_width + 20).max(20));
     for s in list {
-        let id = out.paint(Paint::Strong, &format!("{:<width$}", s.session));
-        let started = s.started.as_deref().unwrap_or("-");
-        let mut line = format!("{id}  {started}");
+        let started = rows::time_cell(s.started.as_deref().and_then(notesoup_window::parse_moment));
+        let mut rest = Vec::new();
         if let Some(cwd) = &s.cwd {
-            let _ = write!(line, "  {cwd}");
+            rest.push(one_line(cwd));
         }
-        out.line(line);
-        let mut detail = Vec::new();
         if let Some(parent) = &s.parent {
-            detail.push(format!("fork of {parent}"));
-        }
-        if let Some(why) = &s.unreadable {
-            detail.push(out.paint(Paint::Warn, &format!("unreadable: {why}")));
+            rest.push(format!("fork of {parent}"));
         }
         if let Some(prompt) = &s.first_prompt {
-            detail.push(format!("{prompt:?}"));
+            rest.push(format!("“{}”", one_line(prompt)));
         }
-        if !detail.is_empty() {
-            out.line(format!("    {}", detail.join("  ")));
-        }
+        let rest = cut(&rest.join(" · "), room).into_owned();
+        let rest = match &s.unreadable {
+            Some(why) => out.paint(Paint::Warn, &format!("unreadable: {}", one_line(why))),
+            None => rest,
+        };
+        let id = out.paint(Paint::Strong, &format!("{:<id_width$}", s.session));
+        out.line(format!("{id}  {started:<16}  {rest}"));
     }
     if total > list.len() {
-        out.hint(format!(
-            "{} of {total} sessions shown; --limit shows more.",
-            list.len()
+        out.footer(format!(
+            "{} of {total} sessions shown; --limit {} shows more",
+            list.len(),
+            total.min(notesoup_history_core::SESSIONS_MAX)
         ));
     }
-}
-
-/// One answer's text (what the model would read), headings and notices painted.
-fn text(text: &str, out: &mut Out) {
-    for line in text.lines() {
-        if line.starts_with("== ") && line.ends_with(" ==")
-            || line.starts_with('#') && line.contains(" · ")
-        {
-            out.line(out.paint(Paint::Strong, line));
-        } else if line.starts_with('[') && line.ends_with(']') {
-            out.line(out.paint(Paint::Dim, line));
-        } else {
-            out.line(line);
-        }
-    }
-}
-
-/// A word as a POSIX shell reads it back.
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:".contains(&b))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-/// Search the recent sessions (newest first, as `history sessions` lists them), one
-/// `history_list` page per session that matches. A refusal of the search itself (an empty
-/// text, a bad `--limit`) is the same in every session: it ends the command.
-fn search_all(
-    query: &str,
-    harness: Option<&str>,
-    count: usize,
-    limit: Option<usize>,
-    ctx: &Context,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    if query.is_empty() {
-        return Err(refused(&QueryError::EmptyQuery));
-    }
-    let listed = history::sessions(
-        ctx,
-        &SessionsArgs {
-            harness: harness.map(str::to_owned),
-            limit: Some(count),
-            roots: None,
-        },
-    )
-    .map_err(|err| sessions_error(err, "--sessions"))?;
-    let args = ListArgs {
-        query: Some(query.to_owned()),
-        limit: Some(limit.unwrap_or(10)),
-        ..ListArgs::default()
-    };
-    let mut results = Vec::new();
-    let mut skipped = Vec::new();
-    for s in &listed.sessions {
-        let id = s.session.as_str();
-        match history::list(ctx, &SessionSource::selected(id), &args) {
-            Ok(Answered::Answer(mut page)) => {
-                if !page.shown.is_empty() {
-                    id.clone_into(&mut page.session);
-                    results.push(page);
-                }
-            }
-            Ok(Answered::Refused(refusal)) => return Err(refused(&refusal.error)),
-            Err(err) => skipped.push((id, err.to_string())),
-        }
-    }
-    let searched = listed.sessions.len();
-    if out.json {
-        out.json_doc(&SearchDoc {
-            ok: true,
-            query,
-            searched,
-            results: &results,
-            skipped: skipped
-                .iter()
-                .map(|(session, error)| Skipped {
-                    session,
-                    error: error.clone(),
-                })
-                .collect(),
-        });
-        return Ok(());
-    }
-    if results.is_empty() {
-        out.line(format!(
-            "No match for {query:?} in the {searched} most recent sessions."
-        ));
-    }
-    for page in &results {
-        let id = &page.session;
-        let matched = page.matched;
-        out.line(out.paint(
-            Paint::Strong,
-            &format!(
-                "━━ {id}: {matched} match{} ━━",
-                if matched == 1 { "" } else { "es" }
-            ),
-        ));
-        text(&page.text, out);
-        if page.cursor.is_some() {
-            out.hint(format!(
-                "more in {id}: notesoup history search {} --session {id}",
-                shell_word(query)
-            ));
-        }
-    }
-    for (id, why) in &skipped {
-        out.hint(format!("skipped {id}: {why}"));
-    }
-    Ok(())
 }

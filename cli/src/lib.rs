@@ -5,15 +5,29 @@
 //! A composer like `notesoup-helper`: it decides nothing itself. Notes go through
 //! `notesoup-notes` (the same domain rule, names, limits and version checks as the plugin),
 //! history through the application library's typed calls (the same selection, paging and
-//! search as the model's tools), budget points through `notesoup-thresholds`. What this crate adds is the
-//! terminal: tables, colour (only on a terminal, never under `NO_COLOR`), a pager for long
-//! text, `--json` for scripts, messages that name the file and the fix, and exit codes
-//! (0 done, 1 refused or failed, 2 bad command line, 3 a note changed under you or a newer
-//! note blocks a restore).
+//! search as the model's tools), budget points through `notesoup-thresholds`. What this
+//! crate adds is the terminal: tables, colour (only on a terminal, never under
+//! `NO_COLOR`), a pager for long text, `--json` for scripts, messages that name the file
+//! and the fix, and exit codes (0 done, 1 refused or failed, 2 bad command line, 3 a note
+//! changed under you or a newer note blocks a restore).
 //!
 //! [`run`] takes the arguments and an [`Env`] (the environment, the current folder and
-//! whether stdout is a terminal) and returns a [`Report`]; only `main.rs` reads the process
-//! and prints, so every command runs in-process in tests:
+//! whether stdout is a terminal) and returns a [`Report`], so every command runs
+//! in-process in tests.
+//!
+//! # Invariants
+//!
+//! - `notes edit` writes back only over the version it read, and creates a note only if it
+//!   is still absent (checked under the store's lock). On a conflict nothing is written,
+//!   the edited text stays in its file, and the exit status is 3.
+//! - `notes restore` never overwrites a newer note without `--force`, and then the newer
+//!   note goes to the trash first.
+//! - `doctor` exits 1 exactly when a check fails.
+//! - It never speaks the helper's JSON protocol: it calls the crates' typed functions.
+//! - Only `main.rs` reads the process (arguments, environment, folder, terminal) and
+//!   prints a [`Report`]. Besides it, only `notesoup mcp` (stdin and stdout, the server's,
+//!   and its one start line on stderr) and a long search's progress bar (stderr, when it is
+//!   a terminal) touch the streams.
 //!
 //! ```
 //! use notesoup_cli::{Env, run};
@@ -40,12 +54,22 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
+/// The Claude Code version notesoup targets, as a literal so `--version` can `concat!` it.
+macro_rules! claude_code_version {
+    () => {
+        "2.1.319"
+    };
+}
+
 mod args;
+mod clean;
 mod docs;
 mod doctor;
 mod error;
+mod furniture;
 mod history;
 mod limits;
+mod mcp;
 mod notes;
 mod refusals;
 mod term;
@@ -56,7 +80,18 @@ pub use term::{Style, wants_pager};
 
 /// The Claude Code version notesoup is built and tested against (`scripts/get-claude`'s
 /// default; a test checks the two agree). `doctor` says whether the installed one matches.
-pub const CLAUDE_CODE_VERSION: &str = "2.1.319";
+pub const CLAUDE_CODE_VERSION: &str = claude_code_version!();
+
+/// `notesoup --version`: the version, the git commit it was built from (`unknown` without
+/// git, see `build.rs`) and the Claude Code version it is built for.
+pub const VERSION_TEXT: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("NOTESOUP_GIT_COMMIT"),
+    ", built for Claude Code ",
+    claude_code_version!(),
+    ")"
+);
 
 /// Exit status: done.
 pub const EXIT_OK: u8 = 0;
@@ -74,6 +109,9 @@ pub struct Env {
     vars: notesoup_app::Context,
     cwd: PathBuf,
     stdout_terminal: bool,
+    stderr_terminal: bool,
+    stdin_terminal: bool,
+    columns: Option<usize>,
 }
 
 impl Env {
@@ -88,7 +126,51 @@ impl Env {
             vars: notesoup_app::Context::from_vars(vars),
             cwd: cwd.into(),
             stdout_terminal,
+            stderr_terminal: false,
+            stdin_terminal: false,
+            columns: None,
         }
+    }
+
+    /// The same environment, with stderr a terminal (progress is shown there) and the
+    /// terminal's width in columns, when known.
+    #[must_use]
+    pub fn with_terminal(mut self, stderr_terminal: bool, columns: Option<usize>) -> Self {
+        self.stderr_terminal = stderr_terminal;
+        self.columns = columns.filter(|c| *c > 0);
+        self
+    }
+
+    /// The same environment, with stdin a terminal (a command that reads text from stdin
+    /// refuses rather than waits for typing it did not ask for).
+    #[must_use]
+    pub fn with_stdin_terminal(mut self, stdin_terminal: bool) -> Self {
+        self.stdin_terminal = stdin_terminal;
+        self
+    }
+
+    /// Whether stdin is a terminal.
+    pub(crate) fn stdin_terminal(&self) -> bool {
+        self.stdin_terminal
+    }
+
+    /// Whether stderr is a terminal.
+    pub(crate) fn stderr_terminal(&self) -> bool {
+        self.stderr_terminal
+    }
+
+    /// The width rows are cut to: the terminal's (else `$COLUMNS`, else 80) when stdout is
+    /// a terminal; `None` (not cut) into a pipe or a file.
+    pub(crate) fn width(&self) -> Option<usize> {
+        if !self.stdout_terminal {
+            return None;
+        }
+        Some(
+            self.columns
+                .or_else(|| self.var("COLUMNS").and_then(|c| c.parse().ok()))
+                .filter(|c| *c > 0)
+                .unwrap_or(80),
+        )
     }
 
     /// One variable, `None` when unset.
@@ -179,7 +261,9 @@ where
         Command::History(a) => history::run(a, env, &mut out),
         Command::Limits(a) => limits::run(a, env, &mut out),
         Command::Doctor => Ok(doctor::run(env, &mut out)),
-        Command::Mcp(a) => mcp(a, env),
+        Command::Mcp(a) => mcp::run(a, env),
+        Command::Completions { shell } => Ok(furniture::completions(*shell, &mut out)),
+        Command::Man { out_dir } => furniture::man(out_dir.as_deref(), env, &mut out),
     };
     let exit = match result {
         Ok(exit) => exit,
@@ -195,16 +279,6 @@ where
         exit,
         pager: env.stdout_terminal && !cli.no_pager && !cli.json,
     }
-}
-
-/// `notesoup mcp`: the MCP server (crate `notesoup-mcp`) on stdin/stdout.
-/// It writes on the process's stdout itself (the protocol), so the report stays empty.
-fn mcp(args: &args::McpArgs, env: &Env) -> Result<u8, CliError> {
-    notesoup_mcp::serve(notesoup_mcp::Options {
-        ctx: env.helper_context(),
-        cwd: env.folder(args.project.as_deref()),
-    })?;
-    Ok(EXIT_OK)
 }
 
 /// Help texts end with the exit codes; kept here so `--help` and the docs share one table.

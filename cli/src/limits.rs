@@ -207,7 +207,7 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
             "unit": p.unit.as_str(),
             "source": p.source.as_str(),
             "native": p.native,
-            "hard": p.hard,
+            "clear": p.hard,
             "warning": p.warning,
             "auto_clear": p.auto_clear,
             "warnings_enabled": p.warnings_enabled,
@@ -255,6 +255,7 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
             window.unwrap_or_default()
         ),
         NativeSource::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
+        NativeSource::PiSettings => "Pi's compaction settings and the model's window".to_owned(),
     };
     out.line(format!("Decided by: {decided}."));
     if let Some(cap) = p.cap {

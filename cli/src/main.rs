@@ -18,24 +18,36 @@ fn main() -> ExitCode {
     // The variables that are valid UTF-8, captured as the helper captures them.
     let vars = notesoup_app::Context::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let env = Env::new(vars.vars(), cwd, std::io::stdout().is_terminal());
+    let stdout = std::io::stdout();
+    let env = Env::new(vars.vars(), cwd, stdout.is_terminal())
+        .with_terminal(std::io::stderr().is_terminal(), columns(&stdout))
+        .with_stdin_terminal(std::io::stdin().is_terminal());
     let report = run(std::env::args_os(), &env);
     print(&report, &env);
     ExitCode::from(report.exit)
 }
 
-/// Writes the report; a closed stdout (`notesoup ... | head`) is not an error.
+/// The terminal's width in columns, when stdout is one.
+fn columns(stdout: &std::io::Stdout) -> Option<usize> {
+    let size = rustix::termios::tcgetwinsize(stdout).ok()?;
+    Some(usize::from(size.ws_col))
+}
+
+/// Writes the report: stdout (through a pager on a terminal), then stderr, so that the
+/// footer naming what to run next comes last; a closed stdout (`notesoup ... | head`) is
+/// not an error.
 fn print(report: &Report, env: &Env) {
+    let paged = report.pager
+        && notesoup_cli::wants_pager(&report.stdout, rows(env))
+        && page(&report.stdout, env);
+    if !paged {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(report.stdout.as_bytes());
+        let _ = stdout.flush();
+    }
     if !report.stderr.is_empty() {
         let _ = std::io::stderr().write_all(report.stderr.as_bytes());
     }
-    if report.pager
-        && notesoup_cli::wants_pager(&report.stdout, rows(env))
-        && page(&report.stdout, env)
-    {
-        return;
-    }
-    let _ = std::io::stdout().write_all(report.stdout.as_bytes());
 }
 
 /// The terminal's height: `$LINES`, else 24.

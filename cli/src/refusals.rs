@@ -18,6 +18,15 @@ pub(crate) fn sessions_error(err: AppError, flag: &str) -> CliError {
     }
 }
 
+/// A history call refused: arguments that do not fit the session in the CLI's words,
+/// anything else as the library says it.
+pub(crate) fn history_error(err: AppError) -> CliError {
+    match err {
+        AppError::Query(query) => refused(&query),
+        err => err.into(),
+    }
+}
+
 /// A history tool's refusal in the CLI's words: the flag at fault and the fix.
 pub(crate) fn refused(error: &QueryError) -> CliError {
     let (message, fix) = match error {
@@ -30,8 +39,8 @@ pub(crate) fn refused(error: &QueryError) -> CliError {
             format!("use 1 to {MAX_LIMIT}"),
         ),
         QueryError::Cursor { cursor } => (
-            format!("--cursor {cursor} does not continue this list"),
-            "run the command again without --cursor".to_owned(),
+            format!("--cursor {cursor} is not an event of this session"),
+            "give the --cursor the footer named, or run the command again without it".to_owned(),
         ),
         QueryError::Window { window, known } => (
             format!("--window {window} is not a window of this session"),

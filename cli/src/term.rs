@@ -19,6 +19,8 @@ pub(crate) enum Paint {
     Warn,
     /// A failure (red).
     Fail,
+    /// A search match (bold red, as grep and rg paint them).
+    Match,
 }
 
 /// Whether to colour, decided once per run.
@@ -58,6 +60,7 @@ impl Style {
             Paint::Ok => "32",
             Paint::Warn => "33",
             Paint::Fail => "31",
+            Paint::Match => "1;31",
         };
         format!("\x1b[{code}m{text}\x1b[0m")
     }
@@ -70,6 +73,7 @@ pub(crate) struct Out {
     pub(crate) json: bool,
     stdout: String,
     stderr: String,
+    footer: Option<String>,
 }
 
 impl Out {
@@ -79,6 +83,7 @@ impl Out {
             json,
             stdout: String::new(),
             stderr: String::new(),
+            footer: None,
         }
     }
 
@@ -106,6 +111,13 @@ impl Out {
         self.stdout.push('\n');
     }
 
+    /// The footer: one line for the person on stderr, written after everything else
+    /// (`main` prints stdout first), naming what to run next in the command's own flags.
+    /// A second footer replaces the first.
+    pub(crate) fn footer(&mut self, text: impl AsRef<str>) {
+        self.footer = Some(self.style.paint(Paint::Dim, text.as_ref()));
+    }
+
     /// A hint for the person on stderr (never part of what a script parses).
     pub(crate) fn hint(&mut self, text: impl AsRef<str>) {
         let _ = writeln!(
@@ -113,6 +125,19 @@ impl Out {
             "{}",
             self.style.paint(Paint::Dim, text.as_ref())
         );
+    }
+
+    /// `text` with every match of `needle` painted (when this run colours).
+    pub(crate) fn painted(&self, text: &str, needle: &notesoup_history_core::Needle) -> String {
+        let mut result = String::with_capacity(text.len());
+        let mut at = 0;
+        for m in needle.find_all(text) {
+            result.push_str(&text[at..m.start]);
+            result.push_str(&self.paint(Paint::Match, &text[m.clone()]));
+            at = m.end;
+        }
+        result.push_str(&text[at..]);
+        result
     }
 
     /// `text` painted, for building lines.
@@ -123,14 +148,7 @@ impl Out {
     /// An error: `notesoup: <what>` and, on their own lines, the file and the fix. Under
     /// `--json` stdout also gets `{"ok": false, "error": {code, message, file, fix}}`.
     pub(crate) fn error(&mut self, err: &CliError) {
-        let label = self.style.paint(Paint::Fail, "notesoup:");
-        let _ = writeln!(self.stderr, "{label} {err}");
-        if let Some(file) = err.file() {
-            let _ = writeln!(self.stderr, "  file: {}", file.display());
-        }
-        if let Some(fix) = err.fix() {
-            let _ = writeln!(self.stderr, "  fix:  {fix}");
-        }
+        self.error_line(err);
         if self.json {
             self.stdout.clear();
             self.json_doc(&crate::docs::ErrorDoc {
@@ -145,7 +163,24 @@ impl Out {
         }
     }
 
-    pub(crate) fn finish(self) -> (String, String) {
+    /// An error on stderr only: `notesoup: <what>`, then the file and the fix (one of
+    /// several refusals of a command that did the rest, as `notes rm a b`).
+    pub(crate) fn error_line(&mut self, err: &CliError) {
+        let label = self.style.paint(Paint::Fail, "notesoup:");
+        let _ = writeln!(self.stderr, "{label} {err}");
+        if let Some(file) = err.file() {
+            let _ = writeln!(self.stderr, "  file: {}", file.display());
+        }
+        if let Some(fix) = err.fix() {
+            let _ = writeln!(self.stderr, "  fix:  {fix}");
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> (String, String) {
+        if let Some(footer) = self.footer.take() {
+            self.stderr.push_str(&footer);
+            self.stderr.push('\n');
+        }
         (self.stdout, self.stderr)
     }
 }

@@ -81,6 +81,24 @@ impl World {
         Run::new(&out, &self.root)
     }
 
+    /// `notesoup <args>` in the project's `sub` folder with `input` on stdin.
+    fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
+        use std::io::Write as _;
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env_clear()
+            .envs(self.vars.iter().cloned())
+            .current_dir(self.path("project/sub"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A refusal may close stdin before reading it all: a broken pipe is fine.
+        let _ = child.stdin.take().unwrap().write_all(input);
+        Run::new(&child.wait_with_output().unwrap(), &self.root)
+    }
+
     /// `notesoup <args>` with stdout on a terminal: a real pty from util-linux's `script`
     /// (in Debian's base system, bsdutils).
     fn run_on_terminal(&self, args: &[&str]) -> String {
@@ -137,8 +155,11 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 fn scrub(text: &str, root: &Path) -> String {
     let time = regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC").unwrap();
     let edit_file = regex::Regex::new(r"notesoup-(\S+)-\d+-\d+\.md").unwrap();
+    // The checkout this binary was built from, which doctor's fixes name (its scripts).
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let text = text
         .replace(root.to_str().unwrap(), "[TMP]")
+        .replace(checkout.to_str().unwrap(), "[CHECKOUT]")
         .replace("\r\n", "\n");
     let text = time.replace_all(&text, "[TIME]");
     let text = edit_file.replace_all(&text, "notesoup-$1-[PID]-[MS].md");
@@ -204,13 +225,21 @@ fn help_for_every_subcommand_has_an_example() {
         "notes rm",
         "notes trash",
         "notes restore",
+        "notes write",
+        "notes append",
+        "notes grep",
+        "notes brains",
         "history",
         "history sessions",
         "history search",
         "history show",
+        "history vault",
+        "history forget",
         "limits",
         "doctor",
         "mcp",
+        "completions",
+        "man",
     ] {
         let mut args: Vec<&str> = sub.split(' ').collect();
         args.push("--help");
@@ -591,7 +620,7 @@ fn history_search_one_session_and_all() {
             "--json",
         ])
         .json();
-    let sessions: Vec<&str> = json["results"]
+    let sessions: Vec<&str> = json["sessions"]
         .as_array()
         .unwrap()
         .iter()
@@ -656,7 +685,7 @@ fn history_show_pages_windows_and_seqs() {
         .json();
     assert_eq!(json["ok"], true);
     assert_eq!(json["session"], "pi:01a23754-8e37-7027-8822-e05ee3580bae");
-    assert_eq!(json["shown"].as_array().unwrap().len(), 2);
+    assert_eq!(json["events"].as_array().unwrap().len(), 2);
     insta::assert_snapshot!(
         "history_show_ambiguous",
         world.run(&["history", "show", "pi:01a23754"]).shown()
@@ -708,6 +737,9 @@ fn limits_from_settings_and_environment() {
     // The numbers are notesoup-thresholds' own: min(400k settings, 500k env) then the cap.
     assert_eq!(json["source"], "window");
     assert_eq!(json["cap"], 300_000);
+    // The JSON names the points as the text does: warning, clear, native.
+    assert!(json.get("hard").is_none(), "{json}");
+    assert!(json["clear"].as_u64().unwrap() < json["native"].as_u64().unwrap());
     assert_eq!(json["margins"][1]["valid"], false);
     insta::assert_snapshot!(
         "limits_bad_cap",
@@ -733,6 +765,59 @@ fn limits_and_doctor_take_a_multi_byte_model_id() {
     assert_ne!(doctor.exit, 101, "{}", doctor.shown());
 }
 
+/// The Claude session files' modification times set to `days` ago: doctor's vault line
+/// weighs their age against Claude's cleanup, so a fixed time would change its answer as
+/// the calendar moves.
+fn age_claude_files(world: &World, days: u64) {
+    let mut files = Vec::new();
+    collect(&world.path("claude/projects"), &mut files);
+    let at = SystemTime::now() - Duration::from_secs(days * 86_400);
+    for file in files {
+        fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+}
+
+/// Every warning and failure of a doctor report is followed by its fix line.
+/// Every `warn` and `fail` line of a doctor run is followed by its fix, and the fix names
+/// real paths and commands: no stand-in such as `<checkout>` or `/path/to/claude`. The
+/// counts line adds up.
+fn assert_every_problem_has_a_fix(run: &Run) {
+    let stand_in = regex::Regex::new(r"<[a-z][a-z _-]*>|/path/to\b").unwrap();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("warn ") || line.starts_with("fail ") {
+            let fix = lines
+                .get(i + 1)
+                .filter(|next| next.trim_start().starts_with("fix: "));
+            let fix = fix.unwrap_or_else(|| panic!("no fix for `{line}`:\n{}", run.stdout));
+            assert!(
+                !stand_in.is_match(fix),
+                "a stand-in instead of a real path in `{fix}`:\n{}",
+                run.stdout
+            );
+        }
+    }
+    let count = |label: &str| lines.iter().filter(|l| l.starts_with(label)).count();
+    let tally = format!(
+        "{} ok, {} skipped, {} warning{}, {} failed",
+        count("ok "),
+        count("skip "),
+        count("warn "),
+        if count("warn ") == 1 { "" } else { "s" },
+        count("fail ")
+    );
+    assert!(
+        lines.last().is_some_and(|l| l.contains(&tally)),
+        "the last line does not count {tally}:\n{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn doctor_on_a_machine_without_claude() {
     let mut world = World::new("doctor-bare");
@@ -752,9 +837,21 @@ fn doctor_on_a_machine_without_claude() {
     );
     let run = world.run(&["doctor"]);
     assert_eq!(run.exit, 1);
+    assert_every_problem_has_a_fix(&run);
     insta::assert_snapshot!("doctor_bare", run.shown());
     let json = world.run(&["doctor", "--json"]).json();
     assert_eq!(json["ok"], false);
+    // The counts are those of the checks, skip counted as skip.
+    for status in ["ok", "skip", "warn", "fail"] {
+        let n = json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] == status)
+            .count();
+        assert_eq!(json["counts"][status], n, "{status}: {json}");
+    }
+    assert_eq!(json["counts"]["skip"], 6, "{json}");
     // Each harness's check names the folders it looked in, and what it found there.
     let sessions: Vec<&serde_json::Value> = json["checks"]
         .as_array()
@@ -783,7 +880,7 @@ fn doctor_on_a_machine_without_claude() {
     let run = world.run(&["doctor"]);
     assert!(
         run.stdout
-            .contains("Pi: no sessions found; looked nowhere: HOME is not set"),
+            .contains("Pi: no sessions found (not used here?); looked nowhere: HOME is not set"),
         "{}",
         run.stdout
     );
@@ -833,6 +930,7 @@ fn fake_helper(world: &World, version: &str) -> PathBuf {
 #[test]
 fn doctor_with_claude_and_the_plugin() {
     let mut world = World::new("doctor-ok");
+    age_claude_files(&world, 0);
     let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
     let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
     world.set(
@@ -844,6 +942,7 @@ fn doctor_with_claude_and_the_plugin() {
     );
     let run = world.run(&["doctor"]);
     assert_eq!(run.exit, 0, "{}", run.shown());
+    assert_every_problem_has_a_fix(&run);
     insta::assert_snapshot!("doctor_ok", run.shown());
 
     // Another Claude version, the plugin disabled, a stale helper, a bad margin.
@@ -857,7 +956,117 @@ fn doctor_with_claude_and_the_plugin() {
     world.set("DISABLE_COMPACT", "1");
     let run = world.run(&["doctor"]);
     assert_eq!(run.exit, 1);
+    assert_every_problem_has_a_fix(&run);
     insta::assert_snapshot!("doctor_problems", run.shown());
+    // No claim of a downgrade: another version is named untested, with what was tested.
+    assert!(!run.stdout.contains("npm install -g"), "{}", run.stdout);
+
+    // Margins that leave no room, and auto-compaction off: each with its fix.
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"notesoup": {"resetMarginTokens": 900000}}"#,
+    )
+    .unwrap();
+    world.unset("DISABLE_COMPACT");
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(run.stdout.contains("fail settings"), "{}", run.stdout);
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"autoCompactEnabled": false}"#,
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(run.stdout.contains("warn compact"), "{}", run.stdout);
+
+    // The plugin not installed: the fix names this checkout's scripts/install and plugin
+    // folder by their paths (the checkout this notesoup was built from).
+    fs::write(world.path("list.json"), "[]").unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains(
+            "fix: run [CHECKOUT]/scripts/install (it installs the plugin read from [CHECKOUT]/plugins/claude)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("skip helper "), "{}", run.stdout);
+}
+
+/// With no `claude` on PATH, doctor finds the Claude Code `scripts/install` fetched into
+/// its cache, says it is not on PATH with the command that puts it there, and goes on to
+/// check the plugin with it.
+#[test]
+fn doctor_finds_the_claude_code_the_install_fetched() {
+    let mut world = World::new("doctor-fetched");
+    age_claude_files(&world, 0);
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    let cpu = if cfg!(target_arch = "aarch64") {
+        "arm64"
+    } else {
+        "x64"
+    };
+    let cached = world.path(&format!(
+        "cache/notesoup/claude-code/{}-linux-{cpu}/package/claude",
+        notesoup_cli::CLAUDE_CODE_VERSION
+    ));
+    fs::create_dir_all(cached.parent().unwrap()).unwrap();
+    fs::copy(&claude, &cached).unwrap();
+    make_executable(&cached);
+    fs::remove_file(&claude).unwrap();
+    world.set("XDG_CACHE_HOME", world.path("cache").to_str().unwrap());
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    let claude_line = run.stdout.lines().find(|l| l.contains(" claude ")).unwrap();
+    assert!(
+        claude_line.starts_with("warn") && claude_line.contains("fetched by scripts/install"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "fix: ln -s {}",
+            "[TMP]/cache/notesoup/claude-code"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("ok   plugin"), "{}", run.stdout);
+}
+
+/// Pi here without the extension is a warning with the install line; with it, ok; with no
+/// Pi at all, skip.
+#[test]
+fn doctor_checks_the_pi_extension_when_pi_is_here() {
+    let mut world = World::new("doctor-pi");
+    age_claude_files(&world, 0);
+    let run = world.run(&["doctor"]);
+    assert!(run.stdout.contains("skip pi "), "{}", run.stdout);
+    let pi = world.path("pibin/pi");
+    fs::create_dir_all(pi.parent().unwrap()).unwrap();
+    fs::write(&pi, "#!/bin/sh\necho 1.6.0\n").unwrap();
+    make_executable(&pi);
+    world.set("PI", pi.to_str().unwrap());
+    world.set(
+        "PI_CODING_AGENT_DIR",
+        world.path("pi-agent").to_str().unwrap(),
+    );
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("warn pi ")
+            && run.stdout.contains("[TMP]/pi-agent/extensions/notesoup"),
+        "{}",
+        run.stdout
+    );
+    let ext = world.path("pi-agent/extensions/notesoup");
+    fs::create_dir_all(&ext).unwrap();
+    fs::write(ext.join("index.ts"), "export default () => {};\n").unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(run.stdout.contains("ok   pi "), "{}", run.stdout);
 }
 
 #[test]
@@ -909,6 +1118,47 @@ fn doctor_finds_the_helper_of_a_plugin_installed_from_npm() {
         "{}",
         run.shown()
     );
+}
+
+#[test]
+fn doctor_reports_a_helper_that_never_answers_instead_of_waiting_forever() {
+    let mut world = World::new("doctor-hung");
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    fs::write(
+        plugin.join("bin/notesoup-helper"),
+        "#!/bin/sh\nexec sleep 600\n",
+    )
+    .unwrap();
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    world.set(
+        "PATH",
+        &format!(
+            "{}:/usr/bin:/bin",
+            Path::new(&claude).parent().unwrap().display()
+        ),
+    );
+    // Bounded here too, so the old behaviour fails the test rather than hanging it.
+    let mut child = Command::new(BIN)
+        .arg("doctor")
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("notesoup doctor waited on a helper that never answers");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("did not answer `version`"), "{stdout}");
 }
 
 #[test]
@@ -1017,13 +1267,19 @@ fn every_command_readme_shows_works() {
             "README no longer shows `{first}`: {commands:?}"
         );
     }
+    let file = world.path("tmp/readme-note.md");
+    fs::write(&file, "from a file\n").unwrap();
     for command in &commands {
         let line = command
+            .replace("NAME...", "NAME")
             .replace("NAME", "plan")
             .replace("\"TEXT\"", "prime")
+            .replace("TEXT", "todo")
+            .replace("FILE", file.to_str().unwrap())
             .replace("<harness>:<id>", "pi:01a23754-8e37");
         let args: Vec<&str> = line.split(' ').skip(1).collect();
-        let run = world.run(&args);
+        // What reads a note's text from stdin gets one.
+        let run = world.run_stdin(&args, b"from stdin\n");
         if command == "notesoup doctor" {
             // No Claude Code in this world: doctor says so and exits 1.
             assert_eq!(run.exit, 1, "{command}: {}", run.shown());
@@ -1049,6 +1305,59 @@ fn the_claude_version_is_the_one_get_claude_fetches() {
         script.contains(&default),
         "scripts/get-claude's default is not {}",
         notesoup_cli::CLAUDE_CODE_VERSION
+    );
+}
+
+/// Where doctor looks for the Claude Code `scripts/install` fetched is where
+/// `scripts/get-claude` puts it: with a Claude Code at the path doctor names, get-claude
+/// finds it there and prints it, rather than fetching (its npm here fails).
+#[test]
+fn doctor_looks_where_get_claude_fetches() {
+    let mut world = World::new("doctor-get-claude");
+    world.set("XDG_CACHE_HOME", world.path("cache").to_str().unwrap());
+    let run = world.run(&["doctor"]);
+    let looked = regex::Regex::new(r"none at (\S+) \(where scripts/install fetches it\)")
+        .unwrap()
+        .captures(&run.stdout)
+        .unwrap_or_else(|| panic!("doctor names no cache path:\n{}", run.stdout))[1]
+        .replace("[TMP]", world.root.to_str().unwrap());
+    let bin = world.path("fakebin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(
+        bin.join("npm"),
+        "#!/bin/sh\necho 'no network here' >&2\nexit 1\n",
+    )
+    .unwrap();
+    make_executable(&bin.join("npm"));
+    let cached = PathBuf::from(&looked);
+    fs::create_dir_all(cached.parent().unwrap()).unwrap();
+    fs::write(
+        &cached,
+        format!(
+            "#!/bin/sh\necho '{} (Claude Code)'\n",
+            notesoup_cli::CLAUDE_CODE_VERSION
+        ),
+    )
+    .unwrap();
+    make_executable(&cached);
+    let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/get-claude"))
+        .env_clear()
+        .env("HOME", world.path("home"))
+        .env("XDG_CACHE_HOME", world.path("cache"))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "get-claude did not find {looked}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), looked);
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("(fetched by scripts/install)"),
+        "{}",
+        run.stdout
     );
 }
 
@@ -1180,6 +1489,12 @@ fn hostile_arguments_never_panic() {
         runs.push(vec!["notes", "rm", w]);
         runs.push(vec!["notes", "restore", w]);
         runs.push(vec!["notes", "edit", w]);
+        runs.push(vec!["notes", "write", w]);
+        runs.push(vec!["notes", "append", w]);
+        runs.push(vec!["notes", "write", "plan", "--file", w]);
+        runs.push(vec!["notes", "rm", w, w]);
+        runs.push(vec!["notes", "grep", w]);
+        runs.push(vec!["notes", "grep", "-i", w]);
         runs.push(vec!["history", "sessions", "--limit", w]);
         runs.push(vec!["history", "show", w]);
         runs.push(vec!["history", "show", "claude:da56055c", "--window", w]);
@@ -1273,4 +1588,763 @@ fn settings_readers_answer_any_text() {
             );
         }
     }
+}
+
+/// A Claude session of two prompts and an answer, written into the world's Claude folder:
+/// `cwd` is where it ran, the answer holds `answer` (raw control characters welcome).
+fn claude_session(world: &World, id: &str, cwd: &str, started: &str, answer: &str) {
+    let line = |uuid: &str, parent: Option<&str>, kind: &str, content: serde_json::Value| {
+        serde_json::json!({
+            "parentUuid": parent, "isSidechain": false, "type": kind,
+            "message": {"role": kind, "content": content},
+            "uuid": uuid, "timestamp": started, "cwd": cwd, "sessionId": id,
+            "version": "2.1.319"
+        })
+        .to_string()
+    };
+    let text = |t: &str| serde_json::json!([{"type": "text", "text": t}]);
+    let lines = [
+        line(
+            "u1",
+            None,
+            "user",
+            serde_json::json!("Where is the Parser bug?"),
+        ),
+        line("a1", Some("u1"), "assistant", text(answer)),
+        line("u2", Some("a1"), "user", serde_json::json!("thanks")),
+    ];
+    let dir = world.path("claude/projects/-made");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+}
+
+/// `history search`: every session by default, exit 0 on a match and 1 on none (grep and
+/// rg), `-i`, and the folder, harness and time filters, in one run each.
+#[test]
+fn history_search_covers_every_session_and_filters_them() {
+    let world = World::new("search-all");
+    claude_session(
+        &world,
+        "aaaa1111",
+        "/work/app",
+        "2026-11-03T10:00:00Z",
+        "the parser bug is in lex()",
+    );
+    let found = world.run(&["history", "search", "parser bug", "--json"]);
+    assert_eq!(found.exit, 0, "{}", found.shown());
+    let json = found.json();
+    // The 7 fixture sessions and this one: every session, not the 20 most recent.
+    assert_eq!(json["searched"], 8);
+    let sessions: Vec<&str> = json["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session"].as_str().unwrap())
+        .collect();
+    assert_eq!(sessions, ["claude:aaaa1111"]);
+    // Case: only -i finds "Parser bug" in the prompt as well.
+    let insensitive = world
+        .run(&["history", "search", "-i", "PARSER BUG", "--json"])
+        .json();
+    assert_eq!(insensitive["sessions"][0]["matches"], 2);
+    assert_eq!(
+        world.run(&["history", "search", "PARSER BUG"]).exit,
+        1,
+        "case counts without -i"
+    );
+    // Nothing matched: exit 1, nothing on stdout, the footer says so.
+    let none = world.run(&["history", "search", "no such text anywhere"]);
+    assert_eq!(
+        (none.exit, none.stdout.as_str()),
+        (1, ""),
+        "{}",
+        none.shown()
+    );
+    assert!(none.stderr.contains("no match"), "{}", none.stderr);
+    // The filters narrow what is searched.
+    let count = |args: &[&str]| {
+        let mut all = vec!["history", "search", "parser bug", "--json"];
+        all.extend_from_slice(args);
+        let run = world.run(&all);
+        (run.exit, run.json()["searched"].as_u64().unwrap())
+    };
+    assert_eq!(count(&["--project", "/work"]), (0, 1));
+    assert_eq!(count(&["--project", "/elsewhere"]), (1, 0));
+    assert_eq!(count(&["--harness", "pi"]), (1, 2));
+    assert_eq!(count(&["--until", "2026-11-03"]), (0, 1));
+    assert_eq!(count(&["--until", "2026-11-02"]), (1, 0));
+    assert_eq!(count(&["--sessions", "3"]).1, 3);
+    let bad = world.run(&["history", "search", "x", "--since", "last tuesday"]);
+    assert_eq!(bad.exit, 1);
+    assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
+}
+
+/// `history show`: conversation order by default, `--reverse` newest first, `--all`
+/// every event, `--roles`; `--json` events are data (RFC 3339 times, a tool's input as
+/// JSON, its result).
+#[test]
+fn history_show_orders_pages_and_gives_data() {
+    let world = World::new("show-order");
+    let seqs = |args: &[&str]| -> Vec<u64> {
+        let mut all = vec!["history", "show", "claude:da56055c", "--json"];
+        all.extend_from_slice(args);
+        world.run(&all).json()["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(seqs(&["--limit", "3"]), [59, 61, 62]);
+    assert_eq!(seqs(&["--limit", "3", "--reverse"]), [62, 61, 59]);
+    assert_eq!(seqs(&["--limit", "3", "--cursor", "s59"]), [47, 48, 54]);
+    assert_eq!(seqs(&["--all"]).len(), 25);
+    assert_eq!(seqs(&["--all", "--roles", "tool"]), [17, 19]);
+    let json = world
+        .run(&[
+            "history",
+            "show",
+            "claude:da56055c",
+            "--seq",
+            "17",
+            "--json",
+        ])
+        .json();
+    let event = &json["events"][0];
+    assert_eq!(event["role"], "tool");
+    let time = regex::Regex::new(r"^2026-12-02T15:18:\d\d(\.\d{3})?Z$").unwrap();
+    assert!(time.is_match(event["time"].as_str().unwrap()), "{event}");
+    assert_eq!(event["tool"]["name"], "Bash");
+    assert_eq!(event["tool"]["input"]["command"], "echo one > one.txt");
+    assert_eq!(event["tool"]["result"]["is_error"], false);
+}
+
+/// Transcript text never reaches the terminal raw: escape sequences are shown as `^[`,
+/// piped or not; matches are painted only when colour is on; rows fit the terminal.
+#[test]
+fn history_output_is_safe_and_fits_the_terminal() {
+    let world = World::new("clean");
+    claude_session(
+        &world,
+        "bbbb2222",
+        "/work/app",
+        "2026-11-03T10:00:00Z",
+        "bug \u{1b}[2J\u{1b}]0;pwned\u{7} here, and a very long line that goes on and on and on and on and on and on and on and on and on and on and on and on and on",
+    );
+    let piped = world.run(&["history", "show", "claude:bbbb2222"]);
+    assert!(!piped.stdout.contains('\u{1b}'), "{}", piped.stdout);
+    assert!(
+        piped.stdout.contains("bug ^[[2J^[]0;pwned^G here"),
+        "{}",
+        piped.stdout
+    );
+    let whole = world.run(&["history", "show", "claude:bbbb2222", "--seq", "2"]);
+    assert!(!whole.stdout.contains('\u{1b}') && whole.stdout.contains("^[[2J"));
+    let json = world
+        .run(&["history", "show", "claude:bbbb2222", "--json"])
+        .json();
+    assert!(
+        json["events"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains('\u{1b}'),
+        "data stays data"
+    );
+    // On a terminal (COLUMNS=100): every row fits, cut with `…`; a match is painted.
+    let shown = world.run_on_terminal(&["history", "search", "bug", "--color", "always"]);
+    let sgr = regex::Regex::new("\u{1b}\\[[0-9;]*m").unwrap();
+    for line in shown.lines() {
+        let plain = sgr.replace_all(line, "");
+        assert!(
+            plain.chars().count() <= 100,
+            "{} chars: {plain}",
+            plain.chars().count()
+        );
+    }
+    assert!(shown.contains("\u{1b}[1;31mbug\u{1b}[0m"), "{shown}");
+    assert!(shown.contains('…'), "{shown}");
+    let plain = world.run(&["history", "search", "bug"]);
+    assert!(
+        !plain.stdout.contains("\u{1b}["),
+        "no colour into a pipe: {}",
+        plain.stdout
+    );
+}
+
+/// The footer that names the next page comes after the output, in the CLI's flags.
+#[test]
+fn history_footer_comes_last_in_the_commands_own_words() {
+    let world = World::new("footer");
+    let out = Command::new("/bin/sh")
+        .args([
+            "-c",
+            &format!("{BIN} history show claude:da56055c --limit 2 2>&1"),
+        ])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("older events: notesoup history show claude:da56055c-293e-4422-b5b8-62b1c7e6c03d --limit 2 --cursor s61"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("history_list") && !text.contains("\"cursor\""),
+        "{text}"
+    );
+}
+
+/// A bare id (or unique prefix) names a session of whichever harness has it; one that
+/// fits several harnesses' sessions, or none, is refused in people's words.
+#[test]
+fn history_show_takes_a_bare_id_of_any_harness() {
+    let world = World::new("bare-id");
+    let json = world
+        .run(&["history", "show", "da56055c", "--json", "--limit", "1"])
+        .json();
+    assert_eq!(
+        json["session"],
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d"
+    );
+    let json = world
+        .run(&["history", "show", "01a23754-8e", "--json", "--limit", "1"])
+        .json();
+    assert_eq!(json["session"], "pi:01a23754-8e37-7027-8822-e05ee3580bae");
+    // `01a2375` starts Pi and Codex ids alike.
+    let both = world.run(&["history", "show", "01a2375"]);
+    assert_eq!(both.exit, 1, "{}", both.shown());
+    assert!(
+        both.stderr.contains("fits several sessions")
+            && both.stderr.contains("pi:")
+            && both.stderr.contains("codex:"),
+        "{}",
+        both.stderr
+    );
+    let none = world.run(&["history", "show", "ffff"]);
+    assert_eq!(none.exit, 1);
+    assert!(
+        none.stderr.contains("no session of any harness"),
+        "{}",
+        none.stderr
+    );
+}
+
+/// Note text reaches the terminal with its control characters escaped (`show`, and the
+/// first line in `list`); a missing note is refused in the CLI's words, not the tools'.
+#[test]
+fn notes_output_is_safe_and_speaks_the_clis_words() {
+    let world = World::new("notes-clean");
+    world
+        .brain()
+        .write(
+            "evil",
+            "title \u{1b}]0;pwned\u{7}\nbody \u{1b}[31mred\n",
+            None,
+        )
+        .unwrap();
+    let show = world.run(&["notes", "show", "evil"]);
+    assert_eq!(show.exit, 0, "{}", show.shown());
+    assert!(!show.stdout.contains('\u{1b}'), "{}", show.stdout);
+    assert!(show.stdout.contains("body ^[[31mred\n"), "{}", show.stdout);
+    let list = world.run(&["notes", "list"]);
+    assert!(
+        !list.stdout.contains('\u{1b}') && list.stdout.contains("title ^[]0;pwned^G"),
+        "{}",
+        list.stdout
+    );
+    let json = world.run(&["notes", "show", "evil", "--json"]).json();
+    assert!(
+        json["text"].as_str().unwrap().contains('\u{1b}'),
+        "data stays data"
+    );
+    let missing = world.run(&["notes", "show", "nope"]);
+    assert_eq!(missing.exit, 1);
+    assert!(
+        missing.stderr.contains("no note named `nope`"),
+        "{}",
+        missing.stderr
+    );
+    assert!(!missing.stderr.contains("notes_list"), "{}", missing.stderr);
+}
+
+/// Every command path of `cmd`'s tree (a command with subcommands, and each leaf).
+fn walk(cmd: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
+    for sub in cmd.get_subcommands() {
+        let mut path = prefix.to_vec();
+        path.push(sub.get_name().to_owned());
+        if sub.has_subcommands() {
+            out.push(path.clone());
+            walk(sub, &path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Every subcommand (walked from the command tree, so a new one is walked too) with
+/// hostile arguments, in-process: no panic, and an exit status among the documented four.
+/// `mcp` serves stdin and `notes edit` starts an editor: both are left out.
+#[test]
+fn every_subcommand_survives_hostile_arguments() {
+    use clap::CommandFactory;
+    let world = World::new("hostile-walk");
+    // stdin a terminal: `notes write`/`append` without --file refuse instead of reading
+    // the test's own stdin.
+    let env = notesoup_cli::Env::new(world.vars.clone(), world.path("project/sub"), false)
+        .with_stdin_terminal(true);
+    let long = "x".repeat(100_000);
+    let values = [
+        "",
+        "..",
+        "/",
+        "-1",
+        "18446744073709551616",
+        "é\u{1b}[2J",
+        "a:b:c",
+        "claude:",
+        ":",
+        "s",
+        "0",
+        long.as_str(),
+        "--",
+        "\u{7f}\u{9b}",
+    ];
+    let mut paths: Vec<Vec<String>> = Vec::new();
+    let root = notesoup_cli::Cli::command();
+    walk(&root, &[], &mut paths);
+    let skipped = |p: &[String]| {
+        p.first().is_some_and(|c| c == "mcp" || c == "help") || p.iter().any(|c| c == "edit")
+    };
+    let mut runs = 0;
+    for path in paths.iter().filter(|p| !skipped(p)) {
+        let mut cmd = &root;
+        for name in path {
+            cmd = cmd.find_subcommand(name).unwrap();
+        }
+        let flags: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| a.get_action().takes_values())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        let mut lines: Vec<Vec<String>> = vec![vec!["--no-such-flag".into()]];
+        for v in values {
+            lines.push(vec![v.to_owned()]);
+            lines.push(vec![v.to_owned(), v.to_owned()]);
+            for flag in &flags {
+                lines.push(vec!["s".into(), flag.clone(), v.to_owned()]);
+            }
+        }
+        for extra in lines {
+            let mut argv = vec!["notesoup".to_owned()];
+            argv.extend(path.iter().cloned());
+            argv.extend(extra);
+            let report = std::panic::catch_unwind(|| notesoup_cli::run(argv.clone(), &env))
+                .unwrap_or_else(|_| panic!("panicked: {argv:?}"));
+            assert!(report.exit <= 3, "exit {} for {argv:?}", report.exit);
+            runs += 1;
+        }
+    }
+    assert!(runs > 500, "{runs} runs");
+}
+
+/// `notes write` and `notes append` take the text from stdin or --file (`-` is stdin), with
+/// the store's limits; an empty text, a text over a note's size and no text at all are
+/// refused and change nothing; a refused edit's kept file is written back by the command its
+/// message names.
+#[test]
+fn notes_write_and_append_from_stdin_or_a_file() {
+    let world = World::new("write");
+    seed(&world);
+    let created = world.run_stdin(&["notes", "write", "idea"], b"1. try memmem\n");
+    insta::assert_snapshot!("notes_write_created", created.shown());
+    assert_eq!(world.brain().read("idea").unwrap().text, "1. try memmem\n");
+    let replaced = world.run_stdin(&["notes", "write", "plan", "--json"], b"new plan\n");
+    assert_eq!(replaced.exit, 0, "{}", replaced.stderr);
+    let doc = replaced.json();
+    assert_eq!(
+        (doc["ok"].as_bool(), doc["created"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert_eq!(
+        doc["version"],
+        world.brain().read("plan").unwrap().version.as_str()
+    );
+    let file = world.path("tmp/from-file.md");
+    fs::write(&file, "from a file\n").unwrap();
+    let run = world.run(&[
+        "notes",
+        "write",
+        "project/build",
+        "--file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(run.exit, 0, "{}", run.stderr);
+    assert_eq!(
+        world.brain().read("project/build").unwrap().text,
+        "from a file\n"
+    );
+    let run = world.run_stdin(&["notes", "write", "dash", "--file", "-"], b"dash\n");
+    assert_eq!(
+        (run.exit, world.brain().read("dash").unwrap().text.as_str()),
+        (0, "dash\n")
+    );
+
+    let appended = world.run_stdin(&["notes", "append", "idea"], b"2. measure\n");
+    insta::assert_snapshot!("notes_append", appended.shown());
+    assert_eq!(
+        world.brain().read("idea").unwrap().text,
+        "1. try memmem\n2. measure\n"
+    );
+    let run = world.run_stdin(&["notes", "append", "fresh"], b"first\n");
+    assert!(
+        run.stdout.starts_with("Created note `fresh`"),
+        "{}",
+        run.stdout
+    );
+
+    let before = world.brain().snapshot().unwrap();
+    let empty = world.run_stdin(&["notes", "write", "plan"], b"  \n");
+    insta::assert_snapshot!("notes_write_empty", empty.shown());
+    let huge = vec![b'x'; 64 * 1024 + 1];
+    let big = world.run_stdin(&["notes", "append", "plan"], &huge);
+    assert_eq!(big.exit, 1, "{}", big.shown());
+    assert!(big.stderr.contains("over 65536 bytes"), "{}", big.stderr);
+    let missing = world.run(&["notes", "write", "plan", "--file", "/nonexistent/x.md"]);
+    assert_eq!(missing.exit, 1, "{}", missing.shown());
+    let bad = world.run_stdin(&["notes", "write", "../x"], b"x\n");
+    assert_eq!(bad.exit, 1, "{}", bad.shown());
+    assert!(bad.stderr.contains("segments"), "{}", bad.stderr);
+    assert_eq!(
+        world.brain().snapshot().unwrap(),
+        before,
+        "refusals changed nothing"
+    );
+
+    // A conflicting edit keeps the text in a file; the fix names `notes write --file`.
+    let mut world = world;
+    let plan_file = world.brain().dir().join("notes/plan.md");
+    world.set(
+        "EDITOR",
+        &format!(
+            "sh -c 'echo mine > \"$1\"; echo theirs > {}' x",
+            plan_file.display()
+        ),
+    );
+    let conflict = world.run(&["notes", "edit", "plan"]);
+    assert_eq!(conflict.exit, 3, "{}", conflict.shown());
+    let line = conflict
+        .raw_stderr
+        .lines()
+        .find(|l| l.contains("notes write plan --file"))
+        .unwrap_or_else(|| panic!("no write command in {}", conflict.raw_stderr));
+    let path = line
+        .split("--file ")
+        .nth(1)
+        .unwrap()
+        .split('`')
+        .next()
+        .unwrap();
+    assert!(Path::new(path).exists(), "{path}");
+    let back = world.run(&["notes", "write", "plan", "--file", path]);
+    assert_eq!(back.exit, 0, "{}", back.shown());
+    assert_eq!(world.brain().read("plan").unwrap().text, "mine\n");
+}
+
+/// `notes rm` takes several names: the notes are moved, each name that is not a note is
+/// reported with the closest names, and the exit status is 1 when any was not moved.
+#[test]
+fn notes_rm_several_and_did_you_mean() {
+    let world = World::new("rm-many");
+    seed(&world);
+    let run = world.run(&["notes", "rm", "plan", "todoo", "project/build"]);
+    insta::assert_snapshot!("notes_rm_several", run.shown());
+    assert!(world.brain().read("plan").is_err() && world.brain().read("project/build").is_err());
+    assert_eq!(
+        world.brain().read("todo").unwrap().text,
+        "a: todo\nb: todo\n"
+    );
+    let json = world.run(&["notes", "rm", "todo", "build", "--json"]);
+    assert_eq!(json.exit, 1);
+    let doc = json.json();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["removed"][0]["name"], "todo");
+    assert_eq!(doc["failed"][0]["name"], "build");
+    assert_eq!(doc["failed"][0]["code"], "not_found");
+    let show = world.run(&["notes", "show", "tdo"]);
+    assert_eq!(show.exit, 1);
+    assert!(
+        show.stderr.contains("no note named `tdo`"),
+        "{}",
+        show.stderr
+    );
+    world.brain().write("project/plan", "x\n", None).unwrap();
+    let moved = world.run(&["notes", "show", "plan"]);
+    insta::assert_snapshot!("notes_show_did_you_mean", moved.shown());
+}
+
+/// `notes grep`: `name:line: text` for each matching line (escaped, highlighted on a
+/// terminal), -i, --json as data, exit 1 when nothing matched, exit 2 on an empty text.
+#[test]
+fn notes_grep_finds_lines() {
+    let world = World::new("grep");
+    seed(&world);
+    world
+        .brain()
+        .write("esc", "TODO \u{1b}[2Jcleared\nnothing\n", None)
+        .unwrap();
+    let run = world.run(&["notes", "grep", "todo"]);
+    insta::assert_snapshot!("notes_grep", run.shown());
+    let run = world.run(&["notes", "grep", "-i", "todo", "--json"]);
+    assert_eq!(run.exit, 0);
+    let doc = run.json();
+    let hits: Vec<(String, u64)> = doc["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_owned(),
+                m["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hits,
+        [("esc".into(), 1), ("todo".into(), 1), ("todo".into(), 2)]
+    );
+    let escaped = world.run(&["notes", "grep", "cleared"]);
+    assert_eq!(
+        escaped.stdout,
+        "esc:1: TODO ^[[2Jcleared\n",
+        "{}",
+        escaped.shown()
+    );
+    let none = world.run(&["notes", "grep", "zebra"]);
+    assert_eq!(
+        (none.exit, none.stdout.as_str()),
+        (1, ""),
+        "{}",
+        none.shown()
+    );
+    let empty = world.run(&["notes", "grep", ""]);
+    assert_eq!(empty.exit, 2, "{}", empty.shown());
+    let shown = world.run_on_terminal(&["notes", "grep", "lex", "--color", "always"]);
+    assert!(shown.contains("\u{1b}[1;31mlex\u{1b}[0m"), "{shown:?}");
+}
+
+/// `notes brains` lists every brain with its project folder; --json as data with RFC 3339
+/// times; a folder outside git is told that its brain is keyed on its path.
+#[test]
+fn notes_brains_and_a_folder_outside_git() {
+    let world = World::new("brains");
+    seed(&world);
+    let other = world.path("other");
+    let write = world.run_stdin(
+        &["notes", "--project", other.to_str().unwrap(), "write", "x"],
+        b"y\n",
+    );
+    insta::assert_snapshot!("notes_write_outside_git", write.shown());
+    let in_git = world.run(&["notes"]);
+    assert!(
+        !in_git.stderr.contains("not in a git repository"),
+        "{}",
+        in_git.stderr
+    );
+    insta::assert_snapshot!("notes_brains", world.run(&["notes", "brains"]).shown());
+    let doc = world.run(&["notes", "brains", "--json"]).json();
+    let rfc3339 = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$").unwrap();
+    let brains = doc["brains"].as_array().unwrap();
+    assert_eq!(brains.len(), 2);
+    for b in brains {
+        assert!(rfc3339.is_match(b["updated"].as_str().unwrap()), "{b}");
+    }
+    assert_eq!(brains.iter().filter(|b| b["current"] == true).count(), 1);
+    // Every notes time in --json is RFC 3339 UTC.
+    let list = world.run(&["notes", "list", "--json"]).json();
+    assert!(
+        rfc3339.is_match(list["notes"][0]["updated"].as_str().unwrap()),
+        "{list}"
+    );
+    let show = world.run(&["notes", "show", "plan", "--json"]).json();
+    assert!(
+        rfc3339.is_match(show["updated"].as_str().unwrap()),
+        "{show}"
+    );
+    assert_eq!(world.run(&["notes", "rm", "plan"]).exit, 0);
+    let trash = world.run(&["notes", "trash", "--json"]).json();
+    assert!(
+        rfc3339.is_match(trash["trash"][0]["deleted"].as_str().unwrap()),
+        "{trash}"
+    );
+}
+
+/// `history show --json` and `history search --json` are data, pinned by snapshots: each
+/// event an object (seq, role, RFC 3339 time, window, text; a tool's name, input and
+/// result), the same field names as the text's words.
+#[test]
+fn history_json_is_data() {
+    let world = World::new("history-json");
+    let show = world.run(&[
+        "history",
+        "show",
+        "claude:da56055c",
+        "--seq",
+        "21",
+        "--json",
+    ]);
+    assert_eq!(show.exit, 0, "{}", show.shown());
+    insta::assert_snapshot!("history_show_json", show.stdout);
+    let page = world.run(&[
+        "history",
+        "show",
+        "claude:da56055c",
+        "--limit",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(page.exit, 0, "{}", page.shown());
+    insta::assert_snapshot!("history_show_page_json", page.stdout);
+    let search = world.run(&["history", "search", "prime", "--json"]);
+    assert_eq!(search.exit, 0, "{}", search.shown());
+    insta::assert_snapshot!("history_search_json", search.stdout);
+}
+
+/// `history vault` keeps every session file of every harness (a second run adds nothing,
+/// a grown file adds its new bytes), `history forget` removes one for good and it is not
+/// kept again, and `NOTESOUP_VAULT=off` refuses.
+#[test]
+fn history_vault_keeps_every_session_and_forget_removes_one() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut world = World::new("vault");
+    let first = world.run(&["history", "vault", "--json"]);
+    assert_eq!(first.exit, 0, "{}", first.shown());
+    let doc = first.json();
+    let files = doc["files"].as_u64().unwrap();
+    assert!(files >= 7, "{doc}");
+    assert_eq!(doc["new_versions"].as_u64(), Some(files), "{doc}");
+    assert_eq!(doc["sessions"].as_u64(), Some(files), "{doc}");
+    let (raw, stored) = (
+        doc["raw_bytes"].as_u64().unwrap(),
+        doc["stored_bytes"].as_u64().unwrap(),
+    );
+    assert!(stored > 0 && stored < raw, "{doc}");
+    let mode = fs::metadata(world.path("notesoup/vault"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
+
+    let again = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        (again["added_bytes"].as_u64(), again["grown"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let transcript =
+        world.path("claude/projects/-tmp-project/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    let mut text = fs::read(&transcript).unwrap();
+    text.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    fs::write(&transcript, &text).unwrap();
+    let grown = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        (grown["added_bytes"].as_u64(), grown["grown"].as_u64()),
+        (Some(20), Some(1))
+    );
+    let shown = world.run(&["history", "vault"]);
+    insta::assert_snapshot!("history_vault", shown.shown());
+
+    let forget = world.run(&[
+        "history",
+        "forget",
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+    ]);
+    assert_eq!(forget.exit, 0, "{}", forget.shown());
+    assert!(
+        forget.stdout.contains("1 vaulted file removed"),
+        "{}",
+        forget.stdout
+    );
+    assert!(
+        forget.stderr.contains("The harness still has it"),
+        "{}",
+        forget.stderr
+    );
+    let after = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        after["sessions"].as_u64(),
+        Some(files - 1),
+        "not kept again: {after}"
+    );
+    let bad = world.run(&["history", "forget", "da56055c"]);
+    assert_eq!(bad.exit, 2, "{}", bad.shown());
+    let none = world
+        .run(&["history", "forget", "--before", "2000-01-01", "--json"])
+        .json();
+    assert_eq!(none["removed"].as_array().map(Vec::len), Some(0), "{none}");
+    let all = world
+        .run(&["history", "forget", "--before", "2999-01-01", "--json"])
+        .json();
+    assert_eq!(
+        all["removed"].as_array().map(|a| a.len() as u64),
+        Some(files - 1),
+        "{all}"
+    );
+    let left = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        left["sessions"].as_u64(),
+        Some(0),
+        "tombstoned, not kept again: {left}"
+    );
+    world.set("NOTESOUP_VAULT", "off");
+    let off = world.run(&["history", "vault"]);
+    assert_eq!(off.exit, 1, "{}", off.shown());
+    assert!(
+        off.stderr.contains("unset NOTESOUP_VAULT"),
+        "{}",
+        off.stderr
+    );
+}
+
+/// doctor's vault line: with a short `cleanupPeriodDays`, Claude sessions near it and not
+/// in the vault are a warning whose fix is `notesoup history vault`; after it, ok; off, skip.
+#[test]
+fn doctor_warns_of_sessions_claude_will_delete_before_the_vault_holds_them() {
+    let mut world = World::new("doctor-vault");
+    age_claude_files(&world, 5);
+    let vault_line = |run: &Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains(" vault "))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    // Five days old: with an 8-day cleanup they are within the 7-day margin.
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"cleanupPeriodDays": 8}"#,
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    let line = vault_line(&run);
+    assert!(
+        line.starts_with("warn vault") && line.contains("after 8 days"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("fix: notesoup history vault"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    world.set("NOTESOUP_VAULT", "off");
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("skip vault"), "{}", run.stdout);
 }

@@ -1,0 +1,44 @@
+//! Escapes, rows and cuts, on the characters that break terminals.
+
+use rstest::rstest;
+
+use super::*;
+
+#[rstest]
+#[case("plain", "plain")]
+#[case("a\x1b[2mdim\x1b[0m", "a^[[2mdim^[[0m")]
+#[case("bell\x07 del\x7f", "bell^G del^?")]
+#[case("c1 \u{9b}31m", "c1 <U+009B>31m")]
+#[case("keeps\nlines\tand tabs", "keeps\nlines\tand tabs")]
+#[case("cr\r", "cr^M")]
+#[case("nul\0", "nul^@")]
+fn control_characters_are_shown_escaped(#[case] text: &str, #[case] want: &str) {
+    assert_eq!(escaped(text), want);
+}
+
+#[rstest]
+#[case("  a\n\n b\t c  ", "a b c")]
+#[case("x\x1b]0;title\x07y", "x^[]0;title^Gy")]
+#[case("", "")]
+fn rows_are_one_line(#[case] text: &str, #[case] want: &str) {
+    assert_eq!(one_line(text), want);
+}
+
+#[rstest]
+#[case("short", 10, "short")]
+#[case("exactly10!", 10, "exactly10!")]
+#[case("eleven chars", 10, "eleven ch…")]
+#[case("ééééé", 3, "éé…")]
+#[case("abc", 0, "…")]
+fn cuts_end_in_an_ellipsis(#[case] text: &str, #[case] width: usize, #[case] want: &str) {
+    assert_eq!(cut(text, width), want);
+}
+
+#[test]
+fn a_match_far_into_a_row_is_brought_into_view() {
+    let text = format!("{}MATCH and after", "x".repeat(100));
+    let shown = around(&text, 100, 20);
+    assert!(shown.starts_with('…') && shown.contains("MATCH"), "{shown}");
+    assert_eq!(shown.chars().count(), 20);
+    assert_eq!(around("MATCH at start", 0, 20), "MATCH at start");
+}

@@ -1,0 +1,342 @@
+//! The Claude Code checks: the binary and its version, the plugin, the plugin's helper.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::process::{is_executable, on_path, process, run_bounded};
+use super::{Check, Status, built_from, check};
+use crate::{CLAUDE_CODE_VERSION, Env};
+
+/// Claude Code found (`$CLAUDE`, else `claude` on PATH) and its version the one notesoup
+/// targets. Returns the binary.
+pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf> {
+    let found = env
+        .var_set("CLAUDE")
+        .map(PathBuf::from)
+        .or_else(|| on_path(env, "claude"));
+    let cached = fetched_claude(env);
+    let fetched = cached.clone().filter(|p| is_executable(p));
+    let Some(bin) = found.clone().or_else(|| fetched.clone()) else {
+        checks.push(not_found(cached.as_deref()));
+        return None;
+    };
+    if found.is_none() {
+        let bin_dir = env.var_set("NOTESOUP_BIN_DIR").map_or_else(
+            || {
+                env.var("HOME").map_or_else(
+                    || PathBuf::from("~/.local/bin"),
+                    |h| Path::new(h).join(".local/bin"),
+                )
+            },
+            PathBuf::from,
+        );
+        checks.push(check(
+            "claude",
+            Status::Warn,
+            format!(
+                "Claude Code {CLAUDE_CODE_VERSION} found at {} (fetched by scripts/install), but no `claude` on PATH",
+                bin.display()
+            ),
+            Some(format!(
+                "ln -s {} {}/claude (or set CLAUDE={0})",
+                bin.display(),
+                bin_dir.display()
+            )),
+        ));
+        return Some(bin);
+    }
+    let output = run_bounded(process(&bin, env).arg("--version"), b"");
+    let version = match output {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+        Ok(o) => {
+            checks.push(check(
+                "claude",
+                Status::Fail,
+                format!("{} --version failed ({})", bin.display(), o.status),
+                Some(format!(
+                    "reinstall Claude Code ({}), or set CLAUDE to a working binary",
+                    bin.display()
+                )),
+            ));
+            return None;
+        }
+        Err(err) => {
+            checks.push(check(
+                "claude",
+                Status::Fail,
+                format!("{} could not be run: {err}", bin.display()),
+                Some(format!(
+                    "reinstall Claude Code ({}), or set CLAUDE to a working binary",
+                    bin.display()
+                )),
+            ));
+            return None;
+        }
+    };
+    let number = version.split_whitespace().next().unwrap_or_default();
+    if number == CLAUDE_CODE_VERSION {
+        checks.push(check(
+            "claude",
+            Status::Ok,
+            format!("Claude Code {number} at {}", bin.display()),
+            None,
+        ));
+    } else {
+        checks.push(check(
+            "claude",
+            Status::Warn,
+            format!(
+                "Claude Code {number} at {}: untested with notesoup, which is tested with {CLAUDE_CODE_VERSION} (its hooks and transcript format may differ)",
+                bin.display()
+            ),
+            Some(format!(
+                "nothing to do while it works; if notesoup misbehaves, say so in a report with `notesoup --version` and `{} --version`",
+                bin.display()
+            )),
+        ));
+    }
+    Some(bin)
+}
+
+/// The failure when no Claude Code is found, naming where doctor looked (`cached`: where
+/// `scripts/install` fetches it) and how to get one.
+fn not_found(cached: Option<&Path>) -> Check {
+    let npm = format!(
+        "install Claude Code {CLAUDE_CODE_VERSION}: `npm install -g @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}`"
+    );
+    let looked = cached.map_or_else(String::new, |cached| {
+        format!(
+            ", and none at {} (where scripts/install fetches it)",
+            cached.display()
+        )
+    });
+    let fix = match (cached, built_from()) {
+        (Some(_), Some(checkout)) => format!(
+            "{npm}; or fetch it there with {}/scripts/get-claude; or set CLAUDE to a Claude Code binary",
+            checkout.display()
+        ),
+        _ => format!("{npm}, or set CLAUDE to a Claude Code binary"),
+    };
+    check(
+        "claude",
+        Status::Fail,
+        format!("Claude Code not found: no `claude` on PATH, CLAUDE is not set{looked}"),
+        Some(fix),
+    )
+}
+
+/// The plugin installed and enabled (`claude plugin list --json`), or named by
+/// `CLAUDE_CODE_PLUGIN_DIRS`. Returns the plugin's folder.
+pub(super) fn plugin_check(
+    env: &Env,
+    claude: Option<&Path>,
+    checks: &mut Vec<Check>,
+) -> Option<PathBuf> {
+    let fix_install = install_plugin_fix();
+    if let Some(dirs) = env.var_set("CLAUDE_CODE_PLUGIN_DIRS") {
+        let found = std::env::split_paths(dirs).find(|d| {
+            d.join("bin/notesoup-helper").exists() || d.join("claude/bin/notesoup-helper").exists()
+        });
+        if let Some(dir) = found {
+            let dir = if dir.join("bin/notesoup-helper").exists() {
+                dir
+            } else {
+                dir.join("claude")
+            };
+            checks.push(check(
+                "plugin",
+                Status::Ok,
+                format!("loaded from CLAUDE_CODE_PLUGIN_DIRS: {}", dir.display()),
+                None,
+            ));
+            return Some(dir);
+        }
+    }
+    let Some(claude) = claude else {
+        // Claude's own line failed already, with its fix.
+        checks.push(check(
+            "plugin",
+            Status::Skip,
+            "not checked: Claude Code was not found",
+            None,
+        ));
+        return None;
+    };
+    let listed = run_bounded(process(claude, env).args(["plugin", "list", "--json"]), b"")
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
+    let Some(Value::Array(plugins)) = listed else {
+        checks.push(check(
+            "plugin",
+            Status::Fail,
+            format!("`{} plugin list --json` gave no list", claude.display()),
+            Some(fix_install.clone()),
+        ));
+        return None;
+    };
+    let ours = plugins.iter().find(|p| {
+        p["id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("notesoup@"))
+    });
+    let Some(plugin) = ours else {
+        checks.push(check(
+            "plugin",
+            Status::Fail,
+            "the notesoup plugin is not installed in Claude Code",
+            Some(fix_install.clone()),
+        ));
+        return None;
+    };
+    let id = plugin["id"].as_str().unwrap_or("notesoup");
+    let folder = plugin["readFromFolder"]
+        .as_str()
+        .or_else(|| plugin["installPath"].as_str())
+        .map(PathBuf::from);
+    if plugin["enabled"] == Value::Bool(true) || plugin["projectEnabled"] == Value::Bool(true) {
+        checks.push(check(
+            "plugin",
+            Status::Ok,
+            format!(
+                "{id} installed and enabled ({})",
+                folder
+                    .as_deref()
+                    .map_or_else(|| "folder unknown".into(), |f| f.display().to_string())
+            ),
+            None,
+        ));
+    } else {
+        checks.push(check(
+            "plugin",
+            Status::Fail,
+            format!("{id} is installed but disabled"),
+            Some(format!("claude plugin enable {id}")),
+        ));
+    }
+    folder
+}
+
+/// The plugin's helper where its hooks module looks for it, in the same order
+/// (`plugins/claude/hooks/notesoup.ts` `findHelper`): `bin/notesoup-helper` (a checkout's,
+/// staged by `scripts/install`), else the one platform package npm installed beside a
+/// plugin installed from npm (`node_modules/@notesoup/cli-<os>-<cpu>/bin/`).
+fn plugin_helper(folder: &Path) -> PathBuf {
+    let staged = folder.join("bin/notesoup-helper");
+    if staged.exists() {
+        return staged;
+    }
+    let scope = folder.join("node_modules/@notesoup");
+    let mut platforms: Vec<PathBuf> = std::fs::read_dir(&scope)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cli-"))
+        .map(|e| e.path().join("bin/notesoup-helper"))
+        .filter(|p| p.exists())
+        .collect();
+    platforms.sort();
+    platforms.into_iter().next().unwrap_or(staged)
+}
+
+/// The plugin's helper ([`plugin_helper`]), runnable, and the same version as this binary.
+pub(super) fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Check>) {
+    let Some(folder) = folder else {
+        // The plugin's line failed already, with its fix.
+        checks.push(check(
+            "helper",
+            Status::Skip,
+            "not checked: the plugin's folder is unknown",
+            None,
+        ));
+        return;
+    };
+    let helper = plugin_helper(folder);
+    // A plugin installed from npm has a package.json; a checkout's is `<checkout>/plugins/claude`.
+    let reinstall = "reinstall the plugin: `claude plugin install notesoup@notesoup` (npm brings the helper for this machine)";
+    let checkout = folder
+        .parent()
+        .and_then(Path::parent)
+        .and_then(super::checkout)
+        .or_else(built_from);
+    let fix = Some(match checkout {
+        Some(checkout) if !folder.join("package.json").exists() => format!(
+            "run {}/scripts/install (it builds and stages the helper)",
+            checkout.display()
+        ),
+        _ => reinstall.to_owned(),
+    });
+    if !is_executable(&helper) {
+        checks.push(check(
+            "helper",
+            Status::Fail,
+            format!("{} is missing", helper.display()),
+            fix,
+        ));
+        return;
+    }
+    let reply = run_bounded(process(&helper, env).arg("version"), b"{}")
+        .ok()
+        .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
+    let ours = notesoup_app::VERSION;
+    match reply.as_ref().and_then(|r| r["version"].as_str()) {
+        Some(v) if v == ours => checks.push(check(
+            "helper",
+            Status::Ok,
+            format!("{} runs, version {v}", helper.display()),
+            None,
+        )),
+        Some(v) => checks.push(check(
+            "helper",
+            Status::Fail,
+            format!(
+                "{} is version {v}, this notesoup is {ours}",
+                helper.display()
+            ),
+            fix,
+        )),
+        None => checks.push(check(
+            "helper",
+            Status::Fail,
+            format!("{} did not answer `version`", helper.display()),
+            fix,
+        )),
+    }
+}
+
+/// How to install the plugin, with real paths: this notesoup's checkout's `scripts/install`
+/// and `--plugin-dir` when it was built in one, else the npm install.
+fn install_plugin_fix() -> String {
+    match built_from() {
+        Some(checkout) => format!(
+            "run {0}/scripts/install (it installs the plugin read from {0}/plugins/claude), or start Claude with `claude --plugin-dir {0}/plugins/claude`",
+            checkout.display()
+        ),
+        None => "install the plugin: `claude plugin install notesoup@notesoup`, once notesoup's marketplace is added (README, \"Install\")".to_owned(),
+    }
+}
+
+/// Where `scripts/install` (through `scripts/get-claude`) keeps the Claude Code it fetched:
+/// `${NOTESOUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notesoup}/claude-code/<version>-linux-<cpu>/package/claude`.
+fn fetched_claude(env: &Env) -> Option<PathBuf> {
+    let cache = env
+        .var_set("NOTESOUP_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            env.var_set("XDG_CACHE_HOME")
+                .map(|d| Path::new(d).join("notesoup"))
+        })
+        .or_else(|| {
+            env.var_set("HOME")
+                .map(|h| Path::new(h).join(".cache/notesoup"))
+        })?;
+    let cpu = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        _ => return None,
+    };
+    Some(cache.join(format!(
+        "claude-code/{CLAUDE_CODE_VERSION}-linux-{cpu}/package/claude"
+    )))
+}

@@ -1,0 +1,219 @@
+//! The harnesses' checks: each one's sessions where the history tools look, and the Pi
+//! extension where Pi finds it.
+
+use std::path::{Path, PathBuf};
+
+use notesoup_app::history::SessionsArgs;
+use notesoup_history_store::{Corpus, Roots};
+use notesoup_window::Host;
+
+use super::process::on_path;
+use super::{Check, Status, check};
+use crate::Env;
+use crate::docs::{Folder, SessionsDetail};
+
+/// Each harness's sessions, found the way the history tools find them, naming the folders
+/// looked in (from `notesoup_history_store::Corpus::folders`, the history tools' own rule).
+pub(super) fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
+    let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
+    for harness in Host::HARNESSES {
+        let listed = notesoup_app::history::sessions(
+            &env.helper_context(),
+            &SessionsArgs {
+                harness: Some(harness.name().to_owned()),
+                limit: Some(1),
+                roots: None,
+            },
+        );
+        let total = listed.map_or(0, |listed| listed.total);
+        let name = harness.product();
+        let folders: Vec<(PathBuf, &str)> = corpus
+            .folders(harness)
+            .into_iter()
+            .map(|dir| {
+                let state = match dir.metadata() {
+                    Ok(m) if m.is_dir() => "found",
+                    Ok(_) => "not a folder",
+                    Err(_) => "missing",
+                };
+                (dir, state)
+            })
+            .collect();
+        let looked = if folders.is_empty() {
+            "looked nowhere: HOME is not set".to_owned()
+        } else {
+            format!(
+                "looked in {}",
+                folders
+                    .iter()
+                    .map(|(dir, state)| format!("{} ({state})", dir.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let mut line = if total > 0 {
+            check(
+                "sessions",
+                Status::Ok,
+                format!(
+                    "{name}: {total} session{} found; {looked}",
+                    if total == 1 { "" } else { "s" }
+                ),
+                None,
+            )
+        } else {
+            check(
+                "sessions",
+                Status::Skip,
+                format!(
+                    "{name}: no sessions found (not used here?); {looked}; if they are elsewhere, set {}",
+                    folder_variable(harness)
+                ),
+                None,
+            )
+        };
+        line.detail = Some(SessionsDetail {
+            harness,
+            sessions: total,
+            folders: folders
+                .into_iter()
+                .map(|(path, state)| Folder { path, state })
+                .collect(),
+        });
+        checks.push(line);
+    }
+}
+
+/// The Pi extension: linked where Pi discovers extensions (`scripts/install`), when Pi is
+/// here at all (`$PI`, else `pi` on PATH); a machine without Pi skips it.
+pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
+    let pi = env
+        .var_set("PI")
+        .map(PathBuf::from)
+        .or_else(|| on_path(env, "pi"));
+    let Some(pi) = pi else {
+        checks.push(check(
+            "pi",
+            Status::Skip,
+            "Pi not found (no `pi` on PATH, PI not set): the Pi extension is not checked",
+            None,
+        ));
+        return;
+    };
+    let agent = env
+        .var_set("PI_CODING_AGENT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".pi/agent")));
+    let Some(link) = agent.map(|a| a.join("extensions/notesoup")) else {
+        checks.push(check(
+            "pi",
+            Status::Warn,
+            format!(
+                "Pi at {}, but neither PI_CODING_AGENT_DIR nor HOME is set",
+                pi.display()
+            ),
+            Some("set HOME (Pi keeps its extensions under ~/.pi/agent/extensions)".into()),
+        ));
+        return;
+    };
+    if link.join("index.ts").is_file() {
+        checks.push(check(
+            "pi",
+            Status::Ok,
+            format!("the Pi extension is at {}", link.display()),
+            None,
+        ));
+    } else {
+        checks.push(check(
+            "pi",
+            Status::Warn,
+            format!("Pi at {}, but no notesoup extension at {}", pi.display(), link.display()),
+            Some(match super::built_from() {
+                Some(checkout) => format!(
+                    "run {0}/scripts/install (it links {1} to {0}/plugins/pi), or start Pi with `pi -e {0}/plugins/pi`",
+                    checkout.display(),
+                    link.display()
+                ),
+                None => format!(
+                    "put notesoup's Pi extension (plugins/pi of a notesoup checkout) at {}, or start Pi with it: README, \"Pi\"",
+                    link.display()
+                ),
+            }),
+        ));
+    }
+}
+
+fn folder_variable(harness: Host) -> &'static str {
+    match harness {
+        Host::Claude => "CLAUDE_CONFIG_DIR",
+        Host::Pi => "PI_CODING_AGENT_SESSION_DIR",
+        Host::Codex => "CODEX_HOME",
+        // Never asked: an MCP client keeps no sessions (the loop is over the harnesses).
+        Host::Mcp => "NOTESOUP_HOME",
+    }
+}
+
+/// The history vault: off, or its size and the Claude sessions Claude's cleanup
+/// (`cleanupPeriodDays`, from Claude's settings files, default 30) would soon delete that
+/// it does not hold.
+pub(super) fn vault_check(env: &Env, checks: &mut Vec<Check>) {
+    let ctx = env.helper_context();
+    if notesoup_app::vault::is_off(&ctx) {
+        checks.push(check(
+            "vault",
+            Status::Skip,
+            "the history vault is off (NOTESOUP_VAULT=off): sessions Claude deletes are gone",
+            None,
+        ));
+        return;
+    }
+    let files = crate::limits::settings_files(env, env.cwd()).unwrap_or_default();
+    let (days, from) = files
+        .iter()
+        .rev()
+        .find_map(|f| {
+            let days = f.value.as_ref()?.get("cleanupPeriodDays")?.as_u64()?;
+            Some((days, f.path.display().to_string()))
+        })
+        .unwrap_or((
+            notesoup_app::vault::CLAUDE_CLEANUP_DAYS,
+            "Claude's default".to_owned(),
+        ));
+    let standing = match notesoup_app::vault::standing(&ctx, days, std::time::SystemTime::now()) {
+        Ok(standing) => standing,
+        Err(err) => {
+            checks.push(check(
+                "vault",
+                Status::Fail,
+                format!("the history vault cannot be read: {err}"),
+                Some(
+                    "run `notesoup history vault` to see which file, or set NOTESOUP_VAULT=off"
+                        .into(),
+                ),
+            ));
+            return;
+        }
+    };
+    let held = format!(
+        "{} session file{} kept ({} KiB on disk)",
+        standing.sessions,
+        if standing.sessions == 1 { "" } else { "s" },
+        standing.stored / 1024
+    );
+    if standing.at_risk > 0 {
+        checks.push(check(
+            "vault",
+            Status::Warn,
+            format!(
+                "{held}; {} Claude session{} untouched for over {} days {} not in it, and Claude deletes sessions after {days} days (cleanupPeriodDays, {from})",
+                standing.at_risk,
+                if standing.at_risk == 1 { "" } else { "s" },
+                days.saturating_sub(notesoup_app::vault::RISK_MARGIN_DAYS),
+                if standing.at_risk == 1 { "is" } else { "are" },
+            ),
+            Some("notesoup history vault (keeps them; run it now and then, e.g. from cron)".into()),
+        ));
+    } else {
+        checks.push(check("vault", Status::Ok, held, None));
+    }
+}

@@ -1,0 +1,203 @@
+//! The checks of where notesoup keeps things and what configures it: the notes home,
+//! Claude's settings and their margins, and the switches that turn notesoup or compaction off.
+
+use notesoup_thresholds::{NOTESOUP_DISABLED, margins, notesoup_disabled};
+
+use super::{Check, Status, check};
+use crate::Env;
+use crate::limits::{merged, policy, policy_env, settings_files};
+
+/// The notes home exists or can be made, and a file can be written in it.
+pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
+    let root = match crate::notes::root(env) {
+        Ok(root) => root,
+        Err(err) => {
+            checks.push(check(
+                "notes",
+                Status::Fail,
+                err.to_string(),
+                Some("set NOTESOUP_HOME to a folder you can write".into()),
+            ));
+            return;
+        }
+    };
+    if root.exists() && !root.is_dir() {
+        checks.push(check(
+            "notes",
+            Status::Fail,
+            format!("notes home {} is not a folder", root.display()),
+            Some(format!(
+                "move {} away, or set NOTESOUP_HOME to a folder you can write",
+                root.display()
+            )),
+        ));
+        return;
+    }
+    let probe = root.join(format!(".doctor-{}", std::process::id()));
+    let result = std::fs::create_dir_all(&root)
+        .and_then(|()| std::fs::write(&probe, b"ok"))
+        .and_then(|()| std::fs::remove_file(&probe));
+    match result {
+        Ok(()) => checks.push(check(
+            "notes",
+            Status::Ok,
+            format!("notes home {} is writable", root.display()),
+            None,
+        )),
+        Err(err) => checks.push(check(
+            "notes",
+            Status::Fail,
+            format!("notes home {} is not writable: {err}", root.display()),
+            Some(format!(
+                "fix the permissions of {} (`ls -ld {0}`), or set NOTESOUP_HOME to a folder you can write",
+                root.display()
+            )),
+        )),
+    }
+}
+
+/// Claude's settings files parse, the `notesoup` margins are whole numbers, and the
+/// policy resolves with them.
+pub(super) fn settings_check(env: &Env, checks: &mut Vec<Check>) {
+    let files = match settings_files(env, env.cwd()) {
+        Ok(files) => files,
+        Err(err) => {
+            checks.push(check("settings", Status::Fail, err.to_string(), err.fix()));
+            return;
+        }
+    };
+    let settings = merged(&files);
+    let mut bad = false;
+    for m in margins(Some(&settings)) {
+        if !m.valid {
+            bad = true;
+            let raw = m.raw.map(|r| r.to_string()).unwrap_or_default();
+            checks.push(check(
+                "settings",
+                Status::Fail,
+                format!("notesoup.{} = {raw} is not a whole number of tokens: it is ignored and {} applies", m.name, m.tokens),
+                Some(format!("write a whole number, e.g. \"notesoup\": {{\"{}\": {}}}", m.name, m.tokens)),
+            ));
+        }
+    }
+    let vars = policy_env(env, &files);
+    if let Err(err) = policy(&settings, &vars, None, None, None) {
+        bad = true;
+        let file = files
+            .iter()
+            .rev()
+            .find(|f| {
+                f.value
+                    .as_ref()
+                    .is_some_and(|v| v.get("notesoup").is_some())
+            })
+            .or(files.first())
+            .map_or_else(
+                || "Claude's settings".to_owned(),
+                |f| f.path.display().to_string(),
+            );
+        checks.push(check(
+            "settings",
+            Status::Fail,
+            err.to_string(),
+            Some(format!(
+                "lower notesoup.resetMarginTokens / notesoup.warningRunwayTokens in {file} (or remove them for the defaults); `notesoup limits` shows the points"
+            )),
+        ));
+    }
+    if !bad {
+        let found: Vec<String> = files
+            .iter()
+            .filter(|f| f.value.is_some())
+            .map(|f| f.path.display().to_string())
+            .collect();
+        let values: Vec<String> = margins(Some(&settings))
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {}{}",
+                    m.name,
+                    m.tokens,
+                    if m.raw.is_none() { " (default)" } else { "" }
+                )
+            })
+            .collect();
+        checks.push(check(
+            "settings",
+            Status::Ok,
+            format!(
+                "notesoup margins valid: {}; {}",
+                values.join(", "),
+                if found.is_empty() {
+                    "no Claude settings files".to_owned()
+                } else {
+                    format!("read from {}", found.join(", "))
+                }
+            ),
+            None,
+        ));
+    }
+}
+
+/// `NOTESOUP_DISABLED` and `DISABLE_COMPACT`, from the environment or a settings `env` block.
+pub(super) fn switches_check(env: &Env, checks: &mut Vec<Check>) {
+    let files = settings_files(env, env.cwd()).unwrap_or_default();
+    let from_settings = |name: &str| {
+        files.iter().rev().find_map(|f| {
+            f.value.as_ref()?.get("env")?.get(name)?;
+            Some(format!("the env block of {}", f.path.display()))
+        })
+    };
+    // The one rule (notesoup-thresholds), as the helper answers the hooks module with it.
+    let from_env = notesoup_disabled(env.var(NOTESOUP_DISABLED));
+    match from_env
+        .then(|| "the environment".to_owned())
+        .or_else(|| from_settings(NOTESOUP_DISABLED))
+    {
+        Some(from) => checks.push(check(
+            "disabled",
+            Status::Warn,
+            format!("NOTESOUP_DISABLED is set in {from}: the plugin registers nothing"),
+            Some("unset NOTESOUP_DISABLED to use notesoup".into()),
+        )),
+        None => checks.push(check(
+            "disabled",
+            Status::Ok,
+            "NOTESOUP_DISABLED is not set",
+            None,
+        )),
+    }
+    let vars = policy_env(env, &files);
+    let settings = merged(&files);
+    match policy(&settings, &vars, None, None, None) {
+        Ok(p) if !p.warnings_enabled => {
+            let from = vars
+                .iter()
+                .find(|(n, _, _)| *n == "DISABLE_COMPACT")
+                .map_or_else(String::new, |(_, v, from)| {
+                    format!("DISABLE_COMPACT={v} ({from})")
+                });
+            checks.push(check(
+                "compact",
+                Status::Warn,
+                format!("{from}: no budget warnings and no resets; Claude cannot compact either"),
+                Some("unset DISABLE_COMPACT (DISABLE_AUTO_COMPACT keeps resets and turns off only automatic clears)".into()),
+            ));
+        }
+        Ok(p) if !p.auto_clear => checks.push(check(
+            "compact",
+            Status::Warn,
+            "auto-compaction is off: notesoup warns, but clears only when the agent or you ask",
+            Some(format!(
+                "to let notesoup clear by itself, unset DISABLE_AUTO_COMPACT and set \"autoCompactEnabled\": true in {}",
+                files.first().map_or_else(|| "~/.claude/settings.json".to_owned(), |f| f.path.display().to_string())
+            )),
+        )),
+        _ => checks.push(check(
+            "compact",
+            Status::Ok,
+            "DISABLE_COMPACT is not set",
+            None,
+        )),
+    }
+}

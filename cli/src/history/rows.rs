@@ -1,0 +1,117 @@
+//! History events as terminal rows: a header row, one row per event (seq, time, role, its
+//! text on one line, cut to the terminal's width), window separators, matches painted; and
+//! one whole event for `--seq`. Transcript text is always shown with its control
+//! characters escaped.
+
+use std::fmt::Write as _;
+
+use notesoup_history_core::{Document, Needle};
+use notesoup_window::format_utc;
+
+use crate::clean::{around, cut, escaped, one_line};
+use crate::term::{Out, Paint};
+
+/// The columns before an event's text: seq, time, role and their gaps.
+const LEAD: usize = 7 + 2 + 16 + 2 + 10 + 2;
+/// The widest text cell when the width is unknown (not a terminal).
+const TEXT_MAX: usize = 200;
+
+/// The header row.
+pub(crate) fn header(out: &mut Out) {
+    let row = format!("{:>7}  {:<16}  {:<10}  TEXT", "SEQ", "TIME (UTC)", "ROLE");
+    out.line(out.paint(Paint::Dim, &row));
+}
+
+/// `YYYY-MM-DD HH:MM` of a time in milliseconds, or `-`.
+pub(crate) fn time_cell(ms: Option<u64>) -> String {
+    ms.map_or_else(
+        || "-".to_owned(),
+        |ms| {
+            let t = format_utc(ms / 1000);
+            t.strip_suffix(" UTC").map_or(t.clone(), str::to_owned)
+        },
+    )
+}
+
+/// What a row shows of an event: its text, or a tool use as `name input → result`.
+fn row_text(doc: &Document) -> String {
+    let Some(tool) = &doc.tool else {
+        return one_line(&doc.text);
+    };
+    let mut text = match (&tool.name, &tool.input) {
+        (Some(name), Some(input)) => format!("{name} {input}"),
+        _ => "(result of an unknown call)".to_owned(),
+    };
+    match &tool.result {
+        Some(r) if r.is_error => {
+            let _ = write!(text, " → error: {}", r.text);
+        }
+        Some(r) => {
+            let _ = write!(text, " → {}", r.text);
+        }
+        None => text.push_str(" → (no result recorded)"),
+    }
+    one_line(&text)
+}
+
+/// One event as a row; with a needle, the row's text starts near its first match and
+/// every match shown is painted.
+pub(crate) fn event(doc: &Document, needle: Option<&Needle>, width: Option<usize>, out: &mut Out) {
+    let text = row_text(doc);
+    let room = width.map_or(TEXT_MAX, |w| w.saturating_sub(LEAD).max(20));
+    let first = needle.and_then(|n| n.find_all(&text).first().map(|m| m.start));
+    let shown = match first {
+        Some(at) => around(&text, at, room),
+        None => cut(&text, room),
+    };
+    let shown = match needle {
+        Some(n) => out.painted(&shown, n),
+        None => shown.into_owned(),
+    };
+    let role = doc.role.name();
+    let role = match doc.tool.as_ref().and_then(|t| t.result.as_ref()) {
+        Some(r) if r.is_error => out.paint(Paint::Warn, &format!("{role:<10}")),
+        _ => format!("{role:<10}"),
+    };
+    out.line(format!(
+        "{:>7}  {:<16}  {role}  {shown}",
+        format!("#{}", doc.seq),
+        time_cell(doc.time)
+    ));
+}
+
+/// A window separator, when the window changes between rows.
+pub(crate) fn window_line(window: &str, out: &mut Out) {
+    out.line(out.paint(Paint::Strong, &format!("── window {window} ──")));
+}
+
+/// One whole event (`show --seq`): a heading, then every text in full.
+pub(crate) fn whole(doc: &Document, out: &mut Out) {
+    let heading = format!(
+        "#{}  {}  {}  window {}",
+        doc.seq,
+        time_cell(doc.time),
+        doc.role.name(),
+        doc.window
+    );
+    out.line(out.paint(Paint::Strong, &heading));
+    match &doc.tool {
+        None => out.text(&escaped(&doc.text)),
+        Some(tool) => {
+            if let (Some(name), Some(input)) = (&tool.name, &tool.input) {
+                out.line(format!("tool: {}", escaped(name)));
+                out.line(format!("input: {}", escaped(input)));
+            } else {
+                out.line("(the result of a call this history does not hold)");
+            }
+            match &tool.result {
+                Some(r) => {
+                    let label = if r.is_error { " (error)" } else { "" };
+                    out.line(out.paint(Paint::Dim, &format!("result #{}{label}:", r.seq)));
+                    out.text(&escaped(&r.text));
+                }
+                None => out.line(out.paint(Paint::Dim, "no result was recorded")),
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! `notesoup history search TEXT`: every session of every harness on this machine by
+//! default (people expect a search to look everywhere, as `rg` does; one walk of the
+//! session folders, then each session through its index), or one session's matches a page
+//! at a time (`--session`). Exit 0 when something matched, 1 when nothing did.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use notesoup_app::Context;
+use notesoup_app::history::{self, SearchArgs, SearchReport};
+use notesoup_history_core::{DocQuery, Needle, QueryError, Role};
+use notesoup_window::{Host, parse_moment};
+
+use super::{cursor_seq, json, rows};
+use crate::clean::one_line;
+use crate::refusals::{history_error, refused};
+use crate::term::{Out, Paint};
+use crate::{CliError, EXIT_FAILED, EXIT_OK, Env};
+
+/// Matches shown per session when searching everywhere.
+pub(crate) const PER_SESSION: usize = 10;
+/// How long a search runs before its progress is shown (on a terminal).
+const QUIET_FOR: Duration = Duration::from_secs(1);
+
+/// `history search TEXT --session SEL`.
+pub(crate) struct One<'a> {
+    pub(crate) query: &'a str,
+    pub(crate) ignore_case: bool,
+    pub(crate) session: &'a str,
+    pub(crate) roles: Option<&'a [Role]>,
+    pub(crate) limit: usize,
+    pub(crate) cursor: Option<&'a str>,
+}
+
+/// `history search TEXT` over many sessions.
+pub(crate) struct Everywhere<'a> {
+    pub(crate) query: &'a str,
+    pub(crate) ignore_case: bool,
+    pub(crate) harness: Option<Host>,
+    pub(crate) project: Option<std::path::PathBuf>,
+    pub(crate) since: Option<&'a str>,
+    pub(crate) until: Option<&'a str>,
+    pub(crate) sessions: Option<usize>,
+    pub(crate) roles: Option<Vec<Role>>,
+    pub(crate) limit: usize,
+}
+
+fn needle(query: &str, ignore_case: bool) -> Result<Needle, CliError> {
+    Needle::new(query, ignore_case).ok_or_else(|| refused(&QueryError::EmptyQuery))
+}
+
+fn limit(limit: usize) -> Result<usize, CliError> {
+    if limit == 0 {
+        return Err(refused(&QueryError::Limit { limit }));
+    }
+    Ok(limit)
+}
+
+/// One session's matches, newest page first, rows in conversation order.
+pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Result<u8, CliError> {
+    let needle = needle(args.query, args.ignore_case)?;
+    let docs = history::documents(
+        ctx,
+        &super::source(ctx, args.session)?,
+        &DocQuery {
+            needle: Some(&needle),
+            roles: args.roles,
+            before: cursor_seq(args.cursor)?,
+            limit: Some(limit(args.limit)?),
+            ..DocQuery::default()
+        },
+    )
+    .map_err(history_error)?;
+    let older = docs.page.before.map(|seq| format!("s{seq}"));
+    let matched = docs.page.matched;
+    if out.json {
+        out.json_doc(&json::ShowDoc {
+            ok: true,
+            session: &docs.session,
+            matched,
+            events: docs.page.documents.iter().map(json::event).collect(),
+            older,
+            missing: &docs.missing,
+        });
+        return Ok(exit(matched > 0));
+    }
+    if matched == 0 {
+        out.footer(format!("no match for {:?} in {}", args.query, docs.session));
+        return Ok(EXIT_FAILED);
+    }
+    out.line(out.paint(
+        Paint::Strong,
+        &format!("{}: {matched} match{}", docs.session, plural(matched)),
+    ));
+    rows::header(out);
+    for doc in &docs.page.documents {
+        rows::event(doc, Some(&needle), env.width(), out);
+    }
+    if let Some(older) = older {
+        out.footer(format!(
+            "older matches: notesoup history search {}{} --session {} --cursor {older}",
+            shell_word(args.query),
+            if args.ignore_case { " -i" } else { "" },
+            docs.session
+        ));
+    }
+    Ok(EXIT_OK)
+}
+
+/// Every session the filters keep, most recently active first.
+pub(crate) fn everywhere(
+    ctx: &Context,
+    args: &Everywhere<'_>,
+    env: &Env,
+    out: &mut Out,
+) -> Result<u8, CliError> {
+    let search = SearchArgs {
+        needle: needle(args.query, args.ignore_case)?,
+        harness: args.harness,
+        folder: args.project.clone(),
+        since: args
+            .since
+            .map(|w| moment("--since", w, false))
+            .transpose()?,
+        until: args.until.map(|w| moment("--until", w, true)).transpose()?,
+        sessions: args
+            .sessions
+            .map(|n| {
+                if n == 0 {
+                    Err(CliError::Refused {
+                        code: "bad_limit",
+                        message: "--sessions 0 searches nothing".to_owned(),
+                        fix: "give at least 1, or leave --sessions out to search every session"
+                            .to_owned(),
+                    })
+                } else {
+                    Ok(n)
+                }
+            })
+            .transpose()?,
+        roles: args.roles.clone(),
+        per_session: limit(args.limit)?,
+    };
+    let report = searched(ctx, &search, env);
+    let found = !report.results.is_empty();
+    if out.json {
+        out.json_doc(&json::SearchDoc {
+            ok: true,
+            query: args.query,
+            ignore_case: args.ignore_case,
+            searched: report.searched,
+            sessions: report.results.iter().map(json::hits).collect(),
+            skipped: report
+                .skipped
+                .iter()
+                .map(|(session, error)| json::SkippedDoc { session, error })
+                .collect(),
+        });
+        return Ok(exit(found));
+    }
+    if found {
+        rows::header(out);
+    }
+    let mut hidden = 0;
+    for hits in &report.results {
+        let mut heading = format!("{}  ", hits.session);
+        heading.push_str(&rows::time_cell(hits.started));
+        if let Some(cwd) = &hits.cwd {
+            heading.push_str("  ");
+            heading.push_str(&one_line(cwd));
+        }
+        let n = hits.page.matched;
+        let _ = write!(heading, "  ({n} match{})", plural(n));
+        out.line(out.paint(Paint::Strong, &format!("── {heading} ──")));
+        for doc in &hits.page.documents {
+            rows::event(doc, Some(&search.needle), env.width(), out);
+        }
+        hidden += n - hits.page.documents.len();
+    }
+    let mut footer = if found {
+        let n = report.results.len();
+        format!(
+            "{n} of {} session{} matched",
+            report.searched,
+            plural_s(report.searched)
+        )
+    } else {
+        format!(
+            "no match for {:?} in {} session{}",
+            args.query,
+            report.searched,
+            plural_s(report.searched)
+        )
+    };
+    if hidden > 0 {
+        let _ = write!(
+            footer,
+            "; {hidden} older match{} not shown: --session SEL shows one session's, page by page",
+            plural(hidden)
+        );
+    }
+    if !report.skipped.is_empty() {
+        let _ = write!(
+            footer,
+            "; {} session{} could not be read (--json lists why)",
+            report.skipped.len(),
+            plural_s(report.skipped.len())
+        );
+    }
+    out.footer(footer);
+    Ok(exit(found))
+}
+
+/// The search, with a progress bar on stderr once it has run for [`QUIET_FOR`] (only
+/// when stderr is a terminal).
+fn searched(ctx: &Context, search: &SearchArgs, env: &Env) -> SearchReport {
+    let started = Instant::now();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("searching {pos}/{len} sessions {wide_bar} {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut shown = false;
+    let report = history::search(ctx, search, &mut |done, of| {
+        bar.set_length(u64::try_from(of).unwrap_or(u64::MAX));
+        bar.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+        if !shown && env.stderr_terminal() && started.elapsed() >= QUIET_FOR {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+    });
+    bar.finish_and_clear();
+    report
+}
+
+/// A `--since`/`--until` moment: a day (`--until`: its end), an RFC 3339 time, or a time
+/// ago (`3d`, `12h`, `2w`).
+pub(super) fn moment(flag: &str, text: &str, end_of_day: bool) -> Result<u64, CliError> {
+    let bad = || CliError::Refused {
+        code: "bad_time",
+        message: format!("{flag} {text:?} is not a day or a time"),
+        fix: format!(
+            "give a day ({flag} 2026-11-01), a time ({flag} 2026-11-01T09:00Z) or a time ago ({flag} 3d, 12h, 2w)"
+        ),
+    };
+    if let Some(ago) = ago(text) {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        return Ok(now.saturating_sub(ago));
+    }
+    let at = parse_moment(text).ok_or_else(bad)?;
+    // A bare day given to --until counts whole.
+    Ok(if end_of_day && text.trim().len() == 10 {
+        at + 86_400_000 - 1
+    } else {
+        at
+    })
+}
+
+/// Milliseconds in `3d`, `12h`, `2w`, `30m`.
+fn ago(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let unit = text.chars().last()?;
+    let n: u64 = text.get(..text.len() - unit.len_utf8())?.parse().ok()?;
+    let ms = match unit {
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(ms)
+}
+
+fn exit(found: bool) -> u8 {
+    if found { EXIT_OK } else { EXIT_FAILED }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "es" }
+}
+
+fn plural_s(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// A word as a POSIX shell reads it back.
+pub(crate) fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:".contains(&b))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}

@@ -1,0 +1,184 @@
+//! `notesoup history vault` and `notesoup history forget`: the vault, in people's words.
+
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use notesoup_app::Context;
+use notesoup_app::vault::{self, SWITCH};
+
+use crate::docs::{ForgetDoc, NotKept, VaultDoc};
+use crate::term::{Out, Paint};
+use crate::{CliError, EXIT_FAILED, EXIT_OK, Env};
+
+/// `history vault`: every session file kept; what was kept and the space used.
+pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliError> {
+    if vault::is_off(ctx) {
+        return Err(CliError::Refused {
+            code: "vault_off",
+            message: format!(
+                "the vault is off ({SWITCH}={})",
+                ctx.var(SWITCH).unwrap_or_default()
+            ),
+            fix: format!("unset {SWITCH} to keep copies of your sessions"),
+        });
+    }
+    let started = Instant::now();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("keeping {pos}/{len} session files {wide_bar} {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut shown = false;
+    let report = vault::keep_all(ctx, &mut |done, of| {
+        bar.set_length(u64::try_from(of).unwrap_or(u64::MAX));
+        bar.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+        if !shown && env.stderr_terminal() && started.elapsed() >= Duration::from_secs(1) {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+    })?;
+    bar.finish_and_clear();
+    let root = vault::root(ctx)?;
+    if out.json {
+        out.json_doc(&VaultDoc {
+            ok: report.failed.is_empty(),
+            vault: &root,
+            files: report.files,
+            grown: report.grown,
+            new_versions: report.new_versions,
+            added_bytes: report.added,
+            sessions: report.sessions,
+            raw_bytes: report.raw,
+            stored_bytes: report.stored,
+            failed: report
+                .failed
+                .iter()
+                .map(|(file, error)| NotKept { file, error })
+                .collect(),
+        });
+    } else {
+        out.line(format!(
+            "Kept {} session files in {}: {} brought up to date ({} new or rewritten), {} added.",
+            report.files,
+            root.display(),
+            report.grown,
+            report.new_versions,
+            bytes(report.added)
+        ));
+        out.line(format!(
+            "The vault holds {} session files: {} of transcripts in {} on disk.",
+            report.sessions,
+            bytes(report.raw),
+            bytes(report.stored)
+        ));
+        for (path, why) in &report.failed {
+            out.line(out.paint(
+                Paint::Warn,
+                &format!(
+                    "not kept: {}: {why}",
+                    crate::clean::one_line(&path.display().to_string())
+                ),
+            ));
+        }
+    }
+    Ok(if report.failed.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    })
+}
+
+/// `history forget <harness>:<id>` or `history forget --before WHEN` (clap allows exactly
+/// one of the two).
+pub(super) fn forget_command(
+    ctx: &Context,
+    session: Option<&str>,
+    before: Option<&str>,
+    out: &mut Out,
+) -> Result<u8, CliError> {
+    match (session, before) {
+        (Some(session), _) => forget(ctx, session, out),
+        (None, Some(before)) => {
+            forget_before(ctx, super::search::moment("--before", before, false)?, out)
+        }
+        (None, None) => Err(CliError::BadArgument {
+            what: "name a session or give --before".into(),
+            fix: "`notesoup history forget claude:<id>` or `notesoup history forget --before 2026-01-01`".into(),
+        }),
+    }
+}
+
+/// `history forget <harness>:<id>`.
+fn forget(ctx: &Context, session: &str, out: &mut Out) -> Result<u8, CliError> {
+    let Some((harness, id)) = session
+        .split_once(':')
+        .filter(|(h, id)| ["claude", "pi", "codex"].contains(h) && !id.is_empty())
+    else {
+        return Err(CliError::BadArgument {
+            what: format!("{session:?} is not <harness>:<id>"),
+            fix: "name the whole session, e.g. `notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d` (`notesoup history sessions` lists them)".into(),
+        });
+    };
+    let forgotten = vault::forget(ctx, harness, id)?;
+    if out.json {
+        out.json_doc(&ForgetDoc {
+            ok: true,
+            session: Some(session),
+            removed: &forgotten.removed,
+            originals_left: &forgotten.originals,
+        });
+    } else {
+        match forgotten.removed.len() {
+            0 => out.line(format!(
+                "{session} was not in the vault; it will not be kept from now on."
+            )),
+            n => out.line(format!(
+                "Forgot {session}: {n} vaulted file{} removed for good; it will not be kept again.",
+                if n == 1 { "" } else { "s" }
+            )),
+        }
+        for original in &forgotten.originals {
+            out.hint(format!(
+                "The harness still has it at {} (left alone: delete it there to remove it).",
+                original.display()
+            ));
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// `n` bytes for people: `512 B`, `3.4 KiB`, `12.0 MiB`.
+fn bytes(n: u64) -> String {
+    #[allow(clippy::cast_precision_loss, reason = "a display figure")]
+    let f = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1 << 20 {
+        format!("{:.1} KiB", f / 1024.0)
+    } else if n < 1 << 30 {
+        format!("{:.1} MiB", f / f64::from(1u32 << 20))
+    } else {
+        format!("{:.1} GiB", f / f64::from(1u32 << 30))
+    }
+}
+
+/// `history forget --before WHEN`.
+fn forget_before(ctx: &Context, before: u64, out: &mut Out) -> Result<u8, CliError> {
+    let removed = vault::forget_before(ctx, before)?;
+    if out.json {
+        out.json_doc(&ForgetDoc {
+            ok: true,
+            session: None,
+            removed: &removed,
+            originals_left: &[],
+        });
+    } else {
+        out.line(format!(
+            "Forgot {} vaulted session file{} that last grew before {}; they will not be kept again.",
+            removed.len(),
+            if removed.len() == 1 { "" } else { "s" },
+            notesoup_window::format_rfc3339(before)
+        ));
+    }
+    Ok(EXIT_OK)
+}

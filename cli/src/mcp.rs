@@ -1,0 +1,72 @@
+//! `notesoup mcp`: checks the folder whose brain the tools use (a bad one is a bad command
+//! line, refused before serving), says on stderr in one line what it serves (version, the
+//! brain's project and folder, its note count), then serves MCP on stdin and stdout
+//! (crate `notesoup-mcp`). MCP clients show a server's stderr in their logs; stdout carries
+//! the protocol only.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use notesoup_app::AppError;
+use notesoup_app::notes::{BrainSummary, summary};
+
+use crate::args::McpArgs;
+use crate::{CliError, EXIT_OK, Env, VERSION_TEXT};
+
+/// Runs `notesoup mcp` until the client closes stdin.
+pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
+    let cwd = env.folder(args.project.as_deref());
+    let ctx = env.helper_context();
+    let brain = summary(&ctx, &cwd.to_string_lossy())
+        .map_err(|err| refused(err, args.project.is_some(), &cwd))?;
+    let mut stderr = std::io::stderr().lock();
+    // A closed stderr does not stop the server.
+    let _ = writeln!(stderr, "{}", banner(&brain));
+    drop(stderr);
+    notesoup_mcp::serve(notesoup_mcp::Options { ctx, cwd })?;
+    Ok(EXIT_OK)
+}
+
+/// The start line: `notesoup mcp <version>: the brain of <project> (<n> notes, in <dir>)`.
+pub(crate) fn banner(brain: &BrainSummary) -> String {
+    let notes = match brain.notes {
+        1 => "1 note".to_owned(),
+        n => format!("{n} notes"),
+    };
+    format!(
+        "notesoup mcp {VERSION_TEXT}: the brain of {} ({notes}, in {})",
+        brain.project.display(),
+        brain.dir.display()
+    )
+}
+
+/// A folder that cannot pick a brain is a bad command line (exit 2), in the flag's words;
+/// any other refusal is the library's.
+fn refused(err: AppError, flag: bool, cwd: &Path) -> CliError {
+    let AppError::Notes(notesoup_notes::NotesError::BadCwd { reason, .. }) = &err else {
+        return err.into();
+    };
+    // In the person's words: the store's reason is the system's (`os error 2`).
+    let reason = if !cwd.exists() {
+        "no such folder"
+    } else if !cwd.is_dir() {
+        "not a folder"
+    } else {
+        reason.as_str()
+    };
+    let (what, fix) = if flag {
+        (
+            format!("--project {}: {reason}", cwd.display()),
+            "give --project the folder of an existing project, or leave it out to use the folder the MCP client starts notesoup in",
+        )
+    } else {
+        (
+            format!("the current folder {}: {reason}", cwd.display()),
+            "start `notesoup mcp` in an existing folder, or give it one with --project DIR",
+        )
+    };
+    CliError::BadArgument {
+        what,
+        fix: fix.to_owned(),
+    }
+}

@@ -1,0 +1,149 @@
+//! `notesoup notes edit`: the note in `$VISUAL`/`$EDITOR`, written back only if nobody
+//! changed it meanwhile.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::Command as Process;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use notesoup_notes::{Brain, NotesError, Version};
+
+use crate::docs::EditDoc;
+use crate::term::Out;
+use crate::{CliError, Env};
+
+/// `notes edit`: the note's text into a private file, `$VISUAL`/`$EDITOR` on it, then a
+/// write carrying the version read first, so a concurrent write (the agent's) is never
+/// overwritten: on a conflict nothing is written and the edited text stays in its file.
+pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliError> {
+    let at = |e: NotesError| super::refusal(brain, e);
+    notesoup_notes::check_name(name).map_err(at)?;
+    let editor = env
+        .var_set("VISUAL")
+        .or_else(|| env.var_set("EDITOR"))
+        .ok_or(CliError::NoEditor)?
+        .to_owned();
+    let (before, version) = match brain.read(name) {
+        Ok(note) => (note.text, Some(note.version)),
+        Err(NotesError::NotFound { .. }) => (String::new(), None),
+        Err(err) => return Err(at(err)),
+    };
+    let file = edit_file(env, name, &before)?;
+    let status = Process::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("notesoup-editor")
+        .arg(&file)
+        .status();
+    let editor_failed = |reason: String| CliError::Editor {
+        command: editor.clone(),
+        reason,
+        file: file.clone(),
+        name: name.to_owned(),
+    };
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => return Err(editor_failed(format!("exited with {s}"))),
+        Err(err) => return Err(editor_failed(format!("could not be started: {err}"))),
+    }
+    let after = read_back(&file)?;
+    let done = |out: &mut Out, text: &str, version: Option<&Version>| {
+        let _ = fs::remove_file(&file);
+        if out.json {
+            out.json_doc(&EditDoc {
+                ok: true,
+                name,
+                version: version.map(Version::as_str),
+                changed: text != before,
+            });
+        } else if text == before {
+            out.line(format!("Note `{name}` unchanged."));
+        } else {
+            out.line(format!(
+                "Saved note `{name}`: {} bytes, version {}.",
+                text.len(),
+                version.map_or("-", Version::as_str)
+            ));
+        }
+    };
+    if after == before {
+        done(out, &after, version.as_ref());
+        return Ok(());
+    }
+    if after.trim().is_empty() {
+        return Err(CliError::EmptyNote {
+            name: name.to_owned(),
+        });
+    }
+    let conflict = |now: Option<String>| CliError::EditConflict {
+        name: name.to_owned(),
+        now: match (now, &version) {
+            (None, _) => "was deleted".into(),
+            (Some(v), None) => format!("was created (version {v})"),
+            (Some(v), Some(_)) => format!("changed (now version {v})"),
+        },
+        kept: file.clone(),
+    };
+    // A new note is created only if it is still absent when written (checked under the
+    // store's lock): an agent that created it meanwhile is a conflict, not an overwrite.
+    let written = match &version {
+        Some(v) => brain.write(name, &after, Some(v)),
+        None => brain.create(name, &after),
+    };
+    match written {
+        Ok(w) => {
+            done(out, &after, Some(&w.version));
+            Ok(())
+        }
+        Err(NotesError::VersionConflict { current, .. }) => Err(conflict(current)),
+        Err(NotesError::Exists { version, .. }) => Err(conflict(Some(version))),
+        Err(err) => Err(CliError::notes(err, Some(file.clone()))),
+    }
+}
+
+/// The edited file's text, read only if it is still a regular file (never through a link,
+/// without blocking: an editor that left a FIFO or a device in its place is refused at once,
+/// and the note is not touched), at most a megabyte.
+fn read_back(file: &std::path::Path) -> Result<String, CliError> {
+    let refused = |source: std::io::Error| CliError::Io {
+        what: "read back the edited note (the note was not changed)".into(),
+        path: file.to_path_buf(),
+        source,
+    };
+    let folder = file.parent().unwrap_or_else(|| std::path::Path::new("."));
+    let name = file.file_name().unwrap_or_default();
+    let bytes = notesoup_safe_fs::Dir::open(folder)
+        .and_then(|dir| dir.read(name, 1024 * 1024))
+        .map_err(|err| refused(std::io::Error::new(err.io_kind(), err.to_string())))?
+        .ok_or_else(|| refused(std::io::ErrorKind::NotFound.into()))?;
+    String::from_utf8(bytes)
+        .map_err(|err| refused(std::io::Error::new(std::io::ErrorKind::InvalidData, err)))
+}
+
+/// A new private file holding `text`, named after the note (so the editor shows which).
+fn edit_file(env: &Env, name: &str, text: &str) -> Result<PathBuf, CliError> {
+    let dir = env
+        .var_set("TMPDIR")
+        .map_or_else(std::env::temp_dir, PathBuf::from);
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let path = dir.join(format!(
+        "notesoup-{}-{}-{stamp}.md",
+        name.replace('/', "~"),
+        std::process::id()
+    ));
+    let io = |source| CliError::Io {
+        what: "create the file to edit".into(),
+        path: path.clone(),
+        source,
+    };
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path).map_err(io)?;
+    file.write_all(text.as_bytes()).map_err(io)?;
+    Ok(path)
+}
