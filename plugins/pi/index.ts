@@ -1,0 +1,431 @@
+// notesoup's extension for the Pi coding agent 1.6.0: a pipe.
+//
+// Each Pi event forwards its raw facts to `notesoup-helper pi_hook` (one JSON request on
+// stdin, one JSON reply on stdout, one process per event) and carries out the effects that
+// come back, every text filled. It decides nothing; the state is the helper's, on disk per
+// session (`windows/pi/`). The event table and what each effect means here:
+// pi-hooks/EVENTS.md; the wire: helper-bin/PROTOCOL.md `## pi_hook`. tests/gate.py holds it to
+// caches only: one module-level `let`, no file writes, no session entries of its own.
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+
+import { COMMANDS, TOOLS, VERSION } from "./spec.ts";
+
+type Fields = { [key: string]: unknown };
+type Effect = Fields & { type: string; text?: string };
+type Reply = { ok: true; effects: Effect[]; log?: string[] } | { ok: false; error: { code: string; message: string } };
+
+/** A token of this process: a flow another process saved is `loaded` first. */
+const PROCESS = `pi-${process.pid}-${Date.now().toString(36)}`;
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BOOT_MARKER = "<notesoup-boot window=";
+
+// ---- module state: caches only (what this process did; the flow is the helper's) ----
+
+/**
+ * The runs this process numbered, the continuation whose run is next (its generation),
+ * whether the extension itself ended the running run (`end_turn`), the reset worker's
+ * compaction held for the run's settling (`compact`), and the one it committed there.
+ */
+let shell: {
+  run: number;
+  cut: boolean;
+  continuation?: number;
+  nextContinuation?: number;
+  compact?: { marker: string; generation: number };
+  committed?: number;
+} = { run: 0, cut: false };
+
+// ---- the helper ----------------------------------------------------------------------
+
+/** `NOTESOUP_HELPER`, else `bin/notesoup-helper` beside this file (scripts/install), else `PATH`. */
+function helperPath(): string {
+  const override = process.env.NOTESOUP_HELPER;
+  if (override) return override;
+  const staged = join(HERE, "bin", "notesoup-helper");
+  return existsSync(staged) ? staged : "notesoup-helper";
+}
+
+/** Runs one helper op; never throws: a helper that cannot run is a refusal like any other. */
+function helper(op: string, request: Fields): Promise<Reply> {
+  return new Promise((resolve) => {
+    const refuse = (message: string) => resolve({ ok: false, error: { code: "helper_unavailable", message } });
+    let child;
+    try {
+      child = spawn(helperPath(), [op], { stdio: ["pipe", "pipe", "pipe"] });
+    } catch (err) {
+      return refuse(`notesoup-helper could not run (${String(err)}); run scripts/install or set NOTESOUP_HELPER`);
+    }
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", (e: Error) => refuse(`notesoup-helper could not run (${e.message}); run scripts/install or set NOTESOUP_HELPER`));
+    child.on("close", (code: number | null) => {
+      try {
+        const reply = JSON.parse(out.trim());
+        if (reply && typeof reply === "object") return resolve(reply as Reply);
+      } catch {
+        // reported below
+      }
+      refuse(`${op}: exit ${code}, no JSON reply${err ? `: ${err.trim().split("\n")[0]}` : ""}`);
+    });
+    child.stdin.end(JSON.stringify(request));
+  });
+}
+
+/** The session a request names; `subagent` for a run with no session file (`pi --no-session`). */
+function session(ctx: ExtensionContext) {
+  return { harness: "pi", id: ctx.sessionManager.getSessionId(), process: PROCESS };
+}
+
+function agent(ctx: ExtensionContext): "main" | "subagent" {
+  return ctx.sessionManager.getSessionFile() === undefined ? "subagent" : "main";
+}
+
+/** What the budget reads: Pi's usage, its merged settings, the model. */
+function budget(pi: ExtensionAPI, ctx: ExtensionContext): Fields {
+  const model = ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined;
+  return { usage: ctx.getContextUsage() ?? null, settings: pi.getSettings(), model };
+}
+
+/** One Pi event through the helper: its effects (none when the helper refused; logged). */
+async function event(ctx: ExtensionContext, name: string, facts: Fields): Promise<Effect[]> {
+  log(ctx, `event ${name}${typeof facts.reason === "string" ? ` (${facts.reason})` : ""}`);
+  const reply = await helper("pi_hook", { event: name, session: session(ctx), facts, version: VERSION });
+  if (!reply.ok) {
+    log(ctx, `${name}: ${reply.error.code}: ${reply.error.message}`);
+    return [];
+  }
+  return reply.effects;
+}
+
+/** A debug line on stderr, with `NOTESOUP_PI_LOG` set. */
+function log(_ctx: ExtensionContext, text: string) {
+  if (process.env.NOTESOUP_PI_LOG) process.stderr.write(`notesoup: ${text}\n`);
+}
+
+/** A notice to the person: Pi's UI, else (`-p`, `--mode json`) one block on stderr. */
+function notify(ctx: ExtensionContext, text: string) {
+  if (ctx.hasUI) ctx.ui.notify(text, "info");
+  else process.stderr.write(`${text}\n`);
+}
+
+/**
+ * The summary of the newest compaction entry on the branch (read from the branch, not from
+ * `session_compact.compactionEntry`, which Pi 1.6.0 finds by its summary text).
+ */
+function newestCompaction(ctx: ExtensionContext): string {
+  const branch = ctx.sessionManager.getBranch();
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i] as Fields;
+    if (entry.type === "compaction") return typeof entry.summary === "string" ? entry.summary : "";
+  }
+  return "";
+}
+
+/**
+ * The newest boot the branch keeps: a compaction's summary, or the extension's own hidden
+ * message (`customType` `notesoup`) that carried a window's boot into the conversation.
+ */
+function keptBoot(ctx: ExtensionContext): string | null {
+  const branch = ctx.sessionManager.getBranch();
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i] as Fields;
+    const text =
+      entry.type === "compaction"
+        ? entry.summary
+        : entry.type === "custom_message" && entry.customType === "notesoup"
+          ? entry.content
+          : undefined;
+    if (typeof text === "string" && text.includes(BOOT_MARKER)) return text;
+  }
+  return null;
+}
+
+/**
+ * A compaction the extension wrote as a boundary entry: Pi kept it; the flow hears so.
+ * `continuing`: Pi is about to make the run's next request, which opens the fresh window:
+ * that request is the continuation (no prompt is added to it).
+ */
+async function settleCommit(pi: ExtensionAPI, ctx: ExtensionContext, continuing: boolean) {
+  const committed = shell.committed;
+  if (committed === undefined) return;
+  shell.committed = undefined;
+  const summary = newestCompaction(ctx);
+  const effects = await event(ctx, "session_compact", { agent: agent(ctx), from_extension: true, summary });
+  for (const fx of effects) if (continuing && fx.type === "continue") shell.continuation = fx.generation as number;
+  runEffects(pi, ctx, continuing ? effects.filter((fx) => fx.type !== "continue") : effects);
+  runEffects(pi, ctx, await event(ctx, "compact_done", { generation: committed, status: "ok" }));
+}
+
+/** A compaction draft that keeps nothing before it: the boot and handoff are the window. */
+function bootEntry(answer: Effect) {
+  return { type: "compaction", summary: String(answer.text), firstKeptEntryId: null, details: { notesoup: answer.ordinal } };
+}
+
+
+// ---- effects that run work (the rest are answered where they arrive) ----------------------
+
+/** Effects that start work of their own: the worker's compaction, the continuation, a close-out. */
+function runEffects(pi: ExtensionAPI, ctx: ExtensionContext, effects: Effect[]) {
+  for (const fx of effects) {
+    log(ctx, `effect ${fx.type}`);
+    switch (fx.type) {
+      case "compact":
+        // Held for `agent_before_settle`, which writes it as a compaction keeping nothing
+        // (`ctx.compact()` refuses a session smaller than keepRecentTokens).
+        shell.compact = { marker: String(fx.marker), generation: fx.generation as number };
+        break;
+      case "continue": {
+        // Idle: the continuation's run is the next one; busy: it rides this run.
+        if (ctx.isIdle()) shell.nextContinuation = fx.generation as number;
+        else shell.continuation = fx.generation as number;
+        try {
+          // Busy (Pi compacted inside the run and continues it): steer, so the continuing request carries it.
+          pi.sendUserMessage(String(fx.text), ctx.isIdle() ? undefined : { deliverAs: "steer" });
+        } catch (err) {
+          shell.nextContinuation = undefined;
+          void event(ctx, "continuation", { generation: fx.generation, status: "failed", reason: String(err) });
+        }
+        break;
+      }
+      case "closeout": {
+        try {
+          if (fx.mode === "current_turn") {
+            pi.sendMessage({ customType: "notesoup-warning", content: String(fx.text ?? ""), display: false }, { deliverAs: "steer" });
+          } else {
+            pi.sendUserMessage(String(fx.text ?? ""), ctx.isIdle() ? undefined : { deliverAs: "followUp" });
+          }
+        } catch (err) {
+          void event(ctx, "closeout", { generation: fx.generation, status: "failed", reason: String(err) });
+        }
+        break;
+      }
+      case "report":
+        notify(ctx, String(fx.text));
+        break;
+      case "veto_compaction":
+        if (!fx.quiet) notify(ctx, String(fx.notice));
+        break;
+      case "end_turn":
+        shell.cut = true;
+        notify(ctx, String(fx.text));
+        ctx.abort();
+        break;
+      case "log":
+      case "cancel":
+        log(ctx, `${fx.type}: ${String(fx.text ?? fx.reason)}`);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// ---- the extension ------------------------------------------------------------------
+
+export default function notesoup(pi: ExtensionAPI) {
+  if (process.env.NOTESOUP_DISABLED !== undefined) return;
+
+  for (const tool of TOOLS) {
+    pi.registerTool({
+      name: `notesoup_${tool.name}`,
+      label: tool.label,
+      description: tool.description,
+      promptSnippet: tool.description,
+      parameters: tool.parameters as never,
+      async execute(_id: string, params: unknown, _signal: unknown, _onUpdate: unknown, ctx: ExtensionContext) {
+        const effects =
+          tool.name === "get_context_remaining"
+            ? await event(ctx, "get_context_remaining", { budget: budget(pi, ctx) })
+            : await toolCall(ctx, tool.name, params);
+        const answer = effects.find((e) => e.type === "tool_result");
+        runEffects(pi, ctx, effects.filter((e) => e.type !== "tool_result"));
+        if (!answer) throw new Error(`notesoup ${tool.name}: no answer from notesoup-helper`);
+        if (answer.is_error) throw new Error(String(answer.text));
+        // The reset tool ends the run after its batch (every result of the batch must agree).
+        return { content: [{ type: "text", text: String(answer.text) }], details: {}, terminate: tool.name === "empty_brain" };
+      },
+    } as never);
+  }
+
+  for (const command of COMMANDS) {
+    pi.registerCommand(command.name, {
+      description: command.description,
+      async handler(args: string, ctx: ExtensionContext) {
+        const facts: Fields =
+          command.name === "notesoup"
+            ? { command: "notesoup", args }
+            : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle() };
+        runEffects(pi, ctx, await event(ctx, "command", { ...facts, cwd: ctx.cwd, budget: budget(pi, ctx) }));
+      },
+    });
+  }
+
+  pi.on("session_start", async (e, ctx) => {
+    shell = { run: 0, cut: false };
+    await event(ctx, "session_start", { reason: e.reason });
+  });
+
+  pi.on("input", async (e, ctx) => {
+    const streaming = e.streamingBehavior === "followUp" ? "follow_up" : e.streamingBehavior;
+    const sent = event(ctx, "input", { source: e.source, streaming });
+    // The extension's own prompt (the continuation, a close-out) is not held for the helper:
+    // Pi queues it only after this handler, and a run Pi continues after its own compaction
+    // checks its queue at once (EVENTS.md). The flow takes it as input nobody typed.
+    if (e.source === "extension") void sent.then((fx) => runEffects(pi, ctx, fx));
+    else runEffects(pi, ctx, await sent);
+    return { action: "continue" };
+  });
+
+  pi.on("before_agent_start", async (_e, ctx) => {
+    const effects = await event(ctx, "before_agent_start", { kept: keptBoot(ctx), cwd: ctx.cwd, budget: budget(pi, ctx) });
+    // The window's boot, a fork's own boot and the warning ride one hidden message that
+    // stays in the conversation until a compaction replaces it (so the boot is kept, and a
+    // later run of the window finds it on the branch).
+    const hidden: string[] = [];
+    for (const fx of effects) {
+      if (fx.type === "attach_boot" || fx.type === "attach_own_boot" || fx.type === "warn") {
+        hidden.push(String(fx.text ?? "").trim());
+      }
+    }
+    runEffects(pi, ctx, effects);
+    if (!hidden.length) return undefined;
+    return { message: { customType: "notesoup", content: hidden.join("\n\n"), display: false } };
+  });
+
+  pi.on("agent_start", async (_e, ctx) => {
+    shell.run += 1;
+    shell.cut = false;
+    shell.continuation = shell.nextContinuation;
+    shell.nextContinuation = undefined;
+    runEffects(pi, ctx, await event(ctx, "agent_start", { agent: agent(ctx), run: shell.run }));
+  });
+
+  pi.on("turn_start", async (e, ctx) => {
+    await settleCommit(pi, ctx, true);
+    const facts = { agent: agent(ctx), run: shell.run, turn_index: e.turnIndex, budget: budget(pi, ctx) };
+    runEffects(pi, ctx, await event(ctx, "turn_start", facts));
+  });
+
+  // The end of a tool batch is the flow's next step: a reset due there is written as this
+  // boundary's compaction entry, so the run's next request opens the fresh window.
+  pi.on("turn_end", async (e, ctx) => {
+    if (!e.toolResults || e.toolResults.length === 0) return undefined;
+    const facts = { agent: agent(ctx), run: shell.run, turn_index: e.turnIndex, cwd: ctx.cwd, budget: budget(pi, ctx) };
+    const effects = await event(ctx, "turn_end", facts);
+    const answer = effects.find((fx) => fx.type === "answer_compaction");
+    for (const fx of effects) if (fx.type === "end_turn") notify(ctx, String(fx.text));
+    runEffects(pi, ctx, effects.filter((fx) => fx.type !== "end_turn" && fx.type !== "answer_compaction"));
+    if (!answer || effects.some((fx) => fx.type === "veto_compaction" || fx.type === "native_compaction")) {
+      return undefined;
+    }
+    shell.committed = answer.generation as number;
+    return { entries: [bootEntry(answer)] };
+  });
+
+  pi.on("tool_result", async (e, ctx) => {
+    const effects = await event(ctx, "tool_result", { agent: agent(ctx), is_error: e.isError, budget: budget(pi, ctx) });
+    const warn = effects.find((fx) => fx.type === "warn");
+    runEffects(pi, ctx, effects);
+    if (warn) return { content: [...e.content, { type: "text", text: String(warn.text) }] };
+    return undefined;
+  });
+
+  pi.on("agent_end", async (e, ctx) => {
+    // A compaction written at the batch's end is proven before the run's end is told.
+    await settleCommit(pi, ctx, false);
+    const last = [...e.messages].reverse().find((m) => (m as Fields).role === "assistant") as Fields | undefined;
+    const facts = {
+      agent: agent(ctx),
+      run: shell.run,
+      stop_reason: String(last?.stopReason ?? "stop"),
+      cut: shell.cut,
+      continuation: shell.continuation,
+      budget: budget(pi, ctx),
+    };
+    shell.cut = false;
+    shell.continuation = undefined;
+    runEffects(pi, ctx, await event(ctx, "agent_end", facts));
+  });
+
+  // The reset worker's compaction, written at the run's settling as a compaction entry that
+  // keeps nothing before it (`firstKeptEntryId: null`): the boot and handoff are the window.
+  pi.on("agent_before_settle", async (_e, ctx) => {
+    const held = shell.compact;
+    if (!held) return undefined;
+    shell.compact = undefined;
+    const effects = await event(ctx, "session_before_compact", {
+      agent: agent(ctx),
+      reason: "manual",
+      custom_instructions: held.marker,
+      cwd: ctx.cwd,
+    });
+    runEffects(pi, ctx, effects);
+    const answer = effects.find((fx) => fx.type === "answer_compaction");
+    if (!answer || effects.some((fx) => fx.type === "veto_compaction" || fx.type === "native_compaction")) {
+      void event(ctx, "compact_done", { generation: held.generation, status: "failed", reason: "not answered with a boot" });
+      return undefined;
+    }
+    shell.committed = held.generation;
+    return { entries: [bootEntry(answer)] };
+  });
+
+  pi.on("agent_settled", async (_e, ctx) => {
+    await settleCommit(pi, ctx, false);
+    const held = shell.compact;
+    if (held) {
+      // A run that ended without settling its boundary (aborted for `end_turn`): compact now.
+      shell.compact = undefined;
+      const done = (status: string, reason?: string) => void event(ctx, "compact_done", { generation: held.generation, status, reason });
+      ctx.compact({ customInstructions: held.marker, onComplete: () => done("ok"), onError: (err: Error) => done("failed", err.message) });
+    }
+  });
+
+  pi.on("session_before_compact", async (e, ctx) => {
+    const effects = await event(ctx, "session_before_compact", {
+      agent: agent(ctx),
+      reason: e.reason,
+      custom_instructions: e.customInstructions,
+      cwd: ctx.cwd,
+    });
+    runEffects(pi, ctx, effects);
+    const answer = effects.find((fx) => fx.type === "answer_compaction");
+    if (effects.some((fx) => fx.type === "veto_compaction")) return { cancel: true };
+    if (!answer) return undefined;
+    return {
+      compaction: {
+        summary: String(answer.text),
+        // null: the compaction keeps nothing before it (SessionManager.appendCompaction).
+        firstKeptEntryId: null as unknown as string,
+        tokensBefore: e.preparation.tokensBefore,
+        details: { notesoup: answer.ordinal },
+      },
+    };
+  });
+
+  pi.on("session_compact", async (e, ctx) => {
+    // Pi 1.6.0 names the first compaction with an equal summary in `compactionEntry`: read the branch.
+    const summary = newestCompaction(ctx);
+    runEffects(pi, ctx, await event(ctx, "session_compact", { agent: agent(ctx), from_extension: e.fromExtension, summary }));
+  });
+}
+
+/** One of notesoup's own tools through the `tool` op. */
+async function toolCall(ctx: ExtensionContext, name: string, params: unknown): Promise<Effect[]> {
+  const reply = await helper("tool", {
+    name: `notesoup_${name}`,
+    args: params ?? {},
+    bound: { cwd: ctx.cwd },
+    session: session(ctx),
+    version: VERSION,
+  });
+  if (!reply.ok) return [{ type: "tool_result", is_error: true, text: `notesoup ${reply.error.code}: ${reply.error.message}` }];
+  return reply.effects;
+}

@@ -1,0 +1,181 @@
+// The extension's effect runner with the helper played by the test (tests/fake-helper.mjs)
+// and Pi played by plain objects: what each Pi event sends (one helper request per event)
+// and what the extension answers Pi with for each effect. Run with Node >= 22.18 (type
+// stripping loads index.ts): `"$PI_NODE" --test plugins/pi/tests/shell.test.mjs`.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const { default: notesoup } = await import(join(HERE, "..", "index.ts"));
+const dir = mkdtempSync(join(tmpdir(), "notesoup-pi-shell-"));
+process.env.NOTESOUP_HELPER = join(HERE, "fake-helper.mjs");
+process.env.FAKE_HELPER_LOG = join(dir, "requests.jsonl");
+process.env.FAKE_HELPER_REPLIES = join(dir, "replies.json");
+
+const BOOT = '<notesoup-boot window="pi:s1:1">\nnotes\n</notesoup-boot>\nHandoff.';
+
+/** Pi's API as the extension uses it. */
+function fakePi() {
+  const pi = { handlers: {}, tools: {}, commands: {}, sent: [] };
+  pi.on = (name, fn) => (pi.handlers[name] = fn);
+  pi.registerTool = (tool) => (pi.tools[tool.name] = tool);
+  pi.registerCommand = (name, command) => (pi.commands[name] = command);
+  pi.getSettings = () => ({ compaction: { reserveTokens: 16384 } });
+  pi.sendUserMessage = (text, options) => pi.sent.push({ user: text, options });
+  pi.sendMessage = (message, options) => pi.sent.push({ message, options });
+  return pi;
+}
+
+/** A handler's ctx: one session, its branch, idle or not. */
+function fakeCtx({ branch = [], idle = true } = {}) {
+  const ctx = { notices: [], compacts: [], aborts: 0, branch };
+  Object.assign(ctx, {
+    cwd: "/work/app",
+    hasUI: true,
+    model: { provider: "anthropic", id: "claude-sonnet-4-5" },
+    sessionManager: {
+      getSessionId: () => "s1",
+      getSessionFile: () => "/home/me/.pi/agent/sessions/s1.jsonl",
+      getBranch: () => ctx.branch,
+      getLeafEntry: () => ctx.branch.at(-1),
+    },
+    getContextUsage: () => ({ tokens: 170000, contextWindow: 200000, percent: 85 }),
+    isIdle: () => idle,
+    ui: { notify: (text) => ctx.notices.push(text) },
+    abort: () => (ctx.aborts += 1),
+    compact: (options) => ctx.compacts.push(options),
+  });
+  return ctx;
+}
+
+/** The helper's answers for this test, and a fresh request log. */
+function helperSays(replies) {
+  writeFileSync(process.env.FAKE_HELPER_REPLIES, JSON.stringify(replies));
+  writeFileSync(process.env.FAKE_HELPER_LOG, "");
+}
+
+function requests() {
+  return readFileSync(process.env.FAKE_HELPER_LOG, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+const effects = (...effects) => ({ ok: true, effects, log: [] });
+
+async function started() {
+  const pi = fakePi();
+  notesoup(pi);
+  helperSays({});
+  await pi.handlers.session_start({ reason: "startup" }, fakeCtx());
+  return pi;
+}
+
+test("the ten tools and three commands are registered under Pi's names", async () => {
+  const pi = await started();
+  assert.equal(Object.keys(pi.tools).length, 10);
+  assert.ok(pi.tools.notesoup_empty_brain && pi.tools.notesoup_get_context_remaining);
+  assert.deepEqual(Object.keys(pi.commands).sort(), ["empty", "fresh-window", "notesoup"]);
+});
+
+test("a tool result carries the warning the helper filled, one request for the event", async () => {
+  const pi = await started();
+  helperSays({ tool_result: effects({ type: "warn", generation: 0, text: "WARNING-TEXT" }) });
+  const answer = await pi.handlers.tool_result({ isError: false, content: [{ type: "text", text: "result" }] }, fakeCtx());
+  assert.deepEqual(answer.content.map((c) => c.text), ["result", "WARNING-TEXT"]);
+  const sent = requests();
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].request.event, "tool_result");
+  assert.equal(sent[0].request.facts.budget.usage.contextWindow, 200000);
+  assert.equal(sent[0].request.facts.budget.model, "anthropic/claude-sonnet-4-5");
+});
+
+test("the boot and the warning ride one hidden message, not the system prompt", async () => {
+  const pi = await started();
+  helperSays({
+    before_agent_start: effects({ type: "attach_boot", ordinal: 0, text: BOOT }, { type: "warn", generation: 0, text: "WARNING-TEXT" }),
+  });
+  const answer = await pi.handlers.before_agent_start({ systemPrompt: "SYSTEM" }, fakeCtx());
+  assert.equal(answer.systemPrompt, undefined);
+  assert.equal(answer.message.customType, "notesoup");
+  assert.equal(answer.message.display, false);
+  assert.equal(answer.message.content, `${BOOT}\n\nWARNING-TEXT`);
+});
+
+test("a kept boot is read from the branch: a compaction or the hidden message", async () => {
+  const pi = await started();
+  const branch = [
+    { type: "custom_message", customType: "notesoup", content: BOOT.replace(":1", ":0") },
+    { type: "message" },
+    { type: "compaction", summary: BOOT },
+    { type: "message" },
+  ];
+  await pi.handlers.before_agent_start({ systemPrompt: "" }, fakeCtx({ branch }));
+  const sent = requests().find((r) => r.request.event === "before_agent_start");
+  assert.equal(sent.request.facts.kept, BOOT);
+});
+
+test("the batch's end writes the answered compaction as a boundary entry keeping nothing", async () => {
+  const pi = await started();
+  helperSays({
+    turn_end: effects({ type: "end_turn", text: "CLEARING" }, { type: "answer_compaction", ordinal: 1, pool: "normal", sticky: null, generation: 0, text: BOOT }),
+    session_compact: effects({ type: "continue", generation: 0, text: "Fresh window." }),
+  });
+  const ctx = fakeCtx({ idle: false });
+  const answer = await pi.handlers.turn_end({ turnIndex: 0, toolResults: [{}] }, ctx);
+  assert.deepEqual(answer, { entries: [{ type: "compaction", summary: BOOT, firstKeptEntryId: null, details: { notesoup: 1 } }] });
+  assert.deepEqual(ctx.notices, ["CLEARING"]);
+  assert.equal(ctx.aborts, 0, "no abort at the batch's end");
+  // Pi committed it; the next request is the continuation: nothing is sent for it.
+  ctx.branch.push({ type: "compaction", summary: BOOT });
+  await pi.handlers.turn_start({ turnIndex: 1 }, ctx);
+  const sent = requests().map((r) => r.request.event);
+  assert.deepEqual(sent, ["turn_end", "session_compact", "compact_done", "turn_start"]);
+  assert.equal(requests()[1].request.facts.summary, BOOT);
+  assert.deepEqual(pi.sent, []);
+});
+
+test("Pi's own compaction is answered with the boot, cancelled on a veto, left to Pi otherwise", async () => {
+  const pi = await started();
+  const event = { reason: "threshold", preparation: { firstKeptEntryId: "abc", tokensBefore: 190000 } };
+  helperSays({ session_before_compact: effects({ type: "answer_compaction", ordinal: 1, pool: "forced", sticky: null, generation: 0, text: BOOT }) });
+  const answered = await pi.handlers.session_before_compact(event, fakeCtx());
+  assert.equal(answered.compaction.summary, BOOT);
+  assert.equal(answered.compaction.firstKeptEntryId, null);
+  helperSays({ session_before_compact: effects({ type: "veto_compaction", notice: "NO", quiet: false }) });
+  const ctx = fakeCtx();
+  assert.deepEqual(await pi.handlers.session_before_compact(event, ctx), { cancel: true });
+  assert.deepEqual(ctx.notices, ["NO"]);
+  helperSays({ session_before_compact: effects({ type: "native_compaction" }) });
+  assert.equal(await pi.handlers.session_before_compact(event, fakeCtx()), undefined);
+});
+
+test("empty_brain's answer ends the run after its batch; a refusal is a tool error", async () => {
+  const pi = await started();
+  helperSays({ "tool:notesoup_empty_brain": effects({ type: "tool_result", is_error: false, text: "Reset requested." }) });
+  const ctx = fakeCtx();
+  const result = await pi.tools.notesoup_empty_brain.execute("id", { last_word: "w" }, undefined, undefined, ctx);
+  assert.equal(result.terminate, true);
+  assert.equal(result.content[0].text, "Reset requested.");
+  const sent = requests()[0];
+  assert.equal(sent.op, "tool");
+  assert.deepEqual(sent.request.bound, { cwd: "/work/app" });
+  helperSays({ "tool:notesoup_notes_read": effects({ type: "tool_result", is_error: true, text: "notesoup not_found: no note" }) });
+  await assert.rejects(pi.tools.notesoup_notes_read.execute("id", { name: "x" }, undefined, undefined, ctx), /not_found/);
+});
+
+test("the worker's compaction is held for the run's settling and written there", async () => {
+  const pi = await started();
+  helperSays({
+    agent_end: effects({ type: "compact", marker: "notesoup-reset g0 r1 a1", generation: 0 }),
+    session_before_compact: effects({ type: "answer_compaction", ordinal: 1, pool: "normal", sticky: null, generation: 0, text: BOOT }),
+  });
+  const ctx = fakeCtx();
+  await pi.handlers.agent_end({ messages: [{ role: "assistant", stopReason: "toolUse" }] }, ctx);
+  assert.deepEqual(ctx.compacts, [], "ctx.compact() refuses small sessions: not used");
+  const settle = await pi.handlers.agent_before_settle({}, ctx);
+  assert.equal(settle.entries[0].firstKeptEntryId, null);
+  const facts = requests().find((r) => r.request.event === "session_before_compact").request.facts;
+  assert.equal(facts.custom_instructions, "notesoup-reset g0 r1 a1");
+});
