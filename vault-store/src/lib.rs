@@ -1,0 +1,444 @@
+//! notesoup's history vault: a compressed copy of every session file notesoup reads, kept
+//! after the harness deletes the original (Claude Code removes transcripts older than
+//! `cleanupPeriodDays`, 30 by default).
+//!
+//! A session's copy grows as its file does: each [`Vault::keep`] compresses only the bytes
+//! added since the last one into a new piece (one zstd frame) and records it; a file
+//! rewritten or cut shorter (its kept prefix no longer matches) is kept as a new version,
+//! never merged into the old one. [`Vault::read`] gives the newest version's bytes back,
+//! exactly. [`Vault::forget`] removes a session for good and leaves a tombstone so a stale
+//! original is not vaulted again.
+//!
+//! ```
+//! use notesoup_vault_store::Vault;
+//!
+//! let dir = std::env::temp_dir().join(format!("notesoup-vault-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let original = dir.join("s.jsonl");
+//! std::fs::write(&original, "{\"a\":1}\n")?;
+//! let vault = Vault::open(&dir.join("vault"))?;
+//! vault.keep("claude", "s", &original)?;
+//! std::fs::write(&original, "{\"a\":1}\n{\"b\":2}\n")?; // the transcript grew
+//! let kept = vault.keep("claude", "s", &original)?;
+//! assert_eq!((kept.version, kept.added), (1, 8));
+//! std::fs::remove_file(&original)?; // the harness deleted it
+//! assert_eq!(vault.read("claude", "s")?.unwrap(), b"{\"a\":1}\n{\"b\":2}\n");
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # On disk
+//!
+//! ```text
+//! <vault>/                        0700
+//! └── <harness>/                  claude, pi, codex
+//!     ├── <id>/                   one session; flocked while it changes
+//!     │   ├── v<N>.record         "notesoup-vault 1", then "<raw bytes> <xxh64>", then
+//!     │   │                       one "<raw bytes> <stored bytes>" line per piece
+//!     │   └── v<N>.<k>.zst        piece k of version N: one zstd frame
+//!     └── <id>.forgotten          tombstone: never vaulted again
+//! ```
+//!
+//! # Invariants
+//!
+//! - A version's bytes are read back exactly or refused ([`VaultError::Damaged`]): every
+//!   piece's length and the whole version's hash are checked, decompression is bounded by
+//!   the piece's recorded size, and nothing past [`MAX_RAW`] is ever produced.
+//! - Nothing is lost or duplicated: a piece is written whole before the record that names
+//!   it replaces the old one (atomically), under the session folder's lock; a piece no
+//!   record names (a killed writer's) is overwritten by the next keep.
+//! - An original that no longer starts with the kept bytes starts a new version; the old
+//!   one stays until forgotten.
+//! - Below the configured vault folder nothing is opened through a link, only regular
+//!   files are read, nothing blocks (`notesoup-safe-fs`).
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod record;
+
+use std::hash::Hasher as _;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use notesoup_safe_fs::{Dir, Kind};
+use twox_hash::XxHash64;
+
+pub use error::VaultError;
+use record::{Piece, Record};
+
+/// The most raw bytes a version holds: the history readers' own cap (128 MiB).
+pub const MAX_RAW: u64 = 128 * 1024 * 1024;
+/// The zstd level of every piece.
+pub const LEVEL: i32 = 3;
+
+/// The vault folder.
+#[derive(Debug, Clone)]
+pub struct Vault {
+    root: PathBuf,
+}
+
+/// What one [`Vault::keep`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The version now newest (from 1).
+    pub version: u32,
+    /// Its raw bytes.
+    pub raw: u64,
+    /// Raw bytes this call added (0: the copy was up to date).
+    pub added: u64,
+    /// True when this call started the version (a new session, or a rewritten original).
+    pub new_version: bool,
+}
+
+/// One vaulted session, as [`Vault::sessions`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vaulted {
+    /// Its harness (`claude`, `pi`, `codex`).
+    pub harness: String,
+    /// Its id.
+    pub id: String,
+    /// How many versions are kept.
+    pub versions: u32,
+    /// The newest version's raw bytes.
+    pub raw: u64,
+    /// The bytes all its versions take on disk.
+    pub stored: u64,
+    /// When its newest version last grew.
+    pub kept: std::time::SystemTime,
+}
+
+impl Vault {
+    /// The vault at `root`, created (0700) when missing.
+    pub fn open(root: &Path) -> Result<Self, VaultError> {
+        let (_, created) = Dir::create_all(root)?;
+        if !created.is_empty() {
+            set_private(root)?;
+        }
+        Ok(Self {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Brings the copy of `harness:id` up to date with `original`: the bytes added since
+    /// the last keep become a new piece; an original that no longer starts with the kept
+    /// bytes becomes a new version. Refused for a forgotten session.
+    pub fn keep(&self, harness: &str, id: &str, original: &Path) -> Result<Kept, VaultError> {
+        check_name(harness)?;
+        check_name(id)?;
+        let root = Dir::open(&self.root)?;
+        let (folder, _) = root.create_dir(harness)?;
+        if folder.metadata(format!("{id}.forgotten"))?.is_some() {
+            return Err(VaultError::Forgotten {
+                harness: harness.into(),
+                id: id.into(),
+            });
+        }
+        // The original first: a file that cannot be read leaves nothing behind.
+        let (mut file, _) = notesoup_safe_fs::open_regular(original)?;
+        let (session, _) = folder.create_dir(id)?;
+        let _lock = session.lock()?;
+        // Its size now, under the lock: another keep may have kept more meanwhile, and the
+        // file only grew (a size taken before the lock would look like a shorter original).
+        let len = file
+            .metadata()
+            .map_err(|source| io(original, source))?
+            .len();
+        // Checked again under the lock: a forget that ran meanwhile wins.
+        if folder.metadata(format!("{id}.forgotten"))?.is_some() {
+            return Err(VaultError::Forgotten {
+                harness: harness.into(),
+                id: id.into(),
+            });
+        }
+        if len > MAX_RAW {
+            return Err(VaultError::TooLarge {
+                path: original.to_path_buf(),
+                bytes: len,
+                limit: MAX_RAW,
+            });
+        }
+        let newest = newest_version(&session)?;
+        let current = newest.and_then(|n| Record::load(&session, n).ok().map(|r| (n, r)));
+        if let Some((n, record)) = current
+            && len >= record.raw
+        {
+            {
+                let mut hasher = XxHash64::with_seed(0);
+                let mut prefix = (&mut file).take(record.raw);
+                let read = hash_into(&mut prefix, &mut hasher, original)?;
+                if read == record.raw && hasher.finish() == record.hash {
+                    let mut added = Vec::new();
+                    (&mut file)
+                        .take(len - record.raw)
+                        .read_to_end(&mut added)
+                        .map_err(|source| io(original, source))?;
+                    if added.is_empty() {
+                        return Ok(Kept {
+                            version: n,
+                            raw: record.raw,
+                            added: 0,
+                            new_version: false,
+                        });
+                    }
+                    hasher.write(&added);
+                    let record = Self::add_piece(&session, n, record, &added, hasher.finish())?;
+                    return Ok(Kept {
+                        version: n,
+                        raw: record.raw,
+                        added: added.len() as u64,
+                        new_version: false,
+                    });
+                }
+            }
+        }
+        // A new session, a rewritten or shorter original, or a damaged record: a new
+        // version from the whole original.
+        let version = newest.map_or(1, |n| n + 1);
+        file.seek(SeekFrom::Start(0))
+            .map_err(|source| io(original, source))?;
+        let bytes = notesoup_safe_fs::read_capped(&mut file, len, MAX_RAW, original)?;
+        let mut hasher = XxHash64::with_seed(0);
+        hasher.write(&bytes);
+        let record = Self::add_piece(
+            &session,
+            version,
+            Record::default(),
+            &bytes,
+            hasher.finish(),
+        )?;
+        Ok(Kept {
+            version,
+            raw: record.raw,
+            added: bytes.len() as u64,
+            new_version: true,
+        })
+    }
+
+    /// Writes `bytes` as the next piece of `version` and then the record naming it.
+    fn add_piece(
+        session: &Dir,
+        version: u32,
+        mut record: Record,
+        bytes: &[u8],
+        hash: u64,
+    ) -> Result<Record, VaultError> {
+        let name = format!("v{version}.{}.zst", record.pieces.len());
+        let packed = zstd::bulk::compress(bytes, LEVEL).map_err(|source| VaultError::Zstd {
+            path: session.child_path(&name),
+            source,
+        })?;
+        // A piece of this name that no record names is a killed writer's: replaced.
+        session.replace(&name, &packed)?;
+        record.pieces.push(Piece {
+            raw: bytes.len() as u64,
+            stored: packed.len() as u64,
+        });
+        record.raw += bytes.len() as u64;
+        record.hash = hash;
+        session.replace(format!("v{version}.record"), record.to_text().as_bytes())?;
+        Ok(record)
+    }
+
+    /// The newest version of `harness:id`'s bytes, exactly as kept; `None` when it is not
+    /// vaulted.
+    pub fn read(&self, harness: &str, id: &str) -> Result<Option<Vec<u8>>, VaultError> {
+        check_name(harness)?;
+        check_name(id)?;
+        let Some(session) = self.session(harness, id)? else {
+            return Ok(None);
+        };
+        let Some(version) = newest_version(&session)? else {
+            return Ok(None);
+        };
+        let damaged = |reason: String| VaultError::Damaged {
+            harness: harness.into(),
+            id: id.into(),
+            reason,
+        };
+        let record = Record::load(&session, version).map_err(damaged)?;
+        let mut out = Vec::with_capacity(usize::try_from(record.raw).unwrap_or(0));
+        for (k, piece) in record.pieces.iter().enumerate() {
+            let name = format!("v{version}.{k}.zst");
+            let packed = match session.read(&name, piece.stored) {
+                Ok(Some(packed)) => packed,
+                Ok(None) => return Err(damaged(format!("{name} is missing"))),
+                Err(notesoup_safe_fs::FsError::TooLarge { .. }) => {
+                    return Err(damaged(format!("{name} is over {} bytes", piece.stored)));
+                }
+                Err(err) => return Err(err.into()),
+            };
+            if packed.len() as u64 != piece.stored {
+                return Err(damaged(format!("{name} is not {} bytes", piece.stored)));
+            }
+            let mut raw = Vec::new();
+            zstd::stream::read::Decoder::new(&packed[..])
+                .map_err(|source| io(&session.child_path(&name), source))?
+                .take(piece.raw + 1)
+                .read_to_end(&mut raw)
+                .map_err(|e| damaged(format!("{name}: {e}")))?;
+            if raw.len() as u64 != piece.raw {
+                return Err(damaged(format!("{name} does not hold {} bytes", piece.raw)));
+            }
+            out.extend_from_slice(&raw);
+        }
+        let mut hasher = XxHash64::with_seed(0);
+        hasher.write(&out);
+        if hasher.finish() != record.hash {
+            return Err(damaged("the bytes do not match their hash".into()));
+        }
+        Ok(Some(out))
+    }
+
+    /// Every vaulted session, by harness then id.
+    pub fn sessions(&self) -> Result<Vec<Vaulted>, VaultError> {
+        let root = Dir::open(&self.root)?;
+        let mut out = Vec::new();
+        for harness in root.entries()? {
+            let (Kind::Dir, Ok(harness_name)) = (harness.kind, harness.name.into_string()) else {
+                continue;
+            };
+            let Some(folder) = root.open_dir(&harness_name)? else {
+                continue;
+            };
+            for entry in folder.entries()? {
+                let (Kind::Dir, Ok(id)) = (entry.kind, entry.name.into_string()) else {
+                    continue;
+                };
+                let Some(session) = folder.open_dir(&id)? else {
+                    continue;
+                };
+                let Some(version) = newest_version(&session)? else {
+                    continue;
+                };
+                let raw = Record::load(&session, version).map_or(0, |r| r.raw);
+                let kept = session
+                    .metadata(format!("v{version}.record"))?
+                    .map_or(std::time::UNIX_EPOCH, |m| m.modified);
+                let stored = session
+                    .entries()?
+                    .iter()
+                    .filter(|e| e.kind == Kind::File)
+                    .filter_map(|e| session.metadata(&e.name).ok().flatten())
+                    .map(|m| m.len)
+                    .sum();
+                out.push(Vaulted {
+                    harness: harness_name.clone(),
+                    id,
+                    versions: version,
+                    raw,
+                    stored,
+                    kept,
+                });
+            }
+        }
+        out.sort_by(|a, b| (&a.harness, &a.id).cmp(&(&b.harness, &b.id)));
+        Ok(out)
+    }
+
+    /// Removes `harness:id` from the vault for good, leaving a tombstone so it is never
+    /// vaulted again. False when no version was vaulted (the tombstone is left all the same).
+    pub fn forget(&self, harness: &str, id: &str) -> Result<bool, VaultError> {
+        check_name(harness)?;
+        check_name(id)?;
+        let root = Dir::open(&self.root)?;
+        let (folder, _) = root.create_dir(harness)?;
+        let tombstone = format!("{id}.forgotten");
+        if folder.metadata(&tombstone)?.is_none() {
+            folder.create_new(&tombstone, b"")?;
+        }
+        let Some(session) = folder.open_dir(id)? else {
+            return Ok(false);
+        };
+        let lock = session.lock()?;
+        let held = newest_version(&session)?.is_some();
+        for entry in session.entries()? {
+            if entry.kind == Kind::File {
+                session.remove_file(&entry.name)?;
+            }
+        }
+        drop(lock);
+        folder.remove_dir(id)?;
+        Ok(held)
+    }
+
+    fn session(&self, harness: &str, id: &str) -> Result<Option<Dir>, VaultError> {
+        let root = match Dir::open(&self.root) {
+            Ok(root) => root,
+            Err(err) if err.is_not_found() => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let Some(folder) = root.open_dir(harness)? else {
+            return Ok(None);
+        };
+        Ok(folder.open_dir(id)?)
+    }
+}
+
+/// The highest `N` with a `v<N>.record`.
+fn newest_version(session: &Dir) -> Result<Option<u32>, VaultError> {
+    Ok(session
+        .entries()?
+        .into_iter()
+        .filter_map(|e| e.name.into_string().ok())
+        .filter_map(|n| n.strip_prefix('v')?.strip_suffix(".record")?.parse().ok())
+        .max())
+}
+
+/// Feeds everything `reader` gives into `hasher`; how many bytes that was.
+fn hash_into(
+    reader: &mut impl std::io::Read,
+    hasher: &mut XxHash64,
+    path: &Path,
+) -> Result<u64, VaultError> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        let n = reader.read(&mut buf).map_err(|source| io(path, source))?;
+        if n == 0 {
+            return Ok(total);
+        }
+        hasher.write(&buf[..n]);
+        total += n as u64;
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> VaultError {
+    VaultError::Zstd {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A harness or id usable as one folder name: 1 to 128 of `A-Z a-z 0-9 . _ -`, not
+/// starting with a dot.
+fn check_name(name: &str) -> Result<(), VaultError> {
+    let bad = |reason| {
+        Err(VaultError::BadName {
+            name: name.chars().take(200).collect(),
+            reason,
+        })
+    };
+    if name.is_empty() || name.len() > 128 {
+        return bad("it must be 1 to 128 characters");
+    }
+    if name.starts_with('.') {
+        return bad("it must not start with a dot");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return bad("only A-Z a-z 0-9 . _ - are allowed");
+    }
+    Ok(())
+}
+
+fn set_private(path: &Path) -> Result<(), VaultError> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+        .map_err(|source| io(path, source))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,246 @@
+use std::fs;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "notesoup-vault-unit-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+    fn vault(&self) -> Vault {
+        Vault::open(&self.0.join("vault")).unwrap()
+    }
+    fn file(&self, name: &str, text: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn lines(n: usize) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "{{\"type\":\"user\",\"n\":{i},\"text\":\"line {i} of a transcript\"}}"
+        );
+    }
+    text.into_bytes()
+}
+
+#[test]
+fn a_growing_file_is_kept_piece_by_piece_and_read_back_exactly() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let all = lines(300);
+    let path = s.file("t.jsonl", &all[..4000]);
+    assert_eq!(
+        v.keep("claude", "s1", &path).unwrap(),
+        Kept {
+            version: 1,
+            raw: 4000,
+            added: 4000,
+            new_version: true
+        }
+    );
+    assert_eq!(
+        v.keep("claude", "s1", &path).unwrap().added,
+        0,
+        "up to date"
+    );
+    fs::write(&path, &all).unwrap();
+    let kept = v.keep("claude", "s1", &path).unwrap();
+    assert_eq!(
+        (kept.version, kept.added, kept.new_version),
+        (1, all.len() as u64 - 4000, false)
+    );
+    fs::remove_file(&path).unwrap();
+    assert_eq!(v.read("claude", "s1").unwrap().unwrap(), all);
+    let listed = v.sessions().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].versions, listed[0].raw), (1, all.len() as u64));
+    assert!(
+        listed[0].stored * 5 <= listed[0].raw,
+        "{listed:?}: a fifth at most"
+    );
+    assert_eq!(v.read("claude", "nope").unwrap(), None);
+}
+
+#[test]
+fn a_rewritten_or_shorter_original_is_a_new_version() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let path = s.file("t.jsonl", b"one\ntwo\n");
+    v.keep("pi", "s", &path).unwrap();
+    fs::write(&path, b"ONE\ntwo\nthree\n").unwrap();
+    let kept = v.keep("pi", "s", &path).unwrap();
+    assert_eq!((kept.version, kept.new_version), (2, true));
+    fs::write(&path, b"ONE\n").unwrap();
+    assert_eq!(v.keep("pi", "s", &path).unwrap().version, 3);
+    assert_eq!(v.read("pi", "s").unwrap().unwrap(), b"ONE\n");
+    assert_eq!(
+        v.sessions().unwrap()[0].versions,
+        3,
+        "old versions are kept"
+    );
+}
+
+#[test]
+fn forget_removes_and_a_tombstone_keeps_it_out() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let path = s.file("t.jsonl", b"secret\n");
+    v.keep("codex", "s", &path).unwrap();
+    assert!(v.forget("codex", "s").unwrap());
+    assert_eq!(v.read("codex", "s").unwrap(), None);
+    let again = v.keep("codex", "s", &path).unwrap_err();
+    assert!(matches!(again, VaultError::Forgotten { .. }), "{again}");
+    assert!(v.sessions().unwrap().is_empty());
+    assert!(!v.forget("codex", "other").unwrap(), "nothing was vaulted");
+}
+
+#[test]
+fn a_damaged_piece_is_refused_and_kept_again_from_the_original() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let text = lines(200);
+    let path = s.file("t.jsonl", &text);
+    v.keep("claude", "s", &path).unwrap();
+    let piece = s.0.join("vault/claude/s/v1.0.zst");
+    let mut bytes = fs::read(&piece).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    fs::write(&piece, &bytes).unwrap();
+    let err = v.read("claude", "s").unwrap_err();
+    assert!(matches!(err, VaultError::Damaged { .. }), "{err}");
+    // A bomb in a piece's place, no bigger than the piece: decompression stops one byte
+    // past the recorded size, and the piece is refused.
+    let bomb = zstd::bulk::compress(&vec![b'x'; 8 << 20], 19).unwrap();
+    assert!(
+        bomb.len() <= bytes.len(),
+        "{} > {}",
+        bomb.len(),
+        bytes.len()
+    );
+    let mut padded = bomb.clone();
+    padded.resize(bytes.len(), 0);
+    fs::write(&piece, &padded).unwrap();
+    let err = v.read("claude", "s").unwrap_err();
+    assert!(matches!(err, VaultError::Damaged { .. }), "{err}");
+    // A damaged record: the next keep starts a version from the original, never misreads.
+    fs::write(s.0.join("vault/claude/s/v1.record"), "garbage").unwrap();
+    assert_eq!(v.keep("claude", "s", &path).unwrap().version, 2);
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), text);
+}
+
+#[test]
+fn links_fifos_and_bad_names_are_refused_and_the_vault_is_private() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let mode = fs::metadata(s.0.join("vault"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
+    let path = s.file("t.jsonl", b"x\n");
+    for name in ["", "..", ".hidden", "a/b", "a b", &"x".repeat(129)] {
+        assert!(
+            matches!(
+                v.keep("claude", name, &path),
+                Err(VaultError::BadName { .. })
+            ),
+            "{name:?}"
+        );
+    }
+    // A link in the vault's place of a harness folder is not followed.
+    let canary = s.0.join("canary");
+    fs::create_dir_all(&canary).unwrap();
+    std::os::unix::fs::symlink(&canary, s.0.join("vault/pi")).unwrap();
+    assert!(v.keep("pi", "s", &path).is_err());
+    assert_eq!(
+        fs::read_dir(&canary).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+    // A FIFO as the original is refused at once, never waited on.
+    let fifo = s.0.join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(v.keep("claude", "f", &fifo).is_err());
+}
+
+/// Two writers keeping one growing session at once: every byte is kept once, in order.
+#[test]
+fn concurrent_keeps_lose_nothing_and_duplicate_nothing() {
+    let s = Scratch::new();
+    let all = lines(20_000);
+    let path = s.file("t.jsonl", &all[..100]);
+    let root = s.0.join("vault");
+    Vault::open(&root).unwrap();
+    std::thread::scope(|scope| {
+        let grower = scope.spawn(|| {
+            // Appended, as a transcript grows.
+            use std::io::Write as _;
+            let mut file = fs::OpenOptions::new().append(true).open(&path).unwrap();
+            let mut at = 100;
+            while at < all.len() {
+                let end = (at + 4_999).min(all.len());
+                file.write_all(&all[at..end]).unwrap();
+                at = end;
+                std::thread::yield_now();
+            }
+        });
+        let keepers: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let v = Vault::open(&root).unwrap();
+                    for _ in 0..60 {
+                        v.keep("claude", "s", &path).unwrap();
+                        // What is kept reads back whole at every moment: a prefix of `all`.
+                        let kept = v
+                            .read("claude", "s")
+                            .unwrap_or_else(|e| panic!("{e}"))
+                            .unwrap();
+                        assert!(all.starts_with(&kept), "{} bytes kept", kept.len());
+                    }
+                })
+            })
+            .collect();
+        grower.join().unwrap();
+        for k in keepers {
+            k.join().unwrap();
+        }
+    });
+    let v = Vault::open(&root).unwrap();
+    v.keep("claude", "s", &path).unwrap();
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), all);
+    assert_eq!(
+        v.sessions().unwrap()[0].versions,
+        1,
+        "growth never started a version"
+    );
+}
