@@ -173,6 +173,8 @@ pub struct SessionRow {
     pub parent: Option<String>,
     /// Why its file's start could not be read, when it could not.
     pub unreadable: Option<String>,
+    /// The harness deleted its file: it is read from notesoup's vault.
+    pub vault_only: bool,
 }
 
 /// The window a session's head is in (`history_state`).
@@ -206,6 +208,7 @@ pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppE
             first_prompt: s.first_prompt,
             parent: s.parent,
             unreadable: s.unreadable,
+            vault_only: s.vault_only,
         })
         .collect();
     Ok(SessionsPage {
@@ -329,8 +332,20 @@ pub fn load(
     )?)
 }
 
-/// The session corpus under `roots` and the folders the environment names.
+/// The session corpus under `roots` and the folders the environment names, with the
+/// sessions the harnesses deleted read from the vault (when there is one and
+/// `NOTESOUP_VAULT` is not off).
 pub fn corpus(roots: Roots, ctx: &Context) -> Corpus {
+    let corpus = harness_corpus(roots, ctx);
+    match crate::vault::reader(ctx) {
+        Some(vault) => corpus.with_vault(vault),
+        None => corpus,
+    }
+}
+
+/// The session files the harnesses have now, under `roots` and the folders the
+/// environment names (what the vault keeps copies of).
+pub fn harness_corpus(roots: Roots, ctx: &Context) -> Corpus {
     Corpus::new(roots, |name| ctx.var(name).map(str::to_owned))
 }
 

@@ -2,10 +2,10 @@
 //! (`notesoup history vault`), a session forgotten (`notesoup history forget`). The store
 //! is `notesoup-vault-store`; this module picks the files and names them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use notesoup_history_store::Roots;
-use notesoup_vault_store::{Vault, VaultError};
+use notesoup_vault_store::{Vault, VaultError, vault_name};
 
 use crate::{AppError, Context};
 
@@ -25,16 +25,6 @@ pub fn is_off(ctx: &Context) -> bool {
 /// The vault folder: `vault/` under the notes home.
 pub fn root(ctx: &Context) -> Result<PathBuf, AppError> {
     Ok(ctx.notes_home()?.join("vault"))
-}
-
-/// A session file's name in the vault: its file name without `.jsonl` / `.jsonl.zst`.
-pub fn vault_name(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    let stem = name
-        .strip_suffix(".jsonl.zst")
-        .or_else(|| name.strip_suffix(".jsonl"))
-        .unwrap_or(name);
-    Some(stem.to_owned())
 }
 
 /// What one [`keep_all`] did.
@@ -65,7 +55,7 @@ pub fn keep_all(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<KeepReport, AppError> {
     let vault = open(ctx)?;
-    let scanned = crate::history::corpus(Roots::default(), ctx).scan(None);
+    let scanned = crate::history::harness_corpus(Roots::default(), ctx).scan(None);
     let files = scanned.files();
     let mut report = KeepReport {
         files: files.len(),
@@ -108,7 +98,7 @@ pub struct Forgotten {
 /// and named.
 pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppError> {
     let vault = open(ctx)?;
-    let scanned = crate::history::corpus(Roots::default(), ctx).scan(None);
+    let scanned = crate::history::harness_corpus(Roots::default(), ctx).scan(None);
     let mut out = Forgotten::default();
     let mut names: Vec<String> = scanned
         .files()
@@ -135,7 +125,7 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
     Ok(out)
 }
 
-/// Forgets every vaulted session file whose newest version last grew before `before`
+/// Forgets every vaulted session file whose original was last written before `before`
 /// (milliseconds since the Unix epoch), each with its tombstone; the `harness:name` of
 /// each removed.
 pub fn forget_before(ctx: &Context, before: u64) -> Result<Vec<String>, AppError> {
@@ -148,6 +138,21 @@ pub fn forget_before(ctx: &Context, before: u64) -> Result<Vec<String>, AppError
         }
     }
     Ok(removed)
+}
+
+/// The vault the history tools read deleted sessions from: `None` when vaulting is off or
+/// nothing was ever vaulted (looking does not create it).
+pub fn reader(ctx: &Context) -> Option<Vault> {
+    if is_off(ctx) {
+        return None;
+    }
+    let root = root(ctx).ok()?;
+    // A vault folder that is not a plain folder (a link, say) is left to `Vault::open`
+    // to refuse when something writes to it; the reader just finds nothing there.
+    std::fs::symlink_metadata(&root)
+        .is_ok_and(|m| m.is_dir())
+        .then(|| Vault::open(&root).ok())
+        .flatten()
 }
 
 fn open(ctx: &Context) -> Result<Vault, AppError> {
@@ -199,8 +204,8 @@ pub fn standing(
             .saturating_sub(RISK_MARGIN_DAYS)
             .saturating_mul(86_400),
     );
-    let scanned =
-        crate::history::corpus(Roots::default(), ctx).scan(Some(notesoup_window::Host::Claude));
+    let scanned = crate::history::harness_corpus(Roots::default(), ctx)
+        .scan(Some(notesoup_window::Host::Claude));
     let mut standing = Standing {
         sessions: held.len(),
         stored,

@@ -294,13 +294,13 @@ pub enum HistoryCommand {
     Vault,
     /// Remove a session from the vault for good (the harness's own file is left alone).
     #[command(
-        after_help = "The session is never vaulted again (a tombstone stays). Its original, if the harness still\nhas it, is not touched: the command names it. --before forgets every vaulted session file\nthat last grew before that day or time.\n\nExamples:\n  notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d\n  notesoup history forget --before 2026-01-01"
+        after_help = "The session is never vaulted again (a tombstone stays). Its original, if the harness still\nhas it, is not touched: the command names it. --before forgets every vaulted session file\nlast written before that day or time.\n\nExamples:\n  notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d\n  notesoup history forget --before 2026-01-01"
     )]
     Forget {
         /// The session: `<harness>:<id>`, the whole id.
         #[arg(required_unless_present = "before", conflicts_with = "before")]
         session: Option<String>,
-        /// Every vaulted session file that last grew before this day or time (2026-01-01, 90d).
+        /// Every vaulted session file last written before this day or time (2026-01-01, 90d).
         #[arg(long, value_name = "WHEN")]
         before: Option<String>,
     },

@@ -311,6 +311,9 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
         if let Some(parent) = &s.parent {
             rest.push(format!("fork of {parent}"));
         }
+        if s.vault_only {
+            rest.push("vault only".to_owned());
+        }
         if let Some(prompt) = &s.first_prompt {
             rest.push(format!("“{}”", one_line(prompt)));
         }

@@ -2348,3 +2348,81 @@ fn doctor_warns_of_sessions_claude_will_delete_before_the_vault_holds_them() {
     let run = world.run(&["doctor"]);
     assert!(vault_line(&run).starts_with("skip vault"), "{}", run.stdout);
 }
+
+/// A session the harness deleted is read from the vault exactly as from its file: every
+/// history command answers byte for byte as before the delete (Claude; Pi with the parent
+/// it forks; Codex with its rewind segment and its `.jsonl.zst` rollout), the listing
+/// keeps its order and marks each session `vault only`, and with the vault off they are
+/// gone.
+#[test]
+fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
+    let mut world = World::new("vault-read");
+    let listing = |world: &World| {
+        let mut doc = world
+            .run(&["history", "sessions", "--limit", "200", "--json"])
+            .json();
+        let mut marks = Vec::new();
+        for s in doc["sessions"].as_array_mut().unwrap() {
+            marks.push(s["vault_only"].as_bool().unwrap());
+            s.as_object_mut().unwrap().remove("vault_only");
+        }
+        (doc, marks)
+    };
+    let (before, marks) = listing(&world);
+    assert!(marks.iter().all(|m| !m), "{before}");
+    let selectors: Vec<String> = before["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session"].as_str().unwrap().to_owned())
+        .collect();
+    for harness in ["claude:", "pi:", "codex:"] {
+        assert!(
+            selectors.iter().any(|s| s.starts_with(harness)),
+            "{selectors:?}"
+        );
+    }
+    let answers = |world: &World| {
+        let mut out = Vec::new();
+        for sel in &selectors {
+            for args in [
+                vec!["history", "show", sel, "--json"],
+                vec!["history", "show", sel],
+                vec!["history", "show", sel, "--limit", "2", "--json"],
+                vec!["history", "search", "the", "-i", "--session", sel, "--json"],
+            ] {
+                let run = world.run(&args);
+                out.push((args.join(" "), run.exit, run.stdout, run.stderr));
+            }
+        }
+        let run = world.run(&["history", "search", "the", "-i", "--json"]);
+        out.push(("search all".into(), run.exit, run.stdout, run.stderr));
+        out
+    };
+    let answered = answers(&world);
+    // Exit 1 is a search with no match; anything else is a refusal.
+    let failed: Vec<_> = answered.iter().filter(|(_, exit, ..)| *exit > 1).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    for dir in ["claude/projects", "pi", "codex/sessions"] {
+        fs::remove_dir_all(world.path(dir)).unwrap();
+        fs::create_dir_all(world.path(dir)).unwrap();
+    }
+    let (after, marks) = listing(&world);
+    assert_eq!(after, before, "the listing, but for its marks");
+    assert!(marks.iter().all(|m| *m), "{after}");
+    let text = world.run(&["history", "sessions"]).stdout;
+    assert_eq!(
+        text.matches("vault only").count(),
+        selectors.len(),
+        "{text}"
+    );
+    for (want, got) in answered.iter().zip(answers(&world)) {
+        assert_eq!(*want, got, "{}", want.0);
+    }
+
+    world.set("NOTESOUP_VAULT", "off");
+    let (off, _) = listing(&world);
+    assert_eq!(off["sessions"].as_array().map(Vec::len), Some(0), "{off}");
+}

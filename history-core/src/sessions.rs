@@ -213,6 +213,8 @@ pub struct SessionSummary {
     pub parent: Option<String>,
     /// Why the file's start could not be read, when it could not (the session is still listed).
     pub unreadable: Option<String>,
+    /// The harness no longer has the session's file: it is read from notesoup's vault.
+    pub vault_only: bool,
 }
 
 impl SessionSummary {
@@ -226,6 +228,7 @@ impl SessionSummary {
             first_prompt: None,
             parent: None,
             unreadable: None,
+            vault_only: false,
         }
     }
 
@@ -284,6 +287,9 @@ fn summary_line(session: &SessionSummary) -> String {
     }
     if let Some(parent) = &session.parent {
         let _ = write!(line, "  fork of {parent}");
+    }
+    if session.vault_only {
+        line.push_str("  (vault only: the harness deleted its file)");
     }
     if let Some(reason) = &session.unreadable {
         let _ = write!(line, "  unreadable: {}", fold(reason, PROMPT_CHARS));

@@ -245,6 +245,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
                 cwd: header.cwd,
                 first_prompt: None,
                 unreadable: None,
+                vault_only: false,
             });
             continue;
         };

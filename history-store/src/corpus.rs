@@ -13,6 +13,10 @@
 //!   `~/.codex/sessions`, each with its sibling `archived_sessions`; files
 //!   `YYYY/MM/DD/rollout-<time>-<threadId>[_<segmentId>].jsonl[.zst]` (plain wins over
 //!   `.zst`).
+//!
+//! With a vault ([`Corpus::with_vault`]), a session file the harness no longer has but the
+//! vault holds is found too ([`Found::only_in_vault`]) and read from the vault; a file the
+//! harness still has is always read from the harness's copy.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -25,6 +29,7 @@ use notesoup_history_codex::{CodexFile, DECOMPRESSED_MAX_BYTES, file_ids};
 use notesoup_history_core::{History, Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use notesoup_safe_fs::{FsError, open_regular, read_capped};
+use notesoup_vault_store::{Vault, vault_name};
 use notesoup_window::Host;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -62,6 +67,8 @@ pub struct Corpus {
     roots: Roots,
     /// The [`VARS`] that are set and not empty.
     vars: HashMap<&'static str, PathBuf>,
+    /// Where sessions the harnesses deleted are still read from, if anywhere.
+    vault: Option<Vault>,
 }
 
 /// The most bytes read from the start of a file for a listing line.
@@ -78,13 +85,16 @@ pub struct Found {
     pub harness: Host,
     /// The session (thread) id.
     pub id: String,
-    /// The file.
+    /// The file (for a file only the vault holds, `<vault>/<harness>/<its file name>`,
+    /// named as the harness named it: nothing is at that path).
     pub path: PathBuf,
     modified: SystemTime,
     /// Codex: the segment id of a rewind segment file.
     segment: Option<String>,
     /// Codex: the time in the file name (orders a thread's files).
     time: String,
+    /// The file's name in the vault when only the vault holds it.
+    vaulted: Option<String>,
 }
 
 impl Corpus {
@@ -95,7 +105,19 @@ impl Corpus {
             .into_iter()
             .filter_map(|name| Some((name, PathBuf::from(var(name).filter(|v| !v.is_empty())?))))
             .collect();
-        Self { roots, vars }
+        Self {
+            roots,
+            vars,
+            vault: None,
+        }
+    }
+
+    /// This corpus, also finding the session files `vault` holds that the harnesses no
+    /// longer have, and reading them from it.
+    #[must_use]
+    pub fn with_vault(mut self, vault: Vault) -> Self {
+        self.vault = Some(vault);
+        self
     }
 
     /// The folders searched for `harness`'s sessions, in order.
@@ -105,16 +127,15 @@ impl Corpus {
 
     /// Parses and resolves `selector` to the latest file of one session.
     pub fn resolve(&self, selector: &str) -> Result<Found, StoreError> {
-        resolve(selector, &self.roots, &self.vars)
+        let selector = Selector::parse(selector)?;
+        resolve(&selector, &self.files(selector.harness))
     }
 
     /// The whole history of the session `found` names: a Claude transcript ends at its
     /// last leaf (decoded through `cache` when given); a Pi or Codex session is read with
     /// the files it continues (`parentSession`, `history_base`).
     pub fn load(&self, found: &Found, cache: Option<&Cache>) -> Result<Transcript, StoreError> {
-        self.load_among(found, cache, &|harness| {
-            scan(harness, &self.roots, &self.vars)
-        })
+        self.load_among(found, cache, &|harness| self.files(harness))
     }
 
     /// [`Corpus::load`] of a session a [`Scan`] found, its ancestor files looked up in the
@@ -145,7 +166,7 @@ impl Corpus {
         cache: Option<&Cache>,
         query: Option<&str>,
     ) -> Result<History, StoreError> {
-        if found.harness == Host::Claude {
+        if found.harness == Host::Claude && found.vaulted.is_none() {
             let options = Options {
                 session: Some(found.id.clone()),
                 sidechain: false,
@@ -161,11 +182,79 @@ impl Corpus {
         let files: Vec<Found> = Host::HARNESSES
             .into_iter()
             .filter(|h| harness.is_none_or(|want| want == *h))
-            .flat_map(|h| scan(h, &self.roots, &self.vars))
+            .flat_map(|h| self.files(h))
             .collect();
         let mut sessions = latest_files(files.clone());
         sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.id.cmp(&b.id)));
-        Scan { files, sessions }
+        Scan {
+            files,
+            sessions,
+            reader: self.clone(),
+        }
+    }
+
+    /// Every session file of `harness`: the harness's own, then those only the vault
+    /// holds (a vault that cannot be listed adds none: the harness's files still answer).
+    fn files(&self, harness: Host) -> Vec<Found> {
+        let mut out = scan(harness, &self.roots, &self.vars);
+        if let Some(vault) = &self.vault {
+            let held: HashSet<String> = out.iter().filter_map(|f| vault_name(&f.path)).collect();
+            let names = vault.names(harness.name()).unwrap_or_default();
+            out.extend(
+                names
+                    .into_iter()
+                    .filter(|(name, _)| !held.contains(name))
+                    .filter_map(|(name, kept)| vaulted(vault, harness, name, kept)),
+            );
+        }
+        out
+    }
+
+    /// A whole session file: the harness's copy (a `.jsonl.zst` decompressed), else the
+    /// vault's, exactly as it was kept.
+    fn bytes(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
+        let Some(name) = &found.vaulted else {
+            return if found.harness == Host::Codex {
+                read_codex(&found.path)
+            } else {
+                read(&found.path)
+            };
+        };
+        let bytes = self
+            .vault
+            .as_ref()
+            .map(|vault| vault.read(found.harness.name(), name))
+            .transpose()?
+            .flatten()
+            .ok_or_else(|| StoreError::NoFile {
+                harness: found.harness,
+                id: found.id.clone(),
+            })?;
+        if found.harness == Host::Codex && bytes.starts_with(&ZSTD_MAGIC) {
+            // A `.jsonl.zst` rollout is kept as it was, compressed.
+            let name = found.path.display().to_string();
+            return Ok(notesoup_history_codex::decompress_from(
+                &name,
+                &bytes[..],
+                DECOMPRESSED_MAX_BYTES,
+            )?);
+        }
+        Ok(bytes)
+    }
+
+    /// A Claude transcript only the vault holds, decoded whole to its last leaf.
+    fn vaulted_claude(&self, found: &Found) -> Result<Transcript, StoreError> {
+        let options = Options {
+            session: Some(found.id.clone()),
+            sidechain: false,
+        };
+        let bytes = self.bytes(found)?;
+        notesoup_history_claude::decode(&bytes, &options, &Head::Leaf).map_err(|source| {
+            StoreError::Claude {
+                path: found.path.clone(),
+                source,
+            }
+        })
     }
 
     /// [`Corpus::load`] with `files` listing a harness's session files.
@@ -176,6 +265,7 @@ impl Corpus {
         files: &dyn Fn(Host) -> Vec<Found>,
     ) -> Result<Transcript, StoreError> {
         match found.harness {
+            Host::Claude if found.vaulted.is_some() => self.vaulted_claude(found),
             Host::Claude => {
                 let options = Options {
                     session: Some(found.id.clone()),
@@ -183,8 +273,8 @@ impl Corpus {
                 };
                 read_transcript(&found.path, &options, &Head::Leaf, cache)
             }
-            Host::Pi => load_pi(found, &files(Host::Pi), &self.roots, &self.vars),
-            Host::Codex => load_codex(found, &files(Host::Codex)),
+            Host::Pi => self.load_pi(found, &files(Host::Pi)),
+            Host::Codex => self.load_codex(found, &files(Host::Codex)),
             // An MCP client has no sessions of its own: no scan finds one.
             Host::Mcp => Err(StoreError::NoFile {
                 harness: found.harness,
@@ -213,6 +303,8 @@ pub struct Scan {
     files: Vec<Found>,
     /// The latest file of each session, most recently written first.
     sessions: Vec<Found>,
+    /// The corpus that scanned them (it reads what only the vault holds).
+    reader: Corpus,
 }
 
 impl Scan {
@@ -229,7 +321,7 @@ impl Scan {
     /// The listing line of a session this scan found (only the start of its first file is
     /// read).
     pub fn summary(&self, found: &Found) -> SessionSummary {
-        summarize(found, &self.files)
+        self.reader.summarize(found, &self.files)
     }
 }
 
@@ -237,6 +329,11 @@ impl Found {
     /// When the file was last written (the Unix epoch when unknown).
     pub fn modified(&self) -> SystemTime {
         self.modified
+    }
+
+    /// True when the harness no longer has this file and it is read from the vault.
+    pub fn only_in_vault(&self) -> bool {
+        self.vaulted.is_some()
     }
 }
 
@@ -255,7 +352,7 @@ fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
                     let id = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
                     // Older builds kept subagent transcripts beside the session.
                     (path.parent()? != root && !id.starts_with("agent-"))
-                        .then(|| found(harness, id, path, None, ""))
+                        .then(|| found_file(harness, id, path, None, ""))
                 },
                 &mut out,
             ),
@@ -264,7 +361,7 @@ fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
                 1,
                 &mut |path| {
                     let id = session_id_from_file_name(path.to_str()?)?;
-                    Some(found(harness, id, path, None, ""))
+                    Some(found_file(harness, id, path, None, ""))
                 },
                 &mut out,
             ),
@@ -273,7 +370,7 @@ fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
                 3,
                 &mut |path| {
                     let ids = file_ids(path.to_str()?)?;
-                    Some(found(harness, ids.thread, path, ids.segment, ids.time))
+                    Some(found_file(harness, ids.thread, path, ids.segment, ids.time))
                 },
                 &mut out,
             ),
@@ -295,7 +392,7 @@ fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
     out
 }
 
-fn found(harness: Host, id: &str, path: &Path, segment: Option<&str>, time: &str) -> Found {
+fn found_file(harness: Host, id: &str, path: &Path, segment: Option<&str>, time: &str) -> Found {
     let modified = fs::metadata(path)
         .and_then(|m| m.modified())
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -306,7 +403,48 @@ fn found(harness: Host, id: &str, path: &Path, segment: Option<&str>, time: &str
         modified,
         segment: segment.map(str::to_owned),
         time: time.to_owned(),
+        vaulted: None,
     }
+}
+
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// A session file of `harness` only the vault holds, from its vault name (the harness's
+/// file name without `.jsonl`: the id, Pi's `<time>_<id>`, Codex's `rollout-…`); `None`
+/// for a name no file of that harness could have had.
+fn vaulted(vault: &Vault, harness: Host, name: String, kept: SystemTime) -> Option<Found> {
+    let file_name = format!("{name}.jsonl");
+    let (id, segment, time) = match harness {
+        Host::Claude => (name.clone(), None, String::new()),
+        Host::Pi => (
+            session_id_from_file_name(&file_name)?.to_owned(),
+            None,
+            String::new(),
+        ),
+        Host::Codex => {
+            let ids = file_ids(&file_name)?;
+            (
+                ids.thread.to_owned(),
+                ids.segment.map(str::to_owned),
+                ids.time.to_owned(),
+            )
+        }
+        Host::Mcp => return None,
+    };
+    if harness == Host::Claude && id.starts_with("agent-") {
+        return None;
+    }
+    Some(Found {
+        harness,
+        // The name it had (the decoders read ids from it), under the vault's folder.
+        path: vault.path_of(harness.name(), &file_name),
+        id,
+        modified: kept,
+        segment,
+        time,
+        vaulted: Some(name),
+    })
 }
 
 /// Calls `keep` on every file up to `depth` folders below `root`.
@@ -404,12 +542,10 @@ fn latest_files(files: Vec<Found>) -> Vec<Found> {
     by_id.into_values().collect()
 }
 
-/// Parses and resolves `selector` to the latest file of one session.
-fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreError> {
-    let selector = Selector::parse(selector)?;
+/// Resolves `selector` among `files` (its harness's) to the latest file of one session.
+fn resolve(selector: &Selector, files: &[Found]) -> Result<Found, StoreError> {
     let harness = selector.harness;
-    let files = scan(harness, roots, vars);
-    let sessions = latest_files(files.clone());
+    let sessions = latest_files(files.to_vec());
     let id = selector
         .resolve(sessions.iter().map(|f| f.id.as_str()))?
         .to_owned();
@@ -431,109 +567,159 @@ fn resolve(selector: &str, roots: &Roots, vars: &Vars) -> Result<Found, StoreErr
         .ok_or(StoreError::NoFile { harness, id })
 }
 
-/// A Pi session's file and, following `parentSession`, the files it continues.
-fn load_pi(
-    found: &Found,
-    files: &[Found],
-    roots: &Roots,
-    vars: &Vars,
-) -> Result<Transcript, StoreError> {
-    let index: HashMap<&str, &PathBuf> = files.iter().map(|f| (f.id.as_str(), &f.path)).collect();
-    let mut paths = vec![found.path.clone()];
-    let mut texts = vec![read(&found.path)?];
-    let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
-    while let (Some(path), Some(bytes)) = (paths.last(), texts.last())
-        && paths.len() < MAX_CHAIN
-    {
-        let name = path.display().to_string();
-        let Some(parent) = parent_session(&PiFile { name: &name, bytes })? else {
-            break;
-        };
-        // By id under the sessions folder first (the home may have moved), else the path
-        // as written; a parent that is gone ends the chain (gaps are reported missing).
-        let by_id = session_id_from_file_name(&parent)
-            .and_then(|id| index.get(id))
-            .map(|p| (*p).clone());
-        let as_written = || {
-            let named = PathBuf::from(&parent);
-            if !named.is_file() {
-                return Ok(None);
+impl Corpus {
+    /// A Pi session's file and, following `parentSession`, the files it continues.
+    fn load_pi(&self, found: &Found, files: &[Found]) -> Result<Transcript, StoreError> {
+        let index: HashMap<&str, &Found> = files.iter().map(|f| (f.id.as_str(), f)).collect();
+        let mut chain = vec![found.clone()];
+        let mut texts = vec![self.bytes(found)?];
+        let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
+        while let (Some(at), Some(bytes)) = (chain.last(), texts.last())
+            && chain.len() < MAX_CHAIN
+        {
+            let name = at.path.display().to_string();
+            let Some(parent) = parent_session(&PiFile { name: &name, bytes })? else {
+                break;
+            };
+            // By id under the sessions folders (or in the vault) first (the home may have
+            // moved), else the path as written; a parent that is gone ends the chain (gaps
+            // are reported missing).
+            let by_id = session_id_from_file_name(&parent)
+                .and_then(|id| index.get(id))
+                .map(|f| (*f).clone());
+            let as_written = || {
+                let named = PathBuf::from(&parent);
+                if !named.is_file() {
+                    return Ok(None);
+                }
+                // Followed only inside the Pi sessions folders, links resolved on both sides.
+                let inside = fs::canonicalize(&named).is_ok_and(|real| {
+                    self.folders(Host::Pi)
+                        .iter()
+                        .filter_map(|root| fs::canonicalize(root).ok())
+                        .any(|root| real.starts_with(root))
+                });
+                if inside {
+                    let id = session_id_from_file_name(&parent).unwrap_or_default();
+                    Ok(Some(found_file(Host::Pi, id, &named, None, "")))
+                } else {
+                    Err(StoreError::ParentOutside {
+                        child: at.path.clone(),
+                        parent: named,
+                    })
+                }
+            };
+            let Some(next) = (match by_id {
+                Some(next) => Some(next),
+                None => as_written()?,
+            }) else {
+                break;
+            };
+            if !seen.insert(next.path.clone()) {
+                return Err(StoreError::PiCycle { path: next.path });
             }
-            // Followed only inside the Pi sessions folders, links resolved on both sides.
-            let inside = fs::canonicalize(&named).is_ok_and(|real| {
-                folders(Host::Pi, roots, vars)
-                    .iter()
-                    .filter_map(|root| fs::canonicalize(root).ok())
-                    .any(|root| real.starts_with(root))
-            });
-            if inside {
-                Ok(Some(named))
-            } else {
-                Err(StoreError::ParentOutside {
-                    child: path.clone(),
-                    parent: named,
-                })
-            }
-        };
-        let Some(path) = (match by_id {
-            Some(path) => Some(path),
-            None => as_written()?,
-        }) else {
-            break;
-        };
-        if !seen.insert(path.clone()) {
-            return Err(StoreError::PiCycle { path });
+            texts.push(self.bytes(&next)?);
+            chain.push(next);
         }
-        texts.push(read(&path)?);
-        paths.push(path);
-    }
-    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let files: Vec<PiFile<'_>> = names
-        .iter()
-        .zip(&texts)
-        .map(|(name, bytes)| PiFile { name, bytes })
-        .collect();
-    Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
-}
-
-/// A Codex thread's file and, following `history_base`, the files it continues.
-fn load_codex(found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
-    let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
-    let mut at = found.path.clone();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    loop {
-        if !seen.insert(at.clone()) || chain.len() >= MAX_CHAIN {
-            return Err(StoreError::CodexCycle { path: at });
-        }
-        let bytes = read_codex(&at)?;
-        let name = at.display().to_string();
-        let meta = notesoup_history_codex::meta(&CodexFile {
-            name: &name,
-            bytes: &bytes,
-        })?;
-        chain.push((at.clone(), bytes));
-        let Some(base) = meta.history_base else { break };
-        // A base is a segment (by segment id) or a thread's base file (by thread id).
-        let next = all
+        let names: Vec<String> = chain.iter().map(|f| f.path.display().to_string()).collect();
+        let files: Vec<PiFile<'_>> = names
             .iter()
-            .find(|f| f.segment.as_deref() == Some(base.thread_id.as_str()))
-            .or_else(|| {
-                all.iter()
-                    .find(|f| f.segment.is_none() && f.id == base.thread_id)
+            .zip(&texts)
+            .map(|(name, bytes)| PiFile { name, bytes })
+            .collect();
+        Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
+    }
+
+    /// A Codex thread's file and, following `history_base`, the files it continues.
+    fn load_codex(&self, found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
+        let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut at = found.clone();
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        loop {
+            if !seen.insert(at.path.clone()) || chain.len() >= MAX_CHAIN {
+                return Err(StoreError::CodexCycle { path: at.path });
+            }
+            let bytes = self.bytes(&at)?;
+            let name = at.path.display().to_string();
+            let meta = notesoup_history_codex::meta(&CodexFile {
+                name: &name,
+                bytes: &bytes,
+            })?;
+            chain.push((at.path.clone(), bytes));
+            let Some(base) = meta.history_base else { break };
+            // A base is a segment (by segment id) or a thread's base file (by thread id).
+            let next = all
+                .iter()
+                .find(|f| f.segment.as_deref() == Some(base.thread_id.as_str()))
+                .or_else(|| {
+                    all.iter()
+                        .find(|f| f.segment.is_none() && f.id == base.thread_id)
+                });
+            match next {
+                Some(file) => at.clone_from(file),
+                None => break, // the decoder reports the base as missing
+            }
+        }
+        chain.reverse();
+        let names: Vec<String> = chain.iter().map(|(p, _)| p.display().to_string()).collect();
+        let files: Vec<CodexFile<'_>> = names
+            .iter()
+            .zip(&chain)
+            .map(|(name, (_, bytes))| CodexFile { name, bytes })
+            .collect();
+        Ok(notesoup_history_codex::decode(&files)?)
+    }
+
+    /// A session's listing line from the start of its first file.
+    fn summarize(&self, found: &Found, files: &[Found]) -> SessionSummary {
+        let mut summary = self
+            .summary_of(found, files)
+            .unwrap_or_else(|reason| SessionSummary {
+                unreadable: Some(reason),
+                ..SessionSummary::new(found.harness, found.id.clone())
             });
-        match next {
-            Some(file) => at.clone_from(&file.path),
-            None => break, // the decoder reports the base as missing
+        summary.vault_only = found.only_in_vault();
+        summary
+    }
+
+    fn summary_of(&self, found: &Found, files: &[Found]) -> Result<SessionSummary, String> {
+        // A Codex thread's first file (its base, not a rewind segment) holds its first prompt.
+        let first = match found.harness {
+            Host::Codex => files
+                .iter()
+                .filter(|f| f.harness == Host::Codex && f.id == found.id)
+                .min_by(|a, b| (a.segment.is_some(), &a.time).cmp(&(b.segment.is_some(), &b.time)))
+                .unwrap_or(found),
+            _ => found,
+        };
+        let name = first.path.display().to_string();
+        let bytes = if first.vaulted.is_some() {
+            let mut bytes = self.bytes(first).map_err(|e| e.to_string())?;
+            bytes.truncate(usize::try_from(LISTING_BYTES).unwrap_or(usize::MAX));
+            bytes
+        } else if first.path.extension().is_some_and(|e| e == "zst") {
+            // Only the start shown is decompressed, never the whole file.
+            let (file, _) = open_regular(&first.path).map_err(|e| e.to_string())?;
+            notesoup_history_codex::decompress_head(&name, file, LISTING_BYTES)
+                .map_err(|e| e.to_string())?
+        } else {
+            file_start(&first.path)?
+        };
+        match found.harness {
+            Host::Pi => notesoup_history_pi::summary(&PiFile {
+                name: &name,
+                bytes: &bytes,
+            })
+            .map_err(|e| e.to_string()),
+            Host::Codex => notesoup_history_codex::summary(&CodexFile {
+                name: &name,
+                bytes: &bytes,
+            })
+            .map_err(|e| e.to_string()),
+            Host::Claude => Ok(notesoup_history_claude::summary(&found.id, &bytes)),
+            Host::Mcp => Err("an MCP client keeps no sessions".to_owned()),
         }
     }
-    chain.reverse();
-    let names: Vec<String> = chain.iter().map(|(p, _)| p.display().to_string()).collect();
-    let files: Vec<CodexFile<'_>> = names
-        .iter()
-        .zip(&chain)
-        .map(|(name, (_, bytes))| CodexFile { name, bytes })
-        .collect();
-    Ok(notesoup_history_codex::decode(&files)?)
 }
 
 /// A session file open for reading: a regular file, opened without blocking, of at most
@@ -578,55 +764,6 @@ fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
         file.take(meta.len),
         DECOMPRESSED_MAX_BYTES,
     )?)
-}
-
-/// A session's listing line from the start of its first file.
-fn summarize(found: &Found, files: &[Found]) -> SessionSummary {
-    let name = found.path.display().to_string();
-    let result = match found.harness {
-        Host::Pi => file_start(&found.path).and_then(|bytes| {
-            notesoup_history_pi::summary(&PiFile {
-                name: &name,
-                bytes: &bytes,
-            })
-            .map_err(|e| e.to_string())
-        }),
-        Host::Codex => {
-            // A thread's first file (its base, not a rewind segment) holds its first prompt.
-            let first = files
-                .iter()
-                .filter(|f| f.harness == Host::Codex && f.id == found.id)
-                .min_by(|a, b| (a.segment.is_some(), &a.time).cmp(&(b.segment.is_some(), &b.time)))
-                .map_or_else(|| found.path.clone(), |f| f.path.clone());
-            let name = first.display().to_string();
-            let bytes = if first.extension().is_some_and(|e| e == "zst") {
-                // Only the start shown is decompressed, never the whole file.
-                open_regular(&first)
-                    .map_err(|e| e.to_string())
-                    .and_then(|(file, _)| {
-                        notesoup_history_codex::decompress_head(&name, file, LISTING_BYTES)
-                            .map_err(|e| e.to_string())
-                    })
-            } else {
-                file_start(&first)
-            };
-            bytes.and_then(|bytes| {
-                notesoup_history_codex::summary(&CodexFile {
-                    name: &name,
-                    bytes: &bytes,
-                })
-                .map_err(|e| e.to_string())
-            })
-        }
-        Host::Claude => {
-            file_start(&found.path).map(|bytes| notesoup_history_claude::summary(&found.id, &bytes))
-        }
-        Host::Mcp => Err("an MCP client keeps no sessions".to_owned()),
-    };
-    result.unwrap_or_else(|reason| SessionSummary {
-        unreadable: Some(reason),
-        ..SessionSummary::new(found.harness, found.id.clone())
-    })
 }
 
 /// The first [`LISTING_BYTES`] of a regular file (opened without blocking).

@@ -10,7 +10,8 @@
 //!   ([`Corpus::resolve`]), reads a whole session across its ancestor files
 //!   ([`Corpus::load`]: Pi's `parentSession` chain, Codex's `history_base` chain), and
 //!   lists the recent sessions reading only the start of the files shown
-//!   ([`Corpus::recent`]).
+//!   ([`Corpus::recent`]). With notesoup's vault ([`Corpus::with_vault`]) it also finds
+//!   and reads the session files the harnesses deleted, exactly as they were kept.
 //! - [`read_transcript`] decodes a Claude transcript through its index in a [`Cache`]
 //!   folder, so a call decodes only the lines appended since the index was written; the
 //!   answer is always the one a fresh decode gives. [`read_history`] gives the history
@@ -173,6 +174,10 @@ pub enum StoreError {
     /// A decoded transcript the history model refused (a decoder bug, never input).
     #[error(transparent)]
     Model(#[from] HistoryError),
+    /// The vault's copy of a session the harness deleted could not be read (damaged: it is
+    /// refused, never misread).
+    #[error(transparent)]
+    Vault(#[from] notesoup_vault_store::VaultError),
     /// A subagent asked for history ([`named`]): it belongs to the main conversation.
     #[error(
         "`{op}` is not available to subagents (agent {agent}): history belongs to the main conversation"
@@ -204,7 +209,7 @@ pub enum StoreError {
 impl StoreError {
     /// A stable `snake_case` code for replies: the selector's or decoder's own code,
     /// `ambiguous_session`, `not_found`, `history_cycle`, `history_link`, `not_regular`,
-    /// `too_large`, `io_error`, `subagent`, `history_unavailable` or `no_head`.
+    /// `too_large`, `io_error`, `vault_damaged`, `subagent`, `history_unavailable` or `no_head`.
     pub fn code(&self) -> &'static str {
         match self {
             StoreError::Selector(err) => err.code(),
@@ -229,6 +234,11 @@ impl StoreError {
             StoreError::Pi(err) => err.code(),
             StoreError::Codex(err) => err.code(),
             StoreError::Model(_) => "internal",
+            StoreError::Vault(notesoup_vault_store::VaultError::Damaged { .. }) => "vault_damaged",
+            StoreError::Vault(notesoup_vault_store::VaultError::File(err)) => {
+                err.refusal_code().unwrap_or("io_error")
+            }
+            StoreError::Vault(_) => "io_error",
             StoreError::Subagent { .. } => "subagent",
             StoreError::Unbound { .. } => "history_unavailable",
             StoreError::NoHead { .. } => "no_head",

@@ -104,7 +104,7 @@ pub struct Vaulted {
     pub raw: u64,
     /// The bytes all its versions take on disk.
     pub stored: u64,
-    /// When its newest version last grew.
+    /// When its original was last written, as of the last keep that changed the copy.
     pub kept: std::time::SystemTime,
 }
 
@@ -140,10 +140,9 @@ impl Vault {
         let _lock = session.lock()?;
         // Its size now, under the lock: another keep may have kept more meanwhile, and the
         // file only grew (a size taken before the lock would look like a shorter original).
-        let len = file
-            .metadata()
-            .map_err(|source| io(original, source))?
-            .len();
+        let meta = file.metadata().map_err(|source| io(original, source))?;
+        let len = meta.len();
+        let written = meta.modified().ok();
         // Checked again under the lock: a forget that ran meanwhile wins.
         if folder.metadata(format!("{id}.forgotten"))?.is_some() {
             return Err(VaultError::Forgotten {
@@ -183,6 +182,7 @@ impl Vault {
                     }
                     hasher.write(&added);
                     let record = Self::add_piece(&session, n, record, &added, hasher.finish())?;
+                    stamp(&session, n, written);
                     return Ok(Kept {
                         version: n,
                         raw: record.raw,
@@ -207,6 +207,7 @@ impl Vault {
             &bytes,
             hasher.finish(),
         )?;
+        stamp(&session, version, written);
         Ok(Kept {
             version,
             raw: record.raw,
@@ -336,6 +337,39 @@ impl Vault {
         Ok(out)
     }
 
+    /// The sessions of `harness` the vault holds a version of, by name, each with when its
+    /// original was last written ([`Vaulted::kept`]): a listing that reads no piece and no record's text (a
+    /// vault that does not exist holds none).
+    pub fn names(&self, harness: &str) -> Result<Vec<(String, std::time::SystemTime)>, VaultError> {
+        check_name(harness)?;
+        let root = match Dir::open(&self.root) {
+            Ok(root) => root,
+            Err(err) if err.is_not_found() => return Ok(Vec::new()),
+            Err(err) => return Err(err.into()),
+        };
+        let Some(folder) = root.open_dir(harness)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for entry in folder.entries()? {
+            let (Kind::Dir, Ok(id)) = (entry.kind, entry.name.into_string()) else {
+                continue;
+            };
+            let Some(session) = folder.open_dir(&id)? else {
+                continue;
+            };
+            let Some(version) = newest_version(&session)? else {
+                continue;
+            };
+            let kept = session
+                .metadata(format!("v{version}.record"))?
+                .map_or(std::time::UNIX_EPOCH, |m| m.modified);
+            out.push((id, kept));
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// Removes `harness:id` from the vault for good, leaving a tombstone so it is never
     /// vaulted again. False when no version was vaulted (the tombstone is left all the same).
     pub fn forget(&self, harness: &str, id: &str) -> Result<bool, VaultError> {
@@ -362,6 +396,11 @@ impl Vault {
         Ok(held)
     }
 
+    /// Where `harness:id`'s copy is (or would be) kept: its folder in the vault.
+    pub fn path_of(&self, harness: &str, id: &str) -> PathBuf {
+        self.root.join(harness).join(id)
+    }
+
     fn session(&self, harness: &str, id: &str) -> Result<Option<Dir>, VaultError> {
         let root = match Dir::open(&self.root) {
             Ok(root) => root,
@@ -372,6 +411,28 @@ impl Vault {
             return Ok(None);
         };
         Ok(folder.open_dir(id)?)
+    }
+}
+
+/// The name a session file is kept under: its file name without `.jsonl` or `.jsonl.zst`
+/// (a compressed Codex rollout and its plain twin are one session file).
+pub fn vault_name(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name
+        .strip_suffix(".jsonl.zst")
+        .or_else(|| name.strip_suffix(".jsonl"))
+        .unwrap_or(name);
+    Some(stem.to_owned())
+}
+
+/// Gives `version`'s record the time its original was last written, so a listing of what
+/// only the vault holds orders it as the harness's file was ordered. Best effort: a record
+/// that cannot be stamped keeps the time it was written.
+fn stamp(session: &Dir, version: u32, written: Option<std::time::SystemTime>) {
+    if let (Some(time), Ok(Some((file, _)))) =
+        (written, session.open_file(format!("v{version}.record")))
+    {
+        let _ = file.set_modified(time);
     }
 }
 

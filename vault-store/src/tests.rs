@@ -244,3 +244,46 @@ fn concurrent_keeps_lose_nothing_and_duplicate_nothing() {
         "growth never started a version"
     );
 }
+
+#[test]
+fn names_lists_what_is_held_and_not_what_was_forgotten() {
+    let s = Scratch::new();
+    let vault = s.vault();
+    assert!(vault.names("claude").unwrap().is_empty());
+    let a = s.file("a.jsonl", b"{\"a\":1}\n");
+    vault.keep("claude", "a", &a).unwrap();
+    vault.keep("claude", "b", &a).unwrap();
+    vault.keep("pi", "c", &a).unwrap();
+    vault.forget("claude", "b").unwrap();
+    let names: Vec<String> = vault
+        .names("claude")
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["a"]);
+    assert_eq!(vault.names("codex").unwrap(), []);
+    // A vault folder that does not exist holds nothing and is not made by looking.
+    let none = Vault {
+        root: s.0.join("nothing"),
+    };
+    assert!(none.names("claude").unwrap().is_empty());
+    assert!(!s.0.join("nothing").exists());
+}
+
+#[test]
+fn a_kept_copy_carries_the_time_its_original_was_written() {
+    let s = Scratch::new();
+    let vault = s.vault();
+    let a = s.file("a.jsonl", b"{\"a\":1}\n");
+    let then = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(then)
+        .unwrap();
+    vault.keep("claude", "a", &a).unwrap();
+    assert_eq!(vault.names("claude").unwrap(), [("a".to_owned(), then)]);
+    assert_eq!(vault.sessions().unwrap()[0].kept, then);
+}

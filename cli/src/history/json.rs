@@ -134,6 +134,8 @@ pub(crate) struct SessionDoc<'a> {
     first_prompt: Option<&'a str>,
     parent: Option<&'a str>,
     unreadable: Option<&'a str>,
+    /// The harness deleted the session's file; it is read from notesoup's vault.
+    vault_only: bool,
 }
 
 pub(crate) fn session(s: &SessionRow) -> SessionDoc<'_> {
@@ -150,5 +152,6 @@ pub(crate) fn session(s: &SessionRow) -> SessionDoc<'_> {
         first_prompt: s.first_prompt.as_deref(),
         parent: s.parent.as_deref(),
         unreadable: s.unreadable.as_deref(),
+        vault_only: s.vault_only,
     }
 }

@@ -59,6 +59,7 @@ fn summary(n: usize) -> SessionSummary {
         first_prompt: Some(format!("prompt {n}\nsecond line {}", "x".repeat(300))),
         parent: (n == 1).then(|| "codex:id-0000".into()),
         unreadable: (n == 2).then(|| "line 1 is not JSON".into()),
+        vault_only: n == 1,
     }
 }
 
@@ -77,6 +78,8 @@ fn listing_lines_name_harness_id_start_cwd_and_prompt() {
     );
     assert!(lines[1].ends_with("x…\""), "{}", lines[1]);
     assert!(lines[2].contains("fork of codex:id-0000"));
+    assert!(lines[2].contains("(vault only: the harness deleted its file)"));
+    assert!(!lines[1].contains("vault only"));
     assert!(lines[3].ends_with("unreadable: line 1 is not JSON"));
     assert!(!text.contains("shown;"));
 }
