@@ -252,12 +252,24 @@ pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
         boot_marker: marker::OPEN,
         quiet: world.quiet(&reply.flow),
     };
+    // The vault's share of the call, after the flow's lock is let go.
+    world.log.extend(vault_share(ctx, &call.hook, &call.place));
     Ok(HookReply {
         disabled: call.switched_on.then_some(false),
         effects,
         watch: Some(watch),
         log: Some(world.log),
     })
+}
+
+/// The vault's moment in a Claude hook (`vault::share`).
+fn vault_share(ctx: &Context, hook: &Hook, place: &Place) -> Option<String> {
+    let moment = match hook {
+        Hook::SessionStart { .. } => crate::vault::Moment::SessionStart,
+        Hook::PromptContext { .. } => crate::vault::Moment::Prompt,
+        _ => return None,
+    };
+    crate::vault::share(ctx, moment, Host::Claude, place.transcript_path.as_deref())
 }
 
 #[cfg(test)]

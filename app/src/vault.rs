@@ -2,7 +2,7 @@
 //! (`notesoup history vault`), a session forgotten (`notesoup history forget`). The store
 //! is `notesoup-vault-store`; this module picks the files and names them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use notesoup_history_store::Roots;
 use notesoup_vault_store::{Vault, VaultError, vault_name};
@@ -223,4 +223,138 @@ pub fn standing(
         standing.at_risk += usize::from(old && !kept);
     }
     Ok(standing)
+}
+
+/// The most bytes one hook call adds to the vault: the live transcript's growth at a
+/// prompt, or the sweep's share at a session's start (about 13 ms on these machines; BENCHMARKS.md, "The history vault: what a hook pays").
+pub const HOOK_BUDGET: u64 = 4 * 1024 * 1024;
+
+/// The fewest new bytes a prompt keeps of the live session (its first keep excepted): a
+/// copy kept in pieces of a few KiB takes 0.19 of the raw bytes, in pieces of 64 KiB the
+/// 0.12 of a whole file (BENCHMARKS.md). The sweep keeps the rest of an ended session.
+pub const LIVE_MIN: u64 = 64 * 1024;
+
+/// How often a session's start sweeps the harnesses' older files into the vault.
+pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The file whose time says when the last sweep ran.
+const SWEPT: &str = "swept";
+
+/// A hook's share of vaulting the live session: `transcript` (a `harness` session file)
+/// kept up to [`HOOK_BUDGET`] more bytes, once [`LIVE_MIN`] are new. Nothing when vaulting is off; a line for the log
+/// when it fails (a hook never fails for the vault).
+pub fn keep_live(
+    ctx: &Context,
+    harness: notesoup_window::Host,
+    transcript: &Path,
+) -> Option<String> {
+    if is_off(ctx) {
+        return None;
+    }
+    let name = vault_name(transcript)?;
+    let kept = open(ctx).and_then(|vault| {
+        Ok(vault.keep_up_to(harness.name(), &name, transcript, LIVE_MIN..=HOOK_BUDGET)?)
+    });
+    match kept {
+        Ok(_) | Err(AppError::Vault(VaultError::Forgotten { .. })) => None,
+        Err(err) => Some(format!("vault: {name}: {err}")),
+    }
+}
+
+/// When in a session a hook call does the vault's share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// The session starts: older session files are swept in ([`sweep`]).
+    SessionStart,
+    /// A prompt is submitted: the live session file's growth is kept ([`keep_live`]).
+    Prompt,
+}
+
+/// A hook call's share of vaulting (each bounded by [`HOOK_BUDGET`]); a line for the log
+/// when it failed, never an error (a hook never fails for the vault).
+pub fn share(
+    ctx: &Context,
+    moment: Moment,
+    harness: notesoup_window::Host,
+    session_file: Option<&str>,
+) -> Option<String> {
+    match moment {
+        Moment::SessionStart => sweep(ctx, std::time::SystemTime::now())
+            .err()
+            .map(|err| format!("vault sweep: {err}")),
+        Moment::Prompt => keep_live(ctx, harness, Path::new(session_file?)),
+    }
+}
+
+/// What one [`sweep`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Swept {
+    /// Session files brought (further) into the vault.
+    pub kept: usize,
+    /// Raw bytes added.
+    pub added: u64,
+    /// Session files still not held whole (the next sweeps go on).
+    pub behind: usize,
+}
+
+/// At a session's start, at most once per [`SWEEP_EVERY`]: the harnesses' session files the
+/// vault does not hold whole are kept, the longest untouched first (they are the ones a
+/// harness's cleanup deletes next), within [`HOOK_BUDGET`] in all. `None` when it was not
+/// its time (or vaulting is off).
+pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>, AppError> {
+    if is_off(ctx) {
+        return Ok(None);
+    }
+    let root = root(ctx)?;
+    let vault = Vault::open(&root)?;
+    let stamp = root.join(SWEPT);
+    let recent = std::fs::symlink_metadata(&stamp)
+        .and_then(|m| m.modified())
+        .is_ok_and(|at| now.duration_since(at).is_ok_and(|age| age < SWEEP_EVERY));
+    if recent {
+        return Ok(None);
+    }
+    // Stamped first: two starts at once do not both sweep, and a failing sweep is not
+    // retried at every start.
+    let _ = std::fs::write(&stamp, b"");
+    let held: std::collections::HashMap<(String, String), u64> = vault
+        .sessions()?
+        .into_iter()
+        .map(|v| ((v.harness, v.id), v.raw))
+        .collect();
+    let scanned = crate::history::harness_corpus(Roots::default(), ctx).scan(None);
+    let mut todo: Vec<_> = scanned
+        .files()
+        .iter()
+        .filter_map(|f| {
+            let name = vault_name(&f.path)?;
+            let len = std::fs::metadata(&f.path).ok()?.len();
+            let raw = held
+                .get(&(f.harness.name().to_owned(), name.clone()))
+                .copied()
+                .unwrap_or(0);
+            (raw < len).then_some((f.modified(), f, name))
+        })
+        .collect();
+    todo.sort_by_key(|(modified, ..)| *modified);
+    let mut swept = Swept::default();
+    let mut budget = HOOK_BUDGET;
+    for (_, found, name) in &todo {
+        if budget == 0 {
+            swept.behind += 1;
+            continue;
+        }
+        match vault.keep_up_to(found.harness.name(), name, &found.path, 0..=budget) {
+            Ok(kept) => {
+                budget = budget.saturating_sub(kept.added.max(1));
+                swept.kept += usize::from(kept.added > 0);
+                swept.added += kept.added;
+                swept.behind += usize::from(kept.behind > 0);
+            }
+            Err(VaultError::Forgotten { .. }) => {}
+            // One file that cannot be kept does not stop the others.
+            Err(_) => swept.behind += 1,
+        }
+    }
+    Ok(Some(swept))
 }

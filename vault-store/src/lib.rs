@@ -3,9 +3,10 @@
 //! `cleanupPeriodDays`, 30 by default).
 //!
 //! A session's copy grows as its file does: each [`Vault::keep`] compresses only the bytes
-//! added since the last one into a new piece (one zstd frame) and records it; a file
-//! rewritten or cut shorter (its kept prefix no longer matches) is kept as a new version,
-//! never merged into the old one. [`Vault::read`] gives the newest version's bytes back,
+//! added since the last one into new pieces (zstd frames of at most [`PIECE_MAX`] raw
+//! bytes) and records them; [`Vault::keep_up_to`] adds at most a budget per call (a hook's
+//! share). A file rewritten or cut shorter (it no longer continues the kept bytes) is kept
+//! as a new version, never merged into the old one. [`Vault::read`] gives the newest version's bytes back,
 //! exactly. [`Vault::forget`] removes a session for good and leaves a tombstone so a stale
 //! original is not vaulted again.
 //!
@@ -33,8 +34,8 @@
 //! <vault>/                        0700
 //! └── <harness>/                  claude, pi, codex
 //!     ├── <id>/                   one session; flocked while it changes
-//!     │   ├── v<N>.record         "notesoup-vault 1", then "<raw bytes> <xxh64>", then
-//!     │   │                       one "<raw bytes> <stored bytes>" line per piece
+//!     │   ├── v<N>.record         "notesoup-vault 2", then "<raw bytes> <dev>:<inode>" of
+//!     │   │                       the original, then one "<raw> <stored> <xxh64>" per piece
 //!     │   └── v<N>.<k>.zst        piece k of version N: one zstd frame
 //!     └── <id>.forgotten          tombstone: never vaulted again
 //! ```
@@ -42,13 +43,15 @@
 //! # Invariants
 //!
 //! - A version's bytes are read back exactly or refused ([`VaultError::Damaged`]): every
-//!   piece's length and the whole version's hash are checked, decompression is bounded by
-//!   the piece's recorded size, and nothing past [`MAX_RAW`] is ever produced.
+//!   piece's length and hash are checked, decompression is bounded by the piece's recorded
+//!   size, and nothing past [`MAX_RAW`] is ever produced.
 //! - Nothing is lost or duplicated: a piece is written whole before the record that names
 //!   it replaces the old one (atomically), under the session folder's lock; a piece no
 //!   record names (a killed writer's) is overwritten by the next keep.
-//! - An original that no longer starts with the kept bytes starts a new version; the old
-//!   one stays until forgotten.
+//! - An original that no longer continues the kept bytes starts a new version; the old one
+//!   stays until forgotten. A keep reads at most one piece of what it kept before: the
+//!   last piece is checked when the original is the file it was kept from (same device and
+//!   inode: transcripts are appended to), every piece when the file was replaced.
 //! - Below the configured vault folder nothing is opened through a link, only regular
 //!   files are read, nothing blocks (`notesoup-safe-fs`).
 
@@ -71,6 +74,9 @@ use record::{Piece, Record};
 pub const MAX_RAW: u64 = 128 * 1024 * 1024;
 /// The zstd level of every piece.
 pub const LEVEL: i32 = 3;
+/// The most raw bytes in one piece: a keep of more is cut into pieces of this size, so
+/// checking that an original still continues what was kept reads at most one piece of it.
+pub const PIECE_MAX: u64 = 4 * 1024 * 1024;
 
 /// The vault folder.
 #[derive(Debug, Clone)]
@@ -89,6 +95,8 @@ pub struct Kept {
     pub added: u64,
     /// True when this call started the version (a new session, or a rewritten original).
     pub new_version: bool,
+    /// Bytes of the original not kept yet ([`Vault::keep_up_to`] stopped at its budget).
+    pub behind: u64,
 }
 
 /// One vaulted session, as [`Vault::sessions`] lists it.
@@ -121,9 +129,25 @@ impl Vault {
     }
 
     /// Brings the copy of `harness:id` up to date with `original`: the bytes added since
-    /// the last keep become a new piece; an original that no longer starts with the kept
+    /// the last keep become new pieces; an original that no longer continues the kept
     /// bytes becomes a new version. Refused for a forgotten session.
     pub fn keep(&self, harness: &str, id: &str, original: &Path) -> Result<Kept, VaultError> {
+        self.keep_up_to(harness, id, original, 0..=MAX_RAW)
+    }
+
+    /// [`Vault::keep`] within `budget`: nothing is added while fewer than its start bytes
+    /// are new (a copy kept in pieces too small compresses worse), and at most its end
+    /// bytes, cut after the last whole line within it when the original holds more
+    /// ([`Kept::behind`] says how much is left): what a hook calls, so no call pays for a
+    /// large backlog at once. A new version is always started.
+    pub fn keep_up_to(
+        &self,
+        harness: &str,
+        id: &str,
+        original: &Path,
+        budget: std::ops::RangeInclusive<u64>,
+    ) -> Result<Kept, VaultError> {
+        use std::os::unix::fs::MetadataExt as _;
         check_name(harness)?;
         check_name(id)?;
         let root = Dir::open(&self.root)?;
@@ -143,6 +167,7 @@ impl Vault {
         let meta = file.metadata().map_err(|source| io(original, source))?;
         let len = meta.len();
         let written = meta.modified().ok();
+        let identity = Some((meta.dev(), meta.ino()));
         // Checked again under the lock: a forget that ran meanwhile wins.
         if folder.metadata(format!("{id}.forgotten"))?.is_some() {
             return Err(VaultError::Forgotten {
@@ -159,84 +184,85 @@ impl Vault {
         }
         let newest = newest_version(&session)?;
         let current = newest.and_then(|n| Record::load(&session, n).ok().map(|r| (n, r)));
-        if let Some((n, record)) = current
-            && len >= record.raw
-        {
+        let (version, record, new_version) = match current {
+            Some((n, record))
+                if len >= record.raw && continues(&mut file, &record, identity, original)? =>
             {
-                let mut hasher = XxHash64::with_seed(0);
-                let mut prefix = (&mut file).take(record.raw);
-                let read = hash_into(&mut prefix, &mut hasher, original)?;
-                if read == record.raw && hasher.finish() == record.hash {
-                    let mut added = Vec::new();
-                    (&mut file)
-                        .take(len - record.raw)
-                        .read_to_end(&mut added)
-                        .map_err(|source| io(original, source))?;
-                    if added.is_empty() {
-                        return Ok(Kept {
-                            version: n,
-                            raw: record.raw,
-                            added: 0,
-                            new_version: false,
-                        });
-                    }
-                    hasher.write(&added);
-                    let record = Self::add_piece(&session, n, record, &added, hasher.finish())?;
-                    stamp(&session, n, written);
-                    return Ok(Kept {
-                        version: n,
-                        raw: record.raw,
-                        added: added.len() as u64,
-                        new_version: false,
-                    });
-                }
+                (n, record, false)
             }
+            // A new session, a rewritten or shorter original, or a damaged record: a new
+            // version from the original's first byte.
+            _ => (newest.map_or(1, |n| n + 1), Record::default(), true),
+        };
+        let from = record.raw;
+        if !new_version && len - from < *budget.start() {
+            return Ok(Kept {
+                version,
+                raw: from,
+                added: 0,
+                new_version,
+                behind: len - from,
+            });
         }
-        // A new session, a rewritten or shorter original, or a damaged record: a new
-        // version from the whole original.
-        let version = newest.map_or(1, |n| n + 1);
-        file.seek(SeekFrom::Start(0))
+        let to = len.min(from.saturating_add(*budget.end()));
+        file.seek(SeekFrom::Start(from))
             .map_err(|source| io(original, source))?;
-        let bytes = notesoup_safe_fs::read_capped(&mut file, len, MAX_RAW, original)?;
-        let mut hasher = XxHash64::with_seed(0);
-        hasher.write(&bytes);
-        let record = Self::add_piece(
-            &session,
-            version,
-            Record::default(),
-            &bytes,
-            hasher.finish(),
-        )?;
+        let mut added = Vec::new();
+        (&mut file)
+            .take(to - from)
+            .read_to_end(&mut added)
+            .map_err(|source| io(original, source))?;
+        if to < len
+            && let Some(end) = added.iter().rposition(|&b| b == b'\n')
+        {
+            added.truncate(end + 1);
+        }
+        if added.is_empty() && !new_version {
+            return Ok(Kept {
+                version,
+                raw: record.raw,
+                added: 0,
+                new_version,
+                behind: len - record.raw,
+            });
+        }
+        let record = Self::add_pieces(&session, version, record, &added, identity)?;
         stamp(&session, version, written);
         Ok(Kept {
             version,
             raw: record.raw,
-            added: bytes.len() as u64,
-            new_version: true,
+            added: added.len() as u64,
+            new_version,
+            behind: len.saturating_sub(record.raw),
         })
     }
 
-    /// Writes `bytes` as the next piece of `version` and then the record naming it.
-    fn add_piece(
+    /// Writes `bytes` as the next pieces of `version` (at most [`PIECE_MAX`] each) and then
+    /// the record naming them.
+    fn add_pieces(
         session: &Dir,
         version: u32,
         mut record: Record,
         bytes: &[u8],
-        hash: u64,
+        file: Option<(u64, u64)>,
     ) -> Result<Record, VaultError> {
-        let name = format!("v{version}.{}.zst", record.pieces.len());
-        let packed = zstd::bulk::compress(bytes, LEVEL).map_err(|source| VaultError::Zstd {
-            path: session.child_path(&name),
-            source,
-        })?;
-        // A piece of this name that no record names is a killed writer's: replaced.
-        session.replace(&name, &packed)?;
-        record.pieces.push(Piece {
-            raw: bytes.len() as u64,
-            stored: packed.len() as u64,
-        });
-        record.raw += bytes.len() as u64;
-        record.hash = hash;
+        let piece_max = usize::try_from(PIECE_MAX).unwrap_or(usize::MAX);
+        for chunk in bytes.chunks(piece_max) {
+            let name = format!("v{version}.{}.zst", record.pieces.len());
+            let packed = zstd::bulk::compress(chunk, LEVEL).map_err(|source| VaultError::Zstd {
+                path: session.child_path(&name),
+                source,
+            })?;
+            // A piece of this name that no record names is a killed writer's: replaced.
+            session.replace(&name, &packed)?;
+            record.pieces.push(Piece {
+                raw: chunk.len() as u64,
+                stored: packed.len() as u64,
+                hash: xxh64(chunk),
+            });
+            record.raw += chunk.len() as u64;
+        }
+        record.file = file;
         session.replace(format!("v{version}.record"), record.to_text().as_bytes())?;
         Ok(record)
     }
@@ -281,12 +307,10 @@ impl Vault {
             if raw.len() as u64 != piece.raw {
                 return Err(damaged(format!("{name} does not hold {} bytes", piece.raw)));
             }
+            if xxh64(&raw) != piece.hash {
+                return Err(damaged(format!("{name} does not match its hash")));
+            }
             out.extend_from_slice(&raw);
-        }
-        let mut hasher = XxHash64::with_seed(0);
-        hasher.write(&out);
-        if hasher.finish() != record.hash {
-            return Err(damaged("the bytes do not match their hash".into()));
         }
         Ok(Some(out))
     }
@@ -446,22 +470,41 @@ fn newest_version(session: &Dir) -> Result<Option<u32>, VaultError> {
         .max())
 }
 
-/// Feeds everything `reader` gives into `hasher`; how many bytes that was.
-fn hash_into(
-    reader: &mut impl std::io::Read,
-    hasher: &mut XxHash64,
+/// Whether `file` still starts with the bytes `record` kept: the last piece's bytes are
+/// checked when the original is the file they were kept from (same device and inode), every
+/// piece's when it is another (a file replaced by a rename) or that is not known.
+fn continues(
+    file: &mut std::fs::File,
+    record: &Record,
+    identity: Option<(u64, u64)>,
     path: &Path,
-) -> Result<u64, VaultError> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = reader.read(&mut buf).map_err(|source| io(path, source))?;
-        if n == 0 {
-            return Ok(total);
+) -> Result<bool, VaultError> {
+    let same_file = identity.is_some() && record.file == identity;
+    let last = record.pieces.len().saturating_sub(1);
+    let mut at = 0u64;
+    for (k, piece) in record.pieces.iter().enumerate() {
+        if !same_file || k == last {
+            file.seek(SeekFrom::Start(at))
+                .map_err(|source| io(path, source))?;
+            let mut bytes = Vec::new();
+            (&mut *file)
+                .take(piece.raw)
+                .read_to_end(&mut bytes)
+                .map_err(|source| io(path, source))?;
+            if bytes.len() as u64 != piece.raw || xxh64(&bytes) != piece.hash {
+                return Ok(false);
+            }
         }
-        hasher.write(&buf[..n]);
-        total += n as u64;
+        at += piece.raw;
     }
+    Ok(true)
+}
+
+/// The xxh64 (seed 0) of `bytes`.
+fn xxh64(bytes: &[u8]) -> u64 {
+    let mut hasher = XxHash64::with_seed(0);
+    hasher.write(bytes);
+    hasher.finish()
 }
 
 fn io(path: &Path, source: std::io::Error) -> VaultError {

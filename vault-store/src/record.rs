@@ -1,31 +1,38 @@
-//! A version's record: how many raw bytes it holds, their hash, and its pieces.
+//! A version's record: how many raw bytes it holds, which file they were kept from, and its
+//! pieces, each with its own hash.
 
 use std::fmt::Write as _;
 
 use notesoup_safe_fs::Dir;
 
-const HEADER: &str = "notesoup-vault 1";
+const HEADER: &str = "notesoup-vault 2";
 
-/// One piece of a version.
+/// One piece of a version: one zstd frame of `raw` bytes, `stored` on disk, its raw bytes
+/// hashing (xxh64) to `hash`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Piece {
     pub(crate) raw: u64,
     pub(crate) stored: u64,
+    pub(crate) hash: u64,
 }
 
 /// `v<N>.record`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Record {
     pub(crate) raw: u64,
-    pub(crate) hash: u64,
+    /// The original's device and inode at the last keep (`None`: not known).
+    pub(crate) file: Option<(u64, u64)>,
     pub(crate) pieces: Vec<Piece>,
 }
 
 impl Record {
     pub(crate) fn to_text(&self) -> String {
-        let mut text = format!("{HEADER}\n{} {:016x}\n", self.raw, self.hash);
+        let file = self
+            .file
+            .map_or_else(|| "-".to_owned(), |(dev, ino)| format!("{dev}:{ino}"));
+        let mut text = format!("{HEADER}\n{} {file}\n", self.raw);
         for p in &self.pieces {
-            let _ = writeln!(text, "{} {}", p.raw, p.stored);
+            let _ = writeln!(text, "{} {} {:016x}", p.raw, p.stored, p.hash);
         }
         text
     }
@@ -43,20 +50,36 @@ impl Record {
             return Err(format!("{name} is not a vault record"));
         }
         let bad = || format!("{name} is malformed");
-        let (raw, hash) = lines
+        let (raw, file) = lines
             .next()
             .and_then(|l| l.split_once(' '))
             .ok_or_else(bad)?;
+        let file = match file {
+            "-" => None,
+            pair => {
+                let (dev, ino) = pair.split_once(':').ok_or_else(bad)?;
+                Some((
+                    dev.parse().map_err(|_| bad())?,
+                    ino.parse().map_err(|_| bad())?,
+                ))
+            }
+        };
         let mut record = Record {
             raw: raw.parse().map_err(|_| bad())?,
-            hash: u64::from_str_radix(hash, 16).map_err(|_| bad())?,
+            file,
             pieces: Vec::new(),
         };
         for line in lines {
-            let (raw, stored) = line.split_once(' ').ok_or_else(bad)?;
+            let mut fields = line.split(' ');
+            let (Some(raw), Some(stored), Some(hash), None) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                return Err(bad());
+            };
             record.pieces.push(Piece {
                 raw: raw.parse().map_err(|_| bad())?,
                 stored: stored.parse().map_err(|_| bad())?,
+                hash: u64::from_str_radix(hash, 16).map_err(|_| bad())?,
             });
         }
         if record.pieces.iter().map(|p| p.raw).sum::<u64>() != record.raw {

@@ -59,7 +59,8 @@ fn a_growing_file_is_kept_piece_by_piece_and_read_back_exactly() {
             version: 1,
             raw: 4000,
             added: 4000,
-            new_version: true
+            new_version: true,
+            behind: 0,
         }
     );
     assert_eq!(
@@ -286,4 +287,77 @@ fn a_kept_copy_carries_the_time_its_original_was_written() {
     vault.keep("claude", "a", &a).unwrap();
     assert_eq!(vault.names("claude").unwrap(), [("a".to_owned(), then)]);
     assert_eq!(vault.sessions().unwrap()[0].kept, then);
+}
+
+/// A hook's keep adds at most its budget, cut after a whole line, and the next keeps catch
+/// up; a backlog larger than a piece is cut into pieces, and a check reads one of them.
+#[test]
+fn a_bounded_keep_catches_up_line_by_line_in_pieces() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let all = lines(400_000); // ~19 MB: more than four pieces
+    let path = s.file("t.jsonl", &all);
+    let first = v.keep_up_to("claude", "s", &path, 0..=1000).unwrap();
+    assert!(first.new_version && first.added <= 1000, "{first:?}");
+    assert_eq!(
+        all[usize::try_from(first.added).unwrap() - 1],
+        b'\n',
+        "a whole line"
+    );
+    assert_eq!(first.behind, all.len() as u64 - first.added);
+    let mut rounds = 0;
+    loop {
+        let kept = v.keep_up_to("claude", "s", &path, 0..=3 << 20).unwrap();
+        assert_eq!((kept.version, kept.new_version), (1, false));
+        rounds += 1;
+        if kept.behind == 0 {
+            break;
+        }
+    }
+    assert!(rounds >= 6, "{rounds} rounds of 3 MiB for 19 MB");
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), all);
+    // Fewer new bytes than the budget's start: nothing is added until there are more.
+    let mut grown = all.clone();
+    grown.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    fs::write(&path, &grown).unwrap();
+    let small = v.keep_up_to("claude", "s", &path, 64..=1000).unwrap();
+    assert_eq!((small.added, small.behind), (0, 20));
+    assert_eq!(
+        v.keep_up_to("claude", "s", &path, 0..=1000).unwrap().added,
+        20
+    );
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), grown);
+    // One keep of the whole backlog is cut into pieces of at most PIECE_MAX.
+    v.forget("claude", "s").unwrap();
+    v.keep("claude", "t", &path).unwrap();
+    let pieces = fs::read_dir(s.0.join("vault/claude/t"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "zst")
+        })
+        .count();
+    assert_eq!(pieces as u64, (grown.len() as u64).div_ceil(PIECE_MAX));
+    assert_eq!(v.read("claude", "t").unwrap().unwrap(), grown);
+}
+
+/// A file replaced by another (a rename over it) whose last kept piece still matches, but
+/// not its first: every piece is checked, and it becomes a new version.
+#[test]
+fn a_replaced_original_is_checked_whole() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let all = lines(200_000); // ~9.6 MB: three pieces
+    let path = s.file("t.jsonl", &all);
+    v.keep("pi", "s", &path).unwrap();
+    let mut changed = all.clone();
+    changed[10] = b'X';
+    let other = s.file("other.jsonl", &changed);
+    fs::rename(&other, &path).unwrap();
+    let kept = v.keep("pi", "s", &path).unwrap();
+    assert_eq!((kept.version, kept.new_version), (2, true));
+    assert_eq!(v.read("pi", "s").unwrap().unwrap(), changed);
 }

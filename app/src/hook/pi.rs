@@ -105,6 +105,15 @@ pub fn call(ctx: &Context, call: &PiHookCall) -> Result<HookReply, AppError> {
         .into_iter()
         .map(|effect| world.filled(effect))
         .collect();
+    // The vault's share, after the flow's lock is let go.
+    let moment = match &call.hook {
+        PiHook::SessionStart { .. } => Some(crate::vault::Moment::SessionStart),
+        PiHook::BeforeAgentStart { .. } => Some(crate::vault::Moment::Prompt),
+        _ => None,
+    };
+    world.log.extend(moment.and_then(|moment| {
+        crate::vault::share(ctx, moment, Host::Pi, call.place.transcript_path.as_deref())
+    }));
     Ok(HookReply {
         disabled: None,
         effects,

@@ -76,3 +76,5 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, AppError> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vault_tests;

@@ -1,0 +1,128 @@
+//! The hooks fill the vault without anyone asking: a session's start sweeps the harnesses'
+//! files in (once an hour), a prompt keeps the live transcript's growth; each bounded, and
+//! nothing with `NOTESOUP_VAULT=off`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use notesoup_app::Context;
+
+use crate::run;
+
+const SID: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+
+struct World(PathBuf);
+
+impl World {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("notesoup-hook-vault-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let project = dir.join("claude/projects/-tmp-p");
+        std::fs::create_dir_all(&project).expect("temp dir");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../app/tests/data/history/{SID}.jsonl"));
+        std::fs::copy(fixture, self_transcript(&dir)).expect("fixture");
+        World(dir)
+    }
+
+    fn transcript(&self) -> PathBuf {
+        self_transcript(&self.0)
+    }
+
+    fn hook(&self, vars: &[(&str, &str)], event: &str, facts: &Value) -> Value {
+        let session = json!({"harness": "claude", "id": SID, "process": "p1"});
+        let request = json!({"event": event, "session": session, "facts": facts});
+        let dir = |rel: &str| self.0.join(rel).to_string_lossy().into_owned();
+        let mut all = vec![
+            ("NOTESOUP_HOME".to_owned(), dir("home")),
+            ("CLAUDE_CONFIG_DIR".to_owned(), dir("claude")),
+            ("HOME".to_owned(), dir("nobody")),
+        ];
+        all.extend(vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        let out = run(
+            Some("hook"),
+            request.to_string().as_bytes(),
+            &Context::from_vars(all),
+        );
+        assert_eq!(out.exit, 0, "{}", out.reply);
+        out.reply
+    }
+
+    /// The vault's copy of the transcript, if any.
+    fn kept(&self) -> Option<Vec<u8>> {
+        notesoup_vault_store::Vault::open(&self.0.join("home/vault"))
+            .expect("vault")
+            .read("claude", SID)
+            .expect("readable")
+    }
+}
+
+fn self_transcript(dir: &Path) -> PathBuf {
+    dir.join(format!("claude/projects/-tmp-p/{SID}.jsonl"))
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_sessions_start_sweeps_and_a_prompt_keeps_the_live_growth() {
+    let world = World::new("fill");
+    let start = json!({"env": {}});
+    world.hook(&[], "session.start", &start);
+    let original = std::fs::read(world.transcript()).expect("transcript");
+    assert_eq!(
+        world.kept().as_deref(),
+        Some(&original[..]),
+        "swept in at the start"
+    );
+
+    // The session goes on: a prompt keeps what was added once there is enough of it
+    // (LIVE_MIN: a copy in tiny pieces compresses worse).
+    let path = world.transcript().to_string_lossy().into_owned();
+    let prompt = json!({"cwd": world.0.to_string_lossy(), "transcript_path": path, "kept": []});
+    let mut grown = original.clone();
+    grown.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    std::fs::write(world.transcript(), &grown).expect("grows");
+    world.hook(&[], "prompt.context", &prompt);
+    assert_eq!(
+        world.kept().as_deref(),
+        Some(&original[..]),
+        "20 bytes wait"
+    );
+    while grown.len() - original.len() < 70_000 {
+        grown.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    }
+    std::fs::write(world.transcript(), &grown).expect("grows");
+    world.hook(&[], "prompt.context", &prompt);
+    assert_eq!(
+        world.kept().as_deref(),
+        Some(&grown[..]),
+        "kept at the prompt"
+    );
+
+    // A second start within the hour does not sweep again: a new session waits for its
+    // prompt (or the next hour's sweep).
+    let other = world
+        .0
+        .join("claude/projects/-tmp-p/0b1e0000-0000-4000-8000-000000000001.jsonl");
+    std::fs::write(&other, &original).expect("another session");
+    world.hook(&[], "session.start", &start);
+    let vault = notesoup_vault_store::Vault::open(&world.0.join("home/vault")).expect("vault");
+    assert_eq!(vault.names("claude").expect("names").len(), 1);
+}
+
+#[test]
+fn nothing_is_vaulted_when_the_vault_is_off() {
+    let world = World::new("off");
+    let off = [("NOTESOUP_VAULT", "off")];
+    world.hook(&off, "session.start", &json!({"env": {}}));
+    let path = world.transcript().to_string_lossy().into_owned();
+    let prompt = json!({"cwd": world.0.to_string_lossy(), "transcript_path": path, "kept": []});
+    world.hook(&off, "prompt.context", &prompt);
+    assert!(!world.0.join("home/vault").exists());
+}
