@@ -1,6 +1,7 @@
 //! The scenarios against the real Claude Code 2.1.319, one test each, one module per
 //! concern: numbered `s01`..`s13` in `load` (1, 13), `notes` (2), `reset` (3, 4, 5, 10),
-//! `budget` (6, 7), `veto` (8), `natural_input` (9), `history` (11), `subagent` (12); the
+//! `budget` (6, 7), `veto` (8), `natural_input` (9), `history` (11), `subagent` (12); history after Claude Code's own cleanup (`v01`) in
+//! `vault`; the
 //! window's state across processes, forks and reactive compaction (`w01`..) in `windows`,
 //! and the helper spawns per hook event in `spawns`. This file holds what they share: the
 //! one-at-a-time runner and the counting helpers.
@@ -40,6 +41,8 @@ mod reset;
 mod spawns;
 #[path = "scenarios/subagent.rs"]
 mod subagent;
+#[path = "scenarios/vault.rs"]
+mod vault;
 #[path = "scenarios/veto.rs"]
 mod veto;
 #[path = "scenarios/windows.rs"]
