@@ -38,6 +38,8 @@ pub struct KeepReport {
     pub new_versions: usize,
     /// Raw bytes added to the vault by this run.
     pub added: u64,
+    /// Of those, the ones whose copy was damaged and was kept again from the original.
+    pub renewed: usize,
     /// Files not kept, with why (a forgotten session is not one of them).
     pub failed: Vec<(PathBuf, String)>,
     /// The vault's sessions, raw and stored bytes, after the run.
@@ -48,8 +50,9 @@ pub struct KeepReport {
     pub stored: u64,
 }
 
-/// Every session file of every harness brought into the vault; `progress` is told
-/// (done, total) as it goes.
+/// Every session file of every harness brought into the vault, each copy read back whole
+/// (a damaged one is kept again from the original); `progress` is told (done, total) as it
+/// goes.
 pub fn keep_all(
     ctx: &Context,
     progress: &mut dyn FnMut(usize, usize),
@@ -66,11 +69,12 @@ pub fn keep_all(
         let Some(name) = vault_name(&found.path) else {
             continue;
         };
-        match vault.keep(found.harness.name(), &name, &found.path) {
-            Ok(kept) => {
+        match keep_checked(&vault, found.harness.name(), &name, &found.path) {
+            Ok((kept, renewed)) => {
                 report.added += kept.added;
                 report.grown += usize::from(kept.added > 0);
                 report.new_versions += usize::from(kept.new_version);
+                report.renewed += usize::from(renewed);
             }
             Err(VaultError::Forgotten { .. }) => {}
             Err(err) => report.failed.push((found.path.clone(), err.to_string())),
@@ -82,6 +86,21 @@ pub fn keep_all(
     report.raw = listed.iter().map(|v| v.raw).sum();
     report.stored = listed.iter().map(|v| v.stored).sum();
     Ok(report)
+}
+
+/// Keeps `original`, then reads the copy back whole: a copy the vault refuses as damaged
+/// is kept again from the original, which is still there (true when it was).
+fn keep_checked(
+    vault: &Vault,
+    harness: &str,
+    name: &str,
+    original: &Path,
+) -> Result<(notesoup_vault_store::Kept, bool), VaultError> {
+    let kept = vault.keep(harness, name, original)?;
+    match vault.read(harness, name) {
+        Err(VaultError::Damaged { .. }) => Ok((vault.renew(harness, name, original)?, true)),
+        _ => Ok((kept, false)),
+    }
 }
 
 /// What [`forget`] removed.

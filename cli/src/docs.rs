@@ -251,6 +251,8 @@ pub(crate) struct VaultDoc<'a> {
     pub(crate) files: usize,
     pub(crate) grown: usize,
     pub(crate) new_versions: usize,
+    /// Copies found damaged and kept again from their originals.
+    pub(crate) renewed: usize,
     pub(crate) added_bytes: u64,
     pub(crate) sessions: usize,
     pub(crate) raw_bytes: u64,

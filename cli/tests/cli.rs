@@ -2426,3 +2426,36 @@ fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
     let (off, _) = listing(&world);
     assert_eq!(off["sessions"].as_array().map(Vec::len), Some(0), "{off}");
 }
+
+/// A damaged vault copy is refused, never misread: with the original there, `history
+/// vault` finds it and keeps the session again; with the original gone, reading the session
+/// says the copy is damaged.
+#[test]
+fn a_damaged_vault_copy_is_refused_and_kept_again() {
+    let world = World::new("vault-damaged");
+    let sid = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let damage = |piece: &str| {
+        let path = world.path(&format!("notesoup/vault/claude/{sid}/{piece}"));
+        let mut bytes = fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0xff;
+        fs::write(&path, bytes).unwrap();
+    };
+    damage("v1.0.zst");
+    let again = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(again["renewed"].as_u64(), Some(1), "{again}");
+    let text = world.run(&["history", "vault"]);
+    assert!(!text.stdout.contains("damaged"), "{}", text.stdout);
+
+    damage("v2.0.zst");
+    let original = world.path(&format!("claude/projects/-tmp-project/{sid}.jsonl"));
+    let aside = world.path("aside.jsonl");
+    fs::rename(&original, &aside).unwrap();
+    let refused = world.run(&["history", "show", &format!("claude:{sid}")]);
+    assert_eq!(refused.exit, 1, "{}", refused.shown());
+    assert!(refused.stderr.contains("damaged"), "{}", refused.shown());
+    fs::rename(&aside, &original).unwrap();
+    let read = world.run(&["history", "show", &format!("claude:{sid}")]);
+    assert_eq!(read.exit, 0, "read from the original: {}", read.shown());
+}

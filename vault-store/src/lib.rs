@@ -47,7 +47,8 @@
 //!   size, and nothing past [`MAX_RAW`] is ever produced.
 //! - Nothing is lost or duplicated: a piece is written whole before the record that names
 //!   it replaces the old one (atomically), under the session folder's lock; a piece no
-//!   record names (a killed writer's) is overwritten by the next keep.
+//!   record names (a killed writer's) is overwritten by the next keep, which also removes its
+//!   temp files.
 //! - An original that no longer continues the kept bytes starts a new version; the old one
 //!   stays until forgotten. A keep reads at most one piece of what it kept before: the
 //!   last piece is checked when the original is the file it was kept from (same device and
@@ -147,6 +148,24 @@ impl Vault {
         original: &Path,
         budget: std::ops::RangeInclusive<u64>,
     ) -> Result<Kept, VaultError> {
+        self.keep_inner(harness, id, original, budget, false)
+    }
+
+    /// Keeps `original` whole as a new version of `harness:id`, whatever the vault held:
+    /// what replaces a copy [`Vault::read`] refused as damaged while the original is
+    /// still there (the damaged version stays until forgotten; it is never read again).
+    pub fn renew(&self, harness: &str, id: &str, original: &Path) -> Result<Kept, VaultError> {
+        self.keep_inner(harness, id, original, 0..=MAX_RAW, true)
+    }
+
+    fn keep_inner(
+        &self,
+        harness: &str,
+        id: &str,
+        original: &Path,
+        budget: std::ops::RangeInclusive<u64>,
+        renew: bool,
+    ) -> Result<Kept, VaultError> {
         use std::os::unix::fs::MetadataExt as _;
         check_name(harness)?;
         check_name(id)?;
@@ -182,11 +201,19 @@ impl Vault {
                 limit: MAX_RAW,
             });
         }
+        // A killed keeper's temp files: no writer of this session runs while the lock is held.
+        for entry in session.entries()? {
+            if entry.kind == Kind::File && notesoup_safe_fs::temp_target(&entry.name).is_some() {
+                session.remove_file(&entry.name)?;
+            }
+        }
         let newest = newest_version(&session)?;
         let current = newest.and_then(|n| Record::load(&session, n).ok().map(|r| (n, r)));
         let (version, record, new_version) = match current {
             Some((n, record))
-                if len >= record.raw && continues(&mut file, &record, identity, original)? =>
+                if !renew
+                    && len >= record.raw
+                    && continues(&mut file, &record, identity, original)? =>
             {
                 (n, record, false)
             }

@@ -361,3 +361,28 @@ fn a_replaced_original_is_checked_whole() {
     assert_eq!((kept.version, kept.new_version), (2, true));
     assert_eq!(v.read("pi", "s").unwrap().unwrap(), changed);
 }
+
+/// A copy whose piece was damaged while the original is still there is kept again whole,
+/// as a new version, and reads back exactly.
+#[test]
+fn a_damaged_copy_is_renewed_from_its_original() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let text = lines(200);
+    let path = s.file("t.jsonl", &text);
+    v.keep("claude", "s", &path).unwrap();
+    let piece = s.0.join("vault/claude/s/v1.0.zst");
+    let mut bytes = fs::read(&piece).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    fs::write(&piece, &bytes).unwrap();
+    assert!(matches!(
+        v.read("claude", "s"),
+        Err(VaultError::Damaged { .. })
+    ));
+    // A plain keep does not see it: it checks the original against the record.
+    assert_eq!(v.keep("claude", "s", &path).unwrap().added, 0);
+    let renewed = v.renew("claude", "s", &path).unwrap();
+    assert_eq!((renewed.version, renewed.new_version), (2, true));
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), text);
+}

@@ -46,6 +46,7 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
             files: report.files,
             grown: report.grown,
             new_versions: report.new_versions,
+            renewed: report.renewed,
             added_bytes: report.added,
             sessions: report.sessions,
             raw_bytes: report.raw,
@@ -65,6 +66,15 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
             report.new_versions,
             bytes(report.added)
         ));
+        if report.renewed > 0 {
+            out.line(out.paint(
+                Paint::Warn,
+                &format!(
+                    "{} damaged copies were kept again from their originals.",
+                    report.renewed
+                ),
+            ));
+        }
         out.line(format!(
             "The vault holds {} session files: {} of transcripts in {} on disk.",
             report.sessions,
