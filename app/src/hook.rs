@@ -111,6 +111,20 @@ impl From<RawBudget> for BudgetFacts {
     }
 }
 
+impl BudgetFacts {
+    /// `DISABLE_COMPACT` as these facts forward it, by the rule [`switches`] reads it by:
+    /// the shell sends the variable with every budget, so every call that could warn or
+    /// clear says it.
+    pub fn compaction_disabled(&self) -> bool {
+        compaction_disabled(&self.reading.env)
+    }
+}
+
+/// `DISABLE_COMPACT` among the variables `vars`, as Claude reads it.
+fn compaction_disabled(vars: &BTreeMap<String, String>) -> bool {
+    Env::from_lookup(|name| vars.get(name).cloned()).compaction_disabled()
+}
+
 /// A field read forgivingly: anything that is not an object is as if absent.
 pub(crate) fn when_object<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     deserializer: D,
@@ -198,9 +212,8 @@ pub fn switches(vars: &BTreeMap<String, String>) -> Switches {
     if notesoup_disabled(vars.get(NOTESOUP_DISABLED).map(String::as_str)) {
         return Switches::Off;
     }
-    let env = Env::from_lookup(|name| vars.get(name).cloned());
     Switches::On {
-        disable_compact: env.compaction_disabled(),
+        disable_compact: compaction_disabled(vars),
     }
 }
 

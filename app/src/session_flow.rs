@@ -15,7 +15,7 @@ use std::path::Path;
 
 use notesoup_history_claude::{Head, Options, window_facts};
 use notesoup_history_store::read_transcript;
-use notesoup_reset_flow::{Event, Reply, Saved, rebuilt_saved, step_saved};
+use notesoup_reset_flow::{Event, Reply, Saved, rebuilt_saved};
 use notesoup_window::Host;
 use notesoup_window_store::{SessionKey, WindowStore};
 use serde::Deserialize;
@@ -38,10 +38,17 @@ pub struct SessionRef {
     pub transcript_path: Option<String>,
 }
 
-/// One step of the session's flow as kept on disk, under the record's lock.
-pub(crate) fn kept(ctx: &Context, session: &SessionRef, event: Event) -> Result<Reply, AppError> {
+/// Events of one call on the session's flow as kept on disk, in order, under the record's
+/// lock.
+pub(crate) fn kept(
+    ctx: &Context,
+    session: &SessionRef,
+    events: impl IntoIterator<Item = Event>,
+) -> Result<Reply, AppError> {
     with_saved(ctx, session, |saved| {
-        step_saved(saved, &session.process, event)
+        notesoup_reset_flow::with_saved(saved, &session.process, |flow| {
+            events.into_iter().flat_map(|e| flow.handle(e)).collect()
+        })
     })
 }
 
@@ -79,7 +86,7 @@ pub(crate) fn with_saved<R>(
     })
 }
 
-/// The flow the session's transcript says it is in, as [`step_saved`] takes it. `None`
+/// The flow the session's transcript says it is in, as `step_saved` takes it. `None`
 /// (a fresh flow, as before) when no transcript is named, when it is not written yet (a
 /// session's first record is written with its first prompt) or cannot be read, or when it
 /// is not this session's.

@@ -61,7 +61,8 @@ impl KeptBoot {
 #[non_exhaustive]
 pub enum Hook {
     /// `session.start`: `disable_compact` is `DISABLE_COMPACT` as Claude reads it (the
-    /// helper fills it from the variable the shell forwards); `interactive` is
+    /// helper fills it from the variable the shell forwards; every later call with a budget
+    /// says it again through [`Resolve::compaction_disabled`](crate::Resolve::compaction_disabled)); `interactive` is
     /// `e.isInteractive` (commit evidence then comes from the conversation, not appends).
     ///
     /// `{"event":"session.start","facts":{"disable_compact":false,"interactive":false}}`

@@ -10,6 +10,10 @@ pub trait Resolve {
     /// The budget of this call with the runtime cap the flow holds; `None` when it cannot be
     /// resolved (no usage yet, no points).
     fn budget(&mut self, cap: Option<u64>) -> Option<Budget>;
+    /// `DISABLE_COMPACT` as this call's facts carry it (the shell forwards the variable with
+    /// every budget); `None` when the call carried none. The one source of the switch for
+    /// the calls that could warn or clear: the flow hears it before the hook's own events.
+    fn compaction_disabled(&self) -> Option<bool>;
     /// The boot opening window `ordinal` (after a reset: with the handoff of `pool` and the
     /// request's sticky note): its identity (the window id) and its whole text, or why not.
     fn boot(

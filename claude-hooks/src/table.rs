@@ -78,6 +78,12 @@ impl Call<'_> {
             None
         };
         let mut fx = Vec::new();
+        // The switch as this call's environment says it (a reload runs no session start,
+        // and a new session's record has not heard it yet): before anything could warn or
+        // ask for a clear.
+        if let Some(set) = resolve.compaction_disabled() {
+            fx.extend(self.traced(Event::DisableCompact { set }));
+        }
         let generation = self.flow.generation();
         let delivered = Event::Warning {
             generation,

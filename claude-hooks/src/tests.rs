@@ -9,3 +9,4 @@
 
 mod copy;
 pub(crate) mod explore;
+mod switch;

@@ -376,10 +376,10 @@ pub enum Event {
     /// process: a resumed session, a reload). Work the old process had in flight is
     /// gone: the running turn, the cutoff, a commit not yet confirmed (its request is
     /// cancelled), an offered warning (due again); the runtime cap is cleared (it lives
-    /// as long as the process that set it), and so is `DISABLE_COMPACT` (the new process
-    /// reads its own environment when the session starts). The window, its delivered
-    /// warning and a
-    /// pending request that had not started its reset are kept.
+    /// as long as the process that set it). The window, its delivered warning, a pending
+    /// request that had not started its reset and `DISABLE_COMPACT` are kept (a reload
+    /// runs no session start; the host sends `disable_compact` again with every call that
+    /// could warn or clear, so a changed environment is heard there).
     ///
     /// `{"type":"loaded"}`
     Loaded,
@@ -490,7 +490,10 @@ pub enum Event {
         /// The attachment's text.
         text: String,
     },
-    /// `DISABLE_COMPACT` as the host read it when the session started (presence: set).
+    /// `DISABLE_COMPACT` as the host read it, at the session's start and with every call
+    /// that could warn or clear (presence: set). The first `set: true` of a session gives a
+    /// `log` line ([`DISABLE_COMPACT_LOG`](crate::DISABLE_COMPACT_LOG)); a request not yet
+    /// committed is cancelled.
     ///
     /// `{"type":"disable_compact","set":true}`
     DisableCompact {

@@ -90,7 +90,7 @@ mod saved;
 
 pub use blob::FlowError;
 pub use budget::{Budget, CapAsk, Quiet};
-pub use flow::{Flow, HEADING, Installed, STATE_VERSION, Snapshot};
+pub use flow::{DISABLE_COMPACT_LOG, Flow, HEADING, Installed, STATE_VERSION, Snapshot};
 pub use saved::Saved;
 
 pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};

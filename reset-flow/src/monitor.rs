@@ -293,6 +293,15 @@ pub fn check(
         _ => {}
     }
 
+    // DISABLE_COMPACT is logged once per session: when the flow first hears it set.
+    let logged = has(&|e| matches!(e, Effect::Log { text } if text == crate::DISABLE_COMPACT_LOG));
+    let first = matches!(event, Event::DisableCompact { set: true }) && !pre.disable_compact;
+    if logged != first {
+        return Err(format!(
+            "DISABLE_COMPACT logged {logged} where its first hearing is {first}"
+        ));
+    }
+
     // The warning: offered only past its point, once per window (again only after a drop).
     if has(&|e| matches!(e, Effect::Warn { .. })) {
         if !matches!(event, Event::WarningPoint { .. }) {
@@ -558,12 +567,11 @@ pub fn check(
         }
         Event::Loaded => {
             // The process that held the turn, the offer and the cap is gone.
-            if post.main_turn.is_some()
-                || post.cutoff.is_some()
-                || post.commit.is_some()
-                || post.disable_compact
-            {
+            if post.main_turn.is_some() || post.cutoff.is_some() || post.commit.is_some() {
                 return Err("work of the old process survived a new process".into());
+            }
+            if post.disable_compact != pre.disable_compact {
+                return Err("a new process changed DISABLE_COMPACT without hearing it".into());
             }
             g.turn = None;
             g.natural_in_turn = false;

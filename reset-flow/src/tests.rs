@@ -1056,10 +1056,41 @@ fn a_cap_change_keeps_the_stop_of_a_pending_reset() {
 }
 
 #[test]
-fn disable_compact_is_the_process_environment_read_again_by_a_new_process() {
+fn disable_compact_outlives_a_new_process_and_is_logged_once_per_session() {
     let mut sim = Sim::new();
-    sim.send(json!({"type": "disable_compact", "set": true}));
+    let log = |fx: &[Effect]| {
+        fx.iter()
+            .filter(|e| matches!(e, Effect::Log { text } if text == crate::DISABLE_COMPACT_LOG))
+            .count()
+    };
+    assert_eq!(
+        log(&sim.send(json!({"type": "disable_compact", "set": true}))),
+        1
+    );
+    // Heard again with every call that could warn or clear: said once.
+    assert_eq!(
+        log(&sim.send(json!({"type": "disable_compact", "set": true}))),
+        0
+    );
+    // A reload of the hooks module (a new process token, no session start): still refused.
     sim.send(json!({"type": "loaded"}));
+    assert!(sim.flow.snapshot().disable_compact);
+    sim.send(turn_step("t1", 0));
+    assert!(matches!(
+        sim.send(eb(json!({}))).as_slice(),
+        [Effect::ToolResult { is_error: true, .. }]
+    ));
+    assert_eq!(kinds(&sim.send(command("empty", false))), ["report"]);
+    assert!(!sim.flow.snapshot().pending);
+    assert_eq!(
+        log(&sim.send(json!({"type": "disable_compact", "set": true}))),
+        0
+    );
+    // A process whose environment lacks it says so: resets are accepted again.
+    assert!(
+        sim.send(json!({"type": "disable_compact", "set": false}))
+            .is_empty()
+    );
     assert!(!sim.flow.snapshot().disable_compact);
 }
 

@@ -7,7 +7,8 @@
 //! schema does not declare is refused, so nothing the model writes can name a transcript
 //! or the session folders. Then the tool runs ([`crate::tools::call`], with its retry of a
 //! head Claude has not written yet), or, for `empty_brain`, the session's reset flow kept
-//! on disk takes one `empty_brain` step, as [`super::call`] steps it. The reply is the
+//! on disk takes one `empty_brain` step (after `disable_compact` as the call's budget
+//! forwards it, in Claude Code), as [`super::call`] steps it. The reply is the
 //! effects the shell obeys: a `tool_result` answering the call, and for `empty_brain` the
 //! flow's own effects around it.
 
@@ -73,11 +74,19 @@ pub fn tool(ctx: &Context, call: &ToolCall<'_>) -> Result<HookReply, AppError> {
         Ok(args) => args,
         Err(refusal) => return Ok(answered(refusal)),
     };
+    // `DISABLE_COMPACT` as this call forwards it with its budget (Claude's switch): the
+    // flow hears it first, so a reload or a new session's record refuses the clear too.
+    let switch = match (&call.budget, session.harness) {
+        (Some(Ok(budget)), Host::Claude) => Some(Event::DisableCompact {
+            set: budget.compaction_disabled(),
+        }),
+        _ => None,
+    };
     let event = Event::EmptyBrain {
         agent,
         args: Value::Object(args),
     };
-    let reply = kept(ctx, session, event)?;
+    let reply = kept(ctx, session, switch.into_iter().chain([event]))?;
     Ok(HookReply {
         effects: reply.effects.into_iter().map(ShellEffect::from).collect(),
         ..HookReply::default()

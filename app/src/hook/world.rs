@@ -90,6 +90,10 @@ impl Resolve for World<'_> {
         self.resolved.as_ref().map(|r| r.budget)
     }
 
+    fn compaction_disabled(&self) -> Option<bool> {
+        self.facts.map(BudgetFacts::compaction_disabled)
+    }
+
     fn boot(
         &mut self,
         ordinal: u32,

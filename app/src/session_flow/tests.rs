@@ -47,7 +47,7 @@ fn session(id: &str, transcript: Option<&Path>) -> Value {
 fn seen(home: &Path, session: &Value, ordinal: u32) -> (Value, Option<u32>) {
     let ctx = Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]);
     let session_ref: SessionRef = serde_json::from_value(session.clone()).unwrap();
-    let reply = kept(&ctx, &session_ref, Event::WindowSeen { ordinal }).unwrap();
+    let reply = kept(&ctx, &session_ref, [Event::WindowSeen { ordinal }]).unwrap();
     let ordinal = crate::tests::kept_flow(home, session["id"].as_str().unwrap()).ordinal;
     (json!({"effects": reply.effects}), ordinal)
 }

@@ -27,6 +27,9 @@ impl Resolve for World {
     fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
         None
     }
+    fn compaction_disabled(&self) -> Option<bool> {
+        None
+    }
     fn boot(
         &mut self,
         ordinal: u32,

@@ -45,6 +45,10 @@ impl Resolve for Stub {
         self.0
     }
 
+    fn compaction_disabled(&self) -> Option<bool> {
+        None
+    }
+
     fn boot(
         &mut self,
         ordinal: u32,

@@ -19,6 +19,10 @@ use serde::{Deserialize, Serialize};
 use crate::effect::{Effect, Pool};
 use crate::event::{Agent, Event, Measure};
 
+/// The debug line a session's flow gives once, when it first hears `DISABLE_COMPACT` set.
+pub const DISABLE_COMPACT_LOG: &str = "DISABLE_COMPACT is set: no budget warnings, and no \
+    clearing of the window (/empty, /fresh-window and the model's empty_brain are refused)";
+
 /// The version of the state blob this crate writes and reads.
 pub const STATE_VERSION: u32 = 3;
 
@@ -441,6 +445,13 @@ impl Flow {
     }
 
     fn disable_compact(&mut self, set: bool, fx: &mut Vec<Effect>) {
+        // Said once per session: the flag outlives processes and reloads (`loaded` keeps
+        // it), and the host sends it again with every call that could warn or clear.
+        if set && !self.disable_compact {
+            fx.push(Effect::Log {
+                text: DISABLE_COMPACT_LOG.to_owned(),
+            });
+        }
         self.disable_compact = set;
         if set {
             self.cancel_unless_committed(

@@ -162,8 +162,8 @@ impl Flow {
     }
 
     pub(super) fn loaded(&mut self, fx: &mut Vec<Effect>) {
-        // The environment is the process's: `DISABLE_COMPACT` is read again at its start.
-        self.disable_compact = false;
+        // `DISABLE_COMPACT` stays: the host sends it again from every call that could warn
+        // or clear (a reload of the hooks module runs no `session.start`).
         self.window.cap = None;
         if self.window.warning == Warning::Offered {
             self.window.warning = Warning::Due;

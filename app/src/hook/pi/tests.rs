@@ -181,10 +181,10 @@ fn an_explicit_reset_is_kept_by_pi_and_continues_once() {
     let reply = crate::session_flow::kept(
         &ctx,
         &session,
-        notesoup_reset_flow::Event::EmptyBrain {
+        [notesoup_reset_flow::Event::EmptyBrain {
             agent: notesoup_reset_flow::Agent::Main,
             args: json!({"last_word": "finish the parser"}),
-        },
+        }],
     )
     .unwrap();
     assert!(matches!(

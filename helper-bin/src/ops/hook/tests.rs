@@ -127,7 +127,7 @@ fn disable_compact_in_the_budget_env_means_no_warning() {
     let mut b = budget(160000);
     b["env"] = json!({"DISABLE_COMPACT": "true"});
     let out = home.hook("p1", "tool.call", &json!({"agent": "main", "budget": b}));
-    assert!(types(&out).is_empty(), "{}", out.reply);
+    assert_eq!(types(&out), ["log"], "{}", out.reply);
     // Claude's truthiness: "0" is not set.
     let mut b = budget(150000);
     b["env"] = json!({"DISABLE_COMPACT": "0"});
@@ -193,14 +193,6 @@ fn malformed_hooks_are_bad_requests() {
 #[test]
 fn session_start_reads_disable_compact_as_claude_does() {
     let home = Home::new("start");
-    let warned = |home: &Home, process: &str| {
-        let out = home.hook(
-            process,
-            "tool.call",
-            &json!({"agent": "main", "budget": budget(150000)}),
-        );
-        types(&out) == ["warn"]
-    };
     // `DISABLE_COMPACT=0` is not set for Claude: warnings stay on.
     let out = home.hook(
         "p1",
@@ -216,12 +208,114 @@ fn session_start_reads_disable_compact_as_claude_does() {
     );
     assert_eq!(out.exit, 0, "{}", out.reply);
     assert!(kept_flow(&home.0, "s1").disable_compact);
-    // The flow refuses the warning itself (the budget in this call has no DISABLE_COMPACT).
-    assert!(!warned(&home, "p2"));
+    // Every budget forwards the variable as the process has it: no warning, in the same
+    // process and after a reload (a new process token, no session start).
+    assert!(!warned_with(
+        &home,
+        "p2",
+        &json!({"DISABLE_COMPACT": "yes"})
+    ));
+    assert!(!warned_with(
+        &home,
+        "p3",
+        &json!({"DISABLE_COMPACT": "yes"})
+    ));
+    // A process whose budget forwards no DISABLE_COMPACT says it is off: warned again.
     assert!(
-        warned(&home, "p3"),
-        "a new process reads its own environment"
+        warned_with(&home, "p4", &json!({})),
+        "a new process's own environment"
     );
+}
+
+/// Whether a main tool result at 150 000 tokens in process `process`, its budget
+/// forwarding the variables `env`, carries the warning.
+fn warned_with(home: &Home, process: &str, env: &Value) -> bool {
+    let mut b = budget(150000);
+    b["env"] = env.clone();
+    let out = home.hook(process, "tool.call", &json!({"agent": "main", "budget": b}));
+    types(&out) == ["warn"]
+}
+
+/// How many times a reply logs that `DISABLE_COMPACT` is set.
+fn disable_compact_logged(out: &Response) -> usize {
+    out.reply["effects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|fx| fx["type"] == "log" && fx["text"] == notesoup_reset_flow::DISABLE_COMPACT_LOG)
+        .count()
+}
+
+/// `empty_brain` called by the main agent of session `id` in process `process`, its budget
+/// forwarding `DISABLE_COMPACT` as the shell reads it.
+fn empty_brain(home: &Home, id: &str, process: &str) -> Response {
+    let mut b = budget(1000);
+    b["env"] = json!({"DISABLE_COMPACT": "1"});
+    let request = json!({
+        "name": "mcp__notesoup__empty_brain", "args": {"last_word": "w"},
+        "bound": {"cwd": home.0.to_string_lossy()},
+        "session": {"harness": "claude", "id": id, "process": process},
+        "budget": b,
+    });
+    let ctx = Context::from_vars([("NOTESOUP_HOME", home.0.to_string_lossy().into_owned())]);
+    run(Some("tool"), request.to_string().as_bytes(), &ctx)
+}
+
+#[test]
+fn disable_compact_is_logged_once_and_outlives_a_reload_of_the_hooks_module() {
+    let home = Home::new("reload");
+    let on = json!({"DISABLE_COMPACT": "1"});
+    let mut logged = 0;
+    let start = home.hook("p1", "session.start", &json!({"env": on}));
+    logged += disable_compact_logged(&start);
+    // The hooks module reloads: a new process token, no session start; its first call
+    // forwards only NOTESOUP_DISABLED (unset).
+    let first = home.hook("p2", "prompt.context", &json!({"env": {}, "kept": []}));
+    assert_eq!(first.exit, 0, "{}", first.reply);
+    logged += disable_compact_logged(&first);
+    assert!(kept_flow(&home.0, "s1").disable_compact);
+    // The model's empty_brain and `/empty` are refused; nothing is pending.
+    let tool = empty_brain(&home, "s1", "p2");
+    assert_eq!(tool.exit, 0, "{}", tool.reply);
+    assert_eq!(types(&tool), ["tool_result"], "{}", tool.reply);
+    assert_eq!(tool.reply["effects"][0]["is_error"], true, "{}", tool.reply);
+    logged += disable_compact_logged(&tool);
+    let mut b = budget(1000);
+    b["env"] = on.clone();
+    let empty = home.hook(
+        "p2",
+        "command.run",
+        &json!({"command": "empty", "budget": b}),
+    );
+    assert_eq!(types(&empty), ["report"], "{}", empty.reply);
+    assert!(
+        effect_text(&empty, 0).contains("DISABLE_COMPACT"),
+        "{}",
+        empty.reply
+    );
+    logged += disable_compact_logged(&empty);
+    assert!(!kept_flow(&home.0, "s1").pending);
+    assert!(!warned_with(&home, "p2", &on));
+    assert_eq!(logged, 1, "DISABLE_COMPACT is logged once per session");
+}
+
+#[test]
+fn a_new_sessions_record_hears_disable_compact_from_the_call_itself() {
+    // `/clear` in a running process: a new session id, a new record, no session start.
+    let home = Home::new("cleared");
+    let tool = empty_brain(&home, "s2", "p1");
+    let fx = tool.reply["effects"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        fx.iter()
+            .any(|f| f["type"] == "tool_result" && f["is_error"] == true),
+        "{}",
+        tool.reply
+    );
+    assert_eq!(disable_compact_logged(&tool), 1, "{}", tool.reply);
+    assert!(!kept_flow(&home.0, "s2").pending);
 }
 
 impl Home {

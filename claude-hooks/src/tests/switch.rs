@@ -1,0 +1,121 @@
+//! `DISABLE_COMPACT` through hook calls: heard from every call that forwards it, kept by the
+//! record across processes, said once per session.
+
+use notesoup_reset_flow::{Budget, DISABLE_COMPACT_LOG, Effect, Pool, Saved};
+use serde_json::{Value, json};
+
+use crate::{CapAsk, Hook, Resolve, hook_saved};
+
+/// A call's world: past the hard point, and `DISABLE_COMPACT` as the call forwarded it.
+struct World(Option<bool>);
+
+impl Resolve for World {
+    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
+        Some(Budget {
+            tokens: 2000,
+            hard: 1000,
+            warning: None,
+            auto_clear: true,
+        })
+    }
+    fn compaction_disabled(&self) -> Option<bool> {
+        self.0
+    }
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        _reset: Option<(Pool, Option<&str>)>,
+    ) -> Result<(String, String), String> {
+        Ok((format!("claude:s1:{ordinal}"), "boot".into()))
+    }
+    fn session(&self) -> &'static str {
+        "s1"
+    }
+    fn transcript_window(&mut self) -> Option<u32> {
+        None
+    }
+    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
+        Err(format!("no `/notesoup {args}` in these tests"))
+    }
+    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
+        String::new()
+    }
+}
+
+fn hook(raw: Value) -> Hook {
+    serde_json::from_value(raw).unwrap()
+}
+
+/// One call in process `process` on what was saved; the saved flow and the effects.
+fn call(
+    saved: Option<&Saved>,
+    process: &str,
+    raw: Value,
+    switch: Option<bool>,
+) -> (Saved, Vec<Effect>) {
+    let (saved, reply) = hook_saved(saved, process, &hook(raw), &mut World(switch));
+    (saved, reply.effects)
+}
+
+fn logs(fx: &[Effect]) -> usize {
+    fx.iter()
+        .filter(|e| matches!(e, Effect::Log { text } if text == DISABLE_COMPACT_LOG))
+        .count()
+}
+
+fn empty() -> Value {
+    json!({"event": "command.run", "facts": {"command": "empty"}})
+}
+
+#[test]
+fn a_call_that_forwards_disable_compact_is_refused_in_a_flow_that_never_heard_it() {
+    // A new session's record (after `/clear`) or a record from before: no session start.
+    let (saved, fx) = call(None, "p1", empty(), Some(true));
+    assert_eq!(logs(&fx), 1, "{fx:?}");
+    assert!(
+        matches!(&fx[..], [Effect::Log { .. }, Effect::Report { text }] if text.contains("DISABLE_COMPACT")),
+        "{fx:?}"
+    );
+    // The budget's hard point at a step ends no turn.
+    let (saved, _) = call(
+        Some(&saved),
+        "p1",
+        json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 0}}),
+        Some(true),
+    );
+    let (_, fx) = call(
+        Some(&saved),
+        "p1",
+        json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 1}}),
+        Some(true),
+    );
+    assert!(fx.is_empty(), "{fx:?}");
+}
+
+#[test]
+fn a_reload_keeps_disable_compact_and_it_is_logged_once_per_session() {
+    let start = json!({"event": "session.start", "facts": {"disable_compact": true}});
+    let (saved, fx) = call(None, "p1", start.clone(), None);
+    assert_eq!(logs(&fx), 1, "{fx:?}");
+    // The hooks module reloaded (a new process token): a call that forwards no budget
+    // first, then `/empty` with its budget. No second line, still refused.
+    let (saved, fx) = call(
+        Some(&saved),
+        "p2",
+        json!({"event": "prompt.context", "facts": {"kept": []}}),
+        None,
+    );
+    assert_eq!(logs(&fx), 0, "{fx:?}");
+    assert!(saved.flow.as_ref().unwrap().snapshot().disable_compact);
+    let (saved, fx) = call(Some(&saved), "p2", empty(), Some(true));
+    assert!(matches!(&fx[..], [Effect::Report { .. }]), "{fx:?}");
+    // A new process's own session start: still once.
+    let (saved, fx) = call(Some(&saved), "p3", start, None);
+    assert_eq!(logs(&fx), 0, "{fx:?}");
+    // A process without it clears it: `/empty` is accepted.
+    let (_, fx) = call(Some(&saved), "p4", empty(), Some(false));
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::Closeout { .. })),
+        "{fx:?}"
+    );
+}
