@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use notesoup_boot::{
-//!     BootInput, BootNote, Countdown, Host, Reset, WindowId, boot_text, handoff, warning,
+//!     BootInput, BootNote, Clearing, Countdown, Host, Reset, WindowId, boot_text, handoff, warning,
 //! };
 //!
 //! # fn main() -> Result<(), notesoup_boot::BootError> {
@@ -53,7 +53,7 @@
 //! // The same window always gets the same handoff.
 //! assert_eq!(handoff(Reset::Normal, &window, "seed"), handoff(Reset::Normal, &window, "seed"));
 //!
-//! let w = warning(Host::Claude, Countdown::Tokens(12_345));
+//! let w = warning(Host::Claude, Countdown::Tokens(12_345), Clearing::Automatic);
 //! assert!(w.ends_with("`mcp__notesoup__empty_brain`. Left before the automatic clear: 12,345 tokens."));
 //! # Ok(())
 //! # }
@@ -110,6 +110,10 @@ const HISTORY_OFF: &str = include_str!("../text/history-off.md");
 /// History for MCP clients: no current session is bound, so a session is named explicitly.
 const HISTORY_ON_MCP: &str = include_str!("../text/history-on-mcp.md");
 const WARNING: &str = include_str!("../text/warning.md");
+/// The warning's last words when the window is cleared by itself at the point.
+const WARNING_AUTOMATIC_CLEAR: &str = include_str!("../text/warning-automatic-clear.md");
+/// The warning's last words when only the reset tool clears the window.
+const WARNING_RESET_ONLY: &str = include_str!("../text/warning-reset-only.md");
 const HANDOFF_NORMAL: &str = include_str!("../text/handoff-normal.md");
 const HANDOFF_FORCED: &str = include_str!("../text/handoff-forced.md");
 
@@ -258,7 +262,7 @@ pub fn handoff_pool(reset: Reset) -> Vec<&'static str> {
         .collect()
 }
 
-/// How much room a window has left before its automatic clear.
+/// How much room a window has left before its clearing point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Countdown {
     /// Tokens left (the normal case).
@@ -304,10 +308,32 @@ impl fmt::Display for Countdown {
     }
 }
 
+/// What comes when the countdown runs out: what the warning's last words say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clearing {
+    /// The window is cleared by itself at the point (the host's automatic compaction is on).
+    Automatic,
+    /// Nothing clears the window by itself (automatic compaction is off): only the reset
+    /// tool does, and past the host's own limit every request fails.
+    ResetOnly,
+}
+
 /// The budget warning: the same text for every host but the reset tool's name, ending with
-/// that name and the countdown to the automatic clear.
-pub fn warning(host: Host, left: Countdown) -> String {
-    fill(WARNING, host, &[("left", &left.to_string())])
+/// that name, what comes at the point (`clearing`) and the countdown to it.
+///
+/// ```
+/// use notesoup_boot::{Clearing, Countdown, Host, warning};
+/// let off = warning(Host::Claude, Countdown::Tokens(11_808), Clearing::ResetOnly);
+/// assert!(off.ends_with("call it within the next 11,808 tokens."));
+/// assert!(!off.contains("automatic clear"));
+/// ```
+pub fn warning(host: Host, left: Countdown, clearing: Clearing) -> String {
+    let countdown = match clearing {
+        Clearing::Automatic => WARNING_AUTOMATIC_CLEAR,
+        Clearing::ResetOnly => WARNING_RESET_ONLY,
+    };
+    let countdown = countdown.trim_end().replace("{left}", &left.to_string());
+    fill(WARNING, host, &[("countdown", &countdown)])
         .trim_end()
         .to_owned()
 }

@@ -149,7 +149,7 @@ fn boots_and_warnings_name_the_hosts_reset_tool(#[case] host: Host, #[case] rese
     let text = brain_boot(&w);
     assert!(text.contains(&format!("`{reset}`")), "{text}");
     assert!(!text.contains('{'), "an unfilled placeholder:\n{text}");
-    let warn = warning(host, Countdown::Tokens(1_234_567));
+    let warn = warning(host, Countdown::Tokens(1_234_567), Clearing::Automatic);
     assert!(
         warn.ends_with(&format!(
             "Reset tool: `{reset}`. Left before the automatic clear: 1,234,567 tokens."
@@ -159,8 +159,12 @@ fn boots_and_warnings_name_the_hosts_reset_tool(#[case] host: Host, #[case] rese
     // One text for every host: only the tool name differs.
     assert_eq!(
         warn.replace(reset, "RESET"),
-        warning(Host::Claude, Countdown::Tokens(1_234_567))
-            .replace("mcp__notesoup__empty_brain", "RESET")
+        warning(
+            Host::Claude,
+            Countdown::Tokens(1_234_567),
+            Clearing::Automatic
+        )
+        .replace("mcp__notesoup__empty_brain", "RESET")
     );
 }
 
@@ -168,8 +172,33 @@ fn boots_and_warnings_name_the_hosts_reset_tool(#[case] host: Host, #[case] rese
 fn the_warning_reads_well() {
     snapshot_matches(
         "warning-claude.txt",
-        &warning(Host::Claude, Countdown::Tokens(0)),
+        &warning(Host::Claude, Countdown::Tokens(0), Clearing::Automatic),
     );
+    snapshot_matches(
+        "warning-claude-reset-only.txt",
+        &warning(Host::Claude, Countdown::Tokens(11_808), Clearing::ResetOnly),
+    );
+}
+
+#[rstest]
+#[case::claude(Host::Claude, "mcp__notesoup__empty_brain")]
+#[case::pi(Host::Pi, "notesoup_empty_brain")]
+fn with_automatic_compaction_off_the_warning_promises_no_automatic_clear(
+    #[case] host: Host,
+    #[case] reset: &str,
+) {
+    let warn = warning(host, Countdown::Tokens(11_808), Clearing::ResetOnly);
+    assert!(!warn.contains("automatic clear"), "{warn}");
+    assert!(
+        warn.ends_with(&format!(
+            "Reset tool: `{reset}`. Automatic compaction is off, so nothing clears this window but the reset tool, and once the window is full every request fails: call it within the next 11,808 tokens."
+        )),
+        "{warn}"
+    );
+    // The rest is the one warning.
+    let on = warning(host, Countdown::Tokens(11_808), Clearing::Automatic);
+    let head = |w: &str| w.split("Reset tool:").next().unwrap_or_default().to_owned();
+    assert_eq!(head(&warn), head(&on));
 }
 
 #[rstest]
@@ -177,7 +206,7 @@ fn the_warning_reads_well() {
 #[case::many(Countdown::Tokens(12_000), "12,000 tokens.")]
 #[case::percent(Countdown::Percent(7), "7% of the window.")]
 fn countdowns_end_the_warning(#[case] left: Countdown, #[case] end: &str) {
-    let warn = warning(Host::Pi, left);
+    let warn = warning(Host::Pi, left, Clearing::Automatic);
     assert!(
         warn.ends_with(&format!(
             "`notesoup_empty_brain`. Left before the automatic clear: {end}"

@@ -3,7 +3,7 @@
 //! `/notesoup` command against this call's points; and the texts that need this call's
 //! budget (the warning, the quiet fill).
 
-use notesoup_boot::{Countdown, Reset, warning};
+use notesoup_boot::{Clearing, Countdown, Reset, warning};
 use notesoup_claude_hooks::{CapAsk, Resolve};
 use notesoup_reset_flow::{Budget, Effect, Flow, Pool};
 use notesoup_thresholds::{CapCommand, Unit, cap_command, cap_refused, cap_status, fill_below};
@@ -252,12 +252,18 @@ fn resolve_budget(
 }
 
 /// The budget warning for the window's fill: the tokens (or percent) left to the clear,
-/// in the policy's unit, as `notesoup-boot`'s countdown says it.
+/// in the policy's unit, as `notesoup-boot`'s countdown says it, and what comes there (the
+/// automatic clear, or with automatic compaction off only the reset tool's).
 pub(super) fn warning_text(host: Host, r: &Resolved) -> String {
     let (clear_at, used) = (r.budget.hard, r.budget.tokens);
     let countdown = match r.unit {
         Unit::Tokens => Countdown::tokens_to(clear_at, used),
         Unit::Percent => Countdown::percent_to(clear_at, used),
     };
-    warning(host, countdown)
+    let clearing = if r.budget.auto_clear {
+        Clearing::Automatic
+    } else {
+        Clearing::ResetOnly
+    };
+    warning(host, countdown, clearing)
 }

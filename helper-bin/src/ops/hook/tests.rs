@@ -136,6 +136,35 @@ fn disable_compact_in_the_budget_env_means_no_warning() {
 }
 
 #[test]
+fn with_automatic_compaction_off_the_warning_says_no_automatic_clear_comes() {
+    let home = Home::new("autooff");
+    // Auto-compaction off: the point is W − R (180 000), the clear 171 808, the warning
+    // 155 424; at 160 000 tokens 11 808 are left, and no clear comes by itself.
+    let mut b = budget(160000);
+    b["env"] = json!({"DISABLE_AUTO_COMPACT": "1"});
+    let out = home.hook("p1", "tool.call", &json!({"agent": "main", "budget": b}));
+    assert_eq!(types(&out), ["warn"], "{}", out.reply);
+    let text = effect_text(&out, 0);
+    assert!(!text.contains("automatic clear"), "{text}");
+    assert!(
+        text.ends_with("nothing clears this window but the reset tool, and once the window is full every request fails: call it within the next 11,808 tokens."),
+        "{text}"
+    );
+    // With it on, the same warning counts down to the automatic clear.
+    let home = Home::new("autoon");
+    let out = home.hook(
+        "p1",
+        "tool.call",
+        &json!({"agent": "main", "budget": budget(150000)}),
+    );
+    assert!(
+        effect_text(&out, 0).contains("Left before the automatic clear: "),
+        "{}",
+        out.reply
+    );
+}
+
+#[test]
 fn the_shell_is_told_when_appends_matter() {
     let home = Home::new("watch");
     let idle = home.hook(
