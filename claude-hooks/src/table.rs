@@ -78,9 +78,9 @@ impl Call<'_> {
             None
         };
         let mut fx = Vec::new();
-        // The switch as this call's environment says it (a reload runs no session start,
-        // and a new session's record has not heard it yet): before anything could warn or
-        // ask for a clear.
+        // The switch as this call's environment says it, before anything could warn or ask
+        // for a clear: a new session's record after `/clear` (no session start comes) and a
+        // call before a process's session start hear it here.
         if let Some(set) = resolve.compaction_disabled() {
             fx.extend(self.traced(Event::DisableCompact { set }));
         }

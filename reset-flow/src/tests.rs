@@ -1072,7 +1072,7 @@ fn disable_compact_outlives_a_new_process_and_is_logged_once_per_session() {
         log(&sim.send(json!({"type": "disable_compact", "set": true}))),
         0
     );
-    // A reload of the hooks module (a new process token, no session start): still refused.
+    // A new process (a reload, a resume), before it says the switch again: still refused.
     sim.send(json!({"type": "loaded"}));
     assert!(sim.flow.snapshot().disable_compact);
     sim.send(turn_step("t1", 0));

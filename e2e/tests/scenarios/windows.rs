@@ -856,3 +856,136 @@ fn w08_a_model_change_keeps_the_cap_a_reload_clears_it_and_keeps_the_window_and_
         "the reloaded module warned window 0 a second time"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// `DISABLE_COMPACT` across a module reload (the plugin's hooks module saved again in a
+// running terminal session: a new process token) and a `/clear` (a new session, whose
+// record starts without any `session.start`): `/empty`, `/fresh-window` and the model's
+// `empty_brain` are refused in both, nothing is cleared, and the switch is logged once per
+// session.
+
+/// The start of the line the flow logs once per session when it hears `DISABLE_COMPACT`
+/// (`notesoup_reset_flow::DISABLE_COMPACT_LOG`).
+const DISABLE_COMPACT_LOG: &str = "DISABLE_COMPACT is set: no budget warnings";
+/// What the flow answers the model's `empty_brain` under `DISABLE_COMPACT`.
+const REFUSED: &str = "DISABLE_COMPACT is set, so the window cannot be cleared";
+
+/// w09's model: it lists its notes, calls `empty_brain` when asked to clear the window,
+/// and answers a refusal with the line the terminal is watched for.
+fn w09_script() -> Script {
+    let clear_it = || Reply::tool(EMPTY_BRAIN, empty_brain("w09", None)).with_input_tokens(1000);
+    Script::new()
+        .rule(
+            Match::tool_result(true)
+                .and_tail_contains(REFUSED)
+                .and_any_contains("Clear it now."),
+            Reply::text("Refused again."),
+        )
+        .rule(
+            Match::tool_result(true).and_tail_contains(REFUSED),
+            Reply::text("Refused, still here."),
+        )
+        .rule(Match::tool_result(true), listed(1000))
+        .rule(
+            Match::user_contains("Clear the window.").and_tool_result(false),
+            clear_it(),
+        )
+        .rule(
+            Match::user_contains("Clear it now.").and_tool_result(false),
+            clear_it(),
+        )
+        .fallback(list().with_input_tokens(1000))
+}
+
+#[test]
+fn w09_disable_compact_survives_a_reload_and_a_clear_and_is_logged_once_per_session() {
+    let _one = serial();
+    let script = w09_script();
+    let module = "claude/hooks/notesoup.ts";
+    let typed = |line: &str, answer: &str| {
+        [
+            Step::Sleep(Duration::from_secs(1)),
+            Step::Type(line.into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor(regex::escape(answer), Duration::from_secs(60)),
+        ]
+    };
+    let mut middle = vec![
+        Step::Touch(module.into()),
+        Step::WaitFor("notesoup: reloaded".into(), Duration::from_secs(60)),
+    ];
+    middle.extend(typed("/empty", "/empty cannot run: DISABLE_COMPACT"));
+    middle.extend(typed("Clear the window.", "Refused, still here."));
+    middle.push(Step::Capture("after-reload".into()));
+    middle.extend([
+        Step::Sleep(Duration::from_secs(1)),
+        Step::Type("/clear".into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+        Step::Sleep(Duration::from_secs(2)),
+    ]);
+    middle.extend(typed(
+        "/fresh-window",
+        "/fresh-window cannot run: DISABLE_COMPACT",
+    ));
+    middle.extend(typed("Clear it now.", "Refused again."));
+    middle.extend([
+        Step::Capture("after-clear".into()),
+        Step::Idle(Duration::from_secs(3)),
+    ]);
+    let mode = tmux_lines(&[("Check the notes.", Some("Listed."))], middle);
+    let out = super::session("w09-disable-compact", script)
+        .timeout(Duration::from_secs(240))
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .env("DISABLE_COMPACT", "1")
+        .run(&mode)
+        .unwrap();
+    super::assert_clean_exit(&out);
+    let loads = out
+        .debug_log
+        .lines()
+        .filter(|l| l.contains("hooks module notesoup@") && l.contains("loaded"))
+        .count();
+    assert!(
+        loads >= 2,
+        "the module was never reloaded ({loads} loads): the scenario proves nothing"
+    );
+    let sessions = out.transcripts.iter().filter(|t| !t.is_subagent()).count();
+    assert_eq!(
+        sessions, 2,
+        "/clear did not start a new session: the scenario proves nothing"
+    );
+    let requests = out.model_turn_requests();
+    // The model's empty_brain after the reload and after /clear: refused, in the tool
+    // result it read.
+    let refused = requests
+        .iter()
+        .filter(|r| super::tool_results_text(**r).contains(REFUSED))
+        .count();
+    assert_eq!(refused, 2, "an empty_brain was not refused");
+    // Nothing was cleared: no close-out turn carried the warning, no compaction, every
+    // request holds one boot, its session's window 0.
+    assert_eq!(compactions(&out), 0, "a compaction was asked for");
+    assert_eq!(super::boundaries(&out), 0, "the window was compacted");
+    for (i, r) in requests.iter().enumerate() {
+        assert!(
+            !r.all_text().contains(WARNING),
+            "request {i} carries the budget warning (a close-out ran)"
+        );
+        let boots = boots(*r);
+        assert!(
+            boots.len() == 1 && boots[0].ends_with(":0"),
+            "request {i} must hold one boot, its window 0's: {boots:?}"
+        );
+    }
+    let logged = out
+        .debug_log
+        .lines()
+        .filter(|l| l.contains(DISABLE_COMPACT_LOG))
+        .count();
+    assert_eq!(
+        logged, sessions,
+        "DISABLE_COMPACT is logged once per session"
+    );
+}

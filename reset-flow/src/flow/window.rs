@@ -162,8 +162,9 @@ impl Flow {
     }
 
     pub(super) fn loaded(&mut self, fx: &mut Vec<Effect>) {
-        // `DISABLE_COMPACT` stays: the host sends it again from every call that could warn
-        // or clear (a reload of the hooks module runs no `session.start`).
+        // `DISABLE_COMPACT` stays, so it is logged once per session: a new process (a
+        // resume, a reload) says it again at its session start and with every call that
+        // could warn or clear.
         self.window.cap = None;
         if self.window.warning == Warning::Offered {
             self.window.warning = Warning::Due;

@@ -238,7 +238,7 @@ fn session_start_reads_disable_compact_as_claude_does() {
     assert_eq!(out.exit, 0, "{}", out.reply);
     assert!(kept_flow(&home.0, "s1").disable_compact);
     // Every budget forwards the variable as the process has it: no warning, in the same
-    // process and after a reload (a new process token, no session start).
+    // process and in another (a new process token).
     assert!(!warned_with(
         &home,
         "p2",
@@ -297,8 +297,8 @@ fn disable_compact_is_logged_once_and_outlives_a_reload_of_the_hooks_module() {
     let mut logged = 0;
     let start = home.hook("p1", "session.start", &json!({"env": on}));
     logged += disable_compact_logged(&start);
-    // The hooks module reloads: a new process token, no session start; its first call
-    // forwards only NOTESOUP_DISABLED (unset).
+    // Another process of the session (a reload, a resume): a new process token, and a call
+    // before its session start forwarding only NOTESOUP_DISABLED (unset).
     let first = home.hook("p2", "prompt.context", &json!({"env": {}, "kept": []}));
     assert_eq!(first.exit, 0, "{}", first.reply);
     logged += disable_compact_logged(&first);
