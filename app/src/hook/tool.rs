@@ -75,7 +75,8 @@ pub fn tool(ctx: &Context, call: &ToolCall<'_>) -> Result<HookReply, AppError> {
         Err(refusal) => return Ok(answered(refusal)),
     };
     // `DISABLE_COMPACT` as this call forwards it with its budget (Claude's switch): the
-    // flow hears it first, so a reload or a new session's record refuses the clear too.
+    // flow hears it first, so a new session's record (after `/clear`, which raises no
+    // session start) refuses the clear too.
     let switch = match (&call.budget, session.harness) {
         (Some(Ok(budget)), Host::Claude) => Some(Event::DisableCompact {
             set: budget.compaction_disabled(),
