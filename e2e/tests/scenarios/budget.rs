@@ -77,6 +77,46 @@ fn s06_budget_warning_once_then_hard_clear() {
 }
 
 // ---------------------------------------------------------------------------------
+// 6b. Budget with Claude's auto-compaction off (`DISABLE_AUTO_COMPACT=1`): the warning
+// still comes, and says that only the reset tool clears the window (no automatic clear).
+
+#[test]
+fn s06_budget_warning_with_auto_compaction_off_promises_no_automatic_clear() {
+    let _one = serial();
+    let list = || Reply::tool("mcp__notesoup__notes_list", serde_json::json!({}));
+    let script = Script::new()
+        .then(list().with_input_tokens(160_000))
+        .then_when(
+            Match::tool_result(true),
+            Reply::text("Noted.").with_input_tokens(160_000),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s06-auto-off", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .env("DISABLE_AUTO_COMPACT", "1")
+        .run(&Mode::Print("Work on.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(requests.len(), 2, "one tool round");
+    let tail = requests[1].tail_text();
+    assert!(
+        tail.contains("notesoup budget warning:"),
+        "the tool result past the warning point carries no warning:\n{tail}"
+    );
+    assert!(
+        !tail.contains("automatic clear"),
+        "the warning promises an automatic clear that will not come:\n{tail}"
+    );
+    assert!(
+        tail.contains("nothing clears this window but the reset tool")
+            && tail.contains("call it within the next "),
+        "the warning does not say only the reset tool clears the window:\n{tail}"
+    );
+    assert_eq!(boundaries(&out), 0, "nothing clears the window by itself");
+}
+
+// ---------------------------------------------------------------------------------
 // 7. /fresh-window while idle: one hidden close-out turn; STOP holds; no continuation.
 
 /// `/fresh-window`'s close-out ran once and STOP held: the first turn and one close-out
