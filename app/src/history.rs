@@ -27,6 +27,7 @@ use crate::{AppError, Context};
 pub use notesoup_history_core::{ListArgs, ReadArgs};
 pub use notesoup_history_store::Roots;
 
+mod parallel;
 mod people;
 mod session_args;
 pub use people::{

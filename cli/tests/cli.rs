@@ -2459,3 +2459,40 @@ fn a_damaged_vault_copy_is_refused_and_kept_again() {
     let read = world.run(&["history", "show", &format!("claude:{sid}")]);
     assert_eq!(read.exit, 0, "read from the original: {}", read.shown());
 }
+
+/// A case-sensitive search decodes only the Claude transcripts whose raw bytes may hold
+/// the text: a damaged transcript without it is passed over like any other (as `rg` does),
+/// one with it is reported as not searched.
+#[test]
+fn search_decodes_only_transcripts_that_may_hold_the_text() {
+    let world = World::new("search-prefilter");
+    let project = world.path("claude/projects/-tmp-project");
+    fs::write(
+        project.join("0b1e0000-0000-4000-8000-000000000001.jsonl"),
+        "not json\n",
+    )
+    .unwrap();
+    fs::write(
+        project.join("0b1e0000-0000-4000-8000-000000000002.jsonl"),
+        "not json, but PAPAYA-9\n",
+    )
+    .unwrap();
+    let run = world.run(&["history", "search", "PAPAYA-9", "--json"]);
+    let doc = run.json();
+    let skipped: Vec<&str> = doc["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["session"].as_str())
+        .collect();
+    assert_eq!(
+        skipped,
+        ["claude:0b1e0000-0000-4000-8000-000000000002"],
+        "{doc}"
+    );
+    // Ignoring case, every transcript is decoded: both are reported.
+    let doc = world
+        .run(&["history", "search", "papaya-9", "-i", "--json"])
+        .json();
+    assert_eq!(doc["skipped"].as_array().map(Vec::len), Some(2), "{doc}");
+}

@@ -105,9 +105,48 @@ impl RawQuery {
             .flat_map(move |f| f.find_iter(lines))
     }
 
+    /// False only when no row of a transcript whose bytes are `bytes` can hold the literal:
+    /// neither it, nor its escaped form, nor an escape that may hide it is in them, and it
+    /// has no line break. A whole file read in windows must overlap them by
+    /// [`RawQuery::overlap`] bytes.
+    pub fn may_hold(&self, bytes: &[u8]) -> bool {
+        self.query.contains('\n')
+            || self.plain.find(bytes).is_some()
+            || self.escaped(bytes).next().is_some()
+            || self.hiding(bytes).next().is_some()
+    }
+
+    /// How many bytes consecutive windows of one file must share so that
+    /// [`RawQuery::may_hold`] misses no pattern split between them.
+    pub fn overlap(&self) -> usize {
+        let escaped = self.escaped.as_ref().map_or(0, |f| f.needle().len());
+        self.plain.needle().len().max(escaped).max(2) - 1
+    }
+
     /// True when a plain match at byte `at` of a row's line, with `backslashes` right before
     /// it, is surely in the body `span` covers.
     pub fn holds(&self, span: &TextSpan, at: usize, backslashes: usize) -> bool {
         span.holds_match(at, &self.query, backslashes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RawQuery;
+
+    #[test]
+    fn a_file_may_hold_a_literal_written_as_is_escaped_or_behind_an_escape() {
+        let q = RawQuery::new("say \"hi\"");
+        assert!(!q.may_hold(br#"{"a":"nothing here, say hi"}"#));
+        assert!(q.may_hold(br#"{"a":"she said: say \"hi\""}"#));
+        assert!(q.may_hold(br#"{"a":"\u0041"}"#), "an escape may hide it");
+        assert!(!RawQuery::new("a/b").may_hold(br#"{"a":"a b"}"#));
+        assert!(RawQuery::new("a/b").may_hold(br#"{"a":"a\/b"}"#));
+        assert!(
+            RawQuery::new("two\nlines").may_hold(b"{}"),
+            "a line break: anywhere"
+        );
+        assert_eq!(q.overlap(), r#"say \"hi\""#.len() - 1);
+        assert_eq!(RawQuery::new("x").overlap(), 1, "`\\u` is two bytes");
     }
 }

@@ -24,7 +24,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use notesoup_history_claude::{Head, Options};
+use notesoup_history_claude::{Head, Options, RawQuery};
 use notesoup_history_codex::{CodexFile, DECOMPRESSED_MAX_BYTES, file_ids};
 use notesoup_history_core::{History, Selector, SessionSummary, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
@@ -71,6 +71,8 @@ pub struct Corpus {
     vault: Option<Vault>,
 }
 
+/// The bytes [`Corpus::may_hold`] looks at in one go.
+const WINDOW_BYTES: usize = 1 << 20;
 /// The most bytes read from the start of a file for a listing line.
 const LISTING_BYTES: u64 = 64 * 1024;
 /// The largest Pi `settings.json` read.
@@ -240,6 +242,45 @@ impl Corpus {
             )?);
         }
         Ok(bytes)
+    }
+
+    /// False only when the session `found` names surely has no event that holds `query`
+    /// (only a Claude transcript is looked at: its raw bytes, read in windows, with the
+    /// decoder's raw search rules; any other session may hold it). What a search of many
+    /// sessions skips without decoding.
+    pub fn may_hold(&self, found: &Found, query: &RawQuery) -> Result<bool, StoreError> {
+        if found.harness != Host::Claude {
+            return Ok(true);
+        }
+        if found.vaulted.is_some() {
+            return Ok(query.may_hold(&self.bytes(found)?));
+        }
+        let (file, meta) = open_regular(&found.path)?;
+        let mut file = file.take(meta.len);
+        let overlap = query.overlap();
+        // No bigger than the file: most transcripts are read in one go.
+        let size = usize::try_from(meta.len).map_or(WINDOW_BYTES, |len| len.min(WINDOW_BYTES));
+        let mut window = vec![0u8; size.max(1) + overlap];
+        let mut kept = 0;
+        loop {
+            let read = file
+                .read(&mut window[kept..])
+                .map_err(|source| StoreError::Transcript {
+                    path: found.path.clone(),
+                    source,
+                })?;
+            let end = kept + read;
+            if query.may_hold(&window[..end]) {
+                return Ok(true);
+            }
+            if read == 0 {
+                return Ok(false);
+            }
+            // The last bytes again at the start: a pattern split across windows is found.
+            let from = end.saturating_sub(overlap);
+            window.copy_within(from..end, 0);
+            kept = end - from;
+        }
     }
 
     /// A Claude transcript only the vault holds, decoded whole to its last leaf.

@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use notesoup_history_claude::RawQuery;
 use notesoup_history_core::{DocPage, DocQuery, Needle, Role, SelectorError};
-use notesoup_history_store::StoreError;
+use notesoup_history_store::{Found, StoreError};
 use notesoup_window::{Host, parse_moment};
 
 use super::{SessionSource, cache, corpus, load};
@@ -146,7 +147,9 @@ pub struct SearchReport {
 }
 
 /// Searches every session `args` selects, most recently active first, in one walk of the
-/// session folders; `progress` is told `(done, of)` after each session.
+/// session folders, on every core; a case-sensitive search decodes only the Claude
+/// transcripts whose raw bytes may hold the text. `progress` is told `(done, of)` after
+/// each session.
 pub fn search(
     ctx: &Context,
     args: &SearchArgs,
@@ -167,23 +170,29 @@ pub fn search(
         if args.since.is_some_and(|since| modified < since) {
             continue;
         }
-        let summary = scanned.summary(found);
-        let started = summary.started.as_deref().and_then(parse_moment);
-        if args
-            .until
-            .is_some_and(|until| started.unwrap_or(modified) > until)
-        {
-            continue;
+        // The listing line (a read of the file's start) only when a filter needs it; a
+        // session with matches gets it afterwards.
+        let mut listed = None;
+        if args.until.is_some() || args.folder.is_some() {
+            let summary = scanned.summary(found);
+            let started = summary.started.as_deref().and_then(parse_moment);
+            if args
+                .until
+                .is_some_and(|until| started.unwrap_or(modified) > until)
+            {
+                continue;
+            }
+            if let Some(folder) = &args.folder
+                && !summary
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
+            {
+                continue;
+            }
+            listed = Some((started, summary.cwd));
         }
-        if let Some(folder) = &args.folder
-            && !summary
-                .cwd
-                .as_deref()
-                .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
-        {
-            continue;
-        }
-        chosen.push((found, started, summary.cwd));
+        chosen.push((found, listed));
     }
     let mut report = SearchReport {
         searched: chosen.len(),
@@ -196,27 +205,52 @@ pub fn search(
         ..DocQuery::default()
     };
     let searched = (!args.needle.ignores_case()).then(|| args.needle.text());
-    for (done, (found, started, cwd)) in chosen.into_iter().enumerate() {
-        let session = format!("{}:{}", found.harness, found.id);
-        let page = corpus
-            .history_scanned(&scanned, found, cache.as_ref(), searched)
-            .map_err(|e| e.to_string())
-            .and_then(|history| {
-                let page = history.documents(&query).map_err(|e| e.to_string());
-                ctx.retire(history);
-                page
-            });
-        match page {
-            Ok(page) if page.matched > 0 => report.results.push(SessionHits {
-                session,
-                started,
-                cwd,
-                page,
-            }),
-            Ok(_) => {}
-            Err(why) => report.skipped.push((session, why)),
+    // A session whose raw bytes cannot hold the literal is not decoded (as `rg` skips a
+    // file): a case-sensitive search of a Claude transcript reads it once, and only the
+    // transcripts that may hold it are decoded.
+    let raw = searched.map(RawQuery::new);
+    let one = |found: &Found| -> Result<Option<DocPage>, String> {
+        let absent = raw
+            .as_ref()
+            .is_some_and(|raw| corpus.may_hold(found, raw).is_ok_and(|may| !may));
+        if absent {
+            return Ok(None);
         }
-        progress(done + 1, report.searched);
+        let history = corpus
+            .history_scanned(&scanned, found, cache.as_ref(), searched)
+            .map_err(|e| e.to_string())?;
+        let page = history.documents(&query).map_err(|e| e.to_string());
+        ctx.retire(history);
+        page.map(|page| (page.matched > 0).then_some(page))
+    };
+    let total = report.searched;
+    let pages = super::parallel::in_order(&chosen, |(found, ..)| one(found), &mut |done| {
+        progress(done, total);
+    });
+    for ((found, listed), page) in chosen.into_iter().zip(pages) {
+        let session = format!("{}:{}", found.harness, found.id);
+        match page {
+            Some(Ok(Some(page))) => {
+                let (started, cwd) = listed.unwrap_or_else(|| {
+                    let summary = scanned.summary(found);
+                    (
+                        summary.started.as_deref().and_then(parse_moment),
+                        summary.cwd,
+                    )
+                });
+                report.results.push(SessionHits {
+                    session,
+                    started,
+                    cwd,
+                    page,
+                });
+            }
+            Some(Ok(None)) => {}
+            Some(Err(why)) => report.skipped.push((session, why)),
+            None => report
+                .skipped
+                .push((session, "not searched (a worker stopped)".to_owned())),
+        }
     }
     report
 }
