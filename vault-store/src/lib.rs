@@ -353,20 +353,8 @@ impl Vault {
             let Some(folder) = root.open_dir(&harness_name)? else {
                 continue;
             };
-            for entry in folder.entries()? {
-                let (Kind::Dir, Ok(id)) = (entry.kind, entry.name.into_string()) else {
-                    continue;
-                };
-                let Some(session) = folder.open_dir(&id)? else {
-                    continue;
-                };
-                let Some(version) = newest_version(&session)? else {
-                    continue;
-                };
-                let raw = Record::load(&session, version).map_or(0, |r| r.raw);
-                let kept = session
-                    .metadata(format!("v{version}.record"))?
-                    .map_or(std::time::UNIX_EPOCH, |m| m.modified);
+            each_session(&folder, &mut |id, session, version, kept| {
+                let raw = Record::load(session, version).map_or(0, |r| r.raw);
                 let stored = session
                     .entries()?
                     .iter()
@@ -382,15 +370,16 @@ impl Vault {
                     stored,
                     kept,
                 });
-            }
+                Ok(())
+            })?;
         }
         out.sort_by(|a, b| (&a.harness, &a.id).cmp(&(&b.harness, &b.id)));
         Ok(out)
     }
 
     /// The sessions of `harness` the vault holds a version of, by name, each with when its
-    /// original was last written ([`Vaulted::kept`]): a listing that reads no piece and no record's text (a
-    /// vault that does not exist holds none).
+    /// original was last written ([`Vaulted::kept`]): a listing that reads no piece and no
+    /// record's text (a vault that does not exist holds none).
     pub fn names(&self, harness: &str) -> Result<Vec<(String, std::time::SystemTime)>, VaultError> {
         check_name(harness)?;
         let root = match Dir::open(&self.root) {
@@ -402,21 +391,10 @@ impl Vault {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        for entry in folder.entries()? {
-            let (Kind::Dir, Ok(id)) = (entry.kind, entry.name.into_string()) else {
-                continue;
-            };
-            let Some(session) = folder.open_dir(&id)? else {
-                continue;
-            };
-            let Some(version) = newest_version(&session)? else {
-                continue;
-            };
-            let kept = session
-                .metadata(format!("v{version}.record"))?
-                .map_or(std::time::UNIX_EPOCH, |m| m.modified);
+        each_session(&folder, &mut |id, _, _, kept| {
             out.push((id, kept));
-        }
+            Ok(())
+        })?;
         out.sort();
         Ok(out)
     }
@@ -474,6 +452,31 @@ pub fn vault_name(path: &Path) -> Option<String> {
         .or_else(|| name.strip_suffix(".jsonl"))
         .unwrap_or(name);
     Some(stem.to_owned())
+}
+
+/// What [`each_session`] calls: a session's id, folder, newest version and time.
+type EachSession<'a> =
+    dyn FnMut(String, &Dir, u32, std::time::SystemTime) -> Result<(), VaultError> + 'a;
+
+/// Calls `f` with each session of a harness folder that holds a version: its id, its
+/// folder, its newest version and when that version's original was last written.
+fn each_session(folder: &Dir, f: &mut EachSession<'_>) -> Result<(), VaultError> {
+    for entry in folder.entries()? {
+        let (Kind::Dir, Ok(id)) = (entry.kind, entry.name.into_string()) else {
+            continue;
+        };
+        let Some(session) = folder.open_dir(&id)? else {
+            continue;
+        };
+        let Some(version) = newest_version(&session)? else {
+            continue;
+        };
+        let kept = session
+            .metadata(format!("v{version}.record"))?
+            .map_or(std::time::UNIX_EPOCH, |m| m.modified);
+        f(id, &session, version, kept)?;
+    }
+    Ok(())
 }
 
 /// Gives `version`'s record the time its original was last written, so a listing of what
