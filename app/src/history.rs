@@ -337,17 +337,11 @@ pub fn load(
 /// sessions the harnesses deleted read from the vault (when there is one and
 /// `NOTESOUP_VAULT` is not off).
 pub fn corpus(roots: Roots, ctx: &Context) -> Corpus {
-    let corpus = harness_corpus(roots, ctx);
+    let corpus = crate::vault::originals(roots, ctx);
     match crate::vault::reader(ctx) {
         Some(vault) => corpus.with_vault(vault),
         None => corpus,
     }
-}
-
-/// The session files the harnesses have now, under `roots` and the folders the
-/// environment names (what the vault keeps copies of).
-pub fn harness_corpus(roots: Roots, ctx: &Context) -> Corpus {
-    Corpus::new(roots, |name| ctx.var(name).map(str::to_owned))
 }
 
 /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one

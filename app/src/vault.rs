@@ -22,6 +22,13 @@ pub fn is_off(ctx: &Context) -> bool {
     })
 }
 
+/// The session files the harnesses have now, under `roots` and the folders the environment
+/// names: what the vault keeps copies of (the history tools read these, and the vault's
+/// copies of the ones that are gone: `history::corpus`).
+pub fn originals(roots: Roots, ctx: &Context) -> notesoup_history_store::Corpus {
+    notesoup_history_store::Corpus::new(roots, |name| ctx.var(name).map(str::to_owned))
+}
+
 /// The vault folder: `vault/` under the notes home.
 pub fn root(ctx: &Context) -> Result<PathBuf, AppError> {
     Ok(ctx.notes_home()?.join("vault"))
@@ -58,7 +65,7 @@ pub fn keep_all(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<KeepReport, AppError> {
     let vault = open(ctx)?;
-    let scanned = crate::history::harness_corpus(Roots::default(), ctx).scan(None);
+    let scanned = originals(Roots::default(), ctx).scan(None);
     let files = scanned.files();
     let mut report = KeepReport {
         files: files.len(),
@@ -117,7 +124,7 @@ pub struct Forgotten {
 /// and named.
 pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppError> {
     let vault = open(ctx)?;
-    let scanned = crate::history::harness_corpus(Roots::default(), ctx).scan(None);
+    let scanned = originals(Roots::default(), ctx).scan(None);
     let mut out = Forgotten::default();
     let mut names: Vec<String> = scanned
         .files()
@@ -223,8 +230,7 @@ pub fn standing(
             .saturating_sub(RISK_MARGIN_DAYS)
             .saturating_mul(86_400),
     );
-    let scanned = crate::history::harness_corpus(Roots::default(), ctx)
-        .scan(Some(notesoup_window::Host::Claude));
+    let scanned = originals(Roots::default(), ctx).scan(Some(notesoup_window::Host::Claude));
     let mut standing = Standing {
         sessions: held.len(),
         stored,
@@ -341,7 +347,7 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
         .into_iter()
         .map(|v| ((v.harness, v.id), v.raw))
         .collect();
-    let scanned = crate::history::harness_corpus(Roots::default(), ctx).scan(None);
+    let scanned = originals(Roots::default(), ctx).scan(None);
     let mut todo: Vec<_> = scanned
         .files()
         .iter()
