@@ -112,7 +112,16 @@ pub fn call(ctx: &Context, call: &PiHookCall) -> Result<HookReply, AppError> {
         _ => None,
     };
     world.log.extend(moment.and_then(|moment| {
-        crate::vault::share(ctx, moment, Host::Pi, call.place.transcript_path.as_deref())
+        // The extension names no file: the session's own is found by its id.
+        let file = (moment == crate::vault::Moment::Prompt)
+            .then(|| {
+                crate::vault::originals(notesoup_history_store::Roots::default(), ctx)
+                    .resolve(&format!("pi:{}", session.id))
+                    .ok()
+            })
+            .flatten()
+            .map(|found| found.path.display().to_string());
+        crate::vault::share(ctx, moment, Host::Pi, file.as_deref())
     }));
     Ok(HookReply {
         disabled: None,

@@ -126,3 +126,38 @@ fn nothing_is_vaulted_when_the_vault_is_off() {
     world.hook(&off, "prompt.context", &prompt);
     assert!(!world.0.join("home/vault").exists());
 }
+
+/// A Pi prompt keeps its session's file, found by the session's id (the extension names no
+/// file).
+#[test]
+fn a_pi_prompt_keeps_its_session_file() {
+    let dir = std::env::temp_dir().join(format!("notesoup-hook-vault-pi-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let sessions = dir.join("pi/--w--");
+    std::fs::create_dir_all(&sessions).expect("temp dir");
+    let name = "2026-12-02T15-16-58-039Z_01a23754-8e37-7027-8822-e05ee3580bae";
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../history-pi/tests/data/agent/sessions/--tmp-xh-pirun-r3-work--/{name}.jsonl"
+    ));
+    let original = std::fs::read(fixture).expect("fixture");
+    std::fs::write(sessions.join(format!("{name}.jsonl")), &original).expect("copy");
+    let path = |rel: &str| dir.join(rel).to_string_lossy().into_owned();
+    let request = json!({
+        "event": "before_agent_start",
+        "session": {"harness": "pi", "id": "01a23754-8e37-7027-8822-e05ee3580bae", "process": "p1"},
+        "facts": {"kept": null, "cwd": path("work")},
+    });
+    let ctx = Context::from_vars([
+        ("NOTESOUP_HOME".to_owned(), path("home")),
+        ("PI_CODING_AGENT_SESSION_DIR".to_owned(), path("pi")),
+        ("HOME".to_owned(), path("nobody")),
+    ]);
+    let out = run(Some("pi_hook"), request.to_string().as_bytes(), &ctx);
+    assert_eq!(out.exit, 0, "{}", out.reply);
+    let kept = notesoup_vault_store::Vault::open(&dir.join("home/vault"))
+        .expect("vault")
+        .read("pi", name)
+        .expect("readable");
+    assert_eq!(kept.as_deref(), Some(&original[..]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
