@@ -492,7 +492,7 @@ pub enum Event {
     },
     /// `DISABLE_COMPACT` as the host read it, at the session's start and with every call
     /// that could warn or clear (presence: set). The first `set: true` of a session gives a
-    /// `log` line ([`DISABLE_COMPACT_LOG`](crate::DISABLE_COMPACT_LOG)); a request not yet
+    /// `log` line ([its text](crate::DISABLE_COMPACT_LOG)); a request not yet
     /// committed is cancelled.
     ///
     /// `{"type":"disable_compact","set":true}`
