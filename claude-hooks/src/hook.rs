@@ -131,11 +131,12 @@ pub enum Hook {
         kept: Option<Vec<KeptBoot>>,
     },
     /// `prompt.submit`, before `next(e)`: `origin` is `e.origin.kind`, `command` whether
-    /// `e.command` is set; `kept` (not a command) when the reply's `watch` asked for them:
-    /// the flow knows no window yet, and the engine may run a session's first
-    /// `prompt.submit` before its `prompt.context` (a fork's, in the terminal, under load).
+    /// `e.command` is set, `turn_id` is `e.turnId` when set; `kept` (not a command) when
+    /// the reply's `watch` asked for them: the flow knows no window yet, and the engine may
+    /// run a session's first `prompt.submit` before its `prompt.context` (a fork's, in the
+    /// terminal, under load).
     ///
-    /// `{"event":"prompt.submit","facts":{"origin":"composer","command":false}}`
+    /// `{"event":"prompt.submit","facts":{"origin":"composer","command":false,"turn_id":"t1"}}`
     #[serde(rename = "prompt.submit")]
     PromptSubmit {
         /// `e.origin.kind` (`plugin` for notesoup's own prompts).
@@ -143,6 +144,13 @@ pub enum Hook {
         /// A slash command (`e.command` set): not natural input, and no warning rides on it.
         #[serde(default)]
         command: bool,
+        /// `e.turnId`: the main turn that was running when the prompt came (absent for a
+        /// prompt submitted idle). Measured on 2.1.319: the engine raises `prompt.submit`
+        /// for input typed mid-turn when it takes it off its queue into that turn, before
+        /// the turn's next step, and does not wait for the queue row's `session.append`
+        /// before that step; so this, not the row, is what says the input joins the turn.
+        #[serde(default)]
+        turn_id: Option<String>,
         /// The kept boots, oldest first, when asked for: they name the window as at
         /// `prompt.context` (a fork's copy owes the session its own boot, on this prompt).
         #[serde(default)]

@@ -154,14 +154,26 @@ impl Call<'_> {
             Hook::PromptSubmit {
                 origin,
                 command,
+                turn_id,
                 kept,
             } => {
                 if let (Some(kept), false) = (kept, *command) {
                     self.kept_window(kept, resolve, &mut fx);
                 }
-                fx.extend(self.traced(Event::PromptSubmitted {
-                    natural: origin != "plugin" && !command,
-                }));
+                let natural = origin != "plugin" && !command;
+                fx.extend(self.traced(Event::PromptSubmitted { natural }));
+                if natural && turn_id.is_some() {
+                    // Typed while a main turn ran: 2.1.319 raises this as it takes the input
+                    // into the running turn, for its next step, and raises the queue row's
+                    // `session.append` and that step without ordering them. The input joins
+                    // the turn now (the flow adopts it only into a turn that made its first
+                    // request), so the step that carries it is never cut, whichever hook
+                    // reaches the flow first. A later queue row then changes nothing.
+                    fx.extend(self.traced(Event::Appended {
+                        agent: Agent::Main,
+                        joins_turn: true,
+                    }));
+                }
                 if !command {
                     self.prompt_out_hook(resolve, &mut fx);
                 }

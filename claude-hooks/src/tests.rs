@@ -9,4 +9,5 @@
 
 mod copy;
 pub(crate) mod explore;
+mod natural;
 mod switch;

@@ -148,6 +148,11 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
             json!({"event": "prompt.submit", "facts": {"origin": "composer"}}),
             warn,
         ),
+        // Typed while turn t1 ran: the engine takes it into the running turn (src/tests/natural.rs).
+        hook(
+            json!({"event": "prompt.submit", "facts": {"origin": "composer", "turn_id": "t1"}}),
+            None,
+        ),
         // A fork's first prompt before its prompt.context (the kept boots ride with it).
         hook(
             json!({"event": "prompt.submit", "facts": {"origin": "composer", "kept": [{"window": "claude:s0:2", "ordinal": 2, "text": "B"}]}}),

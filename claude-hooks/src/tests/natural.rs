@@ -1,0 +1,151 @@
+//! Natural input typed while a main turn runs, through the hook calls in the order the real
+//! engine makes them (the e2e scenario s09, Claude Code 2.1.319 in stream-json).
+//!
+//! Measured (s09 run dirs, and a probe of `e.turnId`/`e.door`): the engine raises
+//! `prompt.submit` for input typed mid-turn when it takes it off its queue into the
+//! running turn, after the tool batch and before the next `turn.step`; `e.turnId` names
+//! the running turn. It then appends the input as a `queued_command` attachment (door
+//! `queue`) and raises that row's `session.append` and the next `turn.step` without
+//! waiting for one another: the two helper calls race for the flow's lock. In about one
+//! run in three the step came first, was answered `end_turn`, and the input, already
+//! taken off the queue (reason `absorbed_mid_turn`), never reached the model.
+
+use notesoup_reset_flow::{Budget, Effect, Event, Flow, Pool};
+use rstest::rstest;
+use serde_json::{Value, json};
+
+use crate::{CapAsk, Hook, Resolve, apply};
+
+struct World;
+
+impl Resolve for World {
+    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
+        None
+    }
+    fn compaction_disabled(&self) -> Option<bool> {
+        None
+    }
+    fn boot(
+        &mut self,
+        ordinal: u32,
+        _reset: Option<(Pool, Option<&str>)>,
+    ) -> Result<(String, String), String> {
+        let window = format!("claude:s1:{ordinal}");
+        Ok((
+            window.clone(),
+            format!("<notesoup-boot window=\"{window}\">\nnotes\n</notesoup-boot>\n"),
+        ))
+    }
+    fn session(&self) -> &'static str {
+        "s1"
+    }
+    fn transcript_window(&mut self) -> Option<u32> {
+        None
+    }
+    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
+        Err(format!("no `/notesoup {args}` in these tests"))
+    }
+    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
+        String::new()
+    }
+}
+
+fn call(flow: &mut Flow, raw: Value) -> Vec<String> {
+    let hook: Hook = serde_json::from_value(raw).expect("the hook parses");
+    kinds(&apply(flow, &hook, &mut World))
+}
+
+fn kinds(fx: &[Effect]) -> Vec<String> {
+    fx.iter()
+        .map(|e| {
+            serde_json::to_value(e).expect("effect")["type"]
+                .as_str()
+                .expect("type")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// A headless session whose first turn called `empty_brain` and ran a tool: the batch is
+/// done, the cutoff is armed for the turn's next step.
+fn requested() -> Flow {
+    let mut flow = Flow::new(1);
+    call(
+        &mut flow,
+        json!({"event": "session.start", "facts": {"disable_compact": false, "interactive": false}}),
+    );
+    call(
+        &mut flow,
+        json!({"event": "prompt.context", "facts": {"kept": []}}),
+    );
+    call(
+        &mut flow,
+        json!({"event": "prompt.submit", "facts": {"origin": "sdk"}}),
+    );
+    call(
+        &mut flow,
+        json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 0}}),
+    );
+    // The helper's `tool` op steps the flow with the model's call.
+    let event: Event = serde_json::from_value(
+        json!({"type": "empty_brain", "agent": "main", "args": {"last_word": "LW-NINE"}}),
+    )
+    .expect("event");
+    assert_eq!(kinds(&flow.handle(event)), ["tool_result"]);
+    call(
+        &mut flow,
+        json!({"event": "tool.call", "facts": {"agent": "main", "denied": false}}),
+    );
+    assert!(flow.snapshot().end_turn_at_next_main_step);
+    flow
+}
+
+const MID_TURN: &str = r#"{"event": "prompt.submit", "facts": {"origin": "sdk", "turn_id": "t1"}}"#;
+const STEP: &str =
+    r#"{"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 1}}"#;
+const QUEUE_ROW: &str = r#"{"event": "session.append", "facts": {"agent": "main", "door": "queue", "kind": "attachment", "role": "user"}}"#;
+
+fn raw(s: &str) -> Value {
+    serde_json::from_str(s).expect("json")
+}
+
+/// Either order of the queue row and the step the engine does not order: the step carries
+/// the input to the model (no `end_turn`), and the reset commits after that turn, with no
+/// plugin continuation over the person's input.
+#[rstest]
+#[case::step_before_the_queue_row(true)]
+#[case::queue_row_before_the_step(false)]
+fn input_taken_into_the_running_turn_releases_the_cutoff_whichever_hook_comes_first(
+    #[case] step_first: bool,
+) {
+    let mut flow = requested();
+    assert!(call(&mut flow, raw(MID_TURN)).is_empty());
+    let order = if step_first {
+        [STEP, QUEUE_ROW]
+    } else {
+        [QUEUE_ROW, STEP]
+    };
+    for hook in order {
+        assert!(
+            call(&mut flow, raw(hook)).is_empty(),
+            "{hook} must not end the turn that carries the person's input"
+        );
+    }
+    let fx = call(
+        &mut flow,
+        json!({"event": "turn.complete", "facts": {"agent": "main", "turn_id": "t1", "reason": "answer"}}),
+    );
+    assert_eq!(fx, ["compact"], "the reset commits after the natural turn");
+    assert!(
+        flow.snapshot().stop,
+        "the person's input owns the window: no continuation"
+    );
+}
+
+/// The control: with no input typed into the turn, its opening prompt (submitted idle, no
+/// turn id) does not release the cutoff, and the step after the batch ends the turn.
+#[test]
+fn without_input_typed_into_the_turn_the_cutoff_ends_it() {
+    let mut flow = requested();
+    assert_eq!(call(&mut flow, raw(STEP)), ["end_turn"]);
+}
