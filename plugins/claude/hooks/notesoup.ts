@@ -431,6 +431,9 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   if (off()) return next(e);
   await refreshIdentity($);
   const facts: Fields = { origin: e.origin.kind, command: e.command !== undefined };
+  // Set when a main turn was running: the engine is taking the input into that turn, and
+  // may raise the step that carries it before the queue row's append (claude-hooks/EVENTS.md).
+  if (e.turnId !== undefined) facts.turn_id = e.turnId;
   // Not a command: the budget, and the place a fork's own boot is built from; the kept boots
   // when the last reply asked (the flow knows no window: a first prompt may come before
   // prompt.context). Only then: that reply named the marker, so only boot blocks go.

@@ -528,6 +528,17 @@ describe('natural input', () => {
     ]);
   });
 
+  test('a prompt typed into the running turn names that turn', async ($, on) => {
+    const calls = world(on, () => ({ ok: true, effects: [] }));
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    calls.length = 0;
+    await $.prompt.submit({ text: 'one more thing', wait: false, origin: { kind: 'sdk' }, turnId: 't1' });
+    // The engine takes it into turn t1 before its next step: the helper hears it with the
+    // prompt, not only from the queue row, whose append can come after that step.
+    expect(hookCalls(calls).map((c) => [c.event, c.facts.origin, c.facts.turn_id])).toEqual([['prompt.submit', 'sdk', 't1']]);
+  });
+
   test("a plugin's own prompt is not natural input", async ($, on) => {
     const calls = world(on, () => ({ ok: true, effects: [] }));
     on('prompt.submit', async (_$, e) => ({ text: e.text }));
