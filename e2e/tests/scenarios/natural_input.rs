@@ -11,6 +11,14 @@ use super::{
 
 // ---------------------------------------------------------------------------------
 // 9. Natural input delivered inside the running turn releases the cutoff; no replay.
+//
+// The input is sent while the turn's 3 s Bash runs. 2.1.319 queues it and, once the batch
+// is done, takes it into the running turn (transcript: "absorbed_mid_turn"; the result's
+// queued_turn_count is 0): it raises `prompt.submit` naming the turn, then raises the queue
+// row's `session.append` and the next `turn.step` without ordering them. So the only place
+// the input can still reach the model is that step: notesoup must not cut it, whichever of
+// the two hooks reaches the helper first (claude-hooks/EVENTS.md, "Input typed into a
+// running turn"). Cut, the input was lost outright, about one run in three.
 
 #[test]
 fn s09_natural_input_releases_the_cutoff() {
