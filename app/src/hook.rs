@@ -180,6 +180,25 @@ pub struct HookWatch {
     /// The main results and steps the shell may skip, under this call's points.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quiet: Option<QuietFill>,
+    /// The boot this `prompt.context` attached says history is off only because the
+    /// engine had not named the transcript yet ([`rebind_context`]): when it does
+    /// (`classic.SessionStart`), the shell has the engine ask `prompt.context` again
+    /// (`$.ui.invalidate`), and the window's boot is built with history.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rebind_context: bool,
+}
+
+/// Whether a `prompt.context` call's boot must be asked for again once the engine names
+/// the transcript: it attached a boot (so history in it is the transcript's) while no
+/// transcript was bound. Measured in Claude Code 2.1.319: in the terminal the engine runs
+/// `prompt.context` at start-up, before `classic.SessionStart` names the transcript, and
+/// keeps that answer for the first message unless invalidated (e2e `s11` tmux).
+pub fn rebind_context(hook: &Hook, place: &Place, effects: &[ShellEffect]) -> bool {
+    matches!(hook, Hook::PromptContext { .. })
+        && place.transcript_path.is_none()
+        && effects
+            .iter()
+            .any(|fx| matches!(fx.effect, Effect::AttachBoot { .. }))
 }
 
 /// The flow's `Quiet` as the shell compares it: the field of the context usage it reads
@@ -259,11 +278,12 @@ pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
         .effects
         .into_iter()
         .map(|effect| world.filled(effect))
-        .collect();
+        .collect::<Vec<_>>();
     let watch = HookWatch {
         watch: Watch::of(&reply.flow),
         boot_marker: marker::OPEN,
         quiet: world.quiet(&reply.flow),
+        rebind_context: rebind_context(&call.hook, &call.place, &effects),
     };
     // The vault's share of the call, after the flow's lock is let go.
     world.log.extend(vault_share(ctx, &call.hook, &call.place));

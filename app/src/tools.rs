@@ -57,6 +57,10 @@ pub struct Binding {
     /// The uuid of the current session's latest main append (Claude Code).
     #[serde(default)]
     pub head: Option<String>,
+    /// The uuid of the main append before `head` (Claude Code): the row the tool call's
+    /// own row follows. Read from when `head` is not on disk yet ([`history_from`]).
+    #[serde(default)]
+    pub prior_head: Option<String>,
     /// Set when a subagent calls (Claude's `agentId`).
     #[serde(default)]
     pub agent_id: Option<String>,
@@ -257,26 +261,27 @@ fn dispatch(
                 Some(Value::String(selector)) => Some(selector),
                 _ => None,
             };
-            let source = SessionSource {
+            let source = |head: &Option<String>| SessionSource {
                 live: binding
                     .transcript_path
                     .clone()
                     .map(|transcript_path| LiveSession {
                         transcript_path,
-                        head: binding.head.clone(),
+                        head: head.clone(),
                     }),
-                selector,
+                selector: selector.clone(),
                 agent_id: binding.agent_id.clone(),
                 roots: binding.roots.clone().unwrap_or_default(),
             };
-            let not_yet = |err: &AppError| err.code() == "head_not_written";
+            let (at_head, at_prior) = (source(&binding.head), source(&binding.prior_head));
+            let prior = binding.prior_head.is_some().then_some(&at_prior);
             if tool == Tool::HistoryList {
                 let args: ListArgs = typed(tool, args)?;
-                retrying(|| history::list(ctx, &source, &args), not_yet, sleep)
+                history_from(|s| history::list(ctx, s, &args), &at_head, prior, sleep)
                     .map(|answered| model_text(answered, |page| page.text))
             } else {
                 let args: ReadArgs = typed(tool, args)?;
-                retrying(|| history::read(ctx, &source, &args), not_yet, sleep)
+                history_from(|s| history::read(ctx, s, &args), &at_head, prior, sleep)
                     .map(|answered| model_text(answered, |page| page.text))
             }
         }
@@ -296,6 +301,30 @@ fn model_text<T>(answered: Answered<T>, text: impl FnOnce(T) -> String) -> Strin
         Answered::Answer(page) => text(page),
         Answered::Refused(refusal) => refusal.text,
     }
+}
+
+/// A history answer from the head, else from the append before it while the head's row is
+/// not on disk yet. Measured in Claude Code 2.1.319 (e2e `s11` tmux): in the terminal the
+/// engine writes the assistant row holding a tool call only after the tool answers, and
+/// that row is the head the call is bound to, so every current-session history call
+/// would be refused as not written, each retry a new such row. The row before it is the
+/// same branch without the calling row (its parent: the main appends of one loop are
+/// chained in append order), never another branch; both are asked [`retrying`].
+fn history_from<T>(
+    mut ask: impl FnMut(&SessionSource) -> Result<T, AppError>,
+    head: &SessionSource,
+    prior: Option<&SessionSource>,
+    sleep: impl FnMut(Duration),
+) -> Result<T, AppError> {
+    let not_yet = |err: &AppError| err.code() == "head_not_written";
+    retrying(
+        || match (ask(head), prior) {
+            (Err(err), Some(prior)) if not_yet(&err) => ask(prior),
+            (result, _) => result,
+        },
+        not_yet,
+        sleep,
+    )
 }
 
 /// Asks `ask` once, and again after a pause of 50 ms more each time while it refuses as

@@ -70,3 +70,29 @@ fn an_effect_is_the_flows_json_with_the_text_it_carries() {
         json!({"type": "tool_result", "text": "ok", "is_error": false})
     );
 }
+
+/// Only a `prompt.context` that attached a boot with no transcript bound asks the shell to
+/// have the engine ask again once the transcript is named.
+#[test]
+fn a_boot_attached_before_the_transcript_is_named_is_asked_for_again() {
+    use super::{Hook, Place, rebind_context};
+    let context: Hook =
+        serde_json::from_value(json!({"event": "prompt.context", "facts": {"kept": []}})).unwrap();
+    let attached = [ShellEffect::from(Effect::AttachBoot {
+        ordinal: 0,
+        text: "boot".into(),
+    })];
+    let unbound = Place::default();
+    let bound = Place {
+        transcript_path: Some("/t.jsonl".into()),
+        ..Place::default()
+    };
+    assert!(rebind_context(&context, &unbound, &attached));
+    assert!(!rebind_context(&context, &bound, &attached));
+    assert!(!rebind_context(&context, &unbound, &[]));
+    let submit: Hook = serde_json::from_value(
+        json!({"event": "prompt.submit", "facts": {"origin": "user", "command": false}}),
+    )
+    .unwrap();
+    assert!(!rebind_context(&submit, &unbound, &attached));
+}

@@ -443,3 +443,33 @@ fn the_plugin_manifest_and_the_marketplace_name_notesoups_one_version() {
         "marketplace.json npm source"
     );
 }
+
+/// A head whose row is not on disk (in the terminal Claude writes the row holding the call
+/// only after the tool answers): with the append before it bound, the history is read from
+/// there at once; without it, the refusal to retry stands.
+#[test]
+fn a_head_not_written_is_read_from_the_append_before_it() {
+    let home = scratch("prior-head");
+    let ctx = Context::from_vars([("HOME", home.to_str().unwrap())]);
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let transcript = data().join("history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    let binding = Binding {
+        transcript_path: Some(transcript.to_str().unwrap().to_owned()),
+        head: Some("00000000-0000-4000-8000-00000000beef".to_owned()),
+        ..Binding::new(home.join("project").to_str().unwrap())
+    };
+    let args = json!({"query": "RESUMED-PROMPT"});
+    let answer = call("history_list", &args, &binding, &ctx);
+    assert!(answer.is_error, "{answer:?}");
+    assert!(
+        answer.text.starts_with("notesoup head_not_written: "),
+        "{answer:?}"
+    );
+    let with_prior = Binding {
+        prior_head: Some("761ce4dd-d0ac-4f59-b058-a811b67e30c1".to_owned()),
+        ..binding
+    };
+    let answer = call("history_list", &args, &with_prior, &ctx);
+    assert!(!answer.is_error, "{answer:?}");
+    assert!(answer.text.contains("RESUMED-PROMPT"), "{answer:?}");
+}

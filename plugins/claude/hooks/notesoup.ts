@@ -31,8 +31,8 @@ const PROCESS = crypto.randomUUID();
  * `registered` settles when session.start's tools and commands are registered (to why not).
  */
 let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<string | undefined> } | undefined;
-/** What the engine bound: the session identity, the transcript, the newest kept main row. */
-let bound: { identity?: string; transcriptPath?: string; head?: string; epoch: number } = { epoch: 0 };
+/** What the engine bound: the session identity, the transcript, the newest kept main row and the one before. */
+let bound: { identity?: string; transcriptPath?: string; head?: string; prior?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
 let usageCache: { key: string; usage: unknown } | undefined;
 /**
@@ -370,9 +370,19 @@ const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
   return next(e);
 };
 
-/** Binds the current transcript: the only way history learns the path (even before session.start's reply). */
+/**
+ * Binds the current transcript: the only way history learns the path (even before
+ * session.start's reply). When the last reply said the boot prompt.context attached lacks
+ * it (`rebind_context`: the terminal runs prompt.context at start-up, before this), the
+ * engine is told to ask prompt.context again, so the window's boot is built with history.
+ */
 const onClassicStart: Hook<'classic.SessionStart'> = async ($, e, next) => {
-  bound = { ...bound, transcriptPath: e.transcript_path, head: e.source === 'compact' ? bound.head : undefined };
+  const kept = e.source === 'compact';
+  bound = { ...bound, transcriptPath: e.transcript_path, head: kept ? bound.head : undefined, prior: kept ? bound.prior : undefined };
+  if (pending.watch.rebind_context === true && e.transcript_path !== undefined) {
+    pending = { ...pending, watch: { ...pending.watch, rebind_context: undefined } };
+    $.ui.invalidate('prompt.context');
+  }
   return next(e);
 };
 
@@ -517,7 +527,7 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
 const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || off()) return r;
-  bound = { ...bound, head: r.uuid };
+  bound = { ...bound, head: r.uuid, prior: bound.head };
   const closeout = e.door === 'command' ? pending.closeout : undefined;
   if (closeout !== undefined) {
     // The command's first row: the engine awaits this hook before the run can end, so the
@@ -545,6 +555,7 @@ const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async (
   if (off()) return next(e);
   const { tool, tool_use_id: _use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
   const binding = await placeFacts($);
+  if (bound.prior !== undefined) binding.prior_head = bound.prior;
   if (agentId !== undefined) binding.agent_id = agentId;
   const request: Fields = { name: tool, args, bound: binding, session: await sessionRef($), version: VERSION };
   if (agentId === undefined) request.budget = await budgetFacts($);

@@ -289,6 +289,26 @@ describe('the notes and history tools', () => {
     });
   });
 
+  test('a tool call is bound with the head and the append before it (the terminal writes the calling row late)', async ($, on) => {
+    const calls = world(on, () => answered('seq 1 user: hi'));
+    on('classic.SessionStart', async () => ({}));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    for (const uuid of ['0b7c0000-0000-4000-8000-000000000001', '0b7c0000-0000-4000-8000-000000000002']) {
+      await $.session.append({
+        message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        door: 'prompt', origin: { kind: 'sdk' }, uuid,
+      });
+    }
+    await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
+    expect(toolCalls(calls)[0]?.bound).toEqual({
+      cwd: '/work/project',
+      transcript_path: '/t/s.jsonl',
+      head: '0b7c0000-0000-4000-8000-000000000002',
+      prior_head: '0b7c0000-0000-4000-8000-000000000001',
+    });
+  });
+
   test("a subagent's call is bound with its id", async ($, on) => {
     const calls = world(on, () => answered('ok'));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
@@ -830,6 +850,26 @@ describe('boot', () => {
     const r = await $.prompt.context({ blocks: [{ name: 'currentDate', text: 'today' }] });
     expect(r.blocks).toEqual([{ name: 'currentDate', text: 'today' }, { name: 'notesoup', text }]);
     expect(hookCalls(calls).find((c) => c.event === 'prompt.context')?.facts).toEqual({ cwd: '/work/project', transcript_path: '/t/s.jsonl', kept: [] });
+  });
+
+  test('a boot attached before the transcript is named is asked for again once it is (watch.rebind_context), once', async ($, on) => {
+    const text = `<notesoup-boot window="claude:${SESSION}:0">\nnotes\n</notesoup-boot>`;
+    world(on, (op, req) =>
+      op === 'hook' && req.event === 'prompt.context'
+        ? { ok: true, effects: [{ type: 'attach_boot', ordinal: 0, text }], watch: { rebind_context: true } }
+        : { ok: true, effects: [] },
+    );
+    const invalidated: string[] = [];
+    on('ui.invalidate', async (_$, e) => {
+      invalidated.push(String(e.event));
+      return { value: undefined };
+    });
+    on('prompt.context', async (_$, e) => ({ blocks: e.blocks }));
+    on('classic.SessionStart', async () => ({}));
+    await $.prompt.context({ blocks: [] });
+    await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
+    await $.classic.SessionStart({ source: 'clear', transcript_path: '/t/s2.jsonl' });
+    expect(invalidated).toEqual(['prompt.context']);
   });
 
   test('without attach_boot nothing is attached', async ($, on) => {
