@@ -1,8 +1,8 @@
 //! Scenario 11: history after a reset, and `history_sessions`.
 
-use notesoup_e2e::{Match, Mode, Reply, Script};
+use notesoup_e2e::{Match, Mode, Reply, Script, Step};
 
-use super::{EMPTY_BRAIN, FRESH_BOOT, empty_brain, run_clean, tool_results_text};
+use super::{BOOT_CLOSE, EMPTY_BRAIN, FRESH_BOOT, empty_brain, run_clean, tool_results_text};
 
 // ---------------------------------------------------------------------------------
 // 11. History after a reset: the fresh window finds the old window's message.
@@ -115,5 +115,79 @@ fn s11_history_sessions_lists_this_session() {
     assert!(
         listing.contains("KIWI-7"),
         "the listing lacks the first prompt: {listing}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// History in a terminal's first window (issue 26, item 5). In the terminal the engine runs
+// `prompt.context` at start-up, before `classic.SessionStart` names the transcript: the
+// first boot must still say history is available. And `history_list` works in window 0,
+// though the engine writes the row holding the call (the head) only after the tool answers.
+
+/// The boot's history line when the history tools work (`boot/text/history-on.md`).
+const HISTORY_ON: &str = "History is available:";
+/// The boot's history line when they do not (`boot/text/history-off.md`).
+const HISTORY_OFF: &str = "History is not available";
+
+#[test]
+fn s11_history_in_the_first_terminal_window() {
+    let script = Script::new()
+        .rule(
+            Match::tool_result(true).and_tail_contains("MANGO-31"),
+            Reply::text("Found it in the history."),
+        )
+        .rule(
+            Match::user_contains("Find the secret word.").and_tool_result(false),
+            Reply::tool(
+                "mcp__notesoup__history_list",
+                serde_json::json!({"query": "MANGO-31"}),
+            ),
+        )
+        .rule(Match::tool_result(true), Reply::text("Not found."))
+        .fallback(Reply::text("Noted the word."));
+    let mode = super::tmux_lines(
+        &[
+            ("The secret word is MANGO-31.", Some("Noted the word.")),
+            ("Find the secret word.", Some("Found it in the history.")),
+        ],
+        vec![
+            Step::Idle(std::time::Duration::from_secs(3)),
+            Step::Capture("answered".into()),
+        ],
+    );
+    let out = super::run("s11-history-tmux", script, &mode);
+    // The boot first: it is decided before any turn, whatever the turns did.
+    let sid = super::main_session(&out);
+    let window = format!("claude:{sid}:0");
+    let requests = out.model_turn_requests();
+    let first = requests.first().expect("no request").all_text();
+    let boot = first
+        .split(&format!("window=\"{window}\">"))
+        .nth(1)
+        .and_then(|rest| rest.split(BOOT_CLOSE).next())
+        .unwrap_or("");
+    assert!(
+        boot.contains(HISTORY_ON) && !boot.contains(HISTORY_OFF),
+        "the terminal's first boot does not say history is available:\n{boot}"
+    );
+    super::assert_clean_exit(&out);
+    assert_eq!(
+        requests.len(),
+        3,
+        "the first prompt, the history_list call, the answer after it"
+    );
+    for (i, r) in requests.iter().enumerate() {
+        assert_eq!(
+            super::windows(&r.all_text()),
+            std::slice::from_ref(&window),
+            "request {i} must hold one boot, window 0's"
+        );
+    }
+    // In the terminal the row holding the call is the head and is written only after the
+    // tool answers: the listing must come at once, not as a refusal to retry.
+    let listing = tool_results_text(requests[2]);
+    assert!(
+        listing.contains("MANGO-31"),
+        "history_list did not find the first prompt in window 0: {listing}"
     );
 }
