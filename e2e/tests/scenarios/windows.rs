@@ -989,3 +989,92 @@ fn w09_disable_compact_survives_a_reload_and_a_clear_and_is_logged_once_per_sess
         "DISABLE_COMPACT is logged once per session"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// `/clear` and an in-session `/resume` acquire a boot again (issue 26, item 3): the engine
+// raises no `session.start` for either, yet the next request of the new session (after
+// `/clear`) and of the resumed one (`/resume <id>` typed in the running terminal) carries
+// exactly one boot, naming that session's own window.
+
+/// The first session's id (`--session-id`), so `/resume` can name it.
+const W10_FIRST: &str = "0e0a0a10-0000-4000-8000-000000000a10";
+
+#[test]
+fn w10_clear_and_resume_in_a_terminal_acquire_a_boot_again() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::tail_contains("Say two.").and_tool_result(false),
+            Reply::text("Two."),
+        )
+        .rule(
+            Match::tail_contains("Say three.").and_tool_result(false),
+            Reply::text("Three."),
+        )
+        .fallback(Reply::text("One."));
+    let typed = |line: &str, answer: &str| {
+        [
+            Step::Sleep(Duration::from_secs(1)),
+            Step::Type(line.into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor(regex::escape(answer), Duration::from_secs(60)),
+        ]
+    };
+    let command = |line: &str| {
+        [
+            Step::Sleep(Duration::from_secs(1)),
+            Step::Type(line.into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::Sleep(Duration::from_secs(3)),
+        ]
+    };
+    let mut middle = Vec::new();
+    middle.extend(command("/clear"));
+    middle.extend(typed("Say two.", "Two."));
+    middle.push(Step::Capture("after-clear".into()));
+    middle.extend(command(&format!("/resume {W10_FIRST}")));
+    middle.extend(typed("Say three.", "Three."));
+    middle.extend([
+        Step::Capture("after-resume".into()),
+        Step::Idle(Duration::from_secs(3)),
+    ]);
+    let mode = tmux_lines(&[("Say one.", Some("One."))], middle);
+    let out = super::session("w10-clear-resume", script)
+        .timeout(Duration::from_secs(180))
+        .args(&["--session-id", W10_FIRST])
+        .run(&mode)
+        .unwrap();
+    super::assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(requests.len(), 3, "one request per prompt");
+    let first = format!("claude:{W10_FIRST}:0");
+    assert_eq!(
+        boots(requests[0]),
+        std::slice::from_ref(&first),
+        "the first session's request holds its window 0's boot"
+    );
+    let cleared = boots(requests[1]);
+    assert!(
+        cleared.len() == 1 && cleared[0].ends_with(":0") && cleared[0] != first,
+        "after /clear the request must hold one boot, the new session's window 0: {cleared:?}"
+    );
+    assert!(
+        requests[1].all_text().contains("History is available:"),
+        "the new session's boot does not say history is available"
+    );
+    assert!(
+        requests[1].all_text().contains("Say two.") && !requests[1].all_text().contains("Say one."),
+        "/clear did not start a new conversation: the scenario proves nothing"
+    );
+    assert_eq!(
+        boots(requests[2]),
+        std::slice::from_ref(&first),
+        "after /resume the request must hold one boot, the resumed session's window 0"
+    );
+    assert!(
+        requests[2].all_text().contains("Say one.") && !requests[2].all_text().contains("Say two."),
+        "/resume did not go back to the first conversation: the scenario proves nothing"
+    );
+}
