@@ -58,7 +58,7 @@ pub struct Binding {
     #[serde(default)]
     pub head: Option<String>,
     /// The uuid of the main append before `head` (Claude Code): the row the tool call's
-    /// own row follows. Read from when `head` is not on disk yet ([`history_from`]).
+    /// own row follows. Read from when `head` is not on disk yet (`history_from`).
     #[serde(default)]
     pub prior_head: Option<String>,
     /// Set when a subagent calls (Claude's `agentId`).
