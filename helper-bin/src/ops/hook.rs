@@ -4,69 +4,42 @@
 
 use std::collections::BTreeMap;
 
-use notesoup_app::hook::{self, BudgetFacts, Hook, HookCall, Place, SessionRef, Switches};
+use notesoup_app::hook::{self, BudgetFacts, Hook, HookCall, Place, Switches};
 use notesoup_app::{AppError, Context};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::Fields;
-use crate::{fields, parse};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Request {
-    /// The engine hook's name (`tool.call`, `turn.step`, ...).
-    event: String,
-    /// The session whose flow the helper keeps.
-    session: SessionRef,
-    /// The hook's raw facts, with `budget` where the hook reads it.
-    #[serde(default)]
-    facts: Map<String, Value>,
-    /// The hooks module's notesoup version; another than this helper's is refused.
-    #[serde(default)]
-    version: Option<String>,
-}
+use super::event::EventRequest;
+use crate::fields;
 
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, AppError> {
-    let Request {
-        event,
-        session,
-        mut facts,
-        version,
-    } = parse("hook", request)?;
-    hook::same_version(version.as_deref())?;
-    let budget: Option<BudgetFacts> = facts
-        .remove("budget")
-        .map(|b| parse("hook", b))
-        .transpose()?;
-    let mut take = |key: &str| -> Result<Option<String>, AppError> {
-        facts.remove(key).map(|v| parse("hook", v)).transpose()
-    };
+    let mut request = EventRequest::parse("hook", request)?;
+    let budget: Option<BudgetFacts> = request.take("hook", "budget")?;
     let place = Place {
-        cwd: take("cwd")?,
-        transcript_path: take("transcript_path")?,
-        head: take("head")?,
+        cwd: request.take("hook", "cwd")?,
+        transcript_path: request.take("hook", "transcript_path")?,
+        head: request.take("hook", "head")?,
     };
-    let switched_on = match facts.remove("env") {
+    let switched_on = match request.take::<BTreeMap<String, String>>("hook", "env")? {
         None => false,
-        Some(env) => match hook::switches(&parse::<BTreeMap<String, String>>("hook", env)?) {
+        Some(env) => match hook::switches(&env) {
             Switches::Off => return Ok(fields(&hook::off())),
             Switches::On { disable_compact } => {
-                facts.insert("disable_compact".into(), json!(disable_compact));
+                request
+                    .facts
+                    .insert("disable_compact".into(), json!(disable_compact));
                 true
             }
         },
     };
-    if let Some(kept) = facts.remove("kept") {
-        let texts: Vec<String> = parse("hook", kept)?;
-        let boots = hook::kept_boots(&texts, session.harness);
-        facts.insert("kept".into(), json!(boots));
+    if let Some(texts) = request.take::<Vec<String>>("hook", "kept")? {
+        let boots = hook::kept_boots(&texts, request.session.harness);
+        request.facts.insert("kept".into(), json!(boots));
     }
-    let hook: Hook = serde_json::from_value(json!({"event": event, "facts": facts}))
-        .map_err(|err| AppError::Request(format!("`hook` event `{event}`: {err}")))?;
+    let session = request.session.clone();
     let call = HookCall {
         session,
-        hook,
+        hook: request.event::<Hook>("hook")?,
         place,
         budget,
         switched_on,

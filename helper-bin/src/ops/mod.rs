@@ -5,6 +5,7 @@ use notesoup_app::{AppError, Context, notes as app};
 use serde_json::{Map, Value};
 
 mod boot;
+mod event;
 mod history;
 mod hook;
 mod limits;

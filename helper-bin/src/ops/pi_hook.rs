@@ -2,63 +2,39 @@
 //! [`PiHookCall`] (the budget, where the session lives, then the event itself), answered by
 //! [`notesoup_app::hook::pi::call`], serialized.
 
+use notesoup_app::hook::Place;
 use notesoup_app::hook::pi::{self, PiBudgetFacts, PiHook, PiHookCall};
-use notesoup_app::hook::{self, Place, SessionRef};
 use notesoup_app::{AppError, Context};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::Fields;
-use crate::{fields, parse};
+use super::event::EventRequest;
+use crate::fields;
 
 /// The event of Pi's own tool `notesoup_get_context_remaining` (no flow event: it reads the
 /// budget and the cap).
 const GET_CONTEXT_REMAINING: &str = "get_context_remaining";
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Request {
-    /// The Pi event's name (`tool_result`, `turn_start`, ...).
-    event: String,
-    /// The session whose flow the helper keeps (`harness` `pi`).
-    session: SessionRef,
-    /// The event's raw facts, with `budget` and `cwd` where it reads them.
-    #[serde(default)]
-    facts: Map<String, Value>,
-    /// The extension's notesoup version; another than this helper's is refused.
-    #[serde(default)]
-    version: Option<String>,
-}
-
 pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, AppError> {
-    let Request {
-        event,
-        session,
-        mut facts,
-        version,
-    } = parse("pi_hook", request)?;
-    hook::same_version(version.as_deref())?;
-    let budget: Option<PiBudgetFacts> = facts
-        .remove("budget")
-        .map(|b| parse("pi_hook", b))
-        .transpose()?;
-    if event == GET_CONTEXT_REMAINING {
+    let mut request = EventRequest::parse("pi_hook", request)?;
+    let budget: Option<PiBudgetFacts> = request.take("pi_hook", "budget")?;
+    if request.event == GET_CONTEXT_REMAINING {
         let budget = budget.unwrap_or_default();
-        return Ok(fields(&pi::get_context_remaining(ctx, &session, &budget)?));
+        return Ok(fields(&pi::get_context_remaining(
+            ctx,
+            &request.session,
+            &budget,
+        )?));
     }
-    let mut take = |key: &str| -> Result<Option<String>, AppError> {
-        facts.remove(key).map(|v| parse("pi_hook", v)).transpose()
-    };
     let place = Place {
-        cwd: take("cwd")?,
+        cwd: request.take("pi_hook", "cwd")?,
         transcript_path: None,
         head: None,
     };
-    let hook: PiHook = serde_json::from_value(json!({"event": event, "facts": facts}))
-        .map_err(|err| AppError::Request(format!("`pi_hook` event `{event}`: {err}")))?;
+    let session = request.session.clone();
     let call = PiHookCall {
         session,
-        hook,
+        hook: request.event::<PiHook>("pi_hook")?,
         place,
         budget,
     };
