@@ -262,9 +262,6 @@ pub const LIVE_MIN: u64 = 64 * 1024;
 /// How often a session's start sweeps the harnesses' older files into the vault.
 pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// The file whose time says when the last sweep ran.
-const SWEPT: &str = "swept";
-
 /// A hook's share of vaulting the live session: `transcript` (a `harness` session file)
 /// kept up to [`HOOK_BUDGET`] more bytes, once [`LIVE_MIN`] are new. Nothing when vaulting is off; a line for the log
 /// when it fails (a hook never fails for the vault).
@@ -332,16 +329,15 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
     }
     let root = root(ctx)?;
     let vault = Vault::open(&root)?;
-    let stamp = root.join(SWEPT);
-    let recent = std::fs::symlink_metadata(&stamp)
-        .and_then(|m| m.modified())
-        .is_ok_and(|at| now.duration_since(at).is_ok_and(|age| age < SWEEP_EVERY));
+    let recent = vault
+        .last_swept()?
+        .is_some_and(|at| now.duration_since(at).is_ok_and(|age| age < SWEEP_EVERY));
     if recent {
         return Ok(None);
     }
-    // Stamped first: two starts at once do not both sweep, and a failing sweep is not
+    // Marked first: two starts at once do not both sweep, and a failing sweep is not
     // retried at every start.
-    let _ = std::fs::write(&stamp, b"");
+    vault.mark_swept()?;
     let held: std::collections::HashMap<(String, String), u64> = vault
         .sessions()?
         .into_iter()

@@ -32,6 +32,7 @@
 //!
 //! ```text
 //! <vault>/                        0700
+//! ├── swept                       its time: when the hooks last swept every session in
 //! └── <harness>/                  claude, pi, codex
 //!     ├── <id>/                   one session; flocked while it changes
 //!     │   ├── v<N>.record         "notesoup-vault 2", then "<raw bytes> <dev>:<inode>" of
@@ -75,6 +76,8 @@ use record::{Piece, Record};
 pub const MAX_RAW: u64 = 128 * 1024 * 1024;
 /// The zstd level of every piece.
 pub const LEVEL: i32 = 3;
+/// The file in the vault whose time says when a sweep last ran ([`Vault::mark_swept`]).
+const SWEPT: &str = "swept";
 /// The most raw bytes in one piece: a keep of more is cut into pieces of this size, so
 /// checking that an original still continues what was kept reads at most one piece of it.
 pub const PIECE_MAX: u64 = 4 * 1024 * 1024;
@@ -423,6 +426,18 @@ impl Vault {
         drop(lock);
         folder.remove_dir(id)?;
         Ok(held)
+    }
+
+    /// When [`Vault::mark_swept`] last ran (`None`: never), read from the vault's `swept`
+    /// file without following a link.
+    pub fn last_swept(&self) -> Result<Option<std::time::SystemTime>, VaultError> {
+        Ok(Dir::open(&self.root)?.metadata(SWEPT)?.map(|m| m.modified))
+    }
+
+    /// Records that the harnesses' files were swept in now: the `swept` file is replaced
+    /// (a link in its place is refused, never written through).
+    pub fn mark_swept(&self) -> Result<(), VaultError> {
+        Ok(Dir::open(&self.root)?.replace(SWEPT, b"")?)
     }
 
     /// Where `harness:id`'s copy is (or would be) kept: its folder in the vault.

@@ -386,3 +386,19 @@ fn a_damaged_copy_is_renewed_from_its_original() {
     assert_eq!((renewed.version, renewed.new_version), (2, true));
     assert_eq!(v.read("claude", "s").unwrap().unwrap(), text);
 }
+
+/// The sweep's mark is a file of the vault's own: a link in its place is refused, and what
+/// it names is left as it was.
+#[test]
+fn the_sweep_mark_is_never_written_through_a_link() {
+    let s = Scratch::new();
+    let v = s.vault();
+    assert_eq!(v.last_swept().unwrap(), None);
+    v.mark_swept().unwrap();
+    assert!(v.last_swept().unwrap().is_some());
+    fs::remove_file(s.0.join("vault/swept")).unwrap();
+    let target = s.file("canary", b"keep me\n");
+    std::os::unix::fs::symlink(&target, s.0.join("vault/swept")).unwrap();
+    assert!(matches!(v.mark_swept(), Err(VaultError::File(_))));
+    assert_eq!(fs::read(&target).unwrap(), b"keep me\n");
+}
