@@ -13,7 +13,12 @@
 //! its persistent index, so only the lines appended since the last call are decoded, and of
 //! the lines the index covers only those an answer shows or a search may find. The decoded
 //! history is handed to [`Context::retire`] when the answer is made: freed at once, unless
-//! the process's `main` gave the context a function of its own for it.
+//! the process's `main` gave the context a function of its own for it, or the context keeps
+//! histories ([`Context::keeping_histories`]: a long-lived server's): then the history of a
+//! session named by selector is kept, and a later call on the unchanged file searches it
+//! instead of reading the file again.
+
+use std::sync::Arc;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{History, QueryError, Seq, render_sessions, sessions_limit};
@@ -25,7 +30,7 @@ use crate::{AppError, Context};
 
 /// The arguments of [`list`] and [`read`], and the session folders setting.
 pub use notesoup_history_core::{ListArgs, ReadArgs};
-pub use notesoup_history_store::Roots;
+pub use notesoup_history_store::{Kept, Roots};
 
 mod parallel;
 mod people;
@@ -290,14 +295,16 @@ fn refusal(op: &str, history: &History, error: QueryError) -> Refusal {
 }
 
 /// The selected history of the session `source` names, for an answer that searches it for
-/// `query`, if any (the live transcript's lines that may hold it are decoded whole, the
-/// others skimmed: `read_history`); `op` names the call in refusals.
+/// `query`, if any (a Claude transcript's lines that may hold it are decoded whole, the
+/// others skimmed: `read_history`); `op` names the call in refusals. A session named by
+/// selector is the history the context keeps for it, when it keeps one and the file is
+/// unchanged ([`Context::keeping_histories`]).
 pub fn load(
     op: &str,
     source: &SessionSource,
     query: Option<&str>,
     ctx: &Context,
-) -> Result<History, AppError> {
+) -> Result<Arc<History>, AppError> {
     let live = source.live.as_ref();
     let named = named(
         op,
@@ -315,8 +322,7 @@ pub fn load(
         Named::Listed(selector) => {
             let corpus = corpus(source.roots.clone(), ctx);
             let found = corpus.resolve(selector)?;
-            let transcript = corpus.load(&found, cache(ctx).as_ref())?;
-            return Ok(History::new(transcript)?);
+            return Ok(corpus.history(&found, cache(ctx).as_ref(), query, ctx.kept())?);
         }
     };
     let options = Options {
@@ -324,13 +330,13 @@ pub fn load(
         sidechain: false,
     };
     let head = Head::Uuid(head.to_owned());
-    Ok(read_history(
+    Ok(Arc::new(read_history(
         path,
         &options,
         &head,
         cache(ctx).as_ref(),
         query,
-    )?)
+    )?))
 }
 
 /// The session corpus under `roots` and the folders the environment names, with the

@@ -12,9 +12,11 @@
 //!
 //! - Every call takes its [`Context`]: the library reads the process environment only in
 //!   [`Context::from_process`], which a front end's `main` calls once.
-//! - It keeps nothing between calls: what outlives a call is a crate's on disk (the notes,
-//!   the session's window record, the transcript index). A value a call is done with is
-//!   dropped, or handed to the context's `retire` function.
+//! - It keeps nothing between calls on its own: what outlives a call is a crate's on disk
+//!   (the notes, the session's window record, the transcript index), or a history a
+//!   long-lived caller asked its [`Context`] to keep ([`Context::keeping_histories`]:
+//!   bounded, owned by that context, never process-global). A value a call is done with
+//!   is dropped, or handed to the context's `retire` function.
 //! - A session's flow is read, stepped and written only under its record's lock; a record
 //!   that is missing or refused is rebuilt from the transcript, never misread.
 //! - The model's arguments are held to the tool's schema, a field it does not declare
@@ -53,6 +55,9 @@
 
 use std::any::Any;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use notesoup_history_store::Kept;
 
 pub mod boot;
 mod error;
@@ -79,6 +84,8 @@ pub struct Context {
     /// What [`Context::retire`] hands a value to instead of dropping it
     /// ([`Context::retiring_with`]); `None`: dropped at once.
     retire_with: Option<fn(Box<dyn Any + Send>)>,
+    /// The histories kept between calls ([`Context::keeping_histories`]); `None`: none.
+    kept: Option<Arc<Kept>>,
 }
 
 impl Context {
@@ -89,6 +96,7 @@ impl Context {
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
             retire_with: None,
+            kept: None,
         }
     }
 
@@ -101,6 +109,21 @@ impl Context {
     pub fn retiring_with(mut self, retire: fn(Box<dyn Any + Send>)) -> Self {
         self.retire_with = Some(retire);
         self
+    }
+
+    /// This context, keeping the histories of the sessions its calls name by selector in
+    /// `kept` (bounded; see [`Kept`]), so a later call on the same unchanged session
+    /// searches the history an earlier one decoded: for a long-lived process (`notesoup
+    /// mcp`). Clones of the context share `kept`; it is freed with the last of them.
+    #[must_use]
+    pub fn keeping_histories(mut self, kept: Kept) -> Self {
+        self.kept = Some(Arc::new(kept));
+        self
+    }
+
+    /// The histories this context keeps, if it keeps any.
+    pub fn kept(&self) -> Option<&Kept> {
+        self.kept.as_deref()
     }
 
     /// Lets go of a value a call is done with: dropped now, or handed to the function the
@@ -121,6 +144,7 @@ impl Context {
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
             retire_with: None,
+            kept: None,
         }
     }
 

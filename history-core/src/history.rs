@@ -34,24 +34,19 @@ pub enum HistoryError {
 
 /// Where the bodies a decoder left out are: a [`History`] made by
 /// [`History::with_bodies`] asks it for the bodies an answer shows, and, for a list that
-/// searches for the literal the source was read for ([`BodySource::searched`]), which
-/// bodies may hold it, so that search decodes only what can match. The literal is handed
-/// to the source once, before it reads (a reader may look for it while it reads); a list
-/// for any other literal asks the source for nothing but bodies.
+/// searches for a literal, which bodies may hold it, so that search decodes only what can
+/// match. A source may have been read for one literal (a reader may look for it while it
+/// reads) and still answer for any other: one history serves many searches.
 pub trait BodySource: Send + Sync {
     /// The whole body of the event `seq` (its transcript body is a placeholder). `Err` is
     /// the reason it cannot be had (the file changed under the index, say).
     fn body(&self, seq: Seq) -> Result<Body, String>;
 
-    /// The literal (which holds no `\n`) this source was read for, if any: the one
-    /// [`BodySource::may_contain`] answers for.
-    fn searched(&self) -> Option<&str>;
-
     /// The elided events whose texts (visible text, a call's input, a result's text) may
-    /// hold the [`BodySource::searched`] literal, in any order, each with whether it surely
-    /// does ([`Contains::Surely`]: a list then counts it without asking for its body): every
+    /// hold the literal `query`, in any order, each with whether it surely does
+    /// ([`Contains::Surely`]: a list then counts it without asking for its body): every
     /// other elided event's texts do not. `None`: any of them may. Asked once per list.
-    fn may_contain(&self) -> Option<Vec<(Seq, Contains)>>;
+    fn may_contain(&self, query: &str) -> Option<Vec<(Seq, Contains)>>;
 }
 
 /// What a [`BodySource`] knows of an elided body that may hold a query.
@@ -209,11 +204,7 @@ impl History {
         let Some(elided) = &self.elided else {
             return Vec::new();
         };
-        // The source knows only of the literal it was read for.
-        let known = (elided.source.searched() == Some(query))
-            .then(|| elided.source.may_contain())
-            .flatten();
-        match known {
+        match elided.source.may_contain(query) {
             None => elided
                 .which
                 .iter()

@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use notesoup_history_claude::{Head, Options, RawQuery};
@@ -34,6 +35,7 @@ use notesoup_window::Host;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::kept::Kept;
 use crate::transcript_index::{Cache, read_transcript};
 use crate::{SESSION_FILE_MAX_BYTES, StoreError};
 
@@ -156,6 +158,34 @@ impl Corpus {
                 .cloned()
                 .collect()
         })
+    }
+
+    /// The history of the session `found` names, for an answer that searches it for `query`,
+    /// if any: a Claude transcript through its index (only the lines that may hold the
+    /// query decoded whole; see [`read_history`](crate::read_history)), any other session
+    /// decoded whole ([`Corpus::load`]). With `kept`, a Claude transcript's history is the
+    /// one kept for its file when the file is unchanged since it was read, and is kept for
+    /// the next call otherwise ([`Kept`]): a later question, for any query, is a search of
+    /// it, not a decode.
+    pub fn history(
+        &self,
+        found: &Found,
+        cache: Option<&Cache>,
+        query: Option<&str>,
+        kept: Option<&Kept>,
+    ) -> Result<Arc<History>, StoreError> {
+        if found.harness == Host::Claude && found.vaulted.is_none() {
+            let options = Options {
+                session: Some(found.id.clone()),
+                sidechain: false,
+            };
+            let read = || crate::read_history(&found.path, &options, &Head::Leaf, cache, query);
+            return match kept {
+                Some(kept) => kept.history(&found.path, read),
+                None => read().map(Arc::new),
+            };
+        }
+        Ok(Arc::new(History::new(self.load(found, cache)?)?))
     }
 
     /// The history of a session a [`Scan`] found, for an answer that searches it for

@@ -16,7 +16,10 @@
 //!   folder, so a call decodes only the lines appended since the index was written; the
 //!   answer is always the one a fresh decode gives. [`read_history`] gives the history
 //!   tools the same transcript with the indexed rows' bodies left in the file, decoded only
-//!   where an answer shows them or a search may find its query.
+//!   where an answer shows them or a search may find its query. A long-lived process keeps
+//!   such histories in a [`Kept`] (bounded by the index cache's budget, keyed by the file's
+//!   identity), so a later question on the same session is a search, not a decode
+//!   ([`Corpus::history`]).
 //!
 //! # Invariants
 //!
@@ -67,10 +70,12 @@ use notesoup_safe_fs::FsError;
 use notesoup_window::Host;
 
 mod corpus;
+mod kept;
 mod named;
 mod transcript_index;
 
 pub use corpus::{Corpus, Found, Roots, Scan, VARS};
+pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
 pub use named::{Named, named};
 pub use transcript_index::{Cache, read_history, read_transcript};
 

@@ -46,7 +46,10 @@
 //! - Stdout carries nothing but JSON-RPC lines.
 //! - Memory stays bounded under any peer: a line over [`MAX_LINE`] bytes is refused without
 //!   being held, nothing is kept per frame once it is answered, and no line is read while
-//!   [`MAX_PENDING`] answers wait to be written.
+//!   [`MAX_PENDING`] answers wait to be written. The one thing kept between calls is the
+//!   sessions' decoded histories, so a second question on a session is a search, not a
+//!   decode: within the index cache's budget (`notesoup_history_store::Kept`), each dropped
+//!   when its file changes, and freed with the server.
 //!
 //! # Why `notesoup mcp` and not `notesoup-helper mcp`
 //!

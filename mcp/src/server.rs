@@ -24,6 +24,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
+use notesoup_app::history::Kept;
 use notesoup_app::tools::{self, Binding, ToolSpec};
 
 /// The boot resource's URI.
@@ -55,7 +56,10 @@ pub(crate) struct Server {
 impl Server {
     pub(crate) fn new(ctx: Context, cwd: PathBuf) -> Self {
         Self {
-            ctx: Arc::new(ctx),
+            // The server lives for the client's session: it keeps what it decoded (within
+            // the index cache's budget), so a second question on a session is a search of
+            // it, not a decode.
+            ctx: Arc::new(ctx.keeping_histories(Kept::default())),
             cwd,
             root: Mutex::new(Root::Unknown),
         }

@@ -105,3 +105,36 @@ fn the_session_field_list_is_the_structs() {
         .collect();
     assert_eq!(expected, SessionArgs::FIELDS, "{listed}");
 }
+
+#[test]
+fn a_context_that_keeps_histories_answers_a_second_call_without_reading_again() {
+    let (dir, plain) = world("kept");
+    let ctx = plain.clone().keeping_histories(Kept::default());
+    let source = SessionSource::selected("claude:da56055c");
+    let args = |query: &str| ListArgs {
+        query: Some(query.to_owned()),
+        ..ListArgs::default()
+    };
+    for query in ["the", "a", "the"] {
+        assert_eq!(
+            list(&ctx, &source, &args(query)).unwrap(),
+            list(&plain, &source, &args(query)).unwrap(),
+            "{query:?}"
+        );
+    }
+    let read = ReadArgs {
+        seq: Some(3),
+        ..ReadArgs::default()
+    };
+    assert_eq!(
+        super::read(&ctx, &source, &read).unwrap(),
+        super::read(&plain, &source, &read).unwrap()
+    );
+    assert_eq!(
+        ctx.kept().unwrap().reads(),
+        1,
+        "a later call read the file again"
+    );
+    assert!(plain.kept().is_none());
+    let _ = std::fs::remove_dir_all(dir);
+}

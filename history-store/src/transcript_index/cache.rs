@@ -33,8 +33,8 @@ impl Cache {
         Self {
             dir,
             min_bytes: 1 << 20,
-            keep: 64,
-            max_bytes: 512 << 20,
+            keep: crate::INDEX_KEEP,
+            max_bytes: crate::INDEX_MAX_BYTES,
             home: None,
         }
     }

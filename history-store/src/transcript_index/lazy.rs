@@ -22,7 +22,10 @@ use crate::LINE_MAX_BYTES;
 ///
 /// The lines from the first one this call checked on were skimmed for the query, and the
 /// events whose decoded texts hold it noted: the search reads only the lines before, and
-/// counts those events as surely holding it (the list decodes only the ones it shows).
+/// counts those events as surely holding it (the list decodes only the ones it shows). A
+/// search for another literal reads every elided row's line once, by the same rules: one
+/// history serves any number of searches (a server that keeps it answers each with a
+/// search, not a decode).
 pub(super) struct LineBodies {
     pub(super) file: File,
     pub(super) starts: Vec<u64>,
@@ -34,7 +37,8 @@ pub(super) struct LineBodies {
 }
 
 /// The literal a history was read for (handed over once, to
-/// [`read_history`](super::read_history)), and what the read knows of it.
+/// [`read_history`](super::read_history)), and what the read knows of it; or, for a search
+/// of another literal, that literal alone (`from` past every line, nothing `holding` it).
 pub(super) struct Search {
     pub(super) query: RawQuery,
     /// The raw search of the lines the index covers, run while the index was read (taken
@@ -239,12 +243,26 @@ impl BodySource for LineBodies {
             .ok_or_else(|| format!("seq {seq} is not in its row"))
     }
 
-    fn searched(&self) -> Option<&str> {
-        self.search.as_ref().map(|s| s.query.query())
-    }
-
-    fn may_contain(&self) -> Option<Vec<(Seq, Contains)>> {
-        let search = self.search.as_ref()?;
+    fn may_contain(&self, query: &str) -> Option<Vec<(Seq, Contains)>> {
+        // A literal with a line break may be anywhere (texts are joined with them).
+        if query.contains('\n') {
+            return None;
+        }
+        // Another literal than the one this history was read for: every elided row's line
+        // is searched for it (no row was skimmed for it, none is known to hold it).
+        let other;
+        let search = match &self.search {
+            Some(search) if search.query.query() == query => search,
+            _ => {
+                other = Search {
+                    query: RawQuery::new(query),
+                    prescan: std::sync::Mutex::new(None),
+                    from: usize::MAX,
+                    holding: Vec::new(),
+                };
+                &other
+            }
+        };
         // Unreadable now: any body may hold it, and decoding it says why.
         let (marks, surely) = self.scan(search).ok()?;
         let mut surely = surely.into_iter().peekable();
