@@ -329,21 +329,31 @@ impl Call<'_> {
                 }));
             }
         }
-        fx.extend(self.traced(Event::TurnComplete {
+        let out = self.traced(Event::TurnComplete {
             agent,
             turn_id: turn_id.to_owned(),
             reason,
             context: budget.filter(|_| agent == Agent::Main).map(Budget::measure),
-        }));
+        });
+        // A busy close-out no request of the turn carried becomes a close-out turn here.
+        self.closeouts(out, budget, fx);
     }
 
-    /// `/empty`, `/fresh-window`: a close-out with no fill measured has no warning to carry
-    /// and fails in the same call.
+    /// `/empty`, `/fresh-window`. Busy or idle is the flow's to say (it knows the running
+    /// main turn), so the shell says idle: 2.1.319 runs these commands (`immediate`) while
+    /// a terminal turn runs, and only then (claude-hooks/EVENTS.md, "A clear command typed
+    /// while the agent works").
     fn command_hook(&mut self, command: Command, budget: Option<Budget>, fx: &mut Vec<Effect>) {
         let out = self.traced(Event::Command {
             command,
             busy: false,
         });
+        self.closeouts(out, budget, fx);
+    }
+
+    /// `out`, where a close-out with no fill measured has no warning to carry and fails in
+    /// the same call.
+    fn closeouts(&mut self, out: Vec<Effect>, budget: Option<Budget>, fx: &mut Vec<Effect>) {
         for effect in out {
             match effect {
                 Effect::Closeout { generation, .. } if budget.is_none() => {

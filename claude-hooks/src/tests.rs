@@ -7,6 +7,7 @@
     reason = "test code: a failed unwrap is a failed test"
 )]
 
+mod closeout;
 mod copy;
 pub(crate) mod explore;
 mod natural;

@@ -283,12 +283,14 @@ impl Call<'_> {
                 reason: why,
             });
         }
-        self.send(Event::TurnComplete {
+        // A busy close-out no request of the run carried becomes a close-out run here.
+        let out = self.flow.handle(Event::TurnComplete {
             agent,
             turn_id: run_id(run),
             reason,
             context: budget.filter(|_| agent == Agent::Main).map(Budget::measure),
         });
+        self.closeouts(out, budget);
     }
 
     /// `before_agent_start`: the boot the branch keeps names the window (another
@@ -466,10 +468,17 @@ impl Call<'_> {
         }
     }
 
-    /// `/empty`, `/fresh-window`: a close-out with no fill measured has no warning to carry
-    /// and fails in the same call.
+    /// `/empty`, `/fresh-window` (`busy`: the extension's word; a main run the flow saw running
+    /// makes it busy too).
     fn command(&mut self, command: Command, busy: bool, budget: Option<Budget>) {
-        for effect in self.flow.handle(Event::Command { command, busy }) {
+        let out = self.flow.handle(Event::Command { command, busy });
+        self.closeouts(out, budget);
+    }
+
+    /// `out`, where a close-out with no fill measured has no warning to carry and fails in
+    /// the same call.
+    fn closeouts(&mut self, out: Vec<Effect>, budget: Option<Budget>) {
+        for effect in out {
             match effect {
                 Effect::Closeout { generation, .. } if budget.is_none() => {
                     self.send(Event::Closeout {

@@ -101,8 +101,9 @@ pub enum Effect {
         generation: u64,
     },
     /// Let the model save its notes before a person's clear command resets: `submit`: start
-    /// one hidden close-out turn carrying the budget warning; `current_turn`: give the
-    /// warning to the running turn. On any failure report `closeout` under `generation`.
+    /// one hidden close-out turn carrying the budget warning (also at a main turn's completion
+    /// when no request of that turn carried a busy close-out's warning); `current_turn`: give
+    /// the warning to the running turn. On any failure report `closeout` under `generation`.
     ///
     /// `{"type":"closeout","mode":"submit","generation":1}`
     Closeout {
@@ -238,6 +239,7 @@ pub enum CopyVerdict {
 pub enum CloseoutMode {
     /// Idle: one hidden close-out turn.
     Submit,
-    /// Busy: the running turn (the command's `context`).
+    /// Busy: the running turn, whose next model request carries it. Should the turn end
+    /// before one does, its completion asks for a close-out turn instead ([`Self::Submit`]).
     CurrentTurn,
 }

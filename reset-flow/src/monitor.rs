@@ -539,7 +539,7 @@ pub fn check(
                 ..
             }
         )
-    }) && (g.undelivered || pre.main_turn.is_some())
+    }) && (g.undelivered || post.main_turn.is_some())
     {
         return Err("a close-out turn submitted over a running turn or natural input".into());
     }

@@ -417,8 +417,10 @@ fn a_command_closes_out_and_a_close_out_call_picks_the_pool_but_not_the_policy(
     let fx = sim.send(command(name, busy));
     assert_eq!(kinds(&fx), ["report", "closeout"]);
     assert_eq!(serde_json::to_value(&fx[1]).unwrap()["mode"], mode);
-    // The close-out turn: the model saves notes and calls empty_brain without terminate.
-    sim.send(turn_step("t1", 0));
+    // The close-out turn (busy: the running turn's next request, which carries the
+    // warning): the model saves notes and calls empty_brain without terminate.
+    let carrying = u32::from(busy);
+    sim.send(turn_step("t1", carrying));
     let fx = sim.send(eb(json!({"last_word": "saved", "terminate": false})));
     assert!(matches!(
         fx.as_slice(),
@@ -427,12 +429,76 @@ fn a_command_closes_out_and_a_close_out_call_picks_the_pool_but_not_the_policy(
             ..
         }]
     ));
-    assert_eq!(kinds(&sim.send(turn_step("t1", 1))), ["end_turn"]);
+    assert_eq!(
+        kinds(&sim.send(turn_step("t1", carrying + 1))),
+        ["end_turn"]
+    );
     sim.send(done("t1", "answer"));
     let marker = sim.flow.expected_marker().unwrap();
     let fx = sim.send(compaction("manual", Some(&marker)));
     assert_eq!(answer(&fx), (Pool::Normal, Some("saved".into())));
     assert_eq!(kinds(&sim.confirm()), ["report"], "STOP cannot be undone");
+}
+
+/// A busy close-out's warning was carried by the running turn's next request: the turn's
+/// own end starts the reset (no close-out turn of its own), STOP holds.
+#[test]
+fn a_busy_close_out_carried_by_the_running_turn_resets_when_it_ends() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    let fx = sim.send(command("empty", false));
+    assert_eq!(kinds(&fx), ["report", "closeout"]);
+    assert_eq!(
+        serde_json::to_value(&fx[1]).unwrap()["mode"],
+        "current_turn"
+    );
+    assert!(
+        sim.send(turn_step("t1", 1)).is_empty(),
+        "the step carrying it is not cut"
+    );
+    assert_eq!(kinds(&sim.send(done("t1", "answer"))), ["compact"]);
+    assert_eq!(kinds(&sim.commit()), ["report"], "STOP: no continuation");
+}
+
+/// No request of the running turn carried the busy close-out's warning (typed during its
+/// last step): the close-out becomes one hidden turn of its own, and only that turn's end
+/// starts the reset.
+#[test]
+fn a_busy_close_out_no_request_carried_becomes_a_close_out_turn() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(command("fresh_window", false));
+    let fx = sim.send(done("t1", "answer"));
+    assert_eq!(
+        kinds(&fx),
+        ["closeout"],
+        "no reset before the model could save notes"
+    );
+    assert_eq!(serde_json::to_value(&fx[0]).unwrap()["mode"], "submit");
+    assert!(sim.flow.expected_marker().is_none());
+    sim.send(turn_step("t2", 0));
+    assert_eq!(kinds(&sim.send(done("t2", "answer"))), ["compact"]);
+    assert_eq!(kinds(&sim.commit()), ["report"], "STOP: no continuation");
+}
+
+/// The shell may skip no main step while a busy close-out's warning waits for the request
+/// that carries it: the flow must see that step, or it would close out a second time.
+#[test]
+fn a_busy_close_out_keeps_the_steps_coming() {
+    let mut sim = Sim::new();
+    let budget = crate::Budget {
+        tokens: 1_000,
+        hard: 150_000,
+        warning: None,
+        auto_clear: true,
+    };
+    sim.send(turn_step("t1", 0));
+    sim.send(turn_step("t1", 1));
+    assert!(sim.flow.quiet(&budget).is_some());
+    sim.send(command("empty", false));
+    assert_eq!(sim.flow.quiet(&budget), None);
+    sim.send(turn_step("t1", 2));
+    assert!(sim.flow.quiet(&budget).is_some());
 }
 
 #[test]

@@ -85,6 +85,10 @@ pub struct CommandSpec {
     pub description: &'static str,
     /// The arguments' hint, when it takes any.
     pub argument_hint: Option<&'static str>,
+    /// It runs at once when typed while the agent works, instead of waiting for the turn to
+    /// end (Claude Code's `immediate`): the clear commands, whose close-out uses the running
+    /// turn (claude-hooks/EVENTS.md, "A clear command typed while the agent works").
+    pub immediate: bool,
 }
 
 fn string(description: &str) -> Value {
@@ -284,16 +288,19 @@ pub fn commands() -> Vec<CommandSpec> {
             name: "notesoup",
             description: "notesoup status; `/notesoup cap 100k` sets a runtime context cap, `cap off` removes it",
             argument_hint: Some("[cap [<tokens>|off]]"),
+            immediate: false,
         },
         CommandSpec {
             name: "empty",
             description: "Let the agent save its notes, then clear this window and boot a fresh one from the notes",
             argument_hint: None,
+            immediate: true,
         },
         CommandSpec {
             name: "fresh-window",
             description: "Save notes and start a fresh window (the same reset as /empty)",
             argument_hint: None,
+            immediate: true,
         },
     ]
 }

@@ -306,6 +306,9 @@ fn spec_ts() -> String {
             if let Some(hint) = c.argument_hint {
                 command["argumentHint"] = Value::from(hint);
             }
+            if c.immediate {
+                command["immediate"] = Value::Bool(true);
+            }
             command
         })
         .collect();

@@ -248,3 +248,87 @@ fn s07_fresh_window_first_prompt_print() {
     assert!(out.model_turn_requests().is_empty(), "a close-out turn ran");
     assert_eq!(boundaries(&out), 0);
 }
+
+// ---------------------------------------------------------------------------------
+// 7b. /empty typed while the agent works (the terminal): the close-out uses the running
+// turn. 2.1.319 runs the command at once (`immediate`); the warning joins the turn as a
+// hidden row, which the turn's next request carries beside the running tool's result; the
+// model saves and calls empty_brain; its cutoff ends the turn; one reset, STOP holds.
+
+/// What the running tool prints; the request after it is the running turn's next one.
+const BUSY_TOOL_OUTPUT: &str = "busy-step-one-done";
+
+#[test]
+fn s07_empty_typed_while_the_agent_works_uses_the_running_turn_tmux() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(Reply::text("Step one.").and_tool(
+            "Bash",
+            serde_json::json!({
+                "command": format!("sleep 8; echo {BUSY_TOOL_OUTPUT}"),
+                "description": "a long step",
+            }),
+        ))
+        .then_when(
+            Match::tail_contains("notesoup budget warning:").and_tool_result(true),
+            Reply::text("Saving, then clearing as asked.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-BUSY", Some(false))),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let mode = tmux_lines(
+        &[("Work through the long steps.", None)],
+        vec![
+            // The turn's first request is answered and its 8 s Bash runs: type the command.
+            Step::AfterRequests(1),
+            Step::Sleep(Duration::from_secs(2)),
+            Step::Type("/empty".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(5)),
+            Step::Capture("after-close-out".into()),
+        ],
+    );
+    let out = session("s07-empty-busy-tmux", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&mode)
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert!(
+        requests.len() >= 2,
+        "the running turn made no second request"
+    );
+    let next = &requests[1];
+    assert!(
+        super::tool_results_text(*next).contains(BUSY_TOOL_OUTPUT),
+        "the second request is not the running turn's next one (no Bash result)"
+    );
+    assert!(
+        next.tail_text().contains("notesoup budget warning:"),
+        "the running turn's next request carries no close-out warning:\n{}",
+        next.tail_text()
+    );
+    // The model's empty_brain (terminate false) ends the turn at its next step: no
+    // request for its result, no close-out turn of its own, no continuation (STOP).
+    assert_eq!(
+        requests.len(),
+        2,
+        "a request after the close-out (a close-out turn, or a continuation over STOP)"
+    );
+    assert_eq!(plugin_prompts(&out), 0, "a plugin prompt was submitted");
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a continuation ran over STOP"
+    );
+    assert_eq!(boundaries(&out), 1, "exactly one reset");
+    assert_eq!(compactions(&out), 0, "a summary request was made");
+    assert!(
+        !rows_containing(&out, "waits for the next message: stopped as asked").is_empty(),
+        "the end of the turn does not say the fresh window waits (STOP)"
+    );
+}

@@ -296,10 +296,12 @@ async function runEffects($: EngineInterface, effects: Fields[]): Promise<Carrie
     else if (type === 'continue') submitPrompt($, 'continuation', num(fx.generation) ?? 0, str(fx.text) ?? '');
     else if (type === 'compact') $.clock.after(0, () => void compactNow($, fx));
     else if (type === 'closeout' && text !== undefined) {
-      // The warning as this command's context, or as one hidden close-out turn: held for
-      // the command's first row (onAppend submits it there; the host refuses a submit from
-      // command.run, and a timer can fire after a -p run ended: claude-hooks/EVENTS.md).
-      if (fx.mode === 'current_turn') out.context.push(text);
+      // Busy: the warning joins the running turn as a hidden row, which its next request
+      // carries (a mid-turn command's context is dropped). Idle: one hidden close-out turn,
+      // held for the command's first row (onAppend submits it there; the host refuses a
+      // submit from command.run, and a timer can fire after a -p run ended). Both measured:
+      // claude-hooks/EVENTS.md.
+      if (fx.mode === 'current_turn') await appendCloseout($, num(fx.generation) ?? 0, text);
       else pending = { ...pending, closeout: { generation: num(fx.generation) ?? 0, text } };
     } else if (type !== 'cancel') logOnce($, `effect:${type}`, `unknown effect ${JSON.stringify(fx)}`);
   }
@@ -321,6 +323,17 @@ function submitPrompt($: EngineInterface, event: 'continuation' | 'closeout', ge
       return undefined;
     })
     .catch((err: unknown) => missed('failed', String(err)));
+}
+
+/** A busy close-out's warning as a hidden user row of the running turn; refused is told at once. */
+async function appendCloseout($: EngineInterface, generation: number, text: string) {
+  const missed = (reason: string) => carry($, 'closeout', { generation, status: 'failed', reason });
+  try {
+    const r = await $.session.append({ message: { type: 'user', content: [{ type: 'text', text }] } });
+    if (r.deny !== undefined) await missed(`the row was refused: ${r.deny}`);
+  } catch (err) {
+    await missed(String(err));
+  }
 }
 
 /** `compact`: the reset's own compaction through the command path, marked so it is admitted. */
@@ -491,9 +504,15 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
     pending = { ...pending, continuation: undefined };
   }
   const effects = await hookEvent($, 'turn.complete', facts);
-  // The reset's compaction starts here, not awaited: this hook is the one the command may run from.
-  for (const fx of effects) if (fx.type === 'compact') void compactNow($, fx);
-  show($, (await runEffects($, effects.filter((fx) => fx.type !== 'compact'))).reports);
+  // The reset's compaction starts here, not awaited: this hook is the one the command may
+  // run from. So is a close-out turn (a busy close-out no request carried): submitted now,
+  // not awaited, as the continuation is.
+  const here = (fx: Fields) => fx.type === 'compact' || (fx.type === 'closeout' && typeof fx.text === 'string');
+  for (const fx of effects) {
+    if (fx.type === 'compact') void compactNow($, fx);
+    else if (here(fx)) submitPrompt($, 'closeout', num(fx.generation) ?? 0, str(fx.text) ?? '');
+  }
+  show($, (await runEffects($, effects.filter((fx) => !here(fx)))).reports);
   return r;
 };
 

@@ -273,10 +273,12 @@ export const COMMANDS = [
   },
   {
     "description": "Let the agent save its notes, then clear this window and boot a fresh one from the notes",
+    "immediate": true,
     "name": "empty"
   },
   {
     "description": "Save notes and start a fresh window (the same reset as /empty)",
+    "immediate": true,
     "name": "fresh-window"
   }
 ] as const;

@@ -751,12 +751,41 @@ describe('/empty and /fresh-window', () => {
     expect(submitted).toEqual([]);
   });
 
-  test('a busy close-out rides on the command as context', async ($, on) => {
-    commandWorld(on, [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }]);
+  test('a busy close-out joins the running turn as a hidden user row, not as the command\'s context', async ($, on) => {
+    const calls = commandWorld(on, [{ type: 'closeout', mode: 'current_turn', generation: 0, text: 'Save your notes now.' }]);
+    const rows: Fields[] = [];
+    on('session.append', async (_$, e, next) => {
+      rows.push({ type: e.message.type, door: e.door, content: e.message.content });
+      return next(e);
+    });
     await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
     const r = await $.command.run(typed('fresh-window', ''));
-    expect(r.context).toEqual(['Save your notes now.']);
-    expect(String(r.text)).toBe('/fresh-window: requested');
+    // 2.1.319 drops a mid-turn command's context; the row is in the turn's next request.
+    expect(r.context).toBeUndefined();
+    expect(rows).toEqual([{ type: 'user', door: 'note', content: [{ type: 'text', text: 'Save your notes now.' }] }]);
+    expect(hookCalls(calls).some((c) => c.event === 'closeout')).toBe(false);
+  });
+
+  test('a busy close-out whose row is refused is told failed', async ($, on) => {
+    const calls = commandWorld(on, [{ type: 'closeout', mode: 'current_turn', generation: 4, text: 'Save.' }]);
+    on('session.append', async () => ({ deny: 'not in this session' }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.command.run(typed('empty', ''));
+    const told = hookCalls(calls).find((c) => c.event === 'closeout')?.facts;
+    expect([told?.generation, told?.status]).toEqual([4, 'failed']);
+    expect(String(told?.reason)).toContain('not in this session');
+  });
+
+  test('a close-out turn the flow asks for at turn.complete is submitted from that hook', async ($, on) => {
+    const closeout = { type: 'closeout', mode: 'submit', generation: 1, text: 'Save your notes now.' };
+    world(on, (op, req) => (op === 'hook' && req.event === 'turn.complete' ? { ok: true, effects: [closeout] } : { ok: true, effects: [] }));
+    const submitted = submittedPrompts(on);
+    on('turn.complete', async (_$, e) => ({ text: e.answer }));
+    await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true });
+    await $.turn.complete({ answer: 'done', durationMs: 5, isAborted: false, turnId: 't1', reason: 'answer' });
+    // Not held for a command row: the busy command's rows came during the turn.
+    await settled(() => submitted.length > 0);
+    expect(submitted).toEqual(['Save your notes now.']);
   });
 });
 

@@ -2,7 +2,7 @@
 //! reset worker's start, natural input.
 
 use super::{Commit, END_TURN_STOP_TEXT, END_TURN_TEXT, Flow, Marker, Request, Stage};
-use crate::effect::Effect;
+use crate::effect::{CloseoutMode, Effect};
 use crate::event::{InputPhase, Measure, TurnEnd};
 
 impl Flow {
@@ -29,7 +29,44 @@ impl Flow {
             });
         } else {
             self.stepped(index, fx);
+            self.closeout_carried();
         }
+    }
+
+    /// A model request of the running main turn went out: a busy close-out's warning given
+    /// to this turn is in it.
+    fn closeout_carried(&mut self) {
+        if let Some(request) = &mut self.request
+            && request.closeout_turn.is_some()
+            && request.closeout_turn == self.main_turn
+        {
+            request.closeout_turn = None;
+        }
+    }
+
+    /// The main turn ended before any model request carried the busy close-out's warning
+    /// given to it (typed during its last step, or the step after was cut): the close-out
+    /// becomes one hidden turn of its own, as when idle, and the reset waits for that
+    /// turn (no worker starts now). Returns whether it did.
+    fn closeout_missed_turn(&mut self, fx: &mut Vec<Effect>) -> bool {
+        let generation = self.generation;
+        let Some(request) = &mut self.request else {
+            return false;
+        };
+        // A person's input waiting to run goes first, as with an idle command: that turn
+        // is theirs, and the reset waits for it.
+        if request.closeout_turn.take().is_none()
+            || self.commit.is_some()
+            || request.consumed
+            || self.undelivered
+        {
+            return false;
+        }
+        fx.push(Effect::Closeout {
+            mode: CloseoutMode::Submit,
+            generation,
+        });
+        true
     }
 
     /// The main turn `turn_id` runs: a new one forgets the last one's natural input, and a
@@ -108,6 +145,9 @@ impl Flow {
         };
         if let Some(what) = failed {
             self.commit_failed(what, fx);
+            return;
+        }
+        if self.closeout_missed_turn(fx) {
             return;
         }
         if self.request.is_none()

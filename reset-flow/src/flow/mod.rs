@@ -110,6 +110,11 @@ pub(crate) struct Request {
     pub(crate) attempts: u32,
     /// A close-out was asked for and may still fail to start.
     pub(crate) closeout: bool,
+    /// The running main turn a busy close-out's warning was given to, until a model request
+    /// of that turn carries it (its next main step that is not cut); should the turn end
+    /// first, the close-out becomes a hidden turn of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) closeout_turn: Option<String>,
 }
 
 impl Request {

@@ -92,6 +92,7 @@ impl Flow {
             consumed: false,
             attempts: 0,
             closeout: false,
+            closeout_turn: None,
         });
         id
     }
@@ -159,6 +160,7 @@ impl Flow {
         });
         if busy && request.origin == Origin::Command && !request.closeout {
             request.closeout = true;
+            request.closeout_turn.clone_from(&self.main_turn);
             fx.push(Effect::Closeout {
                 mode: CloseoutMode::CurrentTurn,
                 generation,

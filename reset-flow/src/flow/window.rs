@@ -76,7 +76,8 @@ impl Flow {
     /// first of the running turn can still change under `budget`'s points (the cap and fill
     /// of the hook call that asks): `None` when one of them may change something whatever
     /// the fill (a warning offered and not yet delivered, an armed or unbound cutoff, a
-    /// person's input the next step carries, interactive commit evidence awaited, the
+    /// person's input the next step carries, a busy close-out's warning no request of its
+    /// turn carried yet, interactive commit evidence awaited, the
     /// turn's first step not seen); else the fill below which neither changes anything, so
     /// the shell need not send them until its next reply. The explorer checks that promise
     /// in every state it reaches.
@@ -92,6 +93,10 @@ impl Flow {
         if self.window.warning == Warning::Offered
             || self.cutoff.is_some()
             || self.waiting == Some(Waiting::Accepted)
+            || self
+                .request
+                .as_ref()
+                .is_some_and(|r| r.closeout_turn.is_some())
             || evidence_from_messages
             || (self.main_turn.is_some() && !self.stepped)
         {
