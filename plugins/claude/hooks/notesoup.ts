@@ -438,10 +438,14 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   return boot === undefined ? next(e) : next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: boot }] });
 };
 
-/** A boot the engine sends again (resume, fork, prompt-too-long retry): kept, left out or rebuilt. */
-const onAttachment: Hook<'prompt.attachment'> = async ($, e, next) => {
+/**
+ * A boot the engine sends again (resume, fork, prompt-too-long retry): kept, left out or
+ * rebuilt. Matched on `context_sections` only: the engine's other attachments (several per
+ * request) then never hop to this module's worker (BENCHMARKS.md "Start-up against the floor").
+ */
+const onAttachment: MatchedHook<'prompt.attachment', { type: 'context_sections' }> = async ($, e, next) => {
   const marker = str(pending.watch.boot_marker);
-  if (e.type !== 'context_sections' || (marker !== undefined && !e.text.includes(marker)) || off()) return next(e);
+  if ((marker !== undefined && !e.text.includes(marker)) || off()) return next(e);
   const effects = await hookEvent($, 'prompt.attachment', { ...(await placeFacts($)), attachment: e.text });
   await runEffects($, effects.filter((fx) => fx.type !== 'boot_copy'));
   const copy = effects.find((fx) => fx.type === 'boot_copy');
@@ -619,7 +623,7 @@ export const register: Register = (on) => {
   on('classic.SessionStart', onClassicStart);
   on('session.end', onSessionEnd);
   on('prompt.context', onPromptContext);
-  on('prompt.attachment', onAttachment);
+  on('prompt.attachment', { type: 'context_sections' }, onAttachment);
   on('prompt.submit', onPromptSubmit);
   on('turn.step', onTurnStep);
   on('turn.complete', onTurnComplete);
