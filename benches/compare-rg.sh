@@ -1,96 +1,243 @@
 #!/usr/bin/env bash
-# Whole-process comparison on one generated ~100 MB Claude transcript:
-# `notesoup-helper history_list` with a literal query against `rg -F -c` on the same file,
-# in the same run; best of N wall times, with that run's CPU time and peak RSS (wait4).
-# Three helper paths: cold (no transcript index: a fresh NOTESOUP_HOME per run), warm
-# (the index is present and the file unchanged) and warm+append (a few new rows appended
-# after the index was written, decoded on top of it on every run).
-#   benches/compare-rg.sh [bytes] [runs]      (defaults: 100000000 5)
-# Needs ripgrep (apt-get install -y ripgrep) and python3.
+# The history rows of issue 30, side by side with their floor in one run: `history_list`
+# with a literal query on one generated ~100 MB Claude transcript against `rg -F -c` on the
+# same file, on both generators (dense: many small rows; sparse: whole-file tool results):
+#   1. cold: `notesoup-helper history_list`, a fresh notes home per run (no index);
+#   2. warm: the same with the index present and the file unchanged;
+#   3. mcp: the same question to one `notesoup mcp` that stays up (the session named by
+#      selector), its second and later calls, each for another literal as rare (a search of
+#      the history it kept, against rg for that literal); its first call, which reads the
+#      file, is shown beside;
+#   4. peak memory of each over the file's size (the helper's from /usr/bin/time, the
+#      server's VmHWM after all its calls);
+#   and, where the time goes, warm after a small append (12 rows the index does not cover).
+# Each timed row runs A and B in turn (A B A B ...) after one warm-up pair; its ratio is the
+# median of the pair-by-pair ratios, so a drift of the machine's speed moves both alike.
+# CPU of an mcp call: the server's utime+stime over all its timed calls (clock ticks, so
+# summed, then divided), over rg's median CPU.
+#   benches/compare-rg.sh [pairs] [bytes]      (defaults: 7 100000000)
+# Needs ripgrep (apt-get install -y ripgrep), /usr/bin/time and python3. Run it under the
+# shared lock on a shared machine: flock /work/e2e.lock benches/compare-rg.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bytes="${1:-100000000}"
-runs="${2:-5}"
+pairs="${1:-7}"
+bytes="${2:-100000000}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-benches --bins
+cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-cli -p notesoup-benches --bins
 bin="$CARGO_TARGET_DIR/release"
-dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
-file="$dir/6e9d0000-0000-4000-8000-00000000b3c4.jsonl"
-"$bin/gen-transcript" "$bytes" > "$file"
-head="$(grep '"uuid"' "$file" | tail -n 1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["uuid"])')"
-printf '{"transcript_path":"%s","head":"%s","query":"zebra-needle"}' "$file" "$head" > "$dir/search.json"
-printf '{"transcript_path":"%s","head":"%s"}' "$file" "$head" > "$dir/page.json"
-cat "$file" > /dev/null   # warm the page cache for both
-python3 - "$bin/notesoup-helper" "$file" "$dir" "$runs" <<'PY'
-import json, os, shutil, subprocess, sys, time
-helper_bin, file, d, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-def measure(cmd, stdin_path=None):
-    """Best wall time of `runs`, with that run's CPU time and peak RSS (os.wait4)."""
-    best = None
-    for _ in range(runs):
-        with open(stdin_path or os.devnull, "rb") as inp:
-            start = time.perf_counter()
-            p = subprocess.Popen(cmd, stdin=inp, stdout=subprocess.PIPE)
-            out = p.stdout.read()
-            _, _, usage = os.wait4(p.pid, 0)
-            wall = time.perf_counter() - start
-        row = (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out)
-        best = row if best is None or row[0] < best[0] else best
-    return best
-size = os.path.getsize(file)
-lines = sum(1 for _ in open(file, "rb"))
-print(f"file: {size/1e6:.1f} MB, {lines} lines")
-rg = measure(["rg", "-F", "-c", "zebra-needle", file])
-print(f"rg -F -c zebra-needle      : wall {rg[0]:.4f} s  cpu {rg[1]:.4f} s  peak RSS {rg[2]/1024:.0f} MiB  count {rg[3].decode().strip()}")
-def helper(name, home):
-    env = dict(os.environ, NOTESOUP_HOME=home)
-    best = None
-    for i in range(runs):
-        if name.startswith("cold"):
-            env["NOTESOUP_HOME"] = f"{home}-cold{i}"
-        with open(f"{d}/{name.split('-')[-1]}.json", "rb") as inp:
-            start = time.perf_counter()
-            p = subprocess.Popen([helper_bin, "history_list"], stdin=inp, stdout=subprocess.PIPE, env=env)
-            out = p.stdout.read()
-            _, _, usage = os.wait4(p.pid, 0)
-            wall = time.perf_counter() - start
-        if name.startswith("cold"):
-            shutil.rmtree(env["NOTESOUP_HOME"], ignore_errors=True)
-        row = (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out)
-        best = row if best is None or row[0] < best[0] else best
-    return best
-def report(label, h):
-    reply = json.loads(h[3])
-    assert reply["ok"], reply
-    print(f"helper {label:20}: wall {h[0]:.3f} s  cpu {h[1]:.3f} s  peak RSS {h[2]/1024:.0f} MiB "
-          f"({h[2]*1024/size:.2f}x file)  matched {reply['matched']}  wall/rg {h[0]/rg[0]:.1f}x  cpu/rg {h[1]/max(rg[1], 1e-6):.1f}x")
-    return reply
-home = f"{d}/home"
-report("cold search", helper("cold-search", home))
-report("cold page", helper("cold-page", home))
-helper("search", home)  # writes the index
-warm = report("warm search", helper("search", home))
-report("warm page", helper("page", home))
-# A small append: the last 12 rows again under new uuids, chained to the head.
-rows = open(file, "rb").read()[-400_000:].split(b"\n")[1:-1]
-rows = [json.loads(r) for r in rows if b'"uuid"' in r][-12:]
-ids = {r["uuid"]: f"{r['uuid'][:-12]}{i:012x}" for i, r in enumerate(rows)}
-parent = json.load(open(f"{d}/search.json"))["head"]
-tail = b""
+exec python3 - "$bin" "$pairs" "$bytes" <<'PY'
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+bin_dir, pairs, nbytes = Path(sys.argv[1]).resolve(), int(sys.argv[2]), int(sys.argv[3])
+helper, cli, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup", bin_dir / "gen-transcript"
+tmp = Path(tempfile.mkdtemp(prefix="nscmp-"))
+SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
+QUERY = "zebra-needle"
+# The later MCP questions: literals as rare as QUERY, each another search.
+OTHERS = ["ebra-needle", "zebra-needl", "bra-needle", "zebra-need", "ra-needle", "zebra-nee", "a-needle"]
+TICK = os.sysconf("SC_CLK_TCK")
+rows = []
+
+
+def timed(cmd, stdin=None, env=None):
+    """Wall seconds, CPU seconds (wait4) and stdout of one run."""
+    with open(stdin or os.devnull, "rb") as inp:
+        start = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"compare-rg: {cmd[0]} exited with status {status}")
+    return wall, usage.ru_utime + usage.ru_stime, out
+
+
+def pairwise(run_a, run_b, n):
+    """n alternating pairs after one warm-up pair: medians of A, B and of A/B per pair."""
+    run_a(), run_b()
+    a, b = [], []
+    for _ in range(n):
+        a.append(run_a())
+        b.append(run_b())
+    med = statistics.median
+    return {
+        "a_wall": med([x[0] for x in a]), "b_wall": med([x[0] for x in b]),
+        "b_cpu": med([y[1] for y in b]),
+        "wall": med([x[0] / y[0] for x, y in zip(a, b)]),
+        "cpu": med([x[1] / max(y[1], 1e-6) for x, y in zip(a, b)]),
+        "a": a,
+    }
+
+
+def peak(env, req):
+    """Peak RSS in bytes of one `history_list` run, as /usr/bin/time (a small parent) saw it."""
+    with open(req, "rb") as inp:
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", str(helper), "history_list"], stdin=inp,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if r.returncode != 0:
+        sys.exit(f"compare-rg: history_list under /usr/bin/time failed: {r.stderr[-300:]!r}")
+    return int(r.stderr.split()[-1]) * 1024
+
+
+class Mcp:
+    """One `notesoup mcp`, initialized, answering `history_list` calls one at a time."""
+
+    def __init__(self, env):
+        self.p = subprocess.Popen([str(cli), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env)
+        self.n = 0
+        self.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "compare-rg", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+
+    def ask(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                sys.exit("compare-rg: notesoup mcp closed its stdout")
+            msg = json.loads(line)
+            if msg.get("id") == self.n:
+                return msg
+
+    def call(self, query=QUERY):
+        """Wall seconds of one `history_list` call (its CPU is read for many at once)."""
+        start = time.perf_counter()
+        answer = self.ask("tools/call", {"name": "history_list",
+                                         "arguments": {"session": f"claude:{SESSION}", "query": query}})
+        wall = time.perf_counter() - start
+        result = answer.get("result", {})
+        if result.get("isError") or "error" in answer:
+            sys.exit(f"compare-rg: the mcp history_list failed: {str(answer)[:300]}")
+        return wall, 0.0, result["content"][0]["text"]
+
+    def cpu(self):
+        fields = open(f"/proc/{self.p.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+
+    def peak(self):
+        with open(f"/proc/{self.p.pid}/status") as status:
+            return next(int(l.split()[1]) for l in status if l.startswith("VmHWM")) * 1024
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def history(kind):
+    d = tmp / kind
+    project = d / "claude" / "projects" / "-tmp-bench"
+    project.mkdir(parents=True)
+    f = project / f"{SESSION}.jsonl"
+    with open(f, "wb") as out:
+        subprocess.run([str(gen)] + (["--sparse"] if kind == "sparse" else []) + [str(nbytes)], stdout=out, check=True)
+    size = f.stat().st_size
+    head = None
+    with open(f, "rb") as inp:
+        for line in inp:
+            if b'"uuid"' in line:
+                head = json.loads(line)["uuid"]
+    req = d / "search.json"
+    req.write_text(json.dumps({"transcript_path": str(f), "head": head, "query": QUERY}))
+    rg = ["rg", "-F", "-c", QUERY, str(f)]
+    lines = sum(1 for _ in open(f, "rb"))
+    label = f"{kind}: {size / 1e6:.0f} MB, {lines} lines"
+    cold_n = [0]
+
+    def cold():
+        cold_n[0] += 1
+        home = d / f"cold{cold_n[0]}"
+        row = timed([str(helper), "history_list"], stdin=req, env=dict(os.environ, NOTESOUP_HOME=str(home)))
+        shutil.rmtree(home, ignore_errors=True)
+        if not json.loads(row[2]).get("ok"):
+            sys.exit(f"compare-rg: history_list failed: {row[2][:300]!r}")
+        return row
+
+    warm_env = dict(os.environ, NOTESOUP_HOME=str(d / "warm"))
+
+    def warm():
+        row = timed([str(helper), "history_list"], stdin=req, env=warm_env)
+        if not json.loads(row[2]).get("ok"):
+            sys.exit(f"compare-rg: warm history_list failed: {row[2][:300]!r}")
+        return row
+
+    c = pairwise(cold, lambda: timed(rg), pairs)
+    warm()  # writes the index
+    w = pairwise(warm, lambda: timed(rg), pairs)
+    cold_home = d / "cold-peak"
+    cold_peak = peak(dict(os.environ, NOTESOUP_HOME=str(cold_home)), req)
+    shutil.rmtree(cold_home, ignore_errors=True)
+    warm_peak = peak(warm_env, req)
+
+    # The MCP server: its own home (its first call reads the file cold), the session by selector.
+    mcp = Mcp(dict(os.environ, NOTESOUP_HOME=str(d / "mcp-home"), CLAUDE_CONFIG_DIR=str(d / "claude")))
+    first = mcp.call()
+    cpu0 = mcp.cpu()
+    # Each later pair asks another literal (a search of the kept history, never the one its
+    # first call read the file for, whose matches that read noted), rg the same one.
+    asked = [0]
+
+    def query():
+        return OTHERS[asked[0] % len(OTHERS)]
+
+    def mcp_call():
+        return mcp.call(query())
+
+    def rg_call():
+        asked[0] += 1
+        return timed(["rg", "-F", "-c", OTHERS[(asked[0] - 1) % len(OTHERS)], str(f)])
+
+    m = pairwise(mcp_call, rg_call, pairs)
+    m_cpu = (mcp.cpu() - cpu0) / (pairs + 1)  # the warm-up call included
+    mcp_peak = mcp.peak()
+    mcp.close()
+    # The helper's and the server's answers agree (the same page of the same search).
+    helper_text = json.loads(warm()[2])["text"]
+    if helper_text != first[2]:
+        sys.exit("compare-rg: the mcp answer differs from the helper's")
+
+    rows.append((f"`history_list` + query, cold, vs `rg -F -c` ({label})",
+                 f"{c['a_wall']:.3f} s vs {c['b_wall']:.3f} s", f"{c['wall']:.1f} (cpu {c['cpu']:.1f})", "≤ 5"))
+    rows.append((f"the same, index warm ({kind})",
+                 f"{w['a_wall']:.3f} s vs {w['b_wall']:.3f} s", f"{w['wall']:.1f} (cpu {w['cpu']:.1f})", "≤ 2"))
+    rows.append((f"the same through `notesoup mcp`, second and later calls ({kind})",
+                 f"{m['a_wall']:.3f} s vs {m['b_wall']:.3f} s (its first call {first[0]:.3f} s)",
+                 f"{m['wall']:.1f} (cpu {m_cpu / max(m['b_cpu'], 1e-6):.1f})", "≤ 1.5"))
+    rows.append((f"peak memory / file size ({kind})",
+                 f"cold {cold_peak / 2**20:.0f} MiB, warm {warm_peak / 2**20:.0f} MiB, mcp {mcp_peak / 2**20:.0f} MiB",
+                 f"cold {cold_peak / size:.2f}, warm {warm_peak / size:.2f}, mcp {mcp_peak / size:.2f}", "< 2"))
+
+    # Where the time goes: warm after an append the index does not cover.
+    tail = open(f, "rb").read()[-400_000:].split(b"\n")[1:-1]
+    tail = [json.loads(r) for r in tail if b'"uuid"' in r][-12:]
+    parent, added = head, b""
+    for i, r in enumerate(tail):
+        r["uuid"], r["parentUuid"] = f"{r['uuid'][:-12]}{i:012x}", parent
+        parent = r["uuid"]
+        added += json.dumps(r, separators=(",", ":")).encode() + b"\n"
+    with open(f, "ab") as out:
+        out.write(added)
+    req.write_text(json.dumps({"transcript_path": str(f), "head": parent, "query": QUERY}))
+    a = pairwise(warm, lambda: timed(rg), pairs)
+    rows.append((f"the same, warm, after a {len(added) // 1000} kB append the index does not cover ({kind})",
+                 f"{a['a_wall']:.3f} s vs {a['b_wall']:.3f} s", f"{a['wall']:.1f} (cpu {a['cpu']:.1f})", "(where the time goes)"))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+try:
+    history("dense")
+    history("sparse")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+print(f"{pairs} alternating pairs per row (medians; ratios pair by pair); load {os.getloadavg()[0]:.1f}")
+print("| what | measured | ratio | goal |")
+print("|---|---|---|---|")
 for r in rows:
-    r["uuid"], r["parentUuid"] = ids[r["uuid"]], parent
-    parent = r["uuid"]
-    tail += json.dumps(r, separators=(",", ":")).encode() + b"\n"
-with open(file, "ab") as f:
-    f.write(tail)
-for name in ["search", "page"]:
-    req = json.load(open(f"{d}/{name}.json"))
-    req["head"] = parent
-    json.dump(req, open(f"{d}/{name}.json", "w"))
-print(f"appended {len(rows)} rows, {len(tail)} bytes")
-appended = report("warm+append search", helper("search", home))
-report("warm+append page", helper("page", home))
-rg2 = measure(["rg", "-F", "-c", "zebra-needle", file])
-print(f"rg -F -c zebra-needle (after append): wall {rg2[0]:.4f} s  cpu {rg2[1]:.4f} s")
+    print("| " + " | ".join(r) + " |")
 PY
