@@ -332,3 +332,67 @@ fn s07_empty_typed_while_the_agent_works_uses_the_running_turn_tmux() {
         "the end of the turn does not say the fresh window waits (STOP)"
     );
 }
+
+/// stream-json runs no slash command while a turn runs, `immediate` or not (measured:
+/// claude-hooks/EVENTS.md, "A clear command typed while the agent works"): `/empty` sent
+/// into a running turn runs after it and closes out idle: the turn ends untouched, then one
+/// hidden close-out turn, one reset, STOP.
+#[test]
+fn s07_empty_sent_into_a_running_stream_json_turn_closes_out_after_it() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(Reply::text("Step one.").and_tool(
+            "Bash",
+            serde_json::json!({
+                "command": format!("sleep 6; echo {BUSY_TOOL_OUTPUT}"),
+                "description": "a long step",
+            }),
+        ))
+        .then_when(Match::tool_result(true), Reply::text("Long step done."))
+        .then_when(
+            Match::tail_contains(EMPTY_BRAIN).and_tool_result(false),
+            Reply::text("Closing out.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-BUSY-SJ", Some(false))),
+        )
+        .fallback(Reply::text("(no continuation was expected)"));
+    let out = session("s07-empty-busy-stream-json", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::StreamJson(vec![
+            Input::Send("Work through the long steps.".into()),
+            Input::AfterRequests(1),
+            Input::Wait(Duration::from_secs(2)),
+            Input::Send("/empty".into()),
+            Input::AfterRequests(3),
+            Input::Idle(Duration::from_secs(4)),
+        ]))
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the running turn's two requests and one close-out turn, no continuation"
+    );
+    assert!(
+        !requests[1].tail_text().contains(EMPTY_BRAIN),
+        "the running turn carried the close-out: stream-json ran the command mid-turn"
+    );
+    assert!(
+        requests[2].tail_text().contains(EMPTY_BRAIN) && !requests[2].has_tool_result(),
+        "no close-out turn of its own after the running turn"
+    );
+    assert_eq!(boundaries(&out), 1, "exactly one reset");
+    assert_eq!(
+        plugin_prompts(&out),
+        1,
+        "the close-out prompt, no continuation prompt"
+    );
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a continuation ran over STOP"
+    );
+}
