@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::E2eError;
 use crate::responses::{Responder, ResponsesService};
+use crate::sandbox::{self, install_root};
 
 /// Where anything that is not loopback goes: a dead local port.
 const DEAD_PROXY: &str = "http://127.0.0.1:9";
@@ -127,7 +128,15 @@ impl CodexRun {
         let err_path = self.run_dir.join("codex.stderr");
         let file =
             |p: &Path| fs::File::create(p).map_err(|e| E2eError::io(&p.display().to_string(), e));
-        let mut child = Command::new(&self.codex)
+        let confined = sandbox::confine(&self.run_dir, &[service.addr()])?;
+        let mut command = match &confined {
+            Some(confined) => confined.command(
+                &self.codex,
+                &[&install_root(&self.codex), &install_root(&self.notesoup)],
+            ),
+            None => Command::new(&self.codex),
+        };
+        let mut child = command
             .args(["exec", "--skip-git-repo-check", prompt])
             .current_dir(&work)
             .env_clear()

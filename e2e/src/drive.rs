@@ -16,11 +16,14 @@ use serde_json::{Value, json};
 use crate::E2eError;
 use crate::mode::{Input, Mode, Process, Resume, Step};
 use crate::outcome::ProcessRun;
+use crate::sandbox::{Confined, install_root};
 use crate::service::Service;
 
 #[derive(Clone, Copy)]
 pub(crate) struct RunCtx<'a> {
     pub(crate) claude: &'a Path,
+    /// The run's sandbox (`None` where the machine has none: see `crate::sandbox`).
+    pub(crate) confined: Option<&'a Confined>,
     pub(crate) env: &'a [(String, String)],
     pub(crate) args: &'a [String],
     pub(crate) work: &'a Path,
@@ -116,8 +119,12 @@ impl RunCtx<'_> {
         Ok(last)
     }
 
+    /// Claude Code, inside the run's sandbox when there is one.
     fn command(&self) -> Command {
-        let mut cmd = Command::new(self.claude);
+        let mut cmd = match self.confined {
+            Some(confined) => confined.command(self.claude, &[&install_root(self.claude)]),
+            None => Command::new(self.claude),
+        };
         cmd.env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(self.work)
@@ -298,6 +305,9 @@ impl RunCtx<'_> {
             cmd.output()
                 .map_err(|e| E2eError::io("tmux (install it: apt-get install -y tmux)", e))
         };
+        // In a sandbox the server is started inside it, so every pane it forks is too
+        // (the socket is a file: a server outside would run anything asked of it outside).
+        let mut server = TmuxServer::start(self, &sock)?;
         let script_cmd = format!("sh {}", sh_quote(&path_str(&script)));
         let started = tmux(&[
             "new-session",
@@ -310,9 +320,8 @@ impl RunCtx<'_> {
             "50",
             &script_cmd,
         ])?;
-        // From here on the server this run started is ended on every way out.
-        let _server = TmuxServer { sock: sock.clone() };
         if !started.status.success() {
+            server.end();
             return Err(E2eError::Setup(format!(
                 "tmux new-session failed: {}",
                 String::from_utf8_lossy(&started.stderr)
@@ -412,20 +421,87 @@ fn spawn_result_reader(
     (reader, rx)
 }
 
-/// The tmux server one run started (its own socket); dropping it ends the server and
-/// the pane's processes with it.
+/// The tmux server one run started (its own socket; in a sandbox, the sandbox's process
+/// that runs it); dropping it ends the server and the pane's processes with it.
 struct TmuxServer {
     sock: PathBuf,
+    child: Option<Child>,
 }
 
-impl Drop for TmuxServer {
-    fn drop(&mut self) {
+impl TmuxServer {
+    /// In a sandbox, its server started inside it; else nothing yet (`new-session`
+    /// starts one).
+    fn start(ctx: &RunCtx<'_>, sock: &Path) -> Result<Self, E2eError> {
+        let child = match ctx.confined {
+            Some(confined) => Some(start_sandboxed_tmux(confined, sock, ctx)?),
+            None => None,
+        };
+        Ok(Self {
+            sock: sock.to_owned(),
+            child,
+        })
+    }
+
+    fn end(&mut self) {
         let _ = Command::new("tmux")
             .arg("-S")
             .arg(&self.sock)
             .arg("kill-server")
             .output();
+        if let Some(mut child) = self.child.take() {
+            kill_group(&mut child);
+        }
     }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// How long a sandboxed tmux server may take to make its socket.
+const TMUX_SERVER_START: Duration = Duration::from_secs(15);
+
+/// Starts `tmux -D` (a server, not a daemon) inside the run's sandbox, with Claude Code's
+/// install readable, and waits for its socket; the run's `new-session` then talks to it
+/// from outside.
+fn start_sandboxed_tmux(
+    confined: &Confined,
+    sock: &Path,
+    ctx: &RunCtx<'_>,
+) -> Result<Child, E2eError> {
+    let run = ctx.run;
+    let log = run.join("tmux-server.log");
+    let log = fs::File::create(&log).map_err(|e| E2eError::io(&log.display().to_string(), e))?;
+    let err = log
+        .try_clone()
+        .map_err(|e| E2eError::io("tmux-server.log", e))?;
+    let mut child = confined
+        .command(Path::new("tmux"), &[&install_root(ctx.claude)])
+        .arg("-D")
+        .arg("-S")
+        .arg(sock)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(err)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| E2eError::io("tmux (install it: apt-get install -y tmux)", e))?;
+    let until = Instant::now() + TMUX_SERVER_START;
+    while !sock.exists() {
+        let ended = matches!(child.try_wait(), Ok(Some(_)));
+        if ended || Instant::now() > until {
+            kill_group(&mut child);
+            let log = fs::read_to_string(run.join("tmux-server.log")).unwrap_or_default();
+            return Err(E2eError::Setup(format!(
+                "the sandboxed tmux server made no socket: {}",
+                log.trim()
+            )));
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    Ok(child)
 }
 
 fn sh_quote(s: &str) -> String {

@@ -10,9 +10,10 @@
 //!   `message_stop`), `count_tokens` and any other path, and logs every request with
 //!   its full body to a JSONL file. What it answers comes from a [`Script`]: rules
 //!   matched on request content, an ordered queue of [`Reply`]s, and a fallback.
-//! - [`Session`]: starts the real Claude Code with an isolated HOME and config dir,
-//!   fake credentials, telemetry off, a dead proxy for anything not on loopback, and a
-//!   copy of the plugin; in `-p`, stream-json or interactive (tmux) mode. It returns an
+//! - [`Session`]: starts the real Claude Code in the [`sandbox`] (only loopback, the real
+//!   home hidden) with an isolated HOME and config dir, fake credentials, telemetry off, a
+//!   dead proxy for anything not on loopback, and a copy of the plugin; in `-p`,
+//!   stream-json or interactive (tmux) mode. It returns an
 //!   [`Outcome`]: the request log, transcripts on disk, stdout/stderr, the engine's
 //!   debug log and the mod's log lines. A scenario that panics while an `Outcome` is
 //!   alive prints the request log and the mod's log.
@@ -29,8 +30,11 @@
 //! - Every run is bounded: the service and the engine stop at a deadline.
 //! - A run touches nothing outside its run folder (its own HOME, config and notesoup
 //!   home, a copy of the plugin).
-//! - Nothing leaves the machine: fake credentials, and a dead proxy for anything not on
-//!   loopback.
+//! - Nothing leaves the machine and no engine reads the real home: every engine (Claude
+//!   Code in each mode, Pi, Codex) runs in the [`sandbox`], whose network namespace has only
+//!   loopback and whose mount namespace lays an empty tmpfs over the real home; on a machine
+//!   that cannot make one, fake credentials and a dead proxy remain, and the reason is
+//!   printed once (`tests/scenarios/sandbox.rs` shows the sandbox holds).
 //!
 //! Running the scenarios: `cargo test -p notesoup-e2e --features real-claude` (what
 //! `scripts/test` runs, after `scripts/get-claude` and a release build of the helper);
@@ -44,6 +48,8 @@
 //! | `NOTESOUP_E2E_RUNS` | `<tmp>/notesoup-e2e` (one run dir per session) |
 //! | `NOTESOUP_E2E_KEEP` | unset: a passing run's dir is removed (a failing one is kept) |
 //! | `NOTESOUP_E2E_FULL_LOG` | unset: a failing run prints one line per request, not whole bodies |
+//! | `NOTESOUP_E2E_SANDBOX` | unset: sandboxed where the machine can; `off`, or `require` (no sandbox is an error) |
+//! | `NOTESOUP_E2E_SANDBOX_TOOL` | `notesoup-e2e-sandbox` beside the test binary |
 //!
 //! The service alone, driven by a plain HTTP client:
 //!
@@ -76,6 +82,7 @@ mod outcome;
 mod pi;
 mod responses;
 mod runner;
+pub mod sandbox;
 mod script;
 mod service;
 mod spawns;
@@ -88,6 +95,7 @@ pub use outcome::{Outcome, ProcessRun, Transcript};
 pub use pi::{PI_MODEL, PiOutcome, PiRun, RpcStep, pi_binaries};
 pub use responses::{Responder, ResponsesService, Turn, call_outputs, searched_tools, tool_names};
 pub use runner::{Harness, Session, fresh_run_dir};
+pub use sandbox::{Confined, Sandbox, install_root};
 pub use script::{Block, COMPACTION_MARKER, Match, Reply, Request, Script, Usage, content_text};
 pub use service::{Service, sse_events};
 pub use spawns::{EventSpawns, Spawns};

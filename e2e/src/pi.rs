@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::sandbox::{self, Confined, install_root};
 use crate::{E2eError, Script, Service};
 
 mod rpc;
@@ -146,7 +147,7 @@ impl PiRun {
 
     /// Runs `pi -p PROMPT -e plugins/pi` answered by `script`.
     pub fn print(&self, prompt: &str, script: Script) -> Result<PiOutcome, E2eError> {
-        let (service, mut command) = self.prepare(script)?;
+        let (service, _confined, mut command) = self.prepare(script)?;
         let mut child = command
             .args(["-p", prompt])
             .stdin(Stdio::null())
@@ -160,7 +161,7 @@ impl PiRun {
     /// Runs `pi --mode rpc -e plugins/pi` answered by `script`, sending `steps` one at a
     /// time (see [`RpcStep`]); then closes stdin, and Pi ends.
     pub fn rpc(&self, steps: &[RpcStep], script: Script) -> Result<PiOutcome, E2eError> {
-        let (service, mut command) = self.prepare(script)?;
+        let (service, _confined, mut command) = self.prepare(script)?;
         let child = command
             .args(["--mode", "rpc"])
             .stdin(Stdio::piped())
@@ -175,9 +176,10 @@ impl PiRun {
         Ok(self.outcome(status, &service))
     }
 
-    /// The run's folders and Pi's settings, the scripted service, and the command that
-    /// starts Pi with the extension (its stderr to `pi.stderr`), to be given its mode.
-    fn prepare(&self, script: Script) -> Result<(Service, Command), E2eError> {
+    /// The run's folders and Pi's settings, the scripted service, the run's sandbox (kept
+    /// until Pi ends) and the command that starts Pi in it with the extension (its stderr
+    /// to `pi.stderr`), to be given its mode.
+    fn prepare(&self, script: Script) -> Result<(Service, Option<Confined>, Command), E2eError> {
         let work = self.work_dir();
         let home = self.run_dir.join("pi-home");
         let agent = home.join(".pi/agent");
@@ -207,11 +209,24 @@ impl PiRun {
             node_bin.display(),
             std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
         );
-        let mut command = Command::new(&self.node);
+        let extension = repo().join("plugins/pi");
+        let confined = sandbox::confine(&self.run_dir, &[service.addr()])?;
+        let mut command = match &confined {
+            Some(confined) => confined.command(
+                &self.node,
+                &[
+                    &install_root(&self.node),
+                    &install_root(&self.cli),
+                    &install_root(&self.helper),
+                    &extension,
+                ],
+            ),
+            None => Command::new(&self.node),
+        };
         command
             .arg(&self.cli)
             .arg("-e")
-            .arg(repo().join("plugins/pi"))
+            .arg(&extension)
             .current_dir(&work)
             .env_clear()
             .env("PATH", path)
@@ -233,7 +248,7 @@ impl PiRun {
             .env("NOTESOUP_PI_LOG", "1")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stderr(self.file("pi.stderr")?);
-        Ok((service, command))
+        Ok((service, confined, command))
     }
 
     fn file(&self, name: &str) -> Result<fs::File, E2eError> {

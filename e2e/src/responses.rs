@@ -92,6 +92,11 @@ impl ResponsesService {
         })
     }
 
+    /// Where it listens (127.0.0.1 and its port).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// The base URL of the API (`http://127.0.0.1:<port>/v1`), for a provider's `base_url`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)

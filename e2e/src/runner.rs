@@ -13,6 +13,7 @@ use crate::E2eError;
 use crate::drive::{RunCtx, path_str};
 use crate::mode::Mode;
 use crate::outcome::{CollectArgs, Outcome};
+use crate::sandbox;
 use crate::script::Script;
 use crate::service::Service;
 
@@ -187,14 +188,7 @@ impl Session<'_> {
         for dir in [&config, &work, &notes_home, &run.join("screens")] {
             fs::create_dir_all(dir).map_err(|e| E2eError::io(&dir.display().to_string(), e))?;
         }
-        for (relative, contents) in &self.files {
-            let path = work.join(relative);
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)
-                    .map_err(|e| E2eError::io(&parent.display().to_string(), e))?;
-            }
-            fs::write(&path, contents).map_err(|e| E2eError::io(&path.display().to_string(), e))?;
-        }
+        self.write_files(&work)?;
         let plugin = if self.plugin {
             Some(self.stage_plugin(&run)?)
         } else {
@@ -251,8 +245,10 @@ impl Session<'_> {
         args.extend(["--debug-file".into(), path_str(&run.join("debug.log"))]);
         args.extend(self.args.iter().cloned());
 
+        let confined = sandbox::confine(&run, &[service.addr()])?;
         let ctx = RunCtx {
             claude: &self.harness.claude,
+            confined: confined.as_ref(),
             env: &env,
             args: &args,
             work: &work,
@@ -283,6 +279,19 @@ impl Session<'_> {
             failures,
             processes,
         }))
+    }
+
+    /// Writes the files asked for with [`Session::file`] into the work dir.
+    fn write_files(&self, work: &Path) -> Result<(), E2eError> {
+        for (relative, contents) in &self.files {
+            let path = work.join(relative);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)
+                    .map_err(|e| E2eError::io(&parent.display().to_string(), e))?;
+            }
+            fs::write(&path, contents).map_err(|e| E2eError::io(&path.display().to_string(), e))?;
+        }
+        Ok(())
     }
 
     fn stage_plugin(&self, run: &Path) -> Result<PathBuf, E2eError> {

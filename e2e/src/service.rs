@@ -83,6 +83,11 @@ impl Service {
         })
     }
 
+    /// Where it listens (127.0.0.1 and its port).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// The base URL for `ANTHROPIC_BASE_URL`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)

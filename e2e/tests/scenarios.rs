@@ -37,6 +37,8 @@ mod natural_input;
 mod notes;
 #[path = "scenarios/reset.rs"]
 mod reset;
+#[path = "scenarios/sandbox.rs"]
+mod sandbox;
 #[path = "scenarios/spawns.rs"]
 mod spawns;
 #[path = "scenarios/subagent.rs"]
