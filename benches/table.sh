@@ -4,7 +4,10 @@
 #      plugin's own hooks/spec.ts that registers exactly notesoup's nine tools and three
 #      commands at once in `session.start` (so the tools are in the first request) and does
 #      nothing else; and, for the record, the floor mod vs an empty mod (a module that
-#      registers nothing) and bare Claude Code (no mod); with notesoup's helper spawns per run;
+#      registers nothing) and bare Claude Code (no mod); with notesoup's helper spawns per run
+#      and, from the engine's debug-log stamps, the median of each start-up piece (module
+#      loaded, first registration, the tools' connections, the first request, exit) for
+#      notesoup and the floor mod;
 #   2. a scripted turn with 20 tool calls (Bash `true`), notesoup vs the floor mod and the
 #      floor mod vs the empty mod, with helper spawns per notesoup hook event (from the
 #      engine's debug log);
@@ -52,6 +55,7 @@ fi
 bin="$CARGO_TARGET_DIR/release"
 exec python3 - "$claude" "$bin" "$PWD/plugins/claude" "$pairs" "$bytes" "${NOTESOUP_TABLE_ROWS:-all}" "${NOTESOUP_TABLE_BASE:-}" <<'PY'
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+from datetime import datetime
 from pathlib import Path
 
 claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -246,9 +250,40 @@ def spawns_per_event(tool_calls, mod=notesoup_mod):
     return spawns, len(events), by_event
 
 
+def stamps(mod):
+    """One `claude -p ok` with a debug log: ms from the log's first line to each start-up
+    piece, read from the engine's own stamps (module loaded, first registration served,
+    first and last tool visible, first model request, last line)."""
+    dbg = tmp / f"debug-{runs}.log"
+    claude_run(mod, debug=dbg)
+    lines = [l for l in dbg.read_text(errors="replace").splitlines() if re.match(r"\d{4}-\d\d-\d\dT", l)]
+    t = lambda l: datetime.strptime(l[:23], "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+    first = lambda rx: next((t(l) for l in lines if re.search(rx, l)), None)
+    points = [first(r"hooks module \S+@inline loaded"), first(r"\$\.tool\.register \(\S+\): 1 tool\(s\) served"),
+              first(r"visible after"), first(r"empty_brain visible after"), first(r"\[API REQUEST\] /v1/messages"), t(lines[-1])]
+    if None in points:
+        sys.exit(f"table: a start-up stamp is missing from {dbg}")
+    return [t(lines[0])] + points
+
+
+PIECES = ("start to module loaded", "loaded to the first registration", "the first tool's connection",
+          "the other eight tools", "last tool to the first model request", "the answer to exit")
+
+
+def pieces(n):
+    """Median ms of each start-up piece, notesoup and the floor mod in turn, n runs each."""
+    ns, fl = [], []
+    for _ in range(n):
+        ns.append(stamps(notesoup_mod))
+        fl.append(stamps(floor_mod))
+    med = lambda runs, i: 1000 * statistics.median(r[i + 1] - r[i] for r in runs)
+    return [(name, med(ns, i), med(fl, i)) for i, name in enumerate(PIECES)]
+
+
 rows = []
 if not only_history:
     start_spawns, start_events, start_by_event = spawns_per_event(0)
+    start_pieces = pieces(pairs)
     start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(floor_mod), pairs)
     rows.append(("`claude -p ok`: notesoup vs the floor mod (wall)",
                  f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s; {start_spawns} helper spawns / {start_events} hook events",
@@ -375,6 +410,11 @@ print(f"{pairs} alternating pairs per row (medians; ratios pair by pair)")
 if not only_history:
     print(f"helper spawns in `claude -p ok`: {start_spawns} for {start_events} hook events "
           f"({', '.join(f'{k} {v}' for k, v in sorted(start_by_event.items()))})")
+    print("`claude -p ok`, where notesoup's time over the floor goes (median ms per piece, from the engine's debug-log stamps):")
+    print("| piece | notesoup | floor mod | difference |")
+    print("|---|---|---|---|")
+    for name, a, b in start_pieces:
+        print(f"| {name} | {a:.0f} | {b:.0f} | {a - b:+.0f} |")
     print(f"spawns per hook event in the 20-call turn: {spawns / max(hook_events, 1):.2f} "
           f"({', '.join(f'{k} {v}' for k, v in sorted(by_event.items()))})")
 print("| what | measured | ratio | goal |")
