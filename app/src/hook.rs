@@ -272,7 +272,7 @@ pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
     let session = &call.session;
     let mut world = World::new(ctx, session, &call.place, call.budget.as_ref());
     let reply = with_saved(ctx, session, |saved| {
-        hook_saved(saved, &session.process, &call.hook, &mut world)
+        hook_saved(saved, &session.binding(), &call.hook, &mut world)
     })?;
     let effects = reply
         .effects

@@ -38,6 +38,16 @@ pub struct SessionRef {
     pub transcript_path: Option<String>,
 }
 
+impl SessionRef {
+    /// The token the flow is stepped under: this process's binding of this session. The
+    /// flow takes its generation from it (`reset-flow::binding_generation`), so work the
+    /// shell issued for another session, or before a session change, is ignored here even
+    /// when its outcome is sent under this session's id.
+    pub fn binding(&self) -> String {
+        format!("{}\n{}", self.id, self.process)
+    }
+}
+
 /// Events of one call on the session's flow as kept on disk, in order, under the record's
 /// lock.
 pub(crate) fn kept(
@@ -46,7 +56,7 @@ pub(crate) fn kept(
     events: impl IntoIterator<Item = Event>,
 ) -> Result<Reply, AppError> {
     with_saved(ctx, session, |saved| {
-        notesoup_reset_flow::with_saved(saved, &session.process, |flow| {
+        notesoup_reset_flow::with_saved(saved, &session.binding(), |flow| {
             events.into_iter().flat_map(|e| flow.handle(e)).collect()
         })
     })

@@ -156,7 +156,15 @@ pub(crate) fn kept_step(
             let saved = record
                 .read()?
                 .and_then(|r| serde_json::from_value::<Saved>(r.state).ok());
-            let (save, reply) = step_saved(saved.as_ref(), process, event);
+            // The token the hook op steps the flow under (this session's binding).
+            let binding = notesoup_app::hook::SessionRef {
+                harness: Host::Claude,
+                id: id.to_owned(),
+                process: process.to_owned(),
+                transcript_path: None,
+            }
+            .binding();
+            let (save, reply) = step_saved(saved.as_ref(), &binding, event);
             let state = serde_json::to_value(&save).expect("the flow serializes");
             record.write(state)?;
             Ok::<_, WindowStoreError>(reply)

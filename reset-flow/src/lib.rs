@@ -128,7 +128,10 @@ pub fn step(mut flow: Flow, event: Event) -> Reply {
 /// let point = || Event::WarningPoint { tokens: 150_000, point: Some(142_000) };
 /// let (saved, reply) = step_saved(None, "p1", point());
 /// assert_eq!(reply.effects.len(), 1); // warn
-/// let delivered = serde_json::from_str(r#"{"type": "warning", "generation": 0, "status": "delivered"}"#)?;
+/// // The outcome names the generation the effect was issued under (the binding's).
+/// let generation = reply.flow.generation();
+/// let delivered = serde_json::from_value(
+///     serde_json::json!({"type": "warning", "generation": generation, "status": "delivered"}))?;
 /// let (saved, reply) = step_saved(Some(&saved), "p1", delivered);
 /// assert!(reply.flow.snapshot().warned);
 /// // A resumed session: another process, the same window, no second warning.
@@ -168,12 +171,45 @@ pub fn with_saved(
     if other_process {
         effects.extend(flow.handle(Event::Loaded));
     }
+    // The binding's generation, from its first step on: what an earlier binding (or another
+    // session's, misrouted after a session change) issued names another one and is ignored.
+    flow.bind(binding_generation(process));
     effects.extend(apply(&mut flow));
     let saved = Saved {
         process: Some(process.to_owned()),
         flow: Some(flow.clone()),
     };
     (saved, Reply { flow, effects })
+}
+
+/// The generation of a flow stepped by `binding`, the token [`with_saved`] takes: the
+/// calling process and the session it steps, between two session changes (the host's
+/// shell starts a new token at `/clear`, `/resume`, a session's end). Distinct tokens give
+/// distinct generations (a 64-bit FNV-1a hash kept to 53 bits, so it passes through a
+/// JavaScript number unchanged; never 0, the generation of a flow never bound), so an
+/// outcome of work issued under one binding is ignored by the flow of any other: a late
+/// compaction result, continuation or close-out outcome that the shell sends to whichever
+/// session the engine names when it settles.
+///
+/// ```
+/// use notesoup_reset_flow::binding_generation;
+/// let a = binding_generation("s1\np1:0");
+/// assert_eq!(a, binding_generation("s1\np1:0"));
+/// assert_ne!(a, binding_generation("s2\np1:0")); // another session, the same process
+/// assert_ne!(a, binding_generation("s1\np1:1")); // the same session, bound again
+/// assert!(a > 0 && a < 1 << 53);
+/// ```
+pub fn binding_generation(binding: &str) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    const SAFE: u64 = (1 << 53) - 1;
+    let hash = binding
+        .bytes()
+        .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME));
+    match hash & SAFE {
+        0 => 1,
+        g => g,
+    }
 }
 
 /// What [`step_saved`] takes as `saved` for a session that has no usable record: the flow

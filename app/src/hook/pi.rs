@@ -98,7 +98,7 @@ pub fn call(ctx: &Context, call: &PiHookCall) -> Result<HookReply, AppError> {
         log: Vec::new(),
     };
     let reply = with_saved(ctx, session, |saved| {
-        pi_hook_saved(saved, &session.process, &call.hook, &mut world)
+        pi_hook_saved(saved, &session.binding(), &call.hook, &mut world)
     })?;
     let effects = reply
         .effects
@@ -292,7 +292,7 @@ pub fn get_context_remaining(
     let cap = with_saved(ctx, session, |saved| {
         // The cap lives as long as the process that set it (a new process loads none).
         let cap = saved
-            .filter(|s| s.process.as_deref() == Some(session.process.as_str()))
+            .filter(|s| s.process.as_deref() == Some(session.binding().as_str()))
             .and_then(|s| s.flow.as_ref())
             .and_then(|f| f.snapshot().cap);
         (saved.cloned().unwrap_or_default(), cap)

@@ -302,7 +302,8 @@ fn a_dropped_prompt_or_a_failed_build_leaves_the_own_boot_owed() {
     let (saved, _) = call("fork", None, "p1", context(&["claude:parent:1"]), true);
     let (saved, reply) = call("fork", Some(&saved), "p1", submit(), true);
     assert_eq!(own_boots(&reply.effects).len(), 1);
-    let dropped = json!({"event": "prompt.dropped", "facts": {"generation": 0}});
+    let generation = reply.flow.generation();
+    let dropped = json!({"event": "prompt.dropped", "facts": {"generation": generation}});
     let (saved, reply) = call("fork", Some(&saved), "p1", dropped, true);
     assert!(reply.flow.snapshot().boot_owed);
     // The notes cannot be read now: nothing attached, still owed, the log says why.

@@ -1078,3 +1078,164 @@ fn w10_clear_and_resume_in_a_terminal_acquire_a_boot_again() {
         "/resume did not go back to the first conversation: the scenario proves nothing"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// A session change during a pending reset (issue 26, item 2). The model asks for a reset
+// together with a slow command, and the person types `/clear` while the command runs; later,
+// in the new session, the same with an in-session `/resume` back to the first. Measured
+// (2.1.319): the engine runs the typed command as soon as the turn ends, before the reset's
+// own compaction the turn's completion queues, so that compaction (and its outcome) lands
+// on the session the person switched to. Each session's flow is its own record, bound
+// anew at every session change; the stale work names the generation of the binding that
+// issued it, never the one the new session's flow has, so it changes nothing there.
+
+const W11_FIRST: &str = "0e0a0a11-0000-4000-8000-000000000a11";
+
+/// A record's flow as the helper keeps it (`windows/claude/<id>.json`).
+fn kept_flow(out: &Outcome, id: &str) -> serde_json::Value {
+    let path = out.notes_home.join(format!("windows/claude/{id}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let record: serde_json::Value = serde_json::from_str(&text).unwrap();
+    record["state"]["flow"].clone()
+}
+
+#[test]
+fn w11_clear_and_resume_during_a_pending_reset_leave_the_new_session_alone() {
+    let _one = serial();
+    let slow = |last_word: &str| {
+        Reply::text("Clearing after this command.")
+            .and_tool(EMPTY_BRAIN, empty_brain(last_word, Some(false)))
+            .and_tool(
+                "Bash",
+                serde_json::json!({"command": "sleep 6; echo slept", "description": "wait"}),
+            )
+    };
+    let script = Script::new()
+        .rule(
+            Match::tail_contains("Clear the first after a long command.").and_tool_result(false),
+            slow("LW-ELEVEN-A"),
+        )
+        .rule(
+            Match::tail_contains("Clear the second after a long command.").and_tool_result(false),
+            slow("LW-ELEVEN-B"),
+        )
+        .rule(
+            Match::tail_contains("Say two.").and_tool_result(false),
+            Reply::text("Two."),
+        )
+        .rule(
+            Match::tail_contains("Say three.").and_tool_result(false),
+            Reply::text("Three."),
+        )
+        .fallback(Reply::text("(fallback)"));
+    // Typed while the slow command runs, then time for the turn to end and the switch.
+    let during = |line: &str, requests: usize| {
+        [
+            Step::AfterRequests(requests),
+            Step::Sleep(Duration::from_secs(2)),
+            Step::Type(line.into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::Sleep(Duration::from_secs(9)),
+        ]
+    };
+    let typed = |line: &str| {
+        [
+            Step::Type(line.into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+        ]
+    };
+    let mut middle = Vec::new();
+    middle.extend(during("/clear", 1));
+    middle.extend(typed("Clear the second after a long command."));
+    middle.extend(during(&format!("/resume {W11_FIRST}"), 2));
+    middle.push(Step::Capture("after-resume".into()));
+    middle.extend(typed("Say three."));
+    middle.extend([
+        Step::WaitFor(regex::escape("Three."), Duration::from_secs(60)),
+        Step::Capture("after-three".into()),
+        Step::Idle(Duration::from_secs(3)),
+    ]);
+    let mode = tmux_lines(&[("Clear the first after a long command.", None)], middle);
+    let out = super::session("w11-switch-pending", script)
+        .timeout(Duration::from_secs(180))
+        .args(&["--session-id", W11_FIRST, "--allowedTools", "Bash"])
+        .run(&mode)
+        .unwrap();
+    super::assert_clean_exit(&out);
+    let second = out
+        .transcripts
+        .iter()
+        .filter(|t| !t.is_subagent())
+        .filter_map(|t| t.path.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .find(|id| id != W11_FIRST)
+        .expect("/clear did not start a new session: the scenario proves nothing");
+    // Each session's reset was asked for (the first request of each turn).
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "one request per prompt, none after a cutoff"
+    );
+    // The stale compactions: each vetoed quietly where it landed, naming its generation.
+    let stale =
+        regex::Regex::new(r"no longer needed[^\n]*\(notesoup-reset g(\d+) r\d+ a\d+\)").unwrap();
+    // The module's line (the engine logs its own "skipped (…)" too).
+    let stale: Vec<u64> = out
+        .debug_log
+        .lines()
+        .filter(|l| l.contains("$.ui.log"))
+        .filter_map(|l| stale.captures(l).map(|c| c[1].parse().unwrap()))
+        .collect();
+    assert_eq!(
+        stale.len(),
+        2,
+        "each session's own compaction should land after the switch, vetoed there: {stale:?}"
+    );
+    let (first, second_flow) = (kept_flow(&out, W11_FIRST), kept_flow(&out, &second));
+    let generation = |flow: &serde_json::Value| flow["generation"].as_u64().unwrap();
+    // After /clear: the first session's compaction landed on the new session, whose flow
+    // has another generation: its outcome could change nothing there.
+    assert_ne!(
+        stale[0],
+        generation(&second_flow),
+        "the first session's work names the new session's generation: it could land there"
+    );
+    // The second session's own reset stayed its own (the compaction it asked for names it),
+    // and nothing of the first session's reset reached it.
+    assert_eq!(
+        second_flow["commit"]["marker"]["generation"].as_u64(),
+        Some(stale[1]),
+        "the second session's pending reset is not the one it asked for: {second_flow}"
+    );
+    assert_eq!(second_flow["request"]["args"]["sticky"], "LW-ELEVEN-B");
+    // After the in-session /resume: the second session's compaction landed on the first,
+    // whose flow is bound anew (its own unproven reset let go) and ignores it.
+    assert_ne!(
+        stale[1],
+        generation(&first),
+        "the second session's work names the resumed session's generation"
+    );
+    assert!(
+        first["commit"].is_null() && first["request"].is_null(),
+        "the resumed session's flow holds a reset: {first}"
+    );
+    // Nothing was cleared anywhere, and each later prompt ran in its own session.
+    assert_eq!(
+        super::boundaries(&out),
+        0,
+        "a stale compaction cleared a window"
+    );
+    assert!(
+        requests[2].all_text().contains("Say three.")
+            && requests[2].all_text().contains("Clear the first")
+            && !requests[2].all_text().contains("Clear the second"),
+        "/resume did not go back to the first conversation: the scenario proves nothing"
+    );
+    assert_eq!(
+        boots(requests[1]),
+        [format!("claude:{second}:0")],
+        "the new session's request holds its own window 0's boot"
+    );
+}

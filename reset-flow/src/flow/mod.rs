@@ -259,6 +259,14 @@ impl Flow {
         self.generation
     }
 
+    /// Takes the generation of the binding that steps the flow now
+    /// ([`binding_generation`](crate::binding_generation)): from here on, outcomes of work
+    /// issued under another generation are ignored. A flow another binding saved has
+    /// already heard `loaded` (its work is gone), so nothing else changes.
+    pub(crate) fn bind(&mut self, generation: u64) {
+        self.generation = generation;
+    }
+
     /// The pending request's id, if any (ids are unique within a generation).
     pub fn request_id(&self) -> Option<u32> {
         self.request.as_ref().map(|r| r.id)

@@ -51,3 +51,34 @@ fn a_record_written_before_the_typed_state_still_loads() {
         serde_json::from_str::<serde_json::Value>(old).unwrap()
     );
 }
+
+/// Issue 26, item 2: an outcome of work one binding issued (a session, in a process, between
+/// session changes) changes nothing in a flow another binding steps: the new session's
+/// after `/clear` (the same process), or the same session bound again after `/resume`.
+#[test]
+fn an_outcome_issued_under_another_binding_changes_nothing() {
+    let point = || Event::WarningPoint {
+        tokens: 150_000,
+        point: Some(142_000),
+    };
+    let delivered = |generation: u64| Event::Warning {
+        generation,
+        status: crate::Delivery::Delivered,
+    };
+    // The first session offers its warning, then the person switches sessions.
+    let (first, reply) = step_saved(None, "s1\np:0", point());
+    let issued = reply.flow.generation();
+    for (saved, binding) in [(None, "s2\np:1"), (Some(&first), "s1\np:2")] {
+        let (saved, reply) = step_saved(saved, binding, point());
+        assert_ne!(reply.flow.generation(), issued, "{binding}");
+        // The stale outcome lands here: the warning offered here stays offered (due again
+        // only by its own outcome), never taken as delivered.
+        let (_, reply) = step_saved(Some(&saved), binding, delivered(issued));
+        assert!(
+            !reply.flow.snapshot().warned,
+            "{binding}: a stale outcome was taken"
+        );
+        let (_, reply) = step_saved(Some(&saved), binding, delivered(reply.flow.generation()));
+        assert!(reply.flow.snapshot().warned, "{binding}");
+    }
+}

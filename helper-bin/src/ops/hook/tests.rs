@@ -856,7 +856,8 @@ fn a_kept_boot_of_another_session_owes_the_session_its_own_on_the_next_prompt() 
     let out = home.hook("p1", "prompt.submit", &submit(&cwd));
     assert_one_own_boot(&out, "claude:s1:1");
     // Another hook dropped the prompt: owed again, and the next prompt carries it.
-    home.hook("p1", "prompt.dropped", &json!({"generation": 0}));
+    let generation = out.reply["effects"][0]["generation"].clone();
+    home.hook("p1", "prompt.dropped", &json!({"generation": generation}));
     assert!(kept_flow(&home.0, "s1").boot_owed);
     assert_eq!(
         own_boots(&home.hook("p1", "prompt.submit", &submit(&cwd))).len(),
