@@ -11,6 +11,8 @@
 #   2. a scripted turn with 20 tool calls (Bash `true`), notesoup vs the floor mod and the
 #      floor mod vs the empty mod, with helper spawns per notesoup hook event (from the
 #      engine's debug log);
+#   and for both, the floor mod plus every event notesoup hooks, each hook only `next(e)`,
+#   vs the floor mod: what the engine charges for the hooks notesoup must have;
 #   3. `history_list` + a literal query on a ~100 MB transcript, fresh notes home (no
 #      index), vs `rg -F -c` on the same file; on both generators (dense: many small rows,
 #      `gen-transcript`; sparse: whole-file tool results, `gen-transcript --sparse`);
@@ -154,6 +156,23 @@ floor_mod = minimal_mod("floor", "import { COMMANDS, TOOLS } from './spec.ts';\n
     "      ...COMMANDS.map((c) => $.command.register(c)),\n"
     "    ]);\n    return next(e);\n  });\n};\n")
 shutil.copy(plugin_src / "hooks" / "spec.ts", floor_mod / "hooks" / "spec.ts")
+# The floor plus every event notesoup's module hooks (read from its `register`), each hook only
+# `next(e)`: what the engine charges for hooking those events at all (worker hops; a turn.step
+# hook relays every streamed chunk through the module's worker). A matcher written as a
+# literal (`{ type: 'context_sections' }`) is kept; one naming the module's constants is not.
+FLOOR_TS = (floor_mod / "hooks" / "m.ts").read_text()
+hooked = re.findall(r"^  on\('([\w.]+)'(, \{[^}]*'[^}]*\})?", (plugin_src / "hooks" / "notesoup.ts").read_text(), re.M)
+passes = []
+for event, matcher in dict(hooked).items():
+    if event == "session.start":
+        continue
+    body = "async function* ($: any, e: any, next: any) { return yield* next(e); }" if event == "turn.step" \
+        else "async ($: any, e: any, next: any) => next(e)"
+    passes.append(f"  on('{event}'{matcher}, {body});\n")
+if len(passes) < 8:
+    sys.exit(f"table: read only {len(passes)} hooked events from notesoup.ts's register")
+hooks_mod = minimal_mod("hooksonly", FLOOR_TS.replace("    return next(e);\n  });\n", "    return next(e);\n  });\n" + "".join(passes), 1))
+shutil.copy(plugin_src / "hooks" / "spec.ts", hooks_mod / "hooks" / "spec.ts")
 # The notesoup module as it is, its `register` emptied: loading and transpiling alone.
 loaded_only = tmp / "mods" / "loadedonly"
 copy_plugin(loaded_only)
@@ -223,7 +242,7 @@ def claude_run(mod, tool_calls=0, debug=None, mcp_config=False):
         body = json.loads(body) if isinstance(body, str) else (body or {})
         listed = sum(1 for t in body.get("tools", []) if str(t.get("name", "")).startswith("mcp__"))
         first_tools.setdefault((mod, mcp_config), []).append(listed)
-        if mod is not None and mod in (notesoup_mod, base_mod, floor_mod) and listed != 9:
+        if mod is not None and mod in (notesoup_mod, base_mod, floor_mod, hooks_mod) and listed != 9:
             names = [t.get("name") for t in body.get("tools", [])]
             sys.exit(f"table: {mod.name}'s first model request listed {listed} MCP tools, expected its 9 (its tools: {names})")
     finally:
@@ -290,9 +309,13 @@ if not only_history:
                  f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
     floor = pairwise(lambda: claude_run(floor_mod), lambda: claude_run(empty_mod), pairs)
     bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
+    hooks_only = pairwise(lambda: claude_run(hooks_mod), lambda: claude_run(floor_mod), pairs)
     rows.append(("`claude -p ok`: the floor mod vs empty mod (wall)",
                  f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
                  f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
+    rows.append(("`claude -p ok`: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
+                 f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
+                 f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
     if base_mod is not None:
         b = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs)
         rows.append(("`claude -p ok`: notesoup vs notesoup at the base (wall)",
@@ -322,6 +345,10 @@ if not only_history:
     floor = pairwise(lambda: claude_run(floor_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
     rows.append(("a turn with 20 tool calls: the floor mod vs empty mod (wall)",
                  f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s", f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
+    hooks_only = pairwise(lambda: claude_run(hooks_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
+    rows.append(("a turn with 20 tool calls: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
+                 f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
+                 f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
     if base_mod is not None:
         b = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(base_mod, 20), pairs)
         bs, be, _ = spawns_per_event(20, base_mod)
