@@ -3,7 +3,8 @@
 //! `budget` (6, 7), `veto` (8), `natural_input` (9), `history` (11), `subagent` (12); history after Claude Code's own cleanup (`v01`) in
 //! `vault`; the
 //! window's state across processes, forks and reactive compaction (`w01`..) in `windows`,
-//! and the helper spawns per hook event in `spawns`. This file holds what they share: the
+//! the helper spawns per hook event in `spawns`, and the e2e sandbox holding (`x01`) in
+//! `sandbox`. This file holds what they share: the
 //! one-at-a-time runner and the counting helpers.
 //!
 //! Each runs the real CLI against the scripted service with a copy of the plugin

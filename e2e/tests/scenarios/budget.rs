@@ -1,4 +1,5 @@
-//! Scenarios 6 and 7: the budget warning once per window, the hard clear, and
+//! Scenarios 6 and 7: the budget warning once per window, the hard clear, Claude's own
+//! threshold compaction when notesoup's point is unresolvable, missing usage, and
 //! `/fresh-window`'s close-out.
 
 use std::time::Duration;
@@ -114,6 +115,110 @@ fn s06_budget_warning_with_auto_compaction_off_promises_no_automatic_clear() {
         "the warning does not say only the reset tool clears the window:\n{tail}"
     );
     assert_eq!(boundaries(&out), 0, "nothing clears the window by itself");
+}
+
+/// Margins that leave no room below Claude's own point: notesoup's point is unresolvable.
+const NO_ROOM: &str = r#"{"notesoup": {"resetMarginTokens": 200000}}"#;
+
+/// Claude Code's own threshold compaction, reached because notesoup's point is
+/// unresolvable: answered with the boot and a forced handoff (no summary request); the
+/// unresolvable point is logged once and no budget warning is given.
+#[test]
+fn s06_claudes_threshold_compaction_when_notesoups_point_is_unresolvable() {
+    let _one = serial();
+    let list = || Reply::tool("mcp__notesoup__notes_list", serde_json::json!({}));
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        // Past notesoup's usual warning point (142 424), then past Claude's (167 000).
+        .then(list().with_input_tokens(150_000))
+        .then_when(Match::tool_result(true), list().with_input_tokens(170_000))
+        .then_when(
+            Match::tail_contains(FRESH_BOOT),
+            Reply::text("Fresh window, carrying on."),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s06-threshold", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .file(".claude/settings.json", NO_ROOM)
+        .run(&Mode::Print("Work until the budget runs out.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    for r in &requests {
+        assert!(
+            !r.tail_text().contains("notesoup budget warning"),
+            "a budget warning although notesoup's point is unresolvable"
+        );
+    }
+    assert!(
+        out.debug_log.contains("level=compact"),
+        "Claude Code's own threshold check never reached its compaction level"
+    );
+    assert!(
+        out.requests.iter().all(|r| r["status"] == 200),
+        "the threshold path, not prompt-too-long: every request was answered"
+    );
+    assert_eq!(boundaries(&out), 1, "Claude's threshold compaction, once");
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "the engine's compaction goes on in its own turn: no notesoup continuation"
+    );
+    let fresh = fresh_window_requests(&out);
+    assert_eq!(fresh.len(), 1, "one fresh window");
+    assert_fresh_window(&out, fresh[0], None, notesoup_boot::Reset::Forced);
+    let logged = out.debug_log.matches("no budget points").count();
+    assert_eq!(
+        logged, 1,
+        "the unresolvable point is logged once, not {logged} times"
+    );
+}
+
+/// Missing usage: a terminal's first session and the one `/clear` opens have no context
+/// usage until their first answer. The mod logs that once per process and gives no
+/// warning, though the cleared session's last fill (150 000) was past the warning point.
+#[test]
+fn s06_missing_usage_logs_once_and_skips_the_warning() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::tail_contains("Say two.").and_tool_result(false),
+            Reply::text("Two."),
+        )
+        .fallback(Reply::text("One.").with_input_tokens(150_000));
+    let mode = tmux_lines(
+        &[("Say one.", Some("One.")), ("/clear", None)],
+        vec![
+            Step::Sleep(Duration::from_secs(3)),
+            Step::Type("Say two.".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor(regex::escape("Two."), Duration::from_secs(60)),
+            Step::Idle(Duration::from_secs(2)),
+        ],
+    );
+    let out = session("s06-no-usage", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .run(&mode)
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(requests.len(), 2, "one request per prompt");
+    for r in &requests {
+        assert!(
+            !r.tail_text().contains("notesoup budget warning"),
+            "a budget warning without a measured fill:\n{}",
+            r.tail_text()
+        );
+    }
+    let logged = out.debug_log.matches("no context usage yet").count();
+    assert_eq!(
+        logged, 1,
+        "missing usage is logged once, not {logged} times"
+    );
 }
 
 // ---------------------------------------------------------------------------------
