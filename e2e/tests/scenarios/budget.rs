@@ -501,3 +501,63 @@ fn s07_empty_sent_into_a_running_stream_json_turn_closes_out_after_it() {
         "a continuation ran over STOP"
     );
 }
+
+/// `/empty` typed during the running turn's last request (a text answer, no tool after):
+/// no request of the turn can carry the warning, so the turn's end submits one close-out
+/// turn (from `turn.complete`, in the terminal), and the reset waits for that turn.
+#[test]
+fn s07_empty_typed_in_the_last_step_gets_a_close_out_turn_tmux() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(Reply::text("Hello."))
+        .then(Reply::text("A slow last answer.").with_delay_ms(9000))
+        .then_when(
+            Match::tail_contains("notesoup budget warning:").and_tool_result(false),
+            Reply::text("Closing out.").and_tool(EMPTY_BRAIN, empty_brain("LW-LAST", Some(false))),
+        )
+        .fallback(Reply::text("(no continuation was expected)"));
+    let mode = tmux_lines(
+        // A first turn measures the fill (a close-out with none cannot start).
+        &[("hello", Some("Hello.")), ("Answer slowly.", None)],
+        vec![
+            // The service logs a request once answered: wait by the clock, not for it.
+            Step::Sleep(Duration::from_secs(4)),
+            Step::Type("/empty".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::AfterRequests(3),
+            Step::Idle(Duration::from_secs(5)),
+            Step::Capture("after-close-out".into()),
+        ],
+    );
+    let out = session("s07-empty-last-step-tmux", script)
+        .run(&mode)
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the first turn, the running turn's one request and one close-out turn, no continuation"
+    );
+    assert!(
+        !requests[2].has_tool_result()
+            && requests[2].tail_text().contains("notesoup budget warning:"),
+        "no close-out turn of its own carrying the warning:\n{}",
+        requests[2].tail_text()
+    );
+    assert_eq!(
+        plugin_prompts(&out),
+        1,
+        "the close-out prompt, no continuation"
+    );
+    assert_eq!(boundaries(&out), 1, "exactly one reset");
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a continuation ran over STOP"
+    );
+}
