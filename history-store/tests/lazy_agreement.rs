@@ -500,3 +500,24 @@ fn a_full_page_counts_sure_matches_without_decoding_them() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A history over more bytes than one search thread takes (its lines searched in parts, one
+/// thread each) lists every query, read for none or for another, as the whole transcript
+/// does.
+#[test]
+fn a_search_split_over_threads_answers_alike() {
+    let dir = scratch("split");
+    let path = dir.join("dense.jsonl");
+    std::fs::write(&path, notesoup_benches::generate_bytes(2_400_000, 11)).unwrap();
+    let whole = fresh(&path).unwrap();
+    let lazy = cached(&dir, &path);
+    assert!(left_out(&lazy, &whole) > 0);
+    let drawn = drawn(&whole);
+    let step = drawn.len().div_ceil(8).max(1);
+    let mut queries: Vec<String> = FIXED.iter().map(|q| (*q).to_owned()).collect();
+    queries.extend(drawn.into_iter().step_by(step));
+    for query in &queries {
+        lists_agree(&lazy, &whole, query, "split");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -11,6 +11,11 @@ use super::blocks::{SCAN_BYTES, read_at, read_line};
 use super::prescan::{Hits, Prescan};
 use crate::LINE_MAX_BYTES;
 
+/// The most threads a search of the covered lines runs on.
+const SCAN_THREADS: usize = 4;
+/// Fewer bytes to search than this are searched on one thread (a thread costs more).
+const SCAN_SPLIT_BYTES: u64 = 2 << 20;
+
 /// The bodies of the rows an index covered, read again from the transcript's lines (through
 /// the handle the call opened, so a file replaced since is never read): the [`BodySource`]
 /// of [`read_history`](super::read_history).
@@ -74,41 +79,99 @@ impl LineBodies {
             surely.dedup();
             return Ok((marks, surely));
         }
+        // The lines in parts of about equal bytes, one thread each (they end with the call).
+        let parts = self.parts(last);
+        let mut rest = &mut marks[..last];
+        let mut found = Vec::new();
+        std::thread::scope(|scope| {
+            let mut running = Vec::new();
+            for pair in parts.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut(b - a);
+                rest = tail;
+                running.push(scope.spawn(move || {
+                    let mut surely = Vec::new();
+                    self.scan_lines(query, a, b, mine, &mut surely)
+                        .map(|()| surely)
+                }));
+            }
+            for thread in running {
+                found.push(
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                );
+            }
+        });
+        for part in found {
+            surely.extend(part?);
+        }
+        surely.sort_unstable();
+        surely.dedup();
+        Ok((marks, surely))
+    }
+
+    /// Where to split the lines `0..last` (0-based) for the scan's threads: boundaries of
+    /// about equal bytes, one part per core (at most [`SCAN_THREADS`]), one part for fewer
+    /// than [`SCAN_SPLIT_BYTES`].
+    fn parts(&self, last: usize) -> Vec<usize> {
+        let bytes = self.starts.get(last).copied().unwrap_or(0);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let threads = if bytes < SCAN_SPLIT_BYTES {
+            1
+        } else {
+            cores.clamp(1, SCAN_THREADS)
+        };
+        let mut parts = vec![0];
+        for k in 1..threads {
+            let target = bytes / threads as u64 * k as u64;
+            let at = self.starts[..last].partition_point(|&s| s < target);
+            if at > *parts.last().unwrap_or(&0) && at < last {
+                parts.push(at);
+            }
+        }
+        parts.push(last);
+        parts
+    }
+
+    /// [`LineBodies::scan`] of the lines `a..b` (0-based): `marks` holds theirs (`marks[0]`
+    /// is line `a`'s), and the events that surely hold the query are added to `surely`.
+    fn scan_lines(
+        &self,
+        query: &RawQuery,
+        a: usize,
+        b: usize,
+        marks: &mut [bool],
+        surely: &mut Vec<(usize, u32)>,
+    ) -> Result<(), ReadError> {
         let mut buf = Vec::new();
-        self.pieces(0, last, &mut buf, |buf, line, end, from| {
+        self.pieces(a, b, &mut buf, |buf, line, end, from| {
             // The line (0-based) holding byte `at` of the piece.
             let line_of = |at: usize| {
                 line + self.starts[line..end].partition_point(|&s| s <= from + at as u64) - 1
             };
             for (at, run) in query.plain(buf) {
                 let hit = line_of(at);
-                marks[hit] = true;
+                marks[hit - a] = true;
                 // The query as it is: inside a body's span, a match of that body.
                 let begin = usize::try_from(self.starts[hit] - from).unwrap_or(0);
-                self.surely(
-                    hit + 1,
-                    |span| query.holds(span, at - begin, run),
-                    &mut surely,
-                );
+                self.surely(hit + 1, |span| query.holds(span, at - begin, run), surely);
             }
             for at in query.escaped(buf) {
-                marks[line_of(at)] = true;
+                marks[line_of(at) - a] = true;
             }
             // A `\u` or `\/` escape hides a match only in a row with a body its spans do not
             // cover (a span never holds one): only those rows' lines are searched for them.
-            for (a, b) in self.unspanned(line, end) {
-                let lo = usize::try_from(self.starts[a] - from).unwrap_or(0);
-                let hi = usize::try_from(self.starts[b] - from).unwrap_or(0);
+            for (x, y) in self.unspanned(line, end) {
+                let lo = usize::try_from(self.starts[x] - from).unwrap_or(0);
+                let hi = usize::try_from(self.starts[y] - from).unwrap_or(0);
                 let piece = buf.get(lo..hi).unwrap_or_default();
                 for at in query.hiding(piece) {
-                    marks[line_of(lo + at)] = true;
+                    marks[line_of(lo + at) - a] = true;
                 }
             }
             Ok(())
-        })?;
-        surely.sort_unstable();
-        surely.dedup();
-        Ok((marks, surely))
+        })
     }
 
     /// The matches this call's [`Prescan`] found, when it covered the lines before `last`
