@@ -24,6 +24,7 @@ pub mod inside;
 pub(crate) mod relay;
 
 use std::ffi::OsString;
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -98,12 +99,12 @@ impl Sandbox {
         let probed = PROBED.get_or_init(|| {
             let found = Self::probe();
             if let Err(reason) = &found {
-                #[allow(clippy::print_stderr, reason = "the one notice of a weaker run")]
-                {
-                    eprintln!(
-                        "notesoup-e2e: no sandbox ({reason}); the engines run with only an isolated HOME, fake keys and a dead proxy"
-                    );
-                }
+                // Straight to the process's stderr: a test's `eprintln!` is captured and
+                // shown only when it fails, and this notice is for every run.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "notesoup-e2e: no sandbox ({reason}); the engines run with only an isolated HOME, fake keys and a dead proxy"
+                );
             }
             found
         });
