@@ -847,5 +847,7 @@ fn file_start(path: &Path) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+mod given;
+
 #[cfg(test)]
 mod tests;

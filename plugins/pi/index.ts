@@ -285,7 +285,12 @@ export default function notesoup(pi: ExtensionAPI) {
   });
 
   pi.on("before_agent_start", async (_e, ctx) => {
-    const effects = await event(ctx, "before_agent_start", { kept: keptBoot(ctx), cwd: ctx.cwd, budget: budget(pi, ctx) });
+    const effects = await event(ctx, "before_agent_start", {
+      kept: keptBoot(ctx),
+      cwd: ctx.cwd,
+      budget: budget(pi, ctx),
+      session_file: ctx.sessionManager.getSessionFile(),
+    });
     // The window's boot, a fork's own boot and the warning ride one hidden message that
     // stays in the conversation until a compaction replaces it (so the boot is kept, and a
     // later run of the window finds it on the branch).

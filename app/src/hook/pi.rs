@@ -46,6 +46,10 @@ pub struct PiHookCall {
     pub place: Place,
     /// What the extension read for the budget, when the event reads it.
     pub budget: Option<PiBudgetFacts>,
+    /// The session's file as the extension names it (`ctx.sessionManager.getSessionFile()`,
+    /// at `before_agent_start`): the file a prompt keeps in the vault, taken only when it is
+    /// that session's file under Pi's sessions folder (else the folder is walked for it).
+    pub session_file: Option<String>,
 }
 
 /// What the extension read for the budget. Fields that are not objects are as if absent: a
@@ -112,13 +116,8 @@ pub fn call(ctx: &Context, call: &PiHookCall) -> Result<HookReply, AppError> {
         _ => None,
     };
     world.log.extend(moment.and_then(|moment| {
-        // The extension names no file: the session's own is found by its id.
         let file = (moment == crate::vault::Moment::Prompt)
-            .then(|| {
-                crate::vault::originals(notesoup_history_store::Roots::default(), ctx)
-                    .resolve(&format!("pi:{}", session.id))
-                    .ok()
-            })
+            .then(|| live_file(ctx, &session.id, call.session_file.as_deref()))
             .flatten()
             .map(|found| found.path.display().to_string());
         crate::vault::share(ctx, moment, Host::Pi, file.as_deref())
@@ -129,6 +128,20 @@ pub fn call(ctx: &Context, call: &PiHookCall) -> Result<HookReply, AppError> {
         watch: None,
         log: Some(world.log),
     })
+}
+
+/// The session's file: the one the extension named when it is that session's file under
+/// Pi's sessions folder (never a path taken as given: the vault keeps what it names), else
+/// the one a walk of the folder finds by the session's id.
+fn live_file(
+    ctx: &Context,
+    session: &str,
+    named: Option<&str>,
+) -> Option<notesoup_history_store::Found> {
+    let corpus = crate::vault::originals(notesoup_history_store::Roots::default(), ctx);
+    named
+        .and_then(|path| corpus.pi_session_file(session, std::path::Path::new(path)))
+        .or_else(|| corpus.resolve(&format!("pi:{session}")).ok())
 }
 
 /// The outside world of one Pi event, for the flow's [`Resolve`].

@@ -31,12 +31,14 @@ pub(crate) fn run(request: Value, ctx: &Context) -> Result<Fields, AppError> {
         transcript_path: None,
         head: None,
     };
+    let session_file = request.take("pi_hook", "session_file")?;
     let session = request.session.clone();
     let call = PiHookCall {
         session,
         hook: request.event::<PiHook>("pi_hook")?,
         place,
         budget,
+        session_file,
     };
     Ok(fields(&pi::call(ctx, &call)?))
 }

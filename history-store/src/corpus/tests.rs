@@ -371,3 +371,59 @@ fn may_hold_finds_a_literal_across_windows_and_only_looks_at_claude() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_pi_session_file_handed_in_is_taken_only_where_the_walk_would_find_it() {
+    let home = home("given");
+    let corpus = corpus(&home, &[], Roots::default());
+    let sessions = home.join(".pi/agent/sessions");
+    let folder = sessions.join("--tmp-xh-pirun-r3-work--");
+    let name = format!("2026-12-02T15-16-58-039Z_{PI_MAIN}.jsonl");
+    let real = folder.join(&name);
+    let found = corpus.pi_session_file(PI_MAIN, &real).unwrap();
+    assert_eq!((found.harness, found.id.as_str()), (Host::Pi, PI_MAIN));
+    assert_eq!(found.path, real);
+    // The walk finds the same file for that id.
+    assert_eq!(corpus.resolve(&format!("pi:{PI_MAIN}")).unwrap().path, real);
+    // Another session's id, a path that leaves the folder and comes back, a relative path.
+    assert!(corpus.pi_session_file(PI_FORK, &real).is_none());
+    let dotted = folder
+        .join("..")
+        .join("--tmp-xh-pirun-r3-work--")
+        .join(&name);
+    assert!(dotted.is_file());
+    assert!(corpus.pi_session_file(PI_MAIN, &dotted).is_none());
+    assert!(corpus.pi_session_file(PI_MAIN, Path::new(&name)).is_none());
+    // One step up and out: a file beside the sessions folder named through it.
+    fs::copy(&real, home.join(".pi/agent").join(&name)).unwrap();
+    let escaped = sessions.join("..").join(&name);
+    assert!(escaped.is_file());
+    assert!(corpus.pi_session_file(PI_MAIN, &escaped).is_none());
+    // A file of that name outside the sessions folder, or too deep in it.
+    let outside = home.join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    fs::copy(&real, outside.join(&name)).unwrap();
+    assert!(
+        corpus
+            .pi_session_file(PI_MAIN, &outside.join(&name))
+            .is_none()
+    );
+    let deep = folder.join("deeper");
+    fs::create_dir_all(&deep).unwrap();
+    fs::copy(&real, deep.join(&name)).unwrap();
+    assert!(corpus.pi_session_file(PI_MAIN, &deep.join(&name)).is_none());
+    // A link in the folder to a file elsewhere, a folder of that name, a missing file.
+    let linked = sessions.join(format!("2026-12-03T00-00-00-000Z_{PI_MAIN}.jsonl"));
+    std::os::unix::fs::symlink(outside.join(&name), &linked).unwrap();
+    assert!(corpus.pi_session_file(PI_MAIN, &linked).is_none());
+    let as_folder = sessions.join(format!("2026-12-04T00-00-00-000Z_{PI_MAIN}.jsonl"));
+    fs::create_dir_all(&as_folder).unwrap();
+    assert!(corpus.pi_session_file(PI_MAIN, &as_folder).is_none());
+    let missing = folder.join(format!("2026-12-05T00-00-00-000Z_{PI_MAIN}.jsonl"));
+    assert!(corpus.pi_session_file(PI_MAIN, &missing).is_none());
+    // A file straight in the sessions folder is one the walk finds.
+    let top = sessions.join(format!("2026-12-06T00-00-00-000Z_{PI_MAIN}.jsonl"));
+    fs::copy(&real, &top).unwrap();
+    assert_eq!(corpus.pi_session_file(PI_MAIN, &top).unwrap().path, top);
+    let _ = fs::remove_dir_all(home);
+}

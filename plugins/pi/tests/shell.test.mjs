@@ -116,6 +116,13 @@ test("a kept boot is read from the branch: a compaction or the hidden message", 
   assert.equal(sent.request.facts.kept, BOOT);
 });
 
+test("a prompt names the session's file, for the helper to check and keep", async () => {
+  const pi = await started();
+  await pi.handlers.before_agent_start({ systemPrompt: "" }, fakeCtx());
+  const sent = requests().find((r) => r.request.event === "before_agent_start");
+  assert.equal(sent.request.facts.session_file, "/home/me/.pi/agent/sessions/s1.jsonl");
+});
+
 test("the batch's end writes the answered compaction as a boundary entry keeping nothing", async () => {
   const pi = await started();
   helperSays({

@@ -65,6 +65,7 @@ fn send(
                 ..Place::default()
             },
             budget: Some(budget(&tokens)),
+            session_file: None,
         },
     )
     .unwrap();
@@ -146,6 +147,7 @@ fn a_claude_session_is_refused() {
             hook,
             place: Place::default(),
             budget: None,
+            session_file: None,
         },
     )
     .unwrap_err();

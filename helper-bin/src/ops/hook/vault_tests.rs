@@ -161,3 +161,59 @@ fn a_pi_prompt_keeps_its_session_file() {
     assert_eq!(kept.as_deref(), Some(&original[..]));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_pi_prompt_keeps_the_file_the_extension_names_only_when_it_is_the_sessions() {
+    let dir = std::env::temp_dir().join(format!(
+        "notesoup-hook-vault-pi-named-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let id = "01a23754-8e37-7027-8822-e05ee3580bae";
+    let name = format!("2026-12-02T15-16-58-039Z_{id}");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "../history-pi/tests/data/agent/sessions/--tmp-xh-pirun-r3-work--/{name}.jsonl"
+    ));
+    let original = std::fs::read(fixture).expect("fixture");
+    // Two files of the session under Pi's folder (a copy in another project's folder): the
+    // walk by id cannot tell which is live; the extension names it.
+    for folder in ["pi/--w--", "pi/--copy--"] {
+        std::fs::create_dir_all(dir.join(folder)).expect("temp dir");
+    }
+    std::fs::write(dir.join(format!("pi/--w--/{name}.jsonl")), &original).expect("live");
+    std::fs::write(dir.join(format!("pi/--copy--/{name}.jsonl")), b"{}\n").expect("copy");
+    // A file of the same name outside Pi's folder.
+    std::fs::create_dir_all(dir.join("elsewhere")).expect("temp dir");
+    std::fs::write(dir.join(format!("elsewhere/{name}.jsonl")), b"secret\n").expect("outside");
+    let path = |rel: &str| dir.join(rel).to_string_lossy().into_owned();
+    let ctx = Context::from_vars([
+        ("NOTESOUP_HOME".to_owned(), path("home")),
+        ("PI_CODING_AGENT_SESSION_DIR".to_owned(), path("pi")),
+        ("HOME".to_owned(), path("nobody")),
+    ]);
+    let prompt = |named: String| {
+        let request = json!({
+            "event": "before_agent_start",
+            "session": {"harness": "pi", "id": id, "process": "p1"},
+            "facts": {"kept": null, "cwd": path("work"), "session_file": named},
+        });
+        let out = run(Some("pi_hook"), request.to_string().as_bytes(), &ctx);
+        assert_eq!(out.exit, 0, "{}", out.reply);
+    };
+    let kept = || {
+        notesoup_vault_store::Vault::open(&dir.join("home/vault"))
+            .expect("vault")
+            .read("pi", &name)
+            .expect("readable")
+    };
+    // Outside Pi's folder: not taken; the walk finds two files and keeps neither.
+    prompt(path(&format!("elsewhere/{name}.jsonl")));
+    assert_eq!(kept(), None);
+    // The live file, named: kept.
+    prompt(path(&format!("pi/--w--/{name}.jsonl")));
+    assert!(
+        kept().as_deref() == Some(&original[..]),
+        "the live file the extension named was not kept"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
