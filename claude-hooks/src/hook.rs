@@ -224,6 +224,11 @@ pub enum Hook {
         /// Why it failed.
         #[serde(default)]
         reason: Option<String>,
+        /// The text the command resolved with (`{text}`): 2.1.319 resolves a compaction
+        /// that failed with the engine's error ([`COMPACTION_ERROR`](crate::COMPACTION_ERROR)),
+        /// it does not reject.
+        #[serde(default)]
+        text: Option<String>,
         /// The kept boots (interactive commit evidence), when asked for.
         #[serde(default)]
         kept: Option<Vec<KeptBoot>>,

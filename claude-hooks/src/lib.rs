@@ -59,7 +59,7 @@ mod watch;
 
 pub use hook::{CommandRun, Hook, KeptBoot};
 pub use resolve::{CapAsk, Resolve};
-pub use table::apply;
+pub use table::{COMPACTION_ERROR, apply};
 pub use watch::Watch;
 
 use notesoup_reset_flow::{Reply, Saved, with_saved};

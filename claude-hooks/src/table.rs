@@ -49,6 +49,11 @@ fn single(hook: &Hook) -> Option<Event> {
     })
 }
 
+/// How Claude Code 2.1.319 begins the text a compaction command resolves with when the
+/// compaction failed (measured in `-p`: "Error during compaction: API Error: 400 …"; the
+/// command resolves, it does not reject).
+pub const COMPACTION_ERROR: &str = "Error during compaction";
+
 /// The doors of a main `session.append` through which the engine attaches waiting input to
 /// the running turn (measured on 2.1.319).
 pub(crate) const JOINS_TURN: [&str; 2] = ["queue", "prompt"];
@@ -221,14 +226,26 @@ impl Call<'_> {
                 generation,
                 status,
                 reason,
+                text,
                 kept,
             } => {
+                // Measured (2.1.319): a compaction that failed resolves the command with the
+                // engine's error as its text.
+                let error = text
+                    .as_deref()
+                    .filter(|t| t.trim_start().starts_with(COMPACTION_ERROR));
+                let (status, reason) = match error {
+                    Some(t) => (CommandResult::Failed, Some(t.trim().to_owned())),
+                    None => (*status, reason.clone()),
+                };
                 fx.extend(self.traced(Event::CompactionResult {
                     generation: *generation,
-                    status: *status,
-                    reason: reason.clone(),
+                    status,
+                    reason,
+                    // The module starts a retry while the command's rows hold the run.
+                    retry_now: true,
                 }));
-                if *status == CommandResult::Ok {
+                if status == CommandResult::Ok {
                     self.messages_evidence(kept.as_deref(), &mut fx);
                 }
             }

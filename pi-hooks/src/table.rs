@@ -163,6 +163,8 @@ impl Call<'_> {
                 generation: *generation,
                 status: *status,
                 reason: reason.clone(),
+                // The extension does not run a `compact` this reply would carry.
+                retry_now: false,
             }),
             PiHook::Continuation {
                 generation,

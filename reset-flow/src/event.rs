@@ -302,6 +302,11 @@ pub enum Event {
         /// Why, for the report.
         #[serde(default)]
         reason: Option<String>,
+        /// The host can run a retry at once, before the run that asked for it ends (for
+        /// Claude Code the shell starts it while the command's rows hold the run): a first
+        /// attempt that did not take, between turns, is then answered with `compact` again.
+        #[serde(default)]
+        retry_now: bool,
     },
     /// The boot build for an `answer_compaction` effect.
     ///

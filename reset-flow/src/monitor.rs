@@ -374,17 +374,38 @@ pub fn check(
         }
     }
 
-    // Reset work starts only after a successful main turn, never over undelivered input,
-    // and at most once per request.
+    let retry = if let Event::CompactionResult {
+        generation, status, ..
+    } = event
+        && *generation == pre.generation()
+        && g.worker_in_flight
+        && !g.consumed
+        && !g.window_changed
+        && (*status == crate::CommandResult::Failed || !g.installed)
+    {
+        // The attempt did not take: a retry is allowed.
+        g.worker_in_flight = false;
+        g.request_answered = false;
+        g.installed = false;
+        true
+    } else {
+        false
+    };
+
+    // Reset work starts only after a successful main turn (or, between turns, at once
+    // after an attempt that did not take), never over undelivered input, and at most once
+    // per request at a time.
     if has(&|e| matches!(e, Effect::Compact { .. })) {
-        if !matches!(
+        let completed = matches!(
             event,
             Event::TurnComplete {
                 agent: Agent::Main,
                 reason: crate::TurnEnd::Answer,
                 ..
             }
-        ) {
+        );
+        let retried_between_turns = retry && pre.main_turn.is_none();
+        if !(completed || retried_between_turns) {
             return Err("compact outside a successful main turn completion".into());
         }
         if g.undelivered {
@@ -478,20 +499,6 @@ pub fn check(
             }
             _ => {}
         }
-    }
-    if let Event::CompactionResult {
-        generation, status, ..
-    } = event
-        && *generation == pre.generation()
-        && g.worker_in_flight
-        && !g.consumed
-        && !g.window_changed
-        && (*status == crate::CommandResult::Failed || !g.installed)
-    {
-        // The attempt did not take: a retry is allowed.
-        g.worker_in_flight = false;
-        g.request_answered = false;
-        g.installed = false;
     }
 
     // A close-out that could not start cancels its request (so the command can be retried).

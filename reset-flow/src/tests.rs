@@ -9,6 +9,7 @@ use crate::{Effect, Event, Flow, FlowError, Pool, step};
 pub(crate) mod explore;
 
 /// A flow driven by JSON events; every state is round-tripped through its blob.
+#[derive(Clone)]
 struct Sim {
     flow: Flow,
 }
@@ -793,14 +794,30 @@ fn a_failed_compaction_keeps_the_request_for_a_retry(#[case] status: &str, #[cas
         sim.send(compaction("manual", Some(&first)));
         sim.send(boot_ok(g, "B"));
     }
-    let fx = sim.send(json!({"type": "compaction_result", "generation": g, "status": status}));
-    assert_eq!(kinds(&fx), ["report"]);
+    // Between turns the first failure is tried again at once where the host can (a
+    // `claude -p` run ends after it); a host that cannot (Pi) waits for the next turn.
+    let result = json!({"type": "compaction_result", "generation": g, "status": status});
+    let mut waits = sim.clone();
+    assert_eq!(kinds(&waits.send(result.clone())), ["report"]);
+    assert!(waits.flow.expected_marker().is_none());
+    let mut result = result;
+    result["retry_now"] = json!(true);
+    let fx = sim.send(result);
+    assert_eq!(kinds(&fx), ["report", "compact"]);
     assert!(sim.flow.snapshot().pending);
+    let second = sim.flow.expected_marker().unwrap();
+    assert_ne!(second, first);
     // The old marker is no longer admitted.
     assert_eq!(
         kinds(&sim.send(compaction("manual", Some(&first)))),
         ["veto_compaction"]
     );
+    // The retry fails too: the request waits for the next turn.
+    let fx = sim.send(
+        json!({"type": "compaction_result", "generation": g, "status": "failed", "retry_now": true}),
+    );
+    assert_eq!(kinds(&fx), ["report"]);
+    assert!(sim.flow.snapshot().pending);
     sim.send(turn_step("t2", 0));
     assert_eq!(kinds(&sim.send(done("t2", "answer"))), ["compact"]);
     assert_ne!(sim.flow.expected_marker().unwrap(), first);

@@ -302,3 +302,84 @@ fn s10_failed_continuation_is_reported_not_compacted_again() {
         "the failed continuation is not reported (mod log, stdout or stderr)"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// A failed worker compaction in a single `-p` run (issue 26, item 9): tried once more in
+// the same process, then left pending, with the engine's own error as the reason.
+
+/// A helper that fails the `session.compact` hook and is the run's own helper otherwise: the
+/// module then passes the reset's compaction to Claude's own, whose request the scripted
+/// service fails. It runs in the run's `work` folder, beside the run's copy of the plugin.
+fn failing_compaction_helper() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::temp_dir().join(format!(
+        "notesoup-e2e-failing-compact-{}.sh",
+        std::process::id()
+    ));
+    let script = "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  \
+                  *'\"event\":\"session.compact\"'*) echo 'injected failure' >&2; exit 1 ;;\nesac\n\
+                  printf '%s' \"$input\" | exec \"$PWD/../plugin/claude/bin/notesoup-helper\" \"$@\"\n";
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn s14_a_failed_worker_compaction_in_print_is_tried_once_more_then_left_pending() {
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::error(400, "invalid_request_error"),
+        )
+        .then(
+            Reply::text("Saving and clearing.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-NINE", Some(false))),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let helper = failing_compaction_helper();
+    let out = {
+        let _one = serial();
+        session("s14-failed-compaction", script)
+            .env("NOTESOUP_HELPER", helper.to_str().unwrap())
+            .run(&Mode::Print("Clear your window now.".into()))
+            .unwrap()
+    };
+    let _ = std::fs::remove_file(&helper);
+    assert!(!out.timed_out);
+    assert!(
+        out.debug_log.contains("hook session.compact refused"),
+        "the injected helper failure did not happen: the scenario proves nothing"
+    );
+    // What the person sees: the turn's end, then the engine's error for each attempt.
+    assert!(
+        out.stdout
+            .contains("Context window is being cleared by notesoup")
+    );
+    assert!(
+        out.stdout.matches("Error during compaction").count() >= 2,
+        "the compaction was not tried again in the same run: {}",
+        out.stdout
+    );
+    // notesoup heard the failure (not "not admitted"), tried once more, then left it pending.
+    let reports: Vec<&str> = out
+        .debug_log
+        .lines()
+        .filter(|l| l.contains("the window was not cleared (Error during compaction"))
+        .collect();
+    assert!(
+        reports.len() == 2
+            && reports[0].contains("trying once more now")
+            && reports[1].contains("retried after the next turn"),
+        "the failure reports: {reports:?}"
+    );
+    assert_eq!(boundaries(&out), 0, "nothing was cleared");
+    let id = super::main_session(&out);
+    let path = out.notes_home.join(format!("windows/claude/{id}.json"));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let request = &record["state"]["flow"]["request"];
+    assert_eq!(request["attempts"], 2, "{request}");
+    assert_eq!(
+        request["args"]["sticky"], "LW-NINE",
+        "the request is kept for the next run"
+    );
+}

@@ -37,9 +37,16 @@ let bound: { identity?: string; transcriptPath?: string; head?: string; prior?: 
 let usageCache: { key: string; usage: unknown } | undefined;
 /**
  * The last reply's `watch`, the budget inputs of the call it answered, the running
- * continuation, and an idle close-out held for its command's first row (`closeout`).
+ * continuation, an idle close-out held for its command's first row (`closeout`), and the
+ * reset compaction's outcome being carried out (`settling`).
  */
-let pending: { watch: Fields; key?: string; continuation?: number; closeout?: { generation: number; text: string } } = {
+let pending: {
+  watch: Fields;
+  key?: string;
+  continuation?: number;
+  closeout?: { generation: number; text: string };
+  settling?: Promise<void>;
+} = {
   watch: {},
 };
 
@@ -340,14 +347,36 @@ async function appendCloseout($: EngineInterface, generation: number, text: stri
 async function compactNow($: EngineInterface, fx: Fields) {
   const facts: Fields = { generation: num(fx.generation) ?? 0, status: 'ok' };
   try {
-    await $.command.run({ command: 'compact', args: str(fx.marker) ?? '' });
+    // The answer's text goes along: 2.1.319 resolves a failed compaction with its error.
+    const { text } = await $.command.run({ command: 'compact', args: str(fx.marker) ?? '' });
+    if (text !== undefined) facts.text = text;
   } catch (err) {
     facts.status = 'failed';
     facts.reason = String(err);
   }
   // A resolved command the helper said can change nothing (its compaction was answered).
-  if (facts.status === 'ok' && pending.watch.compact_done === false) return;
-  await carry($, 'compact.done', await keptFacts($, facts));
+  if (facts.status === 'ok' && facts.text === undefined && pending.watch.compact_done === false) return;
+  // The command's rows (door `command`) wait for this, so a -p run is still alive for a retry.
+  const settled = compactDone($, facts);
+  pending = { ...pending, settling: settled };
+  await settled;
+}
+
+/**
+ * `compact.done`, carried out; a `compact` in the reply (the first attempt failed between
+ * turns) is started from a timer while the command's rows hold the run (claude-hooks/EVENTS.md).
+ */
+async function compactDone($: EngineInterface, facts: Fields) {
+  const effects = await hookEvent($, 'compact.done', await keptFacts($, facts));
+  show($, (await runEffects($, effects.filter((fx) => fx.type !== 'compact'))).reports);
+  const again = effects.find((fx) => fx.type === 'compact');
+  if (again === undefined) return;
+  await new Promise<void>((queued) =>
+    $.clock.after(0, () => {
+      void compactNow($, again);
+      queued();
+    }),
+  );
 }
 
 function show($: EngineInterface, reports: string[]) {
@@ -551,6 +580,8 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
   const r = await next(e);
   if (e.agentId !== undefined || off()) return r;
   bound = { ...bound, head: r.uuid, prior: bound.head };
+  // The reset's own compaction command: its outcome (and a retry it asks for) first.
+  if (e.door === 'command') await pending.settling;
   const closeout = e.door === 'command' ? pending.closeout : undefined;
   if (closeout !== undefined) {
     // The command's first row: the engine awaits this hook before the run can end, so the

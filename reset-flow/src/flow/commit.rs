@@ -165,10 +165,16 @@ impl Flow {
 
     pub(super) fn compaction_result(
         &mut self,
+        generation: u64,
         status: CommandResult,
         reason: Option<String>,
+        retry_now: bool,
         fx: &mut Vec<Effect>,
     ) {
+        // The outcome of work started under another generation: invalidated.
+        if generation != self.generation {
+            return;
+        }
         let Some(commit) = &self.commit else {
             return;
         };
@@ -196,11 +202,24 @@ impl Flow {
             },
             |r| one_line(&r),
         );
+        // Once per request, between turns, it is tried again at once where the host can: a
+        // single `claude -p` run ends after this (claude-hooks/EVENTS.md), and its reset would
+        // wait for another.
+        let again = retry_now
+            && self.request.as_ref().is_some_and(|r| r.attempts == 1)
+            && self.main_turn.is_none()
+            && !self.undelivered;
+        let then = if again {
+            "trying once more now"
+        } else {
+            "the reset stays pending and is retried after the next turn"
+        };
         fx.push(Effect::Report {
-            text: format!(
-                "notesoup: the window was not cleared ({why}); the reset stays pending and is retried after the next turn."
-            ),
+            text: format!("notesoup: the window was not cleared ({why}); {then}."),
         });
+        if again {
+            self.start_worker(fx);
+        }
     }
 
     pub(super) fn evidence(

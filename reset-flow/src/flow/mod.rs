@@ -401,7 +401,8 @@ impl Flow {
                 generation,
                 status,
                 reason,
-            } if generation == self.generation => self.compaction_result(status, reason, &mut fx),
+                retry_now,
+            } => self.compaction_result(generation, status, reason, retry_now, &mut fx),
             Event::Boot {
                 generation,
                 status,
@@ -448,7 +449,6 @@ impl Flow {
             | Event::TurnComplete { .. }
             // Results of work started under another generation: invalidated.
             | Event::Closeout { .. }
-            | Event::CompactionResult { .. }
             | Event::Boot { .. }
             | Event::CommitEvidence { .. }
             | Event::Continuation { .. }
