@@ -339,7 +339,7 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
     // retried at every start.
     vault.mark_swept()?;
     let held: std::collections::HashMap<(String, String), u64> = vault
-        .sessions()?
+        .held()?
         .into_iter()
         .map(|v| ((v.harness, v.id), v.raw))
         .collect();

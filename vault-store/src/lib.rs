@@ -120,6 +120,19 @@ pub struct Vaulted {
     pub kept: std::time::SystemTime,
 }
 
+/// One vaulted session's newest version, as [`Vault::held`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    /// Its harness (`claude`, `pi`, `codex`).
+    pub harness: String,
+    /// Its id.
+    pub id: String,
+    /// Its newest version (from 1).
+    pub version: u32,
+    /// That version's raw bytes.
+    pub raw: u64,
+}
+
 impl Vault {
     /// The vault at `root`, created (0700) when missing.
     pub fn open(root: &Path) -> Result<Self, VaultError> {
@@ -347,6 +360,27 @@ impl Vault {
 
     /// Every vaulted session, by harness then id.
     pub fn sessions(&self) -> Result<Vec<Vaulted>, VaultError> {
+        self.list(true)
+    }
+
+    /// Every vaulted session's newest version and its raw bytes, by harness then id: what a
+    /// sweep compares the harnesses' files with. Unlike [`Vault::sessions`] no piece is
+    /// looked at (only each session's newest record).
+    pub fn held(&self) -> Result<Vec<Held>, VaultError> {
+        Ok(self
+            .list(false)?
+            .into_iter()
+            .map(|v| Held {
+                harness: v.harness,
+                id: v.id,
+                version: v.versions,
+                raw: v.raw,
+            })
+            .collect())
+    }
+
+    /// The listing; `stored`: each session's pieces are looked at for their size on disk.
+    fn list(&self, stored: bool) -> Result<Vec<Vaulted>, VaultError> {
         let root = Dir::open(&self.root)?;
         let mut out = Vec::new();
         for harness in root.entries()? {
@@ -358,13 +392,17 @@ impl Vault {
             };
             each_session(&folder, &mut |id, session, version, kept| {
                 let raw = Record::load(session, version).map_or(0, |r| r.raw);
-                let stored = session
-                    .entries()?
-                    .iter()
-                    .filter(|e| e.kind == Kind::File)
-                    .filter_map(|e| session.metadata(&e.name).ok().flatten())
-                    .map(|m| m.len)
-                    .sum();
+                let stored = if stored {
+                    session
+                        .entries()?
+                        .iter()
+                        .filter(|e| e.kind == Kind::File)
+                        .filter_map(|e| session.metadata(&e.name).ok().flatten())
+                        .map(|m| m.len)
+                        .sum()
+                } else {
+                    0
+                };
                 out.push(Vaulted {
                     harness: harness_name.clone(),
                     id,

@@ -103,6 +103,21 @@ fn a_rewritten_or_shorter_original_is_a_new_version() {
         3,
         "old versions are kept"
     );
+    // The sweep's listing: the newest version and its raw bytes, no piece looked at.
+    v.keep("claude", "t", &path).unwrap();
+    let held: Vec<_> = v
+        .held()
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.harness, h.id, h.version, h.raw))
+        .collect();
+    assert_eq!(
+        held,
+        [
+            ("claude".to_owned(), "t".to_owned(), 1, 4),
+            ("pi".to_owned(), "s".to_owned(), 3, 4)
+        ]
+    );
 }
 
 #[test]
