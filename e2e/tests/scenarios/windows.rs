@@ -1094,7 +1094,7 @@ const W11_FIRST: &str = "0e0a0a11-0000-4000-8000-000000000a11";
 /// A record's flow as the helper keeps it (`windows/claude/<id>.json`).
 fn kept_flow(out: &Outcome, id: &str) -> serde_json::Value {
     let path = out.notes_home.join(format!("windows/claude/{id}.json"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let record: serde_json::Value = serde_json::from_str(&text).unwrap();
     record["state"]["flow"].clone()
 }
@@ -1164,6 +1164,11 @@ fn w11_clear_and_resume_during_a_pending_reset_leave_the_new_session_alone() {
         .run(&mode)
         .unwrap();
     super::assert_clean_exit(&out);
+    w11_check(&out);
+}
+
+/// w11's checks: each stale compaction vetoed where it landed, under another generation.
+fn w11_check(out: &Outcome) {
     let second = out
         .transcripts
         .iter()
@@ -1193,7 +1198,7 @@ fn w11_clear_and_resume_during_a_pending_reset_leave_the_new_session_alone() {
         2,
         "each session's own compaction should land after the switch, vetoed there: {stale:?}"
     );
-    let (first, second_flow) = (kept_flow(&out, W11_FIRST), kept_flow(&out, &second));
+    let (first, second_flow) = (kept_flow(out, W11_FIRST), kept_flow(out, &second));
     let generation = |flow: &serde_json::Value| flow["generation"].as_u64().unwrap();
     // After /clear: the first session's compaction landed on the new session, whose flow
     // has another generation: its outcome could change nothing there.
@@ -1223,7 +1228,7 @@ fn w11_clear_and_resume_during_a_pending_reset_leave_the_new_session_alone() {
     );
     // Nothing was cleared anywhere, and each later prompt ran in its own session.
     assert_eq!(
-        super::boundaries(&out),
+        super::boundaries(out),
         0,
         "a stale compaction cleared a window"
     );
