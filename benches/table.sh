@@ -13,11 +13,9 @@
 #      engine's debug log);
 #   and for both, the floor mod plus every event notesoup hooks, each hook only `next(e)`,
 #   vs the floor mod: what the engine charges for the hooks notesoup must have;
-#   3. `history_list` + a literal query on a ~100 MB transcript, fresh notes home (no
-#      index), vs `rg -F -c` on the same file; on both generators (dense: many small rows,
-#      `gen-transcript`; sparse: whole-file tool results, `gen-transcript --sparse`);
-#   4. the same with the index warm;
-#   5. the helper's peak memory over the file's size, cold and warm;
+#   3. the history rows of issue 30: benches/compare-rg.sh, run after these in the same
+#      command (its header says what it times: `history_list` on one ~100 MB transcript
+#      cold, warm and through `notesoup mcp`, against `rg -F -c`, and peak memory);
 #   and where the engine is the cost, minimal mods that do one thing each, vs the empty mod:
 #   9 `$.tool.register` awaited one after another (what notesoup did), the same 9 issued at
 #   once, ONE `$.tool.register` (the least any mod with a tool pays), the notesoup module
@@ -30,7 +28,8 @@
 # ratios, so a drift of the machine's speed moves both sides of a pair alike.
 #   benches/table.sh [pairs] [bytes]     (defaults: 7 100000000)
 # NOTESOUP_TABLE_ROWS=claude: the start-up and turn rows only (no minimal mods, no history).
-# NOTESOUP_TABLE_ROWS=history: the history rows only (no Claude Code needed).
+# [bytes] is the history rows' transcript size, handed to benches/compare-rg.sh.
+# NOTESOUP_TABLE_ROWS=history: the history rows only (benches/compare-rg.sh; no Claude Code).
 # NOTESOUP_TABLE_BASE=<plugins/claude of another checkout>: also that plugin side by side
 #   with this one (start-up and the 20-call turn, A = this, B = base, and base vs the floor mod),
 #   so a change to the hooks module is measured against its base in the same run.
@@ -41,32 +40,27 @@ cd "$(dirname "$0")/.."
 pairs="${1:-7}"
 bytes="${2:-100000000}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-if [ "${NOTESOUP_TABLE_ROWS:-all}" = claude ]; then
-  cargo build --release --locked -q -p notesoup-helper-bin
-else
-  cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-benches --bins
+rows="${NOTESOUP_TABLE_ROWS:-all}"
+if [ "$rows" = history ]; then
+  exec benches/compare-rg.sh "$pairs" "$bytes"
 fi
-if [ "${NOTESOUP_TABLE_ROWS:-all}" = all ]; then
+cargo build --release --locked -q -p notesoup-helper-bin
+if [ "$rows" = all ]; then
   cargo build --release --locked -q -p notesoup-cli   # `notesoup mcp`, for the --mcp-config row
 fi
-claude=""
-if [ "${NOTESOUP_TABLE_ROWS:-all}" != history ]; then
-  cargo build --release --locked -q -p notesoup-e2e --bin notesoup-fake-api
-  claude="$(scripts/get-claude)"
-fi
+cargo build --release --locked -q -p notesoup-e2e --bin notesoup-fake-api
+claude="$(scripts/get-claude)"
 bin="$CARGO_TARGET_DIR/release"
-exec python3 - "$claude" "$bin" "$PWD/plugins/claude" "$pairs" "$bytes" "${NOTESOUP_TABLE_ROWS:-all}" "${NOTESOUP_TABLE_BASE:-}" <<'PY'
+python3 - "$claude" "$bin" "$PWD/plugins/claude" "$pairs" "$bytes" "${NOTESOUP_TABLE_ROWS:-all}" "${NOTESOUP_TABLE_BASE:-}" <<'PY'
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 from datetime import datetime
 from pathlib import Path
 
-claude, bin_dir, plugin_src, pairs, nbytes = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+claude, bin_dir, plugin_src, pairs = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]), int(sys.argv[4])
 only_claude, base_src = sys.argv[6] == "claude", (Path(sys.argv[7]) if sys.argv[7] else None)
-only_history = sys.argv[6] == "history"
-helper, fake, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup-fake-api", bin_dir / "gen-transcript"
+helper, fake = bin_dir / "notesoup-helper", bin_dir / "notesoup-fake-api"
 cli = bin_dir / "notesoup"
 tmp = Path(tempfile.mkdtemp(prefix="nstable-"))
-SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
 
 
 def timed(cmd, stdin=None, env=None, cwd=None, stdout=subprocess.DEVNULL):
@@ -300,152 +294,82 @@ def pieces(n):
 
 
 rows = []
-if not only_history:
-    start_spawns, start_events, start_by_event = spawns_per_event(0)
-    start_pieces = pieces(pairs)
-    start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(floor_mod), pairs)
-    rows.append(("`claude -p ok`: notesoup vs the floor mod (wall)",
-                 f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s; {start_spawns} helper spawns / {start_events} hook events",
-                 f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
-    floor = pairwise(lambda: claude_run(floor_mod), lambda: claude_run(empty_mod), pairs)
-    bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
-    hooks_only = pairwise(lambda: claude_run(hooks_mod), lambda: claude_run(floor_mod), pairs)
-    rows.append(("`claude -p ok`: the floor mod vs empty mod (wall)",
-                 f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
-                 f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
-    rows.append(("`claude -p ok`: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
-                 f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
-                 f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
-    if base_mod is not None:
-        b = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs)
-        rows.append(("`claude -p ok`: notesoup vs notesoup at the base (wall)",
-                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
-        b = pairwise(lambda: claude_run(base_mod), lambda: claude_run(floor_mod), pairs)
-        rows.append(("`claude -p ok`: notesoup at the base vs the floor mod (wall)",
-                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
-    for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
-                       ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
-                       ("engine: ONE `$.tool.register`, nothing else, vs empty mod", one_tool),
-                       ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
-        if mod is None or only_claude:
-            continue
-        r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
-        rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
-    if not only_claude:
-        r = pairwise(lambda: claude_run(empty_mod, mcp_config=True), lambda: claude_run(empty_mod), pairs)
-        listed = first_tools[(empty_mod, True)]
-        rows.append(("engine: notesoup's tools from an `--mcp-config` stdio server (`notesoup mcp`) instead, vs empty mod",
-                     f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s; MCP tools in the first request: {min(listed)}–{max(listed)} of 9",
-                     f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
-    turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
-    spawns, hook_events, by_event = spawns_per_event(20)
-    rows.append(("a turn with 20 tool calls: notesoup vs the floor mod (wall)",
-                 f"{turn['a_wall']:.2f} s vs {turn['b_wall']:.2f} s; {spawns} helper spawns / {hook_events} hook events",
-                 f"{turn['wall']:.2f} (cpu {turn['cpu']:.2f})", "≤ 1.05"))
-    floor = pairwise(lambda: claude_run(floor_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
-    rows.append(("a turn with 20 tool calls: the floor mod vs empty mod (wall)",
-                 f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s", f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
-    hooks_only = pairwise(lambda: claude_run(hooks_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
-    rows.append(("a turn with 20 tool calls: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
-                 f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
-                 f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
-    if base_mod is not None:
-        b = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(base_mod, 20), pairs)
-        bs, be, _ = spawns_per_event(20, base_mod)
-        rows.append(("a turn with 20 tool calls: notesoup vs notesoup at the base (wall)",
-                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s; base {bs} helper spawns / {be} hook events",
-                     f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
-        b = pairwise(lambda: claude_run(base_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
-        rows.append(("a turn with 20 tool calls: notesoup at the base vs the floor mod (wall)",
-                     f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
-
-
-# ---- history_list vs rg on the same file ---------------------------------------------
-def peak(env, req):
-    """Peak RSS in bytes of one `history_list` run, as /usr/bin/time (its parent) saw it."""
-    if not Path("/usr/bin/time").exists():
-        sys.exit("table: the memory rows need /usr/bin/time (apt-get install -y time)")
-    with open(req, "rb") as inp:
-        r = subprocess.run(["/usr/bin/time", "-f", "%M", str(helper), "history_list"], stdin=inp,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    if r.returncode != 0:
-        sys.exit(f"table: history_list under /usr/bin/time failed: {r.stderr[-300:]!r}")
-    return int(r.stderr.split()[-1]) * 1024
-
-
-def history(kind):
-    d = tmp / f"history-{kind}"
-    d.mkdir()
-    f = d / f"{SESSION}.jsonl"
-    with open(f, "wb") as out:
-        subprocess.run([str(gen)] + (["--sparse"] if kind == "sparse" else []) + [str(nbytes)], stdout=out, check=True)
-    size = f.stat().st_size
-    head = None
-    with open(f, "rb") as inp:
-        for line in inp:
-            if b'"uuid"' in line:
-                head = json.loads(line)["uuid"]
-    req = d / "search.json"
-    req.write_text(json.dumps({"transcript_path": str(f), "head": head, "query": "zebra-needle"}))
-    rg = ["rg", "-F", "-c", "zebra-needle", str(f)]
-    cold_n = [0]
-
-    def cold():
-        cold_n[0] += 1
-        home = d / f"cold{cold_n[0]}"
-        row = timed([str(helper), "history_list"], stdin=req, env=dict(os.environ, NOTESOUP_HOME=str(home)), stdout=subprocess.PIPE)
-        shutil.rmtree(home, ignore_errors=True)
-        if not json.loads(row[3]).get("ok"):
-            sys.exit(f"table: history_list failed: {row[3][:300]!r}")
-        return row
-
-    warm_env = dict(os.environ, NOTESOUP_HOME=str(d / "warm"))
-
-    def warm():
-        row = timed([str(helper), "history_list"], stdin=req, env=warm_env, stdout=subprocess.PIPE)
-        if not json.loads(row[3]).get("ok"):
-            sys.exit(f"table: warm history_list failed: {row[3][:300]!r}")
-        return row
-
-    lines = sum(1 for _ in open(f, "rb"))
-    c = pairwise(cold, lambda: timed(rg), pairs)
-    warm()  # writes the index
-    w = pairwise(warm, lambda: timed(rg), pairs)
-    # Peak memory from /usr/bin/time, a small parent: the ru_maxrss of a child this Python
-    # process spawns includes this process's own RSS (vfork + exec folds the parent's
-    # high-water mark in), a floor of ~14-30 MiB that hid the sparse file's real peak.
-    cold_home = d / "cold-peak"
-    c["a_peak"] = peak(dict(os.environ, NOTESOUP_HOME=str(cold_home)), req)
-    shutil.rmtree(cold_home, ignore_errors=True)
-    w["a_peak"] = peak(warm_env, req)
-    label = f"{size / 1e6:.0f} MB, {lines} lines"
-    rows.append((f"`history_list` + query, cold, vs `rg -F -c` ({kind}: {label})",
-                 f"{c['a_wall']:.3f} s vs {c['b_wall']:.3f} s", f"{c['wall']:.1f} (cpu {c['cpu']:.1f})", "≤ 5"))
-    rows.append((f"the same, index warm ({kind})",
-                 f"{w['a_wall']:.3f} s vs {w['b_wall']:.3f} s", f"{w['wall']:.1f} (cpu {w['cpu']:.1f})", "≤ 2"))
-    rows.append((f"peak memory / file size ({kind})",
-                 f"cold {c['a_peak'] / 2**20:.0f} MiB, warm {w['a_peak'] / 2**20:.0f} MiB",
-                 f"cold {c['a_peak'] / size:.2f}, warm {w['a_peak'] / size:.2f}", "< 2"))
-    shutil.rmtree(d, ignore_errors=True)
-
-
+start_spawns, start_events, start_by_event = spawns_per_event(0)
+start_pieces = pieces(pairs)
+start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(floor_mod), pairs)
+rows.append(("`claude -p ok`: notesoup vs the floor mod (wall)",
+             f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s; {start_spawns} helper spawns / {start_events} hook events",
+             f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
+floor = pairwise(lambda: claude_run(floor_mod), lambda: claude_run(empty_mod), pairs)
+bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
+hooks_only = pairwise(lambda: claude_run(hooks_mod), lambda: claude_run(floor_mod), pairs)
+rows.append(("`claude -p ok`: the floor mod vs empty mod (wall)",
+             f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
+             f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
+rows.append(("`claude -p ok`: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
+             f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
+             f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
+if base_mod is not None:
+    b = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs)
+    rows.append(("`claude -p ok`: notesoup vs notesoup at the base (wall)",
+                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
+    b = pairwise(lambda: claude_run(base_mod), lambda: claude_run(floor_mod), pairs)
+    rows.append(("`claude -p ok`: notesoup at the base vs the floor mod (wall)",
+                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
+for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
+                   ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
+                   ("engine: ONE `$.tool.register`, nothing else, vs empty mod", one_tool),
+                   ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
+    if mod is None or only_claude:
+        continue
+    r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
+    rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
 if not only_claude:
-    history("dense")
-    history("sparse")
+    r = pairwise(lambda: claude_run(empty_mod, mcp_config=True), lambda: claude_run(empty_mod), pairs)
+    listed = first_tools[(empty_mod, True)]
+    rows.append(("engine: notesoup's tools from an `--mcp-config` stdio server (`notesoup mcp`) instead, vs empty mod",
+                 f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s; MCP tools in the first request: {min(listed)}–{max(listed)} of 9",
+                 f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
+turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
+spawns, hook_events, by_event = spawns_per_event(20)
+rows.append(("a turn with 20 tool calls: notesoup vs the floor mod (wall)",
+             f"{turn['a_wall']:.2f} s vs {turn['b_wall']:.2f} s; {spawns} helper spawns / {hook_events} hook events",
+             f"{turn['wall']:.2f} (cpu {turn['cpu']:.2f})", "≤ 1.05"))
+floor = pairwise(lambda: claude_run(floor_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
+rows.append(("a turn with 20 tool calls: the floor mod vs empty mod (wall)",
+             f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s", f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
+hooks_only = pairwise(lambda: claude_run(hooks_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
+rows.append(("a turn with 20 tool calls: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
+             f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
+             f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
+if base_mod is not None:
+    b = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(base_mod, 20), pairs)
+    bs, be, _ = spawns_per_event(20, base_mod)
+    rows.append(("a turn with 20 tool calls: notesoup vs notesoup at the base (wall)",
+                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s; base {bs} helper spawns / {be} hook events",
+                 f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
+    b = pairwise(lambda: claude_run(base_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
+    rows.append(("a turn with 20 tool calls: notesoup at the base vs the floor mod (wall)",
+                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
+
+
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"{pairs} alternating pairs per row (medians; ratios pair by pair)")
-if not only_history:
-    print(f"helper spawns in `claude -p ok`: {start_spawns} for {start_events} hook events "
-          f"({', '.join(f'{k} {v}' for k, v in sorted(start_by_event.items()))})")
-    print("`claude -p ok`, where notesoup's time over the floor goes (median ms per piece, from the engine's debug-log stamps):")
-    print("| piece | notesoup | floor mod | difference |")
-    print("|---|---|---|---|")
-    for name, a, b in start_pieces:
-        print(f"| {name} | {a:.0f} | {b:.0f} | {a - b:+.0f} |")
-    print(f"spawns per hook event in the 20-call turn: {spawns / max(hook_events, 1):.2f} "
-          f"({', '.join(f'{k} {v}' for k, v in sorted(by_event.items()))})")
+print(f"helper spawns in `claude -p ok`: {start_spawns} for {start_events} hook events "
+      f"({', '.join(f'{k} {v}' for k, v in sorted(start_by_event.items()))})")
+print("`claude -p ok`, where notesoup's time over the floor goes (median ms per piece, from the engine's debug-log stamps):")
+print("| piece | notesoup | floor mod | difference |")
+print("|---|---|---|---|")
+for name, a, b in start_pieces:
+    print(f"| {name} | {a:.0f} | {b:.0f} | {a - b:+.0f} |")
+print(f"spawns per hook event in the 20-call turn: {spawns / max(hook_events, 1):.2f} "
+      f"({', '.join(f'{k} {v}' for k, v in sorted(by_event.items()))})")
 print("| what | measured | ratio | goal |")
 print("|---|---|---|---|")
 for r in rows:
     print("| " + " | ".join(r) + " |")
 PY
+if [ "$rows" = all ]; then
+  echo
+  benches/compare-rg.sh "$pairs" "$bytes"
+fi
