@@ -36,6 +36,12 @@ pub struct SessionRef {
     /// session with no usable record is rebuilt from.
     #[serde(default)]
     pub transcript_path: Option<String>,
+    /// Whether the calling process is interactive (Claude: `session.start`'s
+    /// `isInteractive`, which the shell keeps and sends with every call). The flow hears it
+    /// with each call, because a new session's record (after `/clear`) gets no session
+    /// start; `None` when the shell has not heard it yet (the flow keeps what it holds).
+    #[serde(default)]
+    pub interactive: Option<bool>,
 }
 
 impl SessionRef {
@@ -57,6 +63,9 @@ pub(crate) fn kept(
 ) -> Result<Reply, AppError> {
     with_saved(ctx, session, |saved| {
         notesoup_reset_flow::with_saved(saved, &session.binding(), |flow| {
+            if let Some(interactive) = session.interactive {
+                flow.set_interactive(interactive);
+            }
             events.into_iter().flat_map(|e| flow.handle(e)).collect()
         })
     })

@@ -29,6 +29,7 @@
 //!         Some(Budget { tokens: 150_000, hard: 160_000, warning: Some(142_000), auto_clear: true })
 //!     }
 //!     fn compaction_disabled(&self) -> Option<bool> { Some(false) }
+//!     fn interactive(&self) -> Option<bool> { None }
 //!     fn boot(&mut self, ordinal: u32, _reset: Option<(Pool, Option<&str>)>) -> Result<(String, String), String> {
 //!         Ok((format!("claude:s:{ordinal}"), "boot".to_owned()))
 //!     }

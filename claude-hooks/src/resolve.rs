@@ -14,6 +14,11 @@ pub trait Resolve {
     /// every budget); `None` when the call carried none. The one source of the switch for
     /// the calls that could warn or clear: the flow hears it before the hook's own events.
     fn compaction_disabled(&self) -> Option<bool>;
+    /// Whether the calling process is interactive, as the call says it (the shell keeps
+    /// `session.start`'s `isInteractive` and sends it with every call); `None` when it did
+    /// not. A new session's record (after `/clear`) hears no session start, so the flow
+    /// learns it here, before the hook's own events.
+    fn interactive(&self) -> Option<bool>;
     /// The boot opening window `ordinal` (after a reset: with the handoff of `pool` and the
     /// request's sticky note): its identity (the window id) and its whole text, or why not.
     fn boot(

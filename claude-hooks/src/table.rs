@@ -82,6 +82,9 @@ impl Call<'_> {
         } else {
             None
         };
+        if let Some(interactive) = resolve.interactive() {
+            self.flow.set_interactive(interactive);
+        }
         let mut fx = Vec::new();
         // The switch as this call's environment says it, before anything could warn or ask
         // for a clear: a new session's record after `/clear` (no session start comes) and a

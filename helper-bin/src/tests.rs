@@ -162,6 +162,7 @@ pub(crate) fn kept_step(
                 id: id.to_owned(),
                 process: process.to_owned(),
                 transcript_path: None,
+                interactive: None,
             }
             .binding();
             let (save, reply) = step_saved(saved.as_ref(), &binding, event);

@@ -27,6 +27,8 @@ pub(super) struct World<'a> {
     ctx: &'a Context,
     host: Host,
     session: &'a str,
+    /// Whether the calling process is interactive, as the call's session says it.
+    interactive: Option<bool>,
     place: &'a Place,
     facts: Option<&'a BudgetFacts>,
     resolved: Option<Resolved>,
@@ -45,6 +47,7 @@ impl<'a> World<'a> {
             ctx,
             host: session.harness,
             session: &session.id,
+            interactive: session.interactive,
             place,
             facts,
             resolved: None,
@@ -92,6 +95,10 @@ impl Resolve for World<'_> {
 
     fn compaction_disabled(&self) -> Option<bool> {
         self.facts.map(BudgetFacts::compaction_disabled)
+    }
+
+    fn interactive(&self) -> Option<bool> {
+        self.interactive
     }
 
     fn boot(

@@ -48,6 +48,9 @@ impl Resolve for Stub {
     fn compaction_disabled(&self) -> Option<bool> {
         None
     }
+    fn interactive(&self) -> Option<bool> {
+        None
+    }
 
     fn boot(
         &mut self,

@@ -25,6 +25,9 @@ impl Resolve for World {
     fn compaction_disabled(&self) -> Option<bool> {
         None
     }
+    fn interactive(&self) -> Option<bool> {
+        None
+    }
     fn boot(
         &mut self,
         ordinal: u32,

@@ -21,6 +21,9 @@ impl Resolve for World {
     fn compaction_disabled(&self) -> Option<bool> {
         self.0
     }
+    fn interactive(&self) -> Option<bool> {
+        None
+    }
     fn boot(
         &mut self,
         ordinal: u32,

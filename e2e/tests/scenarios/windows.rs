@@ -1244,3 +1244,104 @@ fn w11_check(out: &Outcome) {
         "the new session's request holds its own window 0's boot"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// A reset in a session `/clear` started, in a terminal. The engine raises no
+// `session.start` for the new session, so its record starts without hearing that the
+// process is interactive; the reset the model asks for there must still commit as in any
+// terminal session: the commit is evidenced by the boot in the conversation (the
+// interactive watch), not by the rows the host appends (the headless watch).
+
+const W12_FIRST: &str = "0e0a0a12-0000-4000-8000-000000000a12";
+
+#[test]
+fn w12_a_reset_after_clear_in_a_terminal_commits_as_in_any_terminal_session() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .rule(
+            Match::tail_contains(FRESH_BOOT),
+            Reply::text("Fresh window: carrying on."),
+        )
+        .rule(
+            Match::tail_contains("Clear your window now.").and_tool_result(false),
+            Reply::text("Saving and clearing.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-TWELVE", Some(false))),
+        )
+        .rule(
+            Match::tail_contains("Say one.").and_tool_result(false),
+            Reply::text("One."),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let mut middle = vec![
+        Step::Sleep(Duration::from_secs(1)),
+        Step::Type("/clear".into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+        Step::Sleep(Duration::from_secs(3)),
+        Step::Type("Clear your window now.".into()),
+        Step::Sleep(Duration::from_millis(500)),
+        Step::Key("Enter".into()),
+    ];
+    middle.extend([
+        Step::WaitFor(
+            regex::escape("Fresh window: carrying on."),
+            Duration::from_secs(90),
+        ),
+        Step::Idle(Duration::from_secs(4)),
+        Step::Capture("after-reset".into()),
+    ]);
+    let mode = tmux_lines(&[("Say one.", Some("One."))], middle);
+    let out = super::session("w12-clear-reset", script)
+        .timeout(Duration::from_secs(200))
+        .args(&["--session-id", W12_FIRST])
+        .run(&mode)
+        .unwrap();
+    super::assert_clean_exit(&out);
+    let second = out
+        .transcripts
+        .iter()
+        .filter(|t| !t.is_subagent())
+        .filter_map(|t| t.path.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .find(|id| id != W12_FIRST)
+        .expect("/clear did not start a new session: the scenario proves nothing");
+    assert_eq!(super::boundaries(&out), 1, "exactly one commit on disk");
+    let fresh = fresh_window_requests(&out);
+    assert_eq!(fresh.len(), 1, "exactly one fresh-window request");
+    assert_eq!(
+        boots(fresh[0]),
+        [format!("claude:{second}:1")],
+        "the fresh window's request must hold one boot, the cleared session's window 1"
+    );
+    super::assert_fresh_window(
+        &out,
+        fresh[0],
+        Some("LW-TWELVE"),
+        notesoup_boot::Reset::Normal,
+    );
+    // No error, no stuck reset: the cleared session's flow holds no request and no commit
+    // awaiting evidence, and it knows the terminal is interactive.
+    let flow = kept_flow(&out, &second);
+    assert!(
+        flow["request"].is_null() && flow["commit"].is_null(),
+        "the cleared session's reset is stuck: {flow}"
+    );
+    assert_eq!(
+        flow["interactive"], true,
+        "the cleared session's record is not interactive: {flow}"
+    );
+    // The commit was evidenced by the interactive watch (the kept boots), never by the
+    // headless one (every appended row's text).
+    assert!(
+        !out.debug_log
+            .contains("the compaction's user row came through door"),
+        "the cleared session's commit was read from appended rows, as in a headless run"
+    );
+    assert!(
+        !out.debug_log.contains("notesoup is off"),
+        "the helper failed in the cleared session"
+    );
+}

@@ -28,9 +28,10 @@ const PROCESS = crypto.randomUUID();
 
 /**
  * Read once per load: the helper and `NOTESOUP_DISABLED` as set; `on` once a reply said;
- * `registered` settles when session.start's tools and commands are registered (to why not).
+ * `registered` settles when session.start's tools and commands are registered (to why not);
+ * `interactive` is session.start's `isInteractive`, sent with every call (the session `/clear` starts hears no session.start).
  */
-let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<string | undefined> } | undefined;
+let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<string | undefined>; interactive?: boolean } | undefined;
 /** What the engine bound: the session identity, the transcript, the newest kept main row and the one before. */
 let bound: { identity?: string; transcriptPath?: string; head?: string; prior?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
@@ -152,6 +153,8 @@ async function sessionRef($: EngineInterface): Promise<Fields> {
   // The id goes as the engine gave it: the helper's one rule refuses one it cannot key.
   const session: Fields = { harness: HOST, id: await $.session.id(), process: `${PROCESS}:${bound.epoch}` };
   if (bound.transcriptPath !== undefined) session.transcript_path = bound.transcriptPath;
+  // The engine says it once per load, not for the session `/clear` starts: every call carries it.
+  if (switches?.interactive !== undefined) session.interactive = switches.interactive;
   return session;
 }
 
@@ -402,6 +405,7 @@ async function registerAll($: EngineInterface) {
  */
 const onSessionStart: Hook<'session.start'> = async ($, e, next) => {
   if (off()) return next(e);
+  (await readSwitches($)).interactive = e.isInteractive;
   const effects = await hookEvent($, 'session.start', { env: { DISABLE_COMPACT: await $.env.get('DISABLE_COMPACT') }, interactive: e.isInteractive });
   if (off() || switches === undefined) return next(e);
   switches.registered = registerAll($).then(

@@ -231,7 +231,7 @@ describe('the notes and history tools', () => {
         name: 'mcp__notesoup__notes_write',
         args: { name: 'plan', text: 'ship it' },
         bound: { cwd: '/work/project' },
-        session: { harness: 'claude', id: SESSION, process: expect.any(String) },
+        session: { harness: 'claude', id: SESSION, process: expect.any(String), interactive: false },
         budget: expect.any(Object),
         version: '0.1.0',
       },
@@ -356,21 +356,21 @@ describe('the reset flow', () => {
     const sent = toolCalls(calls).at(-1);
     expect(sent?.name).toBe('mcp__notesoup__empty_brain');
     expect(sent?.args).toEqual({ last_word: 'finish the parser' });
-    expect(sent?.session).toEqual({ harness: 'claude', id: SESSION, process: expect.any(String) });
+    expect(sent?.session).toEqual({ harness: 'claude', id: SESSION, process: expect.any(String), interactive: false });
     // No `reset` op of its own: the `tool` op stepped the flow.
     expect(resetOps(calls)).toEqual([]);
   });
 
-  test('the helper keeps the flow: every call names the session and this process, never a blob', async ($, on) => {
+  test('the helper keeps the flow: every call names the session, this process and whether it is interactive, never a blob', async ($, on) => {
     const calls = world(on, (op) => (op === 'tool' ? answered('ok') : { ok: true }));
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: true });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
     await $.tool.call({ tool: 'mcp__notesoup__empty_brain' });
     const sent = toolCalls(calls);
     expect(sent.length).toBe(2);
     for (const r of sent) {
       expect(r.state).toBeUndefined();
-      expect(r.session).toEqual({ harness: 'claude', id: SESSION, process: expect.any(String) });
+      expect(r.session).toEqual({ harness: 'claude', id: SESSION, process: expect.any(String), interactive: true });
     }
     expect((sent[0]?.session as Fields).process).toBe((sent[1]?.session as Fields).process);
   });

@@ -286,7 +286,8 @@ impl Flow {
 
     /// Whether commit evidence comes from the conversation a person sees (a terminal)
     /// rather than from the rows the host appends (headless). A host adapter sets it when a
-    /// session starts; a session change keeps it.
+    /// session starts and with every call that says it (a new session's record may hear no
+    /// start); a session change keeps it.
     pub fn set_interactive(&mut self, interactive: bool) {
         self.interactive = interactive;
     }
