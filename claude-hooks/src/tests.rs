@@ -10,5 +10,6 @@
 mod closeout;
 mod copy;
 pub(crate) mod explore;
+mod interactive;
 mod natural;
 mod switch;
