@@ -13,3 +13,4 @@ pub(crate) mod explore;
 mod interactive;
 mod natural;
 mod switch;
+mod world;

@@ -2,49 +2,11 @@
 //! (`immediate`), the shell says nothing of busy, and the flow's running main turn makes the
 //! close-out use that turn; if no request of the turn carries it, a close-out turn follows.
 
-use notesoup_reset_flow::{Budget, CloseoutMode, Effect, Pool, Saved};
+use notesoup_reset_flow::{CloseoutMode, Effect, Saved};
 use serde_json::{Value, json};
 
-use crate::{CapAsk, Hook, Resolve, hook_saved};
-
-/// A call's world: well below every point, or with no fill measured (`None`).
-struct World(Option<u64>);
-
-impl Resolve for World {
-    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
-        self.0.map(|tokens| Budget {
-            tokens,
-            hard: 100_000,
-            warning: None,
-            auto_clear: true,
-        })
-    }
-    fn compaction_disabled(&self) -> Option<bool> {
-        None
-    }
-    fn interactive(&self) -> Option<bool> {
-        None
-    }
-    fn boot(
-        &mut self,
-        ordinal: u32,
-        _reset: Option<(Pool, Option<&str>)>,
-    ) -> Result<(String, String), String> {
-        Ok((format!("claude:s1:{ordinal}"), "boot".into()))
-    }
-    fn session(&self) -> &'static str {
-        "s1"
-    }
-    fn transcript_window(&mut self) -> Option<u32> {
-        None
-    }
-    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
-        Err(format!("no `/notesoup {args}` in these tests"))
-    }
-    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
-        String::new()
-    }
-}
+use super::world::World;
+use crate::{Hook, hook_saved};
 
 /// The calls of one process, in order, on one saved flow.
 struct Calls(Option<Saved>);
@@ -52,7 +14,12 @@ struct Calls(Option<Saved>);
 impl Calls {
     fn call(&mut self, raw: Value, fill: Option<u64>) -> Vec<Effect> {
         let hook: Hook = serde_json::from_value(raw).unwrap();
-        let (saved, reply) = hook_saved(self.0.as_ref(), "p1", &hook, &mut World(fill));
+        let (saved, reply) = hook_saved(
+            self.0.as_ref(),
+            "p1",
+            &hook,
+            &mut fill.map_or_else(World::default, |tokens| World::fill(tokens, 100_000)),
+        );
         self.0 = Some(saved);
         reply.effects
     }

@@ -1,44 +1,11 @@
 //! Whether the process is interactive, through hook calls: every call that says it tells
 //! the flow, so a new session's record (after `/clear`: no session start) hears it too.
 
-use notesoup_reset_flow::{Budget, Pool, Saved};
+use notesoup_reset_flow::Saved;
 use serde_json::json;
 
-use crate::{CapAsk, Hook, Resolve, hook_saved};
-
-/// A call's world: no budget, and the process's interactivity as the call said it.
-struct World(Option<bool>);
-
-impl Resolve for World {
-    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
-        None
-    }
-    fn compaction_disabled(&self) -> Option<bool> {
-        None
-    }
-    fn interactive(&self) -> Option<bool> {
-        self.0
-    }
-    fn boot(
-        &mut self,
-        ordinal: u32,
-        _reset: Option<(Pool, Option<&str>)>,
-    ) -> Result<(String, String), String> {
-        Ok((format!("claude:s1:{ordinal}"), "boot".into()))
-    }
-    fn session(&self) -> &'static str {
-        "s1"
-    }
-    fn transcript_window(&mut self) -> Option<u32> {
-        None
-    }
-    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
-        Err(format!("no `/notesoup {args}` in these tests"))
-    }
-    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
-        String::new()
-    }
-}
+use super::world::World;
+use crate::{Hook, hook_saved};
 
 /// A main step in process `p1` on what was saved; the saved flow and whether it is
 /// interactive after the call.
@@ -47,7 +14,15 @@ fn step(saved: Option<&Saved>, interactive: Option<bool>) -> (Saved, bool) {
         json!({"event": "turn.step", "facts": {"agent": "main", "turn_id": "t1", "index": 0}}),
     )
     .unwrap();
-    let (saved, reply) = hook_saved(saved, "p1", &hook, &mut World(interactive));
+    let (saved, reply) = hook_saved(
+        saved,
+        "p1",
+        &hook,
+        &mut World {
+            interactive,
+            ..World::default()
+        },
+    );
     (saved, reply.flow.interactive())
 }
 

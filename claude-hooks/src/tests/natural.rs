@@ -10,52 +10,16 @@
 //! run in three the step came first, was answered `end_turn`, and the input, already
 //! taken off the queue (reason `absorbed_mid_turn`), never reached the model.
 
-use notesoup_reset_flow::{Budget, Effect, Event, Flow, Pool};
+use notesoup_reset_flow::{Effect, Event, Flow};
 use rstest::rstest;
 use serde_json::{Value, json};
 
-use crate::{CapAsk, Hook, Resolve, apply};
-
-struct World;
-
-impl Resolve for World {
-    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
-        None
-    }
-    fn compaction_disabled(&self) -> Option<bool> {
-        None
-    }
-    fn interactive(&self) -> Option<bool> {
-        None
-    }
-    fn boot(
-        &mut self,
-        ordinal: u32,
-        _reset: Option<(Pool, Option<&str>)>,
-    ) -> Result<(String, String), String> {
-        let window = format!("claude:s1:{ordinal}");
-        Ok((
-            window.clone(),
-            format!("<notesoup-boot window=\"{window}\">\nnotes\n</notesoup-boot>\n"),
-        ))
-    }
-    fn session(&self) -> &'static str {
-        "s1"
-    }
-    fn transcript_window(&mut self) -> Option<u32> {
-        None
-    }
-    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
-        Err(format!("no `/notesoup {args}` in these tests"))
-    }
-    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
-        String::new()
-    }
-}
+use super::world::World;
+use crate::{Hook, apply};
 
 fn call(flow: &mut Flow, raw: Value) -> Vec<String> {
     let hook: Hook = serde_json::from_value(raw).expect("the hook parses");
-    kinds(&apply(flow, &hook, &mut World))
+    kinds(&apply(flow, &hook, &mut World::default()))
 }
 
 fn kinds(fx: &[Effect]) -> Vec<String> {

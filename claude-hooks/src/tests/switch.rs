@@ -1,49 +1,11 @@
 //! `DISABLE_COMPACT` through hook calls: heard from every call that forwards it, kept by the
 //! record across processes, said once per session.
 
-use notesoup_reset_flow::{Budget, DISABLE_COMPACT_LOG, Effect, Pool, Saved};
+use notesoup_reset_flow::{DISABLE_COMPACT_LOG, Effect, Saved};
 use serde_json::{Value, json};
 
-use crate::{CapAsk, Hook, Resolve, hook_saved};
-
-/// A call's world: past the hard point, and `DISABLE_COMPACT` as the call forwarded it.
-struct World(Option<bool>);
-
-impl Resolve for World {
-    fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
-        Some(Budget {
-            tokens: 2000,
-            hard: 1000,
-            warning: None,
-            auto_clear: true,
-        })
-    }
-    fn compaction_disabled(&self) -> Option<bool> {
-        self.0
-    }
-    fn interactive(&self) -> Option<bool> {
-        None
-    }
-    fn boot(
-        &mut self,
-        ordinal: u32,
-        _reset: Option<(Pool, Option<&str>)>,
-    ) -> Result<(String, String), String> {
-        Ok((format!("claude:s1:{ordinal}"), "boot".into()))
-    }
-    fn session(&self) -> &'static str {
-        "s1"
-    }
-    fn transcript_window(&mut self) -> Option<u32> {
-        None
-    }
-    fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
-        Err(format!("no `/notesoup {args}` in these tests"))
-    }
-    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
-        String::new()
-    }
-}
+use super::world::World;
+use crate::{Hook, hook_saved};
 
 fn hook(raw: Value) -> Hook {
     serde_json::from_value(raw).unwrap()
@@ -56,7 +18,15 @@ fn call(
     raw: Value,
     switch: Option<bool>,
 ) -> (Saved, Vec<Effect>) {
-    let (saved, reply) = hook_saved(saved, process, &hook(raw), &mut World(switch));
+    let (saved, reply) = hook_saved(
+        saved,
+        process,
+        &hook(raw),
+        &mut World {
+            compaction_disabled: switch,
+            ..World::fill(2000, 1000)
+        },
+    );
     (saved, reply.effects)
 }
 
