@@ -337,7 +337,7 @@ fn may_hold_finds_a_literal_across_windows_and_only_looks_at_claude() {
     let project = dir.join("projects/-w");
     fs::create_dir_all(&project).unwrap();
     let id = "00000000-0000-4000-8000-00000000ab01";
-    let mut bytes = vec![b'x'; super::WINDOW_BYTES - 3];
+    let mut bytes = vec![b'x'; super::read::WINDOW_BYTES - 3];
     bytes.extend_from_slice(b"NEEDLE-77");
     bytes.extend_from_slice(&[b'y'; 100]);
     bytes.push(b'\n');

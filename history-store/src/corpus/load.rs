@@ -1,0 +1,164 @@
+//! A session's whole history: a Claude transcript to its last leaf, a Pi session with the
+//! files it continues (`parentSession`), a Codex thread with its bases (`history_base`).
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::PathBuf;
+
+use notesoup_history_claude::{Head, Options};
+use notesoup_history_codex::CodexFile;
+use notesoup_history_core::Transcript;
+use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
+use notesoup_window::Host;
+
+use super::{Corpus, Found, found_file};
+use crate::StoreError;
+use crate::transcript_index::{Cache, read_transcript};
+
+/// The longest history chain followed (forks of forks, segments of segments).
+const MAX_CHAIN: usize = 64;
+
+impl Corpus {
+    /// A Claude transcript only the vault holds, decoded whole to its last leaf.
+    fn vaulted_claude(&self, found: &Found) -> Result<Transcript, StoreError> {
+        let options = Options {
+            session: Some(found.id.clone()),
+            sidechain: false,
+        };
+        let bytes = self.bytes(found)?;
+        notesoup_history_claude::decode(&bytes, &options, &Head::Leaf).map_err(|source| {
+            StoreError::Claude {
+                path: found.path.clone(),
+                source,
+            }
+        })
+    }
+
+    /// [`Corpus::load`] with `files` listing a harness's session files.
+    pub(super) fn load_among(
+        &self,
+        found: &Found,
+        cache: Option<&Cache>,
+        files: &dyn Fn(Host) -> Vec<Found>,
+    ) -> Result<Transcript, StoreError> {
+        match found.harness {
+            Host::Claude if found.vaulted.is_some() => self.vaulted_claude(found),
+            Host::Claude => {
+                let options = Options {
+                    session: Some(found.id.clone()),
+                    sidechain: false,
+                };
+                read_transcript(&found.path, &options, &Head::Leaf, cache)
+            }
+            Host::Pi => self.load_pi(found, &files(Host::Pi)),
+            Host::Codex => self.load_codex(found, &files(Host::Codex)),
+            // An MCP client has no sessions of its own: no scan finds one.
+            Host::Mcp => Err(StoreError::NoFile {
+                harness: found.harness,
+                id: found.id.clone(),
+            }),
+        }
+    }
+
+    /// A Pi session's file and, following `parentSession`, the files it continues.
+    fn load_pi(&self, found: &Found, files: &[Found]) -> Result<Transcript, StoreError> {
+        let index: HashMap<&str, &Found> = files.iter().map(|f| (f.id.as_str(), f)).collect();
+        let mut chain = vec![found.clone()];
+        let mut texts = vec![self.bytes(found)?];
+        let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
+        while let (Some(at), Some(bytes)) = (chain.last(), texts.last())
+            && chain.len() < MAX_CHAIN
+        {
+            let name = at.path.display().to_string();
+            let Some(parent) = parent_session(&PiFile { name: &name, bytes })? else {
+                break;
+            };
+            // By id under the sessions folders (or in the vault) first (the home may have
+            // moved), else the path as written; a parent that is gone ends the chain (gaps
+            // are reported missing).
+            let by_id = session_id_from_file_name(&parent)
+                .and_then(|id| index.get(id))
+                .map(|f| (*f).clone());
+            let as_written = || {
+                let named = PathBuf::from(&parent);
+                if !named.is_file() {
+                    return Ok(None);
+                }
+                // Followed only inside the Pi sessions folders, links resolved on both sides.
+                let inside = fs::canonicalize(&named).is_ok_and(|real| {
+                    self.folders(Host::Pi)
+                        .iter()
+                        .filter_map(|root| fs::canonicalize(root).ok())
+                        .any(|root| real.starts_with(root))
+                });
+                if inside {
+                    let id = session_id_from_file_name(&parent).unwrap_or_default();
+                    Ok(Some(found_file(Host::Pi, id, &named, None, "")))
+                } else {
+                    Err(StoreError::ParentOutside {
+                        child: at.path.clone(),
+                        parent: named,
+                    })
+                }
+            };
+            let Some(next) = (match by_id {
+                Some(next) => Some(next),
+                None => as_written()?,
+            }) else {
+                break;
+            };
+            if !seen.insert(next.path.clone()) {
+                return Err(StoreError::PiCycle { path: next.path });
+            }
+            texts.push(self.bytes(&next)?);
+            chain.push(next);
+        }
+        let names: Vec<String> = chain.iter().map(|f| f.path.display().to_string()).collect();
+        let files: Vec<PiFile<'_>> = names
+            .iter()
+            .zip(&texts)
+            .map(|(name, bytes)| PiFile { name, bytes })
+            .collect();
+        Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
+    }
+
+    /// A Codex thread's file and, following `history_base`, the files it continues.
+    fn load_codex(&self, found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
+        let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut at = found.clone();
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        loop {
+            if !seen.insert(at.path.clone()) || chain.len() >= MAX_CHAIN {
+                return Err(StoreError::CodexCycle { path: at.path });
+            }
+            let bytes = self.bytes(&at)?;
+            let name = at.path.display().to_string();
+            let meta = notesoup_history_codex::meta(&CodexFile {
+                name: &name,
+                bytes: &bytes,
+            })?;
+            chain.push((at.path.clone(), bytes));
+            let Some(base) = meta.history_base else { break };
+            // A base is a segment (by segment id) or a thread's base file (by thread id).
+            let next = all
+                .iter()
+                .find(|f| f.segment.as_deref() == Some(base.thread_id.as_str()))
+                .or_else(|| {
+                    all.iter()
+                        .find(|f| f.segment.is_none() && f.id == base.thread_id)
+                });
+            match next {
+                Some(file) => at.clone_from(file),
+                None => break, // the decoder reports the base as missing
+            }
+        }
+        chain.reverse();
+        let names: Vec<String> = chain.iter().map(|(p, _)| p.display().to_string()).collect();
+        let files: Vec<CodexFile<'_>> = names
+            .iter()
+            .zip(&chain)
+            .map(|(name, (_, bytes))| CodexFile { name, bytes })
+            .collect();
+        Ok(notesoup_history_codex::decode(&files)?)
+    }
+}
