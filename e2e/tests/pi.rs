@@ -427,6 +427,46 @@ fn rpc_empty_closes_out_clears_and_stops() {
     assert!(summary.contains("closing out"), "{summary}");
 }
 
+/// `/empty` while the run works (rpc: the command arrives during the model's first
+/// request, which asks for a tool): the close-out rides the running run, so the request
+/// after the tool's result carries the warning, the model calls `notesoup_empty_brain`, the
+/// window is cleared with its last word, and nothing continues: two requests, no close-out
+/// run of its own and no continuation.
+#[test]
+fn rpc_empty_while_busy_uses_the_running_run() {
+    use notesoup_e2e::RpcStep;
+    let script = Script::new()
+        .then(
+            Reply::tool("notesoup_notes_list", json!({}))
+                .with_input_tokens(20_000)
+                .with_delay_ms(1_500),
+        )
+        .then(Reply::tool(
+            "notesoup_empty_brain",
+            json!({"last_word": "closing out mid-run"}),
+        ))
+        .fallback(Reply::text("(fallback)"));
+    let steps = [
+        RpcStep::prompt_until_request("List the notes."),
+        RpcStep::command_that_runs("/empty"),
+    ];
+    let (out, pi) = rpc("pi-rpc-empty-busy", &steps, script);
+    assert_eq!(out.requests.len(), 2, "{}", out.report());
+    let second = texts(&out.requests[1]).join("\n");
+    assert!(second.contains(WARNING), "{second}\n{}", out.report());
+    assert!(
+        out.requests
+            .iter()
+            .all(|r| !texts(r).join("\n").contains("Fresh window. Continue")),
+        "a continuation after /empty\n{}",
+        out.report()
+    );
+    let summary = last_compaction(&pi).unwrap_or_else(|| panic!("no compaction\n{}", out.report()));
+    let window = marker::retained_window(&summary).unwrap();
+    assert_eq!((window.host(), window.ordinal()), ("pi", 1), "{summary}");
+    assert!(summary.contains("closing out mid-run"), "{summary}");
+}
+
 /// Pi's own overflow compaction (the API answered "prompt is too long"; Pi compacts and
 /// retries) is answered with the boot: no summary request, and the retried request opens
 /// with the boot of window 1.
