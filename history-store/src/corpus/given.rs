@@ -8,6 +8,7 @@ use std::path::{Component, Path};
 use notesoup_history_pi::session_id_from_file_name;
 use notesoup_window::Host;
 
+use super::walk::depth;
 use super::{Corpus, Found, found_file};
 
 impl Corpus {
@@ -28,7 +29,7 @@ impl Corpus {
         }
         let root = self.folders(Host::Pi).into_iter().find(|root| {
             path.strip_prefix(root)
-                .is_ok_and(|rel| (1..=2).contains(&rel.components().count()))
+                .is_ok_and(|rel| (1..=depth(Host::Pi) + 1).contains(&rel.components().count()))
         })?;
         let parent = path.parent()?;
         let folder_ok = parent == root || fs::symlink_metadata(parent).is_ok_and(|m| m.is_dir());

@@ -23,6 +23,16 @@ const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
 /// The set, non-empty [`VARS`].
 pub(super) type Vars = HashMap<&'static str, PathBuf>;
 
+/// How many folders below one of its roots `harness` keeps its session files: the walk's
+/// depth, and the depth a handed session file is held to ([`super::Corpus::pi_session_file`]).
+pub(super) const fn depth(harness: Host) -> usize {
+    match harness {
+        Host::Claude | Host::Pi => 1,
+        Host::Codex => 3,
+        Host::Mcp => 0,
+    }
+}
+
 /// Every session file of `harness` under its folders.
 pub(super) fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
     let mut out = Vec::new();
@@ -30,7 +40,7 @@ pub(super) fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
         match harness {
             Host::Claude => walk(
                 &root,
-                1,
+                depth(harness),
                 &mut |path| {
                     let id = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
                     // Older builds kept subagent transcripts beside the session.
@@ -41,7 +51,7 @@ pub(super) fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
             ),
             Host::Pi => walk(
                 &root,
-                1,
+                depth(harness),
                 &mut |path| {
                     let id = session_id_from_file_name(path.to_str()?)?;
                     Some(found_file(harness, id, path, None, ""))
@@ -50,7 +60,7 @@ pub(super) fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
             ),
             Host::Codex => walk(
                 &root,
-                3,
+                depth(harness),
                 &mut |path| {
                     let ids = file_ids(path.to_str()?)?;
                     Some(found_file(harness, ids.thread, path, ids.segment, ids.time))
