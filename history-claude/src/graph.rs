@@ -505,7 +505,8 @@ impl Graph {
             }
             ords[at_mode as usize][at] = BUSY;
             path.push((at, at_mode));
-            if cut.contains(&at) {
+            // Only boundaries are ever cut (most nodes are not one: no lookup for them).
+            if self.nodes[at].1.compact && cut.contains(&at) {
                 let lp = self.nodes[at].1.logical_parent.clone().unwrap_or_default();
                 break Window::Unknown { missing: lp };
             }

@@ -11,10 +11,10 @@
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
 //! only resume a state over the byte-identical prefix it was made from.
 
-use notesoup_history_core::{Body, Event, Role};
+use notesoup_history_core::{Body, Event, Role, Window};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, Parent, UuidIndex, push_events};
+use crate::decoder::{Decoder, FirstParent, Node, Parent, UuidIndex};
 use crate::elided::{Elided, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
@@ -172,13 +172,7 @@ impl Decoder {
         state: impl std::io::Read,
         len: u64,
     ) -> Result<Decoder, StateError> {
-        let mut r = Reader {
-            src: state,
-            buf: Vec::new(),
-            pos: 0,
-            at: 0,
-            len,
-        };
+        let mut r = Reader::new(state, len);
         if r.take(MAGIC.len())? != MAGIC || r.u32()? != VERSION {
             return Err(StateError::Version);
         }
@@ -288,27 +282,8 @@ fn read_node(
         // The decoder never makes one: every row has its first event.
         return Err(r.invalid("row without events"));
     }
-    let mut events = Vec::with_capacity(n);
-    for _ in 0..n {
-        let role = role_from(r.u8()?).ok_or_else(|| r.invalid("role"))?;
-        let body = match r.u8()? {
-            0 => Body::Text {
-                text: String::new(),
-            },
-            1 => Body::ToolCall {
-                id: r.str()?,
-                name: r.str()?,
-                input: String::new(),
-            },
-            2 => Body::ToolResult {
-                id: r.str()?,
-                text: String::new(),
-                is_error: r.bool()?,
-            },
-            _ => return Err(r.invalid("event body")),
-        };
-        events.push((role, body));
-    }
+    let first_event = all.len();
+    read_events(r, all, n, seq, timestamp)?;
     let first_span = all_spans.len();
     let count = r.len(13)?;
     for _ in 0..count {
@@ -325,8 +300,6 @@ fn read_node(
     }
     let spans = first_span..all_spans.len();
     let spanned = r.bool()?;
-    let first_event = all.len();
-    push_events(all, timestamp, seq, events);
     Ok((
         uuid,
         Node {
@@ -347,6 +320,54 @@ fn read_node(
             spanned,
         },
     ))
+}
+
+/// Reads a row's `n` events (its first at `seq`) onto the end of `all`, as placeholders:
+/// their windows and records are set when the branch is selected (as `push_events` makes
+/// them), and every one carries the row's `timestamp` (the last takes it).
+fn read_events(
+    r: &mut Reader<impl std::io::Read>,
+    all: &mut Vec<Event>,
+    n: usize,
+    seq: u64,
+    timestamp: Option<String>,
+) -> Result<(), StateError> {
+    let first_event = all.len();
+    all.reserve(n);
+    for k in 0..n {
+        let role = role_from(r.u8()?).ok_or_else(|| r.invalid("role"))?;
+        let body = match r.u8()? {
+            0 => Body::Text {
+                text: String::new(),
+            },
+            1 => Body::ToolCall {
+                id: r.str()?,
+                name: r.str()?,
+                input: String::new(),
+            },
+            2 => Body::ToolResult {
+                id: r.str()?,
+                text: String::new(),
+                is_error: r.bool()?,
+            },
+            _ => return Err(r.invalid("event body")),
+        };
+        all.push(Event {
+            seq: seq + k as u64,
+            role,
+            window: Window::Numbered(0),
+            body,
+            record: String::new(),
+            timestamp: None,
+        });
+    }
+    if let Some((last, earlier)) = all[first_event..].split_last_mut() {
+        for event in earlier {
+            event.timestamp.clone_from(&timestamp);
+        }
+        last.timestamp = timestamp;
+    }
+    Ok(())
 }
 
 /// A row's parent: none, its uuid, or (one of the state's rows) that row's place.
@@ -404,23 +425,37 @@ impl Writer {
     }
 }
 
-/// Reads a state from `src` in pieces of at most [`PIECE`] bytes (a longer text is read
-/// straight into its own buffer).
+/// Reads a state from `src` through a window of bytes read ahead (at least [`PIECE`], more
+/// for a longer value): each value is read from the window where it lies, a text copied
+/// once, into its own `String`. Nothing past the state's length is read ahead.
 struct Reader<R> {
     src: R,
-    /// The bytes read from `src` and not yet taken, from `pos` on.
+    /// The window: `buf[pos..end]` read from `src` and not yet taken; the rest of `buf`
+    /// is room for the next read (zeroed once, when it is made or grown).
     buf: Vec<u8>,
     pos: usize,
+    end: usize,
     /// Offset of the next byte taken.
     at: usize,
     /// The state's length, as the caller gave it.
     len: u64,
 }
 
-/// How much a [`Reader`] reads from its source at a time.
+/// How much a [`Reader`]'s window holds at least.
 const PIECE: usize = 1 << 16;
 
 impl<R: std::io::Read> Reader<R> {
+    fn new(src: R, len: u64) -> Self {
+        let window = usize::try_from(len).map_or(PIECE, |len| len.min(PIECE));
+        Self {
+            src,
+            buf: vec![0; window],
+            pos: 0,
+            end: 0,
+            at: 0,
+            len,
+        }
+    }
     fn invalid(&self, reason: &'static str) -> StateError {
         StateError::Invalid {
             at: self.at,
@@ -431,88 +466,79 @@ impl<R: std::io::Read> Reader<R> {
     fn left(&self) -> u64 {
         self.len.saturating_sub(self.at as u64)
     }
-    /// Reads from the source into `out` until it holds `n` bytes; false at its end.
-    fn fill(&mut self, out: &mut Vec<u8>, n: usize) -> Result<bool, StateError> {
-        while out.len() < n {
-            let have = out.len();
-            out.resize(n, 0);
-            let got = loop {
-                match self.src.read(&mut out[have..]) {
-                    Ok(got) => break got,
-                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => {
-                        out.truncate(have);
-                        return Err(self.invalid("read error"));
-                    }
-                }
-            };
-            out.truncate(have + got);
-            if got == 0 {
-                return Ok(false);
-            }
+    /// Makes the window hold the next `n` bytes.
+    #[inline]
+    fn need(&mut self, n: usize) -> Result<(), StateError> {
+        if self.end - self.pos >= n {
+            return Ok(());
         }
-        Ok(true)
+        self.refill(n)
     }
-    /// The next `n` bytes.
-    fn take(&mut self, n: usize) -> Result<Vec<u8>, StateError> {
+    /// Moves what the window holds to its start and reads on until it holds `n` bytes
+    /// (growing it for a longer value), never past the state's length.
+    #[cold]
+    fn refill(&mut self, n: usize) -> Result<(), StateError> {
         if n as u64 > self.left() {
             return Err(self.invalid("unexpected end"));
         }
-        let avail = self.buf.len() - self.pos;
-        let out = if avail >= n {
-            let out = self.buf[self.pos..self.pos + n].to_vec();
-            self.pos += n;
-            out
-        } else {
-            let mut out = self.buf[self.pos..].to_vec();
-            self.pos = 0;
-            let need = n - out.len();
-            if need < PIECE {
-                // A small value: read a piece ahead and keep the rest of it.
-                let mut piece = std::mem::take(&mut self.buf);
-                piece.clear();
-                self.fill(&mut piece, PIECE)?;
-                if piece.len() < need {
-                    return Err(self.invalid("unexpected end"));
-                }
-                out.extend_from_slice(&piece[..need]);
-                self.buf = piece;
-                self.pos = need;
-            } else {
-                self.buf.clear();
-                if !self.fill(&mut out, n)? {
-                    return Err(self.invalid("unexpected end"));
-                }
+        self.buf.copy_within(self.pos..self.end, 0);
+        self.end -= self.pos;
+        self.pos = 0;
+        if self.buf.len() < n {
+            self.buf.resize(n, 0);
+        }
+        // The bytes of the state not in the window yet.
+        let unread = self.left().saturating_sub(self.end as u64);
+        let stop = usize::try_from(unread)
+            .map_or(self.buf.len(), |u| self.end.saturating_add(u))
+            .min(self.buf.len());
+        while self.end < n {
+            match self.src.read(&mut self.buf[self.end..stop]) {
+                Ok(0) => return Err(self.invalid("unexpected end")),
+                Ok(got) => self.end += got,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(self.invalid("read error")),
             }
-            out
-        };
+        }
+        Ok(())
+    }
+    /// The next `n` bytes, where they lie in the window.
+    fn take(&mut self, n: usize) -> Result<&[u8], StateError> {
+        self.need(n)?;
+        let from = self.pos;
+        self.pos += n;
         self.at += n;
-        Ok(out)
+        Ok(&self.buf[from..from + n])
     }
     /// True when the source holds more bytes than the state's length.
     fn more(&mut self) -> Result<bool, StateError> {
-        if self.pos < self.buf.len() {
+        if self.pos < self.end {
             return Ok(true);
         }
-        let mut probe = Vec::new();
-        self.fill(&mut probe, 1)
-    }
-    /// The next `N` bytes, copied straight out of the piece read ahead when it holds them
-    /// (the usual case: no allocation per number or flag).
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], StateError> {
-        let mut out = [0; N];
-        if N as u64 <= self.left() && self.buf.len() - self.pos >= N {
-            out.copy_from_slice(&self.buf[self.pos..self.pos + N]);
-            self.pos += N;
-            self.at += N;
-        } else {
-            out.copy_from_slice(&self.take(N)?);
+        let mut probe = [0; 1];
+        loop {
+            match self.src.read(&mut probe) {
+                Ok(got) => return Ok(got > 0),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(self.invalid("read error")),
+            }
         }
+    }
+    /// The next `N` bytes, copied out of the window.
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], StateError> {
+        self.need(N)?;
+        let mut out = [0; N];
+        out.copy_from_slice(&self.buf[self.pos..self.pos + N]);
+        self.pos += N;
+        self.at += N;
         Ok(out)
     }
+    #[inline]
     fn u8(&mut self) -> Result<u8, StateError> {
         Ok(self.array::<1>()?[0])
     }
+    #[inline]
     fn bool(&mut self) -> Result<bool, StateError> {
         match self.u8()? {
             0 => Ok(false),
@@ -520,12 +546,15 @@ impl<R: std::io::Read> Reader<R> {
             _ => Err(self.invalid("flag")),
         }
     }
+    #[inline]
     fn u32(&mut self) -> Result<u32, StateError> {
         Ok(u32::from_le_bytes(self.array()?))
     }
+    #[inline]
     fn u64(&mut self) -> Result<u64, StateError> {
         Ok(u64::from_le_bytes(self.array()?))
     }
+    #[inline]
     fn usize(&mut self) -> Result<usize, StateError> {
         let v = self.u64()?;
         usize::try_from(v).map_err(|_| self.invalid("count"))
@@ -541,8 +570,10 @@ impl<R: std::io::Read> Reader<R> {
     }
     fn str(&mut self) -> Result<String, StateError> {
         let n = self.usize()?;
-        let bytes = self.take(n)?;
-        String::from_utf8(bytes).map_err(|_| self.invalid("text"))
+        match std::str::from_utf8(self.take(n)?) {
+            Ok(text) => Ok(text.to_owned()),
+            Err(_) => Err(self.invalid("text")),
+        }
     }
     fn opt_str(&mut self) -> Result<Option<String>, StateError> {
         match self.u8()? {

@@ -727,3 +727,71 @@ fn the_skim_keeps_what_a_whole_decode_of_the_line_would_fingerprint() {
     }
     assert!(skimmed_rows > 200, "{skimmed_rows}");
 }
+
+/// Hands a state over a few bytes at a time (as a file read may).
+struct Trickle<'a>(&'a [u8]);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = out.len().min(self.0.len()).min(7);
+        out[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// A state read from a source that hands it over in small pieces, with a value longer than
+/// the reader's window (a 100 kB tool name), reads back as the state read from its bytes,
+/// and hydrates to the fresh decode; a source that ends before the length it was given, or
+/// holds more, is refused.
+#[test]
+fn a_state_read_in_small_pieces_with_a_long_value_reads_back() {
+    let name = "N".repeat(100_000);
+    let call = json!({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":name,"input":{}}]});
+    let text = jsonl(&[
+        row("user", "a", None, "hi"),
+        with(row("assistant", "b", Some("a"), ""), "message", call),
+        row("user", "c", Some("b"), "bye"),
+    ]);
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    let state = decoder.snapshot();
+    let len = state.len() as u64;
+    let resumed = Decoder::resume_from(Options::default(), Trickle(&state), len).unwrap();
+    assert_eq!(resumed.snapshot(), state);
+    let lines: Vec<&str> = text.lines().collect();
+    let hydrated = resumed
+        .finish_skeleton(&Head::Leaf)
+        .unwrap()
+        .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
+        .unwrap();
+    assert_eq!(hydrated, decode_leaf(&text).unwrap());
+    let short = Decoder::resume_from(Options::default(), Trickle(&state[..state.len() - 1]), len);
+    assert!(
+        matches!(
+            short,
+            Err(StateError::Invalid {
+                reason: "unexpected end",
+                ..
+            })
+        ),
+        "{:?}",
+        short.err()
+    );
+    let mut more = state.clone();
+    more.push(0);
+    let more = Decoder::resume_from(Options::default(), Trickle(&more), len);
+    assert!(
+        matches!(
+            more,
+            Err(StateError::Invalid {
+                reason: "trailing bytes",
+                ..
+            })
+        ),
+        "{:?}",
+        more.err()
+    );
+}

@@ -68,9 +68,10 @@ impl BlockReader {
         Self {
             end,
             hash: PrefixHash::default(),
-            last: Vec::with_capacity(BLOCK),
+            // Both made on the first block read (none, for a call that reads none).
+            last: Vec::new(),
             last_number: 0,
-            spare: Vec::with_capacity(BLOCK),
+            spare: Vec::new(),
             offset: 0,
             skipped: false,
             read: 0,
@@ -80,13 +81,17 @@ impl BlockReader {
     /// Reads the next block (fewer bytes only at the end of the file, or at `end`) into
     /// `last`; false at the end, leaving `last` as it was.
     pub(super) fn next_block(&mut self, file: &mut File) -> std::io::Result<bool> {
+        let want = usize::try_from(self.end.saturating_sub(self.offset))
+            .map_or(BLOCK, |left| left.min(BLOCK));
+        if want == 0 {
+            // At the end (an unchanged file's index covers it all): no buffer is made.
+            return Ok(false);
+        }
         // Zeroed once: a spare buffer that held a whole block is read over as it is.
         if self.spare.len() != BLOCK {
             self.spare.clear();
             self.spare.resize(BLOCK, 0);
         }
-        let want = usize::try_from(self.end.saturating_sub(self.offset))
-            .map_or(BLOCK, |left| left.min(BLOCK));
         let mut filled = 0;
         while filled < want {
             match file.read(&mut self.spare[filled..want]) {
