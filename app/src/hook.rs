@@ -280,7 +280,7 @@ pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
         .map(|effect| world.filled(effect))
         .collect::<Vec<_>>();
     let watch = HookWatch {
-        watch: Watch::of(&reply.flow),
+        watch: Watch::of(&reply.flow, session.harness.name(), &session.id),
         boot_marker: marker::OPEN,
         quiet: world.quiet(&reply.flow),
         rebind_context: rebind_context(&call.hook, &call.place, &effects),

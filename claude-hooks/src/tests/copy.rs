@@ -249,7 +249,7 @@ fn a_forks_first_prompt_before_its_prompt_context_carries_its_own_boot() {
         json!({"event": "session.start", "facts": {"disable_compact": false, "interactive": true}});
     let (saved, reply) = call("fork", None, "p1", start, true);
     assert!(
-        Watch::of(&reply.flow).prompt_kept,
+        Watch::of(&reply.flow, "claude", "fork").prompt_kept,
         "a flow with no window must ask"
     );
     let (saved, reply) = call(
@@ -267,10 +267,16 @@ fn a_forks_first_prompt_before_its_prompt_context_carries_its_own_boot() {
         )],
         "the fork's first prompt carries its own window-1 boot"
     );
-    assert!(
-        !Watch::of(&reply.flow).prompt_kept,
-        "the window is known now"
-    );
+    let watch = Watch::of(&reply.flow, "claude", "fork");
+    assert!(!watch.prompt_kept, "the window is known now");
+    // The engine's copy of the parent's boot is still the helper's to rebuild; only the
+    // fork's own boot of window 1 may go unsent.
+    assert!(!watch.skips_attachment(
+        "# notesoup\n<notesoup-boot window=\"claude:parent:1\">\nB\n</notesoup-boot>"
+    ));
+    assert!(watch.skips_attachment(
+        "# notesoup\n<notesoup-boot window=\"claude:fork:1\">\nB\n</notesoup-boot>"
+    ));
     // prompt.context comes after, with the same kept boots: nothing attached, none owed.
     let (saved, reply) = call(
         "fork",

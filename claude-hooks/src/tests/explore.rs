@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use notesoup_reset_flow::monitor::{Ghost, Layer, canonical, check, reach};
-use notesoup_reset_flow::{Budget, Effect, Event, Flow, Pool};
+use notesoup_reset_flow::{Budget, CopyVerdict, Effect, Event, Flow, Pool};
 use serde_json::{Value, json};
 
 use crate::{CapAsk, Hook, KeptBoot, Resolve, Watch, apply};
@@ -240,7 +240,7 @@ fn hook_alphabet(flow: &Flow) -> Vec<Call> {
 /// `Flow::watch`'s promise in `flow`: a main append through a door it does not name changes
 /// nothing (neither the state nor effects), whatever the row.
 fn watch_holds(flow: &Flow, raw: &Value) {
-    let doors = Watch::of(flow).append_doors;
+    let doors = Watch::of(flow, "claude", "s1").append_doors;
     if doors.iter().any(|d| d == "*") {
         return;
     }
@@ -257,6 +257,56 @@ fn watch_holds(flow: &Flow, raw: &Value) {
             fx.is_empty() && after == *flow,
             "watch names doors {doors:?} yet {call} changed something after {raw}:\n{flow:?}\n->\n{after:?}\neffects {fx:?}"
         );
+    }
+}
+
+/// `Watch::copy_kept`'s promise in `flow`: a `prompt.attachment` the shell skips
+/// ([`Watch::skips_attachment`]) changes nothing, whatever else the text holds around the
+/// one boot opener (a heading and other sections, no closing line, an opener not at a
+/// line's start or not ending its line); each text the shell would send instead is one it
+/// does not skip.
+fn copy_kept_holds(flow: &Flow, raw: &Value) {
+    let watch = Watch::of(flow, "claude", "s1");
+    let Some(line) = watch.copy_kept.clone() else {
+        return;
+    };
+    let skipped = [
+        format!("{line}\nT\n</notesoup-boot>"),
+        format!("# notesoup\n{line}\nnotes\n</notesoup-boot>\n# other\nx"),
+        format!("# a\nb\n# notesoup\n{line}\n</notesoup-boot>"),
+        format!("x {line}\n</notesoup-boot>"),
+        format!("{line}x\n</notesoup-boot>"),
+        format!("# notesoup\n{line}\nnotes"),
+    ];
+    for text in &skipped {
+        assert!(watch.skips_attachment(text), "not skipped: {text}");
+        let call = json!({"event": "prompt.attachment", "facts": {"attachment": text}});
+        let hook: Hook = serde_json::from_value(call.clone()).expect("parses");
+        let mut after = flow.clone();
+        let fx = apply(&mut after, &hook, &mut Stub(None));
+        take_trace();
+        let kept = fx.iter().all(|e| {
+            matches!(
+                e,
+                Effect::BootCopy {
+                    verdict: CopyVerdict::Keep,
+                    ..
+                }
+            )
+        });
+        assert!(
+            kept && after == *flow,
+            "copy_kept {line} yet {call} changed something after {raw}:\n{flow:?}\n->\n{after:?}\neffects {fx:?}"
+        );
+    }
+    let other = "<notesoup-boot window=\"claude:s0:0\">\n</notesoup-boot>";
+    for text in [
+        format!("{other}\n{line}\n</notesoup-boot>"),
+        format!("{line}\n</notesoup-boot>\n{other}"),
+        format!("{line}\n</notesoup-boot>\n{line}\n</notesoup-boot>"),
+        other.to_owned(),
+    ] {
+        assert!(!watch.skips_attachment(&text), "skipped: {text}");
     }
 }
 
@@ -333,6 +383,7 @@ fn explore_hooks(depth: usize) -> String {
                 };
                 transitions += 1;
                 quiet_holds(&post, raw);
+                copy_kept_holds(&post, raw);
                 watch_holds(&post, raw);
                 let mut g = ghost.clone();
                 for (pre, event, after, fx) in &trace {

@@ -39,6 +39,56 @@ fn assert_at_most_one(what: &str, s: &Spawns) {
 }
 
 #[test]
+fn spawns_per_hook_event_in_claude_p_ok() {
+    let _one = serial();
+    let out = session("spawns-ok", Script::new().fallback(Reply::text("ok")))
+        .run(&Mode::Print("ok".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    let first = out.model_turn_requests();
+    let first = first.first().expect("one model request");
+    assert!(
+        first
+            .all_user_text()
+            .contains("<notesoup-boot window=\"claude:"),
+        "the first request carries no boot:\n{}",
+        first.all_user_text()
+    );
+    let s = spawns("`claude -p ok`", &out);
+    // What each helper call answered (the shell logs its effects), for BENCHMARKS.md.
+    #[allow(
+        clippy::print_stderr,
+        reason = "the figures are this scenario's output"
+    )]
+    for line in out
+        .debug_log
+        .lines()
+        .filter(|l| l.contains("notesoup: hook "))
+    {
+        eprintln!("{}", line.split("notesoup: ").nth(1).unwrap_or(line));
+    }
+    assert_at_most_one("`claude -p ok`", &s);
+    // The engine sends the boot prompt.context attached again with the request, as a
+    // `context_sections` attachment: this session's own boot of its window, which the last
+    // reply named (`watch.copy_kept`), so no helper judges it.
+    let (calls, n) = s
+        .by_event
+        .get("prompt.attachment")
+        .map_or((0, 0), |e| (e.calls, e.spawns));
+    assert!(
+        calls >= 1,
+        "no prompt.attachment hook call counted (the log's wording moved?):\n{}",
+        s.table()
+    );
+    assert_eq!(
+        n,
+        0,
+        "the boot copy of the session's own window started a helper:\n{}",
+        s.table()
+    );
+}
+
+#[test]
 fn spawns_per_hook_event_in_a_turn_with_20_tool_calls() {
     let mut script = Script::new();
     for _ in 0..20 {

@@ -248,6 +248,19 @@ function quiet(budget: Fields, turn?: string): boolean {
 }
 
 /**
+ * Whether the last reply said this attachment's boot copy changes nothing (`watch.copy_kept`):
+ * its one boot opener starts the line named. A cache of Rust's answer
+ * (`Watch::skips_attachment` says the same, word for word): anything else calls.
+ */
+function copyKept(text: string): boolean {
+  const marker = str(pending.watch.boot_marker);
+  const line = str(pending.watch.copy_kept);
+  if (marker === undefined || line === undefined) return false;
+  const at = text.indexOf(marker);
+  return at >= 0 && at === text.lastIndexOf(marker) && text.startsWith(line, at);
+}
+
+/**
  * The text blocks of user messages holding the boot marker the helper named, oldest first,
  * from the API form (it keeps a prompt.context attachment; each merged block looked at alone).
  */
@@ -475,10 +488,13 @@ const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
  * A boot the engine sends again (resume, fork, prompt-too-long retry): kept, left out or
  * rebuilt. Matched on `context_sections` only: the engine's other attachments (several per
  * request) then never hop to this module's worker (BENCHMARKS.md "Start-up against the floor").
+ * Unsent when the last reply said so (`watch.copy_kept`: the text's one boot opener starts
+ * the line it names, this session's own boot of its window, which the flow keeps as it is).
  */
 const onAttachment: MatchedHook<'prompt.attachment', { type: 'context_sections' }> = async ($, e, next) => {
   const marker = str(pending.watch.boot_marker);
   if ((marker !== undefined && !e.text.includes(marker)) || off()) return next(e);
+  if (copyKept(e.text)) return next(e);
   const effects = await hookEvent($, 'prompt.attachment', { ...(await placeFacts($)), attachment: e.text });
   await runEffects($, effects.filter((fx) => fx.type !== 'boot_copy'));
   const copy = effects.find((fx) => fx.type === 'boot_copy');

@@ -846,6 +846,31 @@ describe('commit evidence and kept boots', () => {
     expect(hookCalls(calls).filter((c) => c.event === 'prompt.submit').map((c) => c.facts.kept)).toEqual([[parentBoot], undefined, undefined, undefined]);
   });
 
+  test('a boot copy goes to the helper unless its one boot line is the one the last reply named (copy_kept)', async ($, on) => {
+    const own = `<notesoup-boot window="claude:${SESSION}:0">`;
+    const boot_marker = '<notesoup-boot window="';
+    let watch: Fields = { boot_marker };
+    const calls = world(on, () => ({ ok: true, effects: [{ type: 'boot_copy', verdict: 'keep', ordinal: 0, before: '', after: '', alone: true }], watch }));
+    on('prompt.attachment', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    const attach = (text: string) => $.prompt.attachment({ type: 'context_sections', text, origin: { kind: 'engine' } } as never);
+    const ownCopy = `# notesoup\n${own}\nnotes\n</notesoup-boot>`;
+    // The last reply (session.start's) named no line: the helper judges the copy, and its
+    // reply names this session's own boot of window 0.
+    watch = { boot_marker, copy_kept: own };
+    await attach(ownCopy);
+    // Named: that copy goes unsent, whatever sections surround it.
+    await attach(ownCopy);
+    await attach(`# other\nx\n${ownCopy}\n# more`);
+    // Another window, a second boot beside it, or a text with no boot line at all.
+    await attach(`# notesoup\n<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>`);
+    await attach(`${ownCopy}\n<notesoup-boot window="claude:parent:0">\nB\n</notesoup-boot>`);
+    await attach('# other\nno boot here');
+    const sent = hookCalls(calls).filter((c) => c.event === 'prompt.attachment').map((c) => String(c.facts.attachment));
+    expect(sent.length).toBe(3);
+    expect([sent[0], sent[1]?.includes(`claude:${SESSION}:1`), sent[2]?.includes('claude:parent:0')]).toEqual([ownCopy, true, true]);
+  });
+
   test('appends go to the helper only through the doors it named; every door with the row text', async ($, on) => {
     let watch: Fields = { append_doors: ['queue'] };
     const calls = world(on, () => ({ ok: true, effects: [], watch }));

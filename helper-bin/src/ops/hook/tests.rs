@@ -374,6 +374,19 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
     let cwd = home.cwd();
     let first = home.hook("p1", "prompt.context", &json!({"cwd": cwd, "kept": []}));
     assert_attached(&home, &first, 0);
+    // The engine sends that boot again with each request: the reply names its marker line,
+    // the copy the shell need not send (`watch.copy_kept`).
+    let line = effect_text(&first, 0)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        first.reply["watch"]["copy_kept"],
+        json!(line),
+        "{}",
+        first.reply
+    );
     // The boot Claude kept (a later window) stands: nothing attached, its window adopted.
     let kept = "<notesoup-boot window=\"claude:s1:3\">\nnotes\n</notesoup-boot>";
     let again = home.hook(
@@ -386,6 +399,10 @@ fn prompt_context_attaches_the_window_boot_once_and_a_kept_boot_names_the_window
     assert_eq!(
         again.reply["watch"]["boot_marker"],
         "<notesoup-boot window=\""
+    );
+    assert_eq!(
+        again.reply["watch"]["copy_kept"],
+        "<notesoup-boot window=\"claude:s1:3\">"
     );
 }
 
