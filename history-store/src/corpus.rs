@@ -36,6 +36,7 @@ use walk::{folders, found_file, latest_files, resolve, scan, vaulted};
 
 mod given;
 mod load;
+mod prefilter;
 mod read;
 mod summary;
 mod walk;

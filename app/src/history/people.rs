@@ -147,9 +147,9 @@ pub struct SearchReport {
 }
 
 /// Searches every session `args` selects, most recently active first, in one walk of the
-/// session folders, on every core; a case-sensitive search decodes only the Claude
-/// transcripts whose raw bytes may hold the text. `progress` is told `(done, of)` after
-/// each session.
+/// session folders, on every core; a case-sensitive search decodes only the sessions
+/// whose files' raw bytes may hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)).
+/// `progress` is told `(done, of)` after each session.
 pub fn search(
     ctx: &Context,
     args: &SearchArgs,
@@ -206,13 +206,13 @@ pub fn search(
     };
     let searched = (!args.needle.ignores_case()).then(|| args.needle.text());
     // A session whose raw bytes cannot hold the literal is not decoded (as `rg` skips a
-    // file): a case-sensitive search of a Claude transcript reads it once, and only the
-    // transcripts that may hold it are decoded.
+    // file): a case-sensitive search reads each session's files once, and only the
+    // sessions that may hold it are decoded.
     let raw = searched.map(RawQuery::new);
     let one = |found: &Found| -> Result<Option<DocPage>, String> {
         let absent = raw
             .as_ref()
-            .is_some_and(|raw| corpus.may_hold(found, raw).is_ok_and(|may| !may));
+            .is_some_and(|raw| scanned.may_hold(found, raw).is_ok_and(|may| !may));
         if absent {
             return Ok(None);
         }

@@ -16,7 +16,7 @@ use crate::StoreError;
 use crate::transcript_index::{Cache, read_transcript};
 
 /// The longest history chain followed (forks of forks, segments of segments).
-const MAX_CHAIN: usize = 64;
+pub(super) const MAX_CHAIN: usize = 64;
 
 impl Corpus {
     /// A Claude transcript only the vault holds, decoded whole to its last leaf.
@@ -63,48 +63,14 @@ impl Corpus {
     /// A Pi session's file and, following `parentSession`, the files it continues.
     fn load_pi(&self, found: &Found, files: &[Found]) -> Result<Transcript, StoreError> {
         let index: HashMap<&str, &Found> = files.iter().map(|f| (f.id.as_str(), f)).collect();
+        let lookup = |id: &str| index.get(id).map(|f| (*f).clone());
         let mut chain = vec![found.clone()];
         let mut texts = vec![self.bytes(found)?];
         let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
         while let (Some(at), Some(bytes)) = (chain.last(), texts.last())
             && chain.len() < MAX_CHAIN
         {
-            let name = at.path.display().to_string();
-            let Some(parent) = parent_session(&PiFile { name: &name, bytes })? else {
-                break;
-            };
-            // By id under the sessions folders (or in the vault) first (the home may have
-            // moved), else the path as written; a parent that is gone ends the chain (gaps
-            // are reported missing).
-            let by_id = session_id_from_file_name(&parent)
-                .and_then(|id| index.get(id))
-                .map(|f| (*f).clone());
-            let as_written = || {
-                let named = PathBuf::from(&parent);
-                if !named.is_file() {
-                    return Ok(None);
-                }
-                // Followed only inside the Pi sessions folders, links resolved on both sides.
-                let inside = fs::canonicalize(&named).is_ok_and(|real| {
-                    self.folders(Host::Pi)
-                        .iter()
-                        .filter_map(|root| fs::canonicalize(root).ok())
-                        .any(|root| real.starts_with(root))
-                });
-                if inside {
-                    let id = session_id_from_file_name(&parent).unwrap_or_default();
-                    Ok(Some(found_file(Host::Pi, id, &named, None, "")))
-                } else {
-                    Err(StoreError::ParentOutside {
-                        child: at.path.clone(),
-                        parent: named,
-                    })
-                }
-            };
-            let Some(next) = (match by_id {
-                Some(next) => Some(next),
-                None => as_written()?,
-            }) else {
+            let Some(next) = self.pi_parent(at, bytes, &lookup)? else {
                 break;
             };
             if !seen.insert(next.path.clone()) {
@@ -122,6 +88,46 @@ impl Corpus {
         Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
     }
 
+    /// The file the Pi session file `at` continues (`parentSession` in its header, read from
+    /// `bytes`, its start), if there is one: by id among the Pi files (`by_id`: the sessions
+    /// folders, or the vault) first, since the home may have moved, else the path as
+    /// written, followed only inside the Pi sessions folders. A parent that is gone ends the
+    /// chain (the decoder reports the gap).
+    pub(super) fn pi_parent(
+        &self,
+        at: &Found,
+        bytes: &[u8],
+        by_id: &dyn Fn(&str) -> Option<Found>,
+    ) -> Result<Option<Found>, StoreError> {
+        let name = at.path.display().to_string();
+        let Some(parent) = parent_session(&PiFile { name: &name, bytes })? else {
+            return Ok(None);
+        };
+        if let Some(next) = session_id_from_file_name(&parent).and_then(by_id) {
+            return Ok(Some(next));
+        }
+        let named = PathBuf::from(&parent);
+        if !named.is_file() {
+            return Ok(None);
+        }
+        // Followed only inside the Pi sessions folders, links resolved on both sides.
+        let inside = fs::canonicalize(&named).is_ok_and(|real| {
+            self.folders(Host::Pi)
+                .iter()
+                .filter_map(|root| fs::canonicalize(root).ok())
+                .any(|root| real.starts_with(root))
+        });
+        if inside {
+            let id = session_id_from_file_name(&parent).unwrap_or_default();
+            Ok(Some(found_file(Host::Pi, id, &named, None, "")))
+        } else {
+            Err(StoreError::ParentOutside {
+                child: at.path.clone(),
+                parent: named,
+            })
+        }
+    }
+
     /// A Codex thread's file and, following `history_base`, the files it continues.
     fn load_codex(&self, found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
         let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
@@ -132,24 +138,11 @@ impl Corpus {
                 return Err(StoreError::CodexCycle { path: at.path });
             }
             let bytes = self.bytes(&at)?;
-            let name = at.path.display().to_string();
-            let meta = notesoup_history_codex::meta(&CodexFile {
-                name: &name,
-                bytes: &bytes,
-            })?;
+            let next = codex_base(&at, &bytes, all)?;
             chain.push((at.path.clone(), bytes));
-            let Some(base) = meta.history_base else { break };
-            // A base is a segment (by segment id) or a thread's base file (by thread id).
-            let next = all
-                .iter()
-                .find(|f| f.segment.as_deref() == Some(base.thread_id.as_str()))
-                .or_else(|| {
-                    all.iter()
-                        .find(|f| f.segment.is_none() && f.id == base.thread_id)
-                });
             match next {
-                Some(file) => at.clone_from(file),
-                None => break, // the decoder reports the base as missing
+                Some(file) => at = file,
+                None => break,
             }
         }
         chain.reverse();
@@ -161,4 +154,26 @@ impl Corpus {
             .collect();
         Ok(notesoup_history_codex::decode(&files)?)
     }
+}
+
+/// The file the Codex rollout `at` continues (`history_base` in its first line, read from
+/// `bytes`, its start), if there is one among `all` (the Codex files): a segment by segment
+/// id, or a thread's base file by thread id. A base that is gone ends the chain (the
+/// decoder reports it missing).
+pub(super) fn codex_base(
+    at: &Found,
+    bytes: &[u8],
+    all: &[Found],
+) -> Result<Option<Found>, StoreError> {
+    let name = at.path.display().to_string();
+    let meta = notesoup_history_codex::meta(&CodexFile { name: &name, bytes })?;
+    let Some(base) = meta.history_base else {
+        return Ok(None);
+    };
+    let mut codex = all.iter().filter(|f| f.harness == Host::Codex);
+    Ok(codex
+        .clone()
+        .find(|f| f.segment.as_deref() == Some(base.thread_id.as_str()))
+        .or_else(|| codex.find(|f| f.segment.is_none() && f.id == base.thread_id))
+        .cloned())
 }

@@ -1,20 +1,15 @@
 //! Reading a session file's bytes: the harness's copy (a Codex `.jsonl.zst` decompressed
-//! as it streams), else the vault's; and the raw-byte prefilter a search of many sessions
-//! runs before any decode ([`Corpus::may_hold`]).
+//! as it streams), else the vault's.
 
 use std::io::Read as _;
 use std::path::Path;
 
-use notesoup_history_claude::RawQuery;
 use notesoup_history_codex::DECOMPRESSED_MAX_BYTES;
 use notesoup_safe_fs::{FsError, open_regular};
 use notesoup_window::Host;
 
 use super::{Corpus, Found};
 use crate::{SESSION_FILE_MAX_BYTES, StoreError};
-
-/// The bytes [`Corpus::may_hold`] looks at in one go.
-pub(super) const WINDOW_BYTES: usize = 1 << 20;
 
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
@@ -51,50 +46,13 @@ impl Corpus {
         }
         Ok(bytes)
     }
-
-    /// False only when the session `found` names surely has no event that holds `query`
-    /// (only a Claude transcript is looked at: its raw bytes, read in windows, with the
-    /// decoder's raw search rules; any other session may hold it). What a search of many
-    /// sessions skips without decoding.
-    pub fn may_hold(&self, found: &Found, query: &RawQuery) -> Result<bool, StoreError> {
-        if found.harness != Host::Claude {
-            return Ok(true);
-        }
-        if found.vaulted.is_some() {
-            return Ok(query.may_hold(&self.bytes(found)?));
-        }
-        let (file, meta) = open_regular(&found.path)?;
-        let mut file = file.take(meta.len);
-        let overlap = query.overlap();
-        // No bigger than the file: most transcripts are read in one go.
-        let size = usize::try_from(meta.len).map_or(WINDOW_BYTES, |len| len.min(WINDOW_BYTES));
-        let mut window = vec![0u8; size.max(1) + overlap];
-        let mut kept = 0;
-        loop {
-            let read = file
-                .read(&mut window[kept..])
-                .map_err(|source| StoreError::Transcript {
-                    path: found.path.clone(),
-                    source,
-                })?;
-            let end = kept + read;
-            if query.may_hold(&window[..end]) {
-                return Ok(true);
-            }
-            if read == 0 {
-                return Ok(false);
-            }
-            // The last bytes again at the start: a pattern split across windows is found.
-            let from = end.saturating_sub(overlap);
-            window.copy_within(from..end, 0);
-            kept = end - from;
-        }
-    }
 }
 
 /// A session file open for reading: a regular file, opened without blocking, of at most
 /// [`SESSION_FILE_MAX_BYTES`] when opened.
-fn open_session_file(path: &Path) -> Result<(std::fs::File, notesoup_safe_fs::Meta), StoreError> {
+pub(super) fn open_session_file(
+    path: &Path,
+) -> Result<(std::fs::File, notesoup_safe_fs::Meta), StoreError> {
     let (file, meta) = open_regular(path)?;
     if meta.len > SESSION_FILE_MAX_BYTES {
         return Err(FsError::TooLarge {

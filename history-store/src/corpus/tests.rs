@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use notesoup_history_core::{History, ListArgs, ReadArgs, Role, SessionSummary};
 use notesoup_window::Host;
 
-use crate::{Corpus, Found, Roots, StoreError};
+use crate::{Corpus, Roots, StoreError};
 
 const CLAUDE: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
 const PI_MAIN: &str = "01a23754-8e37-7027-8822-e05ee3580bae";
@@ -329,15 +329,15 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
 }
 
 /// `may_hold` reads a Claude transcript in windows: a literal split across two windows is
-/// found, one absent is not, and a session of another harness may always hold it.
+/// found, one absent is not.
 #[test]
-fn may_hold_finds_a_literal_across_windows_and_only_looks_at_claude() {
+fn may_hold_finds_a_literal_across_windows() {
     use notesoup_history_claude::RawQuery;
     let dir = std::env::temp_dir().join(format!("notesoup-may-hold-{}", std::process::id()));
     let project = dir.join("projects/-w");
     fs::create_dir_all(&project).unwrap();
     let id = "00000000-0000-4000-8000-00000000ab01";
-    let mut bytes = vec![b'x'; super::read::WINDOW_BYTES - 3];
+    let mut bytes = vec![b'x'; super::prefilter::WINDOW_BYTES - 3];
     bytes.extend_from_slice(b"NEEDLE-77");
     bytes.extend_from_slice(&[b'y'; 100]);
     bytes.push(b'\n');
@@ -349,26 +349,10 @@ fn may_hold_finds_a_literal_across_windows_and_only_looks_at_claude() {
         },
         |_| None,
     );
-    let found = corpus.resolve(&format!("claude:{id}")).unwrap();
-    assert!(
-        corpus
-            .may_hold(&found, &RawQuery::new("NEEDLE-77"))
-            .unwrap()
-    );
-    assert!(
-        !corpus
-            .may_hold(&found, &RawQuery::new("NEEDLE-78"))
-            .unwrap()
-    );
-    let other = Found {
-        harness: Host::Pi,
-        ..found
-    };
-    assert!(
-        corpus
-            .may_hold(&other, &RawQuery::new("NEEDLE-78"))
-            .unwrap()
-    );
+    let scan = corpus.scan(None);
+    let found = &scan.sessions()[0];
+    assert!(scan.may_hold(found, &RawQuery::new("NEEDLE-77")).unwrap());
+    assert!(!scan.may_hold(found, &RawQuery::new("NEEDLE-78")).unwrap());
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -1,0 +1,148 @@
+//! The prefilter on the real Pi and Codex fixtures: it passes over the sessions without
+//! the literal, and never over one whose documents hold it (a literal only in a file the
+//! session continues included).
+#![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use notesoup_history_claude::RawQuery;
+use notesoup_history_core::{DocQuery, Needle};
+use notesoup_window::Host;
+
+use super::judged;
+use crate::{Corpus, Roots};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// The Pi and Codex fixtures in a corpus of their own.
+fn fixtures(name: &str) -> (PathBuf, Corpus) {
+    let dir =
+        std::env::temp_dir().join(format!("notesoup-prefilter-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    copy_tree(
+        &repo().join("history-pi/tests/data/agent/sessions"),
+        &dir.join("pi"),
+    );
+    copy_tree(
+        &repo().join("history-codex/tests/data/codex-home/sessions"),
+        &dir.join("codex/sessions"),
+    );
+    let roots = Roots {
+        pi: Some(dir.join("pi").display().to_string()),
+        codex: Some(dir.join("codex/sessions").display().to_string()),
+        claude: Some(dir.join("none").display().to_string()),
+    };
+    (dir.clone(), Corpus::new(roots, |_| None))
+}
+
+#[test]
+fn a_pi_or_codex_session_without_the_literal_is_passed_over() {
+    let (dir, corpus) = fixtures("absent");
+    let scan = corpus.scan(None);
+    let harnesses: BTreeSet<Host> = scan.sessions().iter().map(|f| f.harness).collect();
+    assert_eq!(harnesses, BTreeSet::from([Host::Pi, Host::Codex]));
+    for found in scan.sessions() {
+        for absent in ["zebra-needle", "pi-probe-404", "codex_probe"] {
+            assert!(
+                !scan.may_hold(found, &RawQuery::new(absent)).unwrap(),
+                "{}:{} may hold {absent}",
+                found.harness,
+                found.id
+            );
+        }
+    }
+    let _ = fs::remove_dir_all(dir);
+}
+
+/// Every whitespace-separated word of every document of every fixture session (and the
+/// halves of each), as a literal: a session whose documents hold it may hold it, so a
+/// search with the prefilter finds what a search without it finds. Some words are judged
+/// and held only by a file the session continues (the chain is followed), and the
+/// decoders' own additions (compact JSON inputs, fixed words) are not judged.
+#[test]
+fn a_session_whose_documents_hold_the_literal_is_never_passed_over() {
+    let (dir, corpus) = fixtures("held");
+    let scan = corpus.scan(None);
+    let (mut judged_held, mut only_in_an_ancestor, mut unjudged_absent_from_file) = (0, 0, 0);
+    for found in scan.sessions() {
+        let history = corpus.history_scanned(&scan, found, None, None).unwrap();
+        let all = history.documents(&DocQuery::default()).unwrap();
+        let mut words = BTreeSet::new();
+        for doc in &all.documents {
+            let mut text = doc.text.clone();
+            if let Some(tool) = &doc.tool {
+                for part in [&tool.name, &tool.input] {
+                    text.push(' ');
+                    text.push_str(part.as_deref().unwrap_or_default());
+                }
+                if let Some(result) = &tool.result {
+                    text.push(' ');
+                    text.push_str(&result.text);
+                }
+            }
+            for word in text.split_whitespace() {
+                let cut = word
+                    .char_indices()
+                    .nth(word.chars().count() / 2)
+                    .map_or(0, |c| c.0);
+                words.extend([word, &word[..cut], &word[cut..]].map(str::to_owned));
+            }
+        }
+        words.extend(["result", "---", "(error)", "pending:"].map(str::to_owned));
+        let own = fs::read(&found.path).ok();
+        for word in words.iter().filter(|w| !w.is_empty()) {
+            let needle = Needle::new(word, false).unwrap();
+            let query = DocQuery {
+                needle: Some(&needle),
+                ..DocQuery::default()
+            };
+            if history.documents(&query).unwrap().matched == 0 {
+                continue;
+            }
+            let raw = RawQuery::new(word);
+            assert!(
+                scan.may_hold(found, &raw).unwrap(),
+                "{}:{} holds {word:?} but was passed over",
+                found.harness,
+                found.id
+            );
+            let in_own_file = own.as_deref().is_none_or(|bytes| raw.may_hold(bytes));
+            if judged(word) {
+                judged_held += 1;
+                only_in_an_ancestor += usize::from(!in_own_file);
+            } else if !in_own_file {
+                unjudged_absent_from_file += 1;
+            }
+        }
+    }
+    assert!(judged_held > 100, "{judged_held} judged literals held");
+    assert!(
+        only_in_an_ancestor > 0,
+        "no literal only in an ancestor file"
+    );
+    assert!(
+        unjudged_absent_from_file > 0,
+        "no literal the decoders add was tried"
+    );
+    let _ = fs::remove_dir_all(dir);
+}
