@@ -262,10 +262,12 @@ impl Graph {
         let mut keep = vec![false; events.len()];
         let mut elided = vec![None; events.len()];
         let mut rows = Vec::with_capacity(self.nodes.len());
-        for ((uuid, node), window) in self.nodes.into_iter().zip(windows) {
+        // The nodes are walked in place (each uuid taken out, no node moved).
+        let mut nodes = self.nodes;
+        for ((uuid, node), window) in nodes.iter_mut().zip(windows) {
             let range = node.first_event..node.first_event + node.event_count;
             if let Some(e) = node.elided {
-                rows.push(ElidedRow::new(&node, e.fingerprint, node.spans.clone()));
+                rows.push(ElidedRow::new(node, e.fingerprint, node.spans.clone()));
                 elided[range.clone()].fill(Some(false));
                 elided[node.first_event] = Some(e.blank);
             }
@@ -276,10 +278,10 @@ impl Graph {
             // Each event names its row's uuid: copies for the later ones, the first takes it.
             if let Some((first, later)) = events[range.clone()].split_first_mut() {
                 for event in later {
-                    event.record.clone_from(&uuid);
+                    event.record.clone_from(uuid);
                     event.window.clone_from(window);
                 }
-                first.record = uuid;
+                first.record = std::mem::take(uuid);
                 first.window = window.clone();
             }
             keep[range].fill(true);
@@ -490,7 +492,10 @@ impl Graph {
     ) -> Result<usize, DecodeError> {
         path.clear();
         let (mut at, mut at_mode) = (i, mode);
-        let mut base = loop {
+        // What the path starts from, the window of the predecessor of its last node: a
+        // memoised node's, by its place in `windows`, or (no place yet) what a root, a gap
+        // or a cut boundary starts from.
+        let (mut place, mut base) = loop {
             match ords[at_mode as usize][at] {
                 UNSET => {}
                 BUSY => {
@@ -501,32 +506,33 @@ impl Graph {
                 }
                 // `i` itself is memoised.
                 done if path.is_empty() => return Ok(done),
-                done => break windows.get(done).clone(),
+                done => break (done, None),
             }
             ords[at_mode as usize][at] = BUSY;
             path.push((at, at_mode));
             // Only boundaries are ever cut (most nodes are not one: no lookup for them).
             if self.nodes[at].1.compact && cut.contains(&at) {
                 let lp = self.nodes[at].1.logical_parent.clone().unwrap_or_default();
-                break Window::Unknown { missing: lp };
+                break (UNSET, Some(Window::Unknown { missing: lp }));
             }
             match self.window_parent(at, at_mode) {
-                (Link::Root, _, _) => break Window::Numbered(0),
+                (Link::Root, _, _) => break (UNSET, Some(Window::Numbered(0))),
                 (Link::Missing, uuid, _) => {
-                    break Window::Unknown {
-                        missing: uuid.cloned().unwrap_or_default(),
-                    };
+                    let missing = uuid.cloned().unwrap_or_default();
+                    break (UNSET, Some(Window::Unknown { missing }));
                 }
                 (Link::Node(p), _, next) => (at, at_mode) = (p, next),
             }
         };
-        // `base` is the window of the predecessor of the last node on the path (a
-        // memoised node's own window, or what a root, a gap or a cut boundary starts from).
-        // The path holds `i` at least (it was not memoised), last in this loop.
-        let mut place = UNSET;
+        // The path holds `i` at least (it was not memoised), last in this loop. A node
+        // that is neither a boundary nor a boot keeps its predecessor's window ([`step`]):
+        // its place, once known, with no window built or looked up.
         for &(node, node_mode) in path.iter().rev() {
-            base = self.step(node, base);
-            place = windows.place(base.clone());
+            let n = &self.nodes[node].1;
+            if place == UNSET || n.compact || n.boot.is_some() {
+                let before = base.take().unwrap_or_else(|| windows.get(place).clone());
+                place = windows.place(self.step(node, before));
+            }
             ords[node_mode as usize][node] = place;
         }
         Ok(place)
