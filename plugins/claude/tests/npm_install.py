@@ -179,14 +179,22 @@ def mcp_session(cmd: list, env: dict, cwd: Path) -> tuple[dict, dict]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--claude", required=True)
-    ap.add_argument("--service", required=True, help="notesoup-fake-api, the scripted model service")
+    ap.add_argument("--fetch", action="store_true",
+                    help="only fetch the registry (verdaccio) into the cache, the one step that needs the "
+                    "network, then exit (scripts/test runs the check itself offline)")
+    ap.add_argument("--claude")
+    ap.add_argument("--service", help="notesoup-fake-api, the scripted model service")
     ap.add_argument("--target-dir", help="cargo's target folder with the release binaries")
     ap.add_argument("--keep", help="copy the logs here")
     ap.add_argument("--npm-prefix", help="also `npm install notesoup` from the registry into this folder "
                     "(its node_modules/.bin/notesoup is what a user's MCP client runs; scripts/test hands "
                     "it to the real Codex CLI)")
     args = ap.parse_args()
+    if args.fetch:
+        print(f"npm install check: verdaccio at {get_verdaccio()}")
+        return 0
+    if not (args.claude and args.service):
+        ap.error("--claude and --service are required (unless --fetch)")
     problems = []
     with tempfile.TemporaryDirectory(prefix="nsnpm-") as tmp:
         tmp = Path(tmp)
