@@ -10,26 +10,37 @@
 #      file, is shown beside;
 #   4. peak memory of each over the file's size (the helper's from /usr/bin/time, the
 #      server's VmHWM after all its calls);
-#   and, where the time goes, warm after a small append (12 rows the index does not cover).
+#   and, where the time goes, warm after a small append (12 rows the index does not cover);
+#   5. whole history: `notesoup history search TEXT --no-pager` over every session on the
+#      machine (benches/gen-sessions.py --mixed: 3,000 Claude, Pi and Codex sessions in
+#      their real formats, about [corpus-bytes] in all, six large ones; TEXT in four) against
+#      `rg -F -l TEXT` over the same three folders: warm (the transcript indexes built by a
+#      warm-up run) and cold (a fresh NOTESOUP_HOME per run: no index at all), page cache
+#      warm; each run's output must name exactly the sessions rg finds; and the peak memory
+#      of one warm and one cold run over the largest session file. The corpus is generated
+#      once per generator version and size under ~/.cache/notesoup-bench (NOTESOUP_BENCH_CACHE).
 # Each timed row runs A and B in turn (A B A B ...) after one warm-up pair; its ratio is the
 # median of the pair-by-pair ratios, so a drift of the machine's speed moves both alike.
 # CPU of an mcp call: the server's utime+stime over all its timed calls (clock ticks, so
 # summed, then divided), over rg's median CPU.
-#   benches/compare-rg.sh [pairs] [bytes]      (defaults: 7 100000000)
+#   benches/compare-rg.sh [pairs] [bytes] [corpus-bytes]   (defaults: 7 100000000 1000000000)
+#   (COMPARE_RG_ROWS="whole" runs only the whole-history rows; "dense sparse" only the others.)
 # Needs ripgrep (apt-get install -y ripgrep), /usr/bin/time and python3. Run it under the
 # shared lock on a shared machine: flock /work/e2e.lock benches/compare-rg.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-7}"
 bytes="${2:-100000000}"
+corpus="${3:-1000000000}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 cargo build --release --locked -q -p notesoup-helper-bin -p notesoup-cli -p notesoup-benches --bins
 bin="$CARGO_TARGET_DIR/release"
-exec python3 - "$bin" "$pairs" "$bytes" <<'PY'
-import json, os, shutil, statistics, subprocess, sys, tempfile, time
+exec python3 - "$bin" "$pairs" "$bytes" "$corpus" "$PWD/benches/gen-sessions.py" <<'PY'
+import hashlib, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 bin_dir, pairs, nbytes = Path(sys.argv[1]).resolve(), int(sys.argv[2]), int(sys.argv[3])
+corpus_bytes, gen_sessions = int(sys.argv[4]), Path(sys.argv[5])
 helper, cli, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup", bin_dir / "gen-transcript"
 tmp = Path(tempfile.mkdtemp(prefix="nscmp-"))
 SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
@@ -68,6 +79,15 @@ def pairwise(run_a, run_b, n):
         "cpu": med([x[1] / max(y[1], 1e-6) for x, y in zip(a, b)]),
         "a": a,
     }
+
+
+def peak_of(cmd, env):
+    """Peak RSS in bytes of one run of `cmd`, as /usr/bin/time (a small parent) saw it."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, env=env)
+    if r.returncode not in (0, 1):
+        sys.exit(f"compare-rg: {cmd[0]} under /usr/bin/time failed: {r.stderr[-300:]!r}")
+    return int(r.stderr.split()[-1]) * 1024
 
 
 def peak(env, req):
@@ -230,9 +250,105 @@ def history(kind):
     shutil.rmtree(d, ignore_errors=True)
 
 
+SESSIONS = 3000
+SESSION_NAME = re.compile(rb"\b(claude|pi|codex):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
+
+
+def mixed_corpus():
+    """The generated corpus, made once per generator version and size (it takes a while)."""
+    key = hashlib.sha256(gen_sessions.read_bytes()).hexdigest()[:12]
+    cache = Path(os.environ.get("NOTESOUP_BENCH_CACHE") or Path.home() / ".cache/notesoup-bench")
+    d = cache / f"sessions-{key}-{SESSIONS}-{corpus_bytes}"
+    if not (d / "holders").is_file():
+        shutil.rmtree(d, ignore_errors=True)
+        part = cache / f"{d.name}.part"
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir(parents=True)
+        held = subprocess.run(["python3", str(gen_sessions), "--mixed", str(corpus_bytes), str(part), str(SESSIONS)],
+                              check=True, stdout=subprocess.PIPE).stdout
+        (part / "holders").write_bytes(held)
+        part.rename(d)
+    return d
+
+
+def session_of(path):
+    """`<harness>:<id>` of a session file, from its name as each harness writes it."""
+    p = Path(path.decode())
+    if "/claude/" in str(p):
+        return f"claude:{p.stem}"
+    if "/pi/" in str(p):
+        return f"pi:{p.stem.split('_', 1)[1]}"
+    return f"codex:{p.stem[-36:]}"
+
+
+def whole():
+    d = mixed_corpus()
+    holders = set(d.joinpath("holders").read_text().split())
+    folders = [str(d / "claude/projects"), str(d / "pi/sessions"), str(d / "codex/sessions")]
+    files = [p for f in folders for p in Path(f).rglob("*.jsonl")]
+    size = sum(p.stat().st_size for p in files)
+    largest = max(p.stat().st_size for p in files)
+    home = tmp / "whole-home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PI_CODING_AGENT_SESSION_DIR",)}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(d / "claude"), PI_CODING_AGENT_DIR=str(d / "pi"),
+               CODEX_HOME=str(d / "codex"), NOTESOUP_HOME=str(tmp / "whole-warm"))
+    search = [str(cli), "history", "search", QUERY, "--no-pager"]
+    rg = ["rg", "-F", "-l", QUERY] + folders
+    found = {session_of(l) for l in subprocess.run(rg, check=True, stdout=subprocess.PIPE).stdout.split()}
+    if found != holders:
+        sys.exit(f"compare-rg: rg finds {sorted(found)}, the generator wrote {sorted(holders)}")
+
+    def named(out):
+        shown = {f"{h.decode()}:{i.decode()}" for h, i in SESSION_NAME.findall(out)}
+        if shown != found or b"could not be read" in out:
+            sys.exit(f"compare-rg: notesoup named {sorted(shown)}, rg found {sorted(found)}: {out[-400:]!r}")
+
+    def notesoup(e):
+        with open(os.devnull, "rb") as inp:
+            start = time.perf_counter()
+            p = subprocess.Popen(search, stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=e)
+            out = p.stdout.read()
+            _, status, usage = os.wait4(p.pid, 0)
+            wall = time.perf_counter() - start
+        if status != 0:  # exit 0: something matched
+            sys.exit(f"compare-rg: history search exited with status {status}")
+        named(out)
+        return wall, usage.ru_utime + usage.ru_stime, out
+
+    cold_n = [0]
+
+    def cold():
+        cold_n[0] += 1
+        h = tmp / f"whole-cold{cold_n[0]}"
+        row = notesoup(dict(env, NOTESOUP_HOME=str(h)))
+        shutil.rmtree(h, ignore_errors=True)
+        return row
+
+    for f in files:  # the page cache warm: every byte read once
+        f.read_bytes()
+    notesoup(env)  # builds the transcript indexes
+    w = pairwise(lambda: notesoup(env), lambda: timed(rg), pairs)
+    c = pairwise(cold, lambda: timed(rg), pairs)
+    warm_peak = peak_of(search, env)
+    cold_home = tmp / "whole-cold-peak"
+    cold_peak = peak_of(search, dict(env, NOTESOUP_HOME=str(cold_home)))
+    shutil.rmtree(cold_home, ignore_errors=True)
+    label = (f"{len(files)} session files, {size / 1e6:.0f} MB, largest {largest / 1e6:.0f} MB; "
+             f"`{QUERY}` in {len(found)}")
+    rows.append((f"`notesoup history search {QUERY}`, indexes warm, vs `rg -F -l` over the same folders ({label})",
+                 f"{w['a_wall']:.3f} s vs {w['b_wall']:.3f} s", f"{w['wall']:.2f} (cpu {w['cpu']:.2f})", "≤ 2"))
+    rows.append(("the same, no index at all (a fresh NOTESOUP_HOME each run)",
+                 f"{c['a_wall']:.3f} s vs {c['b_wall']:.3f} s", f"{c['wall']:.2f} (cpu {c['cpu']:.2f})", "(say what it costs)"))
+    rows.append(("peak memory / largest session file (whole-history search)",
+                 f"warm {warm_peak / 2**20:.0f} MiB, cold {cold_peak / 2**20:.0f} MiB",
+                 f"warm {warm_peak / largest:.2f}, cold {cold_peak / largest:.2f}", "< 2"))
+
+
 try:
-    history("dense")
-    history("sparse")
+    # COMPARE_RG_ROWS picks rows (default: all three groups).
+    for group in os.environ.get("COMPARE_RG_ROWS", "dense sparse whole").split():
+        whole() if group == "whole" else history(group)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 print(f"{pairs} alternating pairs per row (medians; ratios pair by pair); load {os.getloadavg()[0]:.1f}")

@@ -15,7 +15,9 @@
 #   vs the floor mod: what the engine charges for the hooks notesoup must have;
 #   3. the history rows of issue 30: benches/compare-rg.sh, run after these in the same
 #      command (its header says what it times: `history_list` on one ~100 MB transcript
-#      cold, warm and through `notesoup mcp`, against `rg -F -c`, and peak memory);
+#      cold, warm and through `notesoup mcp`, against `rg -F -c`; `notesoup history search`
+#      over 3,000 generated Claude, Pi and Codex sessions (~1 GB), warm and with no index,
+#      against `rg -F -l`; and peak memory);
 #   and where the engine is the cost, minimal mods that do one thing each, vs the empty mod:
 #   9 `$.tool.register` awaited one after another (what notesoup did), the same 9 issued at
 #   once, ONE `$.tool.register` (the least any mod with a tool pays), the notesoup module
