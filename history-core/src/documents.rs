@@ -14,6 +14,7 @@ use std::ops::Range;
 use memchr::memmem;
 use regex::{Regex, RegexBuilder};
 
+use crate::pieces::Literal;
 use crate::{Body, DEFAULT_ROLES, History, QueryError, Role, Seq};
 
 /// Text to find: literal, case-sensitive unless `ignore_case`.
@@ -166,9 +167,12 @@ impl History {
         let roles = query.roles.unwrap_or(&DEFAULT_ROLES);
         let needle = query.needle;
         // What an index knows of the left-out bodies is for a case-sensitive literal.
-        let candidates = needle
+        let literal = needle
             .filter(|n| !n.ignores_case())
-            .map(|n| self.candidates(n.text()))
+            .map(|n| Literal::new(n.text()));
+        let candidates = literal
+            .as_ref()
+            .map(|l| self.candidates(l.text))
             .unwrap_or_default();
         let mut taken = Vec::new();
         let mut matched = 0;
@@ -185,8 +189,9 @@ impl History {
             }
             if let Some(n) = needle {
                 if self.elided_document(index)
-                    && !n.ignores_case()
-                    && !self.may_match(index, n.text(), &candidates)
+                    && literal
+                        .as_ref()
+                        .is_some_and(|l| !self.may_match(index, l, &candidates))
                 {
                     continue;
                 }

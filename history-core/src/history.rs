@@ -2,10 +2,11 @@
 //! order, lookup by seq.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::hash::WordHashBuilder;
 use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+use crate::walk::Walk;
 
 /// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,6 +66,8 @@ struct Elided {
     /// placeholder (`blank`: a text that is blank).
     which: Vec<Option<bool>>,
     source: Arc<dyn BodySource>,
+    /// Which documents a list for a literal must visit, made by the first list that asks.
+    walk: OnceLock<Walk>,
 }
 
 impl std::fmt::Debug for Elided {
@@ -179,6 +182,7 @@ impl History {
             history.elided = Some(Elided {
                 which: elided,
                 source,
+                walk: OnceLock::new(),
             });
         }
         Ok(history)
@@ -201,27 +205,48 @@ impl History {
     /// For each event index, what the source says of its body and `query` (`None`: it
     /// does not hold it, or it is whole); empty when nothing is elided.
     pub(crate) fn candidates(&self, query: &str) -> Vec<Option<Contains>> {
+        self.candidates_named(query).0
+    }
+
+    /// [`History::candidates`], and the indexes of the events it names when the source
+    /// named them (`None`: every elided event may hold `query`, or nothing is elided).
+    pub(crate) fn candidates_named(
+        &self,
+        query: &str,
+    ) -> (Vec<Option<Contains>>, Option<Vec<usize>>) {
         let Some(elided) = &self.elided else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
         match elided.source.may_contain(query) {
-            None => elided
-                .which
-                .iter()
-                .map(|e| e.map(|_| Contains::Maybe))
-                .collect(),
+            None => (
+                elided
+                    .which
+                    .iter()
+                    .map(|e| e.map(|_| Contains::Maybe))
+                    .collect(),
+                None,
+            ),
             Some(seqs) => {
                 let mut out = vec![None; self.transcript.events.len()];
+                let mut named = Vec::with_capacity(seqs.len());
                 for (seq, contains) in seqs {
                     if let Some(index) = self.index_of(seq)
                         && elided.which[index].is_some()
                     {
                         out[index] = Some(contains);
+                        named.push(index);
                     }
                 }
-                out
+                (out, Some(named))
             }
         }
+    }
+
+    /// Which documents a list for a literal must visit ([`Walk`]), made on first use;
+    /// `None` when no body is left out (every document is searched in memory).
+    pub(crate) fn walk(&self) -> Option<&Walk> {
+        let elided = self.elided.as_ref()?;
+        Some(elided.walk.get_or_init(|| Walk::new(self)))
     }
 
     /// The session.

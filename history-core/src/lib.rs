@@ -104,8 +104,10 @@ pub mod history_sessions {}
 mod history;
 mod line_error;
 mod model;
+mod pieces;
 mod sessions;
 mod tools;
+mod walk;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse};

@@ -1,6 +1,5 @@
 //! The two tools, `history_list` and `history_read`: arguments, errors and rendering.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -8,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
 use crate::history::{Contains, History};
 use crate::model::{Body, Event, Role, Seq, Window};
+use crate::pieces::Literal;
 
 /// Events a list page shows when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 40;
@@ -249,7 +249,8 @@ impl History {
             .as_deref()
             .map(|w| self.resolve_window(w))
             .transpose()?;
-        let positions = self.list_positions(args)?;
+        let literal = query.map(Literal::new);
+        let (positions, candidates) = self.list_positions(args, literal.as_ref())?;
         let roles = Some(args.roles.as_deref().unwrap_or(&DEFAULT_ROLES));
         let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
         writer.push(&self.notice());
@@ -260,11 +261,6 @@ impl History {
         let mut last_window: Option<&Window> = None;
         let mut next_cursor = None;
         let mut scratch = String::new();
-        // The leftmost match of the literal, a byte offset on a char boundary (both are
-        // UTF-8), exactly what `str::find` gives, found with SIMD.
-        let finder = query.map(memchr::memmem::Finder::new);
-        // Which left-out bodies may hold the query (one pass of the source per list).
-        let candidates = query.map(|q| self.candidates(q)).unwrap_or_default();
         for pos in positions {
             let index = self.order()[pos];
             let event = self.event_at(index);
@@ -281,7 +277,11 @@ impl History {
             // A document with a body left out is decoded only when it may hold the query
             // (or, without one, when it is shown).
             let elided = self.elided_document(index);
-            if elided && query.is_some_and(|q| !self.may_match(index, q, &candidates)) {
+            if elided
+                && literal
+                    .as_ref()
+                    .is_some_and(|l| !self.may_match(index, l, &candidates))
+            {
                 continue;
             }
             // Once the page is full (or has its `limit`) a match is only counted: a
@@ -302,9 +302,11 @@ impl History {
                     &scratch
                 }
             };
-            let hit = match query {
-                Some(q) => match finder.as_ref().and_then(|f| f.find(doc.as_bytes())) {
-                    Some(at) => Some((at, q.len())),
+            // The leftmost match of the literal, a byte offset on a char boundary (both are
+            // UTF-8), exactly what `str::find` gives, found with SIMD.
+            let hit = match &literal {
+                Some(l) => match l.finder.find(doc.as_bytes()) {
+                    Some(at) => Some((at, l.text.len())),
                     None => continue,
                 },
                 None => None,
@@ -340,23 +342,46 @@ impl History {
         })
     }
 
-    /// The positions a list visits, in its order, after its cursor.
+    /// The positions a list visits, in its order, after its cursor, and, for a literal,
+    /// which left-out bodies may hold it ([`History::candidates`]: one pass of the source
+    /// per list): every position, or the ones [`History::bounded_positions`] gives.
+    #[allow(clippy::type_complexity, reason = "a private helper's two results")]
     fn list_positions(
         &self,
         args: &ListArgs,
-    ) -> Result<Box<dyn Iterator<Item = usize>>, QueryError> {
+        literal: Option<&Literal<'_>>,
+    ) -> Result<(Box<dyn Iterator<Item = usize>>, Vec<Option<Contains>>), QueryError> {
         let len = self.order().len();
-        Ok(match (args.order.unwrap_or_default(), &args.cursor) {
-            (Order::Oldest, None) => Box::new(0..len),
-            (Order::Newest, None) => Box::new((0..len).rev()),
-            (order, Some(cursor)) => {
+        let order = args.order.unwrap_or_default();
+        let range = match &args.cursor {
+            None => 0..len,
+            Some(cursor) => {
                 let after = self.cursor_position(cursor)?;
                 match order {
-                    Order::Oldest => Box::new(after + 1..len),
-                    Order::Newest => Box::new((0..after).rev()),
+                    Order::Oldest => after + 1..len,
+                    Order::Newest => 0..after,
                 }
             }
-        })
+        };
+        let (candidates, named) = literal
+            .map(|l| self.candidates_named(l.text))
+            .unwrap_or_default();
+        let bound = literal
+            .zip(named.as_deref())
+            .and_then(|(literal, named)| self.bounded_positions(literal, named));
+        let positions: Box<dyn Iterator<Item = usize>> = match (bound, order) {
+            (None, Order::Oldest) => Box::new(range),
+            (None, Order::Newest) => Box::new(range.rev()),
+            (Some(mut bound), order) => {
+                bound.truncate(bound.partition_point(|&p| p < range.end));
+                bound.drain(..bound.partition_point(|&p| p < range.start));
+                match order {
+                    Order::Oldest => Box::new(bound.into_iter()),
+                    Order::Newest => Box::new(bound.into_iter().rev()),
+                }
+            }
+        };
+        Ok((positions, candidates))
     }
 
     /// `history_read`: one event (a paired result's seq shows its call) or a range of seqs,
@@ -483,52 +508,6 @@ impl History {
             })
     }
 
-    /// The searchable, readable text of the document at `index` (a call with its result),
-    /// its elided bodies decoded.
-    pub(crate) fn document_text(&self, index: usize, out: &mut String) -> Result<(), QueryError> {
-        self.document_with(index, out, |i| {
-            self.body(i).map_err(|reason| QueryError::Unreadable {
-                seq: self.event_at(i).seq,
-                reason,
-            })
-        })
-    }
-
-    /// The document at `index` built from the bodies `body` gives.
-    fn document_with<'a>(
-        &'a self,
-        index: usize,
-        out: &mut String,
-        body: impl Fn(usize) -> Result<Cow<'a, Body>, QueryError>,
-    ) -> Result<(), QueryError> {
-        match &*body(index)? {
-            Body::Text { text } => out.push_str(text),
-            Body::ToolCall { name, input, .. } => {
-                let _ = write!(out, "{name} {input}");
-                if let Some(result) = self.partner_index(index) {
-                    if let Body::ToolResult { text, is_error, .. } = &*body(result)? {
-                        let _ = write!(
-                            out,
-                            "\n--- result #{}{}:\n{text}",
-                            self.event_at(result).seq,
-                            if *is_error { " (error)" } else { "" }
-                        );
-                    }
-                } else {
-                    out.push_str("\n--- pending: no result was recorded");
-                }
-            }
-            Body::ToolResult { text, is_error, .. } => {
-                let _ = write!(
-                    out,
-                    "(result of an unknown call){}\n{text}",
-                    if *is_error { " (error)" } else { "" }
-                );
-            }
-        }
-        Ok(())
-    }
-
     /// True when the document at `index` has a body left out (its own, or a call's result).
     pub(crate) fn elided_document(&self, index: usize) -> bool {
         self.elided(index).is_some()
@@ -536,46 +515,6 @@ impl History {
                 && self
                     .partner_index(index)
                     .is_some_and(|r| self.elided(r).is_some())
-    }
-
-    /// False only when the document at `index`, whose bodies are partly left out, cannot
-    /// hold `query` (`candidates`: [`History::candidates`] of it). A match the document's fixed parts and whole bodies do not show must
-    /// overlap a left-out text or input: lie inside it (the source decides), run from a
-    /// call's name across the space into its input, or cross a line break of the fixed
-    /// parts (a query with `\n`: always decoded).
-    pub(crate) fn may_match(
-        &self,
-        index: usize,
-        query: &str,
-        candidates: &[Option<Contains>],
-    ) -> bool {
-        let source = |i: usize| candidates.get(i).copied().flatten().is_some();
-        if query.contains('\n') {
-            return true;
-        }
-        if let Body::Text { .. } = &self.event_at(index).body {
-            // Its document is its text alone, and that is left out.
-            return source(index);
-        }
-        let mut fixed = String::new();
-        let _ = self.document_with(index, &mut fixed, |i| {
-            Ok(Cow::Borrowed(&self.event_at(i).body))
-        });
-        if fixed.contains(query) {
-            return true;
-        }
-        let mut may = source(index);
-        if let Body::ToolCall { name, .. } = &self.event_at(index).body {
-            may = may
-                || self.elided(index).is_some()
-                    && query
-                        .match_indices(' ')
-                        .any(|(at, _)| name.ends_with(&query[..at]));
-            if let Some(result) = self.partner_index(index) {
-                may = may || source(result);
-            }
-        }
-        may
     }
 
     /// True when a left-out body of the document at `index` (its own, or its call's result)
