@@ -217,13 +217,16 @@ impl History {
             // Its document is its text alone, and that is left out.
             return source(index);
         }
-        if source(index) || self.fixed_contains(index, literal) {
+        let call = matches!(self.event_at(index).body, Body::ToolCall { .. });
+        if source(index) || call && self.partner_index(index).is_some_and(source) {
+            return true;
+        }
+        if self.fixed_contains(index, literal) {
             return true;
         }
         match &self.event_at(index).body {
             Body::ToolCall { name, .. } => {
                 self.elided(index).is_some() && runs_into_input(name, query)
-                    || self.partner_index(index).is_some_and(source)
             }
             _ => false,
         }
