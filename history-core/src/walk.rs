@@ -80,8 +80,8 @@ impl History {
     /// The positions, ascending, a list for `literal` visits when it is bounded: the
     /// documents of the events `named` (the ones the source names), the ones whose fixed
     /// text holds it and the ones every list visits ([`Walk`]). `None`: every position
-    /// (nothing is left out, or the literal holds a line break or may run from a call's
-    /// name into its left-out input).
+    /// (nothing is left out, the literal holds a line break or may run from a call's name
+    /// into its left-out input, or more than a quarter of the events would be visited).
     pub(crate) fn bounded_positions(
         &self,
         literal: &Literal<'_>,
@@ -91,6 +91,10 @@ impl History {
             return None;
         }
         let walk = self.walk()?;
+        // Bounding pays only when it leaves most positions out (sorting them costs).
+        if (walk.always.len() + named.len()) * 4 > self.events().len() {
+            return None;
+        }
         let name_of = |index: usize| match &self.event_at(index).body {
             Body::ToolCall { name, .. } => name.as_str(),
             _ => "",
