@@ -154,11 +154,7 @@ pub fn read_index(
         written,
     };
     on_header(&covered);
-    let raw = bytes(&mut body, usize::try_from(count * 8).ok()?)?;
-    let starts: Vec<u64> = raw
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
-        .collect();
+    let starts = read_starts(&mut body, usize::try_from(count).ok()?)?;
     let state_len = body.left;
     let decoder = Decoder::resume_from(options.clone(), &mut body, state_len).ok()?;
     if starts.len() != decoder.lines() + 1
@@ -212,6 +208,25 @@ pub fn write_index<W: Write>(
     }
     decoder.snapshot_to(&mut out)?;
     out.finish()
+}
+
+/// The next `count` line starts of `r`, read a piece at a time straight into their list
+/// (no buffer of all their bytes beside it).
+fn read_starts(r: &mut impl Read, count: usize) -> Option<Vec<u64>> {
+    const PIECE: usize = 1024;
+    let mut starts = Vec::with_capacity(count);
+    let mut piece = [0; 8 * PIECE];
+    while starts.len() < count {
+        let n = (count - starts.len()).min(PIECE);
+        let bytes = &mut piece[..8 * n];
+        r.read_exact(bytes).ok()?;
+        starts.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())),
+        );
+    }
+    Some(starts)
 }
 
 /// The next `n` bytes of `r`.

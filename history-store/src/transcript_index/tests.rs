@@ -547,6 +547,39 @@ fn an_unchanged_file_is_trusted_on_its_times_and_its_prefix_is_not_read() {
     assert_eq!(read, whole, "touched: the prefix is read and hashed");
 }
 
+/// An index of more line starts than its reader takes at once (1,024) loads whole: every
+/// start read back, and a warm read of the unchanged file served from it (nothing of the
+/// prefix read) equals a fresh decode.
+#[test]
+fn an_index_of_many_lines_loads_all_its_starts() {
+    let dir = scratch("many-lines");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    let rows = generated(2500);
+    std::fs::write(&path, rows.join("\n") + "\n").unwrap();
+    check(&path, &cache, "index built");
+    index_written_after(&path, &cache, 10 * RACY);
+    let (folder, index_file) = (Dir::open(&cache).unwrap(), index_name(&path));
+    let loaded = load_index(
+        &folder,
+        &index_file,
+        &path,
+        &Options::default(),
+        u64::MAX,
+        |_| {},
+    )
+    .unwrap();
+    assert!(rows.len() > 2 * 1024);
+    assert_eq!(
+        loaded.starts.len(),
+        rows.len() + 1,
+        "each line's start, then the end"
+    );
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, 0, "served from the index");
+}
+
 /// The raw search run beside the index's load finds, in the whole lines before the length
 /// it is given, every match of the query as it is (with the run of backslashes right
 /// before it, counted for a query an escaped text can surely hold) and of its JSON-escaped
