@@ -45,8 +45,9 @@
 //!
 //! A decoder may leave bodies out ([`History::with_bodies`] and a [`BodySource`] that gives
 //! them back): only the bodies an answer shows, or a search may find its query in, are
-//! asked for. When the decoder reported missing ancestors, both answers prepend a bounded
-//! notice naming them (also on empty selections and refusals). A wrongly called tool gets
+//! asked for, and a list for a literal visits only the documents that may hold it. When
+//! the decoder reported missing ancestors, both answers prepend a bounded notice naming
+//! them (also on empty selections and refusals). A wrongly called tool gets
 //! [`History::refusal`], a text answer naming the error.
 //!
 //! # Invariants
