@@ -223,24 +223,37 @@ impl Node {
 /// event's record by its row's uuid, which it moves there rather than copy once more).
 pub(crate) fn push_events(
     all: &mut Vec<Event>,
-    mut timestamp: Option<String>,
+    timestamp: Option<String>,
     seq: u64,
     events: Vec<(Role, Body)>,
 ) {
-    let last = events.len().saturating_sub(1);
+    let first = all.len();
     for (k, (role, body)) in events.into_iter().enumerate() {
-        all.push(Event {
-            seq: seq + k as u64,
-            role,
-            window: Window::Numbered(0),
-            body,
-            record: String::new(),
-            timestamp: if k == last {
-                timestamp.take()
-            } else {
-                timestamp.clone()
-            },
-        });
+        all.push(unplaced(seq + k as u64, role, body));
+    }
+    stamp(&mut all[first..], timestamp);
+}
+
+/// A row's event before its branch is selected: window and record placeholders, no
+/// timestamp yet ([`stamp`]).
+pub(crate) fn unplaced(seq: u64, role: Role, body: Body) -> Event {
+    Event {
+        seq,
+        role,
+        window: Window::Numbered(0),
+        body,
+        record: String::new(),
+        timestamp: None,
+    }
+}
+
+/// Gives each of a row's `events` the row's `timestamp` (the last takes it).
+pub(crate) fn stamp(events: &mut [Event], timestamp: Option<String>) {
+    if let Some((last, earlier)) = events.split_last_mut() {
+        for event in earlier {
+            event.timestamp.clone_from(&timestamp);
+        }
+        last.timestamp = timestamp;
     }
 }
 

@@ -11,10 +11,10 @@
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
 //! only resume a state over the byte-identical prefix it was made from.
 
-use notesoup_history_core::{Body, Event, Role, Window};
+use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, Parent, UuidIndex};
+use crate::decoder::{Decoder, FirstParent, Node, Parent, UuidIndex, stamp, unplaced};
 use crate::elided::{Elided, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
@@ -352,21 +352,9 @@ fn read_events(
             },
             _ => return Err(r.invalid("event body")),
         };
-        all.push(Event {
-            seq: seq + k as u64,
-            role,
-            window: Window::Numbered(0),
-            body,
-            record: String::new(),
-            timestamp: None,
-        });
+        all.push(unplaced(seq + k as u64, role, body));
     }
-    if let Some((last, earlier)) = all[first_event..].split_last_mut() {
-        for event in earlier {
-            event.timestamp.clone_from(&timestamp);
-        }
-        last.timestamp = timestamp;
-    }
+    stamp(&mut all[first_event..], timestamp);
     Ok(())
 }
 

@@ -795,3 +795,38 @@ fn a_state_read_in_small_pieces_with_a_long_value_reads_back() {
         more.err()
     );
 }
+
+/// Every event of a row carries the row's timestamp, the last as well as the ones before
+/// it, decoded afresh and resumed from a saved state alike.
+#[test]
+fn each_event_of_a_row_carries_the_rows_timestamp() {
+    let message = json!({"role": "assistant", "content": [
+        {"type": "text", "text": "running it"},
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "true"}},
+    ]});
+    let two = with(row("assistant", "b", Some("a"), ""), "message", message);
+    let two = with(two, "timestamp", json!("2026-12-02T10:00:05Z"));
+    let text = jsonl(&[row("user", "a", None, "go"), two]);
+    let t = decode_leaf(&text).unwrap();
+    let stamps: Vec<Option<&str>> = t.events.iter().map(|e| e.timestamp.as_deref()).collect();
+    let (first, second) = (Some("2026-12-02T10:00:00Z"), Some("2026-12-02T10:00:05Z"));
+    assert_eq!(stamps, [first, second, second]);
+
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    let resumed = Decoder::resume(Options::default(), &decoder.snapshot()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let hydrated = resumed
+        .finish_skeleton(&Head::Leaf)
+        .unwrap()
+        .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
+        .unwrap();
+    let again: Vec<Option<&str>> = hydrated
+        .events
+        .iter()
+        .map(|e| e.timestamp.as_deref())
+        .collect();
+    assert_eq!(again, stamps);
+}
