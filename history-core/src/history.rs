@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::hash::WordHashBuilder;
 use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
-use crate::walk::Walk;
+use crate::visits::Walk;
 
 /// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -242,11 +242,10 @@ impl History {
         }
     }
 
-    /// Which documents a list for a literal must visit ([`Walk`]), made on first use;
-    /// `None` when no body is left out (every document is searched in memory).
-    pub(crate) fn walk(&self) -> Option<&Walk> {
-        let elided = self.elided.as_ref()?;
-        Some(elided.walk.get_or_init(|| Walk::new(self)))
+    /// Where the history with left-out bodies keeps which documents a list for a literal
+    /// visits (`walk.rs` makes it on first use); `None` when no body is left out.
+    pub(crate) fn walk_cell(&self) -> Option<&OnceLock<Walk>> {
+        self.elided.as_ref().map(|elided| &elided.walk)
     }
 
     /// The session.

@@ -108,6 +108,7 @@ mod model;
 mod pieces;
 mod sessions;
 mod tools;
+mod visits;
 mod walk;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};

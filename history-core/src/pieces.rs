@@ -9,7 +9,6 @@ use memchr::memmem::Finder;
 
 use crate::history::{Contains, History};
 use crate::model::Body;
-use crate::tools::QueryError;
 
 /// The longest literal [`Joined`] looks for without building the text (its joins are kept
 /// on the stack); a longer one is looked for in the text built.
@@ -126,12 +125,12 @@ impl History {
     /// The document at `index` (a call with its result) built from the bodies `body` gives,
     /// handed to `each` piece by piece: its text is their concatenation. The one source of
     /// a document's format.
-    pub(crate) fn document_pieces<'a>(
+    pub(crate) fn document_pieces<'a, E>(
         &'a self,
         index: usize,
-        body: impl Fn(usize) -> Result<Cow<'a, Body>, QueryError>,
+        body: impl Fn(usize) -> Result<Cow<'a, Body>, E>,
         mut each: impl FnMut(&str),
-    ) -> Result<(), QueryError> {
+    ) -> Result<(), E> {
         match &*body(index)? {
             Body::Text { text } => each(text),
             Body::ToolCall { name, input, .. } => {
@@ -161,26 +160,15 @@ impl History {
         Ok(())
     }
 
-    /// The searchable, readable text of the document at `index` (a call with its result),
-    /// its elided bodies decoded.
-    pub(crate) fn document_text(&self, index: usize, out: &mut String) -> Result<(), QueryError> {
-        self.document_pieces(
-            index,
-            |i| {
-                self.body(i).map_err(|reason| QueryError::Unreadable {
-                    seq: self.event_at(i).seq,
-                    reason,
-                })
-            },
-            |piece| out.push_str(piece),
-        )
-    }
-
     /// The document at `index` with its left-out bodies as their placeholders (its fixed
     /// parts, and its whole bodies), handed to `each` piece by piece.
     pub(crate) fn fixed_pieces(&self, index: usize, each: impl FnMut(&str)) {
         // Bodies as they are never fail.
-        let _ = self.document_pieces(index, |i| Ok(Cow::Borrowed(&self.event_at(i).body)), each);
+        let _ = self.document_pieces(
+            index,
+            |i| Ok::<_, ()>(Cow::Borrowed(&self.event_at(i).body)),
+            each,
+        );
     }
 
     /// Whether the literal occurs in [`History::fixed_pieces`] of `index`: what formatting

@@ -198,6 +198,21 @@ pub struct Answer {
 }
 
 impl History {
+    /// The searchable, readable text of the document at `index` (a call with its result),
+    /// its elided bodies decoded.
+    pub(crate) fn document_text(&self, index: usize, out: &mut String) -> Result<(), QueryError> {
+        self.document_pieces(
+            index,
+            |i| {
+                self.body(i).map_err(|reason| QueryError::Unreadable {
+                    seq: self.event_at(i).seq,
+                    reason,
+                })
+            },
+            |piece| out.push_str(piece),
+        )
+    }
+
     /// The bounded ancestry-gap notice, or `""` when ancestry is complete.
     pub fn notice(&self) -> String {
         let missing = self.missing();

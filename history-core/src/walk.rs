@@ -18,25 +18,7 @@ use std::collections::HashSet;
 use crate::history::History;
 use crate::model::Body;
 use crate::pieces::{Literal, runs_into_input};
-
-/// A fixed text longer than this is not kept: its document is visited by every list.
-const ENTRY_MAX: usize = 512;
-
-/// What a history with left-out bodies knows, for any literal, of the documents a list
-/// visits (made once per history, on its first list for a literal).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Walk {
-    /// Positions, ascending, of the listed documents with no body left out, or with a
-    /// fixed text over [`ENTRY_MAX`] bytes: every list visits them.
-    always: Vec<usize>,
-    /// The fixed texts of the other documents with a left-out body but a text's (whose
-    /// fixed part is nothing), each followed by a line break.
-    fixed: String,
-    /// Where each text of `fixed` starts, ascending, with its document's event index.
-    entries: Vec<(usize, usize)>,
-    /// One event index per name among the calls whose input is left out.
-    names: Vec<usize>,
-}
+use crate::visits::{ENTRY_MAX, Walk};
 
 impl Walk {
     /// The walk of `history`.
@@ -77,6 +59,12 @@ impl Walk {
 }
 
 impl History {
+    /// Which documents a list for a literal must visit ([`Walk`]), made on first use;
+    /// `None` when no body is left out (every document is searched in memory).
+    pub(crate) fn walk(&self) -> Option<&Walk> {
+        Some(self.walk_cell()?.get_or_init(|| Walk::new(self)))
+    }
+
     /// The positions, ascending, a list for `literal` visits when it is bounded: the
     /// documents of the events `named` (the ones the source names), the ones whose fixed
     /// text holds it and the ones every list visits ([`Walk`]). `None`: every position
