@@ -44,6 +44,25 @@ fn decode_leaf(text: &str) -> Result<Transcript, DecodeError> {
     decode(text.as_bytes(), &Options::default(), &Head::Leaf)
 }
 
+/// The saved state of a decoder fed every line of `text`.
+fn state_of(text: &str) -> Vec<u8> {
+    let mut decoder = Decoder::new(Options::default());
+    for line in text.lines() {
+        decoder.line(line.as_bytes(), true).unwrap();
+    }
+    decoder.snapshot()
+}
+
+/// `resumed`, its skeleton finished at the leaf and its bodies hydrated from `text`.
+fn hydrated(resumed: Decoder, text: &str) -> Transcript {
+    let lines: Vec<&str> = text.lines().collect();
+    resumed
+        .finish_skeleton(&Head::Leaf)
+        .unwrap()
+        .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
+        .unwrap()
+}
+
 fn seqs_and_windows(t: &Transcript) -> Vec<(u64, String)> {
     t.events
         .iter()
@@ -347,18 +366,8 @@ fn uuids_whose_hashes_collide_stay_distinct() {
     let t = decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap();
     let records: Vec<&str> = t.events.iter().map(|e| e.record.as_str()).collect();
     assert_eq!(records, ["a", twin, "c"]);
-    let mut decoder = Decoder::new(Options::default());
-    for line in text.lines() {
-        decoder.line(line.as_bytes(), true).unwrap();
-    }
-    let resumed = Decoder::resume(Options::default(), &decoder.snapshot()).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let hydrated = resumed
-        .finish_skeleton(&Head::Leaf)
-        .unwrap()
-        .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
-        .unwrap();
-    assert_eq!(hydrated, t);
+    let resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
+    assert_eq!(hydrated(resumed, &text), t);
 }
 
 /// A saved state whose row has no event (the decoder never writes one: every row has its
@@ -753,21 +762,11 @@ fn a_state_read_in_small_pieces_with_a_long_value_reads_back() {
         with(row("assistant", "b", Some("a"), ""), "message", call),
         row("user", "c", Some("b"), "bye"),
     ]);
-    let mut decoder = Decoder::new(Options::default());
-    for line in text.lines() {
-        decoder.line(line.as_bytes(), true).unwrap();
-    }
-    let state = decoder.snapshot();
+    let state = state_of(&text);
     let len = state.len() as u64;
     let resumed = Decoder::resume_from(Options::default(), Trickle(&state), len).unwrap();
     assert_eq!(resumed.snapshot(), state);
-    let lines: Vec<&str> = text.lines().collect();
-    let hydrated = resumed
-        .finish_skeleton(&Head::Leaf)
-        .unwrap()
-        .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
-        .unwrap();
-    assert_eq!(hydrated, decode_leaf(&text).unwrap());
+    assert_eq!(hydrated(resumed, &text), decode_leaf(&text).unwrap());
     let short = Decoder::resume_from(Options::default(), Trickle(&state[..state.len() - 1]), len);
     assert!(
         matches!(
@@ -812,18 +811,9 @@ fn each_event_of_a_row_carries_the_rows_timestamp() {
     let (first, second) = (Some("2026-12-02T10:00:00Z"), Some("2026-12-02T10:00:05Z"));
     assert_eq!(stamps, [first, second, second]);
 
-    let mut decoder = Decoder::new(Options::default());
-    for line in text.lines() {
-        decoder.line(line.as_bytes(), true).unwrap();
-    }
-    let resumed = Decoder::resume(Options::default(), &decoder.snapshot()).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let hydrated = resumed
-        .finish_skeleton(&Head::Leaf)
-        .unwrap()
-        .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
-        .unwrap();
-    let again: Vec<Option<&str>> = hydrated
+    let resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
+    let resumed = hydrated(resumed, &text);
+    let again: Vec<Option<&str>> = resumed
         .events
         .iter()
         .map(|e| e.timestamp.as_deref())
