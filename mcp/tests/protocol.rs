@@ -615,9 +615,11 @@ fn back_pressure() {
         "the server read every request though none was answered"
     );
     assert!(held < 200 * 1024, "RSS {held} KiB with the answers unread");
-    // Reading again drains it all: every request answered once. In the order they were
-    // sent as a rule, but JSON-RPC matches answers by id and the server answers requests
-    // concurrently, so under load one may overtake another (seen once in CI: 167 before 128).
+    // Reading again drains it all: every request answered once. Not in a promised order:
+    // rmcp writes each answer from a task of its own (`response_send_tasks.spawn` in its
+    // service loop), the tasks meet at the transport's writer lock in whatever order the
+    // runtime's threads reach it, and JSON-RPC matches answers by id (seen once in CI:
+    // 167 before 128).
     let mut ids = Vec::with_capacity(40_000);
     for _ in 0..40_000 {
         let mut reply = String::new();
