@@ -296,64 +296,58 @@ def pieces(n):
 
 
 rows = []
+
+
+def row(label, r, goal, more=""):
+    """A row of the table from a pairwise result: A's and B's medians (then `more`), the ratio."""
+    rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s{more}",
+                 f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", goal))
+
+
 start_spawns, start_events, start_by_event = spawns_per_event(0)
 start_pieces = pieces(pairs)
 start_up = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(floor_mod), pairs)
-rows.append(("`claude -p ok`: notesoup vs the floor mod (wall)",
-             f"{start_up['a_wall']:.2f} s vs {start_up['b_wall']:.2f} s; {start_spawns} helper spawns / {start_events} hook events",
-             f"{start_up['wall']:.2f} (cpu {start_up['cpu']:.2f})", "≤ 1.05"))
+row("`claude -p ok`: notesoup vs the floor mod (wall)", start_up, "≤ 1.05",
+    f"; {start_spawns} helper spawns / {start_events} hook events")
 floor = pairwise(lambda: claude_run(floor_mod), lambda: claude_run(empty_mod), pairs)
 bare = pairwise(lambda: claude_run(empty_mod), lambda: claude_run(None), pairs)
 hooks_only = pairwise(lambda: claude_run(hooks_mod), lambda: claude_run(floor_mod), pairs)
-rows.append(("`claude -p ok`: the floor mod vs empty mod (wall)",
-             f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s (bare Claude Code {bare['b_wall']:.2f} s)",
-             f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
-rows.append(("`claude -p ok`: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
-             f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
-             f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
+row("`claude -p ok`: the floor mod vs empty mod (wall)", floor, "(the engine's)",
+    f" (bare Claude Code {bare['b_wall']:.2f} s)")
+row("`claude -p ok`: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
+    hooks_only, "(the engine's)")
 if base_mod is not None:
-    b = pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs)
-    rows.append(("`claude -p ok`: notesoup vs notesoup at the base (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
-    b = pairwise(lambda: claude_run(base_mod), lambda: claude_run(floor_mod), pairs)
-    rows.append(("`claude -p ok`: notesoup at the base vs the floor mod (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
+    row("`claude -p ok`: notesoup vs notesoup at the base (wall)",
+        pairwise(lambda: claude_run(notesoup_mod), lambda: claude_run(base_mod), pairs), "(the change)")
+    row("`claude -p ok`: notesoup at the base vs the floor mod (wall)",
+        pairwise(lambda: claude_run(base_mod), lambda: claude_run(floor_mod), pairs), "(the base)")
 for label, mod in (("engine: 9 `$.tool.register` awaited in turn, nothing else, vs empty mod", tools_in_turn),
                    ("engine: the same 9 issued at once (`Promise.all`), vs empty mod", tools_at_once),
                    ("engine: ONE `$.tool.register`, nothing else, vs empty mod", one_tool),
                    ("the notesoup module loaded, `register` emptied, vs empty mod", loaded_only)):
     if mod is None or only_claude:
         continue
-    r = pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs)
-    rows.append((label, f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s", f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
+    row(label, pairwise(lambda: claude_run(mod), lambda: claude_run(empty_mod), pairs), "(where the time goes)")
 if not only_claude:
     r = pairwise(lambda: claude_run(empty_mod, mcp_config=True), lambda: claude_run(empty_mod), pairs)
     listed = first_tools[(empty_mod, True)]
-    rows.append(("engine: notesoup's tools from an `--mcp-config` stdio server (`notesoup mcp`) instead, vs empty mod",
-                 f"{r['a_wall']:.2f} s vs {r['b_wall']:.2f} s; MCP tools in the first request: {min(listed)}–{max(listed)} of 9",
-                 f"{r['wall']:.2f} (cpu {r['cpu']:.2f})", "(where the time goes)"))
+    row("engine: notesoup's tools from an `--mcp-config` stdio server (`notesoup mcp`) instead, vs empty mod",
+        r, "(where the time goes)", f"; MCP tools in the first request: {min(listed)}–{max(listed)} of 9")
 turn = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
 spawns, hook_events, by_event = spawns_per_event(20)
-rows.append(("a turn with 20 tool calls: notesoup vs the floor mod (wall)",
-             f"{turn['a_wall']:.2f} s vs {turn['b_wall']:.2f} s; {spawns} helper spawns / {hook_events} hook events",
-             f"{turn['wall']:.2f} (cpu {turn['cpu']:.2f})", "≤ 1.05"))
-floor = pairwise(lambda: claude_run(floor_mod, 20), lambda: claude_run(empty_mod, 20), pairs)
-rows.append(("a turn with 20 tool calls: the floor mod vs empty mod (wall)",
-             f"{floor['a_wall']:.2f} s vs {floor['b_wall']:.2f} s", f"{floor['wall']:.2f} (cpu {floor['cpu']:.2f})", "(the engine's)"))
-hooks_only = pairwise(lambda: claude_run(hooks_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
-rows.append(("a turn with 20 tool calls: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
-             f"{hooks_only['a_wall']:.2f} s vs {hooks_only['b_wall']:.2f} s",
-             f"{hooks_only['wall']:.2f} (cpu {hooks_only['cpu']:.2f})", "(the engine's)"))
+row("a turn with 20 tool calls: notesoup vs the floor mod (wall)", turn, "≤ 1.05",
+    f"; {spawns} helper spawns / {hook_events} hook events")
+row("a turn with 20 tool calls: the floor mod vs empty mod (wall)",
+    pairwise(lambda: claude_run(floor_mod, 20), lambda: claude_run(empty_mod, 20), pairs), "(the engine's)")
+row("a turn with 20 tool calls: the floor mod plus notesoup's hooks, each only `next(e)`, vs the floor mod (wall)",
+    pairwise(lambda: claude_run(hooks_mod, 20), lambda: claude_run(floor_mod, 20), pairs), "(the engine's)")
 if base_mod is not None:
     b = pairwise(lambda: claude_run(notesoup_mod, 20), lambda: claude_run(base_mod, 20), pairs)
     bs, be, _ = spawns_per_event(20, base_mod)
-    rows.append(("a turn with 20 tool calls: notesoup vs notesoup at the base (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s; base {bs} helper spawns / {be} hook events",
-                 f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the change)"))
-    b = pairwise(lambda: claude_run(base_mod, 20), lambda: claude_run(floor_mod, 20), pairs)
-    rows.append(("a turn with 20 tool calls: notesoup at the base vs the floor mod (wall)",
-                 f"{b['a_wall']:.2f} s vs {b['b_wall']:.2f} s", f"{b['wall']:.2f} (cpu {b['cpu']:.2f})", "(the base)"))
-
+    row("a turn with 20 tool calls: notesoup vs notesoup at the base (wall)", b, "(the change)",
+        f"; base {bs} helper spawns / {be} hook events")
+    row("a turn with 20 tool calls: notesoup at the base vs the floor mod (wall)",
+        pairwise(lambda: claude_run(base_mod, 20), lambda: claude_run(floor_mod, 20), pairs), "(the base)")
 
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"{pairs} alternating pairs per row (medians; ratios pair by pair)")
