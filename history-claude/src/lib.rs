@@ -84,6 +84,7 @@ mod elided;
 mod errors;
 mod graph;
 pub mod index;
+mod raw_folded;
 mod raw_search;
 mod rows;
 mod spans;
@@ -95,6 +96,7 @@ mod window_facts;
 
 pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decode};
 pub use errors::DecodeError;
+pub use raw_folded::FoldedQuery;
 pub use raw_search::RawQuery;
 pub use spans::{TextSpan, short_escaped};
 pub use state::StateError;

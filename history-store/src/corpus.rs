@@ -37,6 +37,8 @@ use walk::{folders, found_file, latest_files, resolve, scan, vaulted};
 mod given;
 mod load;
 mod prefilter;
+
+pub use prefilter::RawNeedle;
 mod read;
 mod summary;
 mod walk;

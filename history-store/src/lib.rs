@@ -74,7 +74,7 @@ mod kept;
 mod named;
 mod transcript_index;
 
-pub use corpus::{Corpus, Found, Roots, Scan, VARS};
+pub use corpus::{Corpus, Found, RawNeedle, Roots, Scan, VARS};
 pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
 pub use named::{Named, named};
 pub use transcript_index::{Cache, read_history, read_transcript};

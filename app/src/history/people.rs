@@ -6,9 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use notesoup_history_claude::RawQuery;
 use notesoup_history_core::{DocPage, DocQuery, Needle, Role, SelectorError};
-use notesoup_history_store::{Found, StoreError};
+use notesoup_history_store::{Found, RawNeedle, StoreError};
 use notesoup_window::{Host, parse_moment};
 
 use super::{SessionSource, cache, corpus, load};
@@ -147,8 +146,8 @@ pub struct SearchReport {
 }
 
 /// Searches every session `args` selects, most recently active first, in one walk of the
-/// session folders, on every core; a case-sensitive search decodes only the sessions
-/// whose files' raw bytes may hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)).
+/// session folders, on every core, decoding only the sessions whose files' raw bytes may
+/// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)).
 /// `progress` is told `(done, of)` after each session.
 pub fn search(
     ctx: &Context,
@@ -205,14 +204,12 @@ pub fn search(
         ..DocQuery::default()
     };
     let searched = (!args.needle.ignores_case()).then(|| args.needle.text());
-    // A session whose raw bytes cannot hold the literal is not decoded (as `rg` skips a
-    // file): a case-sensitive search reads each session's files once, and only the
+    // A session whose raw bytes cannot hold the literal (in any case, for `-i`) is not
+    // decoded, as `rg` skips a file: each session's files are read once, and only the
     // sessions that may hold it are decoded.
-    let raw = searched.map(RawQuery::new);
+    let raw = RawNeedle::new(args.needle.text(), args.needle.ignores_case());
     let one = |found: &Found| -> Result<Option<DocPage>, String> {
-        let absent = raw
-            .as_ref()
-            .is_some_and(|raw| scanned.may_hold(found, raw).is_ok_and(|may| !may));
+        let absent = scanned.may_hold(found, &raw).is_ok_and(|may| !may);
         if absent {
             return Ok(None);
         }

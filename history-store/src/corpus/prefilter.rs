@@ -2,9 +2,10 @@
 //! ([`Scan::may_hold`]): a session whose files cannot hold the literal is passed over
 //! unread by any decoder, as `rg` passes over a file.
 //!
-//! A file is judged by the raw search rules of `history-claude` ([`RawQuery`]): a decoded
-//! text holds the literal only if the file holds it as it is, JSON-escaped, or behind an
-//! escape that may hide it. A Claude transcript is judged on its own file.
+//! A file is judged by the raw search rules of `history-claude` ([`RawQuery`], and
+//! [`FoldedQuery`] when case is ignored): a decoded text holds the literal only if the file
+//! holds it as it is, JSON-escaped, or behind an escape that may hide it (each in any case,
+//! when case is ignored). A Claude transcript is judged on its own file.
 //!
 //! A Pi session or a Codex thread is judged on every file its history is read from (the
 //! files it continues: `parentSession`, `history_base`), and only for a literal that its
@@ -20,7 +21,7 @@
 use std::collections::HashSet;
 use std::io::Read as _;
 
-use notesoup_history_claude::RawQuery;
+use notesoup_history_claude::{FoldedQuery, RawQuery};
 use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
@@ -44,14 +45,69 @@ const FIXED_WORDS: [&str; 11] = [
     "---", "result", "error", "of", "an", "unknown", "call", "pending", "no", "was", "recorded",
 ];
 
-/// True when a Pi or Codex session's documents can hold `query` only inside one JSON
+/// A literal as [`Scan::may_hold`] looks for it in raw bytes: as it is, or with case
+/// ignored (the search's `-i`).
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant, reason = "one per search")]
+pub enum RawNeedle {
+    /// Case-sensitive.
+    Exact(RawQuery),
+    /// Case ignored (Unicode simple case folding).
+    Folded(FoldedQuery),
+}
+
+impl RawNeedle {
+    /// The raw search for `text`, with case ignored when `ignore_case`.
+    pub fn new(text: &str, ignore_case: bool) -> Self {
+        if ignore_case {
+            Self::Folded(FoldedQuery::new(text))
+        } else {
+            Self::Exact(RawQuery::new(text))
+        }
+    }
+
+    /// The literal.
+    pub fn query(&self) -> &str {
+        match self {
+            Self::Exact(q) => q.query(),
+            Self::Folded(q) => q.query(),
+        }
+    }
+
+    fn may_hold(&self, bytes: &[u8]) -> bool {
+        match self {
+            Self::Exact(q) => q.may_hold(bytes),
+            Self::Folded(q) => q.may_hold(bytes),
+        }
+    }
+
+    fn overlap(&self) -> usize {
+        match self {
+            Self::Exact(q) => q.overlap(),
+            Self::Folded(q) => q.overlap(),
+        }
+    }
+
+    /// Whether `word` holds the literal (in any case, when case is ignored).
+    fn in_word(&self, word: &str) -> bool {
+        match self {
+            Self::Exact(q) => word.contains(q.query()),
+            Self::Folded(q) => q.found_in(word),
+        }
+    }
+}
+
+/// True when a Pi or Codex session's documents can hold `needle` only inside one JSON
 /// string of its files (see the module's docs), so that its files' raw bytes judge it.
-pub(super) fn judged(query: &str) -> bool {
+/// Case folding maps letters to letters only, so the characters tested are the literal's
+/// own; a fixed word is tested in any case when case is ignored.
+pub(super) fn judged(needle: &RawNeedle) -> bool {
+    let query = needle.query();
     !query
         .chars()
         .any(|c| c.is_control() || c.is_whitespace() || ADDED.contains(&c))
         && !query.chars().all(|c| NUMBER.contains(c))
-        && !FIXED_WORDS.iter().any(|word| word.contains(query))
+        && !FIXED_WORDS.iter().any(|word| needle.in_word(word))
 }
 
 impl Scan {
@@ -59,17 +115,17 @@ impl Scan {
     /// no file its history is read from holds it (see the module's docs). What a search of
     /// many sessions skips without decoding. An error (a file that cannot be read) is the
     /// decoder's to report: the caller decodes.
-    pub fn may_hold(&self, found: &Found, query: &RawQuery) -> Result<bool, StoreError> {
+    pub fn may_hold(&self, found: &Found, query: &RawNeedle) -> Result<bool, StoreError> {
         match found.harness {
             Host::Claude => self.reader.file_may_hold(found, query, None),
-            Host::Pi | Host::Codex if judged(query.query()) => self.chain_may_hold(found, query),
+            Host::Pi | Host::Codex if judged(query) => self.chain_may_hold(found, query),
             _ => Ok(true),
         }
     }
 
     /// [`Scan::may_hold`] of a Pi session or Codex thread: each file of its chain in turn,
     /// the next found from the first line of the one before (as the decode finds it).
-    fn chain_may_hold(&self, found: &Found, query: &RawQuery) -> Result<bool, StoreError> {
+    fn chain_may_hold(&self, found: &Found, query: &RawNeedle) -> Result<bool, StoreError> {
         let mut at = found.clone();
         let mut seen = HashSet::new();
         let mut head = Vec::new();
@@ -109,7 +165,7 @@ impl Corpus {
     fn file_may_hold(
         &self,
         found: &Found,
-        query: &RawQuery,
+        query: &RawNeedle,
         mut head: Option<&mut Vec<u8>>,
     ) -> Result<bool, StoreError> {
         let first_line = |bytes: &[u8], head: &mut Vec<u8>| {

@@ -332,7 +332,7 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
 /// found, one absent is not.
 #[test]
 fn may_hold_finds_a_literal_across_windows() {
-    use notesoup_history_claude::RawQuery;
+    use crate::RawNeedle;
     let dir = std::env::temp_dir().join(format!("notesoup-may-hold-{}", std::process::id()));
     let project = dir.join("projects/-w");
     fs::create_dir_all(&project).unwrap();
@@ -351,8 +351,15 @@ fn may_hold_finds_a_literal_across_windows() {
     );
     let scan = corpus.scan(None);
     let found = &scan.sessions()[0];
-    assert!(scan.may_hold(found, &RawQuery::new("NEEDLE-77")).unwrap());
-    assert!(!scan.may_hold(found, &RawQuery::new("NEEDLE-78")).unwrap());
+    assert!(
+        scan.may_hold(found, &RawNeedle::new("NEEDLE-77", false))
+            .unwrap()
+    );
+    assert!(
+        !scan
+            .may_hold(found, &RawNeedle::new("NEEDLE-78", false))
+            .unwrap()
+    );
     let _ = fs::remove_dir_all(&dir);
 }
 

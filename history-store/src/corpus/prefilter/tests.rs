@@ -7,11 +7,10 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use notesoup_history_claude::RawQuery;
 use notesoup_history_core::{DocQuery, Needle};
 use notesoup_window::Host;
 
-use super::judged;
+use super::{RawNeedle, judged};
 use crate::{Corpus, Roots};
 
 fn repo() -> PathBuf {
@@ -63,12 +62,21 @@ fn a_pi_or_codex_session_without_the_literal_is_passed_over() {
     assert_eq!(harnesses, BTreeSet::from([Host::Pi, Host::Codex]));
     for found in scan.sessions() {
         for absent in ["zebra-needle", "pi-probe-404", "codex_probe"] {
-            assert!(
-                !scan.may_hold(found, &RawQuery::new(absent)).unwrap(),
-                "{}:{} may hold {absent}",
-                found.harness,
-                found.id
-            );
+            for ignore_case in [false, true] {
+                let literal = if ignore_case {
+                    absent.to_uppercase()
+                } else {
+                    absent.to_owned()
+                };
+                assert!(
+                    !scan
+                        .may_hold(found, &RawNeedle::new(&literal, ignore_case))
+                        .unwrap(),
+                    "{}:{} may hold {literal} (case ignored: {ignore_case})",
+                    found.harness,
+                    found.id
+                );
+            }
         }
     }
     let _ = fs::remove_dir_all(dir);
@@ -84,6 +92,7 @@ fn a_session_whose_documents_hold_the_literal_is_never_passed_over() {
     let (dir, corpus) = fixtures("held");
     let scan = corpus.scan(None);
     let (mut judged_held, mut only_in_an_ancestor, mut unjudged_absent_from_file) = (0, 0, 0);
+    let mut folded_judged_held = 0;
     for found in scan.sessions() {
         let history = corpus.history_scanned(&scan, found, None, None).unwrap();
         let all = history.documents(&DocQuery::default()).unwrap();
@@ -111,31 +120,44 @@ fn a_session_whose_documents_hold_the_literal_is_never_passed_over() {
         words.extend(["result", "---", "(error)", "pending:"].map(str::to_owned));
         let own = fs::read(&found.path).ok();
         for word in words.iter().filter(|w| !w.is_empty()) {
-            let needle = Needle::new(word, false).unwrap();
-            let query = DocQuery {
-                needle: Some(&needle),
-                ..DocQuery::default()
-            };
-            if history.documents(&query).unwrap().matched == 0 {
-                continue;
-            }
-            let raw = RawQuery::new(word);
-            assert!(
-                scan.may_hold(found, &raw).unwrap(),
-                "{}:{} holds {word:?} but was passed over",
-                found.harness,
-                found.id
-            );
-            let in_own_file = own.as_deref().is_none_or(|bytes| raw.may_hold(bytes));
-            if judged(word) {
-                judged_held += 1;
-                only_in_an_ancestor += usize::from(!in_own_file);
-            } else if !in_own_file {
-                unjudged_absent_from_file += 1;
+            // As it is; and, with case ignored, in other cases than the documents'.
+            for (literal, ignore_case) in [
+                (word.clone(), false),
+                (swapped_case(word), true),
+                (word.to_uppercase(), true),
+            ] {
+                let needle = Needle::new(&literal, ignore_case).unwrap();
+                let query = DocQuery {
+                    needle: Some(&needle),
+                    ..DocQuery::default()
+                };
+                if history.documents(&query).unwrap().matched == 0 {
+                    continue;
+                }
+                let raw = RawNeedle::new(&literal, ignore_case);
+                assert!(
+                    scan.may_hold(found, &raw).unwrap(),
+                    "{}:{} holds {literal:?} (case ignored: {ignore_case}) but was passed over",
+                    found.harness,
+                    found.id
+                );
+                let in_own_file = own.as_deref().is_none_or(|bytes| raw.may_hold(bytes));
+                if !judged(&raw) {
+                    unjudged_absent_from_file += usize::from(!in_own_file);
+                } else if ignore_case {
+                    folded_judged_held += usize::from(literal != *word);
+                } else {
+                    judged_held += 1;
+                    only_in_an_ancestor += usize::from(!in_own_file);
+                }
             }
         }
     }
     assert!(judged_held > 100, "{judged_held} judged literals held");
+    assert!(
+        folded_judged_held > 100,
+        "{folded_judged_held} judged literals held in another case"
+    );
     assert!(
         only_in_an_ancestor > 0,
         "no literal only in an ancestor file"
@@ -145,4 +167,29 @@ fn a_session_whose_documents_hold_the_literal_is_never_passed_over() {
         "no literal the decoders add was tried"
     );
     let _ = fs::remove_dir_all(dir);
+}
+
+/// Upper case for lower and lower for upper, character by character.
+fn swapped_case(word: &str) -> String {
+    word.chars()
+        .flat_map(|c| {
+            if c.is_lowercase() {
+                c.to_uppercase().collect::<Vec<_>>()
+            } else {
+                c.to_lowercase().collect()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_fixed_word_in_any_case_is_not_judged_when_case_is_ignored() {
+    assert!(judged(&RawNeedle::new("RESULT", false)));
+    assert!(!judged(&RawNeedle::new("RESULT", true)));
+    assert!(!judged(&RawNeedle::new("Pend", true)));
+    assert!(judged(&RawNeedle::new("zebra", true)));
+    assert!(
+        !judged(&RawNeedle::new("1E5", true)),
+        "a number's characters"
+    );
 }
