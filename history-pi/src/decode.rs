@@ -27,7 +27,7 @@ fn base_name(path: &str) -> &str {
 /// none or they are gone: a parent the path needs and nobody has is reported in
 /// [`Transcript::missing`]).
 pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcript, PiError> {
-    let files = load(selected, ancestors)?;
+    let mut files = load(selected, ancestors)?;
     let (path, missing) = branch(selected, &files)?;
     let first_seq = allocate(&files, &path);
     let session = SessionRef {
@@ -41,8 +41,10 @@ pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcr
         None => Window::Numbered(0),
     };
     let mut events: Vec<Event> = Vec::new();
+    // Each entry is on the path at most once (`branch` refuses a cycle), so its events
+    // move into the transcript.
     for &at in &path {
-        let entry = entry_at(&files, at);
+        let entry = &mut files[at.0].entries[at.1];
         if entry.compaction
             && let Window::Numbered(n) = window
         {
@@ -52,12 +54,12 @@ pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcr
             window = Window::Numbered(ordinal);
         }
         if let Some(&seq) = first_seq.get(&at) {
-            for (offset, (role, body)) in (0..).zip(&entry.events) {
+            for (offset, (role, body)) in (0..).zip(std::mem::take(&mut entry.events)) {
                 events.push(Event {
                     seq: seq + offset,
-                    role: *role,
+                    role,
                     window: window.clone(),
-                    body: body.clone(),
+                    body,
                     record: entry.id.clone(),
                     timestamp: entry.timestamp.clone(),
                 });
@@ -75,10 +77,10 @@ pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcr
 
 /// Parses the selected file and its ancestors, checking that each ancestor is the parent
 /// the previous file's header names.
-fn load(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Vec<Parsed>, PiError> {
+fn load<'a>(selected: &PiFile<'a>, ancestors: &[PiFile<'a>]) -> Result<Vec<Parsed<'a>>, PiError> {
     let own = entries::parse(selected)?;
     check_name(selected, &own)?;
-    let mut files: Vec<Parsed> = vec![own];
+    let mut files: Vec<Parsed<'a>> = vec![own];
     let mut expected = files[0].header.parent_session.clone();
     let mut child = selected.name;
     for ancestor in ancestors {
@@ -104,7 +106,7 @@ fn load(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Vec<Parsed>, 
 /// The path from the leaf (the selected file's last entry) up to a root or a missing
 /// parent, returned root first, with the missing parent if any. Parents are looked up in
 /// the selected file first, then in the nearest ancestor that has them.
-fn branch(selected: &PiFile<'_>, files: &[Parsed]) -> Result<(Vec<At>, Vec<String>), PiError> {
+fn branch(selected: &PiFile<'_>, files: &[Parsed<'_>]) -> Result<(Vec<At>, Vec<String>), PiError> {
     let mut where_is: HashMap<&str, (usize, usize)> = HashMap::new();
     for (f, parsed) in files.iter().enumerate().rev() {
         for (i, entry) in parsed.entries.iter().enumerate() {
@@ -142,7 +144,7 @@ fn branch(selected: &PiFile<'_>, files: &[Parsed]) -> Result<(Vec<At>, Vec<Strin
 /// First seq of each entry that yields events: entries borrowed from ancestors (root-most
 /// file first, in their append order), then every entry of the selected file in append
 /// order, on the branch or not.
-fn allocate(files: &[Parsed], path: &[(usize, usize)]) -> HashMap<(usize, usize), Seq> {
+fn allocate(files: &[Parsed<'_>], path: &[(usize, usize)]) -> HashMap<(usize, usize), Seq> {
     let mut first_seq: HashMap<(usize, usize), Seq> = HashMap::new();
     let mut next: Seq = 1;
     let mut borrowed: Vec<(usize, usize)> = path.iter().copied().filter(|&(f, _)| f > 0).collect();
@@ -161,11 +163,11 @@ fn allocate(files: &[Parsed], path: &[(usize, usize)]) -> HashMap<(usize, usize)
 /// Where an entry is: (file index, 0 for the selected file; entry index).
 type At = (usize, usize);
 
-fn entry_at(files: &[Parsed], (f, i): (usize, usize)) -> &Entry {
+fn entry_at<'f, 'a>(files: &'f [Parsed<'a>], (f, i): (usize, usize)) -> &'f Entry<'a> {
     &files[f].entries[i]
 }
 
-fn check_name(file: &PiFile<'_>, parsed: &Parsed) -> Result<(), PiError> {
+fn check_name(file: &PiFile<'_>, parsed: &Parsed<'_>) -> Result<(), PiError> {
     match session_id_from_file_name(file.name) {
         Some(name) if name != parsed.header.id => Err(PiError::SessionMismatch {
             file: file.name.to_owned(),
@@ -192,7 +194,7 @@ fn check_name(file: &PiFile<'_>, parsed: &Parsed) -> Result<(), PiError> {
 pub fn parent_session(file: &PiFile<'_>) -> Result<Option<String>, PiError> {
     let first = entries::lines(file).next().transpose()?;
     match first {
-        Some((line, _, Some(Value::Object(object)))) => {
+        Some((line, _, Value::Object(object))) => {
             Ok(entries::header_of(file, line, &object)?.parent_session)
         }
         Some((line, _, _)) => Err(PiError::Header {
@@ -213,7 +215,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
     let mut out: Option<SessionSummary> = None;
     for item in entries::lines(file) {
         let (line, _, value) = item?;
-        let Some(Value::Object(object)) = value else {
+        let Value::Object(object) = value else {
             if out.is_none() {
                 return Err(PiError::Header {
                     file: file.name.to_owned(),

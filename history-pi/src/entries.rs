@@ -18,9 +18,9 @@ pub(crate) struct Header {
     pub(crate) parent_session: Option<String>,
 }
 
-/// One tree entry.
+/// One tree entry, borrowing its line from the file's bytes.
 #[derive(Debug, Clone)]
-pub(crate) struct Entry {
+pub(crate) struct Entry<'a> {
     /// 1-based line number in its file.
     pub(crate) line: usize,
     pub(crate) id: String,
@@ -32,74 +32,76 @@ pub(crate) struct Entry {
     pub(crate) compaction: bool,
     /// The ordinal a retained notesoup boot in a user message names, when it names one.
     pub(crate) boot: Option<u64>,
-    /// The raw line, to tell a repeated entry from a conflicting one.
-    pub(crate) raw: String,
+    /// The line as the file holds it, to tell a repeated entry from a conflicting one.
+    pub(crate) raw: &'a str,
 }
 
 /// A parsed file: its header and entries in append order.
 #[derive(Debug, Clone)]
-pub(crate) struct Parsed {
+pub(crate) struct Parsed<'a> {
     pub(crate) header: Header,
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Vec<Entry<'a>>,
 }
 
 /// The session versions this decoder reads (3 is Pi 1.6.0's; 2 differs only by the
 /// `hookMessage` role name).
 const VERSIONS: [u64; 2] = [2, 3];
 
-/// The committed lines of `bytes` (1-based numbers), plus a final unterminated line only
-/// when it is already a whole JSON value (otherwise it is a write in progress, skipped).
+/// The committed lines of `bytes` (1-based numbers) with their JSON, blank lines passed
+/// over, plus a final unterminated line only when it is already a whole JSON value
+/// (otherwise it is a write in progress, skipped).
 pub(crate) fn lines<'a>(
     file: &PiFile<'a>,
-) -> impl Iterator<Item = Result<(usize, &'a str, Option<Value>), PiError>> + 'a {
+) -> impl Iterator<Item = Result<(usize, &'a str, Value), PiError>> + 'a {
     let name = file.name.to_owned();
     let bytes = file.bytes;
-    let ends_with_newline = bytes.last() == Some(&b'\n');
-    let count = bytes.split(|&b| b == b'\n').count();
-    bytes
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .filter_map(move |(index, raw)| {
-            let line = index + 1;
-            let last = index + 1 == count;
-            if last && ends_with_newline {
-                return None; // the empty piece after the final newline
-            }
+    let mut start = 0;
+    let mut number = 0;
+    std::iter::from_fn(move || {
+        while start < bytes.len() {
+            number += 1;
+            let rest = &bytes[start..];
+            let (raw, terminated) = match memchr::memchr(b'\n', rest) {
+                Some(at) => (&rest[..at], true),
+                None => (rest, false),
+            };
+            start += raw.len() + 1;
             let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
             if raw.iter().all(u8::is_ascii_whitespace) {
-                return None;
+                continue;
             }
             let Ok(text) = std::str::from_utf8(raw) else {
-                if last {
+                if !terminated {
                     return None;
                 }
                 return Some(Err(LineError::Utf8 {
                     file: name.clone(),
-                    line,
+                    line: number,
                 }
                 .into()));
             };
-            match serde_json::from_str::<Value>(text) {
-                Ok(value) => Some(Ok((line, text, Some(value)))),
-                Err(_) if last => None,
+            return match serde_json::from_str::<Value>(text) {
+                Ok(value) => Some(Ok((number, text, value))),
+                Err(_) if !terminated => None,
                 Err(err) => Some(Err(LineError::Json {
                     file: name.clone(),
-                    line,
+                    line: number,
                     message: err.to_string(),
                 }
                 .into())),
-            }
-        })
+            };
+        }
+        None
+    })
 }
 
 /// Parses a whole file: header first, then entries; duplicates of an id must be identical.
-pub(crate) fn parse(file: &PiFile<'_>) -> Result<Parsed, PiError> {
+pub(crate) fn parse<'a>(file: &PiFile<'a>) -> Result<Parsed<'a>, PiError> {
     let mut header = None;
     let mut entries: Vec<Entry> = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for item in lines(file) {
         let (line, raw, value) = item?;
-        let Some(value) = value else { continue };
         let bad = |reason: String| PiError::Entry {
             file: file.name.to_owned(),
             line,
@@ -171,7 +173,11 @@ pub(crate) fn header_of(
     })
 }
 
-fn read_entry(line: usize, raw: &str, object: &Map<String, Value>) -> Result<Entry, String> {
+fn read_entry<'a>(
+    line: usize,
+    raw: &'a str,
+    object: &Map<String, Value>,
+) -> Result<Entry<'a>, String> {
     let kind = required_str(object, "type")?;
     let id = required_str(object, "id")?;
     if id.is_empty() {
@@ -197,7 +203,7 @@ fn read_entry(line: usize, raw: &str, object: &Map<String, Value>) -> Result<Ent
         events: Vec::new(),
         compaction: false,
         boot: None,
-        raw: raw.to_owned(),
+        raw,
     };
     match kind.as_str() {
         "message" => {
@@ -232,7 +238,7 @@ fn read_entry(line: usize, raw: &str, object: &Map<String, Value>) -> Result<Ent
     Ok(entry)
 }
 
-fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), String> {
+fn read_message(message: &Map<String, Value>, entry: &mut Entry<'_>) -> Result<(), String> {
     let role = required_str(message, "role")?;
     match role.as_str() {
         "user" => {

@@ -116,6 +116,48 @@ fn an_identical_duplicate_allocates_nothing() {
 }
 
 #[test]
+fn a_repeated_entry_is_read_once_and_a_changed_repeat_is_refused() {
+    let a = user("a", None, "one");
+    let b = user("b", Some("a"), "two");
+    // Written again later, byte for byte: read once, allocating nothing.
+    let t = run(&jsonl(&[HEADER, &a, &b, &a, &b])).unwrap();
+    let got: Vec<(u64, Body)> = t.events.iter().map(|e| (e.seq, e.body.clone())).collect();
+    let text = |text: &str| Body::Text { text: text.into() };
+    assert_eq!(got, [(1, text("one")), (2, text("two"))]);
+    // A repeat that differs only where no event looks (its timestamp) is still another
+    // entry under the same id.
+    let later = a.replace(r#""timestamp":"t""#, r#""timestamp":"t2""#);
+    assert_ne!(later, a);
+    let err = run(&jsonl(&[HEADER, &a, &b, &later])).unwrap_err();
+    assert_eq!(
+        err,
+        PiError::Duplicate {
+            file: "x.jsonl".into(),
+            id: "a".into(),
+            first_line: 2,
+            line: 4,
+        }
+    );
+}
+
+#[test]
+fn lines_are_numbered_across_blank_and_crlf_lines() {
+    let text = format!(
+        "{HEADER}\r\n\n   \n{}\r\n\n{{\"type\":\n",
+        user("a", None, "one")
+    );
+    let err = run(&text).unwrap_err();
+    assert!(
+        matches!(&err, PiError::Malformed(LineError::Json { line: 6, .. })),
+        "{err}"
+    );
+    // Unterminated, the same broken line is a write in progress.
+    let t = run(text.trim_end()).unwrap();
+    assert_eq!(t.events.len(), 1);
+    assert_eq!(t.events[0].record, "a");
+}
+
+#[test]
 fn seqs_never_move_when_the_file_grows() {
     let lines = [
         HEADER.to_owned(),
