@@ -2,15 +2,13 @@
 //! else the field-by-field one that names the refusal) and added to the uuid graph's
 //! nodes, first occurrence first; [`decode`] feeds it a whole transcript.
 
-use std::collections::HashMap;
-use std::hash::Hasher;
-
-use notesoup_history_core::{Body, Event, Role, Transcript, Window, WordHash, WordHashBuilder};
+use notesoup_history_core::{Body, Event, Role, Transcript, Window};
 
 use crate::DecodeError;
 use crate::elided::{Elided, fingerprint, fingerprint_of};
 use crate::rows::{self, Kind, RawRow, Row};
 use crate::spans::{self, TextSpan};
+use crate::uuids::Uuids;
 
 /// What the transcript must be.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,72 +54,6 @@ pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript
         decoder.line(rest, false)?;
     }
     decoder.finish(head)
-}
-
-/// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
-/// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
-/// lookup compares the text, so a hash collision can never alias two uuids.
-#[derive(Default)]
-pub(crate) struct UuidIndex {
-    by_hash: HashMap<u64, usize, WordHashBuilder>,
-    collided: HashMap<String, usize>,
-}
-
-pub(crate) fn uuid_hash(uuid: &str) -> u64 {
-    let mut h = WordHash::default();
-    h.write(uuid.as_bytes());
-    h.finish()
-}
-
-impl UuidIndex {
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        let mut by_hash = HashMap::default();
-        by_hash.reserve(n);
-        Self {
-            by_hash,
-            collided: HashMap::new(),
-        }
-    }
-
-    /// The node of `uuid` among `nodes` (the nodes this index was built over).
-    pub(crate) fn get(&self, uuid: &str, nodes: &[(String, Node)]) -> Option<usize> {
-        match self.by_hash.get(&uuid_hash(uuid)) {
-            None => None,
-            Some(&at) if nodes[at].0 == uuid => Some(at),
-            Some(_) => self.collided.get(uuid).copied(),
-        }
-    }
-
-    /// Records node `at` for `uuid` (`nodes`: those the index was built over) unless it is
-    /// recorded already; false then. One hash and one probe, where [`UuidIndex::get`] then
-    /// [`UuidIndex::insert`] take two.
-    pub(crate) fn insert_new(&mut self, uuid: &str, at: usize, nodes: &[(String, Node)]) -> bool {
-        match self.by_hash.entry(uuid_hash(uuid)) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(at);
-                true
-            }
-            std::collections::hash_map::Entry::Occupied(slot) => {
-                if nodes[*slot.get()].0 == uuid || self.collided.contains_key(uuid) {
-                    return false;
-                }
-                self.collided.insert(uuid.to_owned(), at);
-                true
-            }
-        }
-    }
-
-    /// Records node `at` for `uuid`, which must not be recorded yet.
-    pub(crate) fn insert(&mut self, uuid: &str, at: usize) {
-        match self.by_hash.entry(uuid_hash(uuid)) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(at);
-            }
-            std::collections::hash_map::Entry::Occupied(_) => {
-                self.collided.insert(uuid.to_owned(), at);
-            }
-        }
-    }
 }
 
 /// A node of the uuid graph: one uuid, first occurrence first.
@@ -444,7 +376,8 @@ pub struct Decoder {
     /// [`Transcript`] holds it (its window is set when the branch is selected): the
     /// selection keeps them in place rather than copying every body into a new list.
     pub(crate) events: Vec<Event>,
-    pub(crate) index: UuidIndex,
+    /// The uuid -> node map (a resumed decoder builds it when first needed).
+    pub(crate) uuids: Uuids,
     pub(crate) done: bool,
     /// Every row's [`TextSpan`]s, node after node (each node names its own).
     pub(crate) spans: Vec<TextSpan>,
@@ -464,7 +397,7 @@ impl Decoder {
             next_seq: 1,
             nodes: Vec::new(),
             events: Vec::new(),
-            index: UuidIndex::default(),
+            uuids: Uuids::default(),
             done: false,
             spans: Vec::new(),
             record_spans: false,
@@ -616,12 +549,14 @@ impl Decoder {
     /// A new row's parent as its node keeps it: named by its place when it is already a
     /// node, as a resumed state names it (one lookup here rather than one by the graph and
     /// one by the index's writer, and no copy of its uuid kept), else by its uuid.
-    fn parent_link(&self, parent: Option<String>) -> Option<Parent> {
+    fn parent_link(&mut self, parent: Option<String>) -> Option<Parent> {
         let uuid = parent?;
-        Some(match self.index.get(&uuid, &self.nodes) {
-            Some(at) => Parent::At(at),
-            None => Parent::Uuid(uuid),
-        })
+        Some(
+            match self.uuids.built(&self.nodes).get(&uuid, &self.nodes) {
+                Some(at) => Parent::At(at),
+                None => Parent::Uuid(uuid),
+            },
+        )
     }
 
     /// Adds the row of line `n` (`line`: its bytes; `found`: its spans, when already found).
@@ -650,7 +585,7 @@ impl Decoder {
                 found: row.is_sidechain,
             });
         }
-        if let Some(at) = self.index.get(&row.uuid, &self.nodes) {
+        if let Some(at) = self.uuids.built(&self.nodes).get(&row.uuid, &self.nodes) {
             if let Some(Parent::At(p)) = self.nodes[at].1.parent {
                 self.nodes[at].1.parent = self
                     .nodes
@@ -689,7 +624,9 @@ impl Decoder {
         let parent = self.parent_link(row.parent);
         let seq = self.next_seq;
         self.next_seq += row.events.len() as u64;
-        self.index.insert(&row.uuid, self.nodes.len());
+        self.uuids
+            .built(&self.nodes)
+            .insert(&row.uuid, self.nodes.len());
         let first_event = self.events.len();
         let event_count = row.events.len();
         let first_span = self.spans.len();

@@ -6,10 +6,11 @@ use std::collections::{HashMap, HashSet};
 use notesoup_history_core::{Body, Event, SessionRef, Transcript, Window, WordHashBuilder};
 use notesoup_window::Host;
 
-use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Parent, Skeleton, UuidIndex};
+use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Parent, Skeleton};
 use crate::elided::blank_first;
 use crate::rows::Kind;
 use crate::spans::TextSpan;
+use crate::uuids::UuidIndex;
 use crate::{DecodeError, Head};
 
 /// True for a user row holding tool results and no visible text (`all`: the decoder's
@@ -39,7 +40,7 @@ pub(crate) fn results_only(node: &Node, all: &[Event]) -> bool {
 impl Decoder {
     /// Selects the branch ending at `head` and assigns windows.
     pub fn finish(self, head: &Head) -> Result<Transcript, DecodeError> {
-        Graph::new(self)
+        Graph::new(self, head)
             .select(head)
             .map(|(transcript, _, _, _)| transcript)
     }
@@ -50,7 +51,7 @@ impl Decoder {
     /// line each such row was first recorded, so a caller can decode just the lines an
     /// answer needs ([`ElidedRow::reload`]).
     pub fn finish_skeleton(self, head: &Head) -> Result<Skeleton, DecodeError> {
-        Graph::new(self)
+        Graph::new(self, head)
             .select(head)
             .map(|(transcript, elided, rows, spans)| Skeleton {
                 transcript,
@@ -131,11 +132,31 @@ impl Windows {
 }
 
 impl Graph {
-    pub(crate) fn new(decoder: Decoder) -> Self {
+    /// The graph of `decoder`'s nodes, for the selection of the branch ending at `head`.
+    pub(crate) fn new(decoder: Decoder, head: &Head) -> Self {
+        // Every uuid the graph looks up: the head, and the links a node names by text (a
+        // resumed decoder fed nothing since finds just these, without its whole map).
+        let head_uuid = match head {
+            Head::Uuid(uuid) => Some(uuid.as_str()),
+            Head::Leaf => None,
+        };
+        let named = decoder.nodes.iter().flat_map(|(_, n)| {
+            let first = match &n.first_parent {
+                FirstParent::Same => None,
+                FirstParent::Was(first) => first.as_ref(),
+            };
+            [n.parent_uuid(), first, n.logical_parent.as_ref()]
+                .into_iter()
+                .flatten()
+                .chain(&n.preserved)
+                .map(String::as_str)
+        });
+        let index = decoder
+            .uuids
+            .into_index(&decoder.nodes, head_uuid.into_iter().chain(named));
         let resolve = |uuid: Option<&String>| match uuid {
             None => Link::Root,
-            Some(uuid) => decoder
-                .index
+            Some(uuid) => index
                 .get(uuid, &decoder.nodes)
                 .map_or(Link::Missing, Link::Node),
         };
@@ -172,7 +193,7 @@ impl Graph {
             nodes: decoder.nodes,
             events: decoder.events,
             spans: decoder.spans,
-            index: decoder.index,
+            index,
             latest,
             first,
             logical,

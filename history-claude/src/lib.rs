@@ -92,6 +92,7 @@ mod state;
 mod summary;
 #[cfg(test)]
 mod tests;
+mod uuids;
 mod window_facts;
 
 pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decode};

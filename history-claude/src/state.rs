@@ -14,10 +14,11 @@
 use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, Parent, UuidIndex, stamp, unplaced};
+use crate::decoder::{Decoder, FirstParent, Node, Parent, stamp, unplaced};
 use crate::elided::{Elided, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
+use crate::uuids::{UuidIndex, Uuids, repeats, uuid_hash};
 
 /// The format version written first; a state of another version is refused.
 const VERSION: u32 = 7;
@@ -65,6 +66,12 @@ impl Decoder {
         w.u64(self.next_seq);
         w.bool(self.done);
         w.u64(self.nodes.len() as u64);
+        // A resumed decoder fed nothing since has no map yet: one of just the parents
+        // named by their uuid, the only ones looked up here.
+        let wanted = self.nodes.iter().filter_map(|(_, n)| n.parent_uuid());
+        let index = self
+            .uuids
+            .for_wanted(&self.nodes, wanted.map(String::as_str));
         for (uuid, node) in &self.nodes {
             w.str(uuid);
             w.u64(node.first_line as u64);
@@ -74,24 +81,7 @@ impl Decoder {
                 Kind::System => 2,
                 Kind::Attachment => 3,
             });
-            // A parent among the nodes is written as its place: no text to read back, and
-            // no lookup to resolve it.
-            let at = match &node.parent {
-                Some(Parent::Uuid(uuid)) => self.index.get(uuid, &self.nodes),
-                Some(Parent::At(at)) => Some(*at),
-                None => None,
-            };
-            match (at, node.parent.as_ref().and_then(Parent::uuid)) {
-                (Some(at), _) => {
-                    w.u8(2);
-                    w.u64(at as u64);
-                }
-                (None, Some(uuid)) => {
-                    w.u8(1);
-                    w.str(uuid);
-                }
-                (None, None) => w.u8(0),
-            }
+            write_parent(&mut w, node.parent.as_ref(), &index, &self.nodes);
             match &node.first_parent {
                 FirstParent::Same => w.u8(0),
                 FirstParent::Was(first) => {
@@ -188,7 +178,7 @@ impl Decoder {
         let count = r.len(16)?;
         let mut nodes = Vec::with_capacity(count);
         let mut events = Vec::with_capacity(count);
-        let mut index = UuidIndex::with_capacity(count);
+        let mut hashes = Vec::with_capacity(count);
         let mut spans = Vec::new();
         let mut seq_end = 1;
         for _ in 0..count {
@@ -198,10 +188,13 @@ impl Decoder {
                 return Err(r.invalid("row seq or line out of order"));
             }
             seq_end += node.event_count as u64;
-            if !index.insert_new(&uuid, nodes.len(), &nodes) {
-                return Err(r.invalid("repeated uuid"));
-            }
+            hashes.push(uuid_hash(&uuid));
             nodes.push((uuid, node));
+        }
+        // No uuid map is built here (one is, from these hashes, when first needed), but a
+        // repeated uuid is refused all the same.
+        if repeats(&hashes, |i| nodes[i].0.as_str()) {
+            return Err(r.invalid("repeated uuid"));
         }
         // A parent written as its place names one of the nodes (its uuid is not copied).
         if nodes
@@ -223,7 +216,7 @@ impl Decoder {
             next_seq,
             nodes,
             events,
-            index,
+            uuids: Uuids::unbuilt(hashes),
             done,
             spans,
             record_spans: false,
@@ -235,6 +228,33 @@ impl Decoder {
     /// was fed).
     pub fn lines(&self) -> usize {
         self.line
+    }
+}
+
+/// A row's parent: a parent among the `nodes` as its place (no text to read back, and no
+/// lookup to resolve it), else its uuid, or none (`index`: finds every parent named by
+/// its uuid among `nodes`).
+fn write_parent(
+    w: &mut Writer,
+    parent: Option<&Parent>,
+    index: &UuidIndex,
+    nodes: &[(String, Node)],
+) {
+    let at = match parent {
+        Some(Parent::Uuid(uuid)) => index.get(uuid, nodes),
+        Some(Parent::At(at)) => Some(*at),
+        None => None,
+    };
+    match (at, parent.and_then(Parent::uuid)) {
+        (Some(at), _) => {
+            w.u8(2);
+            w.u64(at as u64);
+        }
+        (None, Some(uuid)) => {
+            w.u8(1);
+            w.str(uuid);
+        }
+        (None, None) => w.u8(0),
     }
 }
 

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use notesoup_history_core::{Transcript, Window};
 
 use super::*;
-use crate::decoder::uuid_hash;
 use crate::rows::{Kind, RawRow};
+use crate::uuids::uuid_hash;
 
 /// One conversation row of session `s1` (main chain) as a JSON value.
 fn row(kind: &str, uuid: &str, parent: Option<&str>, text: &str) -> Value {
@@ -445,6 +445,102 @@ fn a_state_parent_place_past_its_rows_is_refused() {
         ),
         "{:?}",
         Decoder::resume(Options::default(), &bad).err()
+    );
+}
+
+/// A state that repeats a uuid is refused when it is resumed, though the resumed decoder
+/// builds no uuid map then: two rows of one uuid, next to each other and far apart.
+#[test]
+fn a_state_that_repeats_a_uuid_is_refused() {
+    let uuids: Vec<String> = (0..300).map(|i| format!("u{i:04}")).collect();
+    let rows: Vec<Value> = uuids
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let parent = i.checked_sub(1).map(|p| uuids[p].as_str());
+            row("user", u, parent, "hi")
+        })
+        .collect();
+    let state = state_of(&jsonl(&rows));
+    assert!(Decoder::resume(Options::default(), &state).is_ok());
+    // A uuid is written as its length (u64 5) and its text.
+    let written = |u: &str| {
+        let mut bytes = 5_u64.to_le_bytes().to_vec();
+        bytes.extend_from_slice(u.as_bytes());
+        state.windows(bytes.len()).position(|w| w == bytes).unwrap() + 8
+    };
+    for (from, to) in [("u0001", "u0000"), ("u0299", "u0000"), ("u0150", "u0298")] {
+        let mut bad = state.clone();
+        let at = written(from);
+        bad[at..at + 5].copy_from_slice(to.as_bytes());
+        let resumed = Decoder::resume(Options::default(), &bad);
+        assert!(
+            matches!(
+                resumed,
+                Err(StateError::Invalid {
+                    reason: "repeated uuid",
+                    ..
+                })
+            ),
+            "{from} -> {to}: {:?}",
+            resumed.err()
+        );
+    }
+}
+
+/// A resumed decoder builds its uuid map only when a line is fed (or a lookup needs it):
+/// then a new row under one of the state's rows, a repeat of one and a row under that
+/// repeat are linked as a fresh decode links them; and one fed nothing finds its head,
+/// its boundary's logical parent and a head it lacks as a fresh decode does.
+#[test]
+fn a_resumed_decoder_links_to_its_rows_as_a_fresh_decode_does() {
+    let first = [
+        row("user", "a", None, "hi"),
+        row("assistant", "b", Some("a"), "yo"),
+        boundary("k", "b"),
+        row("user", "c", Some("k"), "more"),
+        row("user", "d", Some("gone"), "lost"),
+    ];
+    let more = [
+        row("assistant", "e", Some("c"), "new"),
+        row("assistant", "b", Some("a"), "yo"),
+        row("user", "f", Some("b"), "under the repeat"),
+    ];
+    let text = jsonl(&first);
+    let whole = format!("{text}{}", jsonl(&more));
+    let mut resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
+    let mut fresh = Decoder::new(Options::default());
+    for line in whole.lines().take(first.len()) {
+        fresh.line(line.as_bytes(), true).unwrap();
+    }
+    for line in whole.lines().skip(first.len()) {
+        resumed.line(line.as_bytes(), true).unwrap();
+        fresh.line(line.as_bytes(), true).unwrap();
+    }
+    assert_eq!(resumed.snapshot(), fresh.snapshot());
+    assert_eq!(hydrated(resumed, &whole), decode_leaf(&whole).unwrap());
+
+    for head in ["c", "b", "d", "a"] {
+        let head = Head::Uuid(head.into());
+        let resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let t = resumed
+            .finish_skeleton(&head)
+            .unwrap()
+            .hydrate(|row| row.reload(lines[row.line - 1].as_bytes()))
+            .unwrap();
+        assert_eq!(
+            t,
+            decode(text.as_bytes(), &Options::default(), &head).unwrap()
+        );
+    }
+    let resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
+    assert_eq!(resumed.snapshot(), state_of(&text));
+    let lacking = Head::Uuid("e".into());
+    let resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
+    assert_eq!(
+        resumed.finish_skeleton(&lacking).err().map(|e| e.code()),
+        Some("head_not_written")
     );
 }
 
