@@ -62,12 +62,9 @@ pub(crate) struct Node {
     pub(crate) kind: Kind,
     /// The latest parent (`None`: a root).
     pub(crate) parent: Option<Parent>,
-    /// The first-recorded parent, kept apart only once a repeat changed `parent`.
-    pub(crate) first_parent: FirstParent,
-    pub(crate) logical_parent: Option<String>,
-    pub(crate) preserved: Vec<String>,
+    /// What few rows have (`None`: none of it).
+    pub(crate) rare: Option<Box<Rare>>,
     pub(crate) compact: bool,
-    pub(crate) boot: Option<u64>,
     pub(crate) duplicated: bool,
     /// Seq of the first event; the row's events have consecutive seqs.
     pub(crate) seq: u64,
@@ -105,10 +102,48 @@ impl Parent {
     }
 }
 
+/// What few rows have, behind one pointer so that every node is the smaller for it (a
+/// node is moved into its list and first touched once a row: 80 bytes fewer a row).
+#[derive(Debug, Default)]
+pub(crate) struct Rare {
+    /// The first-recorded parent, kept apart only once a repeat changed `parent`.
+    pub(crate) first_parent: FirstParent,
+    /// A boundary's logical parent.
+    pub(crate) logical_parent: Option<String>,
+    /// A boundary's preserved uuids.
+    pub(crate) preserved: Vec<String>,
+    /// The ordinal of a boot's window.
+    pub(crate) boot: Option<u64>,
+}
+
+impl Rare {
+    /// These, boxed; `None` when there are none of them.
+    pub(crate) fn boxed(
+        first_parent: FirstParent,
+        logical_parent: Option<String>,
+        preserved: Vec<String>,
+        boot: Option<u64>,
+    ) -> Option<Box<Rare>> {
+        let none = first_parent == FirstParent::Same
+            && logical_parent.is_none()
+            && preserved.is_empty()
+            && boot.is_none();
+        (!none).then(|| {
+            Box::new(Rare {
+                first_parent,
+                logical_parent,
+                preserved,
+                boot,
+            })
+        })
+    }
+}
+
 /// Where a node's first-recorded parent is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) enum FirstParent {
     /// `parent` still is the first-recorded one (the usual case: no copy is kept).
+    #[default]
     Same,
     /// A repeat changed `parent`; this was the first-recorded one.
     Was(Option<String>),
@@ -124,9 +159,10 @@ impl Node {
     /// latest parent, the first-recorded one kept apart when it changed.
     fn repeated_with(&mut self, parent: Option<String>) {
         let parent = parent.map(Parent::Uuid);
-        if self.first_parent == FirstParent::Same && self.parent != parent {
+        if *self.first_parent_kept() == FirstParent::Same && self.parent != parent {
             let was = std::mem::replace(&mut self.parent, parent);
-            self.first_parent = FirstParent::Was(was.as_ref().and_then(Parent::uuid).cloned());
+            self.rare_mut().first_parent =
+                FirstParent::Was(was.as_ref().and_then(Parent::uuid).cloned());
         } else {
             self.parent = parent;
         }
@@ -142,10 +178,47 @@ impl Node {
 
     /// The uuid of the parent this row was first recorded with, as [`Node::parent_uuid`].
     pub(crate) fn first_parent(&self) -> Option<&String> {
-        match &self.first_parent {
+        match self.first_parent_kept() {
             FirstParent::Same => self.parent_uuid(),
             FirstParent::Was(first) => first.as_ref(),
         }
+    }
+
+    /// Where the first-recorded parent is ([`Rare::first_parent`]).
+    pub(crate) fn first_parent_kept(&self) -> &FirstParent {
+        self.rare
+            .as_ref()
+            .map_or(&FirstParent::Same, |r| &r.first_parent)
+    }
+
+    /// A boundary's logical parent ([`Rare::logical_parent`]).
+    pub(crate) fn logical_parent(&self) -> Option<&String> {
+        self.rare.as_ref().and_then(|r| r.logical_parent.as_ref())
+    }
+
+    /// A boundary's preserved uuids ([`Rare::preserved`]).
+    pub(crate) fn preserved(&self) -> &[String] {
+        self.rare.as_ref().map_or(&[], |r| &r.preserved)
+    }
+
+    /// The ordinal of a boot's window ([`Rare::boot`]).
+    pub(crate) fn boot(&self) -> Option<u64> {
+        self.rare.as_ref().and_then(|r| r.boot)
+    }
+
+    /// The rare fields, boxed now if they were not.
+    fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// A repeat of this boundary recorded these links: they are the latest.
+    fn relinked(&mut self, logical_parent: Option<String>, preserved: Vec<String>) {
+        if self.rare.is_none() && logical_parent.is_none() && preserved.is_empty() {
+            return;
+        }
+        let rare = self.rare_mut();
+        rare.logical_parent = logical_parent;
+        rare.preserved = preserved;
     }
 }
 
@@ -606,7 +679,7 @@ impl Decoder {
                 }
                 (None, None) => same_events(node.events(&self.events), &row.events),
             };
-            if node.kind != row.kind || !same || node.boot != row.boot {
+            if node.kind != row.kind || !same || node.boot() != row.boot {
                 return Err(DecodeError::Conflict {
                     line: n,
                     uuid: row.uuid,
@@ -616,8 +689,7 @@ impl Decoder {
             // A repeat allocates nothing; its links are the latest.
             node.repeated_with(row.parent);
             if row.compact {
-                node.logical_parent = row.logical_parent;
-                node.preserved = row.preserved;
+                node.relinked(row.logical_parent, row.preserved);
             }
             return Ok(());
         }
@@ -653,12 +725,14 @@ impl Decoder {
             Node {
                 first_line: n,
                 kind: row.kind,
-                first_parent: FirstParent::Same,
                 parent,
-                logical_parent: row.logical_parent,
-                preserved: row.preserved,
+                rare: Rare::boxed(
+                    FirstParent::Same,
+                    row.logical_parent,
+                    row.preserved,
+                    row.boot,
+                ),
                 compact: row.compact,
-                boot: row.boot,
                 duplicated: false,
                 seq,
                 first_event,

@@ -141,14 +141,14 @@ impl Graph {
             Head::Leaf => None,
         };
         let named = decoder.nodes.iter().flat_map(|(_, n)| {
-            let first = match &n.first_parent {
+            let first = match n.first_parent_kept() {
                 FirstParent::Same => None,
                 FirstParent::Was(first) => first.as_ref(),
             };
-            [n.parent_uuid(), first, n.logical_parent.as_ref()]
+            [n.parent_uuid(), first, n.logical_parent()]
                 .into_iter()
                 .flatten()
-                .chain(&n.preserved)
+                .chain(n.preserved())
                 .map(String::as_str)
         });
         let index = decoder
@@ -174,7 +174,7 @@ impl Graph {
             .nodes
             .iter()
             .zip(&latest)
-            .map(|((_, n), &link)| match &n.first_parent {
+            .map(|((_, n), &link)| match n.first_parent_kept() {
                 FirstParent::Same => link,
                 FirstParent::Was(first) => resolve(first.as_ref()),
             })
@@ -183,7 +183,7 @@ impl Graph {
             .nodes
             .iter()
             .zip(&latest)
-            .map(|((_, n), &link)| match &n.logical_parent {
+            .map(|((_, n), &link)| match n.logical_parent() {
                 None => link,
                 Some(lp) => resolve(Some(lp)),
             })
@@ -216,7 +216,7 @@ impl Graph {
     fn window_parent(&self, i: usize, mode: Mode) -> (Link, Option<&String>, Mode) {
         let node = &self.nodes[i].1;
         if node.compact {
-            let uuid = node.logical_parent.as_ref().or(node.parent_uuid());
+            let uuid = node.logical_parent().or(node.parent_uuid());
             return (self.logical[i], uuid, Mode::Original);
         }
         match mode {
@@ -353,10 +353,10 @@ impl Graph {
             let mut edges: Vec<(Option<&String>, bool, Mode)> = Vec::new();
             if node.compact {
                 if !cut.contains(&i) {
-                    edges.push((node.logical_parent.as_ref(), true, Mode::Original));
+                    edges.push((node.logical_parent(), true, Mode::Original));
                 }
                 edges.extend(
-                    node.preserved
+                    node.preserved()
                         .iter()
                         .map(|p| (Some(p), false, Mode::Original)),
                 );
@@ -373,7 +373,7 @@ impl Graph {
         }
         for &i in cut {
             if selected[i]
-                && let Some(lp) = &self.nodes[i].1.logical_parent
+                && let Some(lp) = self.nodes[i].1.logical_parent()
                 && seen_missing.insert(lp)
             {
                 missing.push(lp.clone());
@@ -399,7 +399,7 @@ impl Graph {
                 if let Link::Node(p) = self.logical[i] {
                     referenced[p] = true;
                 }
-                for p in &node.preserved {
+                for p in node.preserved() {
                     if let Link::Node(p) = self.link(Some(p)) {
                         referenced[p] = true;
                     }
@@ -533,7 +533,11 @@ impl Graph {
             path.push((at, at_mode));
             // Only boundaries are ever cut (most nodes are not one: no lookup for them).
             if self.nodes[at].1.compact && cut.contains(&at) {
-                let lp = self.nodes[at].1.logical_parent.clone().unwrap_or_default();
+                let lp = self.nodes[at]
+                    .1
+                    .logical_parent()
+                    .cloned()
+                    .unwrap_or_default();
                 break (UNSET, Some(Window::Unknown { missing: lp }));
             }
             match self.window_parent(at, at_mode) {
@@ -550,7 +554,7 @@ impl Graph {
         // its place, once known, with no window built or looked up.
         for &(node, node_mode) in path.iter().rev() {
             let n = &self.nodes[node].1;
-            if place == UNSET || n.compact || n.boot.is_some() {
+            if place == UNSET || n.compact || n.boot().is_some() {
                 let before = base.take().unwrap_or_else(|| windows.get(place).clone());
                 place = windows.place(self.step(node, before));
             }
@@ -562,7 +566,7 @@ impl Graph {
     /// The window of `node` given its predecessor's window.
     fn step(&self, node: usize, before: Window) -> Window {
         let n = &self.nodes[node].1;
-        if let Some(ordinal) = n.boot {
+        if let Some(ordinal) = n.boot() {
             return Window::Numbered(ordinal);
         }
         match (n.compact, before) {

@@ -14,7 +14,7 @@
 use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, Parent, stamp, unplaced};
+use crate::decoder::{Decoder, FirstParent, Node, Parent, Rare, stamp, unplaced};
 use crate::elided::{Elided, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
@@ -82,20 +82,20 @@ impl Decoder {
                 Kind::Attachment => 3,
             });
             write_parent(&mut w, node.parent.as_ref(), &index, &self.nodes);
-            match &node.first_parent {
+            match node.first_parent_kept() {
                 FirstParent::Same => w.u8(0),
                 FirstParent::Was(first) => {
                     w.u8(1);
                     w.opt_str(first.as_deref());
                 }
             }
-            w.opt_str(node.logical_parent.as_deref());
-            w.u64(node.preserved.len() as u64);
-            for p in &node.preserved {
+            w.opt_str(node.logical_parent().map(String::as_str));
+            w.u64(node.preserved().len() as u64);
+            for p in node.preserved() {
                 w.str(p);
             }
             w.bool(node.compact);
-            match node.boot {
+            match node.boot() {
                 None => w.u8(0),
                 Some(n) => {
                     w.u8(1);
@@ -326,11 +326,8 @@ fn read_node(
             first_line,
             kind,
             parent,
-            first_parent,
-            logical_parent,
-            preserved,
+            rare: Rare::boxed(first_parent, logical_parent, preserved, boot),
             compact,
-            boot,
             duplicated,
             seq,
             first_event,
