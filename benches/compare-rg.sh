@@ -45,6 +45,8 @@ helper, cli, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup", bin_dir / 
 tmp = Path(tempfile.mkdtemp(prefix="nscmp-"))
 SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
 QUERY = "zebra-needle"
+# A word of the generators' vocabulary: every generated session holds it.
+COMMON = "lexer"
 # The later MCP questions: literals as rare as QUERY, each another search.
 OTHERS = ["ebra-needle", "zebra-needl", "bra-needle", "zebra-need", "ra-needle", "zebra-nee", "a-needle"]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -304,10 +306,10 @@ def whole():
         if shown != found or b"could not be read" in out:
             sys.exit(f"compare-rg: notesoup named {sorted(shown)}, rg found {sorted(found)}: {out[-400:]!r}")
 
-    def notesoup(e):
+    def notesoup(e, cmd=search):
         with open(os.devnull, "rb") as inp:
             start = time.perf_counter()
-            p = subprocess.Popen(search, stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=e)
+            p = subprocess.Popen(cmd, stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=e)
             out = p.stdout.read()
             _, status, usage = os.wait4(p.pid, 0)
             wall = time.perf_counter() - start
@@ -334,6 +336,15 @@ def whole():
     cold_home = tmp / "whole-cold-peak"
     cold_peak = peak_of(search, dict(env, NOTESOUP_HOME=str(cold_home)))
     shutil.rmtree(cold_home, ignore_errors=True)
+    # Case ignored: the same text in another case, against `rg -i`; the same sessions found.
+    folded = QUERY.upper()
+    search_i = [str(cli), "history", "search", "-i", folded, "--no-pager"]
+    rg_i = ["rg", "-F", "-l", "-i", folded] + folders
+    if {session_of(l) for l in subprocess.run(rg_i, check=True, stdout=subprocess.PIPE).stdout.split()} != found:
+        sys.exit("compare-rg: rg -i finds other sessions than rg")
+    i = pairwise(lambda: notesoup(env, search_i), lambda: timed(rg_i), pairs)
+    # A text every session holds: every session decoded, the six large ones included.
+    common_peak = peak_of([str(cli), "history", "search", COMMON, "--no-pager"], env)
     label = (f"{len(files)} session files, {size / 1e6:.0f} MB, largest {largest / 1e6:.0f} MB; "
              f"`{QUERY}` in {len(found)}")
     rows.append((f"`notesoup history search {QUERY}`, indexes warm, vs `rg -F -l` over the same folders ({label})",
@@ -343,6 +354,10 @@ def whole():
     rows.append(("peak memory / largest session file (whole-history search)",
                  f"warm {warm_peak / 2**20:.0f} MiB, cold {cold_peak / 2**20:.0f} MiB",
                  f"warm {warm_peak / largest:.2f}, cold {cold_peak / largest:.2f}", "< 2"))
+    rows.append((f"`notesoup history search -i {folded}`, indexes warm, vs `rg -F -l -i`",
+                 f"{i['a_wall']:.3f} s vs {i['b_wall']:.3f} s", f"{i['wall']:.2f} (cpu {i['cpu']:.2f})", "(say it)"))
+    rows.append((f"peak memory / largest session file, `search {COMMON}` (in every session: all decoded)",
+                 f"{common_peak / 2**20:.0f} MiB", f"{common_peak / largest:.2f}", "< 2"))
 
 
 try:
