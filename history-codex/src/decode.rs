@@ -1,6 +1,7 @@
 //! The history chain (base files cut at `history_base`), then items to events.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use serde_json::{Map, Value};
 
@@ -11,7 +12,8 @@ use notesoup_window::Host;
 use notesoup_window::marker::boot_marker;
 
 use crate::lines::{
-    HistoryBase, Line, Meta, file_ids, lines, meta_of, optional_str, required_str, shown,
+    HistoryBase, Line, Meta, each_line, file_ids, line_at, lines, meta_of, optional_str,
+    required_str, shown,
 };
 use crate::{CodexError, CodexFile};
 
@@ -34,6 +36,77 @@ enum Item {
     Nothing,
 }
 
+/// One rollout line after the `session_meta`, converted as it is read: what the decode
+/// needs of it, its JSON dropped.
+struct Step {
+    at: At,
+    timestamp: Option<String>,
+    /// What it contributes; `Err` is a schema refusal, raised when the decode reaches it
+    /// (after the chain's checks).
+    item: Result<Item, String>,
+}
+
+/// Where a line lies: its 1-based number, its bytes in its file, and its ordinal.
+struct At {
+    number: usize,
+    span: Range<usize>,
+    ordinal: Option<u64>,
+}
+
+/// One file of the chain, read up to the length that belongs to the history.
+struct Part {
+    meta: Meta,
+    /// The lines that contribute something (or are refused), in order.
+    steps: Vec<Step>,
+    /// The ordinals of its first and last lines.
+    first_ordinal: Option<u64>,
+    last_ordinal: Option<u64>,
+}
+
+/// Reads `file[..limit]`: every line parsed and converted in turn, then its `session_meta`.
+fn read_part(file: &CodexFile<'_>, limit: usize) -> Result<Part, CodexError> {
+    let mut first: Option<Line> = None;
+    let mut steps = Vec::new();
+    let mut last_ordinal = None;
+    for line in each_line(file, limit) {
+        let line = line?;
+        let ordinal = line.object.get("ordinal").and_then(Value::as_u64);
+        last_ordinal = ordinal;
+        if first.is_none() {
+            first = Some(line);
+            continue;
+        }
+        let item = item(&line.object);
+        if matches!(item, Ok(Item::Nothing)) {
+            continue;
+        }
+        steps.push(Step {
+            at: At {
+                number: line.number,
+                span: line.span,
+                ordinal,
+            },
+            timestamp: line
+                .object
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            item,
+        });
+    }
+    let meta = meta_of(file, first.as_ref())?;
+    let first_ordinal = first
+        .as_ref()
+        .and_then(|l| l.object.get("ordinal"))
+        .and_then(Value::as_u64);
+    Ok(Part {
+        meta,
+        steps,
+        first_ordinal,
+        last_ordinal,
+    })
+}
+
 /// Decodes one Codex thread from its history chain: `chain[0]` is the oldest file, each
 /// next file's `session_meta.history_base` names the previous one (a rewind segment names
 /// its base, a fork names the file it was forked from), and the last file is the selected
@@ -45,15 +118,15 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
     };
     // Walk back from the selected file: each file's meta says how much of the previous
     // file belongs to this history.
-    let mut parts: Vec<(Vec<Line>, Meta)> = Vec::with_capacity(chain.len());
+    let mut parts: Vec<Part> = Vec::with_capacity(chain.len());
     let mut limit = selected.bytes.len();
     let mut successor: Option<(&CodexFile<'_>, HistoryBase, Option<u64>)> = None;
     for (index, file) in chain.iter().enumerate().rev() {
-        let all = lines(file, limit)?;
-        let meta = meta_of(file, all.first())?;
-        check_name(file, &meta)?;
+        let part = read_part(file, limit)?;
+        let meta = &part.meta;
+        check_name(file, meta)?;
         if let Some((next, base, next_first)) = successor.take() {
-            check_link(file, &meta, &all, next, &base, next_first)?;
+            check_link(file, meta, part.last_ordinal, next, &base, next_first)?;
         }
         match (&meta.history_base, index) {
             (Some(base), i) if i > 0 => {
@@ -83,11 +156,7 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
                     });
                 }
                 limit = base.end_byte_offset;
-                let first_ordinal = all
-                    .first()
-                    .and_then(|l| l.object.get("ordinal"))
-                    .and_then(Value::as_u64);
-                successor = Some((file, base.clone(), first_ordinal));
+                successor = Some((file, base.clone(), part.first_ordinal));
             }
             (None, i) if i > 0 => {
                 return Err(CodexError::HistoryBase {
@@ -100,19 +169,19 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
             }
             _ => {}
         }
-        parts.push((all, meta));
+        parts.push(part);
     }
     parts.reverse();
 
     let missing: Vec<String> = parts[0]
-        .1
+        .meta
         .history_base
         .iter()
         .map(|b| b.thread_id.clone())
         .collect();
     let session = SessionRef {
         harness: Host::Codex,
-        id: parts[parts.len() - 1].1.id.clone(),
+        id: parts[parts.len() - 1].meta.id.clone(),
     };
     let mut state = State {
         window: match missing.first() {
@@ -126,14 +195,14 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
         turns: Vec::new(),
         seen: HashMap::new(),
     };
-    for ((all, _), file) in parts.iter().zip(chain) {
-        for line in all.iter().skip(1) {
-            let item = item(&line.object).map_err(|reason| CodexError::Line {
+    for (index, (part, file)) in parts.into_iter().zip(chain).enumerate() {
+        for step in part.steps {
+            let item = step.item.map_err(|reason| CodexError::Line {
                 file: file.name.to_owned(),
-                line: line.number,
+                line: step.at.number,
                 reason,
             })?;
-            state.apply(file, line, item)?;
+            state.apply(chain, index, &step.at, step.timestamp, item)?;
         }
     }
     Ok(Transcript {
@@ -151,24 +220,25 @@ struct State {
     events: Vec<Event>,
     /// Index in `events` of each real user prompt, in order.
     turns: Vec<usize>,
-    /// Payload id → (file, line, payload without metadata), to spot repeats.
-    seen: HashMap<String, (String, usize, Value)>,
+    /// Payload id → where it was first seen (file index in the chain, line, bytes), to
+    /// spot repeats.
+    seen: HashMap<String, (usize, usize, Range<usize>)>,
 }
 
 impl State {
-    fn apply(&mut self, file: &CodexFile<'_>, line: &Line, item: Item) -> Result<(), CodexError> {
-        let timestamp = line
-            .object
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+    fn apply(
+        &mut self,
+        chain: &[CodexFile<'_>],
+        file: usize,
+        at: &At,
+        timestamp: Option<String>,
+        item: Item,
+    ) -> Result<(), CodexError> {
         let record_of = |id: Option<String>| {
-            id.unwrap_or_else(
-                || match line.object.get("ordinal").and_then(Value::as_u64) {
-                    Some(ordinal) => format!("ordinal:{ordinal}"),
-                    None => format!("line:{}", line.number),
-                },
-            )
+            id.unwrap_or_else(|| match at.ordinal {
+                Some(ordinal) => format!("ordinal:{ordinal}"),
+                None => format!("line:{}", at.number),
+            })
         };
         match item {
             Item::Nothing => {}
@@ -197,7 +267,7 @@ impl State {
                 boot,
             } => {
                 if let Some(id) = &record
-                    && self.repeated(file, line, id)?
+                    && self.repeated(chain, file, at, id)?
                 {
                     return Ok(());
                 }
@@ -229,33 +299,44 @@ impl State {
     }
 
     /// True when this payload id was already seen with the same payload (it allocates
-    /// nothing); a different payload under the same id is refused.
+    /// nothing); a different payload under the same id is refused. Only where the first
+    /// payload lies is kept: a repeat (rare) reads both payloads again.
     fn repeated(
         &mut self,
-        file: &CodexFile<'_>,
-        line: &Line,
+        chain: &[CodexFile<'_>],
+        file: usize,
+        at: &At,
         id: &str,
     ) -> Result<bool, CodexError> {
-        let mut payload = line.object.get("payload").cloned().unwrap_or(Value::Null);
-        if let Value::Object(map) = &mut payload {
-            map.remove("internal_chat_message_metadata_passthrough");
-            map.remove("status");
+        let Some((first_file, first_line, first_span)) = self.seen.get(id) else {
+            self.seen
+                .insert(id.to_owned(), (file, at.number, at.span.clone()));
+            return Ok(false);
+        };
+        let first = payload(&chain[*first_file], *first_line, first_span.clone())?;
+        if first == payload(&chain[file], at.number, at.span.clone())? {
+            return Ok(true);
         }
-        if let Some((first_file, first_line, first)) = self.seen.get(id) {
-            if *first == payload {
-                return Ok(true);
-            }
-            return Err(CodexError::Duplicate {
-                file: file.name.to_owned(),
-                line: line.number,
-                id: id.to_owned(),
-                first: format!("{first_file}:{first_line}"),
-            });
-        }
-        self.seen
-            .insert(id.to_owned(), (file.name.to_owned(), line.number, payload));
-        Ok(false)
+        Err(CodexError::Duplicate {
+            file: chain[file].name.to_owned(),
+            line: at.number,
+            id: id.to_owned(),
+            first: format!("{}:{first_line}", chain[*first_file].name),
+        })
     }
+}
+
+/// The payload of the line at `span`, without the metadata a repeat may change.
+fn payload(file: &CodexFile<'_>, line: usize, span: Range<usize>) -> Result<Value, CodexError> {
+    let mut payload = match line_at(file, line, span)? {
+        Value::Object(mut object) => object.remove("payload").unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    if let Value::Object(map) = &mut payload {
+        map.remove("internal_chat_message_metadata_passthrough");
+        map.remove("status");
+    }
+    Ok(payload)
 }
 
 fn check_name(file: &CodexFile<'_>, meta: &Meta) -> Result<(), CodexError> {
@@ -277,11 +358,12 @@ fn history_id<'a>(file: &'a CodexFile<'_>, meta: &'a Meta) -> &'a str {
         .unwrap_or(meta.id.as_str())
 }
 
-/// Checks that `next`'s `history_base` (`base`) names `file` and that the ordinals join.
+/// Checks that `next`'s `history_base` (`base`) names `file` and that the ordinals join:
+/// `last` is the ordinal of `file`'s last line read, `next_first` that of `next`'s first.
 fn check_link(
     file: &CodexFile<'_>,
     meta: &Meta,
-    all: &[Line],
+    last: Option<u64>,
     next: &CodexFile<'_>,
     base: &HistoryBase,
     next_first: Option<u64>,
@@ -297,19 +379,15 @@ fn check_link(
             base.thread_id, file.name
         )));
     }
-    if let Some(end) = base.end_ordinal_exclusive {
-        let last = all
-            .last()
-            .and_then(|l| l.object.get("ordinal"))
-            .and_then(Value::as_u64);
-        if last.is_some_and(|last| last >= end) || next_first.is_some_and(|first| first != end) {
-            return Err(bad(format!(
-                "end_ordinal_exclusive {end} does not join {} (last ordinal {}) to this file (first ordinal {})",
-                file.name,
-                last.map_or_else(|| "none".into(), |n| n.to_string()),
-                next_first.map_or_else(|| "none".into(), |n| n.to_string()),
-            )));
-        }
+    if let Some(end) = base.end_ordinal_exclusive
+        && (last.is_some_and(|last| last >= end) || next_first.is_some_and(|first| first != end))
+    {
+        return Err(bad(format!(
+            "end_ordinal_exclusive {end} does not join {} (last ordinal {}) to this file (first ordinal {})",
+            file.name,
+            last.map_or_else(|| "none".into(), |n| n.to_string()),
+            next_first.map_or_else(|| "none".into(), |n| n.to_string()),
+        )));
     }
     Ok(())
 }

@@ -1,67 +1,105 @@
 //! Rollout lines: committed JSONL lines of a (decompressed) rollout, and the file-name and
 //! `session_meta` facts the corpus and the decoder need.
 
+use std::ops::Range;
+
 use serde_json::{Map, Value};
 
 use notesoup_history_core::LineError;
 
 use crate::{CodexError, CodexFile};
 
-/// One committed line: its 1-based number and its JSON object.
+/// One committed line: its 1-based number, where its text lies in the file, and its JSON
+/// object.
 pub(crate) struct Line {
     pub(crate) number: usize,
+    pub(crate) span: Range<usize>,
     pub(crate) object: Map<String, Value>,
 }
 
-/// The committed lines of `bytes[..limit]`; a final unterminated line is read only when it
-/// is already whole JSON (otherwise it is a write in progress, skipped).
-pub(crate) fn lines(file: &CodexFile<'_>, limit: usize) -> Result<Vec<Line>, CodexError> {
+/// The committed lines of `bytes[..limit]`, in order, each parsed as it is reached; a
+/// final unterminated line is read only when it is already whole JSON (otherwise it is a
+/// write in progress, skipped). The first refusal ends the lines.
+pub(crate) fn each_line<'a>(
+    file: &'a CodexFile<'_>,
+    limit: usize,
+) -> impl Iterator<Item = Result<Line, CodexError>> + 'a {
     let bytes = &file.bytes[..limit.min(file.bytes.len())];
-    let mut out = Vec::new();
     let mut start = 0;
     let mut number = 0;
-    while start < bytes.len() {
-        number += 1;
-        let (raw, end, terminated) = match bytes[start..].iter().position(|&b| b == b'\n') {
-            Some(at) => (&bytes[start..start + at], start + at + 1, true),
-            None => (&bytes[start..], bytes.len(), false),
-        };
-        start = end;
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(raw) else {
-            if !terminated {
+    std::iter::from_fn(move || {
+        while start < bytes.len() {
+            number += 1;
+            let rest = &bytes[start..];
+            let (raw, terminated) = match memchr::memchr(b'\n', rest) {
+                Some(at) => (&rest[..at], true),
+                None => (rest, false),
+            };
+            let at = start;
+            start += raw.len() + 1;
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if raw.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            return Err(LineError::Utf8 {
-                file: file.name.to_owned(),
-                line: number,
-            }
-            .into());
-        };
-        match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(object)) => out.push(Line { number, object }),
-            Ok(_) => {
-                return Err(CodexError::Line {
+            let Ok(text) = std::str::from_utf8(raw) else {
+                if !terminated {
+                    continue;
+                }
+                start = bytes.len();
+                return Some(Err(LineError::Utf8 {
+                    file: file.name.to_owned(),
+                    line: number,
+                }
+                .into()));
+            };
+            let error = match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(object)) => {
+                    return Some(Ok(Line {
+                        number,
+                        span: at..at + raw.len(),
+                        object,
+                    }));
+                }
+                Ok(_) => CodexError::Line {
                     file: file.name.to_owned(),
                     line: number,
                     reason: "the line is not a JSON object".into(),
-                });
-            }
-            Err(_) if !terminated => {}
-            Err(err) => {
-                return Err(LineError::Json {
+                },
+                Err(_) if !terminated => continue,
+                Err(err) => LineError::Json {
                     file: file.name.to_owned(),
                     line: number,
                     message: err.to_string(),
                 }
-                .into());
-            }
+                .into(),
+            };
+            start = bytes.len();
+            return Some(Err(error));
         }
-    }
-    Ok(out)
+        None
+    })
+}
+
+/// All the committed lines of `bytes[..limit]` (see [`each_line`]).
+pub(crate) fn lines(file: &CodexFile<'_>, limit: usize) -> Result<Vec<Line>, CodexError> {
+    each_line(file, limit).collect()
+}
+
+/// The JSON object of a line [`each_line`] read at `span`, read again.
+pub(crate) fn line_at(
+    file: &CodexFile<'_>,
+    number: usize,
+    span: Range<usize>,
+) -> Result<Value, CodexError> {
+    let raw = file.bytes.get(span).unwrap_or_default();
+    serde_json::from_slice::<Value>(raw).map_err(|err| {
+        LineError::Json {
+            file: file.name.to_owned(),
+            line: number,
+            message: err.to_string(),
+        }
+        .into()
+    })
 }
 
 /// The ids in a rollout file name `rollout-<time>-<threadId>[_<segmentId>].jsonl[.zst]`.

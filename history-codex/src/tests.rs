@@ -119,6 +119,119 @@ fn a_repeated_item_allocates_nothing() {
     assert_eq!(seqs, [1, 2]);
 }
 
+/// `assistant(id, text)` with the two keys a repeat may change set to `status`.
+fn assistant_marked(id: &str, text: &str, status: &str) -> String {
+    assistant(id, text).replace(
+        r#""role":"assistant","#,
+        &format!(
+            r#""role":"assistant","status":"{status}","internal_chat_message_metadata_passthrough":{{"turn":"{status}"}},"#
+        ),
+    )
+}
+
+#[test]
+fn a_repeat_differing_only_in_metadata_is_skipped_and_any_other_change_refused() {
+    let first = assistant_marked("m1", "one", "in_progress");
+    let again = assistant_marked("m1", "one", "completed");
+    assert_ne!(first, again);
+    let t = run(&jsonl(&[META, &first, &user("next"), &again])).unwrap();
+    assert_eq!(texts(&t), ["one", "next"]);
+    // A change no event shows (a key the decoder does not read) is still a conflict.
+    let changed = again.replace(
+        r#""role":"assistant","#,
+        r#""role":"assistant","end_turn":true,"#,
+    );
+    let err = run(&jsonl(&[META, &first, &user("next"), &changed])).unwrap_err();
+    assert_eq!(
+        err,
+        CodexError::Duplicate {
+            file: "x.jsonl".into(),
+            line: 4,
+            id: "m1".into(),
+            first: "x.jsonl:2".into(),
+        }
+    );
+}
+
+/// A base file and a rewind segment continuing all of it.
+fn base_and_segment(
+    base_lines: &[&str],
+    seg_lines: &[&str],
+    thread: &str,
+) -> Result<Transcript, CodexError> {
+    let base = jsonl(base_lines);
+    let seg_meta = format!(
+        r#"{{"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"{thread}","end_byte_offset":{}}}}}}}"#,
+        base.len()
+    );
+    let mut lines = vec![seg_meta.as_str()];
+    lines.extend_from_slice(seg_lines);
+    let seg = jsonl(&lines);
+    decode(&[
+        CodexFile {
+            name: "rollout-2026-12-02T15-17-58-th1.jsonl",
+            bytes: base.as_bytes(),
+        },
+        CodexFile {
+            name: "rollout-2026-12-02T15-19-06-th1_seg1.jsonl",
+            bytes: seg.as_bytes(),
+        },
+    ])
+}
+
+#[test]
+fn a_repeat_in_the_next_file_of_the_chain_is_compared_with_the_first() {
+    let first = assistant_marked("m1", "one", "in_progress");
+    let again = assistant_marked("m1", "one", "completed");
+    let t = base_and_segment(&[META, &user("hi"), &first], &[&user("two"), &again], "th1").unwrap();
+    assert_eq!(texts(&t), ["hi", "one", "two"]);
+    let changed = assistant_marked("m1", "ONE", "completed");
+    let err = base_and_segment(
+        &[META, &user("hi"), &first],
+        &[&user("two"), &changed],
+        "th1",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        CodexError::Duplicate {
+            file: "rollout-2026-12-02T15-19-06-th1_seg1.jsonl".into(),
+            line: 3,
+            id: "m1".into(),
+            first: "rollout-2026-12-02T15-17-58-th1.jsonl:3".into(),
+        }
+    );
+}
+
+#[test]
+fn a_schema_refusal_comes_after_the_chains_checks_in_log_order() {
+    let bad = r#"{"type":"response_item"}"#;
+    // A broken link is refused before any line's schema.
+    let err = base_and_segment(&[META, bad], &[&user("two")], "th9").unwrap_err();
+    assert!(matches!(err, CodexError::HistoryBase { .. }), "{err}");
+    // With the link whole, the base's bad line is refused, before the segment's.
+    let err = base_and_segment(&[META, &user("one"), bad], &[bad], "th1").unwrap_err();
+    assert_eq!(
+        err,
+        CodexError::Line {
+            file: "rollout-2026-12-02T15-17-58-th1.jsonl".into(),
+            line: 3,
+            reason: "`payload` is missing".into(),
+        }
+    );
+    // A conflicting repeat before the bad line is refused first.
+    let err = base_and_segment(
+        &[META, &assistant("m1", "one"), &assistant("m1", "two"), bad],
+        &[],
+        "th1",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, CodexError::Duplicate { line: 3, .. }),
+        "{err}"
+    );
+}
+
 #[test]
 fn injected_context_is_an_attachment_and_developer_text_takes_no_seq() {
     let t = run(&jsonl(&[
