@@ -78,12 +78,10 @@ pub(crate) struct Graph {
     /// The decoder's flat list of spans.
     spans: Vec<TextSpan>,
     index: UuidIndex,
-    /// Each node's latest parent, resolved.
+    /// Each node's latest parent, resolved (the first-recorded and logical parents, which
+    /// differ from it only after a changing repeat or on a boundary, are resolved when
+    /// asked: [`Graph::first`], [`Graph::logical`]).
     latest: Vec<Link>,
-    /// Each node's first-recorded parent, resolved.
-    first: Vec<Link>,
-    /// Each boundary's logical parent (else its parent), resolved.
-    logical: Vec<Link>,
 }
 
 /// Which parent links a walk follows: the latest ones (the selected branch) or the
@@ -160,32 +158,15 @@ impl Graph {
                 .get(uuid, &decoder.nodes)
                 .map_or(Link::Missing, Link::Node),
         };
-        // One lookup per node for the usual row; the first-recorded and logical links
-        // differ from the latest only after a changing repeat or on a boundary.
+        // No lookup for a parent named by its place (every state row's, and every fed row's
+        // whose parent came first); the first-recorded and logical links, which differ from
+        // the latest only after a changing repeat or on a boundary, are resolved when asked.
         let latest: Vec<Link> = decoder
             .nodes
             .iter()
             .map(|(_, n)| match &n.parent {
                 Some(Parent::At(at)) => Link::Node(*at),
                 _ => resolve(n.parent_uuid()),
-            })
-            .collect();
-        let first = decoder
-            .nodes
-            .iter()
-            .zip(&latest)
-            .map(|((_, n), &link)| match n.first_parent_kept() {
-                FirstParent::Same => link,
-                FirstParent::Was(first) => resolve(first.as_ref()),
-            })
-            .collect();
-        let logical = decoder
-            .nodes
-            .iter()
-            .zip(&latest)
-            .map(|((_, n), &link)| match n.logical_parent() {
-                None => link,
-                Some(lp) => resolve(Some(lp)),
             })
             .collect();
         Self {
@@ -195,8 +176,22 @@ impl Graph {
             spans: decoder.spans,
             index,
             latest,
-            first,
-            logical,
+        }
+    }
+
+    /// Node `i`'s first-recorded parent, resolved: its latest one unless a repeat moved it.
+    fn first(&self, i: usize) -> Link {
+        match self.nodes[i].1.first_parent_kept() {
+            FirstParent::Same => self.latest[i],
+            FirstParent::Was(first) => self.link(first.as_ref()),
+        }
+    }
+
+    /// A boundary's logical parent (else node `i`'s latest parent), resolved.
+    fn logical(&self, i: usize) -> Link {
+        match self.nodes[i].1.logical_parent() {
+            None => self.latest[i],
+            Some(lp) => self.link(Some(lp)),
         }
     }
 
@@ -217,11 +212,11 @@ impl Graph {
         let node = &self.nodes[i].1;
         if node.compact {
             let uuid = node.logical_parent().or(node.parent_uuid());
-            return (self.logical[i], uuid, Mode::Original);
+            return (self.logical(i), uuid, Mode::Original);
         }
         match mode {
             Mode::Latest => (self.latest[i], node.parent_uuid(), Mode::Latest),
-            Mode::Original => (self.first[i], node.first_parent(), Mode::Original),
+            Mode::Original => (self.first(i), node.first_parent(), Mode::Original),
         }
     }
 
@@ -229,9 +224,9 @@ impl Graph {
     /// first-recorded parent. Every node has at most one, so cycles are found in one pass.
     fn original_next(&self, i: usize) -> Link {
         if self.nodes[i].1.compact {
-            self.logical[i]
+            self.logical(i)
         } else {
-            self.first[i]
+            self.first(i)
         }
     }
 
@@ -338,10 +333,10 @@ impl Graph {
             }
             selected[i] = true;
             let node = &self.nodes[i].1;
-            // The parent edge, through the links resolved once in `Graph::new`.
+            // The parent edge, through the latest links resolved in `Graph::new`.
             let (parent, link) = match mode {
                 Mode::Latest => (node.parent_uuid(), self.latest[i]),
-                Mode::Original => (node.first_parent(), self.first[i]),
+                Mode::Original => (node.first_parent(), self.first(i)),
             };
             match (link, parent) {
                 (Link::Node(p), _) => stack.push((p, mode)),
@@ -389,14 +384,14 @@ impl Graph {
         // branch (see `join_sibling_results`) rather than end one.
         let mut children = vec![0_usize; self.nodes.len()];
         for (i, (_, node)) in self.nodes.iter().enumerate() {
-            // The links resolved once in `Graph::new` (a boundary's `logical` link is its
+            // The latest links resolved in `Graph::new`, and a boundary's logical link (its
             // logical parent, else its parent: marked either way).
             if let Link::Node(p) = self.latest[i] {
                 referenced[p] = true;
                 children[p] += 1;
             }
             if node.compact {
-                if let Link::Node(p) = self.logical[i] {
+                if let Link::Node(p) = self.logical(i) {
                     referenced[p] = true;
                 }
                 for p in node.preserved() {
