@@ -162,7 +162,7 @@ impl History {
         let window = query.window.map(|w| self.resolve_window(w)).transpose()?;
         let end = match query.before {
             Some(seq) => self.cursor_position(&format!("s{seq}"))?,
-            None => self.order().len(),
+            None => self.events().len(),
         };
         let roles = query.roles.unwrap_or(&DEFAULT_ROLES);
         let needle = query.needle;
@@ -179,7 +179,7 @@ impl History {
         let mut before = None;
         let mut scratch = String::new();
         for pos in (0..end).rev() {
-            let index = self.order()[pos];
+            let index = self.at_position(pos);
             let event = self.event_at(index);
             if !self.listed(index) || !History::role_admits(Some(roles), event) {
                 continue;

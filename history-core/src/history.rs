@@ -78,6 +78,15 @@ impl std::fmt::Debug for Elided {
     }
 }
 
+/// A presentation order other than seq order.
+#[derive(Debug, Clone)]
+struct Reordered {
+    /// Event indexes in presentation order.
+    order: Vec<usize>,
+    /// For each event index: its position in `order`.
+    position: Vec<usize>,
+}
+
 /// A transcript ready to query: events by seq, calls paired with results, and the
 /// presentation order (numbered windows by ordinal, then unknown segments; seq order
 /// inside each).
@@ -86,10 +95,9 @@ pub struct History {
     transcript: Transcript,
     /// For each event index: the index of its paired call or result, if any.
     partner: Vec<Option<usize>>,
-    /// Event indexes in presentation order.
-    order: Vec<usize>,
-    /// For each event index: its position in `order`.
-    position: Vec<usize>,
+    /// The presentation order when it is not seq order (`None`: each event index is its
+    /// own position, the usual case).
+    reordered: Option<Reordered>,
     /// Bodies left out of `transcript`, and where they are.
     elided: Option<Elided>,
 }
@@ -99,8 +107,22 @@ impl History {
     /// with the latest earlier call of the same id that has no result yet; a call without
     /// one stays pending.
     pub fn new(transcript: Transcript) -> Result<Self, HistoryError> {
+        let events = &transcript.events;
+        let mut partner = vec![None; events.len()];
+        // The open calls of each id form a stack, kept as links (no allocation per id):
+        // `top` names an id's latest open call, `below` the call opened before each one
+        // that was opened while another call of its id was (rare: ids are unique).
+        let mut top: HashMap<&str, usize, WordHashBuilder> = HashMap::default();
+        let mut below: HashMap<usize, usize, WordHashBuilder> = HashMap::default();
+        // Unknown segments follow numbered windows, in the order their first event was
+        // appended (no chronology is claimed between them): each missing id's first seq.
+        let mut first_seq: HashMap<&str, Seq, WordHashBuilder> = HashMap::default();
+        // One pass checks the seqs, pairs calls with results and tells whether the events
+        // are already in presentation order (the usual case: then nothing is sorted).
         let mut previous = 0;
-        for event in &transcript.events {
+        let mut last_key = (0, 0, 0);
+        let mut sorted = true;
+        for (index, event) in events.iter().enumerate() {
             if event.seq == 0 {
                 return Err(HistoryError::SeqZero);
             }
@@ -111,19 +133,15 @@ impl History {
                 });
             }
             previous = event.seq;
-        }
-        let events = &transcript.events;
-        let mut partner = vec![None; events.len()];
-        // The open calls of each id form a stack, kept as links (no allocation per id):
-        // `top` names an id's latest open call, `below` the call opened before each one.
-        let mut top: HashMap<&str, usize, WordHashBuilder> = HashMap::default();
-        let mut below: Vec<Option<usize>> = vec![None; events.len()];
-        for (index, event) in events.iter().enumerate() {
             match &event.body {
-                Body::ToolCall { id, .. } => below[index] = top.insert(id, index),
+                Body::ToolCall { id, .. } => {
+                    if let Some(open) = top.insert(id, index) {
+                        below.insert(index, open);
+                    }
+                }
                 Body::ToolResult { id, .. } => {
                     if let Some(call) = top.remove(id.as_str()) {
-                        if let Some(previous) = below[call] {
+                        if let Some(previous) = below.remove(&call) {
                             top.insert(id, previous);
                         }
                         partner[index] = Some(call);
@@ -132,30 +150,38 @@ impl History {
                 }
                 Body::Text { .. } => {}
             }
+            let key = match &event.window {
+                Window::Numbered(n) => (0, *n, event.seq),
+                Window::Unknown { missing } => {
+                    (1, *first_seq.entry(missing).or_insert(event.seq), event.seq)
+                }
+            };
+            sorted &= key >= last_key;
+            last_key = key;
         }
-        // Unknown segments follow numbered windows, in the order their first event was
-        // appended (no chronology is claimed between them).
-        let mut first_seq: HashMap<&str, Seq> = HashMap::new();
-        for event in events {
-            if let Window::Unknown { missing } = &event.window {
-                first_seq.entry(missing).or_insert(event.seq);
+        let reordered = if sorted {
+            None
+        } else {
+            // Each event's key once (a missing id's first seq is known by now).
+            let keys: Vec<(u8, Seq, Seq)> = events
+                .iter()
+                .map(|event| match &event.window {
+                    Window::Numbered(n) => (0, *n, event.seq),
+                    Window::Unknown { missing } => (1, first_seq[missing.as_str()], event.seq),
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..events.len()).collect();
+            order.sort_by_key(|&index| keys[index]);
+            let mut position = vec![0; events.len()];
+            for (pos, &index) in order.iter().enumerate() {
+                position[index] = pos;
             }
-        }
-        let key = |event: &Event| match &event.window {
-            Window::Numbered(n) => (0, *n, event.seq),
-            Window::Unknown { missing } => (1, first_seq[missing.as_str()], event.seq),
+            Some(Reordered { order, position })
         };
-        let mut order: Vec<usize> = (0..events.len()).collect();
-        order.sort_by_key(|&index| key(&events[index]));
-        let mut position = vec![0; events.len()];
-        for (pos, &index) in order.iter().enumerate() {
-            position[index] = pos;
-        }
         Ok(Self {
             transcript,
             partner,
-            order,
-            position,
+            reordered,
             elided: None,
         })
     }
@@ -279,8 +305,8 @@ impl History {
     /// Every window of the selection, in presentation order.
     pub fn windows(&self) -> Vec<&Window> {
         let mut out: Vec<&Window> = Vec::new();
-        for &index in &self.order {
-            let window = &self.transcript.events[index].window;
+        for pos in 0..self.transcript.events.len() {
+            let window = &self.transcript.events[self.at_position(pos)].window;
             if out.last() != Some(&window) {
                 out.push(window);
             }
@@ -315,12 +341,14 @@ impl History {
         self.partner[index]
     }
 
-    pub(crate) fn order(&self) -> &[usize] {
-        &self.order
+    /// The index of the event at position `pos` of the presentation order.
+    pub(crate) fn at_position(&self, pos: usize) -> usize {
+        self.reordered.as_ref().map_or(pos, |r| r.order[pos])
     }
 
+    /// The position of the event at `index` in the presentation order.
     pub(crate) fn position(&self, index: usize) -> usize {
-        self.position[index]
+        self.reordered.as_ref().map_or(index, |r| r.position[index])
     }
 
     /// The index of the event that documents `index`: a paired result is shown with its

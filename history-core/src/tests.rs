@@ -280,6 +280,45 @@ fn windows_are_presented_by_ordinal_then_unknown_segments() {
     assert_eq!(err.code(), "unknown_window");
 }
 
+/// The presentation order and each event's position in it, made in one pass when the events
+/// are already in that order and by a sort otherwise, are the order a sort by (numbered
+/// window's ordinal, else after them by the unknown segment's first seq; then seq) gives.
+#[rstest]
+#[case::in_order(&[Some(0), Some(0), Some(1), Some(2), None, None])]
+#[case::a_later_window_first(&[Some(3), Some(1), Some(1), Some(3)])]
+#[case::unknown_first(&[None, Some(0), Some(1)])]
+#[case::two_unknowns_interleaved(&[Some(0), Some(2), None, Some(2), Some(1)])]
+fn the_presentation_order_is_the_sorted_one(#[case] windows: &[Option<u64>]) {
+    let window = |i: usize, w: Option<u64>| match w {
+        Some(n) => Window::Numbered(n),
+        None => Window::Unknown {
+            missing: format!("gone{}", i % 2),
+        },
+    };
+    let events: Vec<Event> = windows
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| text_event(i as u64 + 1, Role::User, window(i, w), "x"))
+        .collect();
+    let mut first_seq = std::collections::HashMap::new();
+    for event in &events {
+        if let Window::Unknown { missing } = &event.window {
+            first_seq.entry(missing.clone()).or_insert(event.seq);
+        }
+    }
+    let mut expected: Vec<usize> = (0..events.len()).collect();
+    expected.sort_by_key(|&i| match &events[i].window {
+        Window::Numbered(n) => (0, *n, events[i].seq),
+        Window::Unknown { missing } => (1, first_seq[missing], events[i].seq),
+    });
+    let h = history(events, &["gone0", "gone1"]);
+    let order: Vec<usize> = (0..expected.len()).map(|pos| h.at_position(pos)).collect();
+    assert_eq!(order, expected);
+    for (pos, &index) in expected.iter().enumerate() {
+        assert_eq!(h.position(index), pos, "the position of event {index}");
+    }
+}
+
 #[rstest]
 #[case::zero_limit(ListArgs { limit: Some(0), ..ListArgs::default() }, "bad_limit")]
 #[case::empty_query(ListArgs { query: Some(String::new()), ..ListArgs::default() }, "empty_query")]

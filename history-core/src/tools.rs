@@ -277,7 +277,7 @@ impl History {
         let mut next_cursor = None;
         let mut scratch = String::new();
         for pos in positions {
-            let index = self.order()[pos];
+            let index = self.at_position(pos);
             let event = self.event_at(index);
             if !self.listed(index) || !History::role_admits(roles, event) {
                 continue;
@@ -366,7 +366,7 @@ impl History {
         args: &ListArgs,
         literal: Option<&Literal<'_>>,
     ) -> Result<(Box<dyn Iterator<Item = usize>>, Vec<Option<Contains>>), QueryError> {
-        let len = self.order().len();
+        let len = self.events().len();
         let order = args.order.unwrap_or_default();
         let range = match &args.cursor {
             None => 0..len,
