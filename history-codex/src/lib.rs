@@ -37,6 +37,9 @@
 //!   memory.
 //! - Every refusal names the file, the line (where there is one) and the reason; only an
 //!   unterminated last line that is not yet whole JSON (a write in progress) is skipped.
+//! - A line's JSON lives only while the line is read: [`decode`] keeps what each line
+//!   yields and where a payload with an id lies (a repeat parses both payloads again),
+//!   never the chain's parsed lines.
 //!
 //! [`Role::User`]: notesoup_history_core::Role::User
 //! [`Role::Attachment`]: notesoup_history_core::Role::Attachment

@@ -35,6 +35,8 @@
 //!   they never move when the file grows.
 //! - Every refusal names the file, the line and the reason; only an unterminated last line
 //!   that is not yet whole JSON (a write in progress) is skipped.
+//! - A file's text is held once while it decodes: entries borrow their lines from the
+//!   file's bytes, and each event moves into the transcript.
 //!
 //! ```
 //! use notesoup_history_core::{Body, History, ListArgs, Role};
