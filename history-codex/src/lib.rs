@@ -69,6 +69,7 @@
 #![forbid(unsafe_code)]
 
 mod decode;
+mod items;
 mod lines;
 
 pub use decode::{decode, meta, summary};
