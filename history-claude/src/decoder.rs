@@ -5,7 +5,7 @@
 use notesoup_history_core::{Body, Event, Role, Transcript, Window};
 
 use crate::DecodeError;
-use crate::elided::{Elided, fingerprint, fingerprint_of};
+use crate::elided::{Elided, Fingerprint, fingerprint, fingerprint_of};
 use crate::rows::{self, Kind, RawRow, Row};
 use crate::spans::{self, TextSpan};
 use crate::uuids::Uuids;
@@ -407,12 +407,16 @@ pub struct ElidedRow {
     /// the spans decode to, so no `\u` or `\/` escape elsewhere in the line can hide a match
     /// of them (a span never holds one).
     pub spanned: bool,
-    fingerprint: u128,
+    fingerprint: Fingerprint,
 }
 
 impl ElidedRow {
     /// `spans`: where the node's spans are in the skeleton's list.
-    pub(crate) fn new(node: &Node, fingerprint: u128, spans: std::ops::Range<usize>) -> Self {
+    pub(crate) fn new(
+        node: &Node,
+        fingerprint: Fingerprint,
+        spans: std::ops::Range<usize>,
+    ) -> Self {
         Self {
             seq: node.seq,
             events: node.event_count,

@@ -15,7 +15,7 @@ use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
 use crate::decoder::{Decoder, FirstParent, Node, Parent, Rare, stamp, unplaced};
-use crate::elided::{Elided, blank_first, fingerprint};
+use crate::elided::{Elided, Fingerprint, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
 use crate::uuids::{UuidIndex, Uuids, repeats, uuid_hash};
@@ -295,7 +295,7 @@ fn read_node(
     let duplicated = r.bool()?;
     let timestamp = r.opt_str()?;
     let seq = r.u64()?;
-    let fingerprint = u128::from_le_bytes(r.array()?);
+    let fingerprint = Fingerprint::from_le_bytes(r.array()?);
     let blank = r.bool()?;
     let n = r.len(2)?;
     if n == 0 {
