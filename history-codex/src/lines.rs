@@ -17,63 +17,41 @@ pub(crate) struct Line {
     pub(crate) object: Map<String, Value>,
 }
 
-/// The committed lines of `bytes[..limit]`, in order, each parsed as it is reached; a
-/// final unterminated line is read only when it is already whole JSON (otherwise it is a
-/// write in progress, skipped). The first refusal ends the lines.
+/// The committed lines of `bytes[..limit]`, in order, each parsed as it is reached (the
+/// lines are [`SessionFile::lines`](notesoup_history_core::SessionFile::lines)': a final
+/// unterminated line is read only when it is already whole JSON, otherwise it is a write
+/// in progress, skipped). The first refusal ends the lines.
 pub(crate) fn each_line<'a>(
     file: &'a CodexFile<'_>,
     limit: usize,
 ) -> impl Iterator<Item = Result<Line, CodexError>> + 'a {
-    let bytes = &file.bytes[..limit.min(file.bytes.len())];
-    let mut start = 0;
-    let mut number = 0;
+    let mut lines = file.lines(limit);
+    let mut refused = false;
     std::iter::from_fn(move || {
-        while start < bytes.len() {
-            number += 1;
-            let rest = &bytes[start..];
-            let (raw, terminated) = match memchr::memchr(b'\n', rest) {
-                Some(at) => (&rest[..at], true),
-                None => (rest, false),
-            };
-            let at = start;
-            start += raw.len() + 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let Ok(text) = std::str::from_utf8(raw) else {
-                if !terminated {
-                    continue;
-                }
-                start = bytes.len();
-                return Some(Err(LineError::Utf8 {
-                    file: file.name.to_owned(),
-                    line: number,
-                }
-                .into()));
-            };
-            let error = match serde_json::from_str::<Value>(text) {
-                Ok(Value::Object(object)) => {
+        if refused {
+            return None;
+        }
+        for line in lines.by_ref() {
+            let error = match line.map(|line| (serde_json::from_str::<Value>(line.text), line)) {
+                Err(err) => err.into(),
+                Ok((Ok(Value::Object(object)), line)) => {
                     return Some(Ok(Line {
-                        number,
-                        span: at..at + raw.len(),
+                        number: line.number,
+                        span: line.span,
                         object,
                     }));
                 }
-                Ok(_) => CodexError::Line {
+                Ok((Ok(_), line)) => CodexError::Line {
                     file: file.name.to_owned(),
-                    line: number,
+                    line: line.number,
                     reason: "the line is not a JSON object".into(),
                 },
-                Err(_) if !terminated => continue,
-                Err(err) => LineError::Json {
-                    file: file.name.to_owned(),
-                    line: number,
-                    message: err.to_string(),
-                }
-                .into(),
+                Ok((Err(err), line)) => match line.not_json(file.name, err) {
+                    Some(err) => err.into(),
+                    None => continue,
+                },
             };
-            start = bytes.len();
+            refused = true;
             return Some(Err(error));
         }
         None

@@ -1,5 +1,8 @@
-//! What the JSONL decoders share: the file they are given, and the refusal of a committed
-//! line that is not UTF-8 or not JSON.
+//! What the JSONL decoders share: the file they are given, its committed lines
+//! ([`SessionFile::lines`]: the one rule of which lines are read and which are a write in
+//! progress), and the refusal of a committed line that is not UTF-8 or not JSON.
+
+use std::ops::Range;
 
 /// One session file as the caller read it: its path or name (named in every refusal) and
 /// its bytes. The Pi and Codex decoders take it (`PiFile`, `CodexFile` name it there).
@@ -9,6 +12,96 @@ pub struct SessionFile<'a> {
     pub name: &'a str,
     /// The file's bytes.
     pub bytes: &'a [u8],
+}
+
+/// One line of a session file ([`SessionFile::lines`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileLine<'a> {
+    /// Its 1-based number, blank lines counted.
+    pub number: usize,
+    /// Where its text lies in the file's bytes.
+    pub span: Range<usize>,
+    /// Its text, without the line break or a `\r` before it.
+    pub text: &'a str,
+    /// True when a line break ends it (a committed line); only the file's last line may
+    /// have none.
+    pub terminated: bool,
+}
+
+impl FileLine<'_> {
+    /// The refusal of this line in `file` when its text is not JSON (`why`, the parser's
+    /// account): `None` for a final unterminated line, which is a write in progress and is
+    /// passed over.
+    pub fn not_json(&self, file: &str, why: impl std::fmt::Display) -> Option<LineError> {
+        self.terminated.then(|| LineError::Json {
+            file: file.to_owned(),
+            line: self.number,
+            message: why.to_string(),
+        })
+    }
+}
+
+impl<'a> SessionFile<'a> {
+    /// The lines of the file's first `limit` bytes, in order, blank ones passed over. A
+    /// committed line that is not UTF-8 is refused ([`LineError::Utf8`]), and a refusal
+    /// ends the lines; a final unterminated line that is not UTF-8 is a write in progress,
+    /// passed over (as one that is not JSON is: [`FileLine::not_json`]).
+    ///
+    /// ```
+    /// use notesoup_history_core::SessionFile;
+    ///
+    /// let file = SessionFile { name: "s.jsonl", bytes: b"{}\r\n\n  \n{\"a\":1}\n{\"b\"" };
+    /// let lines: Vec<_> = file.lines(file.bytes.len()).map(Result::unwrap).collect();
+    /// let shown: Vec<_> = lines.iter().map(|l| (l.number, l.text, l.terminated)).collect();
+    /// assert_eq!(shown, [(1, "{}", true), (4, "{\"a\":1}", true), (5, "{\"b\"", false)]);
+    /// assert!(lines[2].not_json("s.jsonl", "EOF").is_none());
+    /// assert_eq!(lines[1].span, 8..15);
+    /// ```
+    pub fn lines(
+        &self,
+        limit: usize,
+    ) -> impl Iterator<Item = Result<FileLine<'a>, LineError>> + 'a {
+        let name = self.name;
+        let bytes = &self.bytes[..limit.min(self.bytes.len())];
+        let mut start = 0;
+        let mut number = 0;
+        std::iter::from_fn(move || {
+            while start < bytes.len() {
+                number += 1;
+                let at = start;
+                let rest = &bytes[start..];
+                let (raw, terminated) = match memchr::memchr(b'\n', rest) {
+                    Some(end) => (&rest[..end], true),
+                    None => (rest, false),
+                };
+                start += raw.len() + 1;
+                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                if raw.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match std::str::from_utf8(raw) {
+                    Ok(text) => {
+                        return Some(Ok(FileLine {
+                            number,
+                            span: at..at + raw.len(),
+                            text,
+                            terminated,
+                        }));
+                    }
+                    Err(_) if terminated => {
+                        start = bytes.len();
+                        return Some(Err(LineError::Utf8 {
+                            file: name.to_owned(),
+                            line: number,
+                        }));
+                    }
+                    // The last line, unterminated: a write in progress.
+                    Err(_) => {}
+                }
+            }
+            None
+        })
+    }
 }
 
 /// A committed (newline-terminated) line of a session file that is not text or not JSON.

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use notesoup_history_core::{Body, LineError, Role};
+use notesoup_history_core::{Body, Role};
 use notesoup_window::marker::boot_marker;
 
 use crate::{PiError, PiFile};
@@ -47,52 +47,22 @@ pub(crate) struct Parsed<'a> {
 /// `hookMessage` role name).
 const VERSIONS: [u64; 2] = [2, 3];
 
-/// The committed lines of `bytes` (1-based numbers) with their JSON, blank lines passed
-/// over, plus a final unterminated line only when it is already a whole JSON value
-/// (otherwise it is a write in progress, skipped).
+/// The committed lines of the file (1-based numbers) with their JSON (the lines are
+/// [`SessionFile::lines`](notesoup_history_core::SessionFile::lines)': a final
+/// unterminated line is read only when it is already a whole JSON value, otherwise it is a
+/// write in progress, skipped).
 pub(crate) fn lines<'a>(
     file: &PiFile<'a>,
 ) -> impl Iterator<Item = Result<(usize, &'a str, Value), PiError>> + 'a {
-    let name = file.name.to_owned();
-    let bytes = file.bytes;
-    let mut start = 0;
-    let mut number = 0;
-    std::iter::from_fn(move || {
-        while start < bytes.len() {
-            number += 1;
-            let rest = &bytes[start..];
-            let (raw, terminated) = match memchr::memchr(b'\n', rest) {
-                Some(at) => (&rest[..at], true),
-                None => (rest, false),
-            };
-            start += raw.len() + 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let Ok(text) = std::str::from_utf8(raw) else {
-                if !terminated {
-                    return None;
-                }
-                return Some(Err(LineError::Utf8 {
-                    file: name.clone(),
-                    line: number,
-                }
-                .into()));
-            };
-            return match serde_json::from_str::<Value>(text) {
-                Ok(value) => Some(Ok((number, text, value))),
-                Err(_) if !terminated => None,
-                Err(err) => Some(Err(LineError::Json {
-                    file: name.clone(),
-                    line: number,
-                    message: err.to_string(),
-                }
-                .into())),
-            };
-        }
-        None
-    })
+    let name = file.name;
+    file.lines(file.bytes.len())
+        .filter_map(move |line| match line {
+            Err(err) => Some(Err(err.into())),
+            Ok(line) => match serde_json::from_str::<Value>(line.text) {
+                Ok(value) => Some(Ok((line.number, line.text, value))),
+                Err(err) => line.not_json(name, err).map(|err| Err(err.into())),
+            },
+        })
 }
 
 /// Parses a whole file: header first, then entries; duplicates of an id must be identical.
