@@ -20,8 +20,6 @@ use std::hash::Hasher;
 
 use notesoup_history_core::{WordHash, WordHashBuilder};
 
-use crate::decoder::Node;
-
 /// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
 /// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
 /// lookup compares the text, so a hash collision can never alias two uuids.
@@ -39,7 +37,7 @@ pub(crate) fn uuid_hash(uuid: &str) -> u64 {
 
 impl UuidIndex {
     /// The node of `uuid` among `nodes` (the nodes this index was built over).
-    pub(crate) fn get(&self, uuid: &str, nodes: &[(String, Node)]) -> Option<usize> {
+    pub(crate) fn get<N>(&self, uuid: &str, nodes: &[(String, N)]) -> Option<usize> {
         match self.by_hash.get(&uuid_hash(uuid)) {
             None => None,
             Some(&at) if nodes[at].0 == uuid => Some(at),
@@ -85,7 +83,7 @@ impl Uuids {
     }
 
     /// The map over `nodes` (the nodes these uuids are of), built now if it was not.
-    pub(crate) fn built(&mut self, nodes: &[(String, Node)]) -> &mut UuidIndex {
+    pub(crate) fn built<N>(&mut self, nodes: &[(String, N)]) -> &mut UuidIndex {
         if !self.unindexed.is_empty() {
             let hashes = std::mem::take(&mut self.unindexed);
             self.index.by_hash.reserve(hashes.len());
@@ -104,9 +102,9 @@ impl Uuids {
     /// A map that finds at least the `wanted` uuids among `nodes` (and, once built, every
     /// one): the whole map when it is built, else one of just those, from one pass over the
     /// hashes. A uuid not wanted may then not be found: only ask it for wanted ones.
-    pub(crate) fn for_wanted<'a>(
+    pub(crate) fn for_wanted<'a, N>(
         &self,
-        nodes: &[(String, Node)],
+        nodes: &[(String, N)],
         wanted: impl IntoIterator<Item = &'a str>,
     ) -> Cow<'_, UuidIndex> {
         if self.is_built() {
@@ -125,9 +123,9 @@ impl Uuids {
     }
 
     /// The map for a graph that will ask it only the `wanted` uuids ([`Uuids::for_wanted`]).
-    pub(crate) fn into_index<'a>(
+    pub(crate) fn into_index<'a, N>(
         self,
-        nodes: &[(String, Node)],
+        nodes: &[(String, N)],
         wanted: impl IntoIterator<Item = &'a str>,
     ) -> UuidIndex {
         if self.is_built() {
