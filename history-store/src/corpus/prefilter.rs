@@ -81,7 +81,7 @@ impl RawNeedle {
         }
     }
 
-    fn overlap(&self) -> usize {
+    pub(super) fn overlap(&self) -> usize {
         match self {
             Self::Exact(q) => q.overlap(),
             Self::Folded(q) => q.overlap(),

@@ -328,39 +328,52 @@ fn harness_variables_and_the_notesoup_setting_move_the_folders() {
     let _ = fs::remove_dir_all(empty);
 }
 
-/// `may_hold` reads a Claude transcript in windows: a literal split across two windows is
-/// found, one absent is not.
+/// `may_hold` reads a Claude transcript in windows, each starting with the last
+/// [`overlap`](super::prefilter::RawNeedle::overlap) bytes of the one before: a match whose
+/// last byte is past the first window's end is found, as it is and with case ignored (the
+/// Kelvin sign is three bytes for the one of `k`), and an absent one is not.
 #[test]
 fn may_hold_finds_a_literal_across_windows() {
     use crate::RawNeedle;
-    let dir = std::env::temp_dir().join(format!("notesoup-may-hold-{}", std::process::id()));
-    let project = dir.join("projects/-w");
-    fs::create_dir_all(&project).unwrap();
-    let id = "00000000-0000-4000-8000-00000000ab01";
-    let mut bytes = vec![b'x'; super::prefilter::WINDOW_BYTES - 3];
-    bytes.extend_from_slice(b"NEEDLE-77");
-    bytes.extend_from_slice(&[b'y'; 100]);
-    bytes.push(b'\n');
-    fs::write(project.join(format!("{id}.jsonl")), &bytes).unwrap();
-    let corpus = Corpus::new(
-        Roots {
-            claude: Some(dir.join("projects").display().to_string()),
-            ..Roots::default()
-        },
-        |_| None,
-    );
-    let scan = corpus.scan(None);
-    let found = &scan.sessions()[0];
-    assert!(
-        scan.may_hold(found, &RawNeedle::new("NEEDLE-77", false))
-            .unwrap()
-    );
-    assert!(
-        !scan
-            .may_hold(found, &RawNeedle::new("NEEDLE-78", false))
-            .unwrap()
-    );
-    let _ = fs::remove_dir_all(&dir);
+    for (n, (written, sought, absent, ignore_case)) in [
+        ("NEEDLE-77", "NEEDLE-77", "NEEDLE-78", false),
+        ("\u{212A}", "k", "q", true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir =
+            std::env::temp_dir().join(format!("notesoup-may-hold-{}-{n}", std::process::id()));
+        let project = dir.join("projects/-w");
+        fs::create_dir_all(&project).unwrap();
+        let id = "00000000-0000-4000-8000-00000000ab01";
+        let needle = RawNeedle::new(sought, ignore_case);
+        // The first window is WINDOW_BYTES and the overlap long: the match ends one byte
+        // past it, so the next window finds it only from the bytes it keeps.
+        let before = super::prefilter::WINDOW_BYTES + needle.overlap() + 1 - written.len();
+        let mut bytes = vec![b'x'; before];
+        bytes.extend_from_slice(written.as_bytes());
+        bytes.extend_from_slice(&[b'y'; 100]);
+        bytes.push(b'\n');
+        fs::write(project.join(format!("{id}.jsonl")), &bytes).unwrap();
+        let corpus = Corpus::new(
+            Roots {
+                claude: Some(dir.join("projects").display().to_string()),
+                ..Roots::default()
+            },
+            |_| None,
+        );
+        let scan = corpus.scan(None);
+        let found = &scan.sessions()[0];
+        assert!(scan.may_hold(found, &needle).unwrap(), "{sought}");
+        assert!(
+            !scan
+                .may_hold(found, &RawNeedle::new(absent, ignore_case))
+                .unwrap(),
+            "{absent}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
 }
 
 #[test]
