@@ -22,6 +22,8 @@
 use memchr::memmem::Finder;
 use regex::bytes::{Regex, RegexBuilder};
 
+use notesoup_history_core::folded_size_limit;
+
 use crate::short_escaped;
 
 /// A literal, ready to be looked for in raw bytes with case ignored (see the module's docs).
@@ -50,6 +52,7 @@ impl FoldedQuery {
         Self {
             forms: RegexBuilder::new(&pattern)
                 .case_insensitive(true)
+                .size_limit(folded_size_limit(&pattern))
                 .build()
                 .ok(),
             escapes: [
@@ -114,6 +117,10 @@ mod tests {
         assert!(FoldedQuery::new("stra\u{df}e").may_hold("STRA\u{1e9e}E".as_bytes()));
         assert!(!FoldedQuery::new("strasse").may_hold("stra\u{df}e".as_bytes()));
         assert!(FoldedQuery::new("RESULT").found_in("--- result #3"));
+        // A long literal whose letters each have several cases is still looked for (with
+        // no pattern built, every file would be read as one that may hold it).
+        let long = FoldedQuery::new(&"\u{3b1}\u{3b2}".repeat(32_000));
+        assert!(!long.may_hold(b"{}"));
     }
 
     #[test]

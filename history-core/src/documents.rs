@@ -43,6 +43,7 @@ impl Needle {
             // The escaped literal only: no pattern syntax reaches the engine.
             RegexBuilder::new(&regex::escape(text))
                 .case_insensitive(true)
+                .size_limit(folded_size_limit(text))
                 .build()
                 .ok()
         } else {
@@ -82,6 +83,14 @@ impl Needle {
                 .collect(),
         }
     }
+}
+
+/// The compiled size a regex that finds `text` with case ignored is allowed: the engine's
+/// default (10 MiB) refuses a long literal whose letters each have several cases (128 KiB
+/// of Greek, one command-line argument, needs about 32 MiB), and a needle that could not be
+/// built would be matched with case. So it grows with the text: 256 bytes a byte of it.
+pub fn folded_size_limit(text: &str) -> usize {
+    text.len().saturating_mul(256).max(10 << 20)
 }
 
 /// What to take from a history as documents.

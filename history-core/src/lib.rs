@@ -112,7 +112,7 @@ mod visits;
 mod walk;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
-pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse};
+pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse, folded_size_limit};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
 pub use line_error::{FileLine, LineError, SessionFile};

@@ -214,3 +214,12 @@ fn one_whole_document_by_seq_a_result_shows_its_call() {
         })
     ));
 }
+
+/// A long needle whose letters each have several cases still ignores case (the engine's
+/// default size would refuse it, and the needle would then match with case).
+#[test]
+fn a_long_needle_still_ignores_case() {
+    let text = "\u{3b1}\u{3b2}".repeat(32_000);
+    let needle = Needle::new(&text, true).unwrap();
+    assert!(needle.ignores_case());
+}
