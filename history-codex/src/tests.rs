@@ -160,13 +160,21 @@ fn base_and_segment(
     thread: &str,
 ) -> Result<Transcript, CodexError> {
     let base = jsonl(base_lines);
-    let seg_meta = format!(
-        r#"{{"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"{thread}","end_byte_offset":{}}}}}}}"#,
-        base.len()
-    );
+    let seg_meta = segment_meta(base.len(), thread);
     let mut lines = vec![seg_meta.as_str()];
     lines.extend_from_slice(seg_lines);
-    let seg = jsonl(&lines);
+    decode_segment(&base, &jsonl(&lines))
+}
+
+/// The `session_meta` of th1's rewind segment, continuing `offset` bytes of `thread`.
+fn segment_meta(offset: usize, thread: &str) -> String {
+    format!(
+        r#"{{"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"{thread}","end_byte_offset":{offset}}}}}}}"#
+    )
+}
+
+/// Decodes th1's base file `base` and its rewind segment `seg`.
+fn decode_segment(base: &str, seg: &str) -> Result<Transcript, CodexError> {
     decode(&[
         CodexFile {
             name: "rollout-2026-12-02T15-17-58-th1.jsonl",
@@ -307,43 +315,27 @@ fn compactions_open_windows_and_a_boot_names_its_own() {
 #[test]
 fn history_base_links_are_checked() {
     let base = jsonl(&[META, &user("one")]);
-    let seg_meta = |offset: usize, thread: &str| {
-        format!(
-            r#"{{"type":"session_meta","payload":{{"id":"th1","history_base":{{"thread_id":"{thread}","end_byte_offset":{offset}}}}}}}"#
-        )
-    };
-    let good = jsonl(&[&seg_meta(base.len(), "th1"), &user("two")]);
-    let chain = |seg: &str| {
-        decode(&[
-            CodexFile {
-                name: "rollout-2026-12-02T15-17-58-th1.jsonl",
-                bytes: base.as_bytes(),
-            },
-            CodexFile {
-                name: "rollout-2026-12-02T15-19-06-th1_seg1.jsonl",
-                bytes: seg.as_bytes(),
-            },
-        ])
-    };
+    let good = jsonl(&[&segment_meta(base.len(), "th1"), &user("two")]);
+    let chain = |seg: &str| decode_segment(&base, seg);
     // A segment names its base by thread id.
     assert_eq!(texts(&chain(&good).unwrap()), ["one", "two"]);
-    let cut = jsonl(&[&seg_meta(META.len() + 1, "th1"), &user("two")]);
+    let cut = jsonl(&[&segment_meta(META.len() + 1, "th1"), &user("two")]);
     assert_eq!(texts(&chain(&cut).unwrap()), ["two"]);
-    let mid_line = jsonl(&[&seg_meta(10, "th1"), &user("two")]);
+    let mid_line = jsonl(&[&segment_meta(10, "th1"), &user("two")]);
     assert!(
         chain(&mid_line)
             .unwrap_err()
             .to_string()
             .contains("is not a line end")
     );
-    let beyond = jsonl(&[&seg_meta(base.len() + 5, "th1"), &user("two")]);
+    let beyond = jsonl(&[&segment_meta(base.len() + 5, "th1"), &user("two")]);
     assert!(
         chain(&beyond)
             .unwrap_err()
             .to_string()
             .contains("is not a line end")
     );
-    let other = jsonl(&[&seg_meta(base.len(), "th9"), &user("two")]);
+    let other = jsonl(&[&segment_meta(base.len(), "th9"), &user("two")]);
     assert!(
         chain(&other)
             .unwrap_err()
