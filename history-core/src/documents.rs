@@ -88,9 +88,11 @@ impl Needle {
 /// The compiled size a regex that finds `text` with case ignored is allowed: the engine's
 /// default (10 MiB) refuses a long literal whose letters each have several cases (128 KiB
 /// of Greek, one command-line argument, needs about 32 MiB), and a needle that could not be
-/// built would be matched with case. So it grows with the text: 256 bytes a byte of it.
+/// built would be matched with case. So it grows with the text: 256 bytes a byte of it,
+/// within 256 MiB (a text of more than 1 MiB, which no command line carries, may still be
+/// refused).
 pub fn folded_size_limit(text: &str) -> usize {
-    text.len().saturating_mul(256).max(10 << 20)
+    text.len().saturating_mul(256).clamp(10 << 20, 256 << 20)
 }
 
 /// What to take from a history as documents.
