@@ -115,7 +115,7 @@ pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse, folded_size_limit};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
-pub use line_error::{FileLine, LineError, SessionFile};
+pub use line_error::{FileLine, LineError, LineReader, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,

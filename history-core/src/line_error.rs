@@ -1,7 +1,9 @@
 //! What the JSONL decoders share: the file they are given, its committed lines
-//! ([`SessionFile::lines`]: the one rule of which lines are read and which are a write in
-//! progress), and the refusal of a committed line that is not UTF-8 or not JSON.
+//! ([`SessionFile::lines`] over bytes in memory, [`LineReader`] over a reader: the one
+//! rule of which lines are read and which are a write in progress), and the refusal of a
+//! committed line that is not UTF-8 or not JSON.
 
+use std::io::BufRead;
 use std::ops::Range;
 
 /// One session file as the caller read it: its path or name (named in every refusal) and
@@ -75,10 +77,9 @@ impl<'a> SessionFile<'a> {
                     None => (rest, false),
                 };
                 start += raw.len() + 1;
-                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-                if raw.iter().all(u8::is_ascii_whitespace) {
+                let Some(raw) = content(raw) else {
                     continue;
-                }
+                };
                 match std::str::from_utf8(raw) {
                     Ok(text) => {
                         return Some(Ok(FileLine {
@@ -101,6 +102,122 @@ impl<'a> SessionFile<'a> {
             }
             None
         })
+    }
+}
+
+/// A line's text without the `\r` before its break; `None` for a blank line (only ASCII
+/// whitespace), which is passed over.
+fn content(raw: &[u8]) -> Option<&[u8]> {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    (!raw.iter().all(u8::is_ascii_whitespace)).then_some(raw)
+}
+
+/// A session file's lines read from a reader one at a time, by the rules of
+/// [`SessionFile::lines`], so a decoder holds one line of the file, never the whole file.
+/// A read that fails is refused ([`LineError::Read`]) and ends the lines. Wrap the reader
+/// in [`Read::take`](std::io::Read::take) to read only a file's first bytes.
+///
+/// ```
+/// use notesoup_history_core::LineReader;
+///
+/// let mut lines = LineReader::new("s.jsonl", &b"{}\r\n\n  \n{\"a\":1}\n{\"b\""[..]);
+/// let mut shown = Vec::new();
+/// while let Some(line) = lines.next_line() {
+///     let line = line?;
+///     shown.push((line.number, line.text.to_owned(), line.terminated, line.span));
+/// }
+/// assert_eq!(shown[1], (4, "{\"a\":1}".to_owned(), true, 8..15));
+/// assert_eq!(shown.len(), 3);
+/// assert_eq!(lines.position(), 20); // every byte was read
+/// # Ok::<(), notesoup_history_core::LineError>(())
+/// ```
+#[derive(Debug)]
+pub struct LineReader<R> {
+    name: String,
+    reader: R,
+    /// The line being read, its break included.
+    buf: Vec<u8>,
+    /// Bytes read so far: where the next line starts.
+    at: usize,
+    /// The number of the last line read.
+    number: usize,
+    /// The end was reached, or a refusal ended the lines.
+    ended: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// The lines of the file `name` (named in every refusal), read from `reader`.
+    pub fn new(name: &str, reader: R) -> Self {
+        Self {
+            name: name.to_owned(),
+            reader,
+            buf: Vec::new(),
+            at: 0,
+            number: 0,
+            ended: false,
+        }
+    }
+
+    /// The next line that is not blank, borrowing it until the next call; `None` at the
+    /// end. A committed line that is not UTF-8 is refused, and a refusal ends the lines; a
+    /// final unterminated line that is not UTF-8 is a write in progress, passed over.
+    pub fn next_line(&mut self) -> Option<Result<FileLine<'_>, LineError>> {
+        let (start, len, terminated) = loop {
+            if self.ended {
+                return None;
+            }
+            self.buf.clear();
+            let read = match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => {
+                    self.ended = true;
+                    return None;
+                }
+                Ok(read) => read,
+                Err(err) => {
+                    self.ended = true;
+                    return Some(Err(LineError::Read {
+                        file: self.name.clone(),
+                        line: self.number + 1,
+                        message: err.to_string(),
+                    }));
+                }
+            };
+            self.number += 1;
+            let start = self.at;
+            self.at += read;
+            let terminated = self.buf.last() == Some(&b'\n');
+            let raw = &self.buf[..read - usize::from(terminated)];
+            if let Some(text) = content(raw) {
+                break (start, text.len(), terminated);
+            }
+        };
+        if let Ok(text) = std::str::from_utf8(&self.buf[..len]) {
+            return Some(Ok(FileLine {
+                number: self.number,
+                span: start..start + len,
+                text,
+                terminated,
+            }));
+        }
+        self.ended = true;
+        // Unterminated, it is the last line: a write in progress.
+        terminated.then(|| {
+            Err(LineError::Utf8 {
+                file: self.name.clone(),
+                line: self.number,
+            })
+        })
+    }
+
+    /// How many bytes were read: where the next line starts (after the last line, the
+    /// file's length as read).
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The file's name, as given.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 }
 
@@ -136,18 +253,37 @@ pub enum LineError {
         /// The JSON parser's account.
         message: String,
     },
+    /// The file could not be read there ([`LineReader`]).
+    #[error("{file}:{line}: the file could not be read: {message}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The 1-based line being read.
+        line: usize,
+        /// The system's account.
+        message: String,
+    },
 }
 
 impl LineError {
     /// The 1-based line at fault.
     pub fn line(&self) -> usize {
         match self {
-            LineError::Utf8 { line, .. } | LineError::Json { line, .. } => *line,
+            LineError::Utf8 { line, .. }
+            | LineError::Json { line, .. }
+            | LineError::Read { line, .. } => *line,
         }
     }
 
-    /// The reply code: `transcript_malformed`, as the Claude decoder names a malformed line.
+    /// The reply code: `transcript_malformed`, as the Claude decoder names a malformed line;
+    /// `io_error` for a read that failed.
     pub fn code(&self) -> &'static str {
-        "transcript_malformed"
+        match self {
+            LineError::Read { .. } => "io_error",
+            _ => "transcript_malformed",
+        }
     }
 }
+
+#[cfg(test)]
+mod tests;

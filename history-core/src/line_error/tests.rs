@@ -1,0 +1,84 @@
+//! The reader's lines are the bytes' lines, whatever the reads' sizes.
+
+use std::io::{BufReader, Read};
+
+use super::{LineError, LineReader, SessionFile};
+
+/// What a line is, owned, for comparing the two readings.
+type Seen = Result<(usize, std::ops::Range<usize>, String, bool), LineError>;
+
+fn from_bytes(bytes: &[u8], limit: usize) -> Vec<Seen> {
+    let file = SessionFile {
+        name: "s.jsonl",
+        bytes,
+    };
+    file.lines(limit)
+        .map(|l| l.map(|l| (l.number, l.span, l.text.to_owned(), l.terminated)))
+        .collect()
+}
+
+fn from_reader(reader: impl Read, capacity: usize) -> (Vec<Seen>, usize) {
+    let mut lines = LineReader::new("s.jsonl", BufReader::with_capacity(capacity, reader));
+    let mut out = Vec::new();
+    while let Some(line) = lines.next_line() {
+        out.push(line.map(|l| (l.number, l.span, l.text.to_owned(), l.terminated)));
+    }
+    (out, lines.position())
+}
+
+#[test]
+fn a_reader_yields_the_lines_the_bytes_do() {
+    let files: [&[u8]; 9] = [
+        b"",
+        b"\n\n",
+        b"{}\r\n\n  \n{\"a\":1}\n{\"b\"",
+        b"{\"a\":1}\n{\"b\":2}\n",
+        b"{\"a\":1}\n\xff\xfe\n{\"c\":3}\n",
+        b"{\"a\":1}\n{\"b\":\"\xff",
+        b"\r\n\t \r\n{\"x\":\"\xc3\xa9\"}",
+        b"{\"long\":\"0123456789012345678901234567890123456789\"}\n\r\n",
+        b"x\ny\r",
+    ];
+    for bytes in files {
+        for limit in 0..=bytes.len() {
+            let want = from_bytes(bytes, limit);
+            for capacity in [1, 2, 7, 64] {
+                let (got, read) = from_reader(&bytes[..limit], capacity);
+                assert_eq!(got, want, "{bytes:?} cut at {limit}, reads of {capacity}");
+                if want.last().is_none_or(Result::is_ok) {
+                    assert_eq!(read, limit, "{bytes:?} cut at {limit}: every byte read");
+                }
+            }
+        }
+    }
+}
+
+/// A reader whose reads fail after its first bytes.
+struct Failing<'a>(&'a [u8]);
+
+impl Read for Failing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(std::io::Error::other("the disk is gone"));
+        }
+        let n = self.0.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_failed_read_is_refused_with_its_line_and_ends_the_lines() {
+    let (got, _) = from_reader(Failing(b"{}\n\n{\"a\""), 4);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0], Ok((1, 0..2, "{}".to_owned(), true)));
+    let Err(err) = &got[1] else { panic!("{got:?}") };
+    assert_eq!(err.line(), 3);
+    assert_eq!(err.code(), "io_error");
+    assert!(
+        err.to_string()
+            .starts_with("s.jsonl:3: the file could not be read: the disk is gone"),
+        "{err}"
+    );
+}
