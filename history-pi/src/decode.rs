@@ -1,10 +1,13 @@
 //! Branch selection, seq allocation and windows over parsed Pi files.
 
 use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
 
 use serde_json::Value;
 
-use notesoup_history_core::{Event, Seq, SessionRef, SessionSummary, Transcript, Window};
+use notesoup_history_core::{
+    Event, LineReader, Seq, SessionRef, SessionSummary, Transcript, Window,
+};
 use notesoup_window::Host;
 
 use crate::entries::{self, Entry, Parsed};
@@ -25,10 +28,43 @@ fn base_name(path: &str) -> &str {
 /// Decodes the session in `selected`. `ancestors` are the files of its parent sessions,
 /// nearest first, as named by each header's `parentSession` (pass none when there are
 /// none or they are gone: a parent the path needs and nobody has is reported in
-/// [`Transcript::missing`]).
+/// [`Transcript::missing`]). [`decode_from`] with the files' bytes as readers.
 pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcript, PiError> {
+    decode_from(
+        LineReader::new(selected.name, selected.bytes),
+        ancestors
+            .iter()
+            .map(|file| LineReader::new(file.name, file.bytes))
+            .collect(),
+    )
+}
+
+/// [`decode`] of files read line by line: each file is read once, one line at a time, and
+/// a line is dropped once its entry is read, so a decode holds the session's text but never
+/// a whole file. The readers' names are the files' (named in refusals, and checked against
+/// the header's session id and `parentSession`).
+///
+/// ```
+/// use std::io::BufReader;
+/// use notesoup_history_core::LineReader;
+/// use notesoup_history_pi::decode_from;
+///
+/// let file = concat!(
+///     r#"{"type":"session","version":3,"id":"s1","timestamp":"t0","cwd":"/w"}"#, "\n",
+///     r#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"hi"}}"#, "\n",
+/// );
+/// let reader = LineReader::new("s.jsonl", BufReader::new(file.as_bytes()));
+/// let transcript = decode_from(reader, Vec::new())?;
+/// assert_eq!(transcript.events.len(), 1);
+/// # Ok::<(), notesoup_history_pi::PiError>(())
+/// ```
+pub fn decode_from<R: BufRead>(
+    selected: LineReader<R>,
+    ancestors: Vec<LineReader<R>>,
+) -> Result<Transcript, PiError> {
+    let name = selected.name().to_owned();
     let mut files = load(selected, ancestors)?;
-    let (path, missing) = branch(selected, &files)?;
+    let (path, missing) = branch(&name, &files)?;
     let first_seq = allocate(&files, &path);
     let session = SessionRef {
         harness: Host::Pi,
@@ -77,27 +113,30 @@ pub fn decode(selected: &PiFile<'_>, ancestors: &[PiFile<'_>]) -> Result<Transcr
 
 /// Parses the selected file and its ancestors, checking that each ancestor is the parent
 /// the previous file's header names.
-fn load<'a>(selected: &PiFile<'a>, ancestors: &[PiFile<'a>]) -> Result<Vec<Parsed<'a>>, PiError> {
-    let own = entries::parse(selected)?;
-    check_name(selected, &own)?;
-    let mut files: Vec<Parsed<'a>> = vec![own];
+fn load<R: BufRead>(
+    mut selected: LineReader<R>,
+    ancestors: Vec<LineReader<R>>,
+) -> Result<Vec<Parsed>, PiError> {
+    let own = entries::parse(&mut selected)?;
+    check_name(selected.name(), &own)?;
+    let mut files: Vec<Parsed> = vec![own];
     let mut expected = files[0].header.parent_session.clone();
-    let mut child = selected.name;
-    for ancestor in ancestors {
+    let mut child = selected.name().to_owned();
+    for mut ancestor in ancestors {
         let fits = expected
             .as_deref()
-            .is_some_and(|path| base_name(path) == base_name(ancestor.name));
+            .is_some_and(|path| base_name(path) == base_name(ancestor.name()));
         if !fits {
             return Err(PiError::ParentMismatch {
-                file: ancestor.name.to_owned(),
-                child: child.to_owned(),
+                file: ancestor.name().to_owned(),
+                child,
                 expected: expected.map_or_else(|| "no parent".to_owned(), |p| format!("`{p}`")),
             });
         }
-        let parsed = entries::parse(ancestor)?;
-        check_name(ancestor, &parsed)?;
+        let parsed = entries::parse(&mut ancestor)?;
+        check_name(ancestor.name(), &parsed)?;
         expected.clone_from(&parsed.header.parent_session);
-        child = ancestor.name;
+        ancestor.name().clone_into(&mut child);
         files.push(parsed);
     }
     Ok(files)
@@ -106,7 +145,7 @@ fn load<'a>(selected: &PiFile<'a>, ancestors: &[PiFile<'a>]) -> Result<Vec<Parse
 /// The path from the leaf (the selected file's last entry) up to a root or a missing
 /// parent, returned root first, with the missing parent if any. Parents are looked up in
 /// the selected file first, then in the nearest ancestor that has them.
-fn branch(selected: &PiFile<'_>, files: &[Parsed<'_>]) -> Result<(Vec<At>, Vec<String>), PiError> {
+fn branch(selected: &str, files: &[Parsed]) -> Result<(Vec<At>, Vec<String>), PiError> {
     let mut where_is: HashMap<&str, (usize, usize)> = HashMap::new();
     for (f, parsed) in files.iter().enumerate().rev() {
         for (i, entry) in parsed.entries.iter().enumerate() {
@@ -121,7 +160,7 @@ fn branch(selected: &PiFile<'_>, files: &[Parsed<'_>]) -> Result<(Vec<At>, Vec<S
         loop {
             if !visited.insert(at) {
                 return Err(PiError::Cycle {
-                    file: selected.name.to_owned(),
+                    file: selected.to_owned(),
                     id: entry_at(files, at).id.clone(),
                 });
             }
@@ -144,7 +183,7 @@ fn branch(selected: &PiFile<'_>, files: &[Parsed<'_>]) -> Result<(Vec<At>, Vec<S
 /// First seq of each entry that yields events: entries borrowed from ancestors (root-most
 /// file first, in their append order), then every entry of the selected file in append
 /// order, on the branch or not.
-fn allocate(files: &[Parsed<'_>], path: &[(usize, usize)]) -> HashMap<(usize, usize), Seq> {
+fn allocate(files: &[Parsed], path: &[(usize, usize)]) -> HashMap<(usize, usize), Seq> {
     let mut first_seq: HashMap<(usize, usize), Seq> = HashMap::new();
     let mut next: Seq = 1;
     let mut borrowed: Vec<(usize, usize)> = path.iter().copied().filter(|&(f, _)| f > 0).collect();
@@ -163,14 +202,14 @@ fn allocate(files: &[Parsed<'_>], path: &[(usize, usize)]) -> HashMap<(usize, us
 /// Where an entry is: (file index, 0 for the selected file; entry index).
 type At = (usize, usize);
 
-fn entry_at<'f, 'a>(files: &'f [Parsed<'a>], (f, i): (usize, usize)) -> &'f Entry<'a> {
+fn entry_at(files: &[Parsed], (f, i): (usize, usize)) -> &Entry {
     &files[f].entries[i]
 }
 
-fn check_name(file: &PiFile<'_>, parsed: &Parsed<'_>) -> Result<(), PiError> {
-    match session_id_from_file_name(file.name) {
+fn check_name(file: &str, parsed: &Parsed) -> Result<(), PiError> {
+    match session_id_from_file_name(file) {
         Some(name) if name != parsed.header.id => Err(PiError::SessionMismatch {
-            file: file.name.to_owned(),
+            file: file.to_owned(),
             header: parsed.header.id.clone(),
             name: name.to_owned(),
         }),
@@ -194,10 +233,10 @@ fn check_name(file: &PiFile<'_>, parsed: &Parsed<'_>) -> Result<(), PiError> {
 pub fn parent_session(file: &PiFile<'_>) -> Result<Option<String>, PiError> {
     let first = entries::lines(file).next().transpose()?;
     match first {
-        Some((line, _, Value::Object(object))) => {
-            Ok(entries::header_of(file, line, &object)?.parent_session)
+        Some((line, Value::Object(object))) => {
+            Ok(entries::header_of(file.name, line, &object)?.parent_session)
         }
-        Some((line, _, _)) => Err(PiError::Header {
+        Some((line, _)) => Err(PiError::Header {
             file: file.name.to_owned(),
             reason: format!("line {line}: the first line is not a JSON object"),
         }),
@@ -214,7 +253,7 @@ pub fn parent_session(file: &PiFile<'_>) -> Result<Option<String>, PiError> {
 pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
     let mut out: Option<SessionSummary> = None;
     for item in entries::lines(file) {
-        let (line, _, value) = item?;
+        let (line, value) = item?;
         let Value::Object(object) = value else {
             if out.is_none() {
                 return Err(PiError::Header {
@@ -225,7 +264,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
             continue;
         };
         let Some(summary) = out.as_mut() else {
-            let header = entries::header_of(file, line, &object)?;
+            let header = entries::header_of(file.name, line, &object)?;
             if let Some(name) = session_id_from_file_name(file.name)
                 && name != header.id
             {

@@ -2,9 +2,11 @@
 //! events it yields. Schemas are checked for the entry types that carry conversation;
 //! other entry types only need their tree fields (`id`, `parentId`).
 
+use std::io::BufRead;
+
 use serde_json::{Map, Value};
 
-use notesoup_history_core::{Body, Role};
+use notesoup_history_core::{Body, LineReader, Role};
 use notesoup_window::marker::boot_marker;
 
 use crate::{PiError, PiFile};
@@ -18,9 +20,9 @@ pub(crate) struct Header {
     pub(crate) parent_session: Option<String>,
 }
 
-/// One tree entry, borrowing its line from the file's bytes.
+/// One tree entry: what its line yields (the line itself is not kept).
 #[derive(Debug, Clone)]
-pub(crate) struct Entry<'a> {
+pub(crate) struct Entry {
     /// 1-based line number in its file.
     pub(crate) line: usize,
     pub(crate) id: String,
@@ -32,15 +34,16 @@ pub(crate) struct Entry<'a> {
     pub(crate) compaction: bool,
     /// The ordinal a retained notesoup boot in a user message names, when it names one.
     pub(crate) boot: Option<u64>,
-    /// The line as the file holds it, to tell a repeated entry from a conflicting one.
-    pub(crate) raw: &'a str,
+    /// The xxh3-128 of the line as the file holds it, to tell a repeated entry from a
+    /// conflicting one (the 128-bit rule the Claude decoder's repeats follow).
+    pub(crate) fingerprint: u128,
 }
 
 /// A parsed file: its header and entries in append order.
 #[derive(Debug, Clone)]
-pub(crate) struct Parsed<'a> {
+pub(crate) struct Parsed {
     pub(crate) header: Header,
-    pub(crate) entries: Vec<Entry<'a>>,
+    pub(crate) entries: Vec<Entry>,
 }
 
 /// The session versions this decoder reads (3 is Pi 1.6.0's; 2 differs only by the
@@ -53,27 +56,49 @@ const VERSIONS: [u64; 2] = [2, 3];
 /// write in progress, skipped).
 pub(crate) fn lines<'a>(
     file: &PiFile<'a>,
-) -> impl Iterator<Item = Result<(usize, &'a str, Value), PiError>> + 'a {
+) -> impl Iterator<Item = Result<(usize, Value), PiError>> + 'a {
     let name = file.name;
     file.lines(file.bytes.len())
         .filter_map(move |line| match line {
             Err(err) => Some(Err(err.into())),
             Ok(line) => match serde_json::from_str::<Value>(line.text) {
-                Ok(value) => Some(Ok((line.number, line.text, value))),
+                Ok(value) => Some(Ok((line.number, value))),
                 Err(err) => line.not_json(name, err).map(|err| Err(err.into())),
             },
         })
 }
 
-/// Parses a whole file: header first, then entries; duplicates of an id must be identical.
-pub(crate) fn parse<'a>(file: &PiFile<'a>) -> Result<Parsed<'a>, PiError> {
+/// The next committed line [`LineReader`] reads from the file `name` (by the rules of
+/// [`lines`]: a final unterminated line that is not JSON ends the lines): its number, the
+/// fingerprint of its text, and its JSON.
+fn next_line<R: BufRead>(
+    reader: &mut LineReader<R>,
+    name: &str,
+) -> Option<Result<(usize, u128, Value), PiError>> {
+    let line = match reader.next_line()? {
+        Ok(line) => line,
+        Err(err) => return Some(Err(err.into())),
+    };
+    match serde_json::from_str::<Value>(line.text) {
+        Ok(value) => {
+            let fingerprint = twox_hash::xxh3::hash128(line.text.as_bytes());
+            Some(Ok((line.number, fingerprint, value)))
+        }
+        Err(err) => line.not_json(name, err).map(|err| Err(err.into())),
+    }
+}
+
+/// Parses a whole file, one line at a time: header first, then entries; duplicates of an
+/// id must be identical.
+pub(crate) fn parse<R: BufRead>(reader: &mut LineReader<R>) -> Result<Parsed, PiError> {
     let mut header = None;
     let mut entries: Vec<Entry> = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for item in lines(file) {
-        let (line, raw, value) = item?;
+    let name = reader.name().to_owned();
+    while let Some(item) = next_line(reader, &name) {
+        let (line, fingerprint, value) = item?;
         let bad = |reason: String| PiError::Entry {
-            file: file.name.to_owned(),
+            file: name.clone(),
             line,
             reason,
         };
@@ -81,16 +106,16 @@ pub(crate) fn parse<'a>(file: &PiFile<'a>) -> Result<Parsed<'a>, PiError> {
             return Err(bad("the line is not a JSON object".into()));
         };
         if header.is_none() {
-            header = Some(header_of(file, line, &object)?);
+            header = Some(header_of(&name, line, &object)?);
             continue;
         }
-        let entry = read_entry(line, raw, &object).map_err(bad)?;
+        let entry = read_entry(line, fingerprint, &object).map_err(bad)?;
         if let Some(&first) = seen.get(&entry.id) {
-            if entries[first].raw == entry.raw {
+            if entries[first].fingerprint == entry.fingerprint {
                 continue; // the same entry written twice allocates nothing
             }
             return Err(PiError::Duplicate {
-                file: file.name.to_owned(),
+                file: name,
                 id: entry.id,
                 first_line: entries[first].line,
                 line,
@@ -100,19 +125,20 @@ pub(crate) fn parse<'a>(file: &PiFile<'a>) -> Result<Parsed<'a>, PiError> {
         entries.push(entry);
     }
     let header = header.ok_or_else(|| PiError::Header {
-        file: file.name.to_owned(),
+        file: name,
         reason: "the file has no header line".into(),
     })?;
     Ok(Parsed { header, entries })
 }
 
+/// The header of the file `name`, its line `line`.
 pub(crate) fn header_of(
-    file: &PiFile<'_>,
+    name: &str,
     line: usize,
     object: &Map<String, Value>,
 ) -> Result<Header, PiError> {
     let bad = |reason: String| PiError::Header {
-        file: file.name.to_owned(),
+        file: name.to_owned(),
         reason: format!("line {line}: {reason}"),
     };
     if object.get("type").and_then(Value::as_str) != Some("session") {
@@ -123,13 +149,13 @@ pub(crate) fn header_of(
         Some(Value::Number(n)) if n.as_u64().is_some_and(|v| VERSIONS.contains(&v)) => {}
         Some(other) => {
             return Err(PiError::Version {
-                file: file.name.to_owned(),
+                file: name.to_owned(),
                 version: shown(other),
             });
         }
         None => {
             return Err(PiError::Version {
-                file: file.name.to_owned(),
+                file: name.to_owned(),
                 version: "none (version 1)".into(),
             });
         }
@@ -143,11 +169,11 @@ pub(crate) fn header_of(
     })
 }
 
-fn read_entry<'a>(
+fn read_entry(
     line: usize,
-    raw: &'a str,
+    fingerprint: u128,
     object: &Map<String, Value>,
-) -> Result<Entry<'a>, String> {
+) -> Result<Entry, String> {
     let kind = required_str(object, "type")?;
     let id = required_str(object, "id")?;
     if id.is_empty() {
@@ -173,7 +199,7 @@ fn read_entry<'a>(
         events: Vec::new(),
         compaction: false,
         boot: None,
-        raw,
+        fingerprint,
     };
     match kind.as_str() {
         "message" => {
@@ -208,7 +234,7 @@ fn read_entry<'a>(
     Ok(entry)
 }
 
-fn read_message(message: &Map<String, Value>, entry: &mut Entry<'_>) -> Result<(), String> {
+fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), String> {
     let role = required_str(message, "role")?;
     match role.as_str() {
         "user" => {

@@ -35,8 +35,9 @@
 //!   they never move when the file grows.
 //! - Every refusal names the file, the line and the reason; only an unterminated last line
 //!   that is not yet whole JSON (a write in progress) is skipped.
-//! - A file's text is held once while it decodes: entries borrow their lines from the
-//!   file's bytes, and each event moves into the transcript.
+//! - A decode holds one line of a file at a time ([`decode_from`] reads each file once,
+//!   line by line; a repeat is told from a conflict by its line's 128-bit fingerprint), and
+//!   each event's text is held once: it moves into the transcript.
 //!
 //! ```
 //! use notesoup_history_core::{Body, History, ListArgs, Role};
@@ -68,7 +69,7 @@ mod entries;
 
 use notesoup_history_core::{LineError, SessionFile};
 
-pub use decode::{decode, parent_session, session_id_from_file_name, summary};
+pub use decode::{decode, decode_from, parent_session, session_id_from_file_name, summary};
 
 /// One Pi session file, as read by the caller. Its file name is checked against the
 /// header's session id when it has Pi's `<time>_<id>.jsonl` shape.

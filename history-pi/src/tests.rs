@@ -313,3 +313,48 @@ fn a_header_only_session_is_empty_not_refused() {
     assert!(t.events.is_empty());
     assert_eq!(t.head_window, Window::Numbered(0));
 }
+
+/// A reader whose reads fail once its bytes are given.
+struct Failing<'a>(&'a [u8]);
+
+impl std::io::Read for Failing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(std::io::Error::other("the disk is gone"));
+        }
+        let n = self.0.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_file_read_line_by_line_decodes_as_its_bytes_and_a_failed_read_is_refused_at_its_line() {
+    use notesoup_history_core::LineReader;
+    let text = jsonl(&[
+        HEADER,
+        &user("a", None, "one"),
+        &user("b", Some("a"), "two"),
+    ]);
+    // Read in pieces of 5 bytes: the same transcript as from the bytes.
+    let reader = |bytes| LineReader::new("x.jsonl", std::io::BufReader::with_capacity(5, bytes));
+    let read = crate::decode_from(reader(Failing(b"")), Vec::new());
+    assert_eq!(read.unwrap_err().code(), "io_error");
+    let whole = crate::decode_from(
+        LineReader::new(
+            "x.jsonl",
+            std::io::BufReader::with_capacity(5, text.as_bytes()),
+        ),
+        Vec::new(),
+    );
+    assert_eq!(whole.unwrap(), run(&text).unwrap());
+    // The disk fails in the third line: refused there, not read as a shorter session.
+    let cut = text.len() - 10;
+    let err = crate::decode_from(reader(Failing(&text.as_bytes()[..cut])), Vec::new()).unwrap_err();
+    assert_eq!(err.code(), "io_error");
+    assert_eq!(
+        err.to_string(),
+        "x.jsonl:3: the file could not be read: the disk is gone"
+    );
+}

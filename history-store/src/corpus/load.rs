@@ -3,11 +3,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
+use std::io::{BufRead, Cursor, Read as _};
 use std::path::PathBuf;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::CodexFile;
-use notesoup_history_core::Transcript;
+use notesoup_history_core::{LineReader, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use notesoup_window::Host;
 
@@ -60,32 +61,50 @@ impl Corpus {
         }
     }
 
-    /// A Pi session's file and, following `parentSession`, the files it continues.
+    /// A Pi session's file and, following `parentSession`, the files it continues, each
+    /// read line by line (a file's first line is read first, to find the one it continues).
     fn load_pi(&self, found: &Found, files: &[Found]) -> Result<Transcript, StoreError> {
         let index: HashMap<&str, &Found> = files.iter().map(|f| (f.id.as_str(), f)).collect();
         let lookup = |id: &str| index.get(id).map(|f| (*f).clone());
         let mut chain = vec![found.clone()];
-        let mut texts = vec![self.bytes(found)?];
+        let mut opened = vec![self.headed(found)?];
         let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
-        while let (Some(at), Some(bytes)) = (chain.last(), texts.last())
+        while let (Some(at), Some((head, _))) = (chain.last(), opened.last())
             && chain.len() < MAX_CHAIN
         {
-            let Some(next) = self.pi_parent(at, bytes, &lookup)? else {
+            let Some(next) = self.pi_parent(at, head, &lookup)? else {
                 break;
             };
             if !seen.insert(next.path.clone()) {
                 return Err(StoreError::PiCycle { path: next.path });
             }
-            texts.push(self.bytes(&next)?);
+            opened.push(self.headed(&next)?);
             chain.push(next);
         }
-        let names: Vec<String> = chain.iter().map(|f| f.path.display().to_string()).collect();
-        let files: Vec<PiFile<'_>> = names
-            .iter()
-            .zip(&texts)
-            .map(|(name, bytes)| PiFile { name, bytes })
-            .collect();
-        Ok(notesoup_history_pi::decode(&files[0], &files[1..])?)
+        let mut lines = chain.iter().zip(opened).map(|(file, (head, rest))| {
+            LineReader::new(
+                &file.path.display().to_string(),
+                Cursor::new(head).chain(rest),
+            )
+        });
+        let selected = lines.next().ok_or_else(|| StoreError::NoFile {
+            harness: found.harness,
+            id: found.id.clone(),
+        })?;
+        Ok(notesoup_history_pi::decode_from(selected, lines.collect())?)
+    }
+
+    /// A session file's reader ([`Corpus::reader`]) with its first line read: that line,
+    /// and the reader past it.
+    fn headed(&self, found: &Found) -> Result<(Vec<u8>, Box<dyn BufRead + Send>), StoreError> {
+        let mut rest = self.reader(found)?;
+        let mut head = Vec::new();
+        rest.read_until(b'\n', &mut head)
+            .map_err(|source| StoreError::SessionFile {
+                path: found.path.clone(),
+                source,
+            })?;
+        Ok((head, rest))
     }
 
     /// The file the Pi session file `at` continues (`parentSession` in its header, read from

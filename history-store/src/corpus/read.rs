@@ -1,7 +1,7 @@
 //! Reading a session file's bytes: the harness's copy (a Codex `.jsonl.zst` decompressed
 //! as it streams), else the vault's.
 
-use std::io::Read as _;
+use std::io::{BufRead, BufReader, Cursor, Read as _};
 use std::path::Path;
 
 use notesoup_history_codex::DECOMPRESSED_MAX_BYTES;
@@ -45,6 +45,28 @@ impl Corpus {
             )?);
         }
         Ok(bytes)
+    }
+}
+
+/// A session file read line by line ([`Corpus::reader`]) is read in pieces of this size.
+const READ_PIECE: usize = 256 << 10;
+
+impl Corpus {
+    /// A whole session file as a reader, for a decoder that reads it line by line: the
+    /// harness's plain file through the handle opened here (a regular file of at most
+    /// [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened, as
+    /// [`Corpus::bytes`] reads it), else [`Corpus::bytes`] (the vault's copy, a `.jsonl.zst`
+    /// decompressed) from memory.
+    pub(super) fn reader(&self, found: &Found) -> Result<Box<dyn BufRead + Send>, StoreError> {
+        let plain = found.vaulted.is_none() && found.path.extension().is_none_or(|e| e != "zst");
+        if plain {
+            let (file, meta) = open_session_file(&found.path)?;
+            return Ok(Box::new(BufReader::with_capacity(
+                READ_PIECE,
+                file.take(meta.len),
+            )));
+        }
+        Ok(Box::new(Cursor::new(self.bytes(found)?)))
     }
 }
 
