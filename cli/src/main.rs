@@ -15,6 +15,13 @@ use notesoup_cli::{Env, Report, run};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // No transparent huge pages for this process (and the pager it starts): mimalloc asks
+    // for them on its arenas, and the kernel then backs each touched 2 MiB whole, so a
+    // search that decodes an 83 MB session held 31 MiB more, a search that decodes
+    // nothing 70-100 MiB where 22 MiB are used, and the zeroing doubled the system time
+    // (BENCHMARKS.md). Refused by an old kernel: it only costs memory.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
     // The variables that are valid UTF-8, captured as the helper captures them.
     let vars = notesoup_app::Context::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
