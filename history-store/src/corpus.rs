@@ -88,6 +88,8 @@ pub struct Found {
     /// named as the harness named it: nothing is at that path).
     pub path: PathBuf,
     modified: SystemTime,
+    /// The file's size when it was found (`None`: only the vault holds it).
+    size: Option<u64>,
     /// Codex: the segment id of a rewind segment file.
     segment: Option<String>,
     /// Codex: the time in the file name (orders a thread's files).
@@ -283,6 +285,12 @@ impl Found {
     /// When the file was last written (the Unix epoch when unknown).
     pub fn modified(&self) -> SystemTime {
         self.modified
+    }
+
+    /// The file's size in bytes when it was found; `None` for a file only the vault holds
+    /// (its size is not read when the vault is listed).
+    pub fn size(&self) -> Option<u64> {
+        self.size
     }
 
     /// True when the harness no longer has this file and it is read from the vault.

@@ -1,22 +1,27 @@
-//! Work over many items on every core, the answers in the items' order.
+//! Work over many items on every core, the answers in the items' order; a budget that
+//! bounds what the workers hold at once.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, mpsc};
 
 /// `work` of every item, on as many threads as there are cores (they end with the call: no
-/// pool is kept), each answer at its item's place (`None` only when a thread stopped before
-/// it). `done` is told how many are answered, after each one, on the calling thread.
+/// pool is kept). `each` is handed each item's answer in the items' order, as soon as the
+/// answers before it are handed over (`None` only when a thread stopped before it), so only
+/// answers that came early are held. `done` is told how many are answered, after each one.
+/// Both are called on the calling thread.
 pub(crate) fn in_order<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync,
     done: &mut dyn FnMut(usize),
-) -> Vec<Option<R>> {
+    each: &mut dyn FnMut(usize, Option<R>),
+) {
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(items.len())
         .max(1);
     let next = AtomicUsize::new(0);
-    let mut answers: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let mut early: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let mut handed = 0;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
         for _ in 0..workers {
@@ -35,25 +40,167 @@ pub(crate) fn in_order<T: Sync, R: Send>(
         }
         drop(tx);
         for (n, (i, answer)) in rx.into_iter().enumerate() {
-            answers[i] = Some(answer);
+            early[i] = Some(answer);
+            while let Some(answer) = early.get_mut(handed).and_then(Option::take) {
+                each(handed, Some(answer));
+                handed += 1;
+            }
             done(n + 1);
         }
     });
-    answers
+    for (i, answer) in early.into_iter().enumerate().skip(handed) {
+        each(i, answer);
+    }
+}
+
+/// A bound on what the workers of [`in_order`] hold at once (bytes of the sessions they
+/// decode, say): a worker takes its item's cost before the work and gives it back after.
+/// Costs are let in first come, first served while their sum stays within the limit; a
+/// cost over the limit is let in alone. So at most `max(limit, the largest cost)` is held
+/// at once, and a large item waits only for the ones let in before it.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    limit: u64,
+    state: Mutex<Admission>,
+    changed: Condvar,
+}
+
+/// What a [`Budget`] has let in, and whose turn it is.
+#[derive(Debug, Default)]
+struct Admission {
+    /// The costs let in and not yet given back.
+    held: u64,
+    /// How many are let in or waiting (the next one's ticket).
+    tickets: u64,
+    /// The ticket let in next.
+    turn: u64,
+}
+
+/// A cost let in by a [`Budget`]; dropping it gives the cost back.
+#[derive(Debug)]
+pub(crate) struct Taken<'a> {
+    budget: &'a Budget,
+    cost: u64,
+}
+
+impl Budget {
+    /// A budget of `limit`.
+    pub(crate) fn new(limit: u64) -> Self {
+        Self {
+            limit,
+            state: Mutex::new(Admission::default()),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Waits for this cost's turn and room for it (see the type's docs), and takes it.
+    pub(crate) fn take(&self, cost: u64) -> Taken<'_> {
+        // A worker that panicked while holding the lock changed nothing but the counts it
+        // was updating: the counts stay usable.
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let ticket = state.tickets;
+        state.tickets += 1;
+        while state.turn != ticket || (state.held > 0 && state.held + cost > self.limit) {
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        state.turn += 1;
+        state.held += cost;
+        drop(state);
+        self.changed.notify_all();
+        Taken { budget: self, cost }
+    }
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        let mut state = self
+            .budget
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.held -= self.cost;
+        drop(state);
+        self.budget.changed.notify_all();
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::in_order;
+    use super::{Budget, in_order};
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     #[test]
-    fn every_answer_is_at_its_items_place_and_each_is_counted() {
+    fn a_budget_holds_at_most_its_limit_or_one_larger_cost_and_lets_every_cost_in() {
+        let costs: Vec<u64> = (0..400).map(|n| [1, 3, 9, 25, 2][n % 5]).collect();
+        let budget = Budget::new(10);
+        let held = AtomicU64::new(0);
+        let (most, together) = (AtomicU64::new(0), AtomicU64::new(0));
+        let items = AtomicU64::new(0);
+        let mut answers = Vec::new();
+        in_order(
+            &costs,
+            |&cost| {
+                let _taken = budget.take(cost);
+                let before = held.fetch_add(cost, Ordering::SeqCst);
+                if cost <= 10 {
+                    most.fetch_max(before + cost, Ordering::SeqCst);
+                }
+                together.fetch_max(items.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                // Long enough for the other workers to try to come in beside it.
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                let alone = held.load(Ordering::SeqCst) == cost;
+                items.fetch_sub(1, Ordering::SeqCst);
+                held.fetch_sub(cost, Ordering::SeqCst);
+                // A cost over the limit came in alone and nothing came in beside it.
+                (cost, cost <= 10 || (before == 0 && alone))
+            },
+            &mut |_| {},
+            &mut |_, answer| answers.extend(answer),
+        );
+        assert_eq!(answers.len(), costs.len());
+        assert!(
+            answers.iter().all(|&(_, ok)| ok),
+            "a 25 was held beside another"
+        );
+        let most = most.into_inner();
+        assert!(most <= 10, "held {most} at once");
+        // The small ones side by side, when there are cores for it.
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        if cores > 1 {
+            assert!(
+                together.into_inner() > 1,
+                "the small costs never ran side by side"
+            );
+        }
+    }
+
+    #[test]
+    fn every_answer_is_handed_over_in_the_items_order_and_each_is_counted() {
         let items: Vec<u64> = (0..500).collect();
         let mut counted = Vec::new();
-        let answers = in_order(&items, |n| n * 2, &mut |done| counted.push(done));
-        let expected: Vec<Option<u64>> = (0..500).map(|n| Some(n * 2)).collect();
-        assert_eq!(answers, expected);
+        let mut handed = Vec::new();
+        in_order(
+            &items,
+            |n| {
+                // Later items answer sooner, so answers come out of order.
+                std::thread::sleep(std::time::Duration::from_micros(500 - n));
+                n * 2
+            },
+            &mut |done| counted.push(done),
+            &mut |i, answer| handed.push((i, answer)),
+        );
+        let expected: Vec<(usize, Option<u64>)> =
+            (0..500).map(|n| (n, Some(n as u64 * 2))).collect();
+        assert_eq!(handed, expected);
         assert_eq!(counted, (1..=500).collect::<Vec<_>>());
-        assert!(in_order(&[] as &[u64], |n| *n, &mut |_| {}).is_empty());
+        let mut none = 0;
+        in_order(&[] as &[u64], |n| *n, &mut |_| {}, &mut |_, _| none += 1);
+        assert_eq!(none, 0);
     }
 }

@@ -10,8 +10,14 @@ use notesoup_history_core::{DocPage, DocQuery, Needle, Role, SelectorError};
 use notesoup_history_store::{Found, RawNeedle, StoreError};
 use notesoup_window::{Host, parse_moment};
 
+use super::parallel::Budget;
 use super::{SessionSource, cache, corpus, load};
 use crate::{AppError, Context};
+
+/// The most bytes of session files a search decodes at once, over all its workers (a
+/// larger file is decoded alone): a decode holds about its file's size, so a search's peak
+/// stays near the largest file's, not a multiple of it.
+const DECODE_BUDGET_BYTES: u64 = 32 << 20;
 
 /// One session's documents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,20 +145,24 @@ pub struct SessionHits {
 pub struct SearchReport {
     /// How many sessions were searched (after the harness, folder and time filters).
     pub searched: usize,
-    /// The sessions with a match, most recently active first.
-    pub results: Vec<SessionHits>,
+    /// How many sessions had a match (each was handed to the search's `each`).
+    pub matched: usize,
     /// Sessions that could not be read, and why.
     pub skipped: Vec<(String, String)>,
 }
 
 /// Searches every session `args` selects, most recently active first, in one walk of the
 /// session folders, on every core, decoding only the sessions whose files' raw bytes may
-/// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)).
-/// `progress` is told `(done, of)` after each session.
+/// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)), and
+/// at most [`DECODE_BUDGET_BYTES`] of them decoded at once (a larger one alone).
+/// `each` is handed the matches of each session that has some, most recently active
+/// first, as soon as the sessions before it are searched; `progress` is told `(done, of)`
+/// after each session.
 pub fn search(
     ctx: &Context,
     args: &SearchArgs,
     progress: &mut dyn FnMut(usize, usize),
+    each: &mut dyn FnMut(SessionHits),
 ) -> SearchReport {
     let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
     let scanned = corpus.scan(args.harness);
@@ -208,11 +218,15 @@ pub fn search(
     // decoded, as `rg` skips a file: each session's files are read once, and only the
     // sessions that may hold it are decoded.
     let raw = RawNeedle::new(args.needle.text(), args.needle.ignores_case());
+    // Decodes are let in by their files' sizes (a file only the vault holds, of a size not
+    // read, counts as large); the prefilter's reads are windows, outside the budget.
+    let budget = Budget::new(DECODE_BUDGET_BYTES);
     let one = |found: &Found| -> Result<Option<DocPage>, String> {
         let absent = scanned.may_hold(found, &raw).is_ok_and(|may| !may);
         if absent {
             return Ok(None);
         }
+        let _decoding = budget.take(found.size().unwrap_or(DECODE_BUDGET_BYTES));
         let history = corpus
             .history_scanned(&scanned, found, cache.as_ref(), searched)
             .map_err(|e| e.to_string())?;
@@ -221,21 +235,22 @@ pub fn search(
         page.map(|page| (page.matched > 0).then_some(page))
     };
     let total = report.searched;
-    let pages = super::parallel::in_order(&chosen, |(found, ..)| one(found), &mut |done| {
-        progress(done, total);
-    });
-    for ((found, listed), page) in chosen.into_iter().zip(pages) {
+    // Each session's matches are handed on as soon as the sessions before it are searched,
+    // so a search holds the matches of the few sessions answered early, not of all.
+    let mut hand_on = |i: usize, page: Option<Result<Option<DocPage>, String>>| {
+        let (found, listed) = &chosen[i];
         let session = format!("{}:{}", found.harness, found.id);
         match page {
             Some(Ok(Some(page))) => {
-                let (started, cwd) = listed.unwrap_or_else(|| {
+                let (started, cwd) = listed.clone().unwrap_or_else(|| {
                     let summary = scanned.summary(found);
                     (
                         summary.started.as_deref().and_then(parse_moment),
                         summary.cwd,
                     )
                 });
-                report.results.push(SessionHits {
+                report.matched += 1;
+                each(SessionHits {
                     session,
                     started,
                     cwd,
@@ -248,6 +263,12 @@ pub fn search(
                 .skipped
                 .push((session, "not searched (a worker stopped)".to_owned())),
         }
-    }
+    };
+    super::parallel::in_order(
+        &chosen,
+        |(found, ..)| one(found),
+        &mut |done| progress(done, total),
+        &mut hand_on,
+    );
     report
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use notesoup_app::Context;
-use notesoup_app::history::{self, SearchArgs, SearchReport};
+use notesoup_app::history::{self, SearchArgs, SearchReport, SessionHits};
 use notesoup_history_core::{DocQuery, Needle, QueryError, Role};
 use notesoup_window::{Host, parse_moment};
 
@@ -142,15 +142,31 @@ pub(crate) fn everywhere(
         roles: args.roles.clone(),
         per_session: limit(args.limit)?,
     };
-    let report = searched(ctx, &search, env);
-    let found = !report.results.is_empty();
-    if out.json {
+    // Text is written as each session's matches come (in order), and the matches let go;
+    // a JSON document is written whole at the end, so it keeps them.
+    let json = out.json;
+    let mut kept: Vec<SessionHits> = Vec::new();
+    let mut hidden = 0;
+    let mut headed = false;
+    let report = searched(ctx, &search, env, &mut |hits| {
+        if json {
+            kept.push(hits);
+            return;
+        }
+        if !headed {
+            rows::header(out);
+            headed = true;
+        }
+        hidden += session_rows(&hits, &search.needle, env.width(), out);
+    });
+    let found = report.matched > 0;
+    if json {
         out.json_doc(&json::SearchDoc {
             ok: true,
             query: args.query,
             ignore_case: args.ignore_case,
             searched: report.searched,
-            sessions: report.results.iter().map(json::hits).collect(),
+            sessions: kept.iter().map(json::hits).collect(),
             skipped: report
                 .skipped
                 .iter()
@@ -159,27 +175,8 @@ pub(crate) fn everywhere(
         });
         return Ok(exit(found));
     }
-    if found {
-        rows::header(out);
-    }
-    let mut hidden = 0;
-    for hits in &report.results {
-        let mut heading = format!("{}  ", hits.session);
-        heading.push_str(&rows::time_cell(hits.started));
-        if let Some(cwd) = &hits.cwd {
-            heading.push_str("  ");
-            heading.push_str(&one_line(cwd));
-        }
-        let n = hits.page.matched;
-        let _ = write!(heading, "  ({n} match{})", plural(n));
-        out.line(out.paint(Paint::Strong, &format!("── {heading} ──")));
-        for doc in &hits.page.documents {
-            rows::event(doc, Some(&search.needle), env.width(), out);
-        }
-        hidden += n - hits.page.documents.len();
-    }
     let mut footer = if found {
-        let n = report.results.len();
+        let n = report.matched;
         format!(
             "{n} of {} session{} matched",
             report.searched,
@@ -212,9 +209,31 @@ pub(crate) fn everywhere(
     Ok(exit(found))
 }
 
+/// One session's matches under a heading; how many older ones it does not show.
+fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: &mut Out) -> usize {
+    let mut heading = format!("{}  ", hits.session);
+    heading.push_str(&rows::time_cell(hits.started));
+    if let Some(cwd) = &hits.cwd {
+        heading.push_str("  ");
+        heading.push_str(&one_line(cwd));
+    }
+    let n = hits.page.matched;
+    let _ = write!(heading, "  ({n} match{})", plural(n));
+    out.line(out.paint(Paint::Strong, &format!("── {heading} ──")));
+    for doc in &hits.page.documents {
+        rows::event(doc, Some(needle), width, out);
+    }
+    n - hits.page.documents.len()
+}
+
 /// The search, with a progress bar on stderr once it has run for [`QUIET_FOR`] (only
 /// when stderr is a terminal).
-fn searched(ctx: &Context, search: &SearchArgs, env: &Env) -> SearchReport {
+fn searched(
+    ctx: &Context,
+    search: &SearchArgs,
+    env: &Env,
+    each: &mut dyn FnMut(SessionHits),
+) -> SearchReport {
     let started = Instant::now();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     bar.set_style(
@@ -222,14 +241,19 @@ fn searched(ctx: &Context, search: &SearchArgs, env: &Env) -> SearchReport {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut shown = false;
-    let report = history::search(ctx, search, &mut |done, of| {
-        bar.set_length(u64::try_from(of).unwrap_or(u64::MAX));
-        bar.set_position(u64::try_from(done).unwrap_or(u64::MAX));
-        if !shown && env.stderr_terminal() && started.elapsed() >= QUIET_FOR {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown = true;
-        }
-    });
+    let report = history::search(
+        ctx,
+        search,
+        &mut |done, of| {
+            bar.set_length(u64::try_from(of).unwrap_or(u64::MAX));
+            bar.set_position(u64::try_from(done).unwrap_or(u64::MAX));
+            if !shown && env.stderr_terminal() && started.elapsed() >= QUIET_FOR {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                shown = true;
+            }
+        },
+        each,
+    );
     bar.finish_and_clear();
     report
 }

@@ -92,14 +92,17 @@ pub(super) fn found_file(
     segment: Option<&str>,
     time: &str,
 ) -> Found {
-    let modified = fs::metadata(path)
-        .and_then(|m| m.modified())
+    let meta = fs::metadata(path).ok();
+    let modified = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
         .unwrap_or(SystemTime::UNIX_EPOCH);
     Found {
         harness,
         id: id.to_owned(),
         path: path.to_owned(),
         modified,
+        size: meta.map(|m| m.len()),
         segment: segment.map(str::to_owned),
         time: time.to_owned(),
         vaulted: None,
@@ -142,6 +145,7 @@ pub(super) fn vaulted(
         path: vault.path_of(harness.name(), &file_name),
         id,
         modified: kept,
+        size: None,
         segment,
         time,
         vaulted: Some(name),
