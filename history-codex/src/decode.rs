@@ -1,18 +1,19 @@
-//! The history chain (base files cut at `history_base`), then items to events.
+//! The history chain (base files cut at `history_base`), each file read once, line by
+//! line, then items to events.
 
 use std::collections::HashMap;
-use std::ops::Range;
+use std::io::{self, BufRead, BufReader, Read as _};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use notesoup_history_core::{
-    Body, Event, Role, Seq, SessionRef, SessionSummary, Transcript, Window,
+    Body, Event, LineReader, Role, Seq, SessionRef, SessionSummary, Transcript, Window,
 };
 use notesoup_window::Host;
 
 use crate::items::{Item, item};
-use crate::lines::{HistoryBase, Line, Meta, each_line, file_ids, line_at, lines, meta_of};
-use crate::{CodexError, CodexFile};
+use crate::lines::{HistoryBase, Line, Meta, file_ids, lines, meta_of, next_line};
+use crate::{CodexError, CodexFile, CodexSource, DECOMPRESSED_MAX_BYTES, Inflate};
 
 /// One rollout line after the `session_meta`, converted as it is read: what the decode
 /// needs of it, its JSON dropped.
@@ -22,12 +23,13 @@ struct Step {
     /// What it contributes; `Err` is a schema refusal, raised when the decode reaches it
     /// (after the chain's checks).
     item: Result<Item, String>,
+    /// The [`fingerprint`] of a payload with a record id, which a repeat must match.
+    fingerprint: Option<u128>,
 }
 
-/// Where a line lies: its 1-based number, its bytes in its file, and its ordinal.
+/// Where a line lies: its 1-based number and its ordinal.
 struct At {
     number: usize,
-    span: Range<usize>,
     ordinal: Option<u64>,
 }
 
@@ -41,13 +43,49 @@ struct Part {
     last_ordinal: Option<u64>,
 }
 
-/// Reads `file[..limit]`: every line parsed and converted in turn, then its `session_meta`.
-fn read_part(file: &CodexFile<'_>, limit: usize) -> Result<Part, CodexError> {
+/// Where a file's history ends: the `end_byte_offset` its successor (the file whose
+/// `history_base` names it) gives.
+#[derive(Clone, Copy)]
+struct Until<'a> {
+    end: usize,
+    successor: &'a str,
+}
+
+/// Reads `source` (up to `until`, when a later file continues it): every line parsed and
+/// converted in turn, then its `session_meta`. A `.jsonl.zst` is decompressed as it is
+/// read, and its refusal ([`CodexError::Zstd`], [`CodexError::TooLarge`]) is the one given.
+fn read_part(
+    source: &mut CodexSource<'_>,
+    until: Option<Until<'_>>,
+    scratch: &mut Vec<u8>,
+) -> Result<Part, CodexError> {
+    if !source.compressed {
+        return read_lines(source.name, &mut *source.reader, until, scratch);
+    }
+    let mut inflate = BufReader::new(Inflate::new(
+        source.name,
+        &mut *source.reader,
+        DECOMPRESSED_MAX_BYTES,
+    ));
+    read_lines(source.name, &mut inflate, until, scratch)
+        .map_err(|err| inflate.get_ref().failure().cloned().unwrap_or(err))
+}
+
+/// [`read_part`] of the (decompressed) bytes `reader` of the file `name`.
+fn read_lines(
+    name: &str,
+    reader: &mut dyn BufRead,
+    until: Option<Until<'_>>,
+    scratch: &mut Vec<u8>,
+) -> Result<Part, CodexError> {
+    let limit = until.as_ref().map_or(u64::MAX, |until| until.end as u64);
+    let mut limited = reader.take(limit);
+    let mut lines = LineReader::new(name, &mut limited);
     let mut first: Option<Line> = None;
     let mut steps = Vec::new();
     let mut last_ordinal = None;
-    for line in each_line(file, limit) {
-        let line = line?;
+    while let Some(line) = next_line(name, &mut lines) {
+        let mut line = line?;
         let ordinal = line.object.get("ordinal").and_then(Value::as_u64);
         last_ordinal = ordinal;
         if first.is_none() {
@@ -58,21 +96,53 @@ fn read_part(file: &CodexFile<'_>, limit: usize) -> Result<Part, CodexError> {
         if matches!(item, Ok(Item::Nothing)) {
             continue;
         }
+        let timestamp = line
+            .object
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let fingerprint = match &item {
+            Ok(Item::Events {
+                record: Some(_), ..
+            }) => Some(
+                fingerprint(&mut line.object, scratch).map_err(|err| CodexError::Line {
+                    file: name.to_owned(),
+                    line: line.number,
+                    reason: format!("its payload cannot be written again: {err}"),
+                })?,
+            ),
+            _ => None,
+        };
         steps.push(Step {
             at: At {
                 number: line.number,
-                span: line.span,
                 ordinal,
             },
-            timestamp: line
-                .object
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            timestamp,
             item,
+            fingerprint,
         });
     }
-    let meta = meta_of(file, first.as_ref())?;
+    let (read, last) = (lines.position(), lines.last_byte());
+    drop(lines);
+    if let Some(Until { end, successor }) = until
+        && (read != end || (end > 0 && last != Some(b'\n')))
+    {
+        // Short of `end`, the file ended; at `end`, its length is what follows too.
+        let length = if read < end {
+            read.to_string()
+        } else {
+            match io::copy(limited.get_mut(), &mut io::sink()) {
+                Ok(rest) => (read as u64 + rest).to_string(),
+                Err(err) => format!("more than {read}, the rest unreadable: {err}"),
+            }
+        };
+        return Err(CodexError::HistoryBase {
+            file: successor.to_owned(),
+            reason: format!("end_byte_offset {end} is not a line end of {name} ({length} bytes)"),
+        });
+    }
+    let meta = meta_of(name, first.as_ref())?;
     let first_ordinal = first
         .as_ref()
         .and_then(|l| l.object.get("ordinal"))
@@ -85,63 +155,93 @@ fn read_part(file: &CodexFile<'_>, limit: usize) -> Result<Part, CodexError> {
     })
 }
 
+/// A 128-bit fingerprint of a line's payload without the metadata a repeat may change
+/// (`internal_chat_message_metadata_passthrough`, `status`): xxh3-128 of its JSON text,
+/// written into `scratch` (`serde_json`'s maps are ordered, so equal payloads give equal
+/// text). The payload is taken out of `object`.
+fn fingerprint(
+    object: &mut Map<String, Value>,
+    scratch: &mut Vec<u8>,
+) -> Result<u128, serde_json::Error> {
+    let mut payload = object.remove("payload").unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut payload {
+        map.remove("internal_chat_message_metadata_passthrough");
+        map.remove("status");
+    }
+    scratch.clear();
+    serde_json::to_writer(&mut *scratch, &payload)?;
+    Ok(twox_hash::xxh3::hash128(scratch))
+}
+
 /// Decodes one Codex thread from its history chain: `chain[0]` is the oldest file, each
 /// next file's `session_meta.history_base` names the previous one (a rewind segment names
 /// its base, a fork names the file it was forked from), and the last file is the selected
 /// session. Files are already decompressed (see [`crate::decompress`]). Ancestors are read
-/// only up to the `end_byte_offset` their successor names.
+/// only up to the `end_byte_offset` their successor names. [`decode_from`] over the files'
+/// bytes.
 pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
-    let Some(selected) = chain.last() else {
+    let mut readers: Vec<&[u8]> = chain.iter().map(|file| file.bytes).collect();
+    let mut sources: Vec<CodexSource<'_>> = chain
+        .iter()
+        .zip(&mut readers)
+        .map(|(file, reader)| CodexSource {
+            name: file.name,
+            reader,
+            compressed: false,
+        })
+        .collect();
+    decode_from(&mut sources)
+}
+
+/// [`decode`] from readers: each file of the chain is read once, line by line, newest
+/// first (each file's `session_meta` says how much of the previous one belongs to the
+/// history), and each line is converted as it is read, so the decoder holds one line of
+/// a file at a time, never the file. An ancestor is read only up to the `end_byte_offset`
+/// its successor names, which must end a line of it.
+pub fn decode_from(chain: &mut [CodexSource<'_>]) -> Result<Transcript, CodexError> {
+    if chain.is_empty() {
         return Err(CodexError::EmptyChain);
-    };
+    }
+    let files: Vec<&str> = chain.iter().map(|source| source.name).collect();
     // Walk back from the selected file: each file's meta says how much of the previous
     // file belongs to this history.
     let mut parts: Vec<Part> = Vec::with_capacity(chain.len());
-    let mut limit = selected.bytes.len();
-    let mut successor: Option<(&CodexFile<'_>, HistoryBase, Option<u64>)> = None;
-    for (index, file) in chain.iter().enumerate().rev() {
-        let part = read_part(file, limit)?;
+    let mut until: Option<Until<'_>> = None;
+    let mut successor: Option<(&str, HistoryBase, Option<u64>)> = None;
+    let mut scratch = Vec::new();
+    for index in (0..chain.len()).rev() {
+        let name = files[index];
+        let part = read_part(&mut chain[index], until.take(), &mut scratch)?;
         let meta = &part.meta;
-        check_name(file, meta)?;
+        check_name(name, meta)?;
         if let Some((next, base, next_first)) = successor.take() {
-            check_link(file, meta, part.last_ordinal, next, &base, next_first)?;
+            check_link(name, meta, part.last_ordinal, next, &base, next_first)?;
         }
         match (&meta.history_base, index) {
             (Some(base), i) if i > 0 => {
-                let previous = &chain[i - 1];
-                let named = file_ids(previous.name).map(|ids| ids.segment.unwrap_or(ids.thread));
+                let previous = files[i - 1];
+                let named = file_ids(previous).map(|ids| ids.segment.unwrap_or(ids.thread));
                 if named.is_some_and(|id| id != base.thread_id) {
                     return Err(CodexError::HistoryBase {
-                        file: file.name.to_owned(),
+                        file: name.to_owned(),
                         reason: format!(
-                            "its history_base names `{}`, not {}",
-                            base.thread_id, previous.name
+                            "its history_base names `{}`, not {previous}",
+                            base.thread_id
                         ),
                     });
                 }
-                if base.end_byte_offset > previous.bytes.len()
-                    || (base.end_byte_offset > 0
-                        && previous.bytes[base.end_byte_offset - 1] != b'\n')
-                {
-                    return Err(CodexError::HistoryBase {
-                        file: file.name.to_owned(),
-                        reason: format!(
-                            "end_byte_offset {} is not a line end of {} ({} bytes)",
-                            base.end_byte_offset,
-                            previous.name,
-                            previous.bytes.len()
-                        ),
-                    });
-                }
-                limit = base.end_byte_offset;
-                successor = Some((file, base.clone(), part.first_ordinal));
+                until = Some(Until {
+                    end: base.end_byte_offset,
+                    successor: name,
+                });
+                successor = Some((name, base.clone(), part.first_ordinal));
             }
             (None, i) if i > 0 => {
                 return Err(CodexError::HistoryBase {
-                    file: file.name.to_owned(),
+                    file: name.to_owned(),
                     reason: format!(
                         "it has no history_base, yet {} was given as its base",
-                        chain[i - 1].name
+                        files[i - 1]
                     ),
                 });
             }
@@ -173,14 +273,15 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
         turns: Vec::new(),
         seen: HashMap::new(),
     };
-    for (index, (part, file)) in parts.into_iter().zip(chain).enumerate() {
+    for (index, part) in parts.into_iter().enumerate() {
         for step in part.steps {
             let item = step.item.map_err(|reason| CodexError::Line {
-                file: file.name.to_owned(),
+                file: files[index].to_owned(),
                 line: step.at.number,
                 reason,
             })?;
-            state.apply(chain, index, &step.at, step.timestamp, item)?;
+            let repeat = step.fingerprint.map(|print| (index, print));
+            state.apply(&files, repeat, &step.at, step.timestamp, item)?;
         }
     }
     Ok(Transcript {
@@ -198,16 +299,18 @@ struct State {
     events: Vec<Event>,
     /// Index in `events` of each real user prompt, in order.
     turns: Vec<usize>,
-    /// Payload id → where it was first seen (file index in the chain, line, bytes), to
-    /// spot repeats.
-    seen: HashMap<String, (usize, usize, Range<usize>)>,
+    /// Payload id → where it was first seen (file index in the chain, line) and its
+    /// payload's [`fingerprint`], to spot repeats.
+    seen: HashMap<String, (usize, usize, u128)>,
 }
 
 impl State {
+    /// Applies `item`, read at `at`; `repeat` is the file (its index in `names`) and
+    /// payload fingerprint of an item with a record id.
     fn apply(
         &mut self,
-        chain: &[CodexFile<'_>],
-        file: usize,
+        names: &[&str],
+        repeat: Option<(usize, u128)>,
         at: &At,
         timestamp: Option<String>,
         item: Item,
@@ -244,8 +347,8 @@ impl State {
                 prompt,
                 boot,
             } => {
-                if let Some(id) = &record
-                    && self.repeated(chain, file, at, id)?
+                if let (Some(id), Some((file, print))) = (&record, repeat)
+                    && self.repeated(names, file, at, id, print)?
                 {
                     return Ok(());
                 }
@@ -278,49 +381,35 @@ impl State {
 
     /// True when this payload id was already seen with the same payload (it allocates
     /// nothing); a different payload under the same id is refused. Only where the first
-    /// payload lies is kept: a repeat (rare) reads both payloads again.
+    /// payload lies and its fingerprint (`print`, [`fingerprint`]) are kept.
     fn repeated(
         &mut self,
-        chain: &[CodexFile<'_>],
+        names: &[&str],
         file: usize,
         at: &At,
         id: &str,
+        print: u128,
     ) -> Result<bool, CodexError> {
-        let Some((first_file, first_line, first_span)) = self.seen.get(id) else {
-            self.seen
-                .insert(id.to_owned(), (file, at.number, at.span.clone()));
+        let Some(&(first_file, first_line, first_print)) = self.seen.get(id) else {
+            self.seen.insert(id.to_owned(), (file, at.number, print));
             return Ok(false);
         };
-        let first = payload(&chain[*first_file], *first_line, first_span.clone())?;
-        if first == payload(&chain[file], at.number, at.span.clone())? {
+        if first_print == print {
             return Ok(true);
         }
         Err(CodexError::Duplicate {
-            file: chain[file].name.to_owned(),
+            file: names[file].to_owned(),
             line: at.number,
             id: id.to_owned(),
-            first: format!("{}:{first_line}", chain[*first_file].name),
+            first: format!("{}:{first_line}", names[first_file]),
         })
     }
 }
 
-/// The payload of the line at `span`, without the metadata a repeat may change.
-fn payload(file: &CodexFile<'_>, line: usize, span: Range<usize>) -> Result<Value, CodexError> {
-    let mut payload = match line_at(file, line, span)? {
-        Value::Object(mut object) => object.remove("payload").unwrap_or(Value::Null),
-        _ => Value::Null,
-    };
-    if let Value::Object(map) = &mut payload {
-        map.remove("internal_chat_message_metadata_passthrough");
-        map.remove("status");
-    }
-    Ok(payload)
-}
-
-fn check_name(file: &CodexFile<'_>, meta: &Meta) -> Result<(), CodexError> {
-    match file_ids(file.name) {
+fn check_name(file: &str, meta: &Meta) -> Result<(), CodexError> {
+    match file_ids(file) {
         Some(ids) if ids.thread != meta.id => Err(CodexError::SessionMismatch {
-            file: file.name.to_owned(),
+            file: file.to_owned(),
             meta: meta.id.clone(),
             name: ids.thread.to_owned(),
         }),
@@ -330,8 +419,8 @@ fn check_name(file: &CodexFile<'_>, meta: &Meta) -> Result<(), CodexError> {
 
 /// The id a `history_base.thread_id` names this file by: its segment id for a segment
 /// file, else its thread id.
-fn history_id<'a>(file: &'a CodexFile<'_>, meta: &'a Meta) -> &'a str {
-    file_ids(file.name)
+fn history_id<'a>(file: &'a str, meta: &'a Meta) -> &'a str {
+    file_ids(file)
         .and_then(|ids| ids.segment)
         .unwrap_or(meta.id.as_str())
 }
@@ -339,30 +428,29 @@ fn history_id<'a>(file: &'a CodexFile<'_>, meta: &'a Meta) -> &'a str {
 /// Checks that `next`'s `history_base` (`base`) names `file` and that the ordinals join:
 /// `last` is the ordinal of `file`'s last line read, `next_first` that of `next`'s first.
 fn check_link(
-    file: &CodexFile<'_>,
+    file: &str,
     meta: &Meta,
     last: Option<u64>,
-    next: &CodexFile<'_>,
+    next: &str,
     base: &HistoryBase,
     next_first: Option<u64>,
 ) -> Result<(), CodexError> {
     let bad = |reason: String| CodexError::HistoryBase {
-        file: next.name.to_owned(),
+        file: next.to_owned(),
         reason,
     };
     let id = history_id(file, meta);
     if base.thread_id != id {
         return Err(bad(format!(
-            "its history_base names `{}`, not {} (`{id}`)",
-            base.thread_id, file.name
+            "its history_base names `{}`, not {file} (`{id}`)",
+            base.thread_id
         )));
     }
     if let Some(end) = base.end_ordinal_exclusive
         && (last.is_some_and(|last| last >= end) || next_first.is_some_and(|first| first != end))
     {
         return Err(bad(format!(
-            "end_ordinal_exclusive {end} does not join {} (last ordinal {}) to this file (first ordinal {})",
-            file.name,
+            "end_ordinal_exclusive {end} does not join {file} (last ordinal {}) to this file (first ordinal {})",
             last.map_or_else(|| "none".into(), |n| n.to_string()),
             next_first.map_or_else(|| "none".into(), |n| n.to_string()),
         )));
@@ -391,8 +479,8 @@ pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
             lines(file, cut)?
         }
     };
-    let meta = meta_of(file, all.first())?;
-    check_name(file, &meta)?;
+    let meta = meta_of(file.name, all.first())?;
+    check_name(file.name, &meta)?;
     let first_prompt = all
         .iter()
         .skip(1)
@@ -438,7 +526,25 @@ pub fn meta(file: &CodexFile<'_>) -> Result<Meta, CodexError> {
         .position(|&b| b == b'\n')
         .map_or(file.bytes.len(), |at| at + 1);
     let first = lines(file, end)?;
-    let meta = meta_of(file, first.first())?;
-    check_name(file, &meta)?;
+    let meta = meta_of(file.name, first.first())?;
+    check_name(file.name, &meta)?;
+    Ok(meta)
+}
+
+/// [`meta`] read from a reader as [`decode_from`] reads it: the first committed line
+/// (blank lines passed over), and nothing after it.
+///
+/// ```
+/// use notesoup_history_codex::meta_from;
+///
+/// let rollout = b"\n{\"type\":\"session_meta\",\"payload\":{\"id\":\"th1\"}}\n{\"type\":";
+/// assert_eq!(meta_from("rollout.jsonl", &rollout[..])?.id, "th1");
+/// # Ok::<(), notesoup_history_codex::CodexError>(())
+/// ```
+pub fn meta_from(name: &str, reader: impl BufRead) -> Result<Meta, CodexError> {
+    let mut lines = LineReader::new(name, reader);
+    let first = next_line(name, &mut lines).transpose()?;
+    let meta = meta_of(name, first.as_ref())?;
+    check_name(name, &meta)?;
     Ok(meta)
 }

@@ -6,8 +6,8 @@
 //! `rollout-<time>-<threadId>_<segmentId>.jsonl` whose `session_meta.history_base` names
 //! the base file and the byte length of it that still counts; a fork
 //! (`codex fork`) starts a new thread whose file holds only its own suffix, its
-//! `history_base` naming the file (base or segment) it was forked from. [`decode`] takes
-//! the chain oldest first and reads it as one log:
+//! `history_base` naming the file (base or segment) it was forked from. [`decode`] (or
+//! [`decode_from`], over readers) takes the chain oldest first and reads it as one log:
 //!
 //! - **Seqs** are allocated in log order: one per user, assistant or injected-context
 //!   message (developer instructions take none), per tool call (`function_call`,
@@ -37,9 +37,11 @@
 //!   memory.
 //! - Every refusal names the file, the line (where there is one) and the reason; only an
 //!   unterminated last line that is not yet whole JSON (a write in progress) is skipped.
-//! - A line's JSON lives only while the line is read: [`decode`] keeps what each line
-//!   yields and where a payload with an id lies (a repeat parses both payloads again),
-//!   never the chain's parsed lines.
+//! - The decoder holds one line of a file at a time: [`decode_from`] reads each file of
+//!   the chain once, from a reader ([`CodexSource`]; a `.jsonl.zst` through an [`Inflate`]),
+//!   line by line, and keeps only what each line yields, and for a payload with an id,
+//!   where it lies and a 128-bit fingerprint of it, which a repeat must match. Never a
+//!   file's bytes, nor its parsed lines. [`decode`] is [`decode_from`] over bytes.
 //!
 //! [`Role::User`]: notesoup_history_core::Role::User
 //! [`Role::Attachment`]: notesoup_history_core::Role::Attachment
@@ -71,15 +73,32 @@
 mod decode;
 mod items;
 mod lines;
+mod zst;
 
-pub use decode::{decode, meta, summary};
+pub use decode::{decode, decode_from, meta, meta_from, summary};
 pub use lines::{FileIds, HistoryBase, Meta, file_ids};
+pub use zst::{DECOMPRESSED_MAX_BYTES, Inflate, decompress, decompress_from, decompress_head};
 
 use notesoup_history_core::{LineError, SessionFile};
 
 /// One rollout file's (decompressed) bytes. A rollout file name is checked against the
 /// thread id in its `session_meta`, and gives a segment file its segment id.
 pub type CodexFile<'a> = SessionFile<'a>;
+
+/// One rollout file as a reader, for [`decode_from`]: its name (checked as a
+/// [`CodexFile`]'s is, and named in every refusal) and its bytes, read once, line by line
+/// (an open file behind a `BufReader`, say, or a `&[u8]`). The decoder reads it to its end,
+/// or, for a file a later one continues, up to the `end_byte_offset` that file names.
+pub struct CodexSource<'a> {
+    /// The file's path or name.
+    pub name: &'a str,
+    /// Its bytes, from the start.
+    pub reader: &'a mut dyn std::io::BufRead,
+    /// True when the bytes are a `.jsonl.zst`'s zstd frames: the decoder decompresses them
+    /// as it reads (an [`Inflate`] capped at [`DECOMPRESSED_MAX_BYTES`]), and a corrupt or
+    /// oversized stream is refused as [`decompress`] refuses it.
+    pub compressed: bool,
+}
 
 /// Why a Codex thread cannot be read. Each names the file and, where there is one, the
 /// line.
@@ -174,108 +193,6 @@ impl CodexError {
             CodexError::TooLarge { .. } => "too_large",
         }
     }
-}
-
-/// Most bytes one `.jsonl.zst` rollout may decompress to: 128 MiB. Decompression streams
-/// and stops one byte past it ([`CodexError::TooLarge`]), so a zstd bomb costs at most this
-/// much memory plus the decoder's window (which `ruzstd` caps at 100 MiB).
-pub const DECOMPRESSED_MAX_BYTES: u64 = 128 * 1024 * 1024;
-
-/// The JSONL inside a `.jsonl.zst` rollout (one or more zstd frames, as Codex writes
-/// them), verifying each frame's checksum when it has one; more than
-/// [`DECOMPRESSED_MAX_BYTES`] is refused with [`CodexError::TooLarge`].
-pub fn decompress(name: &str, bytes: &[u8]) -> Result<Vec<u8>, CodexError> {
-    decompress_from(name, bytes, DECOMPRESSED_MAX_BYTES)
-}
-
-/// [`decompress`] streaming from `compressed` (an open file, say), refusing more than
-/// `limit` decompressed bytes after producing at most one byte past it.
-///
-/// ```
-/// use notesoup_history_codex::{CodexError, decompress_from, decompress_head};
-///
-/// // A hand-made frame: one RLE block repeating `x` 100 000 times.
-/// let size: u32 = 100_000;
-/// let header = 1 | (1 << 1) | (size << 3); // last block, RLE, its size
-/// let mut zst = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]; // magic, no size, 128 KiB window
-/// zst.extend_from_slice(&header.to_le_bytes()[..3]);
-/// zst.push(b'x');
-///
-/// assert_eq!(decompress_from("a.jsonl.zst", &zst[..], 1 << 20)?.len(), 100_000);
-/// let err = decompress_from("a.jsonl.zst", &zst[..], 1000).unwrap_err();
-/// assert!(matches!(err, CodexError::TooLarge { limit: 1000, .. }));
-/// // A listing needs only the head: decoding stops there.
-/// assert_eq!(decompress_head("a.jsonl.zst", &zst[..], 64)?, vec![b'x'; 64]);
-/// # Ok::<(), CodexError>(())
-/// ```
-pub fn decompress_from(
-    name: &str,
-    compressed: impl std::io::Read,
-    limit: u64,
-) -> Result<Vec<u8>, CodexError> {
-    let (out, over) = inflate(name, compressed, limit)?;
-    if over {
-        return Err(CodexError::TooLarge {
-            file: name.to_owned(),
-            limit,
-        });
-    }
-    Ok(out)
-}
-
-/// The first `max` decompressed bytes of `compressed` (all of it when shorter): what a
-/// session listing shows. Decoding stops there, so a huge or hostile file costs no more.
-pub fn decompress_head(
-    name: &str,
-    compressed: impl std::io::Read,
-    max: u64,
-) -> Result<Vec<u8>, CodexError> {
-    let (mut out, _) = inflate(name, compressed, max)?;
-    out.truncate(usize::try_from(max).unwrap_or(usize::MAX));
-    Ok(out)
-}
-
-/// Decompress frame after frame until the input ends or more than `limit` bytes came out;
-/// the flag says the latter (the bytes then hold `limit + 1`, the last frame unchecked).
-fn inflate(
-    name: &str,
-    compressed: impl std::io::Read,
-    limit: u64,
-) -> Result<(Vec<u8>, bool), CodexError> {
-    use std::io::{BufRead as _, Read as _};
-    let zstd = |message: String| CodexError::Zstd {
-        file: name.to_owned(),
-        message,
-    };
-    let mut input = std::io::BufReader::new(compressed);
-    let mut out = Vec::new();
-    while !input
-        .fill_buf()
-        .map_err(|err| zstd(err.to_string()))?
-        .is_empty()
-    {
-        let mut decoder =
-            ruzstd::StreamingDecoder::new(&mut input).map_err(|err| zstd(err.to_string()))?;
-        let room = limit - out.len() as u64;
-        (&mut decoder)
-            .take(room + 1)
-            .read_to_end(&mut out)
-            .map_err(|err| zstd(err.to_string()))?;
-        if out.len() as u64 > limit {
-            return Ok((out, true));
-        }
-        let frame = decoder.into_frame_decoder();
-        if let (Some(stored), Some(computed)) = (
-            frame.get_checksum_from_data(),
-            frame.get_calculated_checksum(),
-        ) && stored != computed
-        {
-            return Err(zstd(format!(
-                "content checksum {computed:#010x} differs from the stored {stored:#010x}"
-            )));
-        }
-    }
-    Ok((out, false))
 }
 
 #[cfg(test)]

@@ -1,83 +1,54 @@
 //! Rollout lines: committed JSONL lines of a (decompressed) rollout, and the file-name and
 //! `session_meta` facts the corpus and the decoder need.
 
-use std::ops::Range;
+use std::io::BufRead;
 
 use serde_json::{Map, Value};
 
-use notesoup_history_core::LineError;
+use notesoup_history_core::LineReader;
 
 use crate::{CodexError, CodexFile};
 
-/// One committed line: its 1-based number, where its text lies in the file, and its JSON
-/// object.
+/// One committed line: its 1-based number and its JSON object.
 pub(crate) struct Line {
     pub(crate) number: usize,
-    pub(crate) span: Range<usize>,
     pub(crate) object: Map<String, Value>,
 }
 
-/// The committed lines of `bytes[..limit]`, in order, each parsed as it is reached (the
-/// lines are [`SessionFile::lines`](notesoup_history_core::SessionFile::lines)': a final
-/// unterminated line is read only when it is already whole JSON, otherwise it is a write
-/// in progress, skipped). The first refusal ends the lines.
-pub(crate) fn each_line<'a>(
-    file: &'a CodexFile<'_>,
-    limit: usize,
-) -> impl Iterator<Item = Result<Line, CodexError>> + 'a {
-    let mut lines = file.lines(limit);
-    let mut refused = false;
-    std::iter::from_fn(move || {
-        if refused {
-            return None;
-        }
-        for line in lines.by_ref() {
-            let error = match line.map(|line| (serde_json::from_str::<Value>(line.text), line)) {
-                Err(err) => err.into(),
-                Ok((Ok(Value::Object(object)), line)) => {
-                    return Some(Ok(Line {
-                        number: line.number,
-                        span: line.span,
-                        object,
-                    }));
-                }
-                Ok((Ok(_), line)) => CodexError::Line {
-                    file: file.name.to_owned(),
-                    line: line.number,
-                    reason: "the line is not a JSON object".into(),
-                },
-                Ok((Err(err), line)) => match line.not_json(file.name, err) {
-                    Some(err) => err.into(),
-                    None => continue,
-                },
-            };
-            refused = true;
-            return Some(Err(error));
-        }
-        None
-    })
+/// The next committed line of `lines` (the file `name`), parsed; `None` at the end. The lines are [`LineReader`]'s: a final unterminated line is read only when it is
+/// already whole JSON, otherwise it is a write in progress, skipped. A refusal ends the
+/// lines.
+pub(crate) fn next_line<R: BufRead>(
+    name: &str,
+    lines: &mut LineReader<R>,
+) -> Option<Result<Line, CodexError>> {
+    loop {
+        let line = match lines.next_line()? {
+            Ok(line) => line,
+            Err(err) => return Some(Err(err.into())),
+        };
+        let (number, parsed) = (line.number, serde_json::from_str::<Value>(line.text));
+        let error = match parsed {
+            Ok(Value::Object(object)) => return Some(Ok(Line { number, object })),
+            Ok(_) => CodexError::Line {
+                file: name.to_owned(),
+                line: number,
+                reason: "the line is not a JSON object".into(),
+            },
+            Err(err) => match line.not_json(name, err) {
+                Some(err) => err.into(),
+                None => continue,
+            },
+        };
+        return Some(Err(error));
+    }
 }
 
-/// All the committed lines of `bytes[..limit]` (see [`each_line`]).
+/// All the committed lines of `file.bytes[..limit]` (see [`next_line`]).
 pub(crate) fn lines(file: &CodexFile<'_>, limit: usize) -> Result<Vec<Line>, CodexError> {
-    each_line(file, limit).collect()
-}
-
-/// The JSON object of a line [`each_line`] read at `span`, read again.
-pub(crate) fn line_at(
-    file: &CodexFile<'_>,
-    number: usize,
-    span: Range<usize>,
-) -> Result<Value, CodexError> {
-    let raw = file.bytes.get(span).unwrap_or_default();
-    serde_json::from_slice::<Value>(raw).map_err(|err| {
-        LineError::Json {
-            file: file.name.to_owned(),
-            line: number,
-            message: err.to_string(),
-        }
-        .into()
-    })
+    let bytes = file.bytes.get(..limit).unwrap_or(file.bytes);
+    let mut reader = LineReader::new(file.name, bytes);
+    std::iter::from_fn(|| next_line(file.name, &mut reader)).collect()
 }
 
 /// The ids in a rollout file name `rollout-<time>-<threadId>[_<segmentId>].jsonl[.zst]`.
@@ -146,9 +117,9 @@ pub struct Meta {
 }
 
 /// Reads the `session_meta` of a line list's first line.
-pub(crate) fn meta_of(file: &CodexFile<'_>, first: Option<&Line>) -> Result<Meta, CodexError> {
+pub(crate) fn meta_of(file: &str, first: Option<&Line>) -> Result<Meta, CodexError> {
     let bad = |line: usize, reason: String| CodexError::Meta {
-        file: file.name.to_owned(),
+        file: file.to_owned(),
         line,
         reason,
     };

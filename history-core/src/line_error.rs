@@ -143,6 +143,8 @@ pub struct LineReader<R> {
     number: usize,
     /// The end was reached, or a refusal ended the lines.
     ended: bool,
+    /// The last byte read.
+    last: Option<u8>,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -155,6 +157,7 @@ impl<R: BufRead> LineReader<R> {
             at: 0,
             number: 0,
             ended: false,
+            last: None,
         }
     }
 
@@ -185,11 +188,13 @@ impl<R: BufRead> LineReader<R> {
             self.number += 1;
             let start = self.at;
             self.at += read;
+            self.last = self.buf.last().copied();
             let terminated = self.buf.last() == Some(&b'\n');
             let raw = &self.buf[..read - usize::from(terminated)];
             if let Some(text) = content(raw) {
                 break (start, text.len(), terminated);
             }
+            self.skip_empty_lines();
         };
         if let Ok(text) = std::str::from_utf8(&self.buf[..len]) {
             return Some(Ok(FileLine {
@@ -209,10 +214,45 @@ impl<R: BufRead> LineReader<R> {
         })
     }
 
+    /// Passes over the empty lines (a bare line break each) at the start of the reader's
+    /// buffer at once, as many as it holds: a file of line breaks alone (a zstd bomb of
+    /// them, say) costs a buffer's scan, not a read, per line. A failed read is left to the
+    /// next line's read to report.
+    fn skip_empty_lines(&mut self) {
+        let Ok(ahead) = self.reader.fill_buf() else {
+            return;
+        };
+        let run = ahead.iter().take_while(|&&b| b == b'\n').count();
+        if run > 0 {
+            self.reader.consume(run);
+            self.number += run;
+            self.at += run;
+        }
+    }
+
     /// How many bytes were read: where the next line starts (after the last line, the
     /// file's length as read).
     pub fn position(&self) -> usize {
         self.at
+    }
+
+    /// The last byte read (`None` before any): with [`position`](Self::position), what
+    /// shows that a file's first bytes end a line, blank lines included.
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use notesoup_history_core::LineReader;
+    ///
+    /// let bytes = b"{}\n\n  {}";
+    /// let mut lines = LineReader::new("s.jsonl", bytes.take(4));
+    /// while lines.next_line().is_some() {}
+    /// assert_eq!((lines.position(), lines.last_byte()), (4, Some(b'\n')));
+    /// let mut lines = LineReader::new("s.jsonl", bytes.take(6));
+    /// while lines.next_line().is_some() {}
+    /// assert_eq!((lines.position(), lines.last_byte()), (6, Some(b' ')));
+    /// ```
+    pub fn last_byte(&self) -> Option<u8> {
+        self.last
     }
 
     /// The file's name, as given.

@@ -28,7 +28,7 @@ fn from_reader(reader: impl Read, capacity: usize) -> (Vec<Seen>, usize) {
 
 #[test]
 fn a_reader_yields_the_lines_the_bytes_do() {
-    let files: [&[u8]; 9] = [
+    let files: [&[u8]; 10] = [
         b"",
         b"\n\n",
         b"{}\r\n\n  \n{\"a\":1}\n{\"b\"",
@@ -38,6 +38,8 @@ fn a_reader_yields_the_lines_the_bytes_do() {
         b"\r\n\t \r\n{\"x\":\"\xc3\xa9\"}",
         b"{\"long\":\"0123456789012345678901234567890123456789\"}\n\r\n",
         b"x\ny\r",
+        // Runs of empty lines, passed over a buffer at a time, still count.
+        b"{}\n\n\n\n\n\n{\"a\":1}\n\n\n \n\n{\"b\":2}\n\n",
     ];
     for bytes in files {
         for limit in 0..=bytes.len() {

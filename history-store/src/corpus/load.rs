@@ -7,11 +7,12 @@ use std::io::{BufRead, Cursor, Read as _};
 use std::path::PathBuf;
 
 use notesoup_history_claude::{Head, Options};
-use notesoup_history_codex::CodexFile;
+use notesoup_history_codex::{CodexFile, CodexSource, Meta};
 use notesoup_history_core::{LineReader, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use notesoup_window::Host;
 
+use super::read::CodexOpened;
 use super::{Corpus, Found, found_file};
 use crate::StoreError;
 use crate::transcript_index::{Cache, read_transcript};
@@ -147,36 +148,40 @@ impl Corpus {
         }
     }
 
-    /// A Codex thread's file and, following `history_base`, the files it continues.
+    /// A Codex thread's file and, following `history_base`, the files it continues, each
+    /// opened (only its first line read, to find the next) and handed to the decoder, which
+    /// reads each once, line by line.
     fn load_codex(&self, found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
-        let mut chain: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut chain: Vec<(String, CodexOpened)> = Vec::new();
         let mut at = found.clone();
         let mut seen: HashSet<PathBuf> = HashSet::new();
         loop {
             if !seen.insert(at.path.clone()) || chain.len() >= MAX_CHAIN {
                 return Err(StoreError::CodexCycle { path: at.path });
             }
-            let bytes = self.bytes(&at)?;
-            let next = codex_base(&at, &bytes, all)?;
-            chain.push((at.path.clone(), bytes));
+            let opened = self.open_codex(&at)?;
+            let next = base_among(&opened.meta, all);
+            chain.push((at.path.display().to_string(), opened));
             match next {
                 Some(file) => at = file,
                 None => break,
             }
         }
         chain.reverse();
-        let names: Vec<String> = chain.iter().map(|(p, _)| p.display().to_string()).collect();
-        let files: Vec<CodexFile<'_>> = names
-            .iter()
-            .zip(&chain)
-            .map(|(name, (_, bytes))| CodexFile { name, bytes })
+        let mut sources: Vec<CodexSource<'_>> = chain
+            .iter_mut()
+            .map(|(name, opened)| CodexSource {
+                name,
+                reader: &mut *opened.reader,
+                compressed: opened.compressed,
+            })
             .collect();
-        Ok(notesoup_history_codex::decode(&files)?)
+        Ok(notesoup_history_codex::decode_from(&mut sources)?)
     }
 }
 
 /// The file the Codex rollout `at` continues (`history_base` in its first line, read from
-/// `bytes`, its start), if there is one among `all` (the Codex files): a segment by segment
+/// `bytes`, its start: the first line is enough), if there is one among `all` (the Codex files): a segment by segment
 /// id, or a thread's base file by thread id. A base that is gone ends the chain (the
 /// decoder reports it missing).
 pub(super) fn codex_base(
@@ -186,13 +191,19 @@ pub(super) fn codex_base(
 ) -> Result<Option<Found>, StoreError> {
     let name = at.path.display().to_string();
     let meta = notesoup_history_codex::meta(&CodexFile { name: &name, bytes })?;
-    let Some(base) = meta.history_base else {
-        return Ok(None);
+    Ok(base_among(&meta, all))
+}
+
+/// The file a rollout whose `session_meta` is `meta` continues, among `all` (see
+/// [`codex_base`]).
+fn base_among(meta: &Meta, all: &[Found]) -> Option<Found> {
+    let Some(base) = &meta.history_base else {
+        return None;
     };
     let mut codex = all.iter().filter(|f| f.harness == Host::Codex);
-    Ok(codex
+    codex
         .clone()
         .find(|f| f.segment.as_deref() == Some(base.thread_id.as_str()))
         .or_else(|| codex.find(|f| f.segment.is_none() && f.id == base.thread_id))
-        .cloned())
+        .cloned()
 }

@@ -1,10 +1,11 @@
 //! Reading a session file's bytes: the harness's copy (a Codex `.jsonl.zst` decompressed
-//! as it streams), else the vault's.
+//! as it streams), else the vault's; or a Codex rollout opened for its decoder to read
+//! line by line.
 
-use std::io::{BufRead, BufReader, Cursor, Read as _};
+use std::io::{BufRead, BufReader, Cursor, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
-use notesoup_history_codex::DECOMPRESSED_MAX_BYTES;
+use notesoup_history_codex::{DECOMPRESSED_MAX_BYTES, Inflate, Meta, meta_from};
 use notesoup_safe_fs::{FsError, open_regular};
 use notesoup_window::Host;
 
@@ -14,27 +15,31 @@ use crate::{SESSION_FILE_MAX_BYTES, StoreError};
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// A Codex rollout opened for its decoder, which reads it once, line by line
+/// ([`CodexSource`](notesoup_history_codex::CodexSource)).
+pub(super) struct CodexOpened {
+    /// Its `session_meta` (its first line, which names the file it continues).
+    pub(super) meta: Meta,
+    /// Its bytes from the start: the harness's file up to its length when opened, else the
+    /// vault's copy.
+    pub(super) reader: Box<dyn BufRead>,
+    /// True when the bytes are zstd frames (a `.jsonl.zst`), which the decoder
+    /// decompresses as it reads.
+    pub(super) compressed: bool,
+}
+
 impl Corpus {
     /// A whole session file: the harness's copy (a `.jsonl.zst` decompressed), else the
     /// vault's, exactly as it was kept.
     pub(super) fn bytes(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
-        let Some(name) = &found.vaulted else {
+        if found.vaulted.is_none() {
             return if found.harness == Host::Codex {
                 read_codex(&found.path)
             } else {
                 read(&found.path)
             };
-        };
-        let bytes = self
-            .vault
-            .as_ref()
-            .map(|vault| vault.read(found.harness.name(), name))
-            .transpose()?
-            .flatten()
-            .ok_or_else(|| StoreError::NoFile {
-                harness: found.harness,
-                id: found.id.clone(),
-            })?;
+        }
+        let bytes = self.vaulted(found)?;
         if found.harness == Host::Codex && bytes.starts_with(&ZSTD_MAGIC) {
             // A `.jsonl.zst` rollout is kept as it was, compressed.
             let name = found.path.display().to_string();
@@ -45,6 +50,62 @@ impl Corpus {
             )?);
         }
         Ok(bytes)
+    }
+
+    /// A Codex rollout open for its decoder: the harness's file through the handle
+    /// [`open_session_file`] opened (read up to its size then, so a file growing while it
+    /// is read is read as it was), else the vault's copy; its first line read for finding
+    /// the file it continues, then the reader put back at the start.
+    pub(super) fn open_codex(&self, found: &Found) -> Result<CodexOpened, StoreError> {
+        let name = found.path.display().to_string();
+        if found.vaulted.is_some() {
+            let bytes = self.vaulted(found)?;
+            let compressed = bytes.starts_with(&ZSTD_MAGIC);
+            let meta = read_meta(&name, &mut &bytes[..], compressed)?;
+            let reader = Box::new(Cursor::new(bytes));
+            return Ok(CodexOpened {
+                meta,
+                reader,
+                compressed,
+            });
+        }
+        let (mut file, meta) = open_session_file(&found.path)?;
+        let unreadable = |source| StoreError::SessionFile {
+            path: found.path.clone(),
+            source,
+        };
+        let compressed = found.path.extension().is_some_and(|e| e == "zst");
+        let head = read_meta(
+            &name,
+            &mut BufReader::new((&file).take(meta.len)),
+            compressed,
+        )?;
+        file.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+        let reader = Box::new(BufReader::with_capacity(READ_PIECE, file.take(meta.len)));
+        Ok(CodexOpened {
+            meta: head,
+            reader,
+            compressed,
+        })
+    }
+
+    /// The vault's copy of a session file.
+    fn vaulted(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
+        let Some(name) = &found.vaulted else {
+            return Err(StoreError::NoFile {
+                harness: found.harness,
+                id: found.id.clone(),
+            });
+        };
+        self.vault
+            .as_ref()
+            .map(|vault| vault.read(found.harness.name(), name))
+            .transpose()?
+            .flatten()
+            .ok_or_else(|| StoreError::NoFile {
+                harness: found.harness,
+                id: found.id.clone(),
+            })
     }
 }
 
@@ -68,6 +129,17 @@ impl Corpus {
         }
         Ok(Box::new(Cursor::new(self.bytes(found)?)))
     }
+}
+
+/// The `session_meta` of the rollout `name` (decompressed first when `compressed`), read
+/// as its decoder reads it: only as much of the file as its first line takes.
+fn read_meta(name: &str, reader: &mut dyn BufRead, compressed: bool) -> Result<Meta, StoreError> {
+    if !compressed {
+        return Ok(meta_from(name, reader)?);
+    }
+    let mut inflate = BufReader::new(Inflate::new(name, reader, DECOMPRESSED_MAX_BYTES));
+    meta_from(name, &mut inflate)
+        .map_err(|err| inflate.get_ref().failure().cloned().unwrap_or(err).into())
 }
 
 /// A session file open for reading: a regular file, opened without blocking, of at most
