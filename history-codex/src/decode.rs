@@ -4,13 +4,14 @@
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read as _};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use notesoup_history_core::{
     Body, Event, LineReader, Role, Seq, SessionRef, SessionSummary, Transcript, Window,
 };
 use notesoup_window::Host;
 
+use crate::fingerprint::fingerprint;
 use crate::items::{Item, item};
 use crate::lines::{HistoryBase, Line, Meta, file_ids, lines, meta_of, next_line};
 use crate::{CodexError, CodexFile, CodexSource, DECOMPRESSED_MAX_BYTES, Inflate};
@@ -23,7 +24,7 @@ struct Step {
     /// What it contributes; `Err` is a schema refusal, raised when the decode reaches it
     /// (after the chain's checks).
     item: Result<Item, String>,
-    /// The [`fingerprint`] of a payload with a record id, which a repeat must match.
+    /// The fingerprint of a payload with a record id, which a repeat must match.
     fingerprint: Option<u128>,
 }
 
@@ -104,13 +105,7 @@ fn read_lines(
         let fingerprint = match &item {
             Ok(Item::Events {
                 record: Some(_), ..
-            }) => Some(
-                fingerprint(&mut line.object, scratch).map_err(|err| CodexError::Line {
-                    file: name.to_owned(),
-                    line: line.number,
-                    reason: format!("its payload cannot be written again: {err}"),
-                })?,
-            ),
+            }) => Some(fingerprint(&mut line.object, scratch)),
             _ => None,
         };
         steps.push(Step {
@@ -153,24 +148,6 @@ fn read_lines(
         first_ordinal,
         last_ordinal,
     })
-}
-
-/// A 128-bit fingerprint of a line's payload without the metadata a repeat may change
-/// (`internal_chat_message_metadata_passthrough`, `status`): xxh3-128 of its JSON text,
-/// written into `scratch` (`serde_json`'s maps are ordered, so equal payloads give equal
-/// text). The payload is taken out of `object`.
-fn fingerprint(
-    object: &mut Map<String, Value>,
-    scratch: &mut Vec<u8>,
-) -> Result<u128, serde_json::Error> {
-    let mut payload = object.remove("payload").unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut payload {
-        map.remove("internal_chat_message_metadata_passthrough");
-        map.remove("status");
-    }
-    scratch.clear();
-    serde_json::to_writer(&mut *scratch, &payload)?;
-    Ok(twox_hash::xxh3::hash128(scratch))
 }
 
 /// Decodes one Codex thread from its history chain: `chain[0]` is the oldest file, each
@@ -300,7 +277,7 @@ struct State {
     /// Index in `events` of each real user prompt, in order.
     turns: Vec<usize>,
     /// Payload id → where it was first seen (file index in the chain, line) and its
-    /// payload's [`fingerprint`], to spot repeats.
+    /// payload's fingerprint, to spot repeats.
     seen: HashMap<String, (usize, usize, u128)>,
 }
 
@@ -381,7 +358,7 @@ impl State {
 
     /// True when this payload id was already seen with the same payload (it allocates
     /// nothing); a different payload under the same id is refused. Only where the first
-    /// payload lies and its fingerprint (`print`, [`fingerprint`]) are kept.
+    /// payload lies and its fingerprint (`print`) are kept.
     fn repeated(
         &mut self,
         names: &[&str],

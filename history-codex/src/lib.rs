@@ -71,6 +71,7 @@
 #![forbid(unsafe_code)]
 
 mod decode;
+mod fingerprint;
 mod items;
 mod lines;
 mod zst;
