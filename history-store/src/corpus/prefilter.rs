@@ -19,9 +19,10 @@
 //! is decoded for, in every session.
 
 use std::collections::HashSet;
-use std::io::Read as _;
+use std::io::Read;
 
 use notesoup_history_claude::{FoldedQuery, RawQuery};
+use notesoup_history_codex::CodexError;
 use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
@@ -177,33 +178,42 @@ impl Corpus {
             head.extend_from_slice(&bytes[..end]);
         };
         let compressed = found.path.extension().is_some_and(|e| e == "zst");
-        if found.vaulted.is_some() || compressed {
-            let bytes = self.bytes(found)?;
-            if let Some(head) = head {
-                first_line(&bytes, head);
-            }
-            return Ok(query.may_hold(&bytes));
-        }
-        // A Pi or Codex file is read as its decode reads it (at most the session file cap).
-        let (file, meta) = if found.harness == Host::Claude {
-            open_regular(&found.path)?
+        // A vault's copy, or a `.jsonl.zst` decompressed as it is read (as the decode reads
+        // it, never whole); else the file, read up to its size when opened (a Pi or Codex
+        // file as its decode reads it: at most the session file cap).
+        let (mut file, len): (Box<dyn Read>, Option<u64>) = if found.vaulted.is_some() || compressed
+        {
+            (self.reader(found)?, None)
         } else {
-            open_session_file(&found.path)?
+            let (file, meta) = if found.harness == Host::Claude {
+                open_regular(&found.path)?
+            } else {
+                open_session_file(&found.path)?
+            };
+            (Box::new(file.take(meta.len)), Some(meta.len))
         };
-        let mut file = file.take(meta.len);
         let overlap = query.overlap();
         // No bigger than the file: most transcripts are read in one go.
-        let size = usize::try_from(meta.len).map_or(WINDOW_BYTES, |len| len.min(WINDOW_BYTES));
+        let size = len
+            .and_then(|len| usize::try_from(len).ok())
+            .map_or(WINDOW_BYTES, |len| len.min(WINDOW_BYTES));
         let mut window = vec![0u8; size.max(1) + overlap];
         let mut kept = 0;
         let mut first = true;
         loop {
-            let read = file
-                .read(&mut window[kept..])
-                .map_err(|source| StoreError::Transcript {
-                    path: found.path.clone(),
-                    source,
-                })?;
+            let read = file.read(&mut window[kept..]).map_err(|source| {
+                // A `.jsonl.zst`'s refusal (corrupt, or over the cap) as the decode gives it.
+                match source
+                    .get_ref()
+                    .and_then(|e| e.downcast_ref::<CodexError>())
+                {
+                    Some(refusal) => StoreError::Codex(refusal.clone()),
+                    None => StoreError::Transcript {
+                        path: found.path.clone(),
+                        source,
+                    },
+                }
+            })?;
             let end = kept + read;
             if let Some(head) = head.as_deref_mut()
                 && first

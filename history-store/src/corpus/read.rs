@@ -114,20 +114,31 @@ const READ_PIECE: usize = 256 << 10;
 
 impl Corpus {
     /// A whole session file as a reader, for a decoder that reads it line by line: the
-    /// harness's plain file through the handle opened here (a regular file of at most
+    /// harness's file through the handle opened here (a regular file of at most
     /// [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened, as
-    /// [`Corpus::bytes`] reads it), else [`Corpus::bytes`] (the vault's copy, a `.jsonl.zst`
-    /// decompressed) from memory.
+    /// [`Corpus::bytes`] reads it), else the vault's copy from memory; a Codex `.jsonl.zst`
+    /// decompressed as it is read (an [`Inflate`] capped at [`DECOMPRESSED_MAX_BYTES`], whose
+    /// refusal a failed read wraps).
     pub(super) fn reader(&self, found: &Found) -> Result<Box<dyn BufRead + Send>, StoreError> {
-        let plain = found.vaulted.is_none() && found.path.extension().is_none_or(|e| e != "zst");
-        if plain {
-            let (file, meta) = open_session_file(&found.path)?;
-            return Ok(Box::new(BufReader::with_capacity(
-                READ_PIECE,
-                file.take(meta.len),
-            )));
+        let name = found.path.display().to_string();
+        let inflate = |compressed: Box<dyn BufRead + Send>| -> Box<dyn BufRead + Send> {
+            let inflate = Inflate::new(&name, compressed, DECOMPRESSED_MAX_BYTES);
+            Box::new(BufReader::with_capacity(READ_PIECE, inflate))
+        };
+        if found.vaulted.is_some() {
+            let bytes = self.vaulted(found)?;
+            let compressed = found.harness == Host::Codex && bytes.starts_with(&ZSTD_MAGIC);
+            let bytes = Box::new(Cursor::new(bytes));
+            return Ok(if compressed { inflate(bytes) } else { bytes });
         }
-        Ok(Box::new(Cursor::new(self.bytes(found)?)))
+        let (file, meta) = open_session_file(&found.path)?;
+        let file = Box::new(BufReader::with_capacity(READ_PIECE, file.take(meta.len)));
+        let compressed = found.path.extension().is_some_and(|e| e == "zst");
+        Ok(if found.harness == Host::Codex && compressed {
+            inflate(file)
+        } else {
+            file
+        })
     }
 }
 

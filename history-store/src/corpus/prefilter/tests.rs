@@ -193,3 +193,83 @@ fn a_fixed_word_in_any_case_is_not_judged_when_case_is_ignored() {
         "a number's characters"
     );
 }
+
+/// `bytes` as one zstd frame of raw (stored) blocks of at most 128 KiB.
+fn stored_zst(bytes: &[u8]) -> Vec<u8> {
+    const BLOCK: usize = 128 * 1024;
+    // Magic, a header with no content size and no checksum, a 128 KiB window.
+    let mut zst = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    let blocks: Vec<&[u8]> = bytes.chunks(BLOCK).collect();
+    for (i, block) in blocks.iter().enumerate() {
+        let last = u32::from(i + 1 == blocks.len());
+        let header = last | (u32::try_from(block.len()).unwrap() << 3);
+        zst.extend_from_slice(&header.to_le_bytes()[..3]);
+        zst.extend_from_slice(block);
+    }
+    zst
+}
+
+/// A zstd frame of `blocks` RLE blocks of 128 KiB of line breaks (8 KiB → 256 MiB).
+fn zstd_bomb(blocks: u32) -> Vec<u8> {
+    let mut zst = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    for i in 0..blocks {
+        let header = u32::from(i + 1 == blocks) | (1 << 1) | ((128 * 1024) << 3);
+        zst.extend_from_slice(&header.to_le_bytes()[..3]);
+        zst.push(b'\n');
+    }
+    zst
+}
+
+/// A `.jsonl.zst` rollout is judged on its bytes decompressed as they stream, window by
+/// window: a literal past the first window's end is found from the bytes the next window
+/// keeps, an absent one is not, and a bomb is refused as the decode refuses it
+/// (`too_large`), not as a failed read.
+#[test]
+fn a_compressed_rollout_is_judged_as_it_is_decompressed() {
+    let dir = std::env::temp_dir().join(format!("notesoup-prefilter-zst-{}", std::process::id()));
+    let day = dir.join("codex/2026/12/02");
+    fs::create_dir_all(&day).unwrap();
+    let needle = RawNeedle::new("zebra-42", false);
+    let meta = r#"{"type":"session_meta","payload":{"id":"01a23756-0000-7000-8000-00000000000a"}}"#;
+    let mut text = format!("{meta}\n{{\"type\":\"response_item\",\"payload\":{{\"text\":\"");
+    // The literal ends one byte past the first window, which keeps the overlap.
+    let before = super::WINDOW_BYTES + needle.overlap() + 1 - "zebra-42".len();
+    text.push_str(&"x".repeat(before - text.len()));
+    text.push_str("zebra-42\"}}\n");
+    fs::write(
+        day.join("rollout-2026-12-02T15-00-00-01a23756-0000-7000-8000-00000000000a.jsonl.zst"),
+        stored_zst(text.as_bytes()),
+    )
+    .unwrap();
+    fs::write(
+        day.join("rollout-2026-12-02T15-00-01-01a23756-0000-7000-8000-00000000000b.jsonl.zst"),
+        zstd_bomb(2048),
+    )
+    .unwrap();
+    let corpus = Corpus::new(
+        Roots {
+            codex: Some(dir.join("codex").display().to_string()),
+            claude: Some(dir.join("none").display().to_string()),
+            pi: Some(dir.join("none").display().to_string()),
+        },
+        |_| None,
+    );
+    let scan = corpus.scan(None);
+    let session = |id: &str| {
+        scan.sessions()
+            .iter()
+            .find(|f| f.harness == Host::Codex && f.id.ends_with(id))
+            .unwrap()
+            .clone()
+    };
+    let rollout = session("0a");
+    assert!(scan.may_hold(&rollout, &needle).unwrap());
+    assert!(
+        !scan
+            .may_hold(&rollout, &RawNeedle::new("zebra-43", false))
+            .unwrap()
+    );
+    let err = scan.may_hold(&session("0b"), &needle).unwrap_err();
+    assert_eq!(err.code(), "too_large", "{err}");
+    let _ = fs::remove_dir_all(dir);
+}
