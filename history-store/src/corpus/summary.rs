@@ -39,8 +39,13 @@ impl Corpus {
         };
         let name = first.path.display().to_string();
         let bytes = if first.vaulted.is_some() {
-            let mut bytes = self.bytes(first).map_err(|e| e.to_string())?;
-            bytes.truncate(usize::try_from(LISTING_BYTES).unwrap_or(usize::MAX));
+            // Only the start shown: a `.jsonl.zst` kept compressed is decompressed no further.
+            let mut bytes = Vec::new();
+            self.reader(first)
+                .map_err(|e| e.to_string())?
+                .take(LISTING_BYTES)
+                .read_to_end(&mut bytes)
+                .map_err(|e| e.to_string())?;
             bytes
         } else if first.path.extension().is_some_and(|e| e == "zst") {
             // Only the start shown is decompressed, never the whole file.

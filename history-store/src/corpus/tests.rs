@@ -431,3 +431,82 @@ fn a_pi_session_file_handed_in_is_taken_only_where_the_walk_would_find_it() {
     assert_eq!(corpus.pi_session_file(PI_MAIN, &top).unwrap().path, top);
     let _ = fs::remove_dir_all(home);
 }
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// A Codex thread whose files only the vault holds (a `.jsonl.zst` kept compressed, a fork
+/// with its segment and base) is handed to the decoder from the vault's bytes and reads as
+/// it did from its files.
+#[test]
+fn a_codex_thread_only_the_vault_holds_reads_as_its_files_did() {
+    use notesoup_vault_store::{Vault, vault_name};
+    let home = home("codex-vault");
+    let sessions = home.join(".codex/sessions");
+    let vault = Vault::open(&home.join("vault")).unwrap();
+    for path in files_under(&sessions) {
+        vault
+            .keep("codex", &vault_name(&path).unwrap(), &path)
+            .unwrap();
+    }
+    let read_all = || {
+        let corpus = corpus(&home, &[], Roots::default())
+            .with_vault(Vault::open(&home.join("vault")).unwrap());
+        [CODEX_FORK, CODEX_ZST, CODEX_BASE].map(|id| {
+            let found = corpus.resolve(&format!("codex:{id}")).unwrap();
+            (found.only_in_vault(), corpus.load(&found, None).unwrap())
+        })
+    };
+    // The listing's lines too (each read from the file's start only).
+    let listed = || {
+        let corpus = corpus(&home, &[], Roots::default())
+            .with_vault(Vault::open(&home.join("vault")).unwrap());
+        let (mut sessions, _) = corpus.recent(Some(Host::Codex), 50);
+        sessions.sort_by(|a, b| a.id.cmp(&b.id));
+        sessions
+            .into_iter()
+            .map(|s| {
+                (
+                    s.id,
+                    s.started,
+                    s.cwd,
+                    s.first_prompt,
+                    s.parent,
+                    s.unreadable,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let from_files = (read_all(), listed());
+    assert!(from_files.0.iter().all(|(vaulted, _)| !vaulted));
+    assert!(
+        from_files.1.iter().all(|s| s.5.is_none()),
+        "{:?}",
+        from_files.1
+    );
+    assert!(
+        from_files
+            .1
+            .iter()
+            .any(|s| s.0 == CODEX_ZST && s.3.is_some())
+    );
+    fs::remove_dir_all(&sessions).unwrap();
+    let from_vault = (read_all(), listed());
+    for ((_, files), (vaulted, vault)) in from_files.0.iter().zip(&from_vault.0) {
+        assert!(vaulted, "{}", vault.session.id);
+        assert_eq!(files, vault);
+    }
+    assert_eq!(from_files.1, from_vault.1);
+    let _ = fs::remove_dir_all(home);
+}
