@@ -233,8 +233,8 @@ fn check_name(file: &str, parsed: &Parsed) -> Result<(), PiError> {
 pub fn parent_session(file: &PiFile<'_>) -> Result<Option<String>, PiError> {
     let first = entries::lines(file).next().transpose()?;
     match first {
-        Some((line, Value::Object(object))) => {
-            Ok(entries::header_of(file.name, line, &object)?.parent_session)
+        Some((line, Value::Object(mut object))) => {
+            Ok(entries::header_of(file.name, line, &mut object)?.parent_session)
         }
         Some((line, _)) => Err(PiError::Header {
             file: file.name.to_owned(),
@@ -254,7 +254,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
     let mut out: Option<SessionSummary> = None;
     for item in entries::lines(file) {
         let (line, value) = item?;
-        let Value::Object(object) = value else {
+        let Value::Object(mut object) = value else {
             if out.is_none() {
                 return Err(PiError::Header {
                     file: file.name.to_owned(),
@@ -264,7 +264,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
             continue;
         };
         let Some(summary) = out.as_mut() else {
-            let header = entries::header_of(file.name, line, &object)?;
+            let header = entries::header_of(file.name, line, &mut object)?;
             if let Some(name) = session_id_from_file_name(file.name)
                 && name != header.id
             {
@@ -290,7 +290,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
             });
             continue;
         };
-        if let Some(text) = entries::user_text(&object) {
+        if let Some(text) = entries::user_text(&mut object) {
             summary.first_prompt = Some(text);
             break;
         }

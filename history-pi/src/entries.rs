@@ -102,14 +102,14 @@ pub(crate) fn parse<R: BufRead>(reader: &mut LineReader<R>) -> Result<Parsed, Pi
             line,
             reason,
         };
-        let Value::Object(object) = value else {
+        let Value::Object(mut object) = value else {
             return Err(bad("the line is not a JSON object".into()));
         };
         if header.is_none() {
-            header = Some(header_of(&name, line, &object)?);
+            header = Some(header_of(&name, line, &mut object)?);
             continue;
         }
-        let entry = read_entry(line, fingerprint, &object).map_err(bad)?;
+        let entry = read_entry(line, fingerprint, &mut object).map_err(bad)?;
         if let Some(&first) = seen.get(&entry.id) {
             if entries[first].fingerprint == entry.fingerprint {
                 continue; // the same entry written twice allocates nothing
@@ -135,7 +135,7 @@ pub(crate) fn parse<R: BufRead>(reader: &mut LineReader<R>) -> Result<Parsed, Pi
 pub(crate) fn header_of(
     name: &str,
     line: usize,
-    object: &Map<String, Value>,
+    object: &mut Map<String, Value>,
 ) -> Result<Header, PiError> {
     let bad = |reason: String| PiError::Header {
         file: name.to_owned(),
@@ -172,16 +172,16 @@ pub(crate) fn header_of(
 fn read_entry(
     line: usize,
     fingerprint: u128,
-    object: &Map<String, Value>,
+    object: &mut Map<String, Value>,
 ) -> Result<Entry, String> {
     let kind = required_str(object, "type")?;
     let id = required_str(object, "id")?;
     if id.is_empty() {
         return Err("the entry's `id` is empty".into());
     }
-    let parent = match object.get("parentId") {
+    let parent = match object.get_mut("parentId") {
         Some(Value::Null) => None,
-        Some(Value::String(parent)) => Some(parent.clone()),
+        Some(Value::String(parent)) => Some(std::mem::take(parent)),
         Some(other) => {
             return Err(format!(
                 "`parentId` must be a string or null, got {}",
@@ -203,7 +203,7 @@ fn read_entry(
     };
     match kind.as_str() {
         "message" => {
-            let Some(Value::Object(message)) = object.get("message") else {
+            let Some(Value::Object(message)) = object.get_mut("message") else {
                 return Err("a `message` entry needs a `message` object".into());
             };
             read_message(message, &mut entry)?;
@@ -224,7 +224,7 @@ fn read_entry(
                 .push((Role::Summary, Body::Text { text: summary }));
         }
         "custom_message" => {
-            let text = content_text(object.get("content"), "content")?;
+            let text = content_text(object.get_mut("content"), "content")?;
             entry.events.push((Role::Attachment, Body::Text { text }));
         }
         // Not conversation: model and thinking changes, labels, names, extension state,
@@ -234,21 +234,21 @@ fn read_entry(
     Ok(entry)
 }
 
-fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), String> {
+fn read_message(message: &mut Map<String, Value>, entry: &mut Entry) -> Result<(), String> {
     let role = required_str(message, "role")?;
     match role.as_str() {
         "user" => {
-            let text = content_text(message.get("content"), "message.content")?;
+            let text = content_text(message.get_mut("content"), "message.content")?;
             entry.boot = boot_marker(&text).and_then(|(_, ordinal)| ordinal);
             entry.events.push((Role::User, Body::Text { text }));
         }
         "assistant" => {
-            let Some(Value::Array(blocks)) = message.get("content") else {
+            let Some(Value::Array(blocks)) = message.get_mut("content") else {
                 return Err("an assistant message needs a `content` array".into());
             };
             let mut text = String::new();
             let mut calls = Vec::new();
-            for (index, block) in blocks.iter().enumerate() {
+            for (index, block) in blocks.iter_mut().enumerate() {
                 let Value::Object(block) = block else {
                     return Err(format!("message.content[{index}] is not an object"));
                 };
@@ -258,7 +258,7 @@ fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), S
                     "text" => {
                         let piece = required_str(block, "text")
                             .map_err(|e| format!("message.content[{index}]: {e}"))?;
-                        push_paragraph(&mut text, &piece);
+                        push_paragraph(&mut text, piece);
                     }
                     "toolCall" => {
                         let id = required_str(block, "id")
@@ -284,7 +284,7 @@ fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), S
         }
         "toolResult" => {
             let id = required_str(message, "toolCallId")?;
-            let text = content_text(message.get("content"), "message.content")?;
+            let text = content_text(message.get_mut("content"), "message.content")?;
             let is_error = match message.get("isError") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
@@ -307,7 +307,7 @@ fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), S
             entry.events.push((Role::Notice, Body::Text { text }));
         }
         "custom" | "hookMessage" => {
-            let text = content_text(message.get("content"), "message.content")?;
+            let text = content_text(message.get_mut("content"), "message.content")?;
             entry.events.push((Role::Attachment, Body::Text { text }));
         }
         "branchSummary" | "compactionSummary" => {
@@ -320,13 +320,14 @@ fn read_message(message: &Map<String, Value>, entry: &mut Entry) -> Result<(), S
     Ok(())
 }
 
-/// The visible text of a content field: a string, or the text blocks of an array.
-fn content_text(content: Option<&Value>, field: &str) -> Result<String, String> {
+/// The visible text of a content field: a string, or the text blocks of an array (the
+/// strings are moved out of the line's JSON, not copied).
+fn content_text(content: Option<&mut Value>, field: &str) -> Result<String, String> {
     match content {
-        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::String(text)) => Ok(std::mem::take(text)),
         Some(Value::Array(blocks)) => {
             let mut text = String::new();
-            for (index, block) in blocks.iter().enumerate() {
+            for (index, block) in blocks.iter_mut().enumerate() {
                 let Value::Object(block) = block else {
                     return Err(format!("{field}[{index}] is not an object"));
                 };
@@ -335,7 +336,7 @@ fn content_text(content: Option<&Value>, field: &str) -> Result<String, String> 
                 if kind == "text" {
                     let piece = required_str(block, "text")
                         .map_err(|e| format!("{field}[{index}]: {e}"))?;
-                    push_paragraph(&mut text, &piece);
+                    push_paragraph(&mut text, piece);
                 }
             }
             Ok(text)
@@ -348,41 +349,49 @@ fn content_text(content: Option<&Value>, field: &str) -> Result<String, String> 
     }
 }
 
-fn push_paragraph(text: &mut String, piece: &str) {
-    if !text.is_empty() && !piece.is_empty() {
+/// Adds a text block to a message's text, a line break between two that are not empty
+/// (the first block is moved in, not copied).
+fn push_paragraph(text: &mut String, piece: String) {
+    if text.is_empty() {
+        *text = piece;
+        return;
+    }
+    if !piece.is_empty() {
         text.push('\n');
     }
-    text.push_str(piece);
+    text.push_str(&piece);
 }
 
-fn required_str(object: &Map<String, Value>, key: &str) -> Result<String, String> {
-    match object.get(key) {
-        Some(Value::String(s)) => Ok(s.clone()),
+/// The string at `key`, moved out of the line's JSON (each key is read once).
+fn required_str(object: &mut Map<String, Value>, key: &str) -> Result<String, String> {
+    match object.get_mut(key) {
+        Some(Value::String(s)) => Ok(std::mem::take(s)),
         Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
         None => Err(format!("`{key}` is missing")),
     }
 }
 
-fn optional_str(object: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match object.get(key) {
+/// The string at `key` if there is one, moved out of the line's JSON.
+fn optional_str(object: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match object.get_mut(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Ok(Some(std::mem::take(s))),
         Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
     }
 }
 
 /// The text of a `message` entry with role `user`, when the object is one.
-pub(crate) fn user_text(object: &Map<String, Value>) -> Option<String> {
+pub(crate) fn user_text(object: &mut Map<String, Value>) -> Option<String> {
     if object.get("type").and_then(Value::as_str) != Some("message") {
         return None;
     }
-    let Some(Value::Object(message)) = object.get("message") else {
+    let Some(Value::Object(message)) = object.get_mut("message") else {
         return None;
     };
     if message.get("role").and_then(Value::as_str) != Some("user") {
         return None;
     }
-    content_text(message.get("content"), "content").ok()
+    content_text(message.get_mut("content"), "content").ok()
 }
 
 /// A JSON value for an error message, cut to 60 characters.
