@@ -27,7 +27,7 @@ impl Corpus {
             session: Some(found.id.clone()),
             sidechain: false,
         };
-        let bytes = self.bytes(found)?;
+        let bytes = self.vaulted(found)?;
         notesoup_history_claude::decode(&bytes, &options, &Head::Leaf).map_err(|source| {
             StoreError::Claude {
                 path: found.path.clone(),

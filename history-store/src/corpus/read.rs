@@ -1,6 +1,6 @@
-//! Reading a session file's bytes: the harness's copy (a Codex `.jsonl.zst` decompressed
-//! as it streams), else the vault's; or a Codex rollout opened for its decoder to read
-//! line by line.
+//! Reading a session file for a decoder that reads it line by line: the harness's copy
+//! (a Codex `.jsonl.zst` decompressed as it is read), else the vault's; a Codex rollout
+//! with its `session_meta` read first.
 
 use std::io::{BufRead, BufReader, Cursor, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
@@ -29,29 +29,6 @@ pub(super) struct CodexOpened {
 }
 
 impl Corpus {
-    /// A whole session file: the harness's copy (a `.jsonl.zst` decompressed), else the
-    /// vault's, exactly as it was kept.
-    pub(super) fn bytes(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
-        if found.vaulted.is_none() {
-            return if found.harness == Host::Codex {
-                read_codex(&found.path)
-            } else {
-                read(&found.path)
-            };
-        }
-        let bytes = self.vaulted(found)?;
-        if found.harness == Host::Codex && bytes.starts_with(&ZSTD_MAGIC) {
-            // A `.jsonl.zst` rollout is kept as it was, compressed.
-            let name = found.path.display().to_string();
-            return Ok(notesoup_history_codex::decompress_from(
-                &name,
-                &bytes[..],
-                DECOMPRESSED_MAX_BYTES,
-            )?);
-        }
-        Ok(bytes)
-    }
-
     /// A Codex rollout open for its decoder: the harness's file through the handle
     /// [`open_session_file`] opened (read up to its size then, so a file growing while it
     /// is read is read as it was), else the vault's copy; its first line read for finding
@@ -89,8 +66,9 @@ impl Corpus {
         })
     }
 
-    /// The vault's copy of a session file.
-    fn vaulted(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
+    /// The vault's copy of a session file, exactly as it was kept (a `.jsonl.zst` rollout
+    /// compressed).
+    pub(super) fn vaulted(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
         let Some(name) = &found.vaulted else {
             return Err(StoreError::NoFile {
                 harness: found.harness,
@@ -115,10 +93,9 @@ const READ_PIECE: usize = 256 << 10;
 impl Corpus {
     /// A whole session file as a reader, for a decoder that reads it line by line: the
     /// harness's file through the handle opened here (a regular file of at most
-    /// [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened, as
-    /// [`Corpus::bytes`] reads it), else the vault's copy from memory; a Codex `.jsonl.zst`
-    /// decompressed as it is read (an [`Inflate`] capped at [`DECOMPRESSED_MAX_BYTES`], whose
-    /// refusal a failed read wraps).
+    /// [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened), else the vault's
+    /// copy from memory; a Codex `.jsonl.zst` decompressed as it is read (an [`Inflate`]
+    /// capped at [`DECOMPRESSED_MAX_BYTES`], whose refusal a failed read wraps).
     pub(super) fn reader(&self, found: &Found) -> Result<Box<dyn BufRead + Send>, StoreError> {
         let name = found.path.display().to_string();
         let inflate = |compressed: Box<dyn BufRead + Send>| -> Box<dyn BufRead + Send> {
@@ -167,34 +144,4 @@ pub(super) fn open_session_file(
         .into());
     }
     Ok((file, meta))
-}
-
-/// A whole session file: a regular file (checked on the open handle, opened without
-/// blocking) of at most [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened
-/// (a file that grows while it is read is read as it was then).
-fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    let (file, meta) = open_session_file(path)?;
-    let mut out = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
-    file.take(meta.len)
-        .read_to_end(&mut out)
-        .map_err(|source| StoreError::SessionFile {
-            path: path.to_owned(),
-            source,
-        })?;
-    Ok(out)
-}
-
-/// A whole Codex rollout, a `.jsonl.zst` decompressed as it streams (both caps hold).
-fn read_codex(path: &Path) -> Result<Vec<u8>, StoreError> {
-    if path.extension().is_none_or(|e| e != "zst") {
-        return read(path);
-    }
-    let (file, meta) = open_session_file(path)?;
-    let name = path.display().to_string();
-    Ok(notesoup_history_codex::decompress_from(
-        &name,
-        // Up to its size when it was opened (at most the cap, checked above).
-        file.take(meta.len),
-        DECOMPRESSED_MAX_BYTES,
-    )?)
 }
