@@ -93,7 +93,11 @@ fn read_lines(
             first = Some(line);
             continue;
         }
-        let item = item(&line.object);
+        // A payload with a record id is fingerprinted before `item` moves its texts out
+        // (only a `response_item` has one).
+        let print = (line.object.get("type").and_then(Value::as_str) == Some("response_item"))
+            .then(|| fingerprint(line.object.get("payload"), scratch));
+        let item = item(&mut line.object);
         if matches!(item, Ok(Item::Nothing)) {
             continue;
         }
@@ -105,7 +109,7 @@ fn read_lines(
         let fingerprint = match &item {
             Ok(Item::Events {
                 record: Some(_), ..
-            }) => Some(fingerprint(&mut line.object, scratch)),
+            }) => print,
             _ => None,
         };
         steps.push(Step {
@@ -459,9 +463,9 @@ pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
     let meta = meta_of(file.name, all.first())?;
     check_name(file.name, &meta)?;
     let first_prompt = all
-        .iter()
+        .into_iter()
         .skip(1)
-        .find_map(|line| match item(&line.object) {
+        .find_map(|mut line| match item(&mut line.object) {
             Ok(Item::Events {
                 events,
                 prompt: true,

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use notesoup_history_core::{Body, Role};
 use notesoup_window::marker::boot_marker;
 
-use crate::lines::{optional_str, required_str, shown};
+use crate::lines::{optional_str, required_str, shown, take_str};
 
 /// What one rollout line contributes.
 pub(crate) enum Item {
@@ -27,22 +27,23 @@ pub(crate) enum Item {
     Nothing,
 }
 
-/// What a rollout line holds; `Err` is a schema refusal reason.
-pub(crate) fn item(object: &Map<String, Value>) -> Result<Item, String> {
+/// What a rollout line holds; `Err` is a schema refusal reason. The texts it keeps are
+/// moved out of the line's JSON, not copied.
+pub(crate) fn item(object: &mut Map<String, Value>) -> Result<Item, String> {
     let kind = required_str(object, "type")?;
-    let payload = || match object.get("payload") {
+    let payload = match object.get_mut("payload") {
         Some(Value::Object(payload)) => Ok(payload),
         Some(other) => Err(format!("`payload` must be an object, got {}", shown(other))),
         None => Err("`payload` is missing".to_owned()),
     };
     match kind.as_str() {
-        "response_item" => response_item(payload()?),
+        "response_item" => response_item(payload?),
         "compacted" => {
-            let text = required_str(payload()?, "message")?;
+            let text = take_str(payload?, "message")?;
             Ok(Item::Compacted { text })
         }
         "event_msg" => {
-            let payload = payload()?;
+            let payload = payload?;
             if payload.get("type").and_then(Value::as_str) == Some("thread_rolled_back") {
                 let turns = payload
                     .get("num_turns")
@@ -57,7 +58,7 @@ pub(crate) fn item(object: &Map<String, Value>) -> Result<Item, String> {
     }
 }
 
-fn response_item(payload: &Map<String, Value>) -> Result<Item, String> {
+fn response_item(payload: &mut Map<String, Value>) -> Result<Item, String> {
     let kind = required_str(payload, "type").map_err(|r| format!("payload: {r}"))?;
     let record = optional_str(payload, "id").ok().flatten();
     match kind.as_str() {
@@ -65,7 +66,7 @@ fn response_item(payload: &Map<String, Value>) -> Result<Item, String> {
         "function_call" => {
             let id = required_str(payload, "call_id")?;
             let name = required_str(payload, "name")?;
-            let arguments = required_str(payload, "arguments")?;
+            let arguments = take_str(payload, "arguments")?;
             let input =
                 serde_json::from_str::<Value>(&arguments).map_or(arguments, |v| v.to_string());
             Ok(Item::Events {
@@ -78,7 +79,7 @@ fn response_item(payload: &Map<String, Value>) -> Result<Item, String> {
         "custom_tool_call" => {
             let id = required_str(payload, "call_id")?;
             let name = required_str(payload, "name")?;
-            let input = required_str(payload, "input")?;
+            let input = take_str(payload, "input")?;
             Ok(Item::Events {
                 record: Some(record.unwrap_or_else(|| id.clone())),
                 events: vec![(Role::Tool, Body::ToolCall { id, name, input })],
@@ -108,7 +109,7 @@ fn response_item(payload: &Map<String, Value>) -> Result<Item, String> {
         }
         "function_call_output" | "custom_tool_call_output" => {
             let id = required_str(payload, "call_id")?;
-            let (text, is_error) = output(payload.get("output"))?;
+            let (text, is_error) = output(payload.get_mut("output"))?;
             Ok(Item::Events {
                 record: Some(record.unwrap_or_else(|| format!("{id}:output"))),
                 events: vec![(Role::Tool, Body::ToolResult { id, text, is_error })],
@@ -121,23 +122,25 @@ fn response_item(payload: &Map<String, Value>) -> Result<Item, String> {
     }
 }
 
-fn message(payload: &Map<String, Value>, record: Option<String>) -> Result<Item, String> {
+fn message(payload: &mut Map<String, Value>, record: Option<String>) -> Result<Item, String> {
     let role = required_str(payload, "role")?;
-    let Some(Value::Array(content)) = payload.get("content") else {
+    let Some(Value::Array(content)) = payload.get_mut("content") else {
         return Err("a message needs a `content` array".into());
     };
     let mut text = String::new();
-    for (index, part) in content.iter().enumerate() {
+    for (index, part) in content.iter_mut().enumerate() {
         let Value::Object(part) = part else {
             return Err(format!("content[{index}] is not an object"));
         };
         let kind = required_str(part, "type").map_err(|r| format!("content[{index}]: {r}"))?;
         if matches!(kind.as_str(), "input_text" | "output_text" | "text") {
-            let piece = required_str(part, "text").map_err(|r| format!("content[{index}]: {r}"))?;
-            if !text.is_empty() && !piece.is_empty() {
+            let piece = take_str(part, "text").map_err(|r| format!("content[{index}]: {r}"))?;
+            if text.is_empty() {
+                text = piece;
+            } else if !piece.is_empty() {
                 text.push('\n');
+                text.push_str(&piece);
             }
-            text.push_str(&piece);
         }
     }
     let role = match role.as_str() {
@@ -190,15 +193,16 @@ fn typed_by_user(payload: &Map<String, Value>, text: &str) -> bool {
     !INJECTED.iter().any(|tag| start.starts_with(tag))
 }
 
-/// A tool output's text and error flag: a string, content items, or `{content, success}`.
-fn output(output: Option<&Value>) -> Result<(String, bool), String> {
+/// A tool output's text and error flag: a string, content items, or `{content, success}`
+/// (a string is moved out of the line's JSON).
+fn output(output: Option<&mut Value>) -> Result<(String, bool), String> {
     match output {
-        Some(Value::String(text)) => Ok((text.clone(), false)),
+        Some(Value::String(text)) => Ok((std::mem::take(text), false)),
         Some(Value::Array(items)) => Ok((items_text(items), false)),
         Some(Value::Object(object)) => {
             let is_error = object.get("success").and_then(Value::as_bool) == Some(false);
-            let text = match object.get("content") {
-                Some(Value::String(text)) => text.clone(),
+            let text = match object.get_mut("content") {
+                Some(Value::String(text)) => std::mem::take(text),
                 Some(Value::Array(items)) => items_text(items),
                 _ => return Err("`output.content` must be a string or an array".into()),
             };

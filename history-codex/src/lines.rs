@@ -187,6 +187,16 @@ pub(crate) fn required_str(object: &Map<String, Value>, key: &str) -> Result<Str
     }
 }
 
+/// [`required_str`], the string moved out of the line's JSON (for a text the decode keeps;
+/// each key is read once).
+pub(crate) fn take_str(object: &mut Map<String, Value>, key: &str) -> Result<String, String> {
+    match object.get_mut(key) {
+        Some(Value::String(s)) => Ok(std::mem::take(s)),
+        Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
+        None => Err(format!("`{key}` is missing")),
+    }
+}
+
 pub(crate) fn optional_str(
     object: &Map<String, Value>,
     key: &str,

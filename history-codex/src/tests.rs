@@ -142,15 +142,18 @@ fn a_repeat_differing_only_in_metadata_is_skipped_and_any_other_change_refused()
         r#""role":"assistant","end_turn":true,"#,
     );
     let err = run(&jsonl(&[META, &first, &user("next"), &changed])).unwrap_err();
-    assert_eq!(
-        err,
-        CodexError::Duplicate {
-            file: "x.jsonl".into(),
-            line: 4,
-            id: "m1".into(),
-            first: "x.jsonl:2".into(),
-        }
-    );
+    let refused = CodexError::Duplicate {
+        file: "x.jsonl".into(),
+        line: 4,
+        id: "m1".into(),
+        first: "x.jsonl:2".into(),
+    };
+    assert_eq!(err, refused);
+    // A repeat telling another text (the text the decode moves out of the line's JSON) is
+    // a conflict too: each payload is fingerprinted whole.
+    let retold = assistant_marked("m1", "uno", "completed");
+    let err = run(&jsonl(&[META, &first, &user("next"), &retold])).unwrap_err();
+    assert_eq!(err, refused);
 }
 
 /// A base file and a rewind segment continuing all of it.
