@@ -7,7 +7,7 @@ use rstest::rstest;
 use notesoup_history_core::{Body, LineError, Role, Transcript, Window};
 
 use crate::{CodexError, CodexFile, DECOMPRESSED_MAX_BYTES, decode, decompress, decompress_head};
-use notesoup_testkit::jsonl;
+use notesoup_testkit::{jsonl, texts};
 
 const META: &str = r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"th1","timestamp":"t0","cwd":"/w"}}"#;
 
@@ -30,16 +30,6 @@ fn run(text: &str) -> Result<Transcript, CodexError> {
         name: "x.jsonl",
         bytes: text.as_bytes(),
     }])
-}
-
-fn texts(t: &Transcript) -> Vec<String> {
-    t.events
-        .iter()
-        .map(|e| match &e.body {
-            Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
-            Body::ToolCall { name, .. } => name.clone(),
-        })
-        .collect()
 }
 
 #[rstest]

@@ -6,28 +6,14 @@
 
 mod fixtures;
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 
 use fixtures::{CHAIN, ZST, decode_all, read};
 use notesoup_history_codex::{
     CodexError, CodexFile, CodexSource, decode, decode_from, decompress, decompress_head,
 };
-use notesoup_history_core::{Body, LineError, Transcript};
-use notesoup_testkit::jsonl;
-
-/// Gives its bytes, then fails every read.
-struct FailsAfter<'a> {
-    bytes: &'a [u8],
-}
-
-impl Read for FailsAfter<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.bytes.is_empty() {
-            return Err(io::Error::other("the disk went away"));
-        }
-        self.bytes.read(buf)
-    }
-}
+use notesoup_history_core::{LineError, Transcript};
+use notesoup_testkit::{FailsAfter, jsonl, texts};
 
 /// Decodes `files` (name, reader, compressed) as one chain, oldest first.
 fn decode_readers(
@@ -43,16 +29,6 @@ fn decode_readers(
         })
         .collect();
     decode_from(&mut sources)
-}
-
-fn texts(t: &Transcript) -> Vec<String> {
-    t.events
-        .iter()
-        .map(|e| match &e.body {
-            Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
-            Body::ToolCall { name, .. } => name.clone(),
-        })
-        .collect()
 }
 
 const META: &str = r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"th1","timestamp":"t0","cwd":"/w"}}"#;

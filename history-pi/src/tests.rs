@@ -6,7 +6,7 @@ use rstest::rstest;
 use notesoup_history_core::{Body, LineError, Role, Window};
 
 use crate::{PiError, PiFile, decode};
-use notesoup_testkit::jsonl;
+use notesoup_testkit::{FailsAfter, jsonl};
 
 const HEADER: &str =
     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-12-02T15:00:00.000Z","cwd":"/w"}"#;
@@ -314,21 +314,6 @@ fn a_header_only_session_is_empty_not_refused() {
     assert_eq!(t.head_window, Window::Numbered(0));
 }
 
-/// A reader whose reads fail once its bytes are given.
-struct Failing<'a>(&'a [u8]);
-
-impl std::io::Read for Failing<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.0.is_empty() {
-            return Err(std::io::Error::other("the disk is gone"));
-        }
-        let n = self.0.len().min(buf.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
-    }
-}
-
 #[test]
 fn a_file_read_line_by_line_decodes_as_its_bytes_and_a_failed_read_is_refused_at_its_line() {
     use notesoup_history_core::LineReader;
@@ -339,7 +324,7 @@ fn a_file_read_line_by_line_decodes_as_its_bytes_and_a_failed_read_is_refused_at
     ]);
     // Read in pieces of 5 bytes: the same transcript as from the bytes.
     let reader = |bytes| LineReader::new("x.jsonl", std::io::BufReader::with_capacity(5, bytes));
-    let read = crate::decode_from(reader(Failing(b"")), Vec::new());
+    let read = crate::decode_from(reader(FailsAfter { bytes: b"" }), Vec::new());
     assert_eq!(read.unwrap_err().code(), "io_error");
     let whole = crate::decode_from(
         LineReader::new(
@@ -351,10 +336,13 @@ fn a_file_read_line_by_line_decodes_as_its_bytes_and_a_failed_read_is_refused_at
     assert_eq!(whole.unwrap(), run(&text).unwrap());
     // The disk fails in the third line: refused there, not read as a shorter session.
     let cut = text.len() - 10;
-    let err = crate::decode_from(reader(Failing(&text.as_bytes()[..cut])), Vec::new()).unwrap_err();
+    let failing = FailsAfter {
+        bytes: &text.as_bytes()[..cut],
+    };
+    let err = crate::decode_from(reader(failing), Vec::new()).unwrap_err();
     assert_eq!(err.code(), "io_error");
     assert_eq!(
         err.to_string(),
-        "x.jsonl:3: the file could not be read: the disk is gone"
+        "x.jsonl:3: the file could not be read: the disk went away"
     );
 }

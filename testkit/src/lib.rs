@@ -121,6 +121,22 @@ pub fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A reader that gives its bytes, then fails every read: a disk gone in the middle of a
+/// file.
+pub struct FailsAfter<'a> {
+    /// What it gives before it fails.
+    pub bytes: &'a [u8],
+}
+
+impl std::io::Read for FailsAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.bytes.is_empty() {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        self.bytes.read(buf)
+    }
+}
+
 /// A JSONL file of `lines`, each ending with a newline (empty for no lines).
 pub fn jsonl(lines: &[&str]) -> String {
     let mut text = lines.join("\n");
@@ -196,6 +212,17 @@ pub fn assert_prefix_stable(prefix: &Transcript, full: &Transcript, what: &str) 
             assert_eq!(*later, seq, "{what}: {key:?} moved");
         }
     }
+}
+
+/// Every event's text, a tool call's being its name: what a decoder test reads back.
+pub fn texts(t: &Transcript) -> Vec<String> {
+    t.events
+        .iter()
+        .map(|e| match &e.body {
+            Body::Text { text } | Body::ToolResult { text, .. } => text.clone(),
+            Body::ToolCall { name, .. } => name.clone(),
+        })
+        .collect()
 }
 
 /// Every event as (seq, role, window id, text), a tool call's text being `<name> <input>`:

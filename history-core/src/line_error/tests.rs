@@ -2,6 +2,8 @@
 
 use std::io::{BufReader, Read};
 
+use notesoup_testkit::FailsAfter;
+
 use super::{LineError, LineReader, SessionFile};
 
 /// What a line is, owned, for comparing the two readings.
@@ -55,24 +57,14 @@ fn a_reader_yields_the_lines_the_bytes_do() {
     }
 }
 
-/// A reader whose reads fail after its first bytes.
-struct Failing<'a>(&'a [u8]);
-
-impl Read for Failing<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.0.is_empty() {
-            return Err(std::io::Error::other("the disk is gone"));
-        }
-        let n = self.0.len().min(buf.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
-    }
-}
-
 #[test]
 fn a_failed_read_is_refused_with_its_line_and_ends_the_lines() {
-    let (got, _) = from_reader(Failing(b"{}\n\n{\"a\""), 4);
+    let (got, _) = from_reader(
+        FailsAfter {
+            bytes: b"{}\n\n{\"a\"",
+        },
+        4,
+    );
     assert_eq!(got.len(), 2, "{got:?}");
     assert_eq!(got[0], Ok((1, 0..2, "{}".to_owned(), true)));
     let Err(err) = &got[1] else { panic!("{got:?}") };
@@ -80,7 +72,7 @@ fn a_failed_read_is_refused_with_its_line_and_ends_the_lines() {
     assert_eq!(err.code(), "io_error");
     assert!(
         err.to_string()
-            .starts_with("s.jsonl:3: the file could not be read: the disk is gone"),
+            .starts_with("s.jsonl:3: the file could not be read: the disk went away"),
         "{err}"
     );
 }
