@@ -154,7 +154,7 @@ pub struct SearchReport {
 /// Searches every session `args` selects, most recently active first, in one walk of the
 /// session folders, on every core, decoding only the sessions whose files' raw bytes may
 /// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)), and
-/// at most [`DECODE_BUDGET_BYTES`] of them decoded at once (a larger one alone).
+/// at most 32 MiB of their files decoded at once (a larger one alone).
 /// `each` is handed the matches of each session that has some, most recently active
 /// first, as soon as the sessions before it are searched; `progress` is told `(done, of)`
 /// after each session.
