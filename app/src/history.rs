@@ -36,7 +36,8 @@ mod parallel;
 mod people;
 mod session_args;
 pub use people::{
-    SearchArgs, SearchReport, SessionDocs, SessionHits, document, documents, search, selector,
+    DECODE_BUDGET_BYTES, SearchArgs, SearchReport, SessionDocs, SessionHits, document, documents,
+    search, selector,
 };
 pub use session_args::SessionArgs;
 
