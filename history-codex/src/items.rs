@@ -69,23 +69,15 @@ fn response_item(payload: &mut Map<String, Value>) -> Result<Item, String> {
             let arguments = take_str(payload, "arguments")?;
             let input =
                 serde_json::from_str::<Value>(&arguments).map_or(arguments, |v| v.to_string());
-            Ok(Item::Events {
-                record: Some(record.unwrap_or_else(|| id.clone())),
-                events: vec![(Role::Tool, Body::ToolCall { id, name, input })],
-                prompt: false,
-                boot: None,
-            })
+            let record = record.unwrap_or_else(|| id.clone());
+            Ok(tool(record, Body::ToolCall { id, name, input }))
         }
         "custom_tool_call" => {
             let id = required_str(payload, "call_id")?;
             let name = required_str(payload, "name")?;
             let input = take_str(payload, "input")?;
-            Ok(Item::Events {
-                record: Some(record.unwrap_or_else(|| id.clone())),
-                events: vec![(Role::Tool, Body::ToolCall { id, name, input })],
-                prompt: false,
-                boot: None,
-            })
+            let record = record.unwrap_or_else(|| id.clone());
+            Ok(tool(record, Body::ToolCall { id, name, input }))
         }
         "local_shell_call" => {
             let id = required_str(payload, "call_id")?;
@@ -93,32 +85,28 @@ fn response_item(payload: &mut Map<String, Value>) -> Result<Item, String> {
                 .get("action")
                 .ok_or("`action` is missing")?
                 .to_string();
-            Ok(Item::Events {
-                record: Some(record.unwrap_or_else(|| id.clone())),
-                events: vec![(
-                    Role::Tool,
-                    Body::ToolCall {
-                        id,
-                        name: "local_shell".into(),
-                        input,
-                    },
-                )],
-                prompt: false,
-                boot: None,
-            })
+            let record = record.unwrap_or_else(|| id.clone());
+            let name = "local_shell".into();
+            Ok(tool(record, Body::ToolCall { id, name, input }))
         }
         "function_call_output" | "custom_tool_call_output" => {
             let id = required_str(payload, "call_id")?;
             let (text, is_error) = output(payload.get_mut("output"))?;
-            Ok(Item::Events {
-                record: Some(record.unwrap_or_else(|| format!("{id}:output"))),
-                events: vec![(Role::Tool, Body::ToolResult { id, text, is_error })],
-                prompt: false,
-                boot: None,
-            })
+            let record = record.unwrap_or_else(|| format!("{id}:output"));
+            Ok(tool(record, Body::ToolResult { id, text, is_error }))
         }
         // Reasoning (never visible), encrypted compactions, web searches and newer types.
         _ => Ok(Item::Nothing),
+    }
+}
+
+/// A tool call's or result's one event, under its record id.
+fn tool(record: String, body: Body) -> Item {
+    Item::Events {
+        record: Some(record),
+        events: vec![(Role::Tool, body)],
+        prompt: false,
+        boot: None,
     }
 }
 
