@@ -1,7 +1,7 @@
 //! What the JSONL decoders share: the file they are given, its committed lines
-//! ([`SessionFile::lines`] over bytes in memory, [`LineReader`] over a reader: the one
-//! rule of which lines are read and which are a write in progress), and the refusal of a
-//! committed line that is not UTF-8 or not JSON.
+//! ([`LineReader`], over a reader or bytes in memory: the one rule of which lines are read
+//! and which are a write in progress), and the refusal of a committed line that is not
+//! UTF-8 or not JSON.
 
 use std::io::BufRead;
 use std::ops::Range;
@@ -16,7 +16,7 @@ pub struct SessionFile<'a> {
     pub bytes: &'a [u8],
 }
 
-/// One line of a session file ([`SessionFile::lines`]).
+/// One line of a session file ([`LineReader::next_line`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileLine<'a> {
     /// Its 1-based number, blank lines counted.
@@ -43,68 +43,6 @@ impl FileLine<'_> {
     }
 }
 
-impl<'a> SessionFile<'a> {
-    /// The lines of the file's first `limit` bytes, in order, blank ones passed over. A
-    /// committed line that is not UTF-8 is refused ([`LineError::Utf8`]), and a refusal
-    /// ends the lines; a final unterminated line that is not UTF-8 is a write in progress,
-    /// passed over (as one that is not JSON is: [`FileLine::not_json`]).
-    ///
-    /// ```
-    /// use notesoup_history_core::SessionFile;
-    ///
-    /// let file = SessionFile { name: "s.jsonl", bytes: b"{}\r\n\n  \n{\"a\":1}\n{\"b\"" };
-    /// let lines: Vec<_> = file.lines(file.bytes.len()).map(Result::unwrap).collect();
-    /// let shown: Vec<_> = lines.iter().map(|l| (l.number, l.text, l.terminated)).collect();
-    /// assert_eq!(shown, [(1, "{}", true), (4, "{\"a\":1}", true), (5, "{\"b\"", false)]);
-    /// assert!(lines[2].not_json("s.jsonl", "EOF").is_none());
-    /// assert_eq!(lines[1].span, 8..15);
-    /// ```
-    pub fn lines(
-        &self,
-        limit: usize,
-    ) -> impl Iterator<Item = Result<FileLine<'a>, LineError>> + 'a {
-        let name = self.name;
-        let bytes = &self.bytes[..limit.min(self.bytes.len())];
-        let mut start = 0;
-        let mut number = 0;
-        std::iter::from_fn(move || {
-            while start < bytes.len() {
-                number += 1;
-                let at = start;
-                let rest = &bytes[start..];
-                let (raw, terminated) = match memchr::memchr(b'\n', rest) {
-                    Some(end) => (&rest[..end], true),
-                    None => (rest, false),
-                };
-                start += raw.len() + 1;
-                let Some(raw) = content(raw) else {
-                    continue;
-                };
-                match std::str::from_utf8(raw) {
-                    Ok(text) => {
-                        return Some(Ok(FileLine {
-                            number,
-                            span: at..at + raw.len(),
-                            text,
-                            terminated,
-                        }));
-                    }
-                    Err(_) if terminated => {
-                        start = bytes.len();
-                        return Some(Err(LineError::Utf8 {
-                            file: name.to_owned(),
-                            line: number,
-                        }));
-                    }
-                    // The last line, unterminated: a write in progress.
-                    Err(_) => {}
-                }
-            }
-            None
-        })
-    }
-}
-
 /// A line's text without the `\r` before its break; `None` for a blank line (only ASCII
 /// whitespace), which is passed over.
 fn content(raw: &[u8]) -> Option<&[u8]> {
@@ -112,10 +50,14 @@ fn content(raw: &[u8]) -> Option<&[u8]> {
     (!raw.iter().all(u8::is_ascii_whitespace)).then_some(raw)
 }
 
-/// A session file's lines read from a reader one at a time, by the rules of
-/// [`SessionFile::lines`], so a decoder holds one line of the file, never the whole file.
-/// A read that fails is refused ([`LineError::Read`]) and ends the lines. Wrap the reader
-/// in [`Read::take`](std::io::Read::take) to read only a file's first bytes.
+/// A session file's lines read one at a time, so a decoder holds one line of the file,
+/// never the whole file (bytes in memory are a reader too: `&bytes[..]`). The one rule of
+/// the JSONL decoders: a blank line (ASCII whitespace only) is passed over, and a `\r`
+/// before a line break is not part of the text; a committed line that is not UTF-8 is
+/// refused ([`LineError::Utf8`]); a final unterminated line that is not UTF-8 is a write in
+/// progress, passed over (as one that is not whole JSON is: [`FileLine::not_json`]). A read
+/// that fails is refused ([`LineError::Read`]); a refusal ends the lines. Wrap the reader in
+/// [`Read::take`](std::io::Read::take) to read only a file's first bytes.
 ///
 /// ```
 /// use notesoup_history_core::LineReader;

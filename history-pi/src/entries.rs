@@ -50,26 +50,20 @@ pub(crate) struct Parsed {
 /// `hookMessage` role name).
 const VERSIONS: [u64; 2] = [2, 3];
 
-/// The committed lines of the file (1-based numbers) with their JSON (the lines are
-/// [`SessionFile::lines`](notesoup_history_core::SessionFile::lines)': a final
-/// unterminated line is read only when it is already a whole JSON value, otherwise it is a
-/// write in progress, skipped).
+/// The committed lines of the file (1-based numbers) with their JSON, read as [`parse`]
+/// reads them.
 pub(crate) fn lines<'a>(
     file: &PiFile<'a>,
 ) -> impl Iterator<Item = Result<(usize, Value), PiError>> + 'a {
     let name = file.name;
-    file.lines(file.bytes.len())
-        .filter_map(move |line| match line {
-            Err(err) => Some(Err(err.into())),
-            Ok(line) => match serde_json::from_str::<Value>(line.text) {
-                Ok(value) => Some(Ok((line.number, value))),
-                Err(err) => line.not_json(name, err).map(|err| Err(err.into())),
-            },
-        })
+    let mut reader = LineReader::new(name, file.bytes);
+    std::iter::from_fn(move || {
+        next_line(&mut reader, name).map(|line| line.map(|(number, _, value)| (number, value)))
+    })
 }
 
-/// The next committed line [`LineReader`] reads from the file `name` (by the rules of
-/// [`lines`]: a final unterminated line that is not JSON ends the lines): its number, the
+/// The next committed line [`LineReader`] reads from the file `name` (a final unterminated
+/// line that is not JSON is a write in progress, and ends the lines): its number, the
 /// fingerprint of its text, and its JSON.
 fn next_line<R: BufRead>(
     reader: &mut LineReader<R>,

@@ -1,22 +1,50 @@
-//! The reader's lines are the bytes' lines, whatever the reads' sizes.
+//! The reader's lines are the rule's lines, whatever the reads' sizes.
 
 use std::io::{BufReader, Read};
 
 use notesoup_testkit::FailsAfter;
 
-use super::{LineError, LineReader, SessionFile};
+use super::{LineError, LineReader};
 
 /// What a line is, owned, for comparing the two readings.
 type Seen = Result<(usize, std::ops::Range<usize>, String, bool), LineError>;
 
+/// The rule, written out plainly over bytes in memory: the model the reader is held to.
 fn from_bytes(bytes: &[u8], limit: usize) -> Vec<Seen> {
-    let file = SessionFile {
-        name: "s.jsonl",
-        bytes,
-    };
-    file.lines(limit)
-        .map(|l| l.map(|l| (l.number, l.span, l.text.to_owned(), l.terminated)))
-        .collect()
+    let bytes = &bytes[..limit];
+    let mut out = Vec::new();
+    let (mut start, mut number) = (0, 0);
+    while start < bytes.len() {
+        number += 1;
+        let rest = &bytes[start..];
+        let (raw, terminated) = match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => (&rest[..end], true),
+            None => (rest, false),
+        };
+        let at = start;
+        start += raw.len() + 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match std::str::from_utf8(raw) {
+            Ok(text) => out.push(Ok((
+                number,
+                at..at + raw.len(),
+                text.to_owned(),
+                terminated,
+            ))),
+            Err(_) if terminated => {
+                out.push(Err(LineError::Utf8 {
+                    file: "s.jsonl".into(),
+                    line: number,
+                }));
+                break;
+            }
+            Err(_) => {}
+        }
+    }
+    out
 }
 
 fn from_reader(reader: impl Read, capacity: usize) -> (Vec<Seen>, usize) {
@@ -29,7 +57,7 @@ fn from_reader(reader: impl Read, capacity: usize) -> (Vec<Seen>, usize) {
 }
 
 #[test]
-fn a_reader_yields_the_lines_the_bytes_do() {
+fn a_reader_yields_the_rules_lines_whatever_its_reads() {
     let files: [&[u8]; 10] = [
         b"",
         b"\n\n",
