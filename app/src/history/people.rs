@@ -15,8 +15,9 @@ use super::{SessionSource, cache, corpus, load};
 use crate::{AppError, Context};
 
 /// The most bytes of session files a search decodes at once, over all its workers (a
-/// larger file is decoded alone): a decode holds about its file's size, so a search's peak
-/// stays near the largest file's, not a multiple of it.
+/// larger file is decoded alone; each session counted by the file it is found by): a
+/// decode holds about its file's size, so a search's peak stays near the largest file's,
+/// not a multiple of it.
 pub const DECODE_BUDGET_BYTES: u64 = 32 << 20;
 
 /// One session's documents.
@@ -218,8 +219,11 @@ pub fn search(
     // decoded, as `rg` skips a file: each session's files are read once, and only the
     // sessions that may hold it are decoded.
     let raw = RawNeedle::new(args.needle.text(), args.needle.ignores_case());
-    // Decodes are let in by their files' sizes (a file only the vault holds, of a size not
-    // read, counts as large); the prefilter's reads are windows, outside the budget.
+    // Decodes are let in by the size of the file each session is found by (a file only the
+    // vault holds, of a size not read, counts as large); a Pi fork or a Codex segment or
+    // fork is counted by its own file, though its decode may also read the file it
+    // continues (not known before its first line is read). The prefilter's reads are
+    // windows, outside the budget.
     let budget = Budget::new(DECODE_BUDGET_BYTES);
     let one = |found: &Found| -> Result<Option<DocPage>, String> {
         let absent = scanned.may_hold(found, &raw).is_ok_and(|may| !may);

@@ -181,9 +181,9 @@ impl Corpus {
 }
 
 /// The file the Codex rollout `at` continues (`history_base` in its first line, read from
-/// `bytes`, its start: the first line is enough), if there is one among `all` (the Codex files): a segment by segment
-/// id, or a thread's base file by thread id. A base that is gone ends the chain (the
-/// decoder reports it missing).
+/// `bytes`, its start: the first line is enough), if there is one among `all` (the Codex
+/// files): a segment by segment id, or a thread's base file by thread id. A base that is
+/// gone ends the chain (the decoder reports it missing).
 pub(super) fn codex_base(
     at: &Found,
     bytes: &[u8],

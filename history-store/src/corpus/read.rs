@@ -15,6 +15,9 @@ use crate::{SESSION_FILE_MAX_BYTES, StoreError};
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// A session file read line by line is read in pieces of this size.
+const READ_PIECE: usize = 256 << 10;
+
 /// A Codex rollout opened for its decoder, which reads it once, line by line
 /// ([`CodexSource`](notesoup_history_codex::CodexSource)).
 pub(super) struct CodexOpened {
@@ -85,12 +88,7 @@ impl Corpus {
                 id: found.id.clone(),
             })
     }
-}
 
-/// A session file read line by line ([`Corpus::reader`]) is read in pieces of this size.
-const READ_PIECE: usize = 256 << 10;
-
-impl Corpus {
     /// A whole session file as a reader, for a decoder that reads it line by line: the
     /// harness's file through the handle opened here (a regular file of at most
     /// [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened), else the vault's
