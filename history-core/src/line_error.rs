@@ -56,8 +56,10 @@ fn content(raw: &[u8]) -> Option<&[u8]> {
 /// before a line break is not part of the text; a committed line that is not UTF-8 is
 /// refused ([`LineError::Utf8`]); a final unterminated line that is not UTF-8 is a write in
 /// progress, passed over (as one that is not whole JSON is: [`FileLine::not_json`]). A read
-/// that fails is refused ([`LineError::Read`]); a refusal ends the lines. Wrap the reader in
-/// [`Read::take`](std::io::Read::take) to read only a file's first bytes.
+/// that fails is refused ([`LineError::Read`]); a refusal ends the lines. A line is as long
+/// as the reader gives it: bound the reader (a file's size when opened, a decompression's
+/// cap), and wrap it in [`Read::take`](std::io::Read::take) to read only a file's first bytes.
+/// The crate opens nothing: the caller's reader is its only input.
 ///
 /// ```
 /// use notesoup_history_core::LineReader;
