@@ -327,7 +327,13 @@ impl Vault {
             reason,
         };
         let record = Record::load(&session, version).map_err(damaged)?;
-        let mut out = Vec::with_capacity(usize::try_from(record.raw).unwrap_or(0));
+        // The record's size sizes the copy; a record claiming more than can be had is
+        // refused as damaged, never an abort.
+        let mut out = Vec::new();
+        usize::try_from(record.raw)
+            .ok()
+            .and_then(|raw| out.try_reserve_exact(raw).ok())
+            .ok_or_else(|| damaged(format!("its record claims {} bytes", record.raw)))?;
         for (k, piece) in record.pieces.iter().enumerate() {
             let name = format!("v{version}.{k}.zst");
             let packed = match session.read(&name, piece.stored) {

@@ -169,6 +169,27 @@ fn a_damaged_piece_is_refused_and_kept_again_from_the_original() {
 }
 
 #[test]
+fn a_record_claiming_more_bytes_than_can_be_had_is_refused_as_damaged() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let path = s.file("t.jsonl", &lines(20));
+    v.keep("claude", "s", &path).unwrap();
+    let record = s.0.join("vault/claude/s/v1.record");
+    let text = fs::read_to_string(&record).unwrap();
+    let mut rows: Vec<String> = text.lines().map(str::to_owned).collect();
+    // The size line and the one piece's size, both claiming 2^62 bytes (they add up).
+    let huge = 1u64 << 62;
+    let (_, file) = rows[1].split_once(' ').unwrap();
+    rows[1] = format!("{huge} {file}");
+    let piece: Vec<&str> = rows[2].split(' ').collect();
+    rows[2] = format!("{huge} {} {}", piece[1], piece[2]);
+    fs::write(&record, rows.join("\n") + "\n").unwrap();
+    let err = v.read("claude", "s").unwrap_err();
+    assert!(matches!(err, VaultError::Damaged { .. }), "{err}");
+    assert!(err.to_string().contains("claims"), "{err}");
+}
+
+#[test]
 fn links_fifos_and_bad_names_are_refused_and_the_vault_is_private() {
     let s = Scratch::new();
     let v = s.vault();
