@@ -44,7 +44,8 @@
 //! the host, not by this crate: it picks which transcript the decoder reads).
 //!
 //! A decoder may leave bodies out ([`History::with_bodies`] and a [`BodySource`] that gives
-//! them back): only the bodies an answer shows, or a search may find its query in, are
+//! them back; [`LeaveOut`] says which, [`LeftOut`] where each lies, [`placeholder`] what
+//! stands for it): only the bodies an answer shows, or a search may find its query in, are
 //! asked for, and a list for a literal visits only the documents that may hold it. When
 //! the decoder reported missing ancestors, both answers prepend a bounded notice naming
 //! them (also on empty selections and refusals). A wrongly called tool gets
@@ -57,7 +58,8 @@
 //!   after the check and a continuation footer is never cut.
 //! - The ancestry notice is never searched, and offsets never count it.
 //! - Answers from left-out bodies are byte-identical to those of [`History::new`] on the
-//!   whole transcript (history-store's `tests/lazy_agreement.rs` holds them to it).
+//!   whole transcript (history-store's `tests/lazy_agreement.rs` holds Claude's index to
+//!   it, `tests/left_agreement.rs` the Pi and Codex bodies left in their files).
 //!
 //! # Example
 //!
@@ -103,6 +105,7 @@ mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
 mod history;
+mod left_out;
 mod line_error;
 mod model;
 mod pieces;
@@ -115,6 +118,9 @@ pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse, folded_size_limit};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
+pub use left_out::{
+    LeaveOut, LeftOut, LineAt, line_fingerprint, placeholder, texts_hold, texts_len,
+};
 pub use line_error::{FileLine, LineError, LineReader, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
 pub use sessions::{
