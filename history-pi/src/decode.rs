@@ -6,7 +6,7 @@ use std::io::BufRead;
 use serde_json::Value;
 
 use notesoup_history_core::{
-    Event, LineReader, Seq, SessionRef, SessionSummary, Transcript, Window,
+    Event, LeaveOut, LeftOut, LineReader, Seq, SessionRef, SessionSummary, Transcript, Window,
 };
 use notesoup_window::Host;
 
@@ -62,8 +62,54 @@ pub fn decode_from<R: BufRead>(
     selected: LineReader<R>,
     ancestors: Vec<LineReader<R>>,
 ) -> Result<Transcript, PiError> {
+    Ok(decode_with(selected, ancestors, None)?.0)
+}
+
+/// [`decode_from`] that leaves the bodies `leave` names in their files (file 0 is
+/// `selected`, then the ancestors in order): the transcript holds their placeholders, and
+/// beside it, one entry per event, where each body left out lies
+/// ([`line_bodies`] reads it again).
+///
+/// ```
+/// use notesoup_history_core::{Body, LeaveOut, LineReader};
+/// use notesoup_history_pi::{decode_leaving, line_bodies};
+///
+/// let file = concat!(
+///     r#"{"type":"session","version":3,"id":"s1","timestamp":"t0","cwd":"/w"}"#, "\n",
+///     r#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"hi"}}"#, "\n",
+///     r#"{"type":"message","id":"a2","parentId":"a1","message":{"role":"user","content":"a long question"}}"#, "\n",
+/// );
+/// let leave = LeaveOut { min_bytes: 10, literal: Some("long"), files: &[true] };
+/// let (transcript, left) = decode_leaving(LineReader::new("s.jsonl", file.as_bytes()), Vec::new(), &leave)?;
+/// assert_eq!(transcript.events[1].body, Body::Text { text: String::new() });
+/// let place = left[1].as_ref().expect("left in its line");
+/// assert!(left[0].is_none() && place.holds);
+/// let bodies = line_bodies(&file[place.span.clone()], place.number)?;
+/// assert_eq!(bodies[place.event], Body::Text { text: "a long question".into() });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn decode_leaving<R: BufRead>(
+    selected: LineReader<R>,
+    ancestors: Vec<LineReader<R>>,
+    leave: &LeaveOut<'_>,
+) -> Result<(Transcript, Vec<Option<LeftOut>>), PiError> {
+    decode_with(selected, ancestors, Some(leave))
+}
+
+/// The bodies of the events the entry on a Pi session file's line yields, decoded again
+/// from the line's text (`number`: its 1-based number, named in a refusal) exactly as a
+/// decode of the file made them: what reads a body [`decode_leaving`] left in its line.
+pub fn line_bodies(text: &str, number: usize) -> Result<Vec<notesoup_history_core::Body>, String> {
+    entries::line_bodies(text, number)
+}
+
+fn decode_with<R: BufRead>(
+    selected: LineReader<R>,
+    ancestors: Vec<LineReader<R>>,
+    leave: Option<&LeaveOut<'_>>,
+) -> Result<(Transcript, Vec<Option<LeftOut>>), PiError> {
     let name = selected.name().to_owned();
-    let mut files = load(selected, ancestors)?;
+    let mut files = load(selected, ancestors, leave)?;
     let (path, missing) = branch(&name, &files)?;
     let first_seq = allocate(&files, &path);
     let session = SessionRef {
@@ -76,7 +122,7 @@ pub fn decode_from<R: BufRead>(
         },
         None => Window::Numbered(0),
     };
-    let mut events: Vec<Event> = Vec::new();
+    let mut events: Vec<(Event, Option<LeftOut>)> = Vec::new();
     // Each entry is on the path at most once (`branch` refuses a cycle), so its events
     // move into the transcript.
     for &at in &path {
@@ -90,25 +136,29 @@ pub fn decode_from<R: BufRead>(
             window = Window::Numbered(ordinal);
         }
         if let Some(&seq) = first_seq.get(&at) {
+            let mut left = std::mem::take(&mut entry.left).into_iter();
             for (offset, (role, body)) in (0..).zip(std::mem::take(&mut entry.events)) {
-                events.push(Event {
+                let event = Event {
                     seq: seq + offset,
                     role,
                     window: window.clone(),
                     body,
                     record: entry.id.clone(),
                     timestamp: entry.timestamp.clone(),
-                });
+                };
+                events.push((event, left.next().flatten()));
             }
         }
     }
-    events.sort_by_key(|event| event.seq);
-    Ok(Transcript {
+    events.sort_by_key(|(event, _)| event.seq);
+    let (events, left) = events.into_iter().unzip();
+    let transcript = Transcript {
         session,
         events,
         missing,
         head_window: window,
-    })
+    };
+    Ok((transcript, left))
 }
 
 /// Parses the selected file and its ancestors, checking that each ancestor is the parent
@@ -116,13 +166,14 @@ pub fn decode_from<R: BufRead>(
 fn load<R: BufRead>(
     mut selected: LineReader<R>,
     ancestors: Vec<LineReader<R>>,
+    leave: Option<&LeaveOut<'_>>,
 ) -> Result<Vec<Parsed>, PiError> {
-    let own = entries::parse(&mut selected)?;
+    let own = entries::parse(&mut selected, 0, leave)?;
     check_name(selected.name(), &own)?;
     let mut files: Vec<Parsed> = vec![own];
     let mut expected = files[0].header.parent_session.clone();
     let mut child = selected.name().to_owned();
-    for mut ancestor in ancestors {
+    for (file, mut ancestor) in (1..).zip(ancestors) {
         let fits = expected
             .as_deref()
             .is_some_and(|path| base_name(path) == base_name(ancestor.name()));
@@ -133,7 +184,7 @@ fn load<R: BufRead>(
                 expected: expected.map_or_else(|| "no parent".to_owned(), |p| format!("`{p}`")),
             });
         }
-        let parsed = entries::parse(&mut ancestor)?;
+        let parsed = entries::parse(&mut ancestor, file, leave)?;
         check_name(ancestor.name(), &parsed)?;
         expected.clone_from(&parsed.header.parent_session);
         ancestor.name().clone_into(&mut child);

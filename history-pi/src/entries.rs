@@ -6,7 +6,7 @@ use std::io::BufRead;
 
 use serde_json::{Map, Value};
 
-use notesoup_history_core::{Body, LineReader, Role};
+use notesoup_history_core::{Body, LeaveOut, LeftOut, LineAt, LineReader, Role, line_fingerprint};
 use notesoup_window::marker::boot_marker;
 
 use crate::{PiError, PiFile};
@@ -30,6 +30,8 @@ pub(crate) struct Entry {
     pub(crate) timestamp: Option<String>,
     /// The events the entry yields, in order (each takes one seq).
     pub(crate) events: Vec<(Role, Body)>,
+    /// Where each of `events` whose body was left in the file lies (empty when none was).
+    pub(crate) left: Vec<Option<LeftOut>>,
     /// A `compaction` entry: its summary opens a new window.
     pub(crate) compaction: bool,
     /// The ordinal a retained notesoup boot in a user message names, when it names one.
@@ -58,39 +60,49 @@ pub(crate) fn lines<'a>(
     let name = file.name;
     let mut reader = LineReader::new(name, file.bytes);
     std::iter::from_fn(move || {
-        next_line(&mut reader, name).map(|line| line.map(|(number, _, value)| (number, value)))
+        next_line(&mut reader, name).map(|line| line.map(|(at, value)| (at.number, value)))
     })
 }
 
 /// The next committed line [`LineReader`] reads from the file `name` (a final unterminated
 /// line that is not JSON is a write in progress, and ends the lines): its number, the
-/// fingerprint of its text, and its JSON.
+/// fingerprint of its text and where that lies, and its JSON.
 fn next_line<R: BufRead>(
     reader: &mut LineReader<R>,
     name: &str,
-) -> Option<Result<(usize, u128, Value), PiError>> {
+) -> Option<Result<(LineAt, Value), PiError>> {
     let line = match reader.next_line()? {
         Ok(line) => line,
         Err(err) => return Some(Err(err.into())),
     };
     match serde_json::from_str::<Value>(line.text) {
         Ok(value) => {
-            let fingerprint = twox_hash::xxh3::hash128(line.text.as_bytes());
-            Some(Ok((line.number, fingerprint, value)))
+            let at = LineAt {
+                span: line.span.clone(),
+                number: line.number,
+                fingerprint: line_fingerprint(line.text),
+            };
+            Some(Ok((at, value)))
         }
         Err(err) => line.not_json(name, err).map(|err| Err(err.into())),
     }
 }
 
 /// Parses a whole file, one line at a time: header first, then entries; duplicates of an
-/// id must be identical.
-pub(crate) fn parse<R: BufRead>(reader: &mut LineReader<R>) -> Result<Parsed, PiError> {
+/// id must be identical. The file is number `file` of the decode, whose bodies `leave`
+/// (when given) leaves in their lines.
+pub(crate) fn parse<R: BufRead>(
+    reader: &mut LineReader<R>,
+    file: usize,
+    leave: Option<&LeaveOut<'_>>,
+) -> Result<Parsed, PiError> {
     let mut header = None;
     let mut entries: Vec<Entry> = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let name = reader.name().to_owned();
     while let Some(item) = next_line(reader, &name) {
-        let (line, fingerprint, value) = item?;
+        let (at, value) = item?;
+        let (line, fingerprint) = (at.number, at.fingerprint);
         let bad = |reason: String| PiError::Entry {
             file: name.clone(),
             line,
@@ -103,7 +115,11 @@ pub(crate) fn parse<R: BufRead>(reader: &mut LineReader<R>) -> Result<Parsed, Pi
             header = Some(header_of(&name, line, &mut object)?);
             continue;
         }
-        let entry = read_entry(line, fingerprint, &mut object).map_err(bad)?;
+        let mut entry = read_entry(line, fingerprint, &mut object).map_err(bad)?;
+        drop(object);
+        if let Some(leave) = leave.filter(|l| l.may_take(file, at.span.len())) {
+            leave_out(&mut entry, leave, file, &at);
+        }
         if let Some(&first) = seen.get(&entry.id) {
             if entries[first].fingerprint == entry.fingerprint {
                 continue; // the same entry written twice allocates nothing
@@ -123,6 +139,36 @@ pub(crate) fn parse<R: BufRead>(reader: &mut LineReader<R>) -> Result<Parsed, Pi
         reason: "the file has no header line".into(),
     })?;
     Ok(Parsed { header, entries })
+}
+
+/// Leaves the large bodies of `entry` (read from `line` of file `file`) in their line.
+fn leave_out(entry: &mut Entry, leave: &LeaveOut<'_>, file: usize, line: &LineAt) {
+    if !entry.events.iter().any(|(_, body)| leave.takes(file, body)) {
+        return;
+    }
+    let events = std::mem::take(&mut entry.events);
+    for (event, (role, body)) in events.into_iter().enumerate() {
+        if leave.takes(file, &body) {
+            let (kept, left) = leave.leave(body, file, line, event);
+            entry.events.push((role, kept));
+            entry.left.push(Some(left));
+        } else {
+            entry.events.push((role, body));
+            entry.left.push(None);
+        }
+    }
+}
+
+/// The bodies of the events the entry on a Pi session file's line yields, decoded again
+/// from the line's text (`number`: its 1-based number, for refusals), exactly as a decode
+/// of the file made them: what reads a body left in its line.
+pub(crate) fn line_bodies(text: &str, number: usize) -> Result<Vec<Body>, String> {
+    let value: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
+    let Value::Object(mut object) = value else {
+        return Err("the line is not a JSON object".into());
+    };
+    let entry = read_entry(number, 0, &mut object)?;
+    Ok(entry.events.into_iter().map(|(_, body)| body).collect())
 }
 
 /// The header of the file `name`, its line `line`.
@@ -191,6 +237,7 @@ fn read_entry(
         parent,
         timestamp,
         events: Vec::new(),
+        left: Vec::new(),
         compaction: false,
         boot: None,
         fingerprint,

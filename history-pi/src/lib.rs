@@ -38,6 +38,9 @@
 //! - A decode holds one line of a file at a time ([`decode_from`] reads each file once,
 //!   line by line; a repeat is told from a conflict by its line's 128-bit fingerprint), and
 //!   each event's text is held once: it moves into the transcript.
+//! - A body [`decode_leaving`] leaves in its line (a placeholder in the transcript, and
+//!   where the line lies) is what [`line_bodies`] decodes from that line: both read an
+//!   entry by the one rule, so it reads back as the decode made it.
 //!
 //! ```
 //! use notesoup_history_core::{Body, History, ListArgs, Role};
@@ -69,7 +72,10 @@ mod entries;
 
 use notesoup_history_core::{LineError, SessionFile};
 
-pub use decode::{decode, decode_from, parent_session, session_id_from_file_name, summary};
+pub use decode::{
+    decode, decode_from, decode_leaving, line_bodies, parent_session, session_id_from_file_name,
+    summary,
+};
 
 /// One Pi session file, as read by the caller. Its file name is checked against the
 /// header's session id when it has Pi's `<time>_<id>.jsonl` shape.

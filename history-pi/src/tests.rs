@@ -3,7 +3,9 @@
 
 use rstest::rstest;
 
-use notesoup_history_core::{Body, LineError, Role, Window};
+use notesoup_history_core::{
+    Body, LeaveOut, LeftOut, LineError, LineReader, Role, Transcript, Window, line_fingerprint,
+};
 
 use crate::{PiError, PiFile, decode};
 use notesoup_testkit::{FailsAfter, jsonl};
@@ -345,4 +347,80 @@ fn a_file_read_line_by_line_decodes_as_its_bytes_and_a_failed_read_is_refused_at
         err.to_string(),
         "x.jsonl:3: the file could not be read: the disk went away"
     );
+}
+
+/// `transcript` with the bodies [`crate::decode_leaving`] left in `files`' lines (file 0
+/// the selected one, then its ancestors) read back from them, each line found again by its
+/// fingerprint.
+fn put_back(files: &[&str], transcript: &mut Transcript, left: &[Option<LeftOut>]) {
+    assert_eq!(left.len(), transcript.events.len());
+    for (event, place) in transcript.events.iter_mut().zip(left) {
+        let Some(place) = place else { continue };
+        let line = &files[place.file][place.span.clone()];
+        assert_eq!(line_fingerprint(line), place.fingerprint);
+        let mut bodies = crate::line_bodies(line, place.number).unwrap();
+        event.body = bodies.swap_remove(place.event);
+    }
+}
+
+#[test]
+fn bodies_left_in_their_lines_read_back_as_the_decode_made_them() {
+    let parent_header = r#"{"type":"session","version":3,"id":"p1","timestamp":"t0","cwd":"/w"}"#;
+    let parent = jsonl(&[
+        parent_header,
+        &user("a", None, "a long question from the parent with a needle"),
+        &user("b", Some("a"), "short"),
+    ]);
+    let child_header = r#"{"type":"session","version":3,"id":"s1","timestamp":"t1","cwd":"/w","parentSession":"/p/2026-12-02T15-00-00-000Z_p1.jsonl"}"#;
+    let calls = r#"{"type":"message","id":"c","parentId":"b","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"a long answer that calls a tool"},{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"grep needle"}},{"type":"toolCall","id":"t2","name":"bash","arguments":{}}]}}"#;
+    let result = r#"{"type":"message","id":"d","parentId":"c","timestamp":"t","message":{"role":"toolResult","toolCallId":"t1","content":[{"type":"text","text":"a long result with a needle"}],"isError":true}}"#;
+    let compaction = r#"{"type":"compaction","id":"e","parentId":"d","timestamp":"t","summary":"a long summary of the work","firstKeptEntryId":"d","tokensBefore":9}"#;
+    // A blank line and a `\r` before a break: the line rule the spans follow.
+    let child = format!(
+        "{}\n\n{}\r\n{}\n{}\n{}\n{}\n",
+        child_header,
+        user("x", Some("b"), "an abandoned long branch"),
+        calls,
+        result,
+        result,
+        compaction,
+    ) + &jsonl(&[&user("f", Some("e"), "a long last prompt")]);
+    let files = [child.as_str(), parent.as_str()];
+    let decoded = |leave: Option<&LeaveOut<'_>>| {
+        let selected = LineReader::new("/p/2026-12-02T15-00-00-000Z_s1.jsonl", files[0].as_bytes());
+        let ancestor = LineReader::new("/p/2026-12-02T15-00-00-000Z_p1.jsonl", files[1].as_bytes());
+        if let Some(leave) = leave {
+            crate::decode_leaving(selected, vec![ancestor], leave).unwrap()
+        } else {
+            let t = crate::decode_from(selected, vec![ancestor]).unwrap();
+            let n = t.events.len();
+            (t, vec![None; n])
+        }
+    };
+    let (whole, _) = decoded(None);
+    let leave = LeaveOut {
+        min_bytes: 10,
+        literal: Some("needle"),
+        files: &[true, true],
+    };
+    let (mut left, places) = decoded(Some(&leave));
+    let kept: Vec<bool> = places.iter().map(Option::is_none).collect();
+    // a (parent), b, the answer, its two calls, the result, the summary, f.
+    assert_eq!(kept, [false, true, false, false, true, false, false, false]);
+    let from: Vec<usize> = places.iter().flatten().map(|p| p.file).collect();
+    assert_eq!(from, [1, 0, 0, 0, 0, 0]);
+    let holding: Vec<bool> = places.iter().flatten().map(|p| p.holds).collect();
+    assert_eq!(holding, [true, false, true, true, false, false]);
+    assert_ne!(left, whole);
+    put_back(&files, &mut left, &places);
+    assert_eq!(left, whole);
+    // The ancestor's bodies stay when it cannot be read again.
+    let (mut left, places) = decoded(Some(&LeaveOut {
+        files: &[true],
+        ..leave
+    }));
+    assert!(places.iter().flatten().all(|p| p.file == 0));
+    assert_eq!(places.iter().flatten().count(), 5);
+    put_back(&files, &mut left, &places);
+    assert_eq!(left, whole);
 }
