@@ -7,7 +7,8 @@ use std::io::{self, BufRead, BufReader, Read as _};
 use serde_json::Value;
 
 use notesoup_history_core::{
-    Body, Event, LineReader, Role, Seq, SessionRef, SessionSummary, Transcript, Window,
+    Body, Event, LeaveOut, LeftOut, LineReader, Role, Seq, SessionRef, SessionSummary, Transcript,
+    Window,
 };
 use notesoup_window::Host;
 
@@ -26,6 +27,8 @@ struct Step {
     item: Result<Item, String>,
     /// The fingerprint of a payload with a record id, which a repeat must match.
     fingerprint: Option<u128>,
+    /// Where each body of `item` left in its line lies (empty when none was).
+    left: Vec<Option<LeftOut>>,
 }
 
 /// Where a line lies: its 1-based number and its ordinal.
@@ -55,20 +58,23 @@ struct Until<'a> {
 /// Reads `source` (up to `until`, when a later file continues it): every line parsed and
 /// converted in turn, then its `session_meta`. A `.jsonl.zst` is decompressed as it is
 /// read, and its refusal ([`CodexError::Zstd`], [`CodexError::TooLarge`]) is the one given.
+/// Bodies are left in their lines as `leave` says (`file`: the source's place in the
+/// chain), never in a compressed file's.
 fn read_part(
     source: &mut CodexSource<'_>,
     until: Option<Until<'_>>,
     scratch: &mut Vec<u8>,
+    leave: Option<(&LeaveOut<'_>, usize)>,
 ) -> Result<Part, CodexError> {
     if !source.compressed {
-        return read_lines(source.name, &mut *source.reader, until, scratch);
+        return read_lines(source.name, &mut *source.reader, until, scratch, leave);
     }
     let mut inflate = BufReader::new(Inflate::new(
         source.name,
         &mut *source.reader,
         DECOMPRESSED_MAX_BYTES,
     ));
-    read_lines(source.name, &mut inflate, until, scratch)
+    read_lines(source.name, &mut inflate, until, scratch, None)
         .map_err(|err| inflate.get_ref().failure().cloned().unwrap_or(err))
 }
 
@@ -78,14 +84,20 @@ fn read_lines(
     reader: &mut dyn BufRead,
     until: Option<Until<'_>>,
     scratch: &mut Vec<u8>,
+    leave: Option<(&LeaveOut<'_>, usize)>,
 ) -> Result<Part, CodexError> {
+    // Only a line that may hold a body left out is fingerprinted.
+    let placed = match leave {
+        Some((leave, file)) if leave.from(file) => leave.min_bytes,
+        _ => usize::MAX,
+    };
     let limit = until.as_ref().map_or(u64::MAX, |until| until.end as u64);
     let mut limited = reader.take(limit);
     let mut lines = LineReader::new(name, &mut limited);
     let mut first: Option<Line> = None;
     let mut steps = Vec::new();
     let mut last_ordinal = None;
-    while let Some(line) = next_line(name, &mut lines) {
+    while let Some(line) = next_line(name, &mut lines, placed) {
         let mut line = line?;
         let ordinal = line.object.get("ordinal").and_then(Value::as_u64);
         last_ordinal = ordinal;
@@ -97,10 +109,14 @@ fn read_lines(
         // (only a `response_item` has one).
         let print = (line.object.get("type").and_then(Value::as_str) == Some("response_item"))
             .then(|| fingerprint(line.object.get("payload"), scratch));
-        let item = item(&mut line.object);
+        let mut item = item(&mut line.object);
         if matches!(item, Ok(Item::Nothing)) {
             continue;
         }
+        let left = match (&mut item, &line.at, leave) {
+            (Ok(item), Some(at), Some((leave, file))) => leave_out(item, leave, file, at),
+            _ => Vec::new(),
+        };
         let timestamp = line
             .object
             .get("timestamp")
@@ -120,6 +136,7 @@ fn read_lines(
             timestamp,
             item,
             fingerprint,
+            left,
         });
     }
     let (read, last) = (lines.position(), lines.last_byte());
@@ -154,6 +171,63 @@ fn read_lines(
     })
 }
 
+/// Leaves the large bodies of `item` (read from the line `at` of file `file`) in their
+/// line: where each lies, one entry per event (empty when none is left).
+fn leave_out(
+    item: &mut Item,
+    leave: &LeaveOut<'_>,
+    file: usize,
+    at: &notesoup_history_core::LineAt,
+) -> Vec<Option<LeftOut>> {
+    let mut left = Vec::new();
+    match item {
+        Item::Events { events, .. } if events.iter().any(|(_, b)| leave.takes(file, b)) => {
+            for (event, (_, body)) in events.iter_mut().enumerate() {
+                let place = leave.takes(file, body).then(|| {
+                    let whole = std::mem::replace(
+                        body,
+                        Body::Text {
+                            text: String::new(),
+                        },
+                    );
+                    let (kept, place) = leave.leave(whole, file, at, event);
+                    *body = kept;
+                    place
+                });
+                left.push(place);
+            }
+        }
+        Item::Compacted { text } => {
+            let body = Body::Text {
+                text: std::mem::take(text),
+            };
+            if leave.takes(file, &body) {
+                left.push(Some(leave.leave(body, file, at, 0).1));
+            } else if let Body::Text { text: whole } = body {
+                *text = whole;
+            }
+        }
+        _ => {}
+    }
+    left
+}
+
+/// The bodies of the events a rollout line yields, decoded again from the line's text
+/// exactly as a decode of the file made them (`number`: its 1-based number, named in a
+/// refusal): what reads a body [`decode_leaving`] left in its line.
+pub fn line_bodies(text: &str, number: usize) -> Result<Vec<Body>, String> {
+    let mut object = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => object,
+        Ok(_) => return Err(format!("line {number}: the line is not a JSON object")),
+        Err(err) => return Err(format!("line {number}: {err}")),
+    };
+    Ok(match item(&mut object)? {
+        Item::Events { events, .. } => events.into_iter().map(|(_, body)| body).collect(),
+        Item::Compacted { text } => vec![Body::Text { text }],
+        Item::Rollback { .. } | Item::Nothing => Vec::new(),
+    })
+}
+
 /// Decodes one Codex thread from its history chain: `chain[0]` is the oldest file, each
 /// next file's `session_meta.history_base` names the previous one (a rewind segment names
 /// its base, a fork names the file it was forked from), and the last file is the selected
@@ -180,6 +254,44 @@ pub fn decode(chain: &[CodexFile<'_>]) -> Result<Transcript, CodexError> {
 /// a file at a time, never the file. An ancestor is read only up to the `end_byte_offset`
 /// its successor names, which must end a line of it.
 pub fn decode_from(chain: &mut [CodexSource<'_>]) -> Result<Transcript, CodexError> {
+    Ok(decode_with(chain, None)?.0)
+}
+
+/// [`decode_from`] that leaves the bodies `leave` names in their files (numbered by their
+/// place in `chain`, the oldest 0; never a compressed one's): the transcript holds their
+/// placeholders, and beside it, one entry per event, where each body left out lies
+/// ([`line_bodies`] reads it again).
+///
+/// ```
+/// use notesoup_history_core::{Body, LeaveOut};
+/// use notesoup_history_codex::{CodexSource, decode_leaving, line_bodies};
+///
+/// let rollout = concat!(
+///     r#"{"timestamp":"t0","type":"session_meta","payload":{"id":"th1","timestamp":"t0","cwd":"/w"}}"#, "\n",
+///     r#"{"timestamp":"t1","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"a long question"}]}}"#, "\n",
+/// );
+/// let mut bytes = rollout.as_bytes();
+/// let source = CodexSource { name: "rollout.jsonl", reader: &mut bytes, compressed: false };
+/// let leave = LeaveOut { min_bytes: 10, literal: Some("long"), files: &[true] };
+/// let (transcript, left) = decode_leaving(&mut [source], &leave)?;
+/// assert_eq!(transcript.events[0].body, Body::Text { text: String::new() });
+/// let place = left[0].as_ref().expect("left in its line");
+/// assert!(place.holds);
+/// let bodies = line_bodies(&rollout[place.span.clone()], place.number)?;
+/// assert_eq!(bodies[place.event], Body::Text { text: "a long question".into() });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn decode_leaving(
+    chain: &mut [CodexSource<'_>],
+    leave: &LeaveOut<'_>,
+) -> Result<(Transcript, Vec<Option<LeftOut>>), CodexError> {
+    decode_with(chain, Some(leave))
+}
+
+fn decode_with(
+    chain: &mut [CodexSource<'_>],
+    leave: Option<&LeaveOut<'_>>,
+) -> Result<(Transcript, Vec<Option<LeftOut>>), CodexError> {
     if chain.is_empty() {
         return Err(CodexError::EmptyChain);
     }
@@ -192,7 +304,8 @@ pub fn decode_from(chain: &mut [CodexSource<'_>]) -> Result<Transcript, CodexErr
     let mut scratch = Vec::new();
     for index in (0..chain.len()).rev() {
         let name = files[index];
-        let part = read_part(&mut chain[index], until.take(), &mut scratch)?;
+        let leave = leave.map(|leave| (leave, index));
+        let part = read_part(&mut chain[index], until.take(), &mut scratch, leave)?;
         let meta = &part.meta;
         check_name(name, meta)?;
         if let Some((next, base, next_first)) = successor.take() {
@@ -251,6 +364,7 @@ pub fn decode_from(chain: &mut [CodexSource<'_>]) -> Result<Transcript, CodexErr
         },
         next: 1,
         events: Vec::new(),
+        left: Vec::new(),
         turns: Vec::new(),
         seen: HashMap::new(),
     };
@@ -262,15 +376,23 @@ pub fn decode_from(chain: &mut [CodexSource<'_>]) -> Result<Transcript, CodexErr
                 reason,
             })?;
             let repeat = step.fingerprint.map(|print| (index, print));
-            state.apply(&files, repeat, &step.at, step.timestamp, item)?;
+            state.apply(&files, repeat, &step.at, step.timestamp, item, step.left)?;
         }
     }
-    Ok(Transcript {
+    let transcript = Transcript {
         session,
         events: state.events,
         missing,
         head_window: state.window,
-    })
+    };
+    // One entry per event, when any body was left out.
+    let mut left = state.left;
+    if left.iter().any(Option::is_some) {
+        left.resize(transcript.events.len(), None);
+    } else {
+        left = vec![None; transcript.events.len()];
+    }
+    Ok((transcript, left))
 }
 
 /// The running decode: window, next seq, selected events and where each turn starts.
@@ -278,6 +400,9 @@ struct State {
     window: Window,
     next: Seq,
     events: Vec<Event>,
+    /// Where the bodies of `events` left in their lines lie, one entry per event (shorter
+    /// when the last ones left nothing out).
+    left: Vec<Option<LeftOut>>,
     /// Index in `events` of each real user prompt, in order.
     turns: Vec<usize>,
     /// Payload id → where it was first seen (file index in the chain, line) and its
@@ -295,7 +420,9 @@ impl State {
         at: &At,
         timestamp: Option<String>,
         item: Item,
+        left: Vec<Option<LeftOut>>,
     ) -> Result<(), CodexError> {
+        let mut left = left.into_iter();
         let record_of = |id: Option<String>| {
             id.unwrap_or_else(|| match at.ordinal {
                 Some(ordinal) => format!("ordinal:{ordinal}"),
@@ -308,6 +435,7 @@ impl State {
                 let keep = self.turns.len().saturating_sub(turns);
                 if let Some(&cut) = self.turns.get(keep) {
                     self.events.truncate(cut);
+                    self.left.truncate(cut);
                 }
                 self.turns.truncate(keep);
             }
@@ -320,6 +448,7 @@ impl State {
                     Body::Text { text },
                     record_of(None),
                     timestamp,
+                    left.next().flatten(),
                 );
             }
             Item::Events {
@@ -341,14 +470,26 @@ impl State {
                 }
                 let record = record_of(record);
                 for (role, body) in events {
-                    self.push(role, body, record.clone(), timestamp.clone());
+                    let place = left.next().flatten();
+                    self.push(role, body, record.clone(), timestamp.clone(), place);
                 }
             }
         }
         Ok(())
     }
 
-    fn push(&mut self, role: Role, body: Body, record: String, timestamp: Option<String>) {
+    fn push(
+        &mut self,
+        role: Role,
+        body: Body,
+        record: String,
+        timestamp: Option<String>,
+        left: Option<LeftOut>,
+    ) {
+        if let Some(place) = left {
+            self.left.resize(self.events.len(), None);
+            self.left.push(Some(place));
+        }
         self.events.push(Event {
             seq: self.next,
             role,
@@ -524,7 +665,7 @@ pub fn meta(file: &CodexFile<'_>) -> Result<Meta, CodexError> {
 /// ```
 pub fn meta_from(name: &str, reader: impl BufRead) -> Result<Meta, CodexError> {
     let mut lines = LineReader::new(name, reader);
-    let first = next_line(name, &mut lines).transpose()?;
+    let first = next_line(name, &mut lines, usize::MAX).transpose()?;
     let meta = meta_of(name, first.as_ref())?;
     check_name(name, &meta)?;
     Ok(meta)

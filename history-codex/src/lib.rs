@@ -42,6 +42,10 @@
 //!   line by line, and keeps only what each line yields, and for a payload with an id,
 //!   where it lies and a 128-bit fingerprint of it, which a repeat must match. Never a
 //!   file's bytes, nor its parsed lines. [`decode`] is [`decode_from`] over bytes.
+//! - A body [`decode_leaving`] leaves in its line (a placeholder in the transcript, and
+//!   where the line lies; never in a compressed file) is what [`line_bodies`] decodes
+//!   from that line: both read an item by the one rule, so it reads back as the decode
+//!   made it.
 //!
 //! [`Role::User`]: notesoup_history_core::Role::User
 //! [`Role::Attachment`]: notesoup_history_core::Role::Attachment
@@ -76,7 +80,7 @@ mod items;
 mod lines;
 mod zst;
 
-pub use decode::{decode, decode_from, meta, meta_from, summary};
+pub use decode::{decode, decode_from, decode_leaving, line_bodies, meta, meta_from, summary};
 pub use lines::{FileIds, HistoryBase, Meta, file_ids};
 pub use zst::{DECOMPRESSED_MAX_BYTES, Inflate, decompress, decompress_from, decompress_head};
 

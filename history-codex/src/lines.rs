@@ -5,22 +5,25 @@ use std::io::BufRead;
 
 use serde_json::{Map, Value};
 
-use notesoup_history_core::LineReader;
+use notesoup_history_core::{LineAt, LineReader, line_fingerprint};
 
 use crate::{CodexError, CodexFile};
 
-/// One committed line: its 1-based number and its JSON object.
+/// One committed line: its 1-based number and its JSON object; where its text lies and its
+/// fingerprint, when it is long enough to have a body left in it.
 pub(crate) struct Line {
     pub(crate) number: usize,
     pub(crate) object: Map<String, Value>,
+    pub(crate) at: Option<LineAt>,
 }
 
 /// The next committed line of `lines` (the file `name`), parsed; `None` at the end. The lines are [`LineReader`]'s: a final unterminated line is read only when it is
 /// already whole JSON, otherwise it is a write in progress, skipped. A refusal ends the
-/// lines.
+/// lines. A line of at least `placed` bytes gets its [`LineAt`].
 pub(crate) fn next_line<R: BufRead>(
     name: &str,
     lines: &mut LineReader<R>,
+    placed: usize,
 ) -> Option<Result<Line, CodexError>> {
     loop {
         let line = match lines.next_line()? {
@@ -29,7 +32,14 @@ pub(crate) fn next_line<R: BufRead>(
         };
         let (number, parsed) = (line.number, serde_json::from_str::<Value>(line.text));
         let error = match parsed {
-            Ok(Value::Object(object)) => return Some(Ok(Line { number, object })),
+            Ok(Value::Object(object)) => {
+                let at = (line.span.len() >= placed).then(|| LineAt {
+                    span: line.span.clone(),
+                    number,
+                    fingerprint: line_fingerprint(line.text),
+                });
+                return Some(Ok(Line { number, object, at }));
+            }
             Ok(_) => CodexError::Line {
                 file: name.to_owned(),
                 line: number,
@@ -48,7 +58,7 @@ pub(crate) fn next_line<R: BufRead>(
 pub(crate) fn lines(file: &CodexFile<'_>, limit: usize) -> Result<Vec<Line>, CodexError> {
     let bytes = file.bytes.get(..limit).unwrap_or(file.bytes);
     let mut reader = LineReader::new(file.name, bytes);
-    std::iter::from_fn(|| next_line(file.name, &mut reader)).collect()
+    std::iter::from_fn(|| next_line(file.name, &mut reader, usize::MAX)).collect()
 }
 
 /// The ids in a rollout file name `rollout-<time>-<threadId>[_<segmentId>].jsonl[.zst]`.

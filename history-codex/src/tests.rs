@@ -4,7 +4,9 @@
 
 use rstest::rstest;
 
-use notesoup_history_core::{Body, LineError, Role, Transcript, Window};
+use notesoup_history_core::{
+    Body, LeaveOut, LeftOut, LineError, Role, Transcript, Window, line_fingerprint,
+};
 
 use crate::{CodexError, CodexFile, DECOMPRESSED_MAX_BYTES, decode, decompress, decompress_head};
 use notesoup_testkit::{jsonl, texts};
@@ -454,4 +456,73 @@ fn the_head_of_a_bomb_reads_only_what_it_shows() {
         "read {} compressed bytes",
         input.read
     );
+}
+
+/// `transcript` with the bodies [`crate::decode_leaving`] left in `file`'s lines read back
+/// from them, each line found again by its fingerprint.
+fn put_back(file: &str, transcript: &mut Transcript, left: &[Option<LeftOut>]) {
+    assert_eq!(left.len(), transcript.events.len());
+    for (event, place) in transcript.events.iter_mut().zip(left) {
+        let Some(place) = place else { continue };
+        let line = &file[place.span.clone()];
+        assert_eq!(line_fingerprint(line), place.fingerprint);
+        let mut bodies = crate::line_bodies(line, place.number).unwrap();
+        event.body = bodies.swap_remove(place.event);
+    }
+}
+
+#[test]
+fn bodies_left_in_their_lines_read_back_as_the_decode_made_them() {
+    let call = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","id":"fc1","name":"exec_command","arguments":"{\"cmd\": \"echo a long needle\"}","call_id":"c1"}}"#;
+    let output = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a long needle\n"}}"#;
+    let file = jsonl(&[
+        META,
+        &user("a long question with a needle"),
+        &assistant("a1", "ok"),
+        call,
+        output,
+        call,
+        &user("two"),
+        &assistant("a2", "a long answer to be rolled back"),
+        r#"{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}"#,
+        r#"{"type":"compacted","payload":{"message":"a long summary of it all"}}"#,
+        r#"{"type":"compacted","payload":{"message":"short"}}"#,
+        &user("three"),
+    ]);
+    let whole = run(&file).unwrap();
+    let leave = LeaveOut {
+        min_bytes: 10,
+        literal: Some("needle"),
+        files: &[true],
+    };
+    let mut source = file.as_bytes();
+    let sources = &mut [crate::CodexSource {
+        name: "x.jsonl",
+        reader: &mut source,
+        compressed: false,
+    }];
+    let (mut left, places) = crate::decode_leaving(sources, &leave).unwrap();
+    // The long bodies are placeholders, the short ones whole; the rolled-back turn left
+    // nothing behind.
+    let kept: Vec<bool> = places.iter().map(Option::is_none).collect();
+    assert_eq!(kept, [false, true, false, false, false, true, true]);
+    let holding: Vec<bool> = places.iter().flatten().map(|p| p.holds).collect();
+    assert_eq!(holding, [true, true, true, false]);
+    assert_ne!(left, whole);
+    put_back(&file, &mut left, &places);
+    assert_eq!(left, whole);
+    // A file the caller cannot read again keeps its bodies.
+    let mut source = file.as_bytes();
+    let sources = &mut [crate::CodexSource {
+        name: "x.jsonl",
+        reader: &mut source,
+        compressed: false,
+    }];
+    let none = LeaveOut {
+        files: &[false],
+        ..leave
+    };
+    let (same, places) = crate::decode_leaving(sources, &none).unwrap();
+    assert!(places.iter().all(Option::is_none));
+    assert_eq!(same, whole);
 }
