@@ -35,6 +35,9 @@ use crate::transcript_index::Cache;
 use walk::{folders, found_file, latest_files, resolve, scan, vaulted};
 
 mod given;
+mod left_bodies;
+
+pub use left_bodies::LEFT_IN_FILE_BYTES;
 mod load;
 mod prefilter;
 
@@ -75,6 +78,8 @@ pub struct Corpus {
     vars: HashMap<&'static str, PathBuf>,
     /// Where sessions the harnesses deleted are still read from, if anywhere.
     vault: Option<Vault>,
+    /// The least size of a Pi or Codex body [`Corpus::history`] leaves in its file.
+    left_in_file: usize,
 }
 
 /// One session file found by name.
@@ -110,7 +115,17 @@ impl Corpus {
             roots,
             vars,
             vault: None,
+            left_in_file: LEFT_IN_FILE_BYTES,
         }
+    }
+
+    /// This corpus, its histories of Pi and Codex sessions ([`Corpus::history`]) leaving
+    /// in the harness's files every body of at least `min_bytes` (of its texts), instead
+    /// of [`LEFT_IN_FILE_BYTES`]: 0 leaves every body there.
+    #[must_use]
+    pub fn leaving_bodies_of(mut self, min_bytes: usize) -> Self {
+        self.left_in_file = min_bytes;
+        self
     }
 
     /// This corpus, also finding the session files `vault` holds that the harnesses no
@@ -159,11 +174,12 @@ impl Corpus {
 
     /// The history of the session `found` names, for an answer that searches it for `query`,
     /// if any: a Claude transcript through its index (only the lines that may hold the
-    /// query decoded whole; see [`read_history`](crate::read_history)), any other session
-    /// decoded whole ([`Corpus::load`]). With `kept`, a Claude transcript's history is the
-    /// one kept for its file when the file is unchanged since it was read, and is kept for
-    /// the next call otherwise ([`Kept`]): a later question, for any query, is a search of
-    /// it, not a decode.
+    /// query decoded whole; see [`read_history`](crate::read_history)); a Pi or Codex
+    /// session with its large bodies left in the harness's files, read again where an answer
+    /// shows them (which of them hold `query` is noted as they are decoded). With `kept`, a
+    /// Claude transcript's history is the one kept for its file when the file is unchanged
+    /// since it was read, and is kept for the next call otherwise ([`Kept`]): a later
+    /// question, for any query, is a search of it, not a decode.
     pub fn history(
         &self,
         found: &Found,
@@ -171,23 +187,24 @@ impl Corpus {
         query: Option<&str>,
         kept: Option<&Kept>,
     ) -> Result<Arc<History>, StoreError> {
-        if found.harness == Host::Claude && found.vaulted.is_none() {
+        if let Some(kept) = kept
+            && found.harness == Host::Claude
+            && found.vaulted.is_none()
+        {
             let options = Options {
                 session: Some(found.id.clone()),
                 sidechain: false,
             };
             let read = || crate::read_history(&found.path, &options, &Head::Leaf, cache, query);
-            return match kept {
-                Some(kept) => kept.history(&found.path, read),
-                None => read().map(Arc::new),
-            };
+            return kept.history(&found.path, read);
         }
-        Ok(Arc::new(History::new(self.load(found, cache)?)?))
+        let files = |harness| self.files(harness);
+        self.history_among(found, cache, &files, query)
+            .map(Arc::new)
     }
 
-    /// The history of a session a [`Scan`] found, for an answer that searches it for
-    /// `query` (a Claude transcript through its index: only the lines that may hold the
-    /// query are decoded whole; see [`read_history`](crate::read_history)).
+    /// [`Corpus::history`] of a session a [`Scan`] found (nothing kept), its ancestor
+    /// files looked up in the same scan.
     pub fn history_scanned(
         &self,
         scanned: &Scan,
@@ -195,14 +212,15 @@ impl Corpus {
         cache: Option<&Cache>,
         query: Option<&str>,
     ) -> Result<History, StoreError> {
-        if found.harness == Host::Claude && found.vaulted.is_none() {
-            let options = Options {
-                session: Some(found.id.clone()),
-                sidechain: false,
-            };
-            return crate::read_history(&found.path, &options, &Head::Leaf, cache, query);
-        }
-        Ok(History::new(self.load_scanned(scanned, found, cache)?)?)
+        let files = |harness| {
+            scanned
+                .files
+                .iter()
+                .filter(|f: &&Found| f.harness == harness)
+                .cloned()
+                .collect()
+        };
+        self.history_among(found, cache, &files, query)
     }
 
     /// One walk of the folders of `harness` (all harnesses when `None`): every session,

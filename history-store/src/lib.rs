@@ -20,6 +20,11 @@
 //!   such histories in a [`Kept`] (bounded by the index cache's budget, keyed by the file's
 //!   identity), so a later question on the same session is a search, not a decode
 //!   ([`Corpus::history`]).
+//! - [`Corpus::history`] of a Pi or Codex session leaves each body of
+//!   [`LEFT_IN_FILE_BYTES`] or more in the harness's file (the decoder notes where, and
+//!   whether it holds the search's literal) and reads its line again where an answer shows
+//!   it, through the handle the decode read, the line found again by its fingerprint: a
+//!   decode holds the session's small texts, never its large ones.
 //!
 //! # Invariants
 //!
@@ -40,6 +45,9 @@
 //!   relative to that handle. Cache trouble is never an error, and the cache is safe to
 //!   delete at any time.
 //! - A Pi fork's `parentSession` is followed only inside the Pi sessions folders.
+//! - A body left in its file is read again only from the file the decode read (a file
+//!   replaced since is not read), and a line changed in place is refused, never shown as
+//!   another.
 //! - It reads no environment: the caller passes the variables it names as values.
 //!
 //! Every refusal is a [`StoreError`] with a stable [`StoreError::code`] and a one-line
@@ -74,7 +82,7 @@ mod kept;
 mod named;
 mod transcript_index;
 
-pub use corpus::{Corpus, Found, RawNeedle, Roots, Scan, VARS};
+pub use corpus::{Corpus, Found, LEFT_IN_FILE_BYTES, RawNeedle, Roots, Scan, VARS};
 pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
 pub use named::{Named, named};
 pub use transcript_index::{Cache, read_history, read_transcript};

@@ -59,6 +59,7 @@ use notesoup_history_claude::{DecodeError, Decoder, Head, Options, RawQuery, Ske
 use notesoup_history_core::{History, Transcript};
 
 use crate::{LINE_MAX_BYTES, StoreError};
+pub(crate) use blocks::read_at;
 use blocks::{BlockReader, read_line};
 use cache::{index_name, load_index, save_index, touch};
 use lazy::{LineBodies, Search};

@@ -220,10 +220,11 @@ pub fn search(
     // sessions that may hold it are decoded.
     let raw = RawNeedle::new(args.needle.text(), args.needle.ignores_case());
     // Decodes are let in by the size of the file each session is found by (a file only the
-    // vault holds, of a size not read, counts as large); a Pi fork or a Codex segment or
-    // fork is counted by its own file, though its decode may also read the file it
-    // continues (not known before its first line is read). The prefilter's reads are
-    // windows, outside the budget.
+    // vault holds, of a size not read, counts as large). What a decode holds is less: a
+    // large Claude transcript's index leaves its bodies in the file, and a Pi or Codex decode
+    // leaves there every body of `LEFT_IN_FILE_BYTES` or more, also of the files a fork
+    // or segment continues (which are not counted: not known before its first line is
+    // read). The prefilter's reads are windows, outside the budget.
     let budget = Budget::new(DECODE_BUDGET_BYTES);
     let one = |found: &Found| -> Result<Option<DocPage>, String> {
         let absent = scanned.may_hold(found, &raw).is_ok_and(|may| !may);

@@ -8,14 +8,54 @@ use std::path::PathBuf;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, CodexSource, Meta};
-use notesoup_history_core::{LineReader, Transcript};
+use notesoup_history_core::{History, LeaveOut, LeftOut, LineReader, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
 use notesoup_window::Host;
 
+use super::left_bodies::{LeftBodies, LineBodies};
 use super::read::CodexOpened;
 use super::{Corpus, Found, found_file};
 use crate::StoreError;
 use crate::transcript_index::{Cache, read_transcript};
+
+/// Where a Pi or Codex decode keeps the session's large bodies.
+#[derive(Clone, Copy)]
+enum Bodies<'a> {
+    /// In the transcript (what [`Corpus::load`] answers).
+    Held,
+    /// In the harness's files, which of them hold `literal` (a search's) noted.
+    InFiles { literal: Option<&'a str> },
+}
+
+/// A Pi or Codex session decoded, its large bodies left in its files when asked: where they
+/// lie, and the files, as the decoder numbered them.
+struct Decoded {
+    transcript: Transcript,
+    /// One entry per event (empty when no body was left out).
+    left: Vec<Option<LeftOut>>,
+    files: Vec<Option<std::fs::File>>,
+    names: Vec<String>,
+}
+
+impl Decoded {
+    /// The decode's history: the bodies left out read again by `reload`.
+    fn history(self, literal: Option<&str>, reload: LineBodies) -> Result<History, StoreError> {
+        if self.left.is_empty() {
+            return Ok(History::new(self.transcript)?);
+        }
+        LeftBodies::history(
+            self.transcript,
+            self.left,
+            self.files,
+            self.names,
+            literal,
+            reload,
+        )
+    }
+}
+
+/// A session file's first line, the reader past it, and the file to read a line of again.
+type Headed = (Vec<u8>, Box<dyn BufRead + Send>, Option<std::fs::File>);
 
 /// The longest history chain followed (forks of forks, segments of segments).
 pub(super) const MAX_CHAIN: usize = 64;
@@ -52,8 +92,12 @@ impl Corpus {
                 };
                 read_transcript(&found.path, &options, &Head::Leaf, cache)
             }
-            Host::Pi => self.load_pi(found, &files(Host::Pi)),
-            Host::Codex => self.load_codex(found, &files(Host::Codex)),
+            Host::Pi => Ok(self
+                .load_pi(found, &files(Host::Pi), Bodies::Held)?
+                .transcript),
+            Host::Codex => Ok(self
+                .load_codex(found, &files(Host::Codex), Bodies::Held)?
+                .transcript),
             // An MCP client has no sessions of its own: no scan finds one.
             Host::Mcp => Err(StoreError::NoFile {
                 harness: found.harness,
@@ -62,15 +106,57 @@ impl Corpus {
         }
     }
 
+    /// The history of the session `found` names, for an answer that searches it for
+    /// `query`, if any (`files` lists a harness's session files): a Claude transcript
+    /// through its index (see [`read_history`](crate::read_history)); a Pi or Codex session
+    /// with its bodies of [`Corpus::leaving_bodies_of`] bytes or more left in the harness's
+    /// files
+    /// (which of them hold `query` noted as they are decoded), read again where an answer
+    /// shows them.
+    pub(super) fn history_among(
+        &self,
+        found: &Found,
+        cache: Option<&Cache>,
+        files: &dyn Fn(Host) -> Vec<Found>,
+        query: Option<&str>,
+    ) -> Result<History, StoreError> {
+        match found.harness {
+            Host::Claude if found.vaulted.is_none() => {
+                let options = Options {
+                    session: Some(found.id.clone()),
+                    sidechain: false,
+                };
+                crate::read_history(&found.path, &options, &Head::Leaf, cache, query)
+            }
+            Host::Pi => self
+                .load_pi(found, &files(Host::Pi), Bodies::InFiles { literal: query })?
+                .history(query, notesoup_history_pi::line_bodies),
+            Host::Codex => self
+                .load_codex(
+                    found,
+                    &files(Host::Codex),
+                    Bodies::InFiles { literal: query },
+                )?
+                .history(query, notesoup_history_codex::line_bodies),
+            _ => Ok(History::new(self.load_among(found, cache, files)?)?),
+        }
+    }
+
     /// A Pi session's file and, following `parentSession`, the files it continues, each
     /// read line by line (a file's first line is read first, to find the one it continues).
-    fn load_pi(&self, found: &Found, files: &[Found]) -> Result<Transcript, StoreError> {
+    /// `bodies` says where the large bodies of the harness's files are kept.
+    fn load_pi(
+        &self,
+        found: &Found,
+        files: &[Found],
+        bodies: Bodies<'_>,
+    ) -> Result<Decoded, StoreError> {
         let index: HashMap<&str, &Found> = files.iter().map(|f| (f.id.as_str(), f)).collect();
         let lookup = |id: &str| index.get(id).map(|f| (*f).clone());
         let mut chain = vec![found.clone()];
         let mut opened = vec![self.headed(found)?];
         let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
-        while let (Some(at), Some((head, _))) = (chain.last(), opened.last())
+        while let (Some(at), Some((head, ..))) = (chain.last(), opened.last())
             && chain.len() < MAX_CHAIN
         {
             let Some(next) = self.pi_parent(at, head, &lookup)? else {
@@ -82,30 +168,52 @@ impl Corpus {
             opened.push(self.headed(&next)?);
             chain.push(next);
         }
-        let mut lines = chain.iter().zip(opened).map(|(file, (head, rest))| {
-            LineReader::new(
-                &file.path.display().to_string(),
-                Cursor::new(head).chain(rest),
-            )
+        let names: Vec<String> = chain.iter().map(|f| f.path.display().to_string()).collect();
+        let mut handles = Vec::with_capacity(opened.len());
+        let mut lines = names.iter().zip(opened).map(|(name, (head, rest, file))| {
+            handles.push(file);
+            LineReader::new(name, Cursor::new(head).chain(rest))
         });
         let selected = lines.next().ok_or_else(|| StoreError::NoFile {
             harness: found.harness,
             id: found.id.clone(),
         })?;
-        Ok(notesoup_history_pi::decode_from(selected, lines.collect())?)
+        let ancestors = lines.collect();
+        let Bodies::InFiles { literal } = bodies else {
+            let transcript = notesoup_history_pi::decode_from(selected, ancestors)?;
+            return Ok(Decoded {
+                transcript,
+                left: Vec::new(),
+                files: Vec::new(),
+                names,
+            });
+        };
+        let readable: Vec<bool> = handles.iter().map(Option::is_some).collect();
+        let leave = LeaveOut {
+            min_bytes: self.left_in_file,
+            literal,
+            files: &readable,
+        };
+        let (transcript, left) = notesoup_history_pi::decode_leaving(selected, ancestors, &leave)?;
+        Ok(Decoded {
+            transcript,
+            left,
+            files: handles,
+            names,
+        })
     }
 
-    /// A session file's reader ([`Corpus::reader`]) with its first line read: that line,
-    /// and the reader past it.
-    fn headed(&self, found: &Found) -> Result<(Vec<u8>, Box<dyn BufRead + Send>), StoreError> {
-        let mut rest = self.reader(found)?;
+    /// A session file's reader ([`Corpus::opened`]) with its first line read: that line,
+    /// the reader past it, and the file to read a line of again, if it can be.
+    fn headed(&self, found: &Found) -> Result<Headed, StoreError> {
+        let (mut rest, file) = self.opened(found)?;
         let mut head = Vec::new();
         rest.read_until(b'\n', &mut head)
             .map_err(|source| StoreError::SessionFile {
                 path: found.path.clone(),
                 source,
             })?;
-        Ok((head, rest))
+        Ok((head, rest, file))
     }
 
     /// The file the Pi session file `at` continues (`parentSession` in its header, read from
@@ -150,8 +258,14 @@ impl Corpus {
 
     /// A Codex thread's file and, following `history_base`, the files it continues, each
     /// opened (only its first line read, to find the next) and handed to the decoder, which
-    /// reads each once, line by line.
-    fn load_codex(&self, found: &Found, all: &[Found]) -> Result<Transcript, StoreError> {
+    /// reads each once, line by line. `bodies` says where the large bodies of the harness's
+    /// plain files are kept.
+    fn load_codex(
+        &self,
+        found: &Found,
+        all: &[Found],
+        bodies: Bodies<'_>,
+    ) -> Result<Decoded, StoreError> {
         let mut chain: Vec<(String, CodexOpened)> = Vec::new();
         let mut at = found.clone();
         let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -168,6 +282,11 @@ impl Corpus {
             }
         }
         chain.reverse();
+        let files: Vec<Option<std::fs::File>> = chain
+            .iter_mut()
+            .map(|(_, opened)| opened.file.take())
+            .collect();
+        let names: Vec<String> = chain.iter().map(|(name, _)| name.clone()).collect();
         let mut sources: Vec<CodexSource<'_>> = chain
             .iter_mut()
             .map(|(name, opened)| CodexSource {
@@ -176,7 +295,28 @@ impl Corpus {
                 compressed: opened.compressed,
             })
             .collect();
-        Ok(notesoup_history_codex::decode_from(&mut sources)?)
+        let Bodies::InFiles { literal } = bodies else {
+            let transcript = notesoup_history_codex::decode_from(&mut sources)?;
+            return Ok(Decoded {
+                transcript,
+                left: Vec::new(),
+                files: Vec::new(),
+                names,
+            });
+        };
+        let readable: Vec<bool> = files.iter().map(Option::is_some).collect();
+        let leave = LeaveOut {
+            min_bytes: self.left_in_file,
+            literal,
+            files: &readable,
+        };
+        let (transcript, left) = notesoup_history_codex::decode_leaving(&mut sources, &leave)?;
+        Ok(Decoded {
+            transcript,
+            left,
+            files,
+            names,
+        })
     }
 }
 

@@ -29,6 +29,9 @@ pub(super) struct CodexOpened {
     /// True when the bytes are zstd frames (a `.jsonl.zst`), which the decoder
     /// decompresses as it reads.
     pub(super) compressed: bool,
+    /// The harness's file the bytes are read from, when they are its plain lines: a
+    /// handle to read a line of it again (`None` for the vault's copy or a `.jsonl.zst`).
+    pub(super) file: Option<std::fs::File>,
 }
 
 impl Corpus {
@@ -47,6 +50,7 @@ impl Corpus {
                 meta,
                 reader,
                 compressed,
+                file: None,
             });
         }
         let (mut file, meta) = open_session_file(&found.path)?;
@@ -61,11 +65,17 @@ impl Corpus {
             compressed,
         )?;
         file.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+        let again = if compressed {
+            None
+        } else {
+            Some(file.try_clone().map_err(unreadable)?)
+        };
         let reader = Box::new(BufReader::with_capacity(READ_PIECE, file.take(meta.len)));
         Ok(CodexOpened {
             meta: head,
             reader,
             compressed,
+            file: again,
         })
     }
 
@@ -95,6 +105,16 @@ impl Corpus {
     /// copy from memory; a Codex `.jsonl.zst` decompressed as it is read (an [`Inflate`]
     /// capped at [`DECOMPRESSED_MAX_BYTES`], whose refusal a failed read wraps).
     pub(super) fn reader(&self, found: &Found) -> Result<Box<dyn BufRead + Send>, StoreError> {
+        Ok(self.opened(found)?.0)
+    }
+
+    /// [`Corpus::reader`], and the harness's file it reads when its bytes are the file's
+    /// plain lines: a handle to read a line of it again (`None` for the vault's copy or a
+    /// `.jsonl.zst`).
+    pub(super) fn opened(
+        &self,
+        found: &Found,
+    ) -> Result<(Box<dyn BufRead + Send>, Option<std::fs::File>), StoreError> {
         let name = found.path.display().to_string();
         let inflate = |compressed: Box<dyn BufRead + Send>| -> Box<dyn BufRead + Send> {
             let inflate = Inflate::new(&name, compressed, DECOMPRESSED_MAX_BYTES);
@@ -104,15 +124,19 @@ impl Corpus {
             let bytes = self.vaulted(found)?;
             let compressed = found.harness == Host::Codex && bytes.starts_with(&ZSTD_MAGIC);
             let bytes = Box::new(Cursor::new(bytes));
-            return Ok(if compressed { inflate(bytes) } else { bytes });
+            return Ok((if compressed { inflate(bytes) } else { bytes }, None));
         }
         let (file, meta) = open_session_file(&found.path)?;
+        let again = file.try_clone().map_err(|source| StoreError::SessionFile {
+            path: found.path.clone(),
+            source,
+        })?;
         let file = Box::new(BufReader::with_capacity(READ_PIECE, file.take(meta.len)));
         let compressed = found.path.extension().is_some_and(|e| e == "zst");
         Ok(if found.harness == Host::Codex && compressed {
-            inflate(file)
+            (inflate(file), None)
         } else {
-            file
+            (file, Some(again))
         })
     }
 }

@@ -32,12 +32,12 @@ pub(super) fn read_line(file: &File, starts: &[u64], n: usize) -> Result<Vec<u8>
 }
 
 #[cfg(unix)]
-pub(super) fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
+pub(crate) fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, out, at)
 }
 
 #[cfg(not(unix))]
-pub(super) fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
+pub(crate) fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
     let mut file = file;
     file.seek(SeekFrom::Start(at))?;
     file.read_exact(out)
