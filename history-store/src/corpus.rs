@@ -23,7 +23,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{History, Selector, SessionSummary, Transcript};
 use notesoup_vault_store::{Vault, vault_name};
 use notesoup_window::Host;
@@ -177,9 +176,11 @@ impl Corpus {
     /// query decoded whole; see [`read_history`](crate::read_history)); a Pi or Codex
     /// session with its large bodies left in the harness's files, read again where an answer
     /// shows them (which of them hold `query` is noted as they are decoded). With `kept`, a
-    /// Claude transcript's history is the one kept for its file when the file is unchanged
-    /// since it was read, and is kept for the next call otherwise ([`Kept`]): a later
-    /// question, for any query, is a search of it, not a decode.
+    /// history is the one kept for the session's file (a Claude transcript, a Pi session's
+    /// own file, a Codex thread's newest) when the file is unchanged since it was read, and
+    /// is kept for the next call otherwise ([`Kept`]): a later question, for any query, is
+    /// a search of it, not a decode. (The files a Pi fork or a Codex segment continues are
+    /// read only up to where it left them, so what is appended to them changes nothing.)
     pub fn history(
         &self,
         found: &Found,
@@ -187,20 +188,12 @@ impl Corpus {
         query: Option<&str>,
         kept: Option<&Kept>,
     ) -> Result<Arc<History>, StoreError> {
-        if let Some(kept) = kept
-            && found.harness == Host::Claude
-            && found.vaulted.is_none()
-        {
-            let options = Options {
-                session: Some(found.id.clone()),
-                sidechain: false,
-            };
-            let read = || crate::read_history(&found.path, &options, &Head::Leaf, cache, query);
-            return kept.history(&found.path, read);
-        }
         let files = |harness| self.files(harness);
-        self.history_among(found, cache, &files, query)
-            .map(Arc::new)
+        let read = || self.history_among(found, cache, &files, query);
+        match kept {
+            Some(kept) if found.vaulted.is_none() => kept.history(&found.path, read),
+            _ => read().map(Arc::new),
+        }
     }
 
     /// [`Corpus::history`] of a session a [`Scan`] found (nothing kept), its ancestor

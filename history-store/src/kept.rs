@@ -14,8 +14,8 @@
 //! later call uses it only when the file's stat is still that key (a grown transcript is
 //! read again, through its index: only the appended lines are decoded), and the keeper of
 //! a path drops its other histories when it keeps a new one. Its bodies are read back from
-//! the handle the read opened, each checked against the row the index fingerprinted, as any
-//! history through the index is.
+//! the handle the read opened, each checked against what its decode fingerprinted (the
+//! index's row for a Claude transcript, the line for a Pi or Codex body left in its file).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};

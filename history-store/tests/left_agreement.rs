@@ -3,8 +3,10 @@
 //! whole decode does: on the real Pi and Codex fixtures (a Pi fork whose path runs into its
 //! parent's file, a Codex fork through a rewind segment and its base, a compressed rollout),
 //! every body left out, read for no literal and for each literal in turn (the one the decode
-//! noted, and another); a large body is left out by default; and a line changed in place
-//! after the decode is refused, while a file replaced since is read as it was.
+//! noted, and another, which the raw bytes of the lines judge, escapes and all); a large
+//! body is left out by default; a kept history answers later questions until its file
+//! changes; and a line changed in place after the decode is refused, while a file replaced
+//! since is read as it was.
 
 #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
 
@@ -16,7 +18,7 @@ use std::sync::Arc;
 
 use agreement::{FIXED, agree, drawn, left_out, lists_agree};
 use notesoup_history_core::{Body, DocQuery, History, Needle, QueryError, ReadArgs};
-use notesoup_history_store::{Corpus, LEFT_IN_FILE_BYTES, Roots};
+use notesoup_history_store::{Corpus, Kept, LEFT_IN_FILE_BYTES, Roots};
 
 const PI_MAIN: &str = "01a23754-8e37-7027-8822-e05ee3580bae";
 const PI_FORK: &str = "01a23754-922a-7771-b755-13b58637f164";
@@ -159,12 +161,20 @@ fn a_large_body_is_left_in_its_file_by_default_and_read_back_whole() {
     let home = home("large");
     let big = "a long prompt with \"quotes\", \\ backslashes, é and a zebra-needle\n"
         .repeat(LEFT_IN_FILE_BYTES / 40);
-    append_prompt(&pi_main_file(&home), &big);
+    let path = pi_main_file(&home);
+    append_prompt(&path, &big);
+    // A large prompt whose literal only an escape in the file spells (`\u00e9`).
+    let escaped = format!(
+        r#"{{"type":"message","id":"escaped","parentId":"big-prompt","timestamp":"t","message":{{"role":"user","content":"{}caf\u00e9-needle"}}}}"#,
+        "filler ".repeat(LEFT_IN_FILE_BYTES / 6)
+    );
+    let bytes = fs::read_to_string(&path).unwrap();
+    fs::write(&path, format!("{bytes}{escaped}\n")).unwrap();
     let selector = format!("pi:{PI_MAIN}");
     let (left, whole) = both(&home, &selector, LEFT_IN_FILE_BYTES, Some("zebra-needle"));
-    // Only the one large body is left out; it reads back whole.
-    assert_eq!(left_out(&left, &whole), 1);
-    let last = whole.events().last().unwrap();
+    // Only the two large bodies are left out; they read back whole.
+    assert_eq!(left_out(&left, &whole), 2);
+    let last = &whole.events()[whole.events().len() - 2];
     assert_eq!(last.body, Body::Text { text: big });
     let read = ReadArgs {
         seq: Some(last.seq),
@@ -172,7 +182,60 @@ fn a_large_body_is_left_in_its_file_by_default_and_read_back_whole() {
     };
     assert_eq!(left.read(&read), whole.read(&read));
     agree(&left, &whole, &selector);
-    documents_agree(&left, &whole, "zebra-needle", &selector);
+    // The literal the decode noted, others the raw bytes judge (one only behind an escape),
+    // and ones they do not.
+    for query in [
+        "zebra-needle",
+        "café-needle",
+        "fé-need",
+        "backslashes",
+        "nowhere-at-all",
+        "\"quotes\"",
+        "é and a",
+    ] {
+        lists_agree(&left, &whole, query, &selector);
+        documents_agree(&left, &whole, query, &selector);
+    }
+    let found = whole.list(&notesoup_history_core::ListArgs {
+        query: Some("café-needle".into()),
+        ..Default::default()
+    });
+    assert!(
+        found.unwrap().shown.len() == 1,
+        "the escaped literal is found"
+    );
+    let _ = fs::remove_dir_all(home);
+}
+
+#[test]
+fn a_kept_pi_or_codex_history_answers_later_questions_until_its_file_changes() {
+    let home = home("kept");
+    let corpus = corpus(&home).leaving_bodies_of(0);
+    let kept = Kept::default();
+    for selector in [format!("pi:{PI_MAIN}"), format!("codex:{CODEX_FORK}")] {
+        let found = corpus.resolve(&selector).unwrap();
+        let whole = History::new(corpus.load(&found, None).unwrap()).unwrap();
+        let first = corpus
+            .history(&found, None, Some("probe"), Some(&kept))
+            .unwrap();
+        let reads = kept.reads();
+        let later = corpus
+            .history(&found, None, Some("colour"), Some(&kept))
+            .unwrap();
+        assert!(Arc::ptr_eq(&first, &later), "{selector}: read again");
+        assert_eq!(kept.reads(), reads);
+        for query in ["colour", "probe", "bash", "exec_command"] {
+            lists_agree(&later, &whole, query, &selector);
+        }
+    }
+    // The session's file grew: read again.
+    let found = corpus.resolve(&format!("pi:{PI_MAIN}")).unwrap();
+    let before = corpus.history(&found, None, None, Some(&kept)).unwrap();
+    append_prompt(&pi_main_file(&home), "a prompt written since");
+    let after = corpus.history(&found, None, None, Some(&kept)).unwrap();
+    assert!(!Arc::ptr_eq(&before, &after));
+    let whole = History::new(corpus.load(&found, None).unwrap()).unwrap();
+    lists_agree(&after, &whole, "written since", "after the append");
     let _ = fs::remove_dir_all(home);
 }
 

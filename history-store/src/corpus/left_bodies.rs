@@ -8,6 +8,7 @@ use notesoup_history_core::{
     Body, BodySource, Contains, History, LeftOut, Seq, Transcript, line_fingerprint, texts_hold,
 };
 
+use super::prefilter::{RawNeedle, judged};
 use crate::StoreError;
 use crate::transcript_index::read_at;
 
@@ -28,7 +29,9 @@ pub(super) type LineBodies = fn(&str, usize) -> Result<Vec<Body>, String>;
 ///
 /// A search for the literal the decode was told of costs no read: the decoder noted which
 /// bodies hold it. A search for another literal reads each line that holds a body left out
-/// once and decodes it; a read reads the line of each body it shows.
+/// once, and decodes only the lines whose raw bytes may hold it (by the prefilter's rule,
+/// for a literal the raw bytes judge: a body's texts hold it only inside one JSON string of
+/// its line); a read reads the line of each body it shows.
 pub(super) struct LeftBodies {
     /// The files, as the decoder numbered them (`None`: not one bodies were left in).
     files: Vec<Option<File>>,
@@ -75,6 +78,16 @@ impl LeftBodies {
 
     /// The bodies the line `place` names yields, read again and decoded.
     fn line(&self, place: &LeftOut) -> Result<Vec<Body>, String> {
+        self.line_if(place, |_| true).map(Option::unwrap_or_default)
+    }
+
+    /// [`LeftBodies::line`], when `may` says its text may yield what is looked for (`None`
+    /// when it says not).
+    fn line_if(
+        &self,
+        place: &LeftOut,
+        may: impl Fn(&[u8]) -> bool,
+    ) -> Result<Option<Vec<Body>>, String> {
         let name = self.names.get(place.file).map_or("?", String::as_str);
         let file = self
             .files
@@ -89,7 +102,12 @@ impl LeftBodies {
         if line_fingerprint(text) != place.fingerprint {
             return Err(changed());
         }
-        (self.reload)(text, place.number).map_err(|why| format!("{name}: {why}"))
+        if !may(&bytes) {
+            return Ok(None);
+        }
+        (self.reload)(text, place.number)
+            .map(Some)
+            .map_err(|why| format!("{name}: {why}"))
     }
 }
 
@@ -117,8 +135,11 @@ impl BodySource for LeftBodies {
             );
         }
         // Another literal: each line read once (its events' places are side by side), and
-        // its bodies decoded and looked in. A line that cannot be read: any body may hold
-        // it, and reading that body says why.
+        // its bodies decoded and looked in when its raw bytes may hold it. A line that
+        // cannot be read: any body may hold it, and reading that body says why.
+        let raw = RawNeedle::new(query, false);
+        let raw = judged(&raw).then_some(raw);
+        let may = |bytes: &[u8]| raw.as_ref().is_none_or(|raw| raw.may_hold(bytes));
         let mut out = Vec::new();
         let mut places = self.places.as_slice();
         while let Some((_, first)) = places.first() {
@@ -126,7 +147,7 @@ impl BodySource for LeftBodies {
                 .iter()
                 .take_while(|(_, p)| p.file == first.file && p.span == first.span)
                 .count();
-            let bodies = self.line(first).ok()?;
+            let bodies = self.line_if(first, may).ok()?.unwrap_or_default();
             for (seq, place) in &places[..same] {
                 if bodies
                     .get(place.event)

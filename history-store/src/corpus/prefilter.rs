@@ -75,7 +75,7 @@ impl RawNeedle {
         }
     }
 
-    fn may_hold(&self, bytes: &[u8]) -> bool {
+    pub(super) fn may_hold(&self, bytes: &[u8]) -> bool {
         match self {
             Self::Exact(q) => q.may_hold(bytes),
             Self::Folded(q) => q.may_hold(bytes),
