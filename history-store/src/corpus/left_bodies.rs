@@ -33,7 +33,8 @@ pub(super) type LineBodies = fn(&str, usize) -> Result<Vec<Body>, String>;
 /// for a literal the raw bytes judge: a body's texts hold it only inside one JSON string of
 /// its line); a read reads the line of each body it shows.
 pub(super) struct LeftBodies {
-    /// The files, as the decoder numbered them (`None`: not one bodies were left in).
+    /// The files, as the decoder numbered them (`None`: not one bodies were left in; only
+    /// those stay open).
     files: Vec<Option<File>>,
     /// Their names, for refusals.
     names: Vec<String>,
@@ -65,6 +66,13 @@ impl LeftBodies {
             .collect();
         if places.is_empty() {
             return Ok(History::new(transcript)?);
+        }
+        // Only the files bodies were left in stay open (a kept history holds them).
+        let mut files = files;
+        for (at, file) in files.iter_mut().enumerate() {
+            if !places.iter().any(|(_, place)| place.file == at) {
+                *file = None;
+            }
         }
         let source = LeftBodies {
             files,
