@@ -113,10 +113,9 @@ pub(crate) fn fingerprint_of(events: &[(Role, Body)]) -> Fingerprint {
     fingerprint(events.iter().map(|(role, body)| (*role, body.into())))
 }
 
-/// True when a text is blank (what lists and the branch selection pass over).
-pub(crate) fn blank(text: &str) -> bool {
-    text.trim().is_empty()
-}
+/// True when a text is blank (what lists and the branch selection pass over): history-core's
+/// one rule.
+pub(crate) use notesoup_history_core::blank;
 
 /// True when the first of `events` is a blank text.
 pub(crate) fn blank_first(events: &[Event]) -> bool {

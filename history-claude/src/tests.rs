@@ -689,36 +689,19 @@ fn the_one_pass_parse_agrees_with_the_field_by_field_parse() {
     }
 }
 
-/// What skimming `row` must make of it: placeholder bodies (a text empty, a call its id and
-/// name, a result its id and error flag), the fingerprint of the whole bodies, and whether
-/// the whole first text is blank.
+/// What skimming `row` must make of it: history-core's placeholder bodies (the one rule a
+/// decoder's placeholders are held to), the fingerprint of the whole bodies, and whether the
+/// whole first text is blank.
 fn skimmed_of(row: rows::Row) -> rows::Row {
-    use notesoup_history_core::Body;
+    use notesoup_history_core::{Body, blank, placeholder};
     let elided = crate::elided::Elided {
         fingerprint: crate::elided::fingerprint_of(&row.events),
-        blank: matches!(row.events.first(), Some((_, Body::Text { text })) if text.trim().is_empty()),
+        blank: matches!(row.events.first(), Some((_, Body::Text { text })) if blank(text)),
     };
     let events = row
         .events
         .into_iter()
-        .map(|(role, body)| {
-            let body = match body {
-                Body::Text { .. } => Body::Text {
-                    text: String::new(),
-                },
-                Body::ToolCall { id, name, .. } => Body::ToolCall {
-                    id,
-                    name,
-                    input: String::new(),
-                },
-                Body::ToolResult { id, is_error, .. } => Body::ToolResult {
-                    id,
-                    text: String::new(),
-                    is_error,
-                },
-            };
-            (role, body)
-        })
+        .map(|(role, body)| (role, placeholder(body)))
         .collect();
     rows::Row {
         events,

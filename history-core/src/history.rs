@@ -367,7 +367,7 @@ impl History {
         match &event.body {
             Body::Text { text } => match self.elided(index) {
                 Some(blank) => !blank,
-                None => !text.trim().is_empty(),
+                None => !crate::left_out::blank(text),
             },
             Body::ToolCall { .. } => true,
             Body::ToolResult { .. } => self.partner[index].is_none(),

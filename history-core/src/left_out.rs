@@ -43,7 +43,7 @@ impl LeaveOut<'_> {
     /// `event`-th event that line yields), and the placeholder it keeps in its place.
     pub fn leave(&self, body: Body, file: usize, line: &LineAt, event: usize) -> (Body, LeftOut) {
         let holds = self.literal.is_some_and(|l| texts_hold(&body, l));
-        let blank = matches!(&body, Body::Text { text } if text.trim().is_empty());
+        let blank = matches!(&body, Body::Text { text } if blank(text));
         let left = LeftOut {
             file,
             span: line.span.clone(),
@@ -109,6 +109,12 @@ pub fn texts_hold(body: &Body, literal: &str) -> bool {
         Body::Text { text } | Body::ToolResult { text, .. } => text.contains(literal),
         Body::ToolCall { input, .. } => input.contains(literal),
     }
+}
+
+/// True when a text is blank (only whitespace): what lists pass over, and the flag a
+/// placeholder of a text carries ([`History::with_bodies`](crate::History::with_bodies)).
+pub fn blank(text: &str) -> bool {
+    text.trim().is_empty()
 }
 
 /// The placeholder of a body left out: its kind, a call's id and name, a result's id and

@@ -119,7 +119,7 @@ pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse, fo
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
 pub use left_out::{
-    LeaveOut, LeftOut, LineAt, line_fingerprint, placeholder, texts_hold, texts_len,
+    LeaveOut, LeftOut, LineAt, blank, line_fingerprint, placeholder, texts_hold, texts_len,
 };
 pub use line_error::{FileLine, LineError, LineReader, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use agreement::{FIXED, agree, drawn, left_out, lists_agree};
 use notesoup_history_core::{Body, DocQuery, History, Needle, QueryError, ReadArgs};
 use notesoup_history_store::{Corpus, Kept, LEFT_IN_FILE_BYTES, Roots};
+use notesoup_testkit::copy_tree;
 
 const PI_MAIN: &str = "01a23754-8e37-7027-8822-e05ee3580bae";
 const PI_FORK: &str = "01a23754-922a-7771-b755-13b58637f164";
@@ -26,19 +27,6 @@ const CODEX_BASE: &str = "01a23755-7b6b-79d2-9438-c01132a25971";
 const CODEX_FORK: &str = "01a23756-b853-7e01-94a2-1ae0a322f736";
 const CODEX_ZST: &str = "01a23756-dae0-73f0-a878-6043e965173e";
 const CODEX_OTHER: &str = "01a23756-dc4b-7611-8782-70c642f15bd0";
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
-}
 
 /// A scratch HOME with the Pi and Codex fixtures in the harnesses' folders.
 fn home(name: &str) -> PathBuf {

@@ -269,6 +269,32 @@ pub fn assert_tools_pair_calls(history: &History, query: &str, tool: &str) -> An
     read
 }
 
+/// Copies every file under `from` into `to`, folders made as needed (fixture trees into a
+/// scratch home).
+///
+/// # Panics
+/// When a file or folder cannot be read or written (a missing fixture fails the test).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    let entries = std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("fixture folder {}: {e}", from.display()));
+    for entry in entries {
+        let path = entry
+            .unwrap_or_else(|e| panic!("{}: {e}", from.display()))
+            .path();
+        let Some(name) = path.file_name() else {
+            continue;
+        };
+        let target = to.join(name);
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target)
+                .unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()));
+        }
+    }
+}
+
 /// The files directly in `dir` that `keep` accepts, as (file name, bytes), sorted by name.
 ///
 /// # Panics

@@ -138,26 +138,6 @@ fn generated(seed: u64, n: usize) -> Transcript {
     }
 }
 
-/// The placeholder of `body`, as a decoder leaves it out: a text empty, a call its id and
-/// name, a result its id and error flag.
-fn placeholder(body: &Body) -> Body {
-    match body {
-        Body::Text { .. } => Body::Text {
-            text: String::new(),
-        },
-        Body::ToolCall { id, name, .. } => Body::ToolCall {
-            id: id.clone(),
-            name: name.clone(),
-            input: String::new(),
-        },
-        Body::ToolResult { id, is_error, .. } => Body::ToolResult {
-            id: id.clone(),
-            text: String::new(),
-            is_error: *is_error,
-        },
-    }
-}
-
 /// The whole bodies, and what they hold: every elided body that holds a query is named
 /// (`Surely`), with some that do not (`Maybe`), as a raw search of the lines would.
 struct Whole(BTreeMap<Seq, Body>);
@@ -199,9 +179,9 @@ fn whole_and_lazy(transcript: &Transcript, seed: u64) -> (History, History) {
     let mut bodies = BTreeMap::new();
     for event in &mut lazy.events {
         if rng.below(10) > 0 {
-            let blank = matches!(&event.body, Body::Text { text } if text.trim().is_empty());
+            let blank = matches!(&event.body, Body::Text { text } if crate::blank(text));
             bodies.insert(event.seq, event.body.clone());
-            event.body = placeholder(&event.body);
+            event.body = crate::placeholder(event.body.clone());
             flags.push(Some(blank));
         } else {
             flags.push(None);

@@ -179,8 +179,27 @@ impl Corpus {
             id: found.id.clone(),
         })?;
         let ancestors = lines.collect();
+        self.decoded(bodies, handles, names, |leave| match leave {
+            Some(leave) => notesoup_history_pi::decode_leaving(selected, ancestors, leave),
+            None => notesoup_history_pi::decode_from(selected, ancestors).map(|t| (t, Vec::new())),
+        })
+    }
+
+    /// A decode by `decode` of the files `files` (named `names`, as the decoder numbers
+    /// them; `None` for one that cannot be read again): handed a [`LeaveOut`] when `bodies`
+    /// says to leave the large bodies in the files, which are then kept to read them again.
+    fn decoded<E>(
+        &self,
+        bodies: Bodies<'_>,
+        files: Vec<Option<std::fs::File>>,
+        names: Vec<String>,
+        decode: impl FnOnce(Option<&LeaveOut<'_>>) -> Result<(Transcript, Vec<Option<LeftOut>>), E>,
+    ) -> Result<Decoded, StoreError>
+    where
+        StoreError: From<E>,
+    {
         let Bodies::InFiles { literal } = bodies else {
-            let transcript = notesoup_history_pi::decode_from(selected, ancestors)?;
+            let (transcript, _) = decode(None)?;
             return Ok(Decoded {
                 transcript,
                 left: Vec::new(),
@@ -188,17 +207,17 @@ impl Corpus {
                 names,
             });
         };
-        let readable: Vec<bool> = handles.iter().map(Option::is_some).collect();
+        let readable: Vec<bool> = files.iter().map(Option::is_some).collect();
         let leave = LeaveOut {
             min_bytes: self.left_in_file,
             literal,
             files: &readable,
         };
-        let (transcript, left) = notesoup_history_pi::decode_leaving(selected, ancestors, &leave)?;
+        let (transcript, left) = decode(Some(&leave))?;
         Ok(Decoded {
             transcript,
             left,
-            files: handles,
+            files,
             names,
         })
     }
@@ -295,27 +314,9 @@ impl Corpus {
                 compressed: opened.compressed,
             })
             .collect();
-        let Bodies::InFiles { literal } = bodies else {
-            let transcript = notesoup_history_codex::decode_from(&mut sources)?;
-            return Ok(Decoded {
-                transcript,
-                left: Vec::new(),
-                files: Vec::new(),
-                names,
-            });
-        };
-        let readable: Vec<bool> = files.iter().map(Option::is_some).collect();
-        let leave = LeaveOut {
-            min_bytes: self.left_in_file,
-            literal,
-            files: &readable,
-        };
-        let (transcript, left) = notesoup_history_codex::decode_leaving(&mut sources, &leave)?;
-        Ok(Decoded {
-            transcript,
-            left,
-            files,
-            names,
+        self.decoded(bodies, files, names, |leave| match leave {
+            Some(leave) => notesoup_history_codex::decode_leaving(&mut sources, leave),
+            None => notesoup_history_codex::decode_from(&mut sources).map(|t| (t, Vec::new())),
         })
     }
 }
