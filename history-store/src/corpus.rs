@@ -39,8 +39,9 @@ mod left_bodies;
 pub use left_bodies::LEFT_IN_FILE_BYTES;
 mod load;
 mod prefilter;
+mod raw_needle;
 
-pub use prefilter::RawNeedle;
+pub use raw_needle::RawNeedle;
 mod read;
 mod summary;
 mod walk;

@@ -8,7 +8,7 @@ use notesoup_history_core::{
     Body, BodySource, Contains, History, LeftOut, Seq, Transcript, line_fingerprint, texts_hold,
 };
 
-use super::prefilter::{RawNeedle, judged};
+use super::raw_needle::{RawNeedle, judged};
 use crate::StoreError;
 use crate::transcript_index::read_at;
 
