@@ -7,7 +7,8 @@
 //! bytes) and records them; [`Vault::keep_up_to`] adds at most a budget per call (a hook's
 //! share). A file rewritten or cut shorter (it no longer continues the kept bytes) is kept
 //! as a new version, never merged into the old one. [`Vault::read`] gives the newest version's bytes back,
-//! exactly. [`Vault::forget`] removes a session for good and leaves a tombstone so a stale
+//! exactly; [`Vault::reader`] gives them a piece at a time, each checked before it is given
+//! (what a decoder that reads line by line holds is a piece, never the copy). [`Vault::forget`] removes a session for good and leaves a tombstone so a stale
 //! original is not vaulted again.
 //!
 //! ```
@@ -60,6 +61,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod reader;
 mod record;
 
 use std::hash::Hasher as _;
@@ -70,6 +72,7 @@ use notesoup_safe_fs::{Dir, Kind};
 use twox_hash::XxHash64;
 
 pub use error::VaultError;
+pub use reader::VaultReader;
 use record::{Piece, Record};
 
 /// The most raw bytes a version holds: the history readers' own cap (128 MiB).
@@ -311,8 +314,35 @@ impl Vault {
     }
 
     /// The newest version of `harness:id`'s bytes, exactly as kept; `None` when it is not
-    /// vaulted.
+    /// vaulted. [`Vault::reader`] read to its end.
     pub fn read(&self, harness: &str, id: &str) -> Result<Option<Vec<u8>>, VaultError> {
+        let Some(mut reader) = self.reader(harness, id)? else {
+            return Ok(None);
+        };
+        // The record's size sizes the copy; a record claiming more than can be had is
+        // refused as damaged, never an abort.
+        let mut out = Vec::new();
+        usize::try_from(reader.len())
+            .ok()
+            .and_then(|raw| out.try_reserve_exact(raw).ok())
+            .ok_or_else(|| VaultError::Damaged {
+                harness: harness.into(),
+                id: id.into(),
+                reason: format!("its record claims {} bytes", reader.len()),
+            })?;
+        if let Err(err) = reader.read_to_end(&mut out) {
+            return Err(reader.take_failure().unwrap_or_else(|| VaultError::Zstd {
+                path: self.path_of(harness, id),
+                source: err,
+            }));
+        }
+        Ok(Some(out))
+    }
+
+    /// The newest version of `harness:id`'s bytes as a reader that holds one piece at a
+    /// time ([`VaultReader`]: each piece checked before its bytes are given); `None` when
+    /// it is not vaulted.
+    pub fn reader(&self, harness: &str, id: &str) -> Result<Option<VaultReader>, VaultError> {
         check_name(harness)?;
         check_name(id)?;
         let Some(session) = self.session(harness, id)? else {
@@ -321,47 +351,14 @@ impl Vault {
         let Some(version) = newest_version(&session)? else {
             return Ok(None);
         };
-        let damaged = |reason: String| VaultError::Damaged {
+        let record = Record::load(&session, version).map_err(|reason| VaultError::Damaged {
             harness: harness.into(),
             id: id.into(),
             reason,
-        };
-        let record = Record::load(&session, version).map_err(damaged)?;
-        // The record's size sizes the copy; a record claiming more than can be had is
-        // refused as damaged, never an abort.
-        let mut out = Vec::new();
-        usize::try_from(record.raw)
-            .ok()
-            .and_then(|raw| out.try_reserve_exact(raw).ok())
-            .ok_or_else(|| damaged(format!("its record claims {} bytes", record.raw)))?;
-        for (k, piece) in record.pieces.iter().enumerate() {
-            let name = format!("v{version}.{k}.zst");
-            let packed = match session.read(&name, piece.stored) {
-                Ok(Some(packed)) => packed,
-                Ok(None) => return Err(damaged(format!("{name} is missing"))),
-                Err(notesoup_safe_fs::FsError::TooLarge { .. }) => {
-                    return Err(damaged(format!("{name} is over {} bytes", piece.stored)));
-                }
-                Err(err) => return Err(err.into()),
-            };
-            if packed.len() as u64 != piece.stored {
-                return Err(damaged(format!("{name} is not {} bytes", piece.stored)));
-            }
-            let mut raw = Vec::new();
-            zstd::stream::read::Decoder::new(&packed[..])
-                .map_err(|source| io(&session.child_path(&name), source))?
-                .take(piece.raw + 1)
-                .read_to_end(&mut raw)
-                .map_err(|e| damaged(format!("{name}: {e}")))?;
-            if raw.len() as u64 != piece.raw {
-                return Err(damaged(format!("{name} does not hold {} bytes", piece.raw)));
-            }
-            if xxh64(&raw) != piece.hash {
-                return Err(damaged(format!("{name} does not match its hash")));
-            }
-            out.extend_from_slice(&raw);
-        }
-        Ok(Some(out))
+        })?;
+        Ok(Some(VaultReader::new(
+            session, harness, id, version, record,
+        )))
     }
 
     /// Every vaulted session, by harness then id.

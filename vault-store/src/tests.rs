@@ -438,3 +438,45 @@ fn the_sweep_mark_is_never_written_through_a_link() {
     assert!(matches!(v.mark_swept(), Err(VaultError::File(_))));
     assert_eq!(fs::read(&target).unwrap(), b"keep me\n");
 }
+
+#[test]
+fn a_reader_gives_a_copy_piece_by_piece_and_stops_at_a_damaged_piece() {
+    use std::io::BufRead as _;
+    let s = Scratch::new();
+    let v = s.vault();
+    // Three pieces: two whole ones and a short last one.
+    let mut text = lines(200_000);
+    text.truncate(usize::try_from(2 * PIECE_MAX).unwrap() + 5000);
+    let path = s.file("t.jsonl", &text);
+    v.keep("claude", "s", &path).unwrap();
+    let mut reader = v.reader("claude", "s").unwrap().unwrap();
+    assert_eq!(reader.len(), text.len() as u64);
+    // Line by line, as a decoder reads: never more than one piece held.
+    let mut read = Vec::new();
+    let mut line = Vec::new();
+    while reader.read_until(b'\n', &mut line).unwrap() > 0 {
+        assert!(reader.fill_buf().unwrap().len() as u64 <= PIECE_MAX);
+        read.append(&mut line);
+    }
+    assert_eq!(read, text);
+    assert!(v.reader("claude", "none").unwrap().is_none());
+    // The second piece damaged: the first piece's bytes are given, then the refusal.
+    let piece = s.0.join("vault/claude/s/v1.1.zst");
+    let mut bytes = fs::read(&piece).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    fs::write(&piece, &bytes).unwrap();
+    let mut reader = v.reader("claude", "s").unwrap().unwrap();
+    let mut given = Vec::new();
+    let err = std::io::Read::read_to_end(&mut reader, &mut given).unwrap_err();
+    assert_eq!(given.len() as u64, PIECE_MAX);
+    assert_eq!(given[..], text[..given.len()]);
+    assert!(err.to_string().contains("damaged"), "{err}");
+    let failure = reader.take_failure();
+    assert!(
+        matches!(failure, Some(VaultError::Damaged { .. })),
+        "{failure:?}"
+    );
+    // The reading stays ended.
+    assert!(reader.fill_buf().is_err());
+}
