@@ -36,23 +36,76 @@ const PARALLEL_LINES: usize = 256;
 /// million empty lines in one batch once held ~430 bytes of parse each, 450 MB).
 pub const FEED_LINES: usize = 4096;
 
-/// Decodes a whole transcript.
+/// A batch of committed lines fed at once holds at most about this many bytes (a longer
+/// line alone).
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Decodes a whole transcript: [`decode_from`] of its bytes.
 pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript, DecodeError> {
+    decode_from(bytes, options, head)
+}
+
+/// Decodes a whole transcript read from `reader`, line by line in batches of
+/// [`4 × 256`](Decoder::feed) lines or about 4 MiB (whichever comes first), so a decode holds
+/// a batch of the file, never the whole of it (a copy read from notesoup's vault, say). A
+/// final fragment without a `\n` is a write in progress, fed as one ([`Decoder::line`]); a
+/// read that fails is refused ([`DecodeError::Read`]).
+///
+/// ```
+/// use notesoup_history_claude::{Head, Options, decode_from};
+///
+/// let row = r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"s1","timestamp":"t","message":{"role":"user","content":"hi"}}"#;
+/// let transcript = decode_from(format!("{row}\n").as_bytes(), &Options::default(), &Head::Leaf)?;
+/// assert_eq!(transcript.events.len(), 1);
+/// # Ok::<(), notesoup_history_claude::DecodeError>(())
+/// ```
+pub fn decode_from(
+    mut reader: impl std::io::BufRead,
+    options: &Options,
+    head: &Head,
+) -> Result<Transcript, DecodeError> {
     let mut decoder = Decoder::new(options.clone());
-    let mut committed: Vec<&[u8]> = Vec::new();
-    let mut rest = bytes;
-    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-        committed.push(&rest[..end]);
-        rest = &rest[end + 1..];
-        if committed.len() == 4 * PARALLEL_LINES {
-            decoder.feed(&committed)?;
-            committed.clear();
+    let mut batch: Vec<u8> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
+    let feed = |decoder: &mut Decoder, batch: &mut Vec<u8>, ends: &mut Vec<usize>| {
+        let mut from = 0;
+        let lines: Vec<&[u8]> = ends
+            .iter()
+            .map(|&end| {
+                let line = &batch[from..end];
+                from = end + 1;
+                line
+            })
+            .collect();
+        let fed = decoder.feed(&lines);
+        batch.clear();
+        ends.clear();
+        fed
+    };
+    loop {
+        let start = batch.len();
+        let read = reader
+            .read_until(b'\n', &mut batch)
+            .map_err(|err| DecodeError::Read {
+                line: decoder.line + ends.len() + 1,
+                message: err.to_string(),
+            })?;
+        if read == 0 {
+            break;
+        }
+        if batch.last() != Some(&b'\n') {
+            // The final fragment: the lines before it first.
+            let fragment = batch.split_off(start);
+            feed(&mut decoder, &mut batch, &mut ends)?;
+            decoder.line(&fragment, false)?;
+            return decoder.finish(head);
+        }
+        ends.push(batch.len() - 1);
+        if ends.len() == 4 * PARALLEL_LINES || batch.len() >= BATCH_BYTES {
+            feed(&mut decoder, &mut batch, &mut ends)?;
         }
     }
-    decoder.feed(&committed)?;
-    if !rest.is_empty() {
-        decoder.line(rest, false)?;
-    }
+    feed(&mut decoder, &mut batch, &mut ends)?;
     decoder.finish(head)
 }
 

@@ -76,6 +76,14 @@ pub enum DecodeError {
         /// The line.
         line: usize,
     },
+    /// The transcript's reader failed ([`decode_from`](crate::decode_from)).
+    #[error("line {line}: the transcript cannot be read: {message}")]
+    Read {
+        /// The 1-based line being read.
+        line: usize,
+        /// The reader's account.
+        message: String,
+    },
 }
 
 fn side(sidechain: bool) -> &'static str {
@@ -95,6 +103,7 @@ impl DecodeError {
             DecodeError::HeadNotWritten { .. } => "head_not_written",
             DecodeError::NoLeaf => "no_leaf",
             DecodeError::Changed { .. } => "transcript_changed",
+            DecodeError::Read { .. } => "io_error",
         }
     }
 

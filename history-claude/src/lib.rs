@@ -95,7 +95,7 @@ mod tests;
 mod uuids;
 mod window_facts;
 
-pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decode};
+pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decode, decode_from};
 pub use errors::DecodeError;
 pub use raw_folded::FoldedQuery;
 pub use raw_search::RawQuery;

@@ -899,3 +899,71 @@ fn each_event_of_a_row_carries_the_rows_timestamp() {
         .collect();
     assert_eq!(again, stamps);
 }
+
+/// The transcript [`Decoder::line`] makes of `text` line by line (no batches): what
+/// [`decode_from`] must make of it, however its reader hands the bytes over.
+fn line_by_line(text: &[u8]) -> Result<Transcript, DecodeError> {
+    let mut decoder = Decoder::new(Options::default());
+    let mut rest = text;
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        decoder.line(&rest[..end], true)?;
+        rest = &rest[end + 1..];
+    }
+    if !rest.is_empty() {
+        decoder.line(rest, false)?;
+    }
+    decoder.finish(&Head::Leaf)
+}
+
+#[test]
+fn a_decode_from_a_reader_is_the_decode_line_by_line_and_a_failed_read_is_refused() {
+    // Past a batch of lines (4 × 256) and of bytes (4 MiB), and a last line unfinished.
+    let mut rows = Vec::new();
+    let mut parent: Option<String> = None;
+    for n in 0..2500 {
+        let uuid = format!("u{n}");
+        let kind = if n % 2 == 0 { "user" } else { "assistant" };
+        let text = if n % 500 == 7 {
+            "x".repeat(3 << 20)
+        } else {
+            format!("turn {n}")
+        };
+        rows.push(row(kind, &uuid, parent.as_deref(), &text));
+        parent = Some(uuid);
+    }
+    let whole = jsonl(&rows);
+    let fragment = row("user", "late", parent.as_deref(), "a write in progress").to_string();
+    for text in [
+        whole.clone(),
+        format!("{whole}{fragment}"),
+        format!("{whole}{}", &fragment[..9]),
+    ] {
+        let expected = line_by_line(text.as_bytes()).unwrap();
+        assert_eq!(
+            decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap(),
+            expected
+        );
+        // Through a reader that hands over a few bytes at a time.
+        let small = std::io::BufReader::with_capacity(5, text.as_bytes());
+        assert_eq!(
+            decode_from(small, &Options::default(), &Head::Leaf).unwrap(),
+            expected
+        );
+    }
+    // A read that fails: refused with the line being read.
+    let bytes = whole.as_bytes();
+    let cut = bytes.len() / 2;
+    let failing = std::io::BufReader::new(notesoup_testkit::FailsAfter {
+        bytes: &bytes[..cut],
+    });
+    let err = decode_from(failing, &Options::default(), &Head::Leaf).unwrap_err();
+    let line = memchr::memchr_iter(b'\n', &bytes[..cut]).count() + 1;
+    assert_eq!(
+        err,
+        DecodeError::Read {
+            line,
+            message: "the disk went away".into()
+        }
+    );
+    assert_eq!(err.code(), "io_error");
+}
