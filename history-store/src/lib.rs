@@ -11,7 +11,8 @@
 //!   ([`Corpus::load`]: Pi's `parentSession` chain, Codex's `history_base` chain), and
 //!   lists the recent sessions reading only the start of the files shown
 //!   ([`Corpus::recent`]). With notesoup's vault ([`Corpus::with_vault`]) it also finds
-//!   and reads the session files the harnesses deleted, exactly as they were kept.
+//!   and reads the session files the harnesses deleted, exactly as they were kept, a piece
+//!   of the copy at a time for a decoder that reads line by line (Claude's, Pi's).
 //! - [`read_transcript`] decodes a Claude transcript through its index in a [`Cache`]
 //!   folder, so a call decodes only the lines appended since the index was written; the
 //!   answer is always the one a fresh decode gives. [`read_history`] gives the history

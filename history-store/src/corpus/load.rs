@@ -61,19 +61,23 @@ type Headed = (Vec<u8>, Box<dyn BufRead + Send>, Option<std::fs::File>);
 pub(super) const MAX_CHAIN: usize = 64;
 
 impl Corpus {
-    /// A Claude transcript only the vault holds, decoded whole to its last leaf.
+    /// A Claude transcript only the vault holds, decoded whole to its last leaf as the vault
+    /// gives it, a piece at a time (a damaged piece is the vault's refusal).
     fn vaulted_claude(&self, found: &Found) -> Result<Transcript, StoreError> {
         let options = Options {
             session: Some(found.id.clone()),
             sidechain: false,
         };
-        let bytes = self.vaulted(found)?;
-        notesoup_history_claude::decode(&bytes, &options, &Head::Leaf).map_err(|source| {
-            StoreError::Claude {
-                path: found.path.clone(),
-                source,
-            }
-        })
+        let mut reader = self.vaulted_reader(found)?;
+        notesoup_history_claude::decode_from(&mut reader, &options, &Head::Leaf).map_err(
+            |source| match reader.take_failure() {
+                Some(failure) => failure.into(),
+                None => StoreError::Claude {
+                    path: found.path.clone(),
+                    source,
+                },
+            },
+        )
     }
 
     /// [`Corpus::load`] with `files` listing a harness's session files.

@@ -99,6 +99,22 @@ impl Corpus {
             })
     }
 
+    /// The vault's copy of a session file as a reader that holds one piece of it at a time
+    /// ([`VaultReader`](notesoup_vault_store::VaultReader)).
+    pub(super) fn vaulted_reader(
+        &self,
+        found: &Found,
+    ) -> Result<notesoup_vault_store::VaultReader, StoreError> {
+        let missing = || StoreError::NoFile {
+            harness: found.harness,
+            id: found.id.clone(),
+        };
+        let (Some(name), Some(vault)) = (&found.vaulted, &self.vault) else {
+            return Err(missing());
+        };
+        vault.reader(found.harness.name(), name)?.ok_or_else(missing)
+    }
+
     /// A whole session file as a reader, for a decoder that reads it line by line: the
     /// harness's file through the handle opened here (a regular file of at most
     /// [`SESSION_FILE_MAX_BYTES`], read up to its size when it was opened), else the vault's
@@ -121,10 +137,24 @@ impl Corpus {
             Box::new(BufReader::with_capacity(READ_PIECE, inflate))
         };
         if found.vaulted.is_some() {
-            let bytes = self.vaulted(found)?;
-            let compressed = found.harness == Host::Codex && bytes.starts_with(&ZSTD_MAGIC);
-            let bytes = Box::new(Cursor::new(bytes));
-            return Ok((if compressed { inflate(bytes) } else { bytes }, None));
+            // The vault's copy a piece at a time (a damaged piece ends the reading).
+            let mut copy = self.vaulted_reader(found)?;
+            let magic = copy.fill_buf().map(|start| start.starts_with(&ZSTD_MAGIC));
+            let magic = match magic {
+                Ok(magic) => magic,
+                Err(source) => {
+                    return Err(match copy.take_failure() {
+                        Some(failure) => failure.into(),
+                        None => StoreError::SessionFile {
+                            path: found.path.clone(),
+                            source,
+                        },
+                    });
+                }
+            };
+            let compressed = found.harness == Host::Codex && magic;
+            let copy = Box::new(copy);
+            return Ok((if compressed { inflate(copy) } else { copy }, None));
         }
         let (file, meta) = open_session_file(&found.path)?;
         let again = file.try_clone().map_err(|source| StoreError::SessionFile {
