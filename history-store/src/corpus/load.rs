@@ -69,15 +69,15 @@ impl Corpus {
             sidechain: false,
         };
         let mut reader = self.vaulted_reader(found)?;
-        notesoup_history_claude::decode_from(&mut reader, &options, &Head::Leaf).map_err(
-            |source| match reader.take_failure() {
+        notesoup_history_claude::decode_from(&mut reader, &options, &Head::Leaf).map_err(|source| {
+            match reader.take_failure() {
                 Some(failure) => failure.into(),
                 None => StoreError::Claude {
                     path: found.path.clone(),
                     source,
                 },
-            },
-        )
+            }
+        })
     }
 
     /// [`Corpus::load`] with `files` listing a harness's session files.

@@ -2,7 +2,7 @@
 //! (a Codex `.jsonl.zst` decompressed as it is read), else the vault's; a Codex rollout
 //! with its `session_meta` read first.
 
-use std::io::{BufRead, BufReader, Cursor, Read as _, Seek as _, SeekFrom};
+use std::io::{BufRead, BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
 use notesoup_history_codex::{DECOMPRESSED_MAX_BYTES, Inflate, Meta, meta_from};
@@ -42,10 +42,10 @@ impl Corpus {
     pub(super) fn open_codex(&self, found: &Found) -> Result<CodexOpened, StoreError> {
         let name = found.path.display().to_string();
         if found.vaulted.is_some() {
-            let bytes = self.vaulted(found)?;
-            let compressed = bytes.starts_with(&ZSTD_MAGIC);
-            let meta = read_meta(&name, &mut &bytes[..], compressed)?;
-            let reader = Box::new(Cursor::new(bytes));
+            // Its first line from one reading of the copy, the decode from another.
+            let (mut head, compressed) = self.vault_copy(found)?;
+            let meta = read_meta(&name, &mut head, compressed)?;
+            let reader = Box::new(self.vault_copy(found)?.0);
             return Ok(CodexOpened {
                 meta,
                 reader,
@@ -79,24 +79,26 @@ impl Corpus {
         })
     }
 
-    /// The vault's copy of a session file, exactly as it was kept (a `.jsonl.zst` rollout
-    /// compressed).
-    pub(super) fn vaulted(&self, found: &Found) -> Result<Vec<u8>, StoreError> {
-        let Some(name) = &found.vaulted else {
-            return Err(StoreError::NoFile {
-                harness: found.harness,
-                id: found.id.clone(),
-            });
+    /// The vault's copy of a session file a piece at a time ([`Corpus::vaulted_reader`]),
+    /// and whether it is a Codex rollout's zstd frames (a `.jsonl.zst` kept as it was).
+    fn vault_copy(
+        &self,
+        found: &Found,
+    ) -> Result<(notesoup_vault_store::VaultReader, bool), StoreError> {
+        let mut copy = self.vaulted_reader(found)?;
+        let magic = match copy.fill_buf() {
+            Ok(start) => start.starts_with(&ZSTD_MAGIC),
+            Err(source) => {
+                return Err(match copy.take_failure() {
+                    Some(failure) => failure.into(),
+                    None => StoreError::SessionFile {
+                        path: found.path.clone(),
+                        source,
+                    },
+                });
+            }
         };
-        self.vault
-            .as_ref()
-            .map(|vault| vault.read(found.harness.name(), name))
-            .transpose()?
-            .flatten()
-            .ok_or_else(|| StoreError::NoFile {
-                harness: found.harness,
-                id: found.id.clone(),
-            })
+        Ok((copy, found.harness == Host::Codex && magic))
     }
 
     /// The vault's copy of a session file as a reader that holds one piece of it at a time
@@ -112,7 +114,9 @@ impl Corpus {
         let (Some(name), Some(vault)) = (&found.vaulted, &self.vault) else {
             return Err(missing());
         };
-        vault.reader(found.harness.name(), name)?.ok_or_else(missing)
+        vault
+            .reader(found.harness.name(), name)?
+            .ok_or_else(missing)
     }
 
     /// A whole session file as a reader, for a decoder that reads it line by line: the
@@ -137,22 +141,7 @@ impl Corpus {
             Box::new(BufReader::with_capacity(READ_PIECE, inflate))
         };
         if found.vaulted.is_some() {
-            // The vault's copy a piece at a time (a damaged piece ends the reading).
-            let mut copy = self.vaulted_reader(found)?;
-            let magic = copy.fill_buf().map(|start| start.starts_with(&ZSTD_MAGIC));
-            let magic = match magic {
-                Ok(magic) => magic,
-                Err(source) => {
-                    return Err(match copy.take_failure() {
-                        Some(failure) => failure.into(),
-                        None => StoreError::SessionFile {
-                            path: found.path.clone(),
-                            source,
-                        },
-                    });
-                }
-            };
-            let compressed = found.harness == Host::Codex && magic;
+            let (copy, compressed) = self.vault_copy(found)?;
             let copy = Box::new(copy);
             return Ok((if compressed { inflate(copy) } else { copy }, None));
         }
