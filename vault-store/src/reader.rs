@@ -11,7 +11,7 @@ use crate::record::Record;
 /// The newest version of one vaulted session's bytes, as a reader ([`Vault::reader`]): each
 /// piece is read, decompressed (bounded by its recorded size) and checked (length and hash)
 /// before any of its bytes are given, so a damaged copy is refused, never misread. A
-/// refusal ends the reading with an error, and [`VaultReader::failure`] gives it as the
+/// refusal ends the reading with an error, and [`VaultReader::take_failure`] gives it as the
 /// vault said it.
 ///
 /// [`Vault::reader`]: crate::Vault::reader
