@@ -114,9 +114,8 @@ impl Corpus {
     /// `query`, if any (`files` lists a harness's session files): a Claude transcript
     /// through its index (see [`read_history`](crate::read_history)); a Pi or Codex session
     /// with its bodies of [`Corpus::leaving_bodies_of`] bytes or more left in the harness's
-    /// files
-    /// (which of them hold `query` noted as they are decoded), read again where an answer
-    /// shows them.
+    /// files (which of them hold `query` noted as they are decoded), read again where an
+    /// answer shows them.
     pub(super) fn history_among(
         &self,
         found: &Found,
