@@ -96,12 +96,14 @@ impl Corpus {
                 };
                 read_transcript(&found.path, &options, &Head::Leaf, cache)
             }
-            Host::Pi => Ok(self
-                .load_pi(found, &files(Host::Pi), Bodies::Held)?
-                .transcript),
-            Host::Codex => Ok(self
-                .load_codex(found, &files(Host::Codex), Bodies::Held)?
-                .transcript),
+            Host::Pi => self
+                .load_pi(found, &files(Host::Pi), Bodies::Held)
+                .map(|decoded| decoded.transcript)
+                .map_err(|err| self.vault_refusal(found, err)),
+            Host::Codex => self
+                .load_codex(found, &files(Host::Codex), Bodies::Held)
+                .map(|decoded| decoded.transcript)
+                .map_err(|err| self.vault_refusal(found, err)),
             // An MCP client has no sessions of its own: no scan finds one.
             Host::Mcp => Err(StoreError::NoFile {
                 harness: found.harness,
@@ -132,16 +134,34 @@ impl Corpus {
                 crate::read_history(&found.path, &options, &Head::Leaf, cache, query)
             }
             Host::Pi => self
-                .load_pi(found, &files(Host::Pi), Bodies::InFiles { literal: query })?
+                .load_pi(found, &files(Host::Pi), Bodies::InFiles { literal: query })
+                .map_err(|err| self.vault_refusal(found, err))?
                 .history(query, notesoup_history_pi::line_bodies),
             Host::Codex => self
                 .load_codex(
                     found,
                     &files(Host::Codex),
                     Bodies::InFiles { literal: query },
-                )?
+                )
+                .map_err(|err| self.vault_refusal(found, err))?
                 .history(query, notesoup_history_codex::line_bodies),
             _ => Ok(History::new(self.load_among(found, cache, files)?)?),
+        }
+    }
+
+    /// `err`, a Pi or Codex decode's refusal, as the vault says it when the session is only
+    /// in the vault and a read of its copy failed (a damaged piece is `vault_damaged`, not
+    /// the decoder's `io_error`): the copy is read again to its end to find out.
+    fn vault_refusal(&self, found: &Found, err: StoreError) -> StoreError {
+        if found.vaulted.is_none() || err.code() != "io_error" {
+            return err;
+        }
+        let Ok(mut copy) = self.vaulted_reader(found) else {
+            return err;
+        };
+        match std::io::copy(&mut copy, &mut std::io::sink()) {
+            Err(_) => copy.take_failure().map_or(err, StoreError::from),
+            Ok(_) => err,
         }
     }
 

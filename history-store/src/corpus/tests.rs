@@ -510,3 +510,45 @@ fn a_codex_thread_only_the_vault_holds_reads_as_its_files_did() {
     assert_eq!(from_files.1, from_vault.1);
     let _ = fs::remove_dir_all(home);
 }
+
+#[test]
+fn a_vault_only_session_whose_copy_is_damaged_past_its_first_piece_is_the_vaults_refusal() {
+    use notesoup_vault_store::{PIECE_MAX, Vault, vault_name};
+    let home = home("vault-damaged");
+    let sessions = home.join(".pi/agent/sessions");
+    let path = sessions.join(format!(
+        "--tmp-xh-pirun-r3-work--/2026-12-02T15-16-58-039Z_{PI_MAIN}.jsonl"
+    ));
+    // Past one piece of the vault's copy: a long prompt continuing the last entry.
+    let bytes = fs::read_to_string(&path).unwrap();
+    let last: serde_json::Value = serde_json::from_str(bytes.lines().last().unwrap()).unwrap();
+    let text = "a long prompt ".repeat(usize::try_from(PIECE_MAX).unwrap() / 10);
+    let entry = serde_json::json!({"type": "message", "id": "long", "parentId": last["id"],
+        "timestamp": "t", "message": {"role": "user", "content": text}});
+    fs::write(&path, format!("{bytes}{entry}\n")).unwrap();
+    let vault = Vault::open(&home.join("vault")).unwrap();
+    let name = vault_name(&path).unwrap();
+    vault.keep("pi", &name, &path).unwrap();
+    fs::remove_dir_all(&sessions).unwrap();
+    let corpus =
+        corpus(&home, &[], Roots::default()).with_vault(Vault::open(&home.join("vault")).unwrap());
+    let found = corpus.resolve(&format!("pi:{PI_MAIN}")).unwrap();
+    assert!(found.only_in_vault());
+    assert!(corpus.load(&found, None).is_ok());
+    // The second piece damaged: the decode has read the first when the vault refuses.
+    let piece = home.join(format!("vault/pi/{name}/v1.1.zst"));
+    let mut packed = fs::read(&piece).unwrap();
+    let mid = packed.len() / 2;
+    packed[mid] ^= 0xff;
+    fs::write(&piece, packed).unwrap();
+    let errors = [
+        corpus.load(&found, None).unwrap_err(),
+        corpus
+            .history(&found, None, Some("long"), None)
+            .unwrap_err(),
+    ];
+    for err in errors {
+        assert_eq!(err.code(), "vault_damaged", "{err}");
+    }
+    let _ = fs::remove_dir_all(home);
+}
