@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use notesoup_safe_fs::Dir;
 
+use crate::{MAX_RAW, PIECE_MAX};
+
 const HEADER: &str = "notesoup-vault 2";
 
 /// One piece of a version: one zstd frame of `raw` bytes, `stored` on disk, its raw bytes
@@ -86,6 +88,25 @@ impl Record {
             return Err(format!(
                 "{name}: its pieces do not add up to {} bytes",
                 record.raw
+            ));
+        }
+        // What a keep writes, and so all a read will produce or load: a version of at most
+        // MAX_RAW bytes, pieces of at most PIECE_MAX (stored in at most twice that: a zstd
+        // frame of PIECE_MAX bytes is never larger).
+        if record.raw > MAX_RAW {
+            return Err(format!(
+                "{name} claims {} bytes, over the {MAX_RAW} a copy holds",
+                record.raw
+            ));
+        }
+        if let Some(p) = record
+            .pieces
+            .iter()
+            .find(|p| p.raw > PIECE_MAX || p.stored > 2 * PIECE_MAX)
+        {
+            return Err(format!(
+                "{name} claims a piece of {} bytes stored in {}, over the {PIECE_MAX} a piece holds",
+                p.raw, p.stored
             ));
         }
         Ok(record)

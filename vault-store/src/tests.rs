@@ -181,12 +181,28 @@ fn a_record_claiming_more_bytes_than_can_be_had_is_refused_as_damaged() {
     let huge = 1u64 << 62;
     let (_, file) = rows[1].split_once(' ').unwrap();
     rows[1] = format!("{huge} {file}");
-    let piece: Vec<&str> = rows[2].split(' ').collect();
+    let piece: Vec<String> = rows[2].split(' ').map(str::to_owned).collect();
     rows[2] = format!("{huge} {} {}", piece[1], piece[2]);
     fs::write(&record, rows.join("\n") + "\n").unwrap();
     let err = v.read("claude", "s").unwrap_err();
     assert!(matches!(err, VaultError::Damaged { .. }), "{err}");
     assert!(err.to_string().contains("claims"), "{err}");
+    // The reader, which sizes nothing whole, refuses it too: a piece's decompression is
+    // bounded by what its record claims, so no claim over what a keep writes is taken.
+    let err = v.reader("claude", "s").unwrap_err();
+    assert!(matches!(err, VaultError::Damaged { .. }), "{err}");
+    // Within the version's cap, one piece claiming more than a piece holds.
+    let big = MAX_RAW;
+    let (_, file) = rows[1].split_once(' ').unwrap();
+    rows[1] = format!("{big} {file}");
+    rows[2] = format!("{big} {} {}", piece[1], piece[2]);
+    fs::write(&record, rows.join("\n") + "\n").unwrap();
+    for err in [
+        v.read("claude", "s").unwrap_err(),
+        v.reader("claude", "s").unwrap_err(),
+    ] {
+        assert!(err.to_string().contains("a piece holds"), "{err}");
+    }
 }
 
 #[test]
