@@ -179,37 +179,25 @@ fn leave_out(
     file: usize,
     at: &notesoup_history_core::LineAt,
 ) -> Vec<Option<LeftOut>> {
-    let mut left = Vec::new();
     match item {
-        Item::Events { events, .. } if events.iter().any(|(_, b)| leave.takes(file, b)) => {
-            for (event, (_, body)) in events.iter_mut().enumerate() {
-                let place = leave.takes(file, body).then(|| {
-                    let whole = std::mem::replace(
-                        body,
-                        Body::Text {
-                            text: String::new(),
-                        },
-                    );
-                    let (kept, place) = leave.leave(whole, file, at, event);
-                    *body = kept;
-                    place
-                });
-                left.push(place);
-            }
-        }
+        Item::Events { events, .. } => leave.leave_in(events, file, at),
         Item::Compacted { text } => {
-            let body = Body::Text {
-                text: std::mem::take(text),
-            };
-            if leave.takes(file, &body) {
-                left.push(Some(leave.leave(body, file, at, 0).1));
-            } else if let Body::Text { text: whole } = body {
-                *text = whole;
+            // The summary is the one event the line yields.
+            let mut events = [(
+                Role::Summary,
+                Body::Text {
+                    text: std::mem::take(text),
+                },
+            )];
+            let left = leave.leave_in(&mut events, file, at);
+            let [(_, body)] = events;
+            if let Body::Text { text: kept } = body {
+                *text = kept;
             }
+            left
         }
-        _ => {}
+        Item::Rollback { .. } | Item::Nothing => Vec::new(),
     }
-    left
 }
 
 /// The bodies of the events a rollout line yields, decoded again from the line's text
@@ -640,17 +628,9 @@ fn line_start(bytes: &[u8], line: usize) -> usize {
 }
 
 /// The `session_meta` of a rollout (its first line; the first 64 KiB of the file are
-/// enough unless the instructions in it are longer).
+/// enough unless the instructions in it are longer): [`meta_from`] over its bytes.
 pub fn meta(file: &CodexFile<'_>) -> Result<Meta, CodexError> {
-    let end = file
-        .bytes
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(file.bytes.len(), |at| at + 1);
-    let first = lines(file, end)?;
-    let meta = meta_of(file.name, first.first())?;
-    check_name(file.name, &meta)?;
-    Ok(meta)
+    meta_from(file.name, file.bytes)
 }
 
 /// [`meta`] read from a reader as [`decode_from`] reads it: the first committed line

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use crate::model::Body;
+use crate::model::{Body, Role};
 
 /// Which bodies a decoder leaves in their files: every body whose texts (a text, a call's
 /// input, a result's text) are at least `min_bytes` long, from the files the caller can
@@ -41,7 +41,7 @@ impl LeaveOut<'_> {
 
     /// What a decoder keeps of a body it leaves out on line `line` of file `file` (the
     /// `event`-th event that line yields), and the placeholder it keeps in its place.
-    pub fn leave(&self, body: Body, file: usize, line: &LineAt, event: usize) -> (Body, LeftOut) {
+    fn leave(&self, body: Body, file: usize, line: &LineAt, event: usize) -> (Body, LeftOut) {
         let holds = self.literal.is_some_and(|l| texts_hold(&body, l));
         let blank = matches!(&body, Body::Text { text } if blank(text));
         let left = LeftOut {
@@ -54,6 +54,36 @@ impl LeaveOut<'_> {
             blank,
         };
         (placeholder(body), left)
+    }
+
+    /// Leaves out each of `events` (what line `line` of file `file` yields, in order) that
+    /// [`LeaveOut::takes`], in place: its placeholder put where it was, and where each lies
+    /// and what was noted of it returned, one entry per event, or none at all when no body
+    /// is left out.
+    pub fn leave_in(
+        &self,
+        events: &mut [(Role, Body)],
+        file: usize,
+        line: &LineAt,
+    ) -> Vec<Option<LeftOut>> {
+        if !events.iter().any(|(_, body)| self.takes(file, body)) {
+            return Vec::new();
+        }
+        let mut left = Vec::with_capacity(events.len());
+        for (event, (_, body)) in events.iter_mut().enumerate() {
+            left.push(self.takes(file, body).then(|| {
+                let whole = std::mem::replace(
+                    body,
+                    Body::Text {
+                        text: String::new(),
+                    },
+                );
+                let (kept, place) = self.leave(whole, file, line, event);
+                *body = kept;
+                place
+            }));
+        }
+        left
     }
 }
 
@@ -140,7 +170,7 @@ pub fn placeholder(body: Body) -> Body {
 #[cfg(test)]
 mod tests {
     use super::{LeaveOut, LineAt, line_fingerprint, placeholder};
-    use crate::model::Body;
+    use crate::model::{Body, Role};
 
     #[test]
     fn a_large_body_leaves_its_place_and_what_was_noted_and_keeps_its_ids() {
@@ -187,6 +217,37 @@ mod tests {
         };
         let (_, left) = leave.leave(blank, 0, &line, 0);
         assert!(left.blank && !left.holds);
+        // In place, over a line's events: one entry each, or none when nothing is taken.
+        let mut events = vec![
+            (Role::Assistant, Body::Text { text: "ok".into() }),
+            (
+                Role::Tool,
+                Body::ToolResult {
+                    id: "c1".into(),
+                    text: "a needle".into(),
+                    is_error: false,
+                },
+            ),
+        ];
+        let left = leave.leave_in(&mut events, 0, &line);
+        assert_eq!(
+            left.iter().map(Option::is_some).collect::<Vec<_>>(),
+            [false, true]
+        );
+        assert_eq!(
+            left[1].as_ref().map(|l| (l.event, l.holds)),
+            Some((1, true))
+        );
+        assert_eq!(events[0].1, Body::Text { text: "ok".into() });
+        assert_eq!(
+            events[1].1,
+            Body::ToolResult {
+                id: "c1".into(),
+                text: String::new(),
+                is_error: false
+            }
+        );
+        assert!(leave.leave_in(&mut events[..1], 0, &line).is_empty());
         assert_eq!(
             placeholder(small),
             Body::ToolResult {

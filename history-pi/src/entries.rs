@@ -118,7 +118,7 @@ pub(crate) fn parse<R: BufRead>(
         let mut entry = read_entry(line, fingerprint, &mut object).map_err(bad)?;
         drop(object);
         if let Some(leave) = leave.filter(|l| l.may_take(file, at.span.len())) {
-            leave_out(&mut entry, leave, file, &at);
+            entry.left = leave.leave_in(&mut entry.events, file, &at);
         }
         if let Some(&first) = seen.get(&entry.id) {
             if entries[first].fingerprint == entry.fingerprint {
@@ -139,24 +139,6 @@ pub(crate) fn parse<R: BufRead>(
         reason: "the file has no header line".into(),
     })?;
     Ok(Parsed { header, entries })
-}
-
-/// Leaves the large bodies of `entry` (read from `line` of file `file`) in their line.
-fn leave_out(entry: &mut Entry, leave: &LeaveOut<'_>, file: usize, line: &LineAt) {
-    if !entry.events.iter().any(|(_, body)| leave.takes(file, body)) {
-        return;
-    }
-    let events = std::mem::take(&mut entry.events);
-    for (event, (role, body)) in events.into_iter().enumerate() {
-        if leave.takes(file, &body) {
-            let (kept, left) = leave.leave(body, file, line, event);
-            entry.events.push((role, kept));
-            entry.left.push(Some(left));
-        } else {
-            entry.events.push((role, body));
-            entry.left.push(None);
-        }
-    }
 }
 
 /// The bodies of the events the entry on a Pi session file's line yields, decoded again
