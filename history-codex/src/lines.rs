@@ -17,9 +17,10 @@ pub(crate) struct Line {
     pub(crate) at: Option<LineAt>,
 }
 
-/// The next committed line of `lines` (the file `name`), parsed; `None` at the end. The lines are [`LineReader`]'s: a final unterminated line is read only when it is
-/// already whole JSON, otherwise it is a write in progress, skipped. A refusal ends the
-/// lines. A line of at least `placed` bytes gets its [`LineAt`].
+/// The next committed line of `lines` (the file `name`), parsed; `None` at the end. The
+/// lines are [`LineReader`]'s: a final unterminated line is read only when it is already
+/// whole JSON, otherwise it is a write in progress, skipped. A refusal ends the lines. A
+/// line of at least `placed` bytes gets its [`LineAt`].
 pub(crate) fn next_line<R: BufRead>(
     name: &str,
     lines: &mut LineReader<R>,

@@ -526,3 +526,22 @@ fn bodies_left_in_their_lines_read_back_as_the_decode_made_them() {
     assert!(places.iter().all(Option::is_none));
     assert_eq!(same, whole);
 }
+
+#[test]
+fn the_meta_of_a_rollout_is_read_by_the_decoders_line_rule() {
+    // Blank lines before the meta, as the decode passes them over; the meta's line only.
+    let file = format!("\n  \n{META}\n{{\"type\":");
+    let bytes = CodexFile {
+        name: "x.jsonl",
+        bytes: file.as_bytes(),
+    };
+    assert_eq!(crate::meta(&bytes).unwrap().id, "th1");
+    assert_eq!(
+        crate::meta_from("x.jsonl", file.as_bytes()).unwrap().id,
+        "th1"
+    );
+    assert_eq!(
+        run(&jsonl(&["", META, &user("hi")])).unwrap().events.len(),
+        1
+    );
+}
