@@ -162,14 +162,7 @@ impl Corpus {
         found: &Found,
         cache: Option<&Cache>,
     ) -> Result<Transcript, StoreError> {
-        self.load_among(found, cache, &|harness| {
-            scanned
-                .files
-                .iter()
-                .filter(|f| f.harness == harness)
-                .cloned()
-                .collect()
-        })
+        self.load_among(found, cache, &|harness| scanned.files_of(harness))
     }
 
     /// The history of the session `found` names, for an answer that searches it for `query`,
@@ -206,15 +199,7 @@ impl Corpus {
         cache: Option<&Cache>,
         query: Option<&str>,
     ) -> Result<History, StoreError> {
-        let files = |harness| {
-            scanned
-                .files
-                .iter()
-                .filter(|f: &&Found| f.harness == harness)
-                .cloned()
-                .collect()
-        };
-        self.history_among(found, cache, &files, query)
+        self.history_among(found, cache, &|harness| scanned.files_of(harness), query)
     }
 
     /// One walk of the folders of `harness` (all harnesses when `None`): every session,
@@ -279,6 +264,16 @@ impl Scan {
     /// Every session file found (a Codex thread may have several).
     pub fn files(&self) -> &[Found] {
         &self.files
+    }
+
+    /// The session files found of `harness` (where the files a session continues are
+    /// looked up).
+    fn files_of(&self, harness: Host) -> Vec<Found> {
+        self.files
+            .iter()
+            .filter(|f| f.harness == harness)
+            .cloned()
+            .collect()
     }
 
     /// Every session found, most recently written first (its latest file).

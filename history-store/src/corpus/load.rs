@@ -150,10 +150,11 @@ impl Corpus {
     }
 
     /// `err`, a Pi or Codex decode's refusal, as the vault says it when the session is only
-    /// in the vault and a read of its copy failed (a damaged piece is `vault_damaged`, not
-    /// the decoder's `io_error`): the copy is read again to its end to find out.
+    /// in the vault and its copy is damaged (`vault_damaged`, whatever the decoder made of
+    /// the failed read: `io_error`, or a `.jsonl.zst`'s `transcript_malformed`): the copy is
+    /// read again to its end to find out.
     fn vault_refusal(&self, found: &Found, err: StoreError) -> StoreError {
-        if found.vaulted.is_none() || err.code() != "io_error" {
+        if found.vaulted.is_none() {
             return err;
         }
         let Ok(mut copy) = self.vaulted_reader(found) else {
