@@ -36,8 +36,7 @@ mod parallel;
 mod people;
 mod session_args;
 pub use people::{
-    DECODE_BUDGET_BYTES, SearchArgs, SearchReport, SessionDocs, SessionHits, document, documents,
-    search, selector,
+    SearchArgs, SearchReport, SessionDocs, SessionHits, document, documents, search, selector,
 };
 pub use session_args::SessionArgs;
 

@@ -16,9 +16,9 @@ use crate::{AppError, Context};
 
 /// The most bytes of session files a search decodes at once, over all its workers (a
 /// larger file is decoded alone; each session counted by the file it is found by): a
-/// decode holds about its file's size, so a search's peak stays near the largest file's,
-/// not a multiple of it.
-pub const DECODE_BUDGET_BYTES: u64 = 32 << 20;
+/// decode holds at most about its file's size (less where bodies stay in the file), so a
+/// search's peak stays near the largest file's, not a multiple of it.
+const DECODE_BUDGET_BYTES: u64 = 32 << 20;
 
 /// One session's documents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +155,7 @@ pub struct SearchReport {
 /// Searches every session `args` selects, most recently active first, in one walk of the
 /// session folders, on every core, decoding only the sessions whose files' raw bytes may
 /// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)), and
-/// at most [`DECODE_BUDGET_BYTES`] of their files decoded at once (a larger one alone).
+/// at most 32 MiB of their files decoded at once (`DECODE_BUDGET_BYTES`; a larger one alone).
 /// `each` is handed the matches of each session that has some, most recently active
 /// first, as soon as the sessions before it are searched; `progress` is told `(done, of)`
 /// after each session.

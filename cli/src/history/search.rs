@@ -227,7 +227,7 @@ fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: 
 }
 
 /// The search, with a progress bar on stderr once it has run for [`QUIET_FOR`] (only
-/// when stderr is a terminal).
+/// when stderr is a terminal); `each` is handed each session's matches as they come.
 fn searched(
     ctx: &Context,
     search: &SearchArgs,
@@ -252,7 +252,9 @@ fn searched(
                 shown = true;
             }
         },
-        each,
+        // A session's rows are written with the bar cleared, then the bar drawn again
+        // below them (both may be on one terminal).
+        &mut |hits| bar.suspend(|| each(hits)),
     );
     bar.finish_and_clear();
     report
