@@ -45,6 +45,8 @@
 //! One concern per file: the entry points and the scan that composes them (here), the cache
 //! folder and its eviction (`cache`), whether an index still vouches for the file
 //! (`staleness`), the block reader that hashes the prefix and feeds lines (`blocks`), the
+//! prefix's whole blocks hashed beside the index's load when its times cannot vouch for it
+//! (`hashed`), the
 //! lazy bodies and their search (`lazy`, with `prescan` beside the index's load). The
 //! index's on-disk format and the raw search rules are `notesoup-history-claude`'s
 //! ([`notesoup_history_claude::index`], [`notesoup_history_claude::RawQuery`]).
@@ -54,7 +56,7 @@ use std::io::{Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
-use notesoup_history_claude::index::Covered;
+use notesoup_history_claude::index::{Covered, Index, Stat};
 use notesoup_history_claude::{DecodeError, Decoder, Head, Options, RawQuery, Skeleton};
 use notesoup_history_core::{History, Transcript};
 
@@ -62,6 +64,7 @@ use crate::{LINE_MAX_BYTES, StoreError};
 pub(crate) use blocks::read_at;
 use blocks::{BlockReader, read_line};
 use cache::{index_name, load_index, save_index, touch};
+use hashed::Hashed;
 use lazy::{LineBodies, Search};
 use prescan::Prescan;
 use staleness::{identity, now_ns, stale, stat_of, unchanged};
@@ -251,32 +254,26 @@ fn scan(
     let index_file = index_name(path);
     let ours = |covered: &Covered| covered.dev == dev && covered.ino == ino && covered.len <= size;
     let mut prescan = None;
+    let mut hashed = None;
     let index = folder
         .as_ref()
         .zip(cache)
         .and_then(|(dir, c)| {
             load_index(dir, &index_file, path, options, c.max_bytes, |covered| {
-                if let Some(query) = searched.filter(|_| ours(covered)) {
+                if !ours(covered) {
+                    return;
+                }
+                if let Some(query) = searched {
                     prescan = Prescan::start(&file, query.clone(), covered.len);
+                }
+                // Not vouched for by its times: its prefix is hashed while the rest loads.
+                if !unchanged(covered, seen) {
+                    hashed = Hashed::start(&file, covered.len);
                 }
             })
         })
         .filter(|index| ours(&index.covered));
-    let mut reader = BlockReader::new(size);
-    let mut resumed = None;
-    if let Some(index) = index {
-        if unchanged(&index.covered, seen) {
-            reader.skip_to(&mut file, index.covered.len)?;
-            resumed = Some(index);
-        } else if reader.verify(&mut file, &index.covered)? {
-            resumed = Some(index);
-        } else {
-            // Not the prefix the index was made from: start over, from byte 0 of the
-            // same open file.
-            reader = BlockReader::new(size);
-            file.seek(SeekFrom::Start(0))?;
-        }
-    }
+    let (mut reader, resumed) = vouched(&mut file, index, hashed, seen)?;
     if resumed.is_none() {
         // The index is not used: its search stops now, not after the decode from byte 0
         // it would run beside.
@@ -340,8 +337,38 @@ fn scan(
     ))
 }
 
+/// The reader to go on with, and `index` when it vouches for the prefix of `file` (as
+/// `seen` when the call opened it): on its times alone, or by the prefix's hash (the whole
+/// blocks `hashed` beside the load, the rest read here). Otherwise the reader starts over
+/// from byte 0 of the same open file.
+fn vouched(
+    file: &mut File,
+    index: Option<Index>,
+    hashed: Option<Hashed>,
+    seen: Stat,
+) -> std::io::Result<(BlockReader, Option<Index>)> {
+    let mut reader = BlockReader::new(seen.size);
+    let Some(index) = index else {
+        return Ok((reader, None));
+    };
+    if unchanged(&index.covered, seen) {
+        reader.skip_to(file, index.covered.len)?;
+        return Ok((reader, Some(index)));
+    }
+    if let Some(hash) = hashed.and_then(Hashed::join) {
+        reader.adopt(file, hash)?;
+    }
+    if reader.verify(file, &index.covered)? {
+        return Ok((reader, Some(index)));
+    }
+    // Not the prefix the index was made from.
+    file.seek(SeekFrom::Start(0))?;
+    Ok((BlockReader::new(seen.size), None))
+}
+
 mod blocks;
 mod cache;
+mod hashed;
 mod lazy;
 mod prescan;
 mod staleness;

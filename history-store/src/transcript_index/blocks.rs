@@ -125,6 +125,22 @@ impl BlockReader {
         Ok(())
     }
 
+    /// Takes the hashes of the first whole blocks of the file, read and hashed beside this
+    /// reader ([`Hashed`](super::hashed::Hashed)), as if it had read them itself: it goes on
+    /// from the block after them. A reader that has read anything, or hashes of blocks
+    /// past the bytes it may read, leaves it as it was.
+    pub(super) fn adopt(&mut self, file: &mut File, hash: PrefixHash) -> std::io::Result<()> {
+        let len = hash.whole() as u64 * BLOCK as u64;
+        if self.offset != 0 || self.skipped || len > self.end {
+            return Ok(());
+        }
+        file.seek(SeekFrom::Start(len))?;
+        self.hash = hash;
+        self.offset = len;
+        self.read += len;
+        Ok(())
+    }
+
     /// Reads the prefix `covered` names and checks its hash; the block holding its end
     /// stays in `last` for [`BlockReader::decode_rest`].
     pub(super) fn verify(&mut self, file: &mut File, covered: &Covered) -> std::io::Result<bool> {

@@ -729,3 +729,74 @@ fn a_read_stops_at_the_size_the_file_had_when_opened() {
     assert_eq!((decoder.lines(), reader.offset), (10, opened));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A grown file (a live session's, after every turn) cannot be vouched for by its times:
+/// its prefix's whole blocks are hashed on a thread beside the index's load, the part
+/// after them once it is loaded. A byte changed in place in any whole block, or in that
+/// last part, is found, and the file is decoded afresh; unchanged, the index is resumed,
+/// and the file is read once.
+#[test]
+fn a_grown_file_changed_in_any_block_of_its_prefix_is_decoded_afresh() {
+    use notesoup_history_claude::index::BLOCK;
+    let dir = scratch("blocks");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    let rows = generated(18_001);
+    let text = rows[..18_000].join("\n") + "\n";
+    let next = rows[18_000].clone() + "\n";
+    assert!(text.len() > 3 * BLOCK + BLOCK / 2, "{} bytes", text.len());
+    let indexed = |content: &[u8]| {
+        std::fs::write(&path, content).unwrap();
+        check(&path, &cache, "index built");
+        assert!(covered(&path, &cache).is_some());
+    };
+
+    indexed(text.as_bytes());
+    append(&path, next.as_bytes());
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path), "unchanged prefix");
+    assert_eq!(read, (text.len() + next.len()) as u64, "read once");
+    // Resumed: the index still covers what it did (a decode from byte 0 rewrites it).
+    assert_eq!(
+        covered(&path, &cache).map(|c| c.len),
+        Some(text.len() as u64)
+    );
+
+    // In the first, the second and the third whole block, and after the last one.
+    for (k, at) in [BLOCK / 2, BLOCK + 100, 2 * BLOCK + 7, text.len() - 2000]
+        .into_iter()
+        .enumerate()
+    {
+        indexed(text.as_bytes());
+        // A digit of a prompt's number: the transcript stays valid, its answer changes.
+        let digit = at + text[at..].find("prompt ").unwrap() + "prompt ".len();
+        let mut changed = text.clone().into_bytes();
+        changed[digit] = if changed[digit] == b'9' { b'8' } else { b'9' };
+        let mut file = OpenOptions::new().write(true).open(&path).unwrap();
+        file.seek(SeekFrom::Start(digit as u64)).unwrap();
+        file.write_all(&changed[digit..=digit]).unwrap();
+        drop(file);
+        append(&path, next.as_bytes());
+        let now = fresh(&path);
+        assert!(now.is_ok(), "change {k} keeps the transcript valid");
+        assert_ne!(
+            now,
+            fresh_of(&(text.clone() + &next)),
+            "change {k} changed the answer"
+        );
+        let (answer, _) = warm_read(&path, &cache);
+        assert_eq!(
+            answer,
+            now,
+            "changed at byte {digit} (block {})",
+            digit / BLOCK
+        );
+        // Decoded from byte 0, so the index was rewritten over the whole file.
+        assert_eq!(
+            covered(&path, &cache).map(|c| c.len),
+            Some((text.len() + next.len()) as u64),
+            "change {k}: decoded afresh"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
