@@ -45,8 +45,6 @@
 //! One concern per file: the entry points and the scan that composes them (here), the cache
 //! folder and its eviction (`cache`), whether an index still vouches for the file
 //! (`staleness`), the block reader that hashes the prefix and feeds lines (`blocks`), the
-//! prefix's whole blocks hashed beside the index's load when its times cannot vouch for it
-//! (`hashed`), the
 //! lazy bodies and their search (`lazy`, with `prescan` beside the index's load). The
 //! index's on-disk format and the raw search rules are `notesoup-history-claude`'s
 //! ([`notesoup_history_claude::index`], [`notesoup_history_claude::RawQuery`]).
@@ -64,7 +62,6 @@ use crate::{LINE_MAX_BYTES, StoreError};
 pub(crate) use blocks::read_at;
 use blocks::{BlockReader, read_line};
 use cache::{index_name, load_index, save_index, touch};
-use hashed::Hashed;
 use lazy::{LineBodies, Search};
 use prescan::Prescan;
 use staleness::{identity, now_ns, stale, stat_of, unchanged};
@@ -232,9 +229,10 @@ struct Scanned {
 /// index vouches for the file's prefix, and refreshing the index when it lags or is
 /// unusable; with how many bytes of the transcript it read.
 ///
-/// With `searched` (the query a search of the covered lines will look for), once the index's
-/// header names this file, the raw search of the lines it covers ([`Prescan`]) starts on a
-/// thread of its own while the rest of the index is read.
+/// Once the index's header names this file, one read of the lines it covers ([`Prescan`])
+/// starts on a thread of its own while the rest of the index is read: their raw search for
+/// `searched` (the query a search of the covered lines will look for), and the hashes of
+/// their whole blocks when the file's times cannot vouch for them.
 fn scan(
     path: &Path,
     options: &Options,
@@ -254,26 +252,20 @@ fn scan(
     let index_file = index_name(path);
     let ours = |covered: &Covered| covered.dev == dev && covered.ino == ino && covered.len <= size;
     let mut prescan = None;
-    let mut hashed = None;
     let index = folder
         .as_ref()
         .zip(cache)
         .and_then(|(dir, c)| {
             load_index(dir, &index_file, path, options, c.max_bytes, |covered| {
-                if !ours(covered) {
-                    return;
-                }
-                if let Some(query) = searched {
-                    prescan = Prescan::start(&file, query.clone(), covered.len);
-                }
-                // Not vouched for by its times: its prefix is hashed while the rest loads.
-                if !unchanged(covered, seen) {
-                    hashed = Hashed::start(&file, covered.len);
+                if ours(covered) {
+                    // Not vouched for by its times: its prefix is hashed as it is read.
+                    let hash = !unchanged(covered, seen);
+                    prescan = Prescan::start(&file, searched.cloned(), covered.len, hash);
                 }
             })
         })
         .filter(|index| ours(&index.covered));
-    let (mut reader, resumed) = vouched(&mut file, index, hashed, seen)?;
+    let (mut reader, resumed) = vouched(&mut file, index, prescan.as_mut(), seen)?;
     if resumed.is_none() {
         // The index is not used: its search stops now, not after the decode from byte 0
         // it would run beside.
@@ -339,12 +331,12 @@ fn scan(
 
 /// The reader to go on with, and `index` when it vouches for the prefix of `file` (as
 /// `seen` when the call opened it): on its times alone, or by the prefix's hash (the whole
-/// blocks `hashed` beside the load, the rest read here). Otherwise the reader starts over
-/// from byte 0 of the same open file.
+/// blocks hashed by the `prescan` beside the load, the rest read here). Otherwise the
+/// reader starts over from byte 0 of the same open file.
 fn vouched(
     file: &mut File,
     index: Option<Index>,
-    hashed: Option<Hashed>,
+    prescan: Option<&mut Prescan>,
     seen: Stat,
 ) -> std::io::Result<(BlockReader, Option<Index>)> {
     let mut reader = BlockReader::new(seen.size);
@@ -355,7 +347,7 @@ fn vouched(
         reader.skip_to(file, index.covered.len)?;
         return Ok((reader, Some(index)));
     }
-    if let Some(hash) = hashed.and_then(Hashed::join) {
+    if let Some(hash) = prescan.and_then(Prescan::take_hash) {
         reader.adopt(file, hash)?;
     }
     if reader.verify(file, &index.covered)? {
@@ -368,7 +360,6 @@ fn vouched(
 
 mod blocks;
 mod cache;
-mod hashed;
 mod lazy;
 mod prescan;
 mod staleness;

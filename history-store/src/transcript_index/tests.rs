@@ -11,7 +11,7 @@ use notesoup_history_claude::{Head, Options, decode};
 use serde_json::json;
 
 use super::*;
-use notesoup_history_claude::index::{MAGIC, checksum};
+use notesoup_history_claude::index::{BLOCK, MAGIC, PrefixHash, checksum};
 use notesoup_safe_fs::Dir;
 use twox_hash::xxh3;
 
@@ -615,7 +615,7 @@ fn the_prescan_finds_every_match_in_whole_lines_across_its_blocks() {
         text.extend_from_slice(format!("{query}\n{query}").as_bytes());
         std::fs::write(&path, &text).unwrap();
         let file = File::open(&path).unwrap();
-        let hits = Prescan::start(&file, RawQuery::new(query), len)
+        let hits = Prescan::start(&file, Some(RawQuery::new(query)), len, false)
             .unwrap()
             .join()
             .unwrap();
@@ -642,12 +642,36 @@ fn the_prescan_finds_every_match_in_whole_lines_across_its_blocks() {
         assert!(plain.len() > 10_000 && plain.iter().any(|&(_, run)| run == 3) == counted);
         assert_eq!(hits.plain, plain, "{query}");
         assert_eq!(hits.escaped, escaped_at, "{query}");
+        // Hashing the whole blocks as they pass, with the search or alone: the hashes of
+        // the blocks read in turn, and the same matches.
+        let mut blocks = PrefixHash::default();
+        for block in text[..cut].chunks_exact(BLOCK) {
+            blocks.push(block);
+        }
+        let want = blocks.finish(blocks.whole(), None, 0);
+        assert!(blocks.whole() >= 3);
+        let mut both = Prescan::start(&file, Some(RawQuery::new(query)), len, true).unwrap();
+        let hash = both.take_hash().unwrap();
+        assert_eq!(hash.whole(), blocks.whole());
+        assert_eq!(hash.finish(hash.whole(), None, 0), want);
+        let again = both.join().unwrap();
+        assert_eq!((again.len, again.plain), (hits.len, hits.plain));
+        let mut alone = Prescan::start(&file, None, len, true).unwrap();
+        let hash = alone.take_hash().unwrap();
+        assert_eq!(hash.finish(hash.whole(), None, 0), want);
+        assert!(alone.join().is_none(), "no search, no matches");
         // A file shorter than the length it was given, or more matches than it keeps: no
         // result (the search then reads the lines itself).
-        let past = Prescan::start(&file, RawQuery::new(query), text.len() as u64 + 10).unwrap();
+        let past = Prescan::start(
+            &file,
+            Some(RawQuery::new(query)),
+            text.len() as u64 + 10,
+            false,
+        )
+        .unwrap();
         assert!(past.join().is_none());
         assert!(
-            Prescan::start(&file, RawQuery::new("x"), len)
+            Prescan::start(&file, Some(RawQuery::new("x")), len, false)
                 .unwrap()
                 .join()
                 .is_none()
@@ -737,7 +761,6 @@ fn a_read_stops_at_the_size_the_file_had_when_opened() {
 /// and the file is read once.
 #[test]
 fn a_grown_file_changed_in_any_block_of_its_prefix_is_decoded_afresh() {
-    use notesoup_history_claude::index::BLOCK;
     let dir = scratch("blocks");
     let cache = dir.join("cache");
     let path = dir.join("s1.jsonl");
