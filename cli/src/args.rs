@@ -64,7 +64,7 @@ pub enum Command {
         after_help = "Examples:\n  notesoup notes\n  notesoup notes show plan\n  notesoup notes edit plan\n  echo \"1. ship it\" | notesoup notes write plan\n  notesoup notes grep -i deploy\n  notesoup notes rm old/idea && notesoup notes restore old/idea\n  notesoup notes --project ~/src/app trash\n  notesoup notes brains"
     )]
     Notes(NotesArgs),
-    /// Past sessions of Claude Code, Pi and Codex on this machine: list, search, show.
+    /// Past sessions of Claude Code, Pi and Codex here: sessions (or list), search, show, vault, forget.
     #[command(
         after_help = "Sessions are found where each harness keeps them: Claude Code in $CLAUDE_CONFIG_DIR/projects\nor ~/.claude/projects; Pi in $PI_CODING_AGENT_SESSION_DIR, else its settings' sessionDir, else\n$PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions; Codex in $CODEX_HOME/sessions or\n~/.codex/sessions (and archived_sessions beside it). A session is named <harness>:<id>; a unique\nprefix of the id is enough.\n\nExamples:\n  notesoup history sessions --harness pi\n  notesoup history search \"parse error\"\n  notesoup history show claude:da56055c --window 2"
     )]
@@ -240,7 +240,10 @@ impl HarnessArg {
 #[derive(Debug, Subcommand)]
 pub enum HistoryCommand {
     /// Recent sessions of every harness, newest first.
-    #[command(after_help = "Example:\n  notesoup history sessions --harness codex --limit 5")]
+    #[command(
+        visible_alias = "list",
+        after_help = "Example:\n  notesoup history sessions --harness codex --limit 5"
+    )]
     Sessions {
         /// Only this harness.
         #[arg(long, value_enum)]

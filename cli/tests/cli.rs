@@ -581,6 +581,8 @@ fn history_sessions_of_every_harness() {
     let json = world.run(&["history", "sessions", "--json"]).json();
     assert_eq!(json["total"], 7);
     assert_eq!(json["sessions"].as_array().unwrap().len(), 7);
+    // `list`, as the other tools' list commands are named, is the same command.
+    assert_eq!(world.run(&["history", "list", "--json"]).json(), json);
     let bad = world.run(&["history", "sessions", "--limit", "0"]);
     insta::assert_snapshot!("history_sessions_bad_limit", bad.shown());
 }
