@@ -126,9 +126,9 @@ impl BlockReader {
     }
 
     /// Takes the hashes of the first whole blocks of the file, read and hashed beside this
-    /// reader ([`Hashed`](super::hashed::Hashed)), as if it had read them itself: it goes on
-    /// from the block after them. A reader that has read anything, or hashes of blocks
-    /// past the bytes it may read, leaves it as it was.
+    /// reader ([`Prescan::take_hash`](super::prescan::Prescan::take_hash)), as if it had read
+    /// them itself: it goes on from the block after them. A reader that has read anything,
+    /// or hashes of blocks past the bytes it may read, leaves it as it was.
     pub(super) fn adopt(&mut self, file: &mut File, hash: PrefixHash) -> std::io::Result<()> {
         let len = hash.whole() as u64 * BLOCK as u64;
         if self.offset != 0 || self.skipped || len > self.end {
