@@ -225,7 +225,9 @@ async function budgetFacts($: EngineInterface): Promise<Fields> {
   };
   const facts: Fields = { context: now.context, settings, env, model };
   const key = budgetKey(facts);
-  if (usageCache?.key !== key) usageCache = { key, usage: await $.session.usage({ breakdown: 'summary' }) };
+  // One column: the breakdown's display grid (`gridRows`, which the helper never reads) is
+  // ~6 kB instead of ~24 kB in every request that carries it; the rest is the same.
+  if (usageCache?.key !== key) usageCache = { key, usage: await $.session.usage({ breakdown: 'summary', columns: 1 }) };
   return { usage: usageCache.usage, ...facts };
 }
 
