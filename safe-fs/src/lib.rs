@@ -456,6 +456,44 @@ impl Dir {
         self.sync()
     }
 
+    /// Sets the modification time of the regular file `name` to the kernel's now, creating
+    /// it empty (`O_EXCL`) when it does not exist. Nothing is written and no temp file is
+    /// made, so a process killed meanwhile leaves nothing behind. A link or anything but a
+    /// regular file in its place is refused, never written through.
+    pub fn touch(&self, name: impl AsRef<OsStr>) -> Result<(), FsError> {
+        let name = check(name.as_ref())?;
+        let fd = match self.open_file(name)? {
+            Some((file, _)) => OwnedFd::from(file),
+            None => {
+                match rustix::fs::openat(&self.fd, name, CREATE_FLAGS, Mode::from_raw_mode(0o666)) {
+                    Ok(fd) => fd,
+                    // Made meanwhile by another: set its time.
+                    Err(Errno::EXIST) => match self.open_file(name)? {
+                        Some((file, _)) => OwnedFd::from(file),
+                        None => {
+                            return Err(FsError::io("touch", self.child_path(name), Errno::NOENT));
+                        }
+                    },
+                    Err(err) => return Err(FsError::io("create", self.child_path(name), err)),
+                }
+            }
+        };
+        let now = rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_NOW,
+        };
+        let omit = rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_OMIT,
+        };
+        let times = rustix::fs::Timestamps {
+            last_access: omit,
+            last_modification: now,
+        };
+        rustix::fs::futimens(&fd, &times)
+            .map_err(|err| FsError::io("touch", self.child_path(name), err))
+    }
+
     /// Remove the file (or link) `name`; `false` when it did not exist. Never follows a
     /// link: a link is removed itself.
     pub fn remove_file(&self, name: impl AsRef<OsStr>) -> Result<bool, FsError> {

@@ -114,6 +114,50 @@ fn replace_is_atomic_and_leaves_no_temp_file() {
     assert_eq!(s.names(), ["note.md", "taken"]);
 }
 
+/// A touch makes a missing file empty, moves an existing one's time and keeps its bytes,
+/// and refuses a link, a FIFO and a folder in its place without writing through them.
+#[test]
+fn touch_sets_the_time_and_never_writes_through_a_link() {
+    let s = Scratch::new("touch");
+    let dir = Dir::open(&s.0).unwrap();
+    dir.touch("mark").unwrap();
+    assert_eq!(std::fs::read(s.0.join("mark")).unwrap(), b"");
+    std::fs::write(s.0.join("mark"), b"kept").unwrap();
+    let old = UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(s.0.join("mark"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    dir.touch("mark").unwrap();
+    let meta = std::fs::metadata(s.0.join("mark")).unwrap();
+    assert!(meta.modified().unwrap() > old);
+    assert_eq!(std::fs::read(s.0.join("mark")).unwrap(), b"kept");
+    std::fs::write(s.0.join("target"), b"x").unwrap();
+    std::os::unix::fs::symlink(s.0.join("target"), s.0.join("link")).unwrap();
+    let target_time = std::fs::metadata(s.0.join("target"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert!(dir.touch("link").is_err());
+    assert_eq!(
+        std::fs::metadata(s.0.join("target"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        target_time
+    );
+    mkfifo(&s.0.join("fifo"));
+    assert!(matches!(dir.touch("fifo"), Err(FsError::NotRegular { .. })));
+    std::fs::create_dir(s.0.join("taken")).unwrap();
+    assert!(matches!(
+        dir.touch("taken"),
+        Err(FsError::NotRegular { .. })
+    ));
+    assert_eq!(s.names(), ["fifo", "link", "mark", "taken", "target"]);
+}
+
 #[test]
 fn a_failed_rename_removes_the_temp_file() {
     let s = Scratch::new("failed");

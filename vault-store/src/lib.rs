@@ -475,10 +475,21 @@ impl Vault {
         Ok(Dir::open(&self.root)?.metadata(SWEPT)?.map(|m| m.modified))
     }
 
-    /// Records that the harnesses' files were swept in now: the `swept` file is replaced
-    /// (a link in its place is refused, never written through).
+    /// Records that the harnesses' files were swept in now: the `swept` file's time is set
+    /// (it is made when missing; a link in its place is refused, never written through).
+    /// No temp file is made, so a hook killed meanwhile leaves none in the vault's root; one
+    /// an earlier version left there (it replaced the file) is removed.
     pub fn mark_swept(&self) -> Result<(), VaultError> {
-        Ok(Dir::open(&self.root)?.replace(SWEPT, b"")?)
+        let root = Dir::open(&self.root)?;
+        root.touch(SWEPT)?;
+        for entry in root.entries()? {
+            let left = notesoup_safe_fs::temp_target(&entry.name)
+                .is_some_and(|(target, _)| target == std::ffi::OsStr::new(SWEPT));
+            if entry.kind == Kind::File && left {
+                root.remove_file(&entry.name)?;
+            }
+        }
+        Ok(())
     }
 
     /// Where `harness:id`'s copy is (or would be) kept: its folder in the vault.

@@ -455,6 +455,34 @@ fn the_sweep_mark_is_never_written_through_a_link() {
     assert_eq!(fs::read(&target).unwrap(), b"keep me\n");
 }
 
+/// Marking a sweep makes no temp file (a hook killed meanwhile left one in the vault's
+/// root, which no keep ever removed), moves the mark's time, and removes a temp file an
+/// earlier mark left; another file of the root is left alone.
+#[test]
+fn marking_a_sweep_leaves_no_temp_file_and_removes_one_left_behind() {
+    let s = Scratch::new();
+    let v = s.vault();
+    v.mark_swept().unwrap();
+    let mark = s.0.join("vault/swept");
+    let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    fs::File::options()
+        .write(true)
+        .open(&mark)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    fs::write(s.0.join("vault/.swept.4242.0.tmp"), b"").unwrap();
+    fs::write(s.0.join("vault/.other.4242.0.tmp"), b"not ours").unwrap();
+    v.mark_swept().unwrap();
+    assert!(v.last_swept().unwrap().unwrap() > old);
+    let mut names: Vec<String> = fs::read_dir(s.0.join("vault"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".other.4242.0.tmp", "swept"]);
+}
+
 #[test]
 fn a_reader_gives_a_copy_piece_by_piece_and_stops_at_a_damaged_piece() {
     use std::io::BufRead as _;
