@@ -171,21 +171,23 @@ impl Prescan {
         Found { hits, hash: hashes }
     }
 
-    /// The hashes of the prefix's whole blocks, once every block is read (the search's
-    /// matches stay for [`Prescan::join`]).
-    pub(super) fn take_hash(&mut self) -> Option<PrefixHash> {
+    /// What the pass found, once it is done (joined the first time it is asked).
+    fn found(&mut self) -> Option<&mut Found> {
         if let Some(handle) = self.handle.take() {
             self.found = handle.join().ok();
         }
-        self.found.as_mut()?.hash.take()
+        self.found.as_mut()
+    }
+
+    /// The hashes of the prefix's whole blocks, once every block is read (the search's
+    /// matches stay for [`Prescan::join`]).
+    pub(super) fn take_hash(&mut self) -> Option<PrefixHash> {
+        self.found()?.hash.take()
     }
 
     /// What the search found, once it is done.
     pub(super) fn join(mut self) -> Option<Hits> {
-        if let Some(handle) = self.handle.take() {
-            self.found = handle.join().ok();
-        }
-        self.found.take()?.hits
+        self.found()?.hits.take()
     }
 }
 
