@@ -49,7 +49,9 @@ pub fn decode(bytes: &[u8], options: &Options, head: &Head) -> Result<Transcript
 /// [`4 × 256`](Decoder::feed) lines or about 4 MiB (whichever comes first), so a decode holds
 /// a batch of the file, never the whole of it (a copy read from notesoup's vault, say). A
 /// final fragment without a `\n` is a write in progress, fed as one ([`Decoder::line`]); a
-/// read that fails is refused ([`DecodeError::Read`]).
+/// read that fails is refused ([`DecodeError::Read`]). A line is as long as the reader gives
+/// it (as [`LineReader`](notesoup_history_core::LineReader)'s): bound the reader (a file's
+/// size when opened; a vault copy is at most its cap).
 ///
 /// ```
 /// use notesoup_history_claude::{Head, Options, decode_from};
