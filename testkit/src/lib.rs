@@ -269,6 +269,18 @@ pub fn assert_tools_pair_calls(history: &History, query: &str, tool: &str) -> An
     read
 }
 
+/// Dates the file at `path`: sets its modification time to `at`.
+///
+/// # Panics
+/// When the file cannot be opened for writing or its time set.
+pub fn set_modified(path: &Path, at: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|file| file.set_modified(at))
+        .unwrap_or_else(|e| panic!("set the time of {}: {e}", path.display()));
+}
+
 /// Copies every file under `from` into `to`, folders made as needed (fixture trees into a
 /// scratch home).
 ///

@@ -330,12 +330,7 @@ fn a_kept_copy_carries_the_time_its_original_was_written() {
     let vault = s.vault();
     let a = s.file("a.jsonl", b"{\"a\":1}\n");
     let then = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
-    fs::File::options()
-        .write(true)
-        .open(&a)
-        .unwrap()
-        .set_modified(then)
-        .unwrap();
+    notesoup_testkit::set_modified(&a, then);
     vault.keep("claude", "a", &a).unwrap();
     assert_eq!(vault.names("claude").unwrap(), [("a".to_owned(), then)]);
     assert_eq!(vault.sessions().unwrap()[0].kept, then);
@@ -465,12 +460,7 @@ fn marking_a_sweep_leaves_no_temp_file_and_removes_one_left_behind() {
     v.mark_swept().unwrap();
     let mark = s.0.join("vault/swept");
     let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-    fs::File::options()
-        .write(true)
-        .open(&mark)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    notesoup_testkit::set_modified(&mark, old);
     fs::write(s.0.join("vault/.swept.4242.0.tmp"), b"").unwrap();
     fs::write(s.0.join("vault/.other.4242.0.tmp"), b"not ours").unwrap();
     v.mark_swept().unwrap();

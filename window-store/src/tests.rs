@@ -380,12 +380,7 @@ fn concurrent_updaters_in_threads_lose_no_update() {
 /// Sets `path`'s modification time `days` days back.
 fn age(path: &Path, days: u64) {
     let at = SystemTime::now() - std::time::Duration::from_secs(days * 24 * 3600);
-    std::fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(at)
-        .unwrap();
+    notesoup_testkit::set_modified(path, at);
 }
 
 #[test]

@@ -40,12 +40,7 @@ fn copy_tree(from: &Path, to: &Path, clock: &mut SystemTime) {
         } else {
             fs::copy(&path, &target).unwrap();
             *clock += Duration::from_secs(1);
-            fs::File::options()
-                .write(true)
-                .open(&target)
-                .unwrap()
-                .set_modified(*clock)
-                .unwrap();
+            notesoup_testkit::set_modified(&target, *clock);
         }
     }
 }
@@ -74,12 +69,7 @@ fn home(name: &str) -> PathBuf {
         &target,
     )
     .unwrap();
-    fs::File::options()
-        .write(true)
-        .open(&target)
-        .unwrap()
-        .set_modified(clock + Duration::from_secs(60))
-        .unwrap();
+    notesoup_testkit::set_modified(&target, clock + Duration::from_secs(60));
     home
 }
 

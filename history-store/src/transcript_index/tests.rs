@@ -390,12 +390,7 @@ fn indexed_transcript(dir: &Path, name: &str, cache: &Cache) -> PathBuf {
 fn age_index(cache: &Cache, path: &Path, secs: u64) {
     let at = std::time::SystemTime::now() - std::time::Duration::from_secs(3600)
         + std::time::Duration::from_secs(secs);
-    File::options()
-        .write(true)
-        .open(index_path(&cache.dir, path))
-        .unwrap()
-        .set_modified(at)
-        .unwrap();
+    notesoup_testkit::set_modified(&index_path(&cache.dir, path), at);
 }
 
 /// Which of `paths` still have an index.
@@ -538,10 +533,10 @@ fn an_unchanged_file_is_trusted_on_its_times_and_its_prefix_is_not_read() {
 
     // Touched (the same bytes, another modification time): hashed, not trusted.
     index_written_after(&path, &cache, 10 * RACY);
-    let file = OpenOptions::new().write(true).open(&path).unwrap();
-    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
-        .unwrap();
-    drop(file);
+    notesoup_testkit::set_modified(
+        &path,
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000),
+    );
     let (answer, read) = warm_read(&path, &cache);
     assert_eq!(answer, fresh(&path));
     assert_eq!(read, whole, "touched: the prefix is read and hashed");
