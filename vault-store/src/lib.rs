@@ -72,7 +72,7 @@ use notesoup_safe_fs::{Dir, Kind};
 use twox_hash::XxHash64;
 
 pub use error::VaultError;
-pub use reader::VaultReader;
+pub use reader::{Refusal, VaultReader};
 use record::{Piece, Record};
 
 /// The most raw bytes a version holds: the history readers' own cap (128 MiB).

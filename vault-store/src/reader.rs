@@ -2,6 +2,7 @@
 //! from the vault holds one piece of it at a time, never the whole copy.
 
 use std::io::{BufRead, Read};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use notesoup_safe_fs::Dir;
 
@@ -12,7 +13,7 @@ use crate::record::Record;
 /// piece is read, decompressed (bounded by its recorded size) and checked (length and hash)
 /// before any of its bytes are given, so a damaged copy is refused, never misread. A
 /// refusal ends the reading with an error, and [`VaultReader::take_failure`] gives it as the
-/// vault said it.
+/// vault said it (or its [`Refusal`], to whoever handed the reader on).
 ///
 /// [`Vault::reader`]: crate::Vault::reader
 #[derive(Debug)]
@@ -27,9 +28,47 @@ pub struct VaultReader {
     /// The piece being given, and how much of it was given.
     piece: Vec<u8>,
     at: usize,
-    failure: Option<VaultError>,
-    /// A failure taken, in words: the reading stays ended.
+    /// The refusal that ended the reading, until someone takes it.
+    failure: Refusal,
+    /// The refusal in words, once there is one: the reading stays ended.
     said: Option<String>,
+}
+
+/// Where a [`VaultReader`]'s refusal is kept for the one who opened it, after the reader
+/// itself was handed on to a reader of lines that says a failed read only in words (a
+/// decoder's `io_error`). Each reader has its own ([`VaultReader::refusal`]).
+///
+/// ```
+/// # fn main() -> Result<(), notesoup_vault_store::VaultError> {
+/// use std::io::Read;
+/// # let dir = std::env::temp_dir().join(format!("vault-refusal-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// # let session = dir.join("s.jsonl");
+/// # std::fs::write(&session, "{}\n").unwrap();
+/// let vault = notesoup_vault_store::Vault::open(&dir.join("vault"))?;
+/// vault.keep("pi", "s", &session)?;
+/// let mut reader = vault.reader("pi", "s")?.expect("kept");
+/// let refusal = reader.refusal();
+/// let mut bytes = Vec::new();
+/// reader.read_to_end(&mut bytes).expect("a whole copy");
+/// assert!(refusal.take().is_none()); // read whole: nothing refused
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Refusal(Arc<Mutex<Option<VaultError>>>);
+
+impl Refusal {
+    /// The refusal that ended its reader's reading, taken; `None` while there is none (or
+    /// once it was taken).
+    pub fn take(&self) -> Option<VaultError> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    fn put(&self, failure: VaultError) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(failure);
+    }
 }
 
 impl VaultReader {
@@ -43,7 +82,7 @@ impl VaultReader {
             next: 0,
             piece: Vec::new(),
             at: 0,
-            failure: None,
+            failure: Refusal::default(),
             said: None,
         }
     }
@@ -62,9 +101,13 @@ impl VaultReader {
     /// ([`VaultError::Damaged`], say), taken (a later read says it again, in words only);
     /// `None` while it has not.
     pub fn take_failure(&mut self) -> Option<VaultError> {
-        self.failure.take().inspect(|failure| {
-            self.said = Some(failure.to_string());
-        })
+        self.failure.take()
+    }
+
+    /// Where this reader's refusal is kept ([`Refusal`]), for the one who hands the reader
+    /// on: [`Refusal::take`] is [`VaultReader::take_failure`].
+    pub fn refusal(&self) -> Refusal {
+        self.failure.clone()
     }
 
     fn damaged(&self, reason: String) -> VaultError {
@@ -125,18 +168,16 @@ impl Read for VaultReader {
 
 impl BufRead for VaultReader {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        if let Some(failure) = &self.failure {
-            return Err(std::io::Error::other(failure.to_string()));
-        }
         if let Some(said) = &self.said {
             return Err(std::io::Error::other(said.clone()));
         }
         // Empty pieces are passed over; the end is an empty buffer.
         while self.at == self.piece.len() && self.next < self.record.pieces.len() {
             if let Err(failure) = self.load_next() {
-                let error = std::io::Error::other(failure.to_string());
-                self.failure = Some(failure);
-                return Err(error);
+                let said = failure.to_string();
+                self.failure.put(failure);
+                self.said = Some(said.clone());
+                return Err(std::io::Error::other(said));
             }
         }
         Ok(&self.piece[self.at..])

@@ -513,4 +513,12 @@ fn a_reader_gives_a_copy_piece_by_piece_and_stops_at_a_damaged_piece() {
     );
     // The reading stays ended.
     assert!(reader.fill_buf().is_err());
+    // Handed on, as a decoder takes it: the one who opened it takes the refusal, once.
+    let reader = v.reader("claude", "s").unwrap().unwrap();
+    let refusal = reader.refusal();
+    let mut lines = std::io::BufReader::new(reader).lines();
+    assert!(lines.by_ref().take_while(Result::is_ok).count() > 0);
+    assert!(lines.next().unwrap().is_err(), "the reading stays ended");
+    assert!(matches!(refusal.take(), Some(VaultError::Damaged { .. })));
+    assert!(refusal.take().is_none());
 }

@@ -10,10 +10,11 @@ use notesoup_history_claude::{Head, Options};
 use notesoup_history_codex::{CodexFile, CodexSource, Meta};
 use notesoup_history_core::{History, LeaveOut, LeftOut, LineReader, Transcript};
 use notesoup_history_pi::{PiFile, parent_session, session_id_from_file_name};
+use notesoup_vault_store::Refusal;
 use notesoup_window::Host;
 
 use super::left_bodies::{LeftBodies, LineBodies};
-use super::read::CodexOpened;
+use super::read::{CodexOpened, Opened};
 use super::{Corpus, Found, found_file};
 use crate::StoreError;
 use crate::transcript_index::{Cache, read_transcript};
@@ -54,8 +55,11 @@ impl Decoded {
     }
 }
 
-/// A session file's first line, the reader past it, and the file to read a line of again.
-type Headed = (Vec<u8>, Box<dyn BufRead + Send>, Option<std::fs::File>);
+/// A session file's first line, and the file open past it ([`Corpus::opened`]).
+struct Headed {
+    head: Vec<u8>,
+    rest: Opened,
+}
 
 /// The longest history chain followed (forks of forks, segments of segments).
 pub(super) const MAX_CHAIN: usize = 64;
@@ -98,12 +102,10 @@ impl Corpus {
             }
             Host::Pi => self
                 .load_pi(found, &files(Host::Pi), Bodies::Held)
-                .map(|decoded| decoded.transcript)
-                .map_err(|err| self.vault_refusal(found, err)),
+                .map(|decoded| decoded.transcript),
             Host::Codex => self
                 .load_codex(found, &files(Host::Codex), Bodies::Held)
-                .map(|decoded| decoded.transcript)
-                .map_err(|err| self.vault_refusal(found, err)),
+                .map(|decoded| decoded.transcript),
             // An MCP client has no sessions of its own: no scan finds one.
             Host::Mcp => Err(StoreError::NoFile {
                 harness: found.harness,
@@ -134,35 +136,16 @@ impl Corpus {
                 crate::read_history(&found.path, &options, &Head::Leaf, cache, query)
             }
             Host::Pi => self
-                .load_pi(found, &files(Host::Pi), Bodies::InFiles { literal: query })
-                .map_err(|err| self.vault_refusal(found, err))?
+                .load_pi(found, &files(Host::Pi), Bodies::InFiles { literal: query })?
                 .history(query, notesoup_history_pi::line_bodies),
             Host::Codex => self
                 .load_codex(
                     found,
                     &files(Host::Codex),
                     Bodies::InFiles { literal: query },
-                )
-                .map_err(|err| self.vault_refusal(found, err))?
+                )?
                 .history(query, notesoup_history_codex::line_bodies),
             _ => Ok(History::new(self.load_among(found, cache, files)?)?),
-        }
-    }
-
-    /// `err`, a Pi or Codex decode's refusal, as the vault says it when the session is only
-    /// in the vault and its copy is damaged (`vault_damaged`, whatever the decoder made of
-    /// the failed read: `io_error`, or a `.jsonl.zst`'s `transcript_malformed`): the copy is
-    /// read again to its end to find out.
-    fn vault_refusal(&self, found: &Found, err: StoreError) -> StoreError {
-        if found.vaulted.is_none() {
-            return err;
-        }
-        let Ok(mut copy) = self.vaulted_reader(found) else {
-            return err;
-        };
-        match std::io::copy(&mut copy, &mut std::io::sink()) {
-            Err(_) => copy.take_failure().map_or(err, StoreError::from),
-            Ok(_) => err,
         }
     }
 
@@ -180,7 +163,7 @@ impl Corpus {
         let mut chain = vec![found.clone()];
         let mut opened = vec![self.headed(found)?];
         let mut seen: HashSet<PathBuf> = HashSet::from([found.path.clone()]);
-        while let (Some(at), Some((head, ..))) = (chain.last(), opened.last())
+        while let (Some(at), Some(Headed { head, .. })) = (chain.last(), opened.last())
             && chain.len() < MAX_CHAIN
         {
             let Some(next) = self.pi_parent(at, head, &lookup)? else {
@@ -194,10 +177,17 @@ impl Corpus {
         }
         let names: Vec<String> = chain.iter().map(|f| f.path.display().to_string()).collect();
         let mut handles = Vec::with_capacity(opened.len());
-        let mut lines = names.iter().zip(opened).map(|(name, (head, rest, file))| {
-            handles.push(file);
-            LineReader::new(name, Cursor::new(head).chain(rest))
-        });
+        let refusals: Vec<Refusal> = opened
+            .iter()
+            .filter_map(|h| h.rest.refusal.clone())
+            .collect();
+        let mut lines = names
+            .iter()
+            .zip(opened)
+            .map(|(name, Headed { head, rest })| {
+                handles.push(rest.file);
+                LineReader::new(name, Cursor::new(head).chain(rest.reader))
+            });
         let selected = lines.next().ok_or_else(|| StoreError::NoFile {
             harness: found.harness,
             id: found.id.clone(),
@@ -207,6 +197,7 @@ impl Corpus {
             Some(leave) => notesoup_history_pi::decode_leaving(selected, ancestors, leave),
             None => notesoup_history_pi::decode_from(selected, ancestors).map(|t| (t, Vec::new())),
         })
+        .map_err(|err| refused(&refusals, err))
     }
 
     /// A decode by `decode` of the files `files` (named `names`, as the decoder numbers
@@ -246,17 +237,18 @@ impl Corpus {
         })
     }
 
-    /// A session file's reader ([`Corpus::opened`]) with its first line read: that line,
-    /// the reader past it, and the file to read a line of again, if it can be.
+    /// A session file ([`Corpus::opened`]) with its first line read.
     fn headed(&self, found: &Found) -> Result<Headed, StoreError> {
-        let (mut rest, file) = self.opened(found)?;
+        let mut rest = self.opened(found)?;
         let mut head = Vec::new();
-        rest.read_until(b'\n', &mut head)
-            .map_err(|source| StoreError::SessionFile {
+        rest.reader.read_until(b'\n', &mut head).map_err(|source| {
+            let err = StoreError::SessionFile {
                 path: found.path.clone(),
                 source,
-            })?;
-        Ok((head, rest, file))
+            };
+            refused(rest.refusal.as_slice(), err)
+        })?;
+        Ok(Headed { head, rest })
     }
 
     /// The file the Pi session file `at` continues (`parentSession` in its header, read from
@@ -330,6 +322,10 @@ impl Corpus {
             .map(|(_, opened)| opened.file.take())
             .collect();
         let names: Vec<String> = chain.iter().map(|(name, _)| name.clone()).collect();
+        let refusals: Vec<Refusal> = chain
+            .iter()
+            .filter_map(|(_, opened)| opened.refusal.clone())
+            .collect();
         let mut sources: Vec<CodexSource<'_>> = chain
             .iter_mut()
             .map(|(name, opened)| CodexSource {
@@ -342,7 +338,18 @@ impl Corpus {
             Some(leave) => notesoup_history_codex::decode_leaving(&mut sources, leave),
             None => notesoup_history_codex::decode_from(&mut sources).map(|t| (t, Vec::new())),
         })
+        .map_err(|err| refused(&refusals, err))
     }
+}
+
+/// `err`, the refusal of a decode that read vault copies whose refusals are `refusals`, as
+/// the vault says it when one of them was damaged (`vault_damaged`), whatever the decoder
+/// made of its failed read (`io_error`, or a `.jsonl.zst`'s `transcript_malformed`).
+fn refused(refusals: &[Refusal], err: StoreError) -> StoreError {
+    refusals
+        .iter()
+        .find_map(Refusal::take)
+        .map_or(err, StoreError::from)
 }
 
 /// The file the Codex rollout `at` continues (`history_base` in its first line, read from

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use notesoup_history_codex::{DECOMPRESSED_MAX_BYTES, Inflate, Meta, meta_from};
 use notesoup_safe_fs::{FsError, open_regular};
+use notesoup_vault_store::Refusal;
 use notesoup_window::Host;
 
 use super::{Corpus, Found};
@@ -32,6 +33,20 @@ pub(super) struct CodexOpened {
     /// The harness's file the bytes are read from, when they are its plain lines: a
     /// handle to read a line of it again (`None` for the vault's copy or a `.jsonl.zst`).
     pub(super) file: Option<std::fs::File>,
+    /// Where the vault's copy keeps its refusal, when the bytes are the vault's.
+    pub(super) refusal: Option<Refusal>,
+}
+
+/// A session file open for a decoder that reads it line by line ([`Corpus::opened`]).
+pub(super) struct Opened {
+    /// Its bytes from the start.
+    pub(super) reader: Box<dyn BufRead + Send>,
+    /// The harness's file the bytes are read from, when they are its plain lines: a
+    /// handle to read a line of it again (`None` for the vault's copy or a `.jsonl.zst`).
+    pub(super) file: Option<std::fs::File>,
+    /// Where the vault's copy keeps its refusal, when the bytes are the vault's: a decoder
+    /// says a failed read only in words (`io_error`), and the vault's word is `vault_damaged`.
+    pub(super) refusal: Option<Refusal>,
 }
 
 impl Corpus {
@@ -44,13 +59,16 @@ impl Corpus {
         if found.vaulted.is_some() {
             // Its first line from one reading of the copy, the decode from another.
             let (mut head, compressed) = self.vault_copy(found)?;
-            let meta = read_meta(&name, &mut head, compressed)?;
-            let reader = Box::new(self.vault_copy(found)?.0);
+            let meta = read_meta(&name, &mut head, compressed)
+                .map_err(|err| head.take_failure().map_or(err, StoreError::from))?;
+            let copy = self.vault_copy(found)?.0;
+            let refusal = Some(copy.refusal());
             return Ok(CodexOpened {
                 meta,
-                reader,
+                reader: Box::new(copy),
                 compressed,
                 file: None,
+                refusal,
             });
         }
         let (mut file, meta) = open_session_file(&found.path)?;
@@ -76,6 +94,7 @@ impl Corpus {
             reader,
             compressed,
             file: again,
+            refusal: None,
         })
     }
 
@@ -125,16 +144,12 @@ impl Corpus {
     /// copy from memory; a Codex `.jsonl.zst` decompressed as it is read (an [`Inflate`]
     /// capped at [`DECOMPRESSED_MAX_BYTES`], whose refusal a failed read wraps).
     pub(super) fn reader(&self, found: &Found) -> Result<Box<dyn BufRead + Send>, StoreError> {
-        Ok(self.opened(found)?.0)
+        Ok(self.opened(found)?.reader)
     }
 
-    /// [`Corpus::reader`], and the harness's file it reads when its bytes are the file's
-    /// plain lines: a handle to read a line of it again (`None` for the vault's copy or a
-    /// `.jsonl.zst`).
-    pub(super) fn opened(
-        &self,
-        found: &Found,
-    ) -> Result<(Box<dyn BufRead + Send>, Option<std::fs::File>), StoreError> {
+    /// [`Corpus::reader`], with the harness's file it reads when its bytes are the file's
+    /// plain lines, and the vault copy's refusal when they are the vault's ([`Opened`]).
+    pub(super) fn opened(&self, found: &Found) -> Result<Opened, StoreError> {
         let name = found.path.display().to_string();
         let inflate = |compressed: Box<dyn BufRead + Send>| -> Box<dyn BufRead + Send> {
             let inflate = Inflate::new(&name, compressed, DECOMPRESSED_MAX_BYTES);
@@ -142,8 +157,13 @@ impl Corpus {
         };
         if found.vaulted.is_some() {
             let (copy, compressed) = self.vault_copy(found)?;
+            let refusal = Some(copy.refusal());
             let copy = Box::new(copy);
-            return Ok((if compressed { inflate(copy) } else { copy }, None));
+            return Ok(Opened {
+                reader: if compressed { inflate(copy) } else { copy },
+                file: None,
+                refusal,
+            });
         }
         let (file, meta) = open_session_file(&found.path)?;
         let again = file.try_clone().map_err(|source| StoreError::SessionFile {
@@ -152,10 +172,15 @@ impl Corpus {
         })?;
         let file = Box::new(BufReader::with_capacity(READ_PIECE, file.take(meta.len)));
         let compressed = found.path.extension().is_some_and(|e| e == "zst");
-        Ok(if found.harness == Host::Codex && compressed {
+        let (reader, file) = if found.harness == Host::Codex && compressed {
             (inflate(file), None)
         } else {
-            (file, Some(again))
+            (file as Box<dyn BufRead + Send>, Some(again))
+        };
+        Ok(Opened {
+            reader,
+            file,
+            refusal: None,
         })
     }
 }

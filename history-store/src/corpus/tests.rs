@@ -518,26 +518,82 @@ fn a_vault_only_session_whose_copy_is_damaged_past_its_first_piece_is_the_vaults
     fs::write(&path, format!("{bytes}{entry}\n")).unwrap();
     let vault = Vault::open(&home.join("vault")).unwrap();
     let name = vault_name(&path).unwrap();
-    vault.keep("pi", &name, &path).unwrap();
+    for file in files_under(&sessions) {
+        vault
+            .keep("pi", &vault_name(&file).unwrap(), &file)
+            .unwrap();
+    }
     fs::remove_dir_all(&sessions).unwrap();
     let corpus =
         corpus(&home, &[], Roots::default()).with_vault(Vault::open(&home.join("vault")).unwrap());
     let found = corpus.resolve(&format!("pi:{PI_MAIN}")).unwrap();
-    assert!(found.only_in_vault());
+    // The fork continues the main session: its decode reads the main's copy too.
+    let fork = corpus.resolve(&format!("pi:{PI_FORK}")).unwrap();
+    assert!(found.only_in_vault() && fork.only_in_vault());
     assert!(corpus.load(&found, None).is_ok());
+    assert!(corpus.load(&fork, None).is_ok());
     // The second piece damaged: the decode has read the first when the vault refuses.
     let piece = home.join(format!("vault/pi/{name}/v1.1.zst"));
     let mut packed = fs::read(&piece).unwrap();
     let mid = packed.len() / 2;
     packed[mid] ^= 0xff;
     fs::write(&piece, packed).unwrap();
+    // The main session, and the fork whose damaged copy is its ancestor's.
     let errors = [
         corpus.load(&found, None).unwrap_err(),
         corpus
             .history(&found, None, Some("long"), None)
             .unwrap_err(),
+        corpus.load(&fork, None).unwrap_err(),
+        corpus.history(&fork, None, Some("long"), None).unwrap_err(),
     ];
     for err in errors {
+        assert_eq!(err.code(), "vault_damaged", "{err}");
+        assert!(err.to_string().contains(PI_MAIN), "{err}");
+    }
+    let _ = fs::remove_dir_all(home);
+}
+
+/// A vault-only Codex thread (a rewind segment and the base file it continues) whose copy
+/// is damaged past its first piece is refused as the vault says it, not as the decoder says
+/// its failed read.
+#[test]
+fn a_vault_only_codex_thread_whose_copy_is_damaged_is_the_vaults_refusal() {
+    use notesoup_vault_store::{PIECE_MAX, Vault, vault_name};
+    let home = home("codex-vault-damaged");
+    let sessions = home.join(".codex/sessions");
+    let vault = Vault::open(&home.join("vault")).unwrap();
+    let mut segment = None;
+    for path in files_under(&sessions) {
+        let name = vault_name(&path).unwrap();
+        if name.starts_with("rollout-") && name.contains(&format!("{CODEX_BASE}_")) {
+            // Past one piece of the vault's copy: an event the decoder passes over.
+            let text = "padding ".repeat(usize::try_from(PIECE_MAX).unwrap() / 5);
+            let entry = serde_json::json!({"timestamp": "2026-12-02T15:19:09.800Z",
+                "type": "event_msg", "payload": {"type": "padding", "text": text}});
+            let bytes = fs::read_to_string(&path).unwrap();
+            fs::write(&path, format!("{bytes}{entry}\n")).unwrap();
+            segment = Some(name.clone());
+        }
+        vault.keep("codex", &name, &path).unwrap();
+    }
+    fs::remove_dir_all(&sessions).unwrap();
+    let corpus =
+        corpus(&home, &[], Roots::default()).with_vault(Vault::open(&home.join("vault")).unwrap());
+    let thread = corpus.resolve(&format!("codex:{CODEX_BASE}")).unwrap();
+    assert!(thread.only_in_vault());
+    assert_eq!(thread.vaulted, segment);
+    assert!(corpus.load(&thread, None).is_ok());
+    // The segment's second piece damaged: its first line was read, then the decode fails.
+    let piece = home.join(format!("vault/codex/{}/v1.1.zst", segment.unwrap()));
+    let mut packed = fs::read(&piece).unwrap();
+    let at = packed.len() / 2;
+    packed[at] ^= 0xff;
+    fs::write(&piece, packed).unwrap();
+    for err in [
+        corpus.load(&thread, None).unwrap_err(),
+        corpus.history(&thread, None, Some("x"), None).unwrap_err(),
+    ] {
         assert_eq!(err.code(), "vault_damaged", "{err}");
     }
     let _ = fs::remove_dir_all(home);
