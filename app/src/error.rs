@@ -75,6 +75,15 @@ pub enum AppError {
     /// The history vault refused (a forgotten session, a damaged copy, a link in it).
     #[error(transparent)]
     Vault(#[from] notesoup_vault_store::VaultError),
+    /// A session named by only the start of its id where its whole id is needed (forgetting
+    /// it for good).
+    #[error("`{given}` is only the start of the session {whole}: give its whole id to forget it")]
+    PartialId {
+        /// The session as given.
+        given: String,
+        /// The session it names, whole.
+        whole: String,
+    },
     /// A bug: the flow did not serialize, a step panicked after an answer.
     #[error("{0}")]
     Internal(String),
@@ -98,6 +107,7 @@ impl AppError {
             Self::WindowStore(_) => "window_store",
             Self::VersionMismatch { .. } => "version_mismatch",
             Self::Vault(_) => "vault",
+            Self::PartialId { .. } => "partial_id",
         }
     }
 

@@ -119,28 +119,35 @@ pub struct Forgotten {
     pub originals: Vec<PathBuf>,
 }
 
-/// Removes every vaulted file of `harness:id` (`id` a whole session id) for good, with a
-/// tombstone each so they are not vaulted again; the harness's own files are left alone
-/// and named.
+/// Removes every vaulted file of `harness:id` for good, with a tombstone each so they are
+/// not vaulted again; the harness's own files are left alone and named. `id` must be a
+/// session's whole id, of a session the harness has or the vault holds: a unique prefix is
+/// refused with the whole id named ([`AppError::PartialId`]), an unknown id as the history
+/// tools refuse it, so a typo never forgets a session it did not name, nor blocks one.
 pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppError> {
     let vault = open(ctx)?;
-    let scanned = originals(Roots::default(), ctx).scan(None);
+    let host: notesoup_window::Host = harness.parse().map_err(AppError::Harness)?;
+    let corpus = originals(Roots::default(), ctx).with_vault(vault.clone());
+    let scanned = corpus.scan(Some(host));
+    let files: Vec<_> = scanned.files().iter().filter(|f| f.id == id).collect();
+    if files.is_empty() {
+        // Not a whole id: the session a prefix names, or the refusal of one it names none of.
+        let found = corpus.resolve(&format!("{harness}:{id}"))?;
+        return Err(AppError::PartialId {
+            given: format!("{harness}:{id}"),
+            whole: format!("{harness}:{}", found.id),
+        });
+    }
     let mut out = Forgotten::default();
-    let mut names: Vec<String> = scanned
-        .files()
-        .iter()
-        .filter(|f| f.harness.name() == harness && f.id == id)
-        .inspect(|f| out.originals.push(f.path.clone()))
-        .filter_map(|f| vault_name(&f.path))
-        .collect();
-    // Files the harness no longer has: named by their id in the vault.
-    names.extend(
-        vault
-            .sessions()?
-            .into_iter()
-            .filter(|v| v.harness == harness && v.id.contains(id))
-            .map(|v| v.id),
-    );
+    let mut names = Vec::new();
+    for file in files {
+        if file.only_in_vault() {
+            names.extend(file.vault_name().map(str::to_owned));
+        } else {
+            out.originals.push(file.path.clone());
+            names.extend(vault_name(&file.path));
+        }
+    }
     names.sort();
     names.dedup();
     for name in names {

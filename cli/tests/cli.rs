@@ -2214,6 +2214,88 @@ fn history_json_is_data() {
     insta::assert_snapshot!("history_search_json", search.stdout);
 }
 
+/// `history forget` takes a session's whole id only: a prefix, a piece of an id, an
+/// unknown or an invalid one is refused and nothing is removed or tombstoned; a session only
+/// the vault holds is forgotten by its whole id.
+#[test]
+fn history_forget_takes_a_whole_id_only() {
+    let world = World::new("forget");
+    let first = world.run(&["history", "vault", "--json"]);
+    assert_eq!(first.exit, 0, "{}", first.shown());
+    let files = first.json()["files"].as_u64().unwrap();
+    // Only a whole id forgets: a prefix, a piece of an id, an unknown or an invalid one is
+    // refused, and nothing is removed or tombstoned.
+    for (session, code) in [
+        ("claude:da56055c", "partial_id"),
+        ("claude:1", "not_found"),
+        ("claude:293e-4422", "not_found"),
+        ("claude:00000000-0000-0000-0000-000000000000", "not_found"),
+        ("claude:*", "bad_session"),
+        ("pi:../claude", "bad_session"),
+    ] {
+        let refused = world.run(&["history", "forget", session, "--json"]);
+        assert_eq!(refused.exit, 1, "{session}: {}", refused.shown());
+        assert_eq!(
+            refused.json()["error"]["code"],
+            code,
+            "{session}: {}",
+            refused.shown()
+        );
+    }
+    let prefix = world.run(&["history", "forget", "claude:da56055c"]);
+    assert!(
+        prefix
+            .stderr
+            .contains("notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d"),
+        "the fix names the whole id: {}",
+        prefix.stderr
+    );
+    let kept = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        kept["sessions"].as_u64(),
+        Some(files),
+        "nothing forgotten: {kept}"
+    );
+    assert_eq!(
+        fs::read_dir(world.path("notesoup/vault/claude"))
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".forgotten"))
+            .count(),
+        0,
+        "no tombstone"
+    );
+
+    // A session only the vault holds is forgotten by its whole id too (its vault name is
+    // Pi's `<time>_<id>`, which a piece of the id no longer matches).
+    fs::remove_file(world.path(
+        "pi/--tmp-xh-pirun-r3-work--/2026-12-02T15-16-59-050Z_01a23754-922a-7771-b755-13b58637f164.jsonl",
+    ))
+    .unwrap();
+    let refused = world.run(&["history", "forget", "pi:922a"]);
+    assert_eq!(refused.exit, 1, "{}", refused.shown());
+    let gone = world
+        .run(&[
+            "history",
+            "forget",
+            "pi:01a23754-922a-7771-b755-13b58637f164",
+            "--json",
+        ])
+        .json();
+    assert_eq!(
+        gone["removed"],
+        serde_json::json!(["2026-12-02T15-16-59-050Z_01a23754-922a-7771-b755-13b58637f164"]),
+        "{gone}"
+    );
+    assert_eq!(gone["originals_left"], serde_json::json!([]), "{gone}");
+    let after = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(after["sessions"].as_u64(), Some(files - 1), "{after}");
+}
+
 /// `history vault` keeps every session file of every harness (a second run adds nothing,
 /// a grown file adds its new bytes), `history forget` removes one for good and it is not
 /// kept again, and `NOTESOUP_VAULT=off` refuses.

@@ -304,6 +304,12 @@ impl Found {
     pub fn only_in_vault(&self) -> bool {
         self.vaulted.is_some()
     }
+
+    /// The vault's name of the file when only the vault holds it (the harness's file name
+    /// without `.jsonl`).
+    pub fn vault_name(&self) -> Option<&str> {
+        self.vaulted.as_deref()
+    }
 }
 
 #[cfg(test)]

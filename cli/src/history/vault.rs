@@ -129,7 +129,18 @@ fn forget(ctx: &Context, session: &str, out: &mut Out) -> Result<u8, CliError> {
             fix: "name the whole session, e.g. `notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d` (`notesoup history sessions` lists them)".into(),
         });
     };
-    let forgotten = vault::forget(ctx, harness, id)?;
+    let forgotten = vault::forget(ctx, harness, id).map_err(|err| match err {
+        notesoup_app::AppError::PartialId { given, whole } => CliError::Refused {
+            code: "partial_id",
+            message: format!(
+                "`{given}` is only the start of the session {whole}; nothing was forgotten"
+            ),
+            fix: format!(
+                "to forget it for good, give its whole id: `notesoup history forget {whole}`"
+            ),
+        },
+        err => err.into(),
+    })?;
     if out.json {
         out.json_doc(&ForgetDoc {
             ok: true,
