@@ -275,15 +275,17 @@ fn dispatch(
             };
             let (at_head, at_prior) = (source(&binding.head), source(&binding.prior_head));
             let prior = binding.prior_head.is_some().then_some(&at_prior);
-            if tool == Tool::HistoryList {
+            return if tool == Tool::HistoryList {
                 let args: ListArgs = typed(tool, args)?;
                 history_from(|s| history::list(ctx, s, &args), &at_head, prior, sleep)
-                    .map(|answered| model_text(answered, |page| page.text))
+                    .map_err(|err| refused(&err))
+                    .and_then(|answered| model_text(answered, |page| page.text))
             } else {
                 let args: ReadArgs = typed(tool, args)?;
                 history_from(|s| history::read(ctx, s, &args), &at_head, prior, sleep)
-                    .map(|answered| model_text(answered, |page| page.text))
-            }
+                    .map_err(|err| refused(&err))
+                    .and_then(|answered| model_text(answered, |page| page.text))
+            };
         }
         Tool::EmptyBrain => {
             return Err(refuse(
@@ -295,11 +297,18 @@ fn dispatch(
     text.map_err(|err| refused(&err))
 }
 
-/// What the model reads of a history answer: the page's text, or the refusal's.
-fn model_text<T>(answered: Answered<T>, text: impl FnOnce(T) -> String) -> String {
+/// What the model reads of a history answer: the page's text, or the refusal's (a tool
+/// error, as every refusal is, though its text is the history's: its notice first).
+fn model_text<T>(
+    answered: Answered<T>,
+    text: impl FnOnce(T) -> String,
+) -> Result<String, ToolAnswer> {
     match answered {
-        Answered::Answer(page) => text(page),
-        Answered::Refused(refusal) => refusal.text,
+        Answered::Answer(page) => Ok(text(page)),
+        Answered::Refused(refusal) => Err(ToolAnswer {
+            text: refusal.text,
+            is_error: true,
+        }),
     }
 }
 

@@ -476,3 +476,34 @@ fn a_head_not_written_is_read_from_the_append_before_it() {
     assert!(!answer.is_error, "{answer:?}");
     assert!(answer.text.contains("RESUMED-PROMPT"), "{answer:?}");
 }
+
+/// A history call whose arguments do not fit the session (an empty query, a seq or window
+/// it does not hold, a cursor of another list) is a refusal like any other: a tool error,
+/// its text the history's (the tool's words, after any notice of the history).
+#[rstest::rstest]
+#[case::empty_query("history_list", json!({"query": ""}), "history_list refused (empty_query)")]
+#[case::unknown_window("history_list", json!({"window": "claude:x:9"}), "history_list refused (unknown_window)")]
+#[case::bad_cursor("history_list", json!({"cursor": "s999999"}), "history_list refused (bad_cursor)")]
+#[case::seq_not_found("history_read", json!({"seq": 999_999}), "history_read refused (seq_not_found)")]
+#[case::bad_range("history_read", json!({"from": 5, "to": 2}), "history_read refused (bad_range)")]
+fn a_history_refusal_is_a_tool_error(#[case] tool: &str, #[case] args: Value, #[case] says: &str) {
+    let home = scratch(&format!("history-refusal-{tool}"));
+    let ctx = Context::from_vars([("HOME", home.to_str().unwrap())]);
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let transcript = data().join("history/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    let binding = Binding {
+        transcript_path: Some(transcript.to_str().unwrap().to_owned()),
+        head: Some("761ce4dd-d0ac-4f59-b058-a811b67e30c1".to_owned()),
+        ..Binding::new(home.join("project").to_str().unwrap())
+    };
+    let answer = call(tool, &args, &binding, &ctx);
+    assert!(answer.is_error, "{answer:?}");
+    assert!(answer.text.contains(says), "{answer:?}");
+    // The same session's answer to arguments that fit is not an error.
+    let fitting = match tool {
+        "history_list" => json!({"limit": 2}),
+        _ => json!({"seq": 1}),
+    };
+    let fits = call(tool, &fitting, &binding, &ctx);
+    assert!(!fits.is_error, "{fits:?}");
+}
