@@ -389,7 +389,8 @@ pub struct LimitsArgs {
 /// `notesoup mcp ...`
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// The project whose brain the tools use; default: the current folder.
+    /// The project whose brain the tools use (a client's roots do not change it); default:
+    /// the client's first folder root, else the current folder.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }

@@ -23,7 +23,12 @@ pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
     // A closed stderr does not stop the server.
     let _ = writeln!(stderr, "{}", banner(&brain));
     drop(stderr);
-    notesoup_mcp::serve(notesoup_mcp::Options { ctx, cwd })?;
+    notesoup_mcp::serve(notesoup_mcp::Options {
+        ctx,
+        cwd,
+        // A folder the person named is the brain's: no client's roots move it.
+        follow_roots: args.project.is_none(),
+    })?;
     Ok(EXIT_OK)
 }
 

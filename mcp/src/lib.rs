@@ -19,10 +19,11 @@
 //!   `history_list` / `history_read` need an explicit `session` (`<harness>:<id>`, a unique
 //!   prefix is enough); without one they refuse and say how to name one (`history_sessions`
 //!   lists them). There is no reset flow either (that needs a host's hooks).
-//! - **Brain:** chosen by the notes crate's domain rule from the folder [`Options::cwd`]
-//!   (`notesoup mcp --project DIR`, else the folder the client started the server in), or,
-//!   when the client declares `roots`, from its first `file://` root (asked on the first
-//!   call, asked again after `notifications/roots/list_changed`).
+//! - **Brain:** chosen by the notes crate's domain rule from the folder [`Options::cwd`]:
+//!   `notesoup mcp --project DIR`, which nothing overrides; else, when the client declares
+//!   `roots`, its first `file://` root that is a folder (asked on the first call, asked
+//!   again after `notifications/roots/list_changed`); else the folder the client started
+//!   the server in.
 //! - **Boot:** the resource `notesoup://boot` is the boot text of the brain (how to keep
 //!   notes, then the notes within the boot budget), for a client to load at the start of a
 //!   session: the boot crate's MCP host text (the server's tool names, no budget warning
@@ -113,8 +114,13 @@ pub struct Options {
     /// The environment the tools read (`NOTESOUP_HOME`, `XDG_DATA_HOME`, `HOME`, the
     /// harnesses' session folders).
     pub ctx: Context,
-    /// The folder whose brain the tools use, unless the client declares roots.
+    /// The folder whose brain the tools use, unless the client declares roots and
+    /// `follow_roots` lets them pick it.
     pub cwd: PathBuf,
+    /// Whether a client's first local root picks the brain's folder instead of `cwd`:
+    /// false when the person named the folder (`notesoup mcp --project DIR`), which no
+    /// client's roots override.
+    pub follow_roots: bool,
 }
 
 /// Why the server stopped with an error. A client closing stdin is not one.
@@ -159,7 +165,7 @@ where
         .build()
         .map_err(McpError::Runtime)?;
     let result = runtime.block_on(async move {
-        let server = server::Server::new(options.ctx, options.cwd);
+        let server = server::Server::new(options.ctx, options.cwd, options.follow_roots);
         let transport = transport::LineTransport::new(input, output);
         let running = match server.serve(transport).await {
             Ok(running) => running,

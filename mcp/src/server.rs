@@ -48,19 +48,22 @@ pub(crate) struct Server {
     ctx: Arc<Context>,
     /// The folder the server was started for (`--project`, else its working folder).
     cwd: PathBuf,
+    /// Whether the client's roots may pick the folder instead (not after `--project`).
+    follow_roots: bool,
     /// The client's first declared `file://` root, once asked. Cleared when the client says
     /// its roots changed.
     root: Mutex<Root>,
 }
 
 impl Server {
-    pub(crate) fn new(ctx: Context, cwd: PathBuf) -> Self {
+    pub(crate) fn new(ctx: Context, cwd: PathBuf, follow_roots: bool) -> Self {
         Self {
             // The server lives for the client's session: it keeps what it decoded (within
             // the index cache's budget), so a second question on a session is a search of
             // it, not a decode.
             ctx: Arc::new(ctx.keeping_histories(Kept::default())),
             cwd,
+            follow_roots,
             root: Mutex::new(Root::Unknown),
         }
     }
@@ -76,8 +79,9 @@ impl Server {
             .map_err(|message| ErrorData::internal_error(message, None))
     }
 
-    /// The folder that picks the brain: the client's first local root when it declares
-    /// roots, else the server's own folder.
+    /// The folder that picks the brain: the server's own when the person named it
+    /// (`--project`); else the client's first local root that is a folder, when it declares
+    /// roots; else the server's own.
     #[expect(
         deprecated,
         reason = "roots are deprecated by SEP-2577 but are what clients of the 2025 protocol revisions declare"
@@ -87,7 +91,7 @@ impl Server {
             .peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
-        if !declares_roots {
+        if !self.follow_roots || !declares_roots {
             return self.cwd.clone();
         }
         let mut root = self.root.lock().await;
@@ -97,7 +101,9 @@ impl Server {
                 Ok(Ok(list)) => list
                     .roots
                     .iter()
-                    .find_map(|r| crate::uri::file_uri_path(&r.uri)),
+                    .filter_map(|r| crate::uri::file_uri_path(&r.uri))
+                    // A root that is gone, or a file, picks no brain: the next one does.
+                    .find(|folder| folder.is_dir()),
                 _ => None,
             });
         }

@@ -22,12 +22,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 const SERVE: &str = "NOTESOUP_MCP_TEST_SERVE";
+/// Set: the server is started as `--project` starts it (the client's roots pick nothing).
+const PINNED: &str = "NOTESOUP_MCP_TEST_PINNED";
 
 fn main() {
     if std::env::var_os(SERVE).is_some() {
         let options = notesoup_mcp::Options {
             ctx: notesoup_app::Context::from_process(),
             cwd: std::env::current_dir().expect("a working folder"),
+            follow_roots: std::env::var_os(PINNED).is_none(),
         };
         match notesoup_mcp::serve(options) {
             Ok(()) => std::process::exit(0),
@@ -67,6 +70,10 @@ fn main() {
         (
             "a_peer_that_stops_reading_gets_back_pressure",
             back_pressure,
+        ),
+        (
+            "roots_pick_the_brain_unless_the_folder_was_named",
+            roots_pick_the_brain,
         ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -135,9 +142,18 @@ impl Drop for Server {
 
 impl Server {
     fn start(scratch: &Scratch) -> Self {
+        Self::start_with(scratch, false)
+    }
+
+    /// A server started; `pinned`: as `--project` starts it.
+    fn start_with(scratch: &Scratch, pinned: bool) -> Self {
         let home = scratch.home();
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .env_clear()
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.env_clear();
+        if pinned {
+            command.env(PINNED, "1");
+        }
+        let mut child = command
             .env(SERVE, "1")
             .env("HOME", &home)
             .env("NOTESOUP_HOME", home.join("notesoup"))
@@ -636,4 +652,54 @@ fn back_pressure() {
     writer.join().unwrap();
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// A client that declares roots has its first root that is a folder pick the brain (one
+/// that is gone is passed over), unless the person named the folder (`--project`): then
+/// its roots are not even asked.
+fn roots_pick_the_brain() {
+    for pinned in [false, true] {
+        let scratch = Scratch::new(if pinned { "roots-pinned" } else { "roots" });
+        let other = scratch.0.join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        let mut s = Server::start_with(&scratch, pinned);
+        let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18",
+            "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert!(init["result"].is_object(), "{init}");
+        s.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        s.send_line(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "notes_write", "arguments": {"name": "where", "text": "here\n"}}})
+            .to_string(),
+        );
+        let mut asked = false;
+        let answer = loop {
+            let msg = s.read();
+            if msg["method"] == "roots/list" {
+                asked = true;
+                let roots = [
+                    json!({"uri": "file:///nonexistent-notesoup-root"}),
+                    json!({"uri": format!("file://{}", other.display())}),
+                ];
+                s.send_line(
+                    &json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": roots}})
+                        .to_string(),
+                );
+            } else if msg["id"] == 2 {
+                break msg;
+            }
+        };
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        assert_eq!(asked, !pinned, "roots asked: {asked}");
+        let brains: Vec<String> = std::fs::read_dir(scratch.home().join("notesoup/brains"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let want = if pinned { "project-" } else { "other-" };
+        assert!(
+            brains.len() == 1 && brains[0].starts_with(want),
+            "pinned {pinned}: {brains:?}"
+        );
+        assert_eq!(s.finish(), Some(0));
+    }
 }
