@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use notesoup_history_store::Roots;
+use notesoup_history_store::{Found, Roots};
 use notesoup_vault_store::{Vault, VaultError, vault_name};
 
 use crate::{AppError, Context};
@@ -66,17 +66,14 @@ pub fn keep_all(
 ) -> Result<KeepReport, AppError> {
     let vault = open(ctx)?;
     let scanned = originals(Roots::default(), ctx).scan(None);
-    let files = scanned.files();
+    let files = one_per_name(scanned.files());
     let mut report = KeepReport {
-        files: files.len(),
+        files: scanned.files().len(),
         ..KeepReport::default()
     };
-    for (done, found) in files.iter().enumerate() {
+    for (done, (found, name)) in files.iter().enumerate() {
         progress(done, files.len());
-        let Some(name) = vault_name(&found.path) else {
-            continue;
-        };
-        match keep_checked(&vault, found.harness.name(), &name, &found.path) {
+        match keep_checked(&vault, found.harness.name(), name, &found.path) {
             Ok((kept, renewed)) => {
                 report.added += kept.added;
                 report.grown += usize::from(kept.added > 0);
@@ -93,6 +90,32 @@ pub fn keep_all(
     report.raw = listed.iter().map(|v| v.raw).sum();
     report.stored = listed.iter().map(|v| v.stored).sum();
     Ok(report)
+}
+
+/// The harness's session `files` the vault keeps, each with its vault name: one file per
+/// name. Two project folders can each hold a Claude session file of one id (one name in the
+/// vault); the one written last is kept, so the two never take turns as the newest version
+/// (each run a new version of the same session, the vault growing without end).
+fn one_per_name(files: &[Found]) -> Vec<(&Found, String)> {
+    let mut by_name: std::collections::BTreeMap<(&str, String), &Found> =
+        std::collections::BTreeMap::new();
+    for found in files {
+        let Some(name) = vault_name(&found.path) else {
+            continue;
+        };
+        by_name
+            .entry((found.harness.name(), name))
+            .and_modify(|kept| {
+                if found.modified() > kept.modified() {
+                    *kept = found;
+                }
+            })
+            .or_insert(found);
+    }
+    by_name
+        .into_iter()
+        .map(|((_, name), found)| (found, name))
+        .collect()
 }
 
 /// Keeps `original`, then reads the copy back whole: a copy the vault refuses as damaged
@@ -207,7 +230,8 @@ pub struct Standing {
     /// Their bytes on disk.
     pub stored: u64,
     /// Claude session files untouched for more than `cleanup − RISK_MARGIN_DAYS` days whose
-    /// newest bytes the vault does not hold: Claude deletes them soon, and they would be lost.
+    /// newest bytes the vault does not hold (and was not told to forget): Claude deletes
+    /// them soon, and they would be lost.
     pub at_risk: usize,
     /// Claude session files in all.
     pub claude_files: usize,
@@ -244,15 +268,23 @@ pub fn standing(
         claude_files: scanned.files().len(),
         ..Standing::default()
     };
-    for found in scanned.files() {
+    let vault = root.is_dir().then(|| Vault::open(&root)).transpose()?;
+    for (found, name) in one_per_name(scanned.files()) {
         let old = now
             .duration_since(found.modified())
             .is_ok_and(|age| age >= horizon);
         let len = std::fs::metadata(&found.path).map_or(0, |m| m.len());
-        let kept = vault_name(&found.path)
-            .and_then(|name| held.get(&(found.harness.name().to_owned(), name)))
+        let harness = found.harness.name();
+        let kept = held
+            .get(&(harness.to_owned(), name.clone()))
             .is_some_and(|raw| *raw >= len);
-        standing.at_risk += usize::from(old && !kept);
+        // A session forgotten on purpose is not at risk: the vault will never keep it.
+        let at_risk = old
+            && !kept
+            && !vault
+                .as_ref()
+                .is_some_and(|v| v.is_forgotten(harness, &name).unwrap_or(false));
+        standing.at_risk += usize::from(at_risk);
     }
     Ok(standing)
 }
@@ -351,11 +383,9 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
         .map(|v| ((v.harness, v.id), v.raw))
         .collect();
     let scanned = originals(Roots::default(), ctx).scan(None);
-    let mut todo: Vec<_> = scanned
-        .files()
-        .iter()
-        .filter_map(|f| {
-            let name = vault_name(&f.path)?;
+    let mut todo: Vec<_> = one_per_name(scanned.files())
+        .into_iter()
+        .filter_map(|(f, name)| {
             let len = std::fs::metadata(&f.path).ok()?.len();
             let raw = held
                 .get(&(f.harness.name().to_owned(), name.clone()))

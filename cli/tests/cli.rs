@@ -2391,6 +2391,60 @@ fn history_vault_keeps_every_session_and_forget_removes_one() {
     );
 }
 
+/// A Claude session file of one id in two project folders: the vault keeps the one
+/// written last, once (runs after it add no version: they took turns as the newest), and
+/// reading the session is refused naming both files, with a fix in the person's words.
+#[test]
+fn a_session_in_two_project_folders_is_kept_once_and_named_when_refused() {
+    let world = World::new("vault-twice");
+    let id = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    let first = world.path(&format!("claude/projects/-tmp-project/{id}.jsonl"));
+    let second = world.path(&format!("claude/projects/-tmp-moved/{id}.jsonl"));
+    fs::create_dir_all(second.parent().unwrap()).unwrap();
+    let mut text = fs::read(&first).unwrap();
+    text.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    fs::write(&second, &text).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&first)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+    let runs: Vec<serde_json::Value> = (0..3)
+        .map(|_| world.run(&["history", "vault", "--json"]).json())
+        .collect();
+    for run in &runs[1..] {
+        assert_eq!(run["new_versions"].as_u64(), Some(0), "{run}");
+        assert_eq!(run["added_bytes"].as_u64(), Some(0), "{run}");
+    }
+    assert_eq!(
+        fs::read_dir(world.path(&format!("notesoup/vault/claude/{id}")))
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".record"))
+            .count(),
+        1,
+        "one version"
+    );
+    let show = world.run(&["history", "show", &format!("claude:{id}")]);
+    assert_eq!(show.exit, 1, "{}", show.shown());
+    for folder in ["-tmp-project", "-tmp-moved"] {
+        let file = format!("[TMP]/claude/projects/{folder}/{id}.jsonl");
+        assert!(show.stderr.contains(&file), "names {file}: {}", show.stderr);
+    }
+    assert!(!show.stderr.contains("transcript_path"), "{}", show.stderr);
+    assert!(
+        show.stderr
+            .contains("move the file that is not this session"),
+        "{}",
+        show.stderr
+    );
+}
+
 /// doctor's vault line: with a short `cleanupPeriodDays`, Claude sessions near it and not
 /// in the vault are a warning whose fix is `notesoup history vault`; after it, ok; off, skip.
 #[test]
@@ -2426,6 +2480,15 @@ fn doctor_warns_of_sessions_claude_will_delete_before_the_vault_holds_them() {
         run.stdout
     );
     assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    // A session forgotten on purpose is not at risk: the vault will never keep it again.
+    let forget = world.run(&[
+        "history",
+        "forget",
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+    ]);
+    assert_eq!(forget.exit, 0, "{}", forget.shown());
     let run = world.run(&["doctor"]);
     assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
     world.set("NOTESOUP_VAULT", "off");

@@ -103,17 +103,20 @@ pub enum StoreError {
     /// The selector is malformed or names no single session.
     #[error(transparent)]
     Selector(#[from] SelectorError),
-    /// Claude or Pi keep one file per session: two files with one id are two sessions.
+    /// Claude or Pi keep one file per session: two files with one id are two sessions, and
+    /// which one is meant cannot be told.
     #[error(
-        "session {harness}:{id} has {copies} files under its folder; name it by its transcript_path or move one"
+        "session {harness}:{id} is in {} files ({}); which one is meant cannot be told: move the one that is not this session out of the harness's folders",
+        files.len(),
+        files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
     )]
     Duplicate {
         /// The harness.
         harness: Host,
         /// The session id.
         id: String,
-        /// How many files carry it.
-        copies: usize,
+        /// The files that carry it.
+        files: Vec<PathBuf>,
     },
     /// The resolved session has no file (it went away between the scan and the read).
     #[error("no file of session {harness}:{id}")]
@@ -227,7 +230,7 @@ impl StoreError {
     pub fn code(&self) -> &'static str {
         match self {
             StoreError::Selector(err) => err.code(),
-            StoreError::Duplicate { .. } => "ambiguous_session",
+            StoreError::Duplicate { .. } => "duplicate_session",
             StoreError::NoFile { .. } => "not_found",
             StoreError::PiCycle { .. } | StoreError::CodexCycle { .. } => "history_cycle",
             StoreError::SessionFile { source, .. } | StoreError::Transcript { source, .. } => {

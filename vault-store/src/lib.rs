@@ -469,6 +469,22 @@ impl Vault {
         Ok(held)
     }
 
+    /// Whether `harness:id` was forgotten ([`Vault::forget`]): its tombstone is there, so it
+    /// is never kept again.
+    pub fn is_forgotten(&self, harness: &str, id: &str) -> Result<bool, VaultError> {
+        check_name(harness)?;
+        check_name(id)?;
+        let root = match Dir::open(&self.root) {
+            Ok(root) => root,
+            Err(err) if err.is_not_found() => return Ok(false),
+            Err(err) => return Err(err.into()),
+        };
+        let Some(folder) = root.open_dir(harness)? else {
+            return Ok(false);
+        };
+        Ok(folder.metadata(format!("{id}.forgotten"))?.is_some())
+    }
+
     /// When [`Vault::mark_swept`] last ran (`None`: never), read from the vault's `swept`
     /// file without following a link.
     pub fn last_swept(&self) -> Result<Option<std::time::SystemTime>, VaultError> {

@@ -211,7 +211,11 @@ fn bad_unknown_and_ambiguous_selectors_are_refused() {
     )
     .unwrap();
     let (code, message) = refusal(&format!("claude:{CLAUDE}"), &home);
-    assert_eq!(code, "ambiguous_session", "{message}");
+    assert_eq!(code, "duplicate_session", "{message}");
+    assert!(
+        message.contains("-another") && message.contains("-tmp-project"),
+        "{message}"
+    );
     let _ = fs::remove_dir_all(home);
 }
 

@@ -255,15 +255,16 @@ pub(super) fn resolve(selector: &Selector, files: &[Found]) -> Result<Found, Sto
         .resolve(sessions.iter().map(|f| f.id.as_str()))?
         .to_owned();
     // Claude and Pi keep one file per session: two files with one id are two sessions.
-    let copies = files
+    let copies: Vec<PathBuf> = files
         .iter()
         .filter(|f| f.id == id && f.segment.is_none() && harness != Host::Codex)
-        .count();
-    if copies > 1 {
+        .map(|f| f.path.clone())
+        .collect();
+    if copies.len() > 1 {
         return Err(StoreError::Duplicate {
             harness,
             id,
-            copies,
+            files: copies,
         });
     }
     sessions
