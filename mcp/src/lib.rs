@@ -32,6 +32,9 @@
 //! - **Notes:** each note is the resource `notesoup://note/{name}` (its whole text,
 //!   `text/markdown`), listed after the boot and named by that resource template; a
 //!   missing note is a JSON-RPC error (`-32002`) saying so.
+//! - **Order:** calls take effect in the order they arrive, even pipelined (sent without
+//!   waiting for the answers): a tool that changes the brain runs alone, the read tools
+//!   side by side.
 //! - **Transport:** one JSON-RPC message per line; a line that is not JSON gets a `-32700`
 //!   Parse error, JSON that is not a request this server reads gets `-32600`. It ends
 //!   cleanly (exit 0) when stdin closes, even mid-message, after answering the calls
@@ -74,6 +77,7 @@
 //! let options = Options {
 //!     ctx: Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]),
 //!     cwd: home.clone(),
+//!     follow_roots: true,
 //! };
 //! let input = concat!(
 //!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#, "\n",

@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, RwLock};
 
 use notesoup_app::history::Kept;
 use notesoup_app::tools::{self, Binding, ToolSpec};
@@ -53,6 +53,11 @@ pub(crate) struct Server {
     /// The client's first declared `file://` root, once asked. Cleared when the client says
     /// its roots changed.
     root: Mutex<Root>,
+    /// Calls take effect in the order they arrive: a tool that changes the brain holds it
+    /// alone, the ones that only read share it. Taken before a call's first await; the lock
+    /// is fair (first come, first served) and the runtime starts the calls' tasks in the
+    /// order their lines were read, so a write pipelined before a read is seen by it.
+    order: RwLock<()>,
 }
 
 impl Server {
@@ -65,6 +70,7 @@ impl Server {
             cwd,
             follow_roots,
             root: Mutex::new(Root::Unknown),
+            order: RwLock::new(()),
         }
     }
 
@@ -201,8 +207,14 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !offered().iter().any(|spec| spec.name == name) {
+        let Some(spec) = offered().into_iter().find(|spec| spec.name == name) else {
             return Err(unknown_tool(&name));
+        };
+        let (_shared, _alone);
+        if spec.hints.read_only {
+            _shared = self.order.read().await;
+        } else {
+            _alone = self.order.write().await;
         }
         // An MCP host binds a folder only: no transcript, head or agent of its own.
         let binding = Binding::new(self.folder(&context).await.to_string_lossy());
@@ -226,6 +238,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let _shared = self.order.read().await;
         let cwd = self.folder(&context).await;
         let ctx = Arc::clone(&self.ctx);
         let notes = tokio::task::spawn_blocking(move || crate::notes::list(&ctx, &cwd))
@@ -260,6 +273,7 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let _shared = self.order.read().await;
         if request.uri.starts_with(crate::notes::NOTE_PREFIX) {
             let cwd = self.folder(&context).await;
             let ctx = Arc::clone(&self.ctx);
@@ -317,6 +331,7 @@ impl ServerHandler for Server {
                 None,
             ));
         }
+        let _shared = self.order.read().await;
         let boot = self.boot(&context).await?;
         Ok(
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, boot)])

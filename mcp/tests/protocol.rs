@@ -75,6 +75,10 @@ fn main() {
             "roots_pick_the_brain_unless_the_folder_was_named",
             roots_pick_the_brain,
         ),
+        (
+            "pipelined_calls_take_effect_in_the_order_they_arrive",
+            pipelined_calls_in_order,
+        ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
@@ -702,4 +706,66 @@ fn roots_pick_the_brain() {
         );
         assert_eq!(s.finish(), Some(0));
     }
+}
+
+/// Calls sent one after another without waiting for their answers (JSON-RPC lets a client
+/// pipeline) take effect in the order they were sent: a read after a write sees it, a
+/// delete after them deletes it, a read after the delete finds nothing, every time.
+fn pipelined_calls_in_order() {
+    let scratch = Scratch::new("pipelined");
+    let mut s = Server::ready(&scratch);
+    for trial in 0..20_u64 {
+        let name = format!("order/t{trial}");
+        let text = "x".repeat(20_000) + &format!(" trial {trial}\n");
+        let calls = [
+            ("notes_write", json!({"name": name, "text": text})),
+            ("notes_read", json!({"name": name})),
+            ("notes_list", json!({})),
+            ("notes_delete", json!({"name": name})),
+            ("notes_read", json!({"name": name})),
+        ];
+        let first = 100 * (trial + 1);
+        for (k, (tool, args)) in calls.iter().enumerate() {
+            s.send_line(
+                &json!({"jsonrpc": "2.0", "id": first + k as u64, "method": "tools/call",
+                    "params": {"name": tool, "arguments": args}})
+                .to_string(),
+            );
+        }
+        let mut answers = std::collections::BTreeMap::new();
+        while answers.len() < calls.len() {
+            let msg = s.read();
+            let id = msg["id"].as_u64().unwrap_or_else(|| panic!("{msg}"));
+            let result = &msg["result"];
+            answers.insert(
+                id - first,
+                (
+                    result["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    result["isError"] == true,
+                ),
+            );
+        }
+        let said = |k: u64| &answers[&k];
+        assert!(!said(0).1, "trial {trial}: write {:?}", said(0));
+        assert!(
+            !said(1).1 && said(1).0.contains(&format!("trial {trial}")),
+            "trial {trial}: the read after the write: {:?}",
+            said(1).0.get(..200)
+        );
+        assert!(
+            said(2).0.contains(&name),
+            "trial {trial}: list {:?}",
+            said(2)
+        );
+        assert!(!said(3).1, "trial {trial}: delete {:?}", said(3));
+        assert!(
+            said(4).1 && said(4).0.contains("not_found"),
+            "trial {trial}: the read after the delete {:?}",
+            said(4).0.get(..200)
+        );
+    }
+    assert_eq!(s.finish(), Some(0));
 }
