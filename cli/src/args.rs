@@ -13,7 +13,8 @@ macro_rules! exit_codes {
         "Exit status:
   0  done (doctor: no check failed; search: something matched)
   1  refused or failed: the message says what, which file, and what to do (search: no match)
-  2  the command line itself is wrong (unknown option, missing argument)
+  2  the command line itself is wrong (unknown option, missing argument, a value no run could
+     take: an empty search text, --limit 0, a --since that is not a time)
   3  a note changed under you (edit) or a newer note blocks restore (--force): nothing was lost"
     };
 }

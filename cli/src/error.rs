@@ -136,6 +136,9 @@ pub enum CliError {
     Mcp(#[from] notesoup_mcp::McpError),
 }
 
+/// The codes of a [`CliError::Refused`] that a flag's value alone causes (exit 2).
+const USAGE_CODES: [&str; 3] = ["empty_query", "bad_limit", "bad_time"];
+
 /// A refusal of the application library: its code and its message.
 impl From<notesoup_app::AppError> for CliError {
     fn from(err: notesoup_app::AppError) -> Self {
@@ -183,6 +186,11 @@ impl CliError {
                 EXIT_CONFLICT
             }
             Self::BadArgument { .. } | Self::NoInput => EXIT_USAGE,
+            // A flag's value that no run could take (a search for nothing, a limit out of
+            // range, a time or a cap that is not one) is the command line's fault, as clap's
+            // own refusals are: exit 2, so a search with no match (1) is told from it.
+            Self::Refused { code, .. } if USAGE_CODES.contains(code) => EXIT_USAGE,
+            Self::Limits(err) if matches!(err.code(), "bad_cap" | "bad_unit") => EXIT_USAGE,
             _ => EXIT_FAILED,
         }
     }
@@ -233,6 +241,12 @@ impl CliError {
             Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),
             Self::Io { .. } => "check the file's permissions and free space".into(),
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
+            Self::Limits(notesoup_thresholds::ThresholdError::CapTooSmall { smallest, .. }) => {
+                format!("give a cap of at least {smallest} tokens, e.g. `notesoup limits --cap {}k`", smallest.div_ceil(1000))
+            }
+            Self::Limits(err) if matches!(err.code(), "bad_cap" | "bad_unit") => {
+                "give whole tokens or a decimal with k or m, e.g. `notesoup limits --cap 150k` (`notesoup limits --help` says what each point means)".into()
+            }
             Self::Limits(_) => "see `notesoup limits --help`".into(),
             Self::BadArgument { fix, .. } | Self::Refused { fix, .. } => fix.clone(),
             Self::EmptyNote { name } => format!("to delete it: `notesoup notes rm {name}`"),

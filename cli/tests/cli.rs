@@ -1371,10 +1371,12 @@ fn mcp_slot_answers() {
 }
 
 /// Every history refusal: on stderr, in the CLI's own words (flags, never a tool's fields),
-/// exit 1, nothing on stdout; under `--json` the one error document. An empty search
-/// never panics.
+/// nothing on stdout; under `--json` the one error document. A flag's value no run could
+/// take (an empty search, a limit of 0) exits 2, as a wrong command line does, so it is
+/// told from a search that found nothing (1); one the session does not hold exits 1. An
+/// empty search never panics.
 #[test]
-fn history_refusals_go_to_stderr_with_exit_1() {
+fn history_refusals_go_to_stderr_with_their_exit_status() {
     let world = World::new("refusals");
     let session = "claude:da56055c";
     let cases: [(&str, Vec<&str>); 6] = [
@@ -1403,7 +1405,13 @@ fn history_refusals_go_to_stderr_with_exit_1() {
     let mut shown = String::new();
     for (name, args) in &cases {
         let run = world.run(args);
-        assert_eq!(run.exit, 1, "{name}: {}", run.shown());
+        let usage = name.starts_with("empty_query") || *name == "zero_limit";
+        assert_eq!(
+            run.exit,
+            if usage { 2 } else { 1 },
+            "{name}: {}",
+            run.shown()
+        );
         assert_eq!(run.stdout, "", "{name}: {}", run.shown());
         assert!(
             !run.stderr.contains("history_list"),
@@ -1422,7 +1430,7 @@ fn history_refusals_go_to_stderr_with_exit_1() {
         let mut json_args = args.clone();
         json_args.push("--json");
         let json = world.run(&json_args);
-        assert_eq!(json.exit, 1, "{name} --json: {}", json.shown());
+        assert_eq!(json.exit, run.exit, "{name} --json: {}", json.shown());
         assert_eq!(json.json()["ok"], false, "{name} --json");
         assert!(json.json()["error"]["code"].is_string(), "{name} --json");
     }
@@ -1677,7 +1685,7 @@ fn history_search_covers_every_session_and_filters_them() {
     assert_eq!(count(&["--until", "2026-11-02"]), (1, 0));
     assert_eq!(count(&["--sessions", "3"]).1, 3);
     let bad = world.run(&["history", "search", "x", "--since", "last tuesday"]);
-    assert_eq!(bad.exit, 1);
+    assert_eq!(bad.exit, 2, "{}", bad.shown());
     assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
 }
 
