@@ -853,7 +853,39 @@ fn doctor_on_a_machine_without_claude() {
             .count();
         assert_eq!(json["counts"][status], n, "{status}: {json}");
     }
-    assert_eq!(json["counts"]["skip"], 6, "{json}");
+    // Claude Code too is a harness not used here (no config folder): a skip, not a failure.
+    assert_eq!(json["counts"]["skip"], 7, "{json}");
+    assert_eq!(json["checks"][0]["status"], "skip", "{json}");
+    // Claude Code used here (its config folder exists) but not found: a failure with its fix.
+    fs::create_dir_all(world.path("claude-used")).unwrap();
+    world.set(
+        "CLAUDE_CONFIG_DIR",
+        world.path("claude-used").to_str().unwrap(),
+    );
+    let used = world.run(&["doctor", "--json"]).json();
+    assert_eq!(used["checks"][0]["check"], "claude", "{used}");
+    assert_eq!(used["checks"][0]["status"], "fail", "{used}");
+    assert!(
+        used["checks"][0]["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("npm install -g @anthropic-ai/claude-code@")),
+        "{used}"
+    );
+    world.set("CLAUDE_CONFIG_DIR", world.path("nothing").to_str().unwrap());
+    // Looking makes nothing: a notes home not made yet is judged by where it will be made.
+    world.set(
+        "NOTESOUP_HOME",
+        world.path("fresh/notesoup").to_str().unwrap(),
+    );
+    let fresh = world.run(&["doctor"]);
+    assert!(
+        fresh
+            .stdout
+            .contains("ok   notes     notes home [TMP]/fresh/notesoup is not made yet"),
+        "{}",
+        fresh.stdout
+    );
+    assert!(!world.path("fresh").exists(), "doctor made the notes home");
     // Each harness's check names the folders it looked in, and what it found there.
     let sessions: Vec<&serde_json::Value> = json["checks"]
         .as_array()

@@ -18,7 +18,7 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
     let cached = fetched_claude(env);
     let fetched = cached.clone().filter(|p| is_executable(p));
     let Some(bin) = found.clone().or_else(|| fetched.clone()) else {
-        checks.push(not_found(cached.as_deref()));
+        checks.push(not_found(cached.as_deref(), uses_claude(env)));
         return None;
     };
     if found.is_none() {
@@ -99,9 +99,23 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
     Some(bin)
 }
 
-/// The failure when no Claude Code is found, naming where doctor looked (`cached`: where
-/// `scripts/install` fetches it) and how to get one.
-fn not_found(cached: Option<&Path>) -> Check {
+/// Whether Claude Code was ever used here: its config folder (`CLAUDE_CONFIG_DIR`, else
+/// `~/.claude`) exists. Someone who uses only Codex or Pi has none, and is not told to
+/// install Claude Code.
+fn uses_claude(env: &Env) -> bool {
+    env.var_set("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            env.var_set("HOME")
+                .map(|home| Path::new(home).join(".claude"))
+        })
+        .is_some_and(|dir| dir.is_dir())
+}
+
+/// When no Claude Code is found: a failure when Claude Code was used here (`used`), naming
+/// where doctor looked (`cached`: where `scripts/install` fetches it) and how to get one;
+/// else a skip (a harness not used here), saying the same.
+fn not_found(cached: Option<&Path>, used: bool) -> Check {
     let npm = format!(
         "install Claude Code {CLAUDE_CODE_VERSION}: `npm install -g @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}`"
     );
@@ -118,6 +132,16 @@ fn not_found(cached: Option<&Path>) -> Check {
         ),
         _ => format!("{npm}, or set CLAUDE to a Claude Code binary"),
     };
+    if !used {
+        return check(
+            "claude",
+            Status::Skip,
+            format!(
+                "Claude Code not found (not used here: no ~/.claude or CLAUDE_CONFIG_DIR): no `claude` on PATH, CLAUDE is not set{looked}; for notesoup in Claude Code, {fix}"
+            ),
+            None,
+        );
+    }
     check(
         "claude",
         Status::Fail,

@@ -7,7 +7,8 @@ use super::{Check, Status, check};
 use crate::Env;
 use crate::limits::{merged, policy, policy_env, settings_files};
 
-/// The notes home exists or can be made, and a file can be written in it.
+/// The notes home exists or can be made, and a file can be written in it (checked with
+/// `access(2)`, so looking writes nothing and makes no folder).
 pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
     let root = match crate::notes::root(env) {
         Ok(root) => root,
@@ -33,15 +34,37 @@ pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    let probe = root.join(format!(".doctor-{}", std::process::id()));
-    let result = std::fs::create_dir_all(&root)
-        .and_then(|()| std::fs::write(&probe, b"ok"))
-        .and_then(|()| std::fs::remove_file(&probe));
+    // Looking makes nothing: a home not made yet is judged by the folder it will be made in.
+    let Some(existing) = root.ancestors().find(|dir| dir.exists()) else {
+        return;
+    };
+    let result = if existing.is_dir() {
+        rustix::fs::access(
+            existing,
+            rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+        )
+        .map_err(std::io::Error::from)
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is not a folder",
+            existing.display()
+        )))
+    };
     match result {
-        Ok(()) => checks.push(check(
+        Ok(()) if existing == root => checks.push(check(
             "notes",
             Status::Ok,
             format!("notes home {} is writable", root.display()),
+            None,
+        )),
+        Ok(()) => checks.push(check(
+            "notes",
+            Status::Ok,
+            format!(
+                "notes home {} is not made yet; it will be, in {} (writable)",
+                root.display(),
+                existing.display()
+            ),
             None,
         )),
         Err(err) => checks.push(check(
