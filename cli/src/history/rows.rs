@@ -1,8 +1,10 @@
 //! History events as terminal rows: a header row, one row per event (seq, time, role, its
-//! text on one line, cut to the terminal's width), window separators, matches painted; and
+//! text on one line, cut to the terminal's width, whole into a pipe or a file), window
+//! separators, matches painted; and
 //! one whole event for `--seq`. Transcript text is always shown with its control
 //! characters escaped.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use notesoup_history_core::{Document, Needle};
@@ -13,8 +15,6 @@ use crate::term::{Out, Paint};
 
 /// The columns before an event's text: seq, time, role and their gaps.
 const LEAD: usize = 7 + 2 + 16 + 2 + 10 + 2;
-/// The widest text cell when the width is unknown (not a terminal).
-const TEXT_MAX: usize = 200;
 
 /// The header row.
 pub(crate) fn header(out: &mut Out) {
@@ -58,11 +58,12 @@ fn row_text(doc: &Document) -> String {
 /// every match shown is painted.
 pub(crate) fn event(doc: &Document, needle: Option<&Needle>, width: Option<usize>, out: &mut Out) {
     let text = row_text(doc);
-    let room = width.map_or(TEXT_MAX, |w| w.saturating_sub(LEAD).max(20));
     let first = needle.and_then(|n| n.find_all(&text).first().map(|m| m.start));
-    let shown = match first {
-        Some(at) => around(&text, at, room),
-        None => cut(&text, room),
+    // Into a pipe or a file a row is whole (`show --all > session.txt` keeps every word).
+    let shown = match (width.map(|w| w.saturating_sub(LEAD).max(20)), first) {
+        (None, _) => Cow::Borrowed(text.as_str()),
+        (Some(room), Some(at)) => around(&text, at, room),
+        (Some(room), None) => cut(&text, room),
     };
     let shown = match needle {
         Some(n) => out.painted(&shown, n),
