@@ -2683,3 +2683,43 @@ fn search_decodes_only_transcripts_that_may_hold_the_text() {
         );
     }
 }
+
+/// `history show --seq` of an event with no visible text (a tool-only or thinking-only
+/// row) says so, as a read does, rather than printing its heading alone.
+#[test]
+fn an_event_with_no_visible_text_says_so() {
+    let world = World::new("no-text");
+    // Lists skip such events; a read of each seq finds one.
+    let seq = (1..200)
+        .find(|seq| {
+            let run = world.run(&[
+                "history",
+                "show",
+                "claude:da56055c",
+                "--seq",
+                &seq.to_string(),
+                "--json",
+            ]);
+            run.exit == 0 && {
+                let doc = run.json();
+                let event = &doc["events"][0];
+                event["text"] == "" && event["name"].is_null() && event["seq"] == *seq
+            }
+        })
+        .expect("an event with no visible text in the fixture");
+    let shown = world.run(&[
+        "history",
+        "show",
+        "claude:da56055c",
+        "--seq",
+        &seq.to_string(),
+    ]);
+    assert_eq!(shown.exit, 0, "{}", shown.shown());
+    assert!(
+        shown
+            .stdout
+            .contains("(no visible text was recorded for this event)"),
+        "{}",
+        shown.stdout
+    );
+}

@@ -128,8 +128,8 @@ pub use sessions::{
     SessionsLimit, clip, render_sessions, sessions_limit,
 };
 pub use tools::{
-    Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NOTICE_LIMIT, Order,
-    QueryError, ReadArgs,
+    Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NO_VISIBLE_TEXT,
+    NOTICE_LIMIT, Order, QueryError, ReadArgs,
 };
 
 #[cfg(test)]

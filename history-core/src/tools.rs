@@ -11,6 +11,9 @@ use crate::pieces::Literal;
 
 /// Events a list page shows when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 40;
+/// What a read says of an event with no visible text (a tool-only or thinking-only row):
+/// its address is kept, and the reader is told why nothing is shown.
+pub const NO_VISIBLE_TEXT: &str = "(no visible text was recorded for this event)";
 /// The most events one list page may ask for.
 pub const MAX_LIMIT: usize = 500;
 /// The most characters of an event a folded list line shows.
@@ -463,7 +466,7 @@ impl History {
                 break;
             }
             let rest = if body.is_empty() {
-                "(no visible text was recorded for this event)"
+                NO_VISIBLE_TEXT
             } else {
                 &body[offset..]
             };

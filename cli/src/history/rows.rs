@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use notesoup_history_core::{Document, Needle};
+use notesoup_history_core::{Document, NO_VISIBLE_TEXT, Needle};
 use notesoup_window::format_utc;
 
 use crate::clean::{around, cut, escaped, one_line};
@@ -97,6 +97,7 @@ pub(crate) fn whole(doc: &Document, out: &mut Out) {
     );
     out.line(out.paint(Paint::Strong, &heading));
     match &doc.tool {
+        None if doc.text.is_empty() => out.line(out.paint(Paint::Dim, NO_VISIBLE_TEXT)),
         None => out.text(&escaped(&doc.text)),
         Some(tool) => {
             if let (Some(name), Some(input)) = (&tool.name, &tool.input) {
