@@ -123,6 +123,11 @@ pub struct Entry {
     pub kind: Kind,
 }
 
+/// The mode of every folder this crate creates: its owner's alone (notes, flows, indexes
+/// and copies of transcripts are nobody else's to read), as the XDG base directory spec
+/// asks of a data folder it makes.
+pub const NEW_DIR_MODE: u32 = 0o700;
+
 /// An open folder: every operation takes one plain name and acts relative to this handle,
 /// never following a link.
 #[derive(Debug)]
@@ -206,9 +211,9 @@ impl Dir {
         }
     }
 
-    /// Open the folder at `path`, creating it and its missing parents first. Returns the
-    /// folders this call created, outermost first, so a caller whose later step fails can
-    /// remove them again with [`remove_created`].
+    /// Open the folder at `path`, creating it and its missing parents first, each private
+    /// ([`NEW_DIR_MODE`]). Returns the folders this call created, outermost first, so a
+    /// caller whose later step fails can remove them again with [`remove_created`].
     pub fn create_all(path: &Path) -> Result<(Self, Vec<PathBuf>), FsError> {
         let mut missing: Vec<&Path> = path
             .ancestors()
@@ -217,7 +222,11 @@ impl Dir {
         missing.reverse();
         let mut created = Vec::new();
         for dir in missing {
-            match std::fs::create_dir(dir) {
+            let made = {
+                use std::os::unix::fs::DirBuilderExt as _;
+                std::fs::DirBuilder::new().mode(NEW_DIR_MODE).create(dir)
+            };
+            match made {
                 Ok(()) => created.push(dir.to_path_buf()),
                 Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
                 Err(err) => {
@@ -260,11 +269,11 @@ impl Dir {
         }
     }
 
-    /// The sub-folder `name`, created when missing; the flag says whether this call
-    /// created it.
+    /// The sub-folder `name`, created (private: [`NEW_DIR_MODE`]) when missing; the flag
+    /// says whether this call created it.
     pub fn create_dir(&self, name: impl AsRef<OsStr>) -> Result<(Self, bool), FsError> {
         let name = check(name.as_ref())?;
-        let created = match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o777)) {
+        let created = match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(NEW_DIR_MODE)) {
             Ok(()) => true,
             Err(Errno::EXIST) => false,
             Err(err) => return Err(FsError::io("create the folder", self.child_path(name), err)),

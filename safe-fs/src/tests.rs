@@ -309,3 +309,24 @@ fn temp_names_are_read_back() {
         assert_eq!(temp_target(OsStr::new(other)), None, "{other}");
     }
 }
+
+/// Every folder the crate creates is its owner's alone (0700), whatever the umask: the
+/// outer ones `create_all` makes, and a sub-folder; a folder that was there keeps its mode.
+#[test]
+fn folders_it_creates_are_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = std::env::temp_dir().join(format!("safe-fs-private-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let (dir, created) = Dir::create_all(&tmp.join("a/b")).unwrap();
+    assert_eq!(created, [tmp.join("a"), tmp.join("a/b")]);
+    let (_, fresh) = dir.create_dir("c").unwrap();
+    assert!(fresh);
+    for folder in ["a", "a/b", "a/b/c"] {
+        assert_eq!(mode(&tmp.join(folder)), 0o700, "{folder}");
+    }
+    assert_eq!(mode(&tmp), 0o755, "a folder that was there keeps its mode");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
