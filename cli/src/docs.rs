@@ -13,7 +13,9 @@ use serde::Serialize;
 #[derive(Serialize)]
 pub(crate) struct ListDoc<'a> {
     pub(crate) ok: bool,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) project: &'a Path,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) brain: &'a Path,
     pub(crate) bytes: u64,
     pub(crate) limits: Limits,
@@ -74,6 +76,7 @@ pub(crate) struct RmDoc<'a> {
 pub(crate) struct Removed<'a> {
     pub(crate) name: &'a str,
     pub(crate) version: &'a str,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) trash: &'a Path,
 }
 
@@ -125,11 +128,13 @@ pub(crate) struct BrainsDoc<'a> {
 #[derive(Serialize)]
 pub(crate) struct BrainRow<'a> {
     /// The project folder it was first written from (`null`: unknown).
-    pub(crate) project: Option<&'a Path>,
+    #[serde(serialize_with = "path_text::optional")]
+    pub(crate) project: &'a Option<std::path::PathBuf>,
     /// Whether that folder still exists.
     pub(crate) project_exists: bool,
     /// The brain of the folder this command ran for.
     pub(crate) current: bool,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) brain: &'a Path,
     pub(crate) notes: usize,
     pub(crate) bytes: u64,
@@ -141,6 +146,7 @@ pub(crate) struct BrainRow<'a> {
 #[derive(Serialize)]
 pub(crate) struct TrashDoc<'a> {
     pub(crate) ok: bool,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) project: &'a Path,
     pub(crate) trash: Vec<TrashRow<'a>>,
     pub(crate) keeps: Keeps,
@@ -154,6 +160,7 @@ pub(crate) struct TrashRow<'a> {
     pub(crate) deleted: String,
     pub(crate) bytes: u64,
     pub(crate) first_line: &'a str,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) file: &'a Path,
 }
 
@@ -173,7 +180,8 @@ pub(crate) struct RestoreDoc<'a> {
     pub(crate) bytes: u64,
     /// RFC 3339, UTC.
     pub(crate) deleted: String,
-    pub(crate) replaced: Option<&'a Path>,
+    #[serde(serialize_with = "path_text::optional")]
+    pub(crate) replaced: &'a Option<std::path::PathBuf>,
 }
 
 /// `notes edit --json`.
@@ -223,6 +231,7 @@ pub(crate) struct SessionsDetail {
 /// A folder looked in, and what was there (`found`, `missing`, `not a folder`).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Folder {
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) path: std::path::PathBuf,
     pub(crate) state: &'static str,
 }
@@ -247,6 +256,7 @@ pub(crate) struct ErrorBody<'a> {
 #[derive(Serialize)]
 pub(crate) struct VaultDoc<'a> {
     pub(crate) ok: bool,
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) vault: &'a Path,
     pub(crate) files: usize,
     pub(crate) grown: usize,
@@ -263,6 +273,7 @@ pub(crate) struct VaultDoc<'a> {
 /// A session file `history vault` could not keep.
 #[derive(Serialize)]
 pub(crate) struct NotKept<'a> {
+    #[serde(serialize_with = "path_text::one")]
     pub(crate) file: &'a Path,
     pub(crate) error: &'a str,
 }
@@ -274,5 +285,37 @@ pub(crate) struct ForgetDoc<'a> {
     /// The session named (`null` for `--before`).
     pub(crate) session: Option<&'a str>,
     pub(crate) removed: &'a [String],
+    #[serde(serialize_with = "path_text::many")]
     pub(crate) originals_left: &'a [std::path::PathBuf],
+}
+
+/// Paths as JSON text, bytes that are not UTF-8 shown as U+FFFD (`to_string_lossy`): serde's
+/// own refuses such a path, and the whole document was lost with it (a project folder named
+/// in Latin-1 printed `null`).
+mod path_text {
+    use std::path::{Path, PathBuf};
+
+    use serde::Serializer;
+
+    pub(super) fn one<S: Serializer, P: AsRef<Path>>(path: &P, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&path.as_ref().to_string_lossy())
+    }
+
+    #[allow(
+        clippy::ref_option,
+        reason = "serde's serialize_with passes the field by reference"
+    )]
+    pub(super) fn optional<S: Serializer, P: AsRef<Path>>(
+        path: &Option<P>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(path) => one(path, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn many<S: Serializer>(paths: &&[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(paths.iter().map(|p| p.to_string_lossy()))
+    }
 }

@@ -241,7 +241,7 @@ fn restore(brain: &Brain, name: &str, force: bool, out: &mut Out) -> Result<(), 
             version: restored.version.as_str(),
             bytes: restored.bytes,
             deleted: format_rfc3339(restored.deleted_ms),
-            replaced: restored.replaced.as_deref(),
+            replaced: &restored.replaced,
         });
         return Ok(());
     }

@@ -2723,3 +2723,62 @@ fn an_event_with_no_visible_text_says_so() {
         shown.stdout
     );
 }
+
+/// A project folder whose name is not UTF-8: its brain is written, `--json` documents are
+/// whole (the name shown with U+FFFD, never `null`), and `notes brains` finds the folder it
+/// belongs to (the brain records the path's own bytes).
+#[test]
+fn a_project_folder_whose_name_is_not_utf8() {
+    use std::io::Write as _;
+    use std::os::unix::ffi::OsStrExt as _;
+    let world = World::new("latin1");
+    let folder = world
+        .path("other")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    fs::create_dir_all(&folder).unwrap();
+    let project = folder.as_os_str().to_owned();
+    let run = |args: &[&str]| {
+        let mut all: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        all.push("--project".into());
+        all.push(project.clone());
+        let out = Command::new(env!("CARGO_BIN_EXE_notesoup"))
+            .args(&all)
+            .env_clear()
+            .envs(world.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let mut write = Command::new(env!("CARGO_BIN_EXE_notesoup"))
+        .args(["notes", "write", "plan", "--project"])
+        .arg(&project)
+        .env_clear()
+        .envs(world.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    write.stdin.take().unwrap().write_all(b"1. ship\n").unwrap();
+    assert!(write.wait().unwrap().success());
+    let (code, listed) = run(&["notes", "--json"]);
+    assert_eq!(code, Some(0), "{listed}");
+    let doc: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert!(
+        doc["project"].as_str().unwrap().ends_with("caf\u{fffd}"),
+        "{doc}"
+    );
+    let (code, brains) = run(&["notes", "brains", "--json"]);
+    assert_eq!(code, Some(0), "{brains}");
+    let doc: serde_json::Value = serde_json::from_str(&brains).unwrap();
+    let mine = doc["brains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["current"] == true)
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert_eq!(mine["project_exists"], true, "{doc}");
+}

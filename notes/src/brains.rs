@@ -2,6 +2,7 @@
 //! or cloned elsewhere has a new domain, so its old brain is found here by the folder it
 //! was written from.
 
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
 use notesoup_safe_fs::{Dir, Kind};
@@ -67,8 +68,11 @@ pub fn brains(store_root: &Path) -> Result<Vec<BrainInfo>, NotesError> {
             .read("domain", 64 * 1024)
             .ok()
             .flatten()
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .and_then(|text| text.lines().next().map(PathBuf::from))
+            .and_then(|bytes| {
+                let line = bytes.split(|b| *b == b'\n').next()?;
+                // The path's own bytes, as the brain's first write recorded them.
+                Some(PathBuf::from(std::ffi::OsStr::from_bytes(line)))
+            })
             .filter(|path| path.is_absolute());
         let brain = Brain {
             dir: folder.child_path(&label),

@@ -102,8 +102,10 @@ impl Brain {
         let tmp = undo.dir(&brain, "tmp")?;
         undo.dir(&brain, "trash")?;
         if brain.metadata("domain")?.is_none() {
-            let line = format!("{}\n", self.domain.display());
-            match brain.create_new("domain", line.as_bytes()) {
+            // The path's own bytes (a folder's name need not be UTF-8), then a newline.
+            let mut line = self.domain.as_os_str().as_encoded_bytes().to_vec();
+            line.push(b'\n');
+            match brain.create_new("domain", &line) {
                 Ok(()) => undo.file(&brain, "domain"),
                 // Written by a concurrent first write: theirs is the same line.
                 Err(err) if err.io_kind() == std::io::ErrorKind::AlreadyExists => {}

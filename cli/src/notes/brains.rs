@@ -21,7 +21,7 @@ pub(super) fn brains(current: &Brain, env: &Env, out: &mut Out) -> Result<u8, Cl
             brains: found
                 .iter()
                 .map(|b| BrainRow {
-                    project: b.domain.as_deref(),
+                    project: &b.domain,
                     project_exists: exists(b),
                     current: b.dir == current.dir(),
                     brain: &b.dir,
