@@ -210,11 +210,17 @@ impl CliError {
     /// What to do about it.
     pub fn fix(&self) -> Option<String> {
         Some(match self {
+            Self::Notes {
+                source: NotesError::VersionConflict { name, .. },
+                ..
+            } => format!("the note changed meanwhile: `notesoup notes show {name}`, then redo the change"),
+            Self::Notes {
+                source: NotesError::Exists { name, .. },
+                ..
+            } => format!("a note of that name exists, newer than the deleted copy: `notesoup notes show {name}` shows it; `notesoup notes restore {name} --force` moves it to the trash and restores the deleted one"),
             Self::Notes { source, .. } => match source.code() {
                 "not_found" => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
                 "bad_name" => "names are a-z 0-9 - _ segments joined by /, e.g. `project/build`".into(),
-                "version_conflict" => "the note changed meanwhile: `notesoup notes show NAME`, then redo the change".into(),
-                "exists" => "a note of that name exists, newer than the deleted copy: `notesoup notes show NAME` shows it; `notesoup notes restore NAME --force` moves it to the trash and restores the deleted one".into(),
                 "not_in_trash" => "`notesoup notes trash` lists the deleted notes".into(),
                 "too_large" => "shorten the note, or split it into several notes".into(),
                 "no_home" => "set NOTESOUP_HOME to a folder notesoup may write".into(),
@@ -227,7 +233,7 @@ impl CliError {
             }
             Self::NoSuchNote { .. } => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
             Self::NoInput => "pipe the text in (`echo \"1. ship it\" | notesoup notes write plan`) or give --file PATH".into(),
-            Self::EmptyInput { name, .. } => format!("to delete the note: `notesoup notes rm {name}`"),
+            Self::EmptyInput { name, .. } => format!("give the text to write (to delete a note instead: `notesoup notes rm {name}`)"),
             Self::InputTooLarge { .. } => "shorten the text, or split it into several notes".into(),
             Self::History { code, .. } => match code.as_str() {
                 "not_found" | "bad_session" => "`notesoup history sessions` lists the sessions; name one as <harness>:<id>".into(),
@@ -236,10 +242,18 @@ impl CliError {
                 "bad_request" => "see `notesoup history --help`".into(),
                 _ => return None,
             },
+            Self::EditConflict { name, now, kept } if now == "was deleted" => format!("your text is in the file above: `notesoup notes write {name} --file {}` writes it as the note again (`notesoup notes restore {name}` brings back the deleted one instead)", kept.display()),
             Self::EditConflict { name, kept, .. } => format!("your text is in the file above: `notesoup notes show {name}` shows the note now; `notesoup notes write {name} --file {}` writes yours over it", kept.display()),
             Self::Editor { file, name, .. } => format!("fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above: `notesoup notes write {name} --file {}` saves it", file.display()),
             Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),
-            Self::Io { .. } => "check the file's permissions and free space".into(),
+            Self::Io { source, .. } => match source.kind() {
+                std::io::ErrorKind::InvalidData => "give text in UTF-8 (convert it with `iconv -t UTF-8`)".into(),
+                std::io::ErrorKind::NotFound => "check the path".into(),
+                std::io::ErrorKind::IsADirectory => "give a file, not a folder".into(),
+                std::io::ErrorKind::PermissionDenied => "check the file's permissions (`ls -l` it)".into(),
+                std::io::ErrorKind::StorageFull => "free some space on that disk".into(),
+                _ => "check the file's permissions and free space".into(),
+            },
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(notesoup_thresholds::ThresholdError::CapTooSmall { smallest, .. }) => {
                 format!("give a cap of at least {smallest} tokens, e.g. `notesoup limits --cap {}k`", smallest.div_ceil(1000))

@@ -2782,3 +2782,45 @@ fn a_project_folder_whose_name_is_not_utf8() {
         .unwrap_or_else(|| panic!("{doc}"));
     assert_eq!(mine["project_exists"], true, "{doc}");
 }
+
+/// The fix lines say what to do about what happened: a note deleted while it was edited
+/// names `restore`, unreadable input names its cause (not UTF-8, no such file, a folder).
+#[test]
+fn fix_lines_fit_the_cause() {
+    let mut world = World::new("fixes");
+    seed(&world);
+    let person = editor(
+        &world,
+        "person",
+        &format!("{BIN} notes rm todo >/dev/null\nprintf 'mine\\n' > \"$1\""),
+    );
+    world.set("EDITOR", &person);
+    let run = world.run(&["notes", "edit", "todo"]);
+    assert_eq!(run.exit, 3, "{}", run.shown());
+    assert!(
+        run.stderr.contains("`notesoup notes restore todo`"),
+        "{}",
+        run.stderr
+    );
+    for (args, input, fix) in [
+        (
+            vec!["notes", "write", "x"],
+            &b"a\xff\n"[..],
+            "give text in UTF-8",
+        ),
+        (
+            vec!["notes", "write", "x", "--file", "/nonexistent-notesoup"],
+            &b""[..],
+            "check the path",
+        ),
+        (
+            vec!["notes", "write", "x", "--file", "/"],
+            &b""[..],
+            "give a file, not a folder",
+        ),
+    ] {
+        let run = world.run_stdin(&args, input);
+        assert_eq!(run.exit, 1, "{args:?}: {}", run.shown());
+        assert!(run.stderr.contains(fix), "{args:?}: {}", run.stderr);
+    }
+}
