@@ -255,7 +255,7 @@ where
         }
     };
     let style = Style::new(cli.color, env);
-    let mut out = term::Out::new(style, cli.json);
+    let mut out = term::Out::new(style, Style::for_stderr(cli.color, env), cli.json);
     let result = match &cli.command {
         Command::Notes(a) => notes::run(a, env, &mut out),
         Command::History(a) => history::run(a, env, &mut out),

@@ -30,14 +30,25 @@ pub struct Style {
 }
 
 impl Style {
-    /// Colour when asked (`always`) or when stdout is a terminal (`auto`), and never when
-    /// `NO_COLOR` is set to anything non-empty (<https://no-color.org>) or `TERM=dumb`.
+    /// Colour of stdout: when asked (`always`) or when stdout is a terminal (`auto`), and
+    /// never when `NO_COLOR` is set to anything non-empty (<https://no-color.org>) or
+    /// `TERM=dumb`.
     pub fn new(choice: Color, env: &Env) -> Self {
+        Self::of(choice, env, env.stdout_terminal())
+    }
+
+    /// Colour of stderr: the same rule, by whether stderr is a terminal (so a stderr
+    /// redirected to a file gets no escapes while stdout is on the terminal).
+    pub fn for_stderr(choice: Color, env: &Env) -> Self {
+        Self::of(choice, env, env.stderr_terminal())
+    }
+
+    fn of(choice: Color, env: &Env, terminal: bool) -> Self {
         let vetoed = env.var_set("NO_COLOR").is_some() || env.var("TERM") == Some("dumb");
         let wanted = match choice {
             Color::Always => true,
             Color::Never => false,
-            Color::Auto => env.stdout_terminal(),
+            Color::Auto => terminal,
         };
         Self {
             colour: wanted && !vetoed,
@@ -70,6 +81,8 @@ impl Style {
 #[derive(Debug)]
 pub(crate) struct Out {
     pub(crate) style: Style,
+    /// How stderr is coloured (by whether it is a terminal).
+    err_style: Style,
     pub(crate) json: bool,
     stdout: String,
     stderr: String,
@@ -77,9 +90,10 @@ pub(crate) struct Out {
 }
 
 impl Out {
-    pub(crate) fn new(style: Style, json: bool) -> Self {
+    pub(crate) fn new(style: Style, err_style: Style, json: bool) -> Self {
         Self {
             style,
+            err_style,
             json,
             stdout: String::new(),
             stderr: String::new(),
@@ -115,7 +129,7 @@ impl Out {
     /// (`main` prints stdout first), naming what to run next in the command's own flags.
     /// A second footer replaces the first.
     pub(crate) fn footer(&mut self, text: impl AsRef<str>) {
-        self.footer = Some(self.style.paint(Paint::Dim, text.as_ref()));
+        self.footer = Some(self.err_style.paint(Paint::Dim, text.as_ref()));
     }
 
     /// A hint for the person on stderr (never part of what a script parses).
@@ -123,7 +137,7 @@ impl Out {
         let _ = writeln!(
             self.stderr,
             "{}",
-            self.style.paint(Paint::Dim, text.as_ref())
+            self.err_style.paint(Paint::Dim, text.as_ref())
         );
     }
 
@@ -166,7 +180,7 @@ impl Out {
     /// An error on stderr only: `notesoup: <what>`, then the file and the fix (one of
     /// several refusals of a command that did the rest, as `notes rm a b`).
     pub(crate) fn error_line(&mut self, err: &CliError) {
-        let label = self.style.paint(Paint::Fail, "notesoup:");
+        let label = self.err_style.paint(Paint::Fail, "notesoup:");
         let _ = writeln!(self.stderr, "{label} {err}");
         if let Some(file) = err.file() {
             let _ = writeln!(self.stderr, "  file: {}", file.display());

@@ -1221,6 +1221,18 @@ fn colour_only_on_a_terminal_and_never_under_no_color() {
     world.unset("NO_COLOR");
     let out = world.run_on_terminal(&["notes", "--no-pager"]);
     assert!(out.contains("\x1b[1mplan"), "{out:?}");
+    // stderr is coloured by whether it is a terminal: redirected to a file while stdout is
+    // on the terminal, it gets no escapes; on the terminal, its label is red.
+    let err = world.path("err.txt");
+    let shown =
+        world.run_on_terminal(&["notes", "show", "nothere", &format!("2>{}", err.display())]);
+    let written = fs::read_to_string(&err).unwrap();
+    assert!(
+        written.contains("notesoup: no note named") && !written.contains('\x1b'),
+        "{written:?} ({shown:?})"
+    );
+    let out = world.run_on_terminal(&["notes", "show", "nothere"]);
+    assert!(out.contains("\x1b[31mnotesoup:"), "{out:?}");
 }
 
 #[test]
