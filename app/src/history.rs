@@ -181,6 +181,9 @@ pub struct SessionRow {
     pub unreadable: Option<String>,
     /// The harness deleted its file: it is read from notesoup's vault.
     pub vault_only: bool,
+    /// When its file was last written (milliseconds since the Unix epoch), if known: the
+    /// listing is newest first by it.
+    pub updated: Option<u64>,
 }
 
 /// The window a session's head is in (`history_state`).
@@ -215,6 +218,7 @@ pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppE
             parent: s.parent,
             unreadable: s.unreadable,
             vault_only: s.vault_only,
+            updated: s.updated,
         })
         .collect();
     Ok(SessionsPage {

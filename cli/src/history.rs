@@ -296,14 +296,15 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
         Paint::Dim,
         &format!(
             "{:<id_width$}  {:<16}  FOLDER · FIRST PROMPT",
-            "SESSION", "STARTED (UTC)"
+            "SESSION", "UPDATED (UTC)"
         ),
     ));
     let room = env
         .width()
         .map_or(200, |w| w.saturating_sub(id_width + 20).max(20));
     for s in list {
-        let started = rows::time_cell(s.started.as_deref().and_then(notesoup_window::parse_moment));
+        // The time it is ordered by: its file's last write, newest first.
+        let updated = rows::time_cell(s.updated);
         let mut rest = Vec::new();
         if let Some(cwd) = &s.cwd {
             rest.push(one_line(cwd));
@@ -323,7 +324,7 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
             None => rest,
         };
         let id = out.paint(Paint::Strong, &format!("{:<id_width$}", s.session));
-        out.line(format!("{id}  {started:<16}  {rest}"));
+        out.line(format!("{id}  {updated:<16}  {rest}"));
     }
     if total > list.len() {
         out.footer(format!(

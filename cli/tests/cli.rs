@@ -581,6 +581,14 @@ fn history_sessions_of_every_harness() {
     let json = world.run(&["history", "sessions", "--json"]).json();
     assert_eq!(json["total"], 7);
     assert_eq!(json["sessions"].as_array().unwrap().len(), 7);
+    // Newest first by when each file was last written, which each row says (`updated`).
+    let updated: Vec<&str> = json["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["updated"].as_str().unwrap())
+        .collect();
+    assert!(updated.windows(2).all(|w| w[0] >= w[1]), "{updated:?}");
     // `list`, as the other tools' list commands are named, is the same command.
     assert_eq!(world.run(&["history", "list", "--json"]).json(), json);
     let bad = world.run(&["history", "sessions", "--limit", "0"]);

@@ -613,7 +613,7 @@ pub fn summary(file: &CodexFile<'_>) -> Result<SessionSummary, CodexError> {
         first_prompt,
         parent: meta.forked_from_id.map(|id| format!("codex:{id}")),
         unreadable: None,
-        vault_only: false,
+        ..SessionSummary::new(Host::Codex, String::new())
     })
 }
 

@@ -215,6 +215,9 @@ pub struct SessionSummary {
     pub unreadable: Option<String>,
     /// The harness no longer has the session's file: it is read from notesoup's vault.
     pub vault_only: bool,
+    /// When its file was last written (milliseconds since the Unix epoch), if known: the
+    /// listing's order, newest first.
+    pub updated: Option<u64>,
 }
 
 impl SessionSummary {
@@ -229,6 +232,7 @@ impl SessionSummary {
             parent: None,
             unreadable: None,
             vault_only: false,
+            updated: None,
         }
     }
 

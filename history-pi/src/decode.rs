@@ -336,8 +336,7 @@ pub fn summary(file: &PiFile<'_>) -> Result<SessionSummary, PiError> {
                 started: header.timestamp,
                 cwd: header.cwd,
                 first_prompt: None,
-                unreadable: None,
-                vault_only: false,
+                ..SessionSummary::new(Host::Pi, String::new())
             });
             continue;
         };

@@ -136,6 +136,8 @@ pub(crate) struct SessionDoc<'a> {
     unreadable: Option<&'a str>,
     /// The harness deleted the session's file; it is read from notesoup's vault.
     vault_only: bool,
+    /// When its file was last written (RFC 3339, UTC): the listing's order, newest first.
+    updated: Option<String>,
 }
 
 pub(crate) fn session(s: &SessionRow) -> SessionDoc<'_> {
@@ -153,5 +155,6 @@ pub(crate) fn session(s: &SessionRow) -> SessionDoc<'_> {
         parent: s.parent.as_deref(),
         unreadable: s.unreadable.as_deref(),
         vault_only: s.vault_only,
+        updated: s.updated.map(format_rfc3339),
     }
 }

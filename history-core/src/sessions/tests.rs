@@ -60,6 +60,7 @@ fn summary(n: usize) -> SessionSummary {
         parent: (n == 1).then(|| "codex:id-0000".into()),
         unreadable: (n == 2).then(|| "line 1 is not JSON".into()),
         vault_only: n == 1,
+        updated: None,
     }
 }
 

@@ -24,6 +24,12 @@ impl Corpus {
                 ..SessionSummary::new(found.harness, found.id.clone())
             });
         summary.vault_only = found.only_in_vault();
+        summary.updated = found
+            .modified()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .filter(|since| !since.is_zero())
+            .and_then(|since| u64::try_from(since.as_millis()).ok());
         summary
     }
 
