@@ -325,7 +325,8 @@ pub fn load(
         } => (path, session, head),
         Named::Listed(selector) => {
             let corpus = corpus(source.roots.clone(), ctx);
-            let found = corpus.resolve(selector)?;
+            // A bare id (or unique prefix) is looked up in every harness, as a person's is.
+            let found = corpus.resolve(&people::selector_in(&corpus, selector)?)?;
             return Ok(corpus.history(&found, cache(ctx).as_ref(), query, ctx.kept())?);
         }
     };

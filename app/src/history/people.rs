@@ -76,11 +76,18 @@ pub fn document(
 /// A bare id no session has, or one that fits several sessions (of one harness or more),
 /// or an unreadable session folder.
 pub fn selector(ctx: &Context, text: &str) -> Result<String, AppError> {
+    selector_in(&corpus(notesoup_history_store::Roots::default(), ctx), text)
+}
+
+/// [`selector`] among the sessions of `corpus`.
+pub(crate) fn selector_in(
+    corpus: &notesoup_history_store::Corpus,
+    text: &str,
+) -> Result<String, AppError> {
     let text = text.trim();
     if text.contains(':') {
         return Ok(text.to_owned());
     }
-    let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
     let mut fits = Vec::new();
     for harness in Host::HARNESSES {
         match corpus.resolve(&format!("{harness}:{text}")) {

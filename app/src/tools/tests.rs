@@ -507,3 +507,37 @@ fn a_history_refusal_is_a_tool_error(#[case] tool: &str, #[case] args: Value, #[
     let fits = call(tool, &fitting, &binding, &ctx);
     assert!(!fits.is_error, "{fits:?}");
 }
+
+/// A history call's `session` may be a bare id or unique prefix, looked up in every
+/// harness as a person's is; one that fits several sessions is refused naming them.
+#[test]
+fn a_bare_session_id_is_looked_up_in_every_harness() {
+    let home = scratch("bare-session");
+    let pi = data().join("xharness/pi-sessions");
+    let ctx = Context::from_vars([
+        ("HOME", home.to_str().unwrap()),
+        ("PI_CODING_AGENT_SESSION_DIR", pi.to_str().unwrap()),
+    ]);
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let binding = Binding::new(home.join("project").to_str().unwrap());
+    let answer = call(
+        "history_list",
+        &json!({"session": "01a23754-8e37", "limit": 2}),
+        &binding,
+        &ctx,
+    );
+    assert!(!answer.is_error, "{answer:?}");
+    assert!(
+        answer
+            .text
+            .contains("pi:01a23754-8e37-7027-8822-e05ee3580bae"),
+        "{answer:?}"
+    );
+    let answer = call("history_list", &json!({"session": "01a2"}), &binding, &ctx);
+    assert!(answer.is_error, "{answer:?}");
+    assert!(answer.text.contains("ambiguous"), "{answer:?}");
+    assert!(
+        answer.text.contains("pi:01a23754-8e37") && answer.text.contains("pi:01a23754-922a"),
+        "{answer:?}"
+    );
+}
