@@ -310,10 +310,18 @@ pub fn load(
     ctx: &Context,
 ) -> Result<Arc<History>, AppError> {
     let live = source.live.as_ref();
+    // A bare id (or unique prefix) is looked up in every harness, as a person's is, before
+    // it is told from the live session (a subagent's call is refused whatever it names).
+    let whole = match source.selector.as_deref() {
+        Some(bare) if !bare.contains(':') && source.agent_id.is_none() => Some(
+            people::selector_in(&corpus(source.roots.clone(), ctx), bare)?,
+        ),
+        _ => None,
+    };
     let named = named(
         op,
         source.agent_id.as_deref(),
-        source.selector.as_deref(),
+        whole.as_deref().or(source.selector.as_deref()),
         live.map(|l| l.transcript_path.as_str()),
         live.and_then(|l| l.head.as_deref()),
     )?;
@@ -325,8 +333,7 @@ pub fn load(
         } => (path, session, head),
         Named::Listed(selector) => {
             let corpus = corpus(source.roots.clone(), ctx);
-            // A bare id (or unique prefix) is looked up in every harness, as a person's is.
-            let found = corpus.resolve(&people::selector_in(&corpus, selector)?)?;
+            let found = corpus.resolve(selector)?;
             return Ok(corpus.history(&found, cache(ctx).as_ref(), query, ctx.kept())?);
         }
     };
