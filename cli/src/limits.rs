@@ -160,10 +160,14 @@ pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, Cli
         .window
         .as_deref()
         .map(|w| {
-            parse_cap(w).map_err(|_| CliError::BadArgument {
-                what: format!("--window {w:?} is not a token count"),
-                fix: "write whole tokens or a decimal with k or m, e.g. 200k, 1m".into(),
-            })
+            parse_cap(w)
+                // No model has a window of 0 tokens: it would be taken as none given.
+                .ok()
+                .filter(|tokens| *tokens > 0)
+                .ok_or_else(|| CliError::BadArgument {
+                    what: format!("--window {w:?} is not a window's size in tokens"),
+                    fix: "write whole tokens or a decimal with k or m, e.g. 200k, 1m".into(),
+                })
         })
         .transpose()?;
     let files = settings_files(env, &project)?;
@@ -182,6 +186,7 @@ pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, Cli
         vars: &vars,
         window,
         model: args.model.as_deref(),
+        cap: args.cap.as_deref(),
     };
     if out.json {
         json_report(&p, &shown, &settings, out);
@@ -198,6 +203,8 @@ struct Shown<'a> {
     vars: &'a [(&'static str, String, String)],
     window: Option<u64>,
     model: Option<&'a str>,
+    /// `--cap` as given.
+    cap: Option<&'a str>,
 }
 
 fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out) {
@@ -259,7 +266,13 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     };
     out.line(format!("Decided by: {decided}."));
     if let Some(cap) = p.cap {
-        out.line(format!("Cap: {cap} tokens (--cap)."));
+        let given = shown.cap.unwrap_or_default();
+        match parse_cap(given) {
+            Ok(tokens) if tokens > cap => out.line(format!(
+                "Cap: {cap} tokens (--cap {given}, {tokens} tokens, is more than the window: the window's size is the cap)."
+            )),
+            _ => out.line(format!("Cap: {cap} tokens (--cap {given}).")),
+        }
     }
     if !p.warnings_enabled {
         out.line(out.paint(

@@ -755,6 +755,18 @@ fn limits_from_settings_and_environment() {
         "limits_bad_cap",
         world.run(&["limits", "--cap", "a lot"]).shown()
     );
+    // A window of 0 tokens is no window: refused, not taken as none given.
+    let zero = world.run(&["limits", "--window", "0"]);
+    assert_eq!(zero.exit, 2, "{}", zero.shown());
+    // A cap over the window says what it became.
+    let clamped = world.run(&["limits", "--window", "200k", "--cap", "1.5m"]);
+    assert!(
+        clamped
+            .stdout
+            .contains("Cap: 200000 tokens (--cap 1.5m, 1500000 tokens, is more than the window"),
+        "{}",
+        clamped.stdout
+    );
     fs::write(world.path("claude/settings.json"), "{not json").unwrap();
     insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());
 }
