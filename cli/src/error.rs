@@ -275,6 +275,9 @@ impl CliError {
 fn notes_words(err: &NotesError) -> String {
     match err {
         NotesError::NotFound { name, .. } => format!("no note named `{name}`"),
+        NotesError::BadCwd { path, reason } => {
+            format!("`{}` cannot pick a brain: {reason}", path.display())
+        }
         err => err.to_string(),
     }
 }

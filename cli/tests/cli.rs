@@ -2856,3 +2856,24 @@ fn fix_lines_fit_the_cause() {
         assert!(run.stderr.contains(fix), "{args:?}: {}", run.stderr);
     }
 }
+
+/// A --project that cannot pick a brain is said in the person's words: the flag's folder
+/// and why, never the tools' "session folder" or the system's error number.
+#[test]
+fn a_bad_project_folder_is_said_in_words() {
+    let world = World::new("bad-project");
+    for (folder, why) in [
+        ("/nonexistent-notesoup", "no such folder"),
+        ("/etc/hostname", "not a folder"),
+    ] {
+        let run = world.run(&["notes", "--project", folder]);
+        assert_eq!(run.exit, 1, "{}", run.shown());
+        assert!(
+            run.stderr
+                .contains(&format!("`{folder}` cannot pick a brain: {why}")),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("session folder") && !run.stderr.contains("os error"));
+    }
+}

@@ -298,7 +298,14 @@ pub fn domain_of(cwd: &Path) -> Result<PathBuf, NotesError> {
     if !cwd.is_absolute() {
         return Err(bad("not an absolute path".into()));
     }
-    let cwd = fs::canonicalize(cwd).map_err(|err| bad(err.to_string()))?;
+    let cwd = fs::canonicalize(cwd).map_err(|err| {
+        bad(match err.kind() {
+            std::io::ErrorKind::NotFound => "no such folder".into(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+            std::io::ErrorKind::NotADirectory => "not a folder".into(),
+            _ => err.to_string(),
+        })
+    })?;
     if !cwd.is_dir() {
         return Err(bad("not a folder".into()));
     }
