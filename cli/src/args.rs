@@ -28,7 +28,9 @@ pub(crate) const EXIT_CODES: &str = exit_codes!();
 #[command(
     name = "notesoup",
     version = crate::VERSION_TEXT,
-    about,
+    // Not the package's description, which names the command first: the manual's NAME
+    // line does (`notesoup - …`).
+    about = "The command line for people: the brain's notes, every harness's session history, the budget points, and doctor.",
     after_help = concat!("Examples:\n  notesoup doctor\n  notesoup notes\n  notesoup notes edit plan\n  notesoup history sessions --limit 5\n  notesoup history search \"cargo test\"\n\nOutput: a pager when stdout is a terminal and the text is long (--no-pager, $PAGER), colour\nonly on a terminal and never when NO_COLOR is set, --json for scripts.\n\n", exit_codes!())
 )]
 pub struct Cli {

@@ -2877,3 +2877,37 @@ fn a_bad_project_folder_is_said_in_words() {
         assert!(!run.stderr.contains("session folder") && !run.stderr.contains("os error"));
     }
 }
+
+/// Small things said right: a long search text is not echoed back whole; `notes brains`
+/// from a folder without a brain does not explain a `*` no row has; the manual's NAME
+/// line does not repeat the command's name.
+#[test]
+fn small_things_said_right() {
+    let world = World::new("small");
+    let long = "q".repeat(1000);
+    let run = world.run(&["history", "search", &long]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr.len() < 300 && run.stderr.contains("(1000 characters)"),
+        "{}",
+        run.stderr
+    );
+    let other = world.path("other");
+    let wrote = world.run_stdin(
+        &["notes", "write", "x", "--project", other.to_str().unwrap()],
+        b"x\n",
+    );
+    assert_eq!(wrote.exit, 0, "{}", wrote.shown());
+    let run = world.run(&["notes", "brains"]);
+    assert!(!run.stdout.contains("\n*"), "{}", run.stdout);
+    assert!(run.stderr.contains("has no brain yet"), "{}", run.stderr);
+    let man = world.run(&["man"]);
+    let name = man
+        .stdout
+        .lines()
+        .skip_while(|l| *l != ".SH NAME")
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    assert!(name.starts_with("notesoup \\- The command line"), "{name}");
+}

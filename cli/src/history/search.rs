@@ -86,7 +86,11 @@ pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Re
         return Ok(exit(matched > 0));
     }
     if matched == 0 {
-        out.footer(format!("no match for {:?} in {}", args.query, docs.session));
+        out.footer(format!(
+            "no match for {} in {}",
+            quoted(args.query),
+            docs.session
+        ));
         return Ok(EXIT_FAILED);
     }
     out.line(out.paint(
@@ -184,8 +188,8 @@ pub(crate) fn everywhere(
         )
     } else {
         format!(
-            "no match for {:?} in {} session{}",
-            args.query,
+            "no match for {} in {} session{}",
+            quoted(args.query),
             report.searched,
             plural_s(report.searched)
         )
@@ -321,5 +325,15 @@ pub(crate) fn shell_word(s: &str) -> String {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The search text as a footer quotes it: whole when short, else its first 60 characters and
+/// how long it was (a pasted 100 KB text is not echoed back).
+fn quoted(query: &str) -> String {
+    const SHOWN: usize = 60;
+    match query.char_indices().nth(SHOWN) {
+        None => format!("{query:?}"),
+        Some((at, _)) => format!("{:?}… ({} characters)", &query[..at], query.chars().count()),
     }
 }

@@ -70,6 +70,12 @@ pub(super) fn brains(current: &Brain, env: &Env, out: &mut Out) -> Result<u8, Cl
             b.updated.map_or_else(|| "-".to_owned(), format_utc),
         ));
     }
-    out.hint("* this folder's brain. `notesoup notes --project DIR` opens the brain of DIR.");
+    if found.iter().any(|b| b.dir == current.dir()) {
+        out.hint("* this folder's brain. `notesoup notes --project DIR` opens the brain of DIR.");
+    } else {
+        out.hint(
+            "This folder has no brain yet. `notesoup notes --project DIR` opens the brain of DIR.",
+        );
+    }
     Ok(EXIT_OK)
 }
