@@ -2911,3 +2911,28 @@ fn small_things_said_right() {
         .to_owned();
     assert!(name.starts_with("notesoup \\- The command line"), "{name}");
 }
+
+/// doctor's fixes name the variable at fault: a `CLAUDE` naming no file, a relative
+/// `NOTESOUP_HOME` (for the vault's check too, which lives under it).
+#[test]
+fn doctor_fixes_name_the_variable_at_fault() {
+    let mut world = World::new("doctor-vars");
+    world.set("CLAUDE", "/nonexistent-claude");
+    world.set("NOTESOUP_HOME", "relative/notes");
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout
+            .contains("fix: CLAUDE=/nonexistent-claude names no file"),
+        "{}",
+        run.stdout
+    );
+    let vault = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("fail vault"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(vault.contains("set NOTESOUP_HOME"), "{}", run.stdout);
+}

@@ -62,14 +62,21 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
             return None;
         }
         Err(err) => {
+            // A CLAUDE naming nothing is the variable's fault, not the install's.
+            let fix = match (env.var_set("CLAUDE"), err.kind()) {
+                (Some(named), std::io::ErrorKind::NotFound) => format!(
+                    "CLAUDE={named} names no file: set CLAUDE to the Claude Code binary (`command -v claude` finds it), or unset it"
+                ),
+                _ => format!(
+                    "reinstall Claude Code ({}), or set CLAUDE to a working binary",
+                    bin.display()
+                ),
+            };
             checks.push(check(
                 "claude",
                 Status::Fail,
                 format!("{} could not be run: {err}", bin.display()),
-                Some(format!(
-                    "reinstall Claude Code ({}), or set CLAUDE to a working binary",
-                    bin.display()
-                )),
+                Some(fix),
             ));
             return None;
         }

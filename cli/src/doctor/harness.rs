@@ -182,14 +182,17 @@ pub(super) fn vault_check(env: &Env, checks: &mut Vec<Check>) {
     let standing = match notesoup_app::vault::standing(&ctx, days, std::time::SystemTime::now()) {
         Ok(standing) => standing,
         Err(err) => {
+            // No notes home: the notes check's fix is this one's too.
+            let fix = if err.code() == "no_home" {
+                "set NOTESOUP_HOME to an absolute folder you can write (the vault is under it)"
+            } else {
+                "run `notesoup history vault` to see which file, or set NOTESOUP_VAULT=off"
+            };
             checks.push(check(
                 "vault",
                 Status::Fail,
                 format!("the history vault cannot be read: {err}"),
-                Some(
-                    "run `notesoup history vault` to see which file, or set NOTESOUP_VAULT=off"
-                        .into(),
-                ),
+                Some(fix.into()),
             ));
             return;
         }
