@@ -8,6 +8,8 @@
 //! - not JSON (or not UTF-8): `-32700` Parse error, `"id": null`;
 //! - JSON that is not a message this server reads (a batch, a request with a wrong shape):
 //!   `-32600` Invalid Request, with the request's `id` when one can be read;
+//! - a `tools/call` without a tool `name`, or with `arguments` that are not an object:
+//!   `-32602` Invalid params, saying which;
 //! - longer than [`MAX_LINE`] bytes: `-32600`, `"id": null`, and the line is skipped without
 //!   ever being held whole (bounded memory);
 //! - a notification or a response it cannot read: nothing (JSON-RPC never answers those).
@@ -50,6 +52,8 @@ pub const MAX_PENDING: usize = 64;
 pub(crate) const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a request this server reads.
 pub(crate) const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC 2.0's code for a request whose params do not fit its method.
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 
 /// What one whole line turned out to be.
 #[derive(Debug)]
@@ -85,6 +89,9 @@ pub(crate) fn frame(line: &[u8]) -> Frame {
         .filter(|id| serde_json::from_value::<RequestId>((*id).clone()).is_ok())
         .cloned()
         .unwrap_or(Value::Null);
+    if let Some(why) = bad_tool_call(&value).filter(|_| is_request) {
+        return Frame::Reply(error(&id, INVALID_PARAMS, why));
+    }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
         Ok(message) => Frame::Message(Box::new(message)),
         // A notification or a response: JSON-RPC answers neither.
@@ -107,6 +114,25 @@ pub(crate) fn frame(line: &[u8]) -> Frame {
             INVALID_REQUEST,
             &format!("Invalid Request: {}", one_line(&err.to_string())),
         )),
+    }
+}
+
+/// Why a `tools/call` request's params are not a call (rmcp reads such a request as an
+/// unknown method and answers `-32601` naming the method, which says nothing of the fault).
+fn bad_tool_call(value: &Value) -> Option<&'static str> {
+    if value.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let params = value.get("params");
+    if !params
+        .and_then(|p| p.get("name"))
+        .is_some_and(Value::is_string)
+    {
+        return Some("Invalid params: tools/call needs `name`, the tool's name (a string)");
+    }
+    match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null | Value::Object(_)) => None,
+        Some(_) => Some("Invalid params: tools/call `arguments` must be an object"),
     }
 }
 

@@ -47,3 +47,34 @@ fn a_good_request_is_a_message() {
     let line = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\r";
     assert!(matches!(frame(line), Frame::Message(_)));
 }
+
+#[test]
+fn a_tool_call_without_a_name_or_with_odd_arguments_is_invalid_params() {
+    for (line, says) in [
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#,
+            "needs `name`",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":3}}"#,
+            "needs `name`",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"notes_list","arguments":[1]}}"#,
+            "must be an object",
+        ),
+    ] {
+        let r = reply(line);
+        assert_eq!(r["id"], 7, "{r}");
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains(says),
+            "{r}"
+        );
+    }
+    // A call of that shape with a name is the server's to answer.
+    assert!(matches!(
+        frame(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"notes_list"}}"#),
+        Frame::Message(_)
+    ));
+}
