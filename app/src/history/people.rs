@@ -88,6 +88,14 @@ pub(crate) fn selector_in(
     if text.contains(':') {
         return Ok(text.to_owned());
     }
+    // Refused as given (a path, or nothing), not as each harness's `<harness>:<text>`.
+    if text.is_empty()
+        || !text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+    {
+        return Err(StoreError::Selector(SelectorError::BadId(text.to_owned())).into());
+    }
     let mut fits = Vec::new();
     for harness in Host::HARNESSES {
         match corpus.resolve(&format!("{harness}:{text}")) {
