@@ -261,6 +261,18 @@ impl CliError {
             Self::Limits(err) if matches!(err.code(), "bad_cap" | "bad_unit") => {
                 "give whole tokens or a decimal with k or m, e.g. `notesoup limits --cap 150k` (`notesoup limits --help` says what each point means)".into()
             }
+            Self::Limits(notesoup_thresholds::ThresholdError::NoRoom {
+                native,
+                reset_margin,
+                warning_runway,
+                ..
+            }) => {
+                // The window that would leave the margins room: what the native point lacks.
+                let short = i128::from(reset_margin + warning_runway) - i128::from(*native) + 1;
+                format!(
+                    "the window is {short} tokens too small for the margins: give a larger --window (or model), or lower resetMarginTokens / warningRunwayTokens in the notesoup settings"
+                )
+            }
             Self::Limits(_) => "see `notesoup limits --help`".into(),
             Self::BadArgument { fix, .. } | Self::Refused { fix, .. } => fix.clone(),
             Self::EmptyNote { name } => format!("to delete it: `notesoup notes rm {name}`"),

@@ -755,6 +755,16 @@ fn limits_from_settings_and_environment() {
         "limits_bad_cap",
         world.run(&["limits", "--cap", "a lot"]).shown()
     );
+    // A window too small for the margins: the fix says by how much and what to change.
+    let small = world.run(&["limits", "--window", "2k"]);
+    assert_eq!(small.exit, 1, "{}", small.shown());
+    assert!(
+        small
+            .stderr
+            .contains("tokens too small for the margins: give a larger --window"),
+        "{}",
+        small.stderr
+    );
     // A window of 0 tokens is no window: refused, not taken as none given.
     let zero = world.run(&["limits", "--window", "0"]);
     assert_eq!(zero.exit, 2, "{}", zero.shown());
