@@ -14,7 +14,14 @@ pub(crate) fn completions(shell: clap_complete::Shell, out: &mut Out) -> u8 {
     let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "notesoup", &mut script);
-    out.text(&String::from_utf8_lossy(&script));
+    let script = String::from_utf8_lossy(&script);
+    if out.json {
+        out.json_doc(
+            &serde_json::json!({"ok": true, "shell": shell.to_string(), "script": script}),
+        );
+    } else {
+        out.text(&script);
+    }
     EXIT_OK
 }
 
@@ -31,7 +38,12 @@ pub(crate) fn man(out_dir: Option<&Path>, env: &Env, out: &mut Out) -> Result<u8
                 path: "notesoup.1".into(),
                 source,
             })?;
-        out.text(&String::from_utf8_lossy(&page));
+        let page = String::from_utf8_lossy(&page);
+        if out.json {
+            out.json_doc(&serde_json::json!({"ok": true, "page": page}));
+        } else {
+            out.text(&page);
+        }
         return Ok(EXIT_OK);
     };
     let dir = env.folder(Some(dir));
@@ -42,7 +54,9 @@ pub(crate) fn man(out_dir: Option<&Path>, env: &Env, out: &mut Out) -> Result<u8
     };
     std::fs::create_dir_all(&dir).map_err(io)?;
     clap_mangen::generate_to(command, &dir).map_err(io)?;
-    if !out.json {
+    if out.json {
+        out.json_doc(&serde_json::json!({"ok": true, "folder": dir.to_string_lossy()}));
+    } else {
         out.line(format!("Wrote the manual pages to {}.", dir.display()));
     }
     Ok(EXIT_OK)

@@ -2957,3 +2957,22 @@ fn doctor_fixes_name_the_variable_at_fault() {
         .unwrap_or_default();
     assert!(vault.contains("set NOTESOUP_HOME"), "{}", run.stdout);
 }
+
+/// `completions` and `man` take `--json` as every command does: one document holding
+/// the script or the page (they printed the script or the roff as it is).
+#[test]
+fn completions_and_man_take_json() {
+    let world = World::new("furniture-json");
+    let completions = world.run(&["completions", "bash", "--json"]).json();
+    assert_eq!(completions["ok"], true);
+    assert_eq!(completions["shell"], "bash");
+    assert!(completions["script"].as_str().unwrap().contains("notesoup"));
+    let man = world.run(&["man", "--json"]).json();
+    assert!(man["page"].as_str().unwrap().contains(".SH NAME"), "{man}");
+    let dir = world.path("man");
+    let wrote = world
+        .run(&["man", "--out-dir", dir.to_str().unwrap(), "--json"])
+        .json();
+    assert_eq!(wrote["ok"], true, "{wrote}");
+    assert!(dir.join("notesoup.1").is_file());
+}
