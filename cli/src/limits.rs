@@ -27,8 +27,10 @@ pub(crate) struct SettingsFile {
     pub(crate) source: &'static str,
     /// The file.
     pub(crate) path: PathBuf,
-    /// Its object, `None` when the file does not exist.
+    /// Its object, `None` when the file does not exist or is broken.
     pub(crate) value: Option<Value>,
+    /// Why it is ignored, when it is not a JSON object (Claude Code ignores it too).
+    pub(crate) broken: Option<String>,
 }
 
 /// Claude Code's config folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -50,20 +52,21 @@ pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFi
     files
         .into_iter()
         .map(|(source, path)| {
+            let mut broken = None;
             let value = match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    let v: Value = serde_json::from_str(&text).map_err(|e| CliError::Settings {
-                        path: path.clone(),
-                        reason: e.to_string(),
-                    })?;
-                    if !v.is_object() {
-                        return Err(CliError::Settings {
-                            path,
-                            reason: "the top level is not an object".into(),
-                        });
+                // A file that is not a JSON object is ignored, as Claude Code ignores it;
+                // what is wrong is said beside (and doctor fails it).
+                Ok(text) => match serde_json::from_str::<Value>(&text) {
+                    Ok(v) if v.is_object() => Some(v),
+                    Ok(_) => {
+                        broken = Some("the top level is not an object".to_owned());
+                        None
                     }
-                    Some(v)
-                }
+                    Err(e) => {
+                        broken = Some(e.to_string());
+                        None
+                    }
+                },
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(source) => {
                     return Err(CliError::Io {
@@ -77,6 +80,7 @@ pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFi
                 source,
                 path,
                 value,
+                broken,
             })
         })
         .collect()
@@ -222,7 +226,7 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
             "cap": p.cap,
             "window": window,
             "model": shown.model,
-            "settings": files.iter().map(|f| json!({"source": f.source, "path": f.path, "found": f.value.is_some()})).collect::<Vec<_>>(),
+            "settings": files.iter().map(|f| json!({"source": f.source, "path": f.path, "found": f.value.is_some(), "broken": f.broken})).collect::<Vec<_>>(),
             "env": vars.iter().map(|(n, v, from)| json!({"name": n, "value": v, "from": from})).collect::<Vec<_>>(),
             "margins": margins(Some(settings)).iter().map(|m| json!({"name": m.name, "value": m.raw, "tokens": m.tokens, "valid": m.valid})).collect::<Vec<_>>(),
         }));
@@ -282,7 +286,14 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     }
     out.line("Read:");
     for f in files {
-        let state = if f.value.is_some() { "" } else { "  (absent)" };
+        let state = match (&f.value, &f.broken) {
+            (Some(_), _) => String::new(),
+            (None, Some(why)) => out.paint(
+                Paint::Warn,
+                &format!("  (broken, ignored as Claude Code ignores it: {why})"),
+            ),
+            (None, None) => "  (absent)".to_owned(),
+        };
         out.line(format!("  {:<8}{}{state}", f.source, f.path.display()));
     }
     for (name, value, from) in vars {

@@ -778,7 +778,17 @@ fn limits_from_settings_and_environment() {
         clamped.stdout
     );
     fs::write(world.path("claude/settings.json"), "{not json").unwrap();
+    // Ignored as Claude Code ignores it (the snapshot says so beside it); doctor fails it.
     insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());
+    let doctor = world.run(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains("fail settings  settings file [TMP]/claude/settings.json is not valid JSON"),
+        "{}",
+        doctor.stdout
+    );
+    assert_every_problem_has_a_fix(&doctor);
 }
 
 #[test]

@@ -89,6 +89,18 @@ pub(super) fn settings_check(env: &Env, checks: &mut Vec<Check>) {
             return;
         }
     };
+    for f in &files {
+        if let Some(why) = &f.broken {
+            let err = crate::CliError::Settings {
+                path: f.path.clone(),
+                reason: why.clone(),
+            };
+            checks.push(check("settings", Status::Fail, err.to_string(), err.fix()));
+        }
+    }
+    if files.iter().any(|f| f.broken.is_some()) {
+        return;
+    }
     let settings = merged(&files);
     let mut bad = false;
     for m in margins(Some(&settings)) {
