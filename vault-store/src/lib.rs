@@ -425,13 +425,7 @@ impl Vault {
     /// original was last written ([`Vaulted::kept`]): a listing that reads no piece and no
     /// record's text (a vault that does not exist holds none).
     pub fn names(&self, harness: &str) -> Result<Vec<(String, std::time::SystemTime)>, VaultError> {
-        check_name(harness)?;
-        let root = match Dir::open(&self.root) {
-            Ok(root) => root,
-            Err(err) if err.is_not_found() => return Ok(Vec::new()),
-            Err(err) => return Err(err.into()),
-        };
-        let Some(folder) = root.open_dir(harness)? else {
+        let Some(folder) = self.harness_folder(harness)? else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
@@ -472,17 +466,23 @@ impl Vault {
     /// Whether `harness:id` was forgotten ([`Vault::forget`]): its tombstone is there, so it
     /// is never kept again.
     pub fn is_forgotten(&self, harness: &str, id: &str) -> Result<bool, VaultError> {
-        check_name(harness)?;
         check_name(id)?;
-        let root = match Dir::open(&self.root) {
-            Ok(root) => root,
-            Err(err) if err.is_not_found() => return Ok(false),
-            Err(err) => return Err(err.into()),
-        };
-        let Some(folder) = root.open_dir(harness)? else {
+        let Some(folder) = self.harness_folder(harness)? else {
             return Ok(false);
         };
         Ok(folder.metadata(format!("{id}.forgotten"))?.is_some())
+    }
+
+    /// The folder of `harness`, `None` while nothing of it (or the vault) exists: looking
+    /// makes nothing.
+    fn harness_folder(&self, harness: &str) -> Result<Option<Dir>, VaultError> {
+        check_name(harness)?;
+        let root = match Dir::open(&self.root) {
+            Ok(root) => root,
+            Err(err) if err.is_not_found() => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        Ok(root.open_dir(harness)?)
     }
 
     /// When [`Vault::mark_swept`] last ran (`None`: never), read from the vault's `swept`
