@@ -2932,6 +2932,25 @@ fn small_things_said_right() {
             run.stderr
         );
     }
+    // Into a pipe, `show` rows are whole and a search's rows the match in its context.
+    let row = |run: &Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("#45 "))
+            .unwrap_or_else(|| panic!("{}", run.stdout))
+            .chars()
+            .count()
+    };
+    let shown = world.run(&["history", "show", "claude:da56055c", "--all"]);
+    let found = world.run(&[
+        "history",
+        "search",
+        "covers the earlier",
+        "--session",
+        "claude:da56055c",
+    ]);
+    assert!(row(&shown) > 300, "{}", shown.stdout);
+    assert!(row(&found) < 300, "{}", found.stdout);
     let man = world.run(&["man"]);
     let name = man
         .stdout

@@ -1,6 +1,6 @@
 //! History events as terminal rows: a header row, one row per event (seq, time, role, its
-//! text on one line, cut to the terminal's width, whole into a pipe or a file), window
-//! separators, matches painted; and
+//! text on one line, cut to the terminal's width; into a pipe or a file whole, a search's
+//! around its match), window separators, matches painted; and
 //! one whole event for `--seq`. Transcript text is always shown with its control
 //! characters escaped.
 
@@ -15,6 +15,9 @@ use crate::term::{Out, Paint};
 
 /// The columns before an event's text: seq, time, role and their gaps.
 const LEAD: usize = 7 + 2 + 16 + 2 + 10 + 2;
+/// The characters of a search's row around its match when the width is unknown (not a
+/// terminal).
+const SEARCH_ROW_MAX: usize = 200;
 
 /// The header row.
 pub(crate) fn header(out: &mut Out) {
@@ -59,8 +62,15 @@ fn row_text(doc: &Document) -> String {
 pub(crate) fn event(doc: &Document, needle: Option<&Needle>, width: Option<usize>, out: &mut Out) {
     let text = row_text(doc);
     let first = needle.and_then(|n| n.find_all(&text).first().map(|m| m.start));
-    // Into a pipe or a file a row is whole (`show --all > session.txt` keeps every word).
-    let shown = match (width.map(|w| w.saturating_sub(LEAD).max(20)), first) {
+    // Into a pipe or a file a row of `show` is whole (`show --all > session.txt` keeps
+    // every word); a search's row is the match in its context, as on a terminal (an event
+    // can be a whole tool output of megabytes).
+    let room = match (width, needle) {
+        (Some(w), _) => Some(w.saturating_sub(LEAD).max(20)),
+        (None, Some(_)) => Some(SEARCH_ROW_MAX),
+        (None, None) => None,
+    };
+    let shown = match (room, first) {
         (None, _) => Cow::Borrowed(text.as_str()),
         (Some(room), Some(at)) => around(&text, at, room),
         (Some(room), None) => cut(&text, room),
