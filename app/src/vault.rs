@@ -118,8 +118,9 @@ fn one_per_name(files: &[Found]) -> Vec<(&Found, String)> {
         .collect()
 }
 
-/// Keeps `original`, then reads the copy back whole: a copy the vault refuses as damaged
-/// is kept again from the original, which is still there (true when it was).
+/// Keeps `original`, then reads the copy through ([`Vault::check`], a piece at a time): a
+/// copy the vault refuses as damaged is kept again from the original, which is still there
+/// (true when it was).
 fn keep_checked(
     vault: &Vault,
     harness: &str,
@@ -127,7 +128,7 @@ fn keep_checked(
     original: &Path,
 ) -> Result<(notesoup_vault_store::Kept, bool), VaultError> {
     let kept = vault.keep(harness, name, original)?;
-    match vault.read(harness, name) {
+    match vault.check(harness, name) {
         Err(VaultError::Damaged { .. }) => Ok((vault.renew(harness, name, original)?, true)),
         _ => Ok((kept, false)),
     }

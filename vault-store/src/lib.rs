@@ -75,8 +75,11 @@ pub use error::VaultError;
 pub use reader::{Refusal, VaultReader};
 use record::{Piece, Record};
 
-/// The most raw bytes a version holds: the history readers' own cap (128 MiB).
-pub const MAX_RAW: u64 = 128 * 1024 * 1024;
+/// The most raw bytes a version holds (4 GiB): over any transcript a harness writes (a
+/// Claude transcript has no size cap of its own: the history readers read one of any size,
+/// a line at a time), so a record claiming more is damaged. A copy is read a piece at a
+/// time ([`Vault::reader`], [`Vault::check`]), never held whole for its size.
+pub const MAX_RAW: u64 = 4 * 1024 * 1024 * 1024;
 /// The zstd level of every piece.
 pub const LEVEL: i32 = 3;
 /// The file in the vault whose time says when a sweep last ran ([`Vault::mark_swept`]).
@@ -337,6 +340,22 @@ impl Vault {
             }));
         }
         Ok(Some(out))
+    }
+
+    /// Reads the newest version of `harness:id` through, a piece at a time, checking each
+    /// ([`VaultError::Damaged`] when one does not hold what its record says); false when
+    /// it is not vaulted.
+    pub fn check(&self, harness: &str, id: &str) -> Result<bool, VaultError> {
+        let Some(mut reader) = self.reader(harness, id)? else {
+            return Ok(false);
+        };
+        match std::io::copy(&mut reader, &mut std::io::sink()) {
+            Ok(_) => Ok(true),
+            Err(err) => Err(reader.take_failure().unwrap_or_else(|| VaultError::Zstd {
+                path: self.path_of(harness, id),
+                source: err,
+            })),
+        }
     }
 
     /// The newest version of `harness:id`'s bytes as a reader that holds one piece at a

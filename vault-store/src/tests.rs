@@ -522,3 +522,44 @@ fn a_reader_gives_a_copy_piece_by_piece_and_stops_at_a_damaged_piece() {
     assert!(matches!(refusal.take(), Some(VaultError::Damaged { .. })));
     assert!(refusal.take().is_none());
 }
+
+/// A copy over the Pi and Codex readers' 128 MiB (a long Claude transcript has no such cap)
+/// is kept, checked and read back a piece at a time, byte for byte.
+#[test]
+fn a_copy_over_128_mib_is_kept_and_read_back() {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let s = Scratch::new();
+    let v = s.vault();
+    let path = s.0.join("big.jsonl");
+    {
+        let mut out = std::io::BufWriter::new(fs::File::create(&path).unwrap());
+        let mut n = 0u64;
+        while n <= 130 << 20 {
+            let line = format!(
+                "{{\"type\":\"user\",\"n\":{n},\"pad\":\"{}\"}}\n",
+                "x".repeat(200)
+            );
+            out.write_all(line.as_bytes()).unwrap();
+            n += line.len() as u64;
+        }
+    }
+    let len = fs::metadata(&path).unwrap().len();
+    assert!(len > 128 << 20);
+    let kept = v.keep("claude", "big", &path).unwrap();
+    assert_eq!(kept.added, len);
+    assert!(v.check("claude", "big").unwrap());
+    let mut reader = v.reader("claude", "big").unwrap().unwrap();
+    let mut original = std::io::BufReader::new(fs::File::open(&path).unwrap());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    loop {
+        a.clear();
+        b.clear();
+        let got = reader.read_until(b'\n', &mut a).unwrap();
+        original.read_until(b'\n', &mut b).unwrap();
+        assert_eq!(a, b);
+        if got == 0 {
+            break;
+        }
+    }
+    assert_eq!(reader.read(&mut [0; 8]).unwrap(), 0);
+}
