@@ -283,7 +283,8 @@ pub enum HistoryCommand {
         /// Only the most recently active sessions, this many (default: every session).
         #[arg(long, value_name = "N", conflicts_with = "session")]
         sessions: Option<usize>,
-        /// Only events of these roles (user, assistant, tool, attachment, notice, summary).
+        /// Only events of these roles (user, assistant, tool, attachment, notice, summary;
+        /// default: every role but attachment).
         #[arg(long, value_delimiter = ',', value_name = "ROLES")]
         roles: Option<Vec<RoleArg>>,
         /// Matches shown per session, the newest (default 10; 40 with --session).
@@ -323,7 +324,8 @@ pub enum HistoryCommand {
         /// Only this window (its id or its number).
         #[arg(long, value_name = "W")]
         window: Option<String>,
-        /// Only events of these roles (user, assistant, tool, attachment, notice, summary).
+        /// Only events of these roles (user, assistant, tool, attachment, notice, summary;
+        /// default: every role but attachment).
         #[arg(long, value_delimiter = ',', value_name = "ROLES")]
         roles: Option<Vec<RoleArg>>,
         /// Events shown, the newest (default 40).

@@ -22,7 +22,7 @@ use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
 /// Events shown by `history show` without `--limit`.
-const SHOW_DEFAULT: usize = 40;
+const SHOW_DEFAULT: usize = notesoup_history_core::DEFAULT_LIMIT;
 
 pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
     let ctx = env.helper_context();
@@ -88,7 +88,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
                 ignore_case: *ignore_case,
                 session,
                 roles: roles_of(roles.as_deref()).as_deref(),
-                limit: limit.unwrap_or(SHOW_DEFAULT),
+                limit: limit.unwrap_or(search::ONE_SESSION_LIMIT),
                 cursor: cursor.as_deref(),
             },
             env,
@@ -168,10 +168,11 @@ fn show(
     env: &Env,
     out: &mut Out,
 ) -> Result<u8, CliError> {
-    if page.limit == Some(0) {
-        return Err(refused(&notesoup_history_core::QueryError::Limit {
-            limit: 0,
-        }));
+    if let Some(limit) = page
+        .limit
+        .filter(|l| *l == 0 || *l > notesoup_history_core::MAX_LIMIT)
+    {
+        return Err(refused(&notesoup_history_core::QueryError::Limit { limit }));
     }
     let docs = history::documents(
         ctx,
@@ -239,6 +240,7 @@ fn show(
         if let Some(w) = page.window {
             let _ = write!(next, " --window {}", search::shell_word(w));
         }
+        next.push_str(&search::roles_flag(page.roles));
         if let Some(l) = page.limit.filter(|l| *l != SHOW_DEFAULT) {
             let _ = write!(next, " --limit {l}");
         }

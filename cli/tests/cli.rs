@@ -3005,3 +3005,70 @@ fn completions_and_man_take_json() {
     assert_eq!(wrote["ok"], true, "{wrote}");
     assert!(dir.join("notesoup.1").is_file());
 }
+
+/// The next-page line a page ends with, copied and run, gives the next page of the same
+/// listing: the roles and the limit asked for are in it.
+#[test]
+fn the_next_page_line_repeats_every_flag_of_the_page() {
+    let world = World::new("next-page");
+    let next = |run: &Run, lead: &str| -> Vec<String> {
+        let line = run
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(lead))
+            .unwrap_or_else(|| panic!("{}", run.stderr));
+        let command = line.split("   (").next().unwrap();
+        command
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_owned)
+            .collect()
+    };
+    let roles_of = |run: &Run| -> Vec<String> {
+        let doc = run.json();
+        doc["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["role"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let first = world.run(&[
+        "history",
+        "show",
+        "claude:da56055c",
+        "--roles",
+        "user",
+        "--limit",
+        "2",
+    ]);
+    let mut args = next(&first, "older events: ");
+    assert!(args.contains(&"--roles".to_owned()), "{args:?}");
+    args.push("--json".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let second = world.run(&args);
+    let roles = roles_of(&second);
+    assert_eq!(roles.len(), 2, "{roles:?}");
+    assert!(roles.iter().all(|r| r == "user"), "{roles:?}");
+    let first = world.run(&[
+        "history",
+        "search",
+        "e",
+        "--session",
+        "claude:da56055c",
+        "--roles",
+        "user",
+        "--limit",
+        "2",
+    ]);
+    let mut args = next(&first, "older matches: ");
+    args.push("--json".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let second = world.run(&args);
+    let roles = roles_of(&second);
+    assert_eq!(roles.len(), 2, "{roles:?}");
+    assert!(roles.iter().all(|r| r == "user"), "{roles:?}");
+    // A limit over the most a page holds is refused, as its message says.
+    let over = world.run(&["history", "show", "claude:da56055c", "--limit", "501"]);
+    assert_eq!(over.exit, 2, "{}", over.shown());
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use notesoup_app::Context;
 use notesoup_app::history::{self, SearchArgs, SearchReport, SessionHits};
-use notesoup_history_core::{DocQuery, Needle, QueryError, Role};
+use notesoup_history_core::{DocQuery, MAX_LIMIT, Needle, QueryError, Role};
 use notesoup_window::{Host, parse_moment};
 
 use super::{cursor_seq, json, rows};
@@ -20,6 +20,8 @@ use crate::{CliError, EXIT_FAILED, EXIT_OK, Env};
 
 /// Matches shown per session when searching everywhere.
 pub(crate) const PER_SESSION: usize = 10;
+/// Matches a page of one session's search shows without `--limit` (as `history show`).
+pub(crate) const ONE_SESSION_LIMIT: usize = notesoup_history_core::DEFAULT_LIMIT;
 /// How long a search runs before its progress is shown (on a terminal).
 const QUIET_FOR: Duration = Duration::from_secs(1);
 
@@ -51,10 +53,18 @@ fn needle(query: &str, ignore_case: bool) -> Result<Needle, CliError> {
 }
 
 fn limit(limit: usize) -> Result<usize, CliError> {
-    if limit == 0 {
+    if limit == 0 || limit > MAX_LIMIT {
         return Err(refused(&QueryError::Limit { limit }));
     }
     Ok(limit)
+}
+
+/// ` --roles a,b` as a footer repeats the roles asked for (nothing for the default roles).
+pub(crate) fn roles_flag(roles: Option<&[Role]>) -> String {
+    roles.map_or_else(String::new, |roles| {
+        let names: Vec<&str> = roles.iter().map(|r| r.name()).collect();
+        format!(" --roles {}", names.join(","))
+    })
 }
 
 /// One session's matches, newest page first, rows in conversation order.
@@ -102,11 +112,19 @@ pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Re
         rows::event(doc, Some(&needle), env.width(), out);
     }
     if let Some(older) = older {
+        // The same command, every flag that shapes the page repeated: copied, it gives
+        // the next page of the same listing.
         out.footer(format!(
-            "older matches: notesoup history search {}{} --session {} --cursor {older}",
+            "older matches: notesoup history search {}{} --session {}{}{} --cursor {older}",
             shell_word(args.query),
             if args.ignore_case { " -i" } else { "" },
-            docs.session
+            docs.session,
+            roles_flag(args.roles),
+            if args.limit == ONE_SESSION_LIMIT {
+                String::new()
+            } else {
+                format!(" --limit {}", args.limit)
+            },
         ));
     }
     Ok(EXIT_OK)
