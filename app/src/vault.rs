@@ -185,16 +185,32 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
 /// Forgets every vaulted session file whose original was last written before `before`
 /// (milliseconds since the Unix epoch), each with its tombstone; the `harness:name` of
 /// each removed.
-pub fn forget_before(ctx: &Context, before: u64) -> Result<Vec<String>, AppError> {
+pub fn forget_before(ctx: &Context, before: u64) -> Result<Forgotten, AppError> {
     let vault = open(ctx)?;
     let cut = std::time::UNIX_EPOCH + std::time::Duration::from_millis(before);
-    let mut removed = Vec::new();
+    let mut out = Forgotten::default();
     for v in vault.sessions()? {
         if v.kept < cut && vault.forget(&v.harness, &v.id)? {
-            removed.push(format!("{}:{}", v.harness, v.id));
+            out.removed.push(format!("{}:{}", v.harness, v.id));
         }
     }
-    Ok(removed)
+    // The harnesses' files of what was removed, left alone: named, as a forget names them
+    // (they will not be kept again while they last).
+    if !out.removed.is_empty() {
+        let scanned = originals(Roots::default(), ctx).scan(None);
+        out.originals = scanned
+            .files()
+            .iter()
+            .filter(|f| {
+                vault_name(&f.path).is_some_and(|name| {
+                    out.removed
+                        .contains(&format!("{}:{name}", f.harness.name()))
+                })
+            })
+            .map(|f| f.path.clone())
+            .collect();
+    }
+    Ok(out)
 }
 
 /// The vault the history tools read deleted sessions from: `None` when vaulting is off or

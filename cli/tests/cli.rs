@@ -2467,6 +2467,12 @@ fn history_vault_keeps_every_session_and_forget_removes_one() {
         Some(files - 1),
         "{all}"
     );
+    // Each one's original is still the harness's, and named, as a forget of one names it.
+    assert_eq!(
+        all["originals_left"].as_array().map(|a| a.len() as u64),
+        Some(files - 1),
+        "{all}"
+    );
     let left = world.run(&["history", "vault", "--json"]).json();
     assert_eq!(
         left["sessions"].as_u64(),

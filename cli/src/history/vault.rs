@@ -185,21 +185,29 @@ fn bytes(n: u64) -> String {
 
 /// `history forget --before WHEN`.
 fn forget_before(ctx: &Context, before: u64, out: &mut Out) -> Result<u8, CliError> {
-    let removed = vault::forget_before(ctx, before)?;
+    let forgotten = vault::forget_before(ctx, before)?;
+    let removed = &forgotten.removed;
     if out.json {
         out.json_doc(&ForgetDoc {
             ok: true,
             session: None,
-            removed: &removed,
-            originals_left: &[],
+            removed,
+            originals_left: &forgotten.originals,
         });
     } else {
+        let n = removed.len();
         out.line(format!(
-            "Forgot {} vaulted session file{} that last grew before {}; they will not be kept again.",
-            removed.len(),
-            if removed.len() == 1 { "" } else { "s" },
-            notesoup_window::format_rfc3339(before)
+            "Forgot {n} vaulted session file{} that last grew before {}; {} not be kept again.",
+            if n == 1 { "" } else { "s" },
+            notesoup_window::format_rfc3339(before),
+            if n == 1 { "it will" } else { "they will" }
         ));
+        for original in &forgotten.originals {
+            out.hint(format!(
+                "The harness still has {} (left alone: delete it there to remove it).",
+                original.display()
+            ));
+        }
     }
     Ok(EXIT_OK)
 }
