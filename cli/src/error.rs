@@ -186,6 +186,8 @@ impl CliError {
                 EXIT_CONFLICT
             }
             Self::BadArgument { .. } | Self::NoInput => EXIT_USAGE,
+            // A note name no note can have (`a.md`, `../x`) is a value no run could take.
+            Self::Notes { source, .. } if source.code() == "bad_name" => EXIT_USAGE,
             // A flag's value that no run could take (a search for nothing, a limit out of
             // range, a time or a cap that is not one) is the command line's fault, as clap's
             // own refusals are: exit 2, so a search with no match (1) is told from it.

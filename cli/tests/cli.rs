@@ -2108,8 +2108,9 @@ fn notes_write_and_append_from_stdin_or_a_file() {
     assert!(big.stderr.contains("over 65536 bytes"), "{}", big.stderr);
     let missing = world.run(&["notes", "write", "plan", "--file", "/nonexistent/x.md"]);
     assert_eq!(missing.exit, 1, "{}", missing.shown());
+    // A name no note can have is a value no run could take: exit 2.
     let bad = world.run_stdin(&["notes", "write", "../x"], b"x\n");
-    assert_eq!(bad.exit, 1, "{}", bad.shown());
+    assert_eq!(bad.exit, 2, "{}", bad.shown());
     assert!(bad.stderr.contains("segments"), "{}", bad.stderr);
     assert_eq!(
         world.brain().snapshot().unwrap(),
