@@ -227,6 +227,7 @@ impl CliError {
                 "too_large" => "shorten the note, or split it into several notes".into(),
                 "no_home" => "set NOTESOUP_HOME to a folder notesoup may write".into(),
                 "bad_cwd" => "give --project an existing folder".into(),
+                "io" => "check that the notes home can be written (`notesoup doctor` checks it), or set NOTESOUP_HOME to a folder you can write".into(),
                 _ => return None,
             },
             Self::NoSuchNote { near, .. } if !near.is_empty() => {

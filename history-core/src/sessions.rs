@@ -75,7 +75,10 @@ pub enum SelectorError {
     #[error("session selector `{0}` has no valid session id (letters, digits, `-` and `_` only)")]
     BadId(String),
     /// No session of that harness has this id or prefix.
-    #[error("no {harness} session has the id or prefix `{id}` ({known} {harness} sessions found)")]
+    #[error(
+        "no {harness} session has the id or prefix `{id}` ({known} {harness} session{} found)",
+        if *known == 1 { "" } else { "s" }
+    )]
     Unknown {
         /// The harness.
         harness: Host,

@@ -69,10 +69,10 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
         if report.renewed > 0 {
             out.line(out.paint(
                 Paint::Warn,
-                &format!(
-                    "{} damaged copies were kept again from their originals.",
-                    report.renewed
-                ),
+                &match report.renewed {
+                    1 => "1 damaged copy was kept again from its original.".to_owned(),
+                    n => format!("{n} damaged copies were kept again from their originals."),
+                },
             ));
         }
         out.line(format!(

@@ -132,3 +132,19 @@ fn a_listing_shows_1_to_sessions_max(
     let got = sessions_limit(asked).map_err(|err| err.limit);
     assert_eq!(got, shown);
 }
+
+#[test]
+fn an_unknown_id_counts_the_sessions_found_in_words() {
+    let one = SelectorError::Unknown {
+        harness: Host::Pi,
+        id: "x".into(),
+        known: 1,
+    };
+    assert!(one.to_string().ends_with("(1 pi session found)"), "{one}");
+    let two = SelectorError::Unknown {
+        harness: Host::Pi,
+        id: "x".into(),
+        known: 2,
+    };
+    assert!(two.to_string().ends_with("(2 pi sessions found)"), "{two}");
+}
