@@ -49,6 +49,9 @@ pub struct KeepReport {
     pub renewed: usize,
     /// Files not kept, with why (a forgotten session is not one of them).
     pub failed: Vec<(PathBuf, String)>,
+    /// Sessions only the vault holds whose copy cannot be read back (damaged), as
+    /// `<harness>:<id>`: no original is left to keep them again from.
+    pub damaged: Vec<String>,
     /// The vault's sessions, raw and stored bytes, after the run.
     pub sessions: usize,
     /// Raw bytes of the newest versions.
@@ -85,6 +88,21 @@ pub fn keep_all(
         }
     }
     progress(files.len(), files.len());
+    // The copies no original backs any more: read through, so a damaged one is said now,
+    // not found when it is needed.
+    let kept = originals(Roots::default(), ctx)
+        .with_vault(vault.clone())
+        .scan(None);
+    for found in kept.files().iter().filter(|f| f.only_in_vault()) {
+        let name = found.vault_name().unwrap_or_default();
+        if let Err(VaultError::Damaged { .. }) = vault.check(found.harness.name(), name) {
+            report
+                .damaged
+                .push(format!("{}:{}", found.harness.name(), found.id));
+        }
+    }
+    report.damaged.sort();
+    report.damaged.dedup();
     let listed = vault.sessions()?;
     report.sessions = listed.len();
     report.raw = listed.iter().map(|v| v.raw).sum();

@@ -268,6 +268,8 @@ pub(crate) struct VaultDoc<'a> {
     pub(crate) raw_bytes: u64,
     pub(crate) stored_bytes: u64,
     pub(crate) failed: Vec<NotKept<'a>>,
+    /// Sessions only the vault holds whose copy cannot be read (`<harness>:<id>`).
+    pub(crate) damaged: &'a [String],
 }
 
 /// A session file `history vault` could not keep.

@@ -3079,3 +3079,34 @@ fn the_next_page_line_repeats_every_flag_of_the_page() {
     let over = world.run(&["history", "show", "claude:da56055c", "--limit", "501"]);
     assert_eq!(over.exit, 2, "{}", over.shown());
 }
+
+/// `history vault` reads through the copies no original backs any more, and names a
+/// damaged one (exit 1) with what can be done, instead of leaving it to be found when the
+/// session is read.
+#[test]
+fn history_vault_names_a_damaged_copy_only_the_vault_holds() {
+    let world = World::new("vault-damaged");
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let id = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    fs::remove_file(world.path(&format!("claude/projects/-tmp-project/{id}.jsonl"))).unwrap();
+    let clean = world.run(&["history", "vault", "--json"]);
+    assert_eq!(clean.exit, 0, "{}", clean.shown());
+    let piece = world.path(&format!("notesoup/vault/claude/{id}/v1.0.zst"));
+    let mut packed = fs::read(&piece).unwrap();
+    let mid = packed.len() / 2;
+    packed[mid] ^= 0x40;
+    fs::write(&piece, packed).unwrap();
+    let run = world.run(&["history", "vault", "--json"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_eq!(
+        run.json()["damaged"],
+        serde_json::json!([format!("claude:{id}")])
+    );
+    let text = world.run(&["history", "vault"]);
+    assert!(
+        text.stderr
+            .contains(&format!("`notesoup history forget claude:{id}`")),
+        "{}",
+        text.shown()
+    );
+}

@@ -41,7 +41,7 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
     let root = vault::root(ctx)?;
     if out.json {
         out.json_doc(&VaultDoc {
-            ok: report.failed.is_empty(),
+            ok: report.failed.is_empty() && report.damaged.is_empty(),
             vault: &root,
             files: report.files,
             grown: report.grown,
@@ -56,10 +56,11 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
                 .iter()
                 .map(|(file, error)| NotKept { file, error })
                 .collect(),
+            damaged: &report.damaged,
         });
     } else {
         out.line(format!(
-            "Kept {} session files in {}: {} brought up to date ({} new or rewritten), {} added.",
+            "Looked at {} session files for {}: {} brought up to date ({} new or rewritten), {} added.",
             report.files,
             root.display(),
             report.grown,
@@ -81,6 +82,17 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
             bytes(report.raw),
             bytes(report.stored)
         ));
+        for session in &report.damaged {
+            out.line(out.paint(
+                Paint::Warn,
+                &format!(
+                    "damaged: the vault's copy of {session} cannot be read, and the harness no longer has the session"
+                ),
+            ));
+            out.hint(format!(
+                "`notesoup history forget {session}` removes the damaged copy (nothing can restore it)"
+            ));
+        }
         for (path, why) in &report.failed {
             out.line(out.paint(
                 Paint::Warn,
@@ -91,7 +103,7 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
             ));
         }
     }
-    Ok(if report.failed.is_empty() {
+    Ok(if report.failed.is_empty() && report.damaged.is_empty() {
         EXIT_OK
     } else {
         EXIT_FAILED
