@@ -3110,3 +3110,28 @@ fn history_vault_names_a_damaged_copy_only_the_vault_holds() {
         text.shown()
     );
 }
+
+/// A search over every session whose older matches are all of one session ends with the
+/// command that pages that session (not a placeholder to fill in).
+#[test]
+fn a_search_footer_names_the_one_session_it_left_matches_of() {
+    let world = World::new("footer-one");
+    let run = world.run(&[
+        "history",
+        "search",
+        "prime",
+        "--limit",
+        "1",
+        "--harness",
+        "codex",
+        "--sessions",
+        "1",
+    ]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    let footer = run.stderr.lines().last().unwrap_or_default();
+    assert!(
+        footer.contains("not shown: notesoup history search prime --session codex:"),
+        "{}",
+        run.shown()
+    );
+}

@@ -169,6 +169,8 @@ pub(crate) fn everywhere(
     let json = out.json;
     let mut kept: Vec<SessionHits> = Vec::new();
     let mut hidden = 0;
+    // The sessions with matches not shown (the footer names the one, when it is one).
+    let mut more: Vec<String> = Vec::new();
     let mut headed = false;
     let report = searched(ctx, &search, env, &mut |hits| {
         if json {
@@ -179,7 +181,11 @@ pub(crate) fn everywhere(
             rows::header(out);
             headed = true;
         }
-        hidden += session_rows(&hits, &search.needle, env.width(), out);
+        let left = session_rows(&hits, &search.needle, env.width(), out);
+        if left > 0 {
+            more.push(hits.session.clone());
+        }
+        hidden += left;
     });
     let found = report.matched > 0;
     if json {
@@ -197,7 +203,14 @@ pub(crate) fn everywhere(
         });
         return Ok(exit(found));
     }
-    let mut footer = if found {
+    out.footer(footer(args, &report, hidden, &more));
+    Ok(exit(found))
+}
+
+/// The last line of a search over many sessions: how many matched, and what was left out
+/// (the command that pages the one session it left matches of, when it is one).
+fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[String]) -> String {
+    let mut footer = if report.matched > 0 {
         let n = report.matched;
         format!(
             "{n} of {} session{} matched",
@@ -212,12 +225,24 @@ pub(crate) fn everywhere(
             plural_s(report.searched)
         )
     };
-    if hidden > 0 {
-        let _ = write!(
-            footer,
-            "; {hidden} older match{} not shown: --session SEL shows one session's, page by page",
-            plural(hidden)
-        );
+    match more {
+        [] => {}
+        [one] => {
+            let _ = write!(
+                footer,
+                "; {hidden} older match{} not shown: notesoup history search {}{} --session {one} shows them, page by page",
+                plural(hidden),
+                shell_word(args.query),
+                if args.ignore_case { " -i" } else { "" },
+            );
+        }
+        _ => {
+            let _ = write!(
+                footer,
+                "; {hidden} older match{} not shown: --session with one of the sessions above shows its, page by page",
+                plural(hidden)
+            );
+        }
     }
     if !report.skipped.is_empty() {
         let _ = write!(
@@ -227,8 +252,7 @@ pub(crate) fn everywhere(
             plural_s(report.skipped.len())
         );
     }
-    out.footer(footer);
-    Ok(exit(found))
+    footer
 }
 
 /// One session's matches under a heading; how many older ones it does not show.
