@@ -254,19 +254,14 @@ impl Vault {
             });
         }
         let to = len.min(from.saturating_add(*budget.end()));
-        file.seek(SeekFrom::Start(from))
-            .map_err(|source| io(original, source))?;
-        let mut added = Vec::new();
-        (&mut file)
-            .take(to - from)
-            .read_to_end(&mut added)
-            .map_err(|source| io(original, source))?;
-        if to < len
-            && let Some(end) = added.iter().rposition(|&b| b == b'\n')
-        {
-            added.truncate(end + 1);
-        }
-        if added.is_empty() && !new_version {
+        // Cut by the budget: up to the last whole line before it (as before, the whole
+        // range when it holds no line end at all).
+        let end = if to < len {
+            last_line_end(&file, from, to).map_err(|source| io(original, source))?
+        } else {
+            to
+        };
+        if end == from && !new_version {
             return Ok(Kept {
                 version,
                 raw: record.raw,
@@ -275,28 +270,50 @@ impl Vault {
                 behind: len - record.raw,
             });
         }
-        let record = Self::add_pieces(&session, version, record, &added, identity)?;
+        file.seek(SeekFrom::Start(from))
+            .map_err(|source| io(original, source))?;
+        let raw_before = record.raw;
+        let record = Self::add_pieces(
+            &session,
+            version,
+            record,
+            (&mut file).take(end - from),
+            original,
+            identity,
+        )?;
         stamp(&session, version, written);
         Ok(Kept {
             version,
             raw: record.raw,
-            added: added.len() as u64,
+            added: record.raw - raw_before,
             new_version,
             behind: len.saturating_sub(record.raw),
         })
     }
 
-    /// Writes `bytes` as the next pieces of `version` (at most [`PIECE_MAX`] each) and then
-    /// the record naming them.
+    /// Writes what `bytes` gives as the next pieces of `version` (at most [`PIECE_MAX`]
+    /// each, one held at a time: a copy of gigabytes is kept in a few MiB) and then the
+    /// record naming them.
     fn add_pieces(
         session: &Dir,
         version: u32,
         mut record: Record,
-        bytes: &[u8],
+        mut bytes: impl std::io::Read,
+        original: &Path,
         file: Option<(u64, u64)>,
     ) -> Result<Record, VaultError> {
         let piece_max = usize::try_from(PIECE_MAX).unwrap_or(usize::MAX);
-        for chunk in bytes.chunks(piece_max) {
+        let mut buf = Vec::with_capacity(piece_max);
+        loop {
+            buf.clear();
+            (&mut bytes)
+                .take(PIECE_MAX)
+                .read_to_end(&mut buf)
+                .map_err(|source| io(original, source))?;
+            if buf.is_empty() {
+                break;
+            }
+            let chunk = buf.as_slice();
             let name = format!("v{version}.{}.zst", record.pieces.len());
             let packed = zstd::bulk::compress(chunk, LEVEL).map_err(|source| VaultError::Zstd {
                 path: session.child_path(&name),
@@ -644,6 +661,25 @@ fn io(path: &Path, source: std::io::Error) -> VaultError {
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// Where the last whole line of `file`'s bytes `[from, to)` ends (just past its `\n`),
+/// read back from `to` a block at a time; `to` itself when the range holds no `\n`.
+fn last_line_end(file: &std::fs::File, from: u64, to: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt as _;
+    const BLOCK: u64 = 64 * 1024;
+    let mut block = vec![0; usize::try_from(BLOCK).unwrap_or(65_536)];
+    let mut hi = to;
+    while hi > from {
+        let lo = hi.saturating_sub(BLOCK).max(from);
+        let n = usize::try_from(hi - lo).unwrap_or(block.len());
+        file.read_exact_at(&mut block[..n], lo)?;
+        if let Some(at) = block[..n].iter().rposition(|&b| b == b'\n') {
+            return Ok(lo + at as u64 + 1);
+        }
+        hi = lo;
+    }
+    Ok(to)
 }
 
 /// A harness or id usable as one folder name: 1 to 128 of `A-Z a-z 0-9 . _ -`, not
