@@ -374,8 +374,10 @@ pub(crate) fn shell_word(s: &str) -> String {
 /// how long it was (a pasted 100 KB text is not echoed back).
 fn quoted(query: &str) -> String {
     const SHOWN: usize = 60;
-    match query.char_indices().nth(SHOWN) {
-        None => format!("{query:?}"),
-        Some((at, _)) => format!("{:?}… ({} characters)", &query[..at], query.chars().count()),
+    match crate::clean::cut(query, SHOWN) {
+        std::borrow::Cow::Borrowed(whole) => format!("{whole:?}"),
+        std::borrow::Cow::Owned(start) => {
+            format!("{start:?} ({} characters)", query.chars().count())
+        }
     }
 }
