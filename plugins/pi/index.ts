@@ -9,6 +9,7 @@
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -43,12 +44,24 @@ let shell: {
 
 // ---- the helper ----------------------------------------------------------------------
 
-/** `NOTESOUP_HELPER`, else `bin/notesoup-helper` beside this file (scripts/install), else `PATH`. */
+/**
+ * `NOTESOUP_HELPER`, else `bin/notesoup-helper` beside this file (scripts/install), else the
+ * platform package's (`pi install npm:@notesoup/pi` installs `@notesoup/cli-<os>-<cpu>` as its
+ * optional dependency, found as Node finds a module), else `PATH`.
+ */
 function helperPath(): string {
   const override = process.env.NOTESOUP_HELPER;
   if (override) return override;
   const staged = join(HERE, "bin", "notesoup-helper");
-  return existsSync(staged) ? staged : "notesoup-helper";
+  if (existsSync(staged)) return staged;
+  try {
+    const platform = `@notesoup/cli-${process.platform}-${process.arch}/package.json`;
+    const installed = join(dirname(createRequire(join(HERE, "index.ts")).resolve(platform)), "bin", "notesoup-helper");
+    if (existsSync(installed)) return installed;
+  } catch {
+    // Not installed from npm (a checkout), or no package for this platform: PATH, below.
+  }
+  return "notesoup-helper";
 }
 
 /** Runs one helper op; never throws: a helper that cannot run is a refusal like any other. */
@@ -59,13 +72,13 @@ function helper(op: string, request: Fields): Promise<Reply> {
     try {
       child = spawn(helperPath(), [op], { stdio: ["pipe", "pipe", "pipe"] });
     } catch (err) {
-      return refuse(`notesoup-helper could not run (${String(err)}); run scripts/install or set NOTESOUP_HELPER`);
+      return refuse(`notesoup-helper could not run (${String(err)}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`);
     }
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", (e: Error) => refuse(`notesoup-helper could not run (${e.message}); run scripts/install or set NOTESOUP_HELPER`));
+    child.on("error", (e: Error) => refuse(`notesoup-helper could not run (${e.message}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`));
     child.on("close", (code: number | null) => {
       try {
         const reply = JSON.parse(out.trim());

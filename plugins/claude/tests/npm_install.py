@@ -12,9 +12,15 @@ registry that is not). Then, with a fresh HOME and a PATH that holds no `cargo`:
     the boot of window `:0`;
   - with the platform package removed, `claude -p ok` still answers, lists no notesoup
     tool and its transcript says once why (fail open);
-  - `npx -y notesoup mcp` from the registry answers `initialize` and `tools/list`.
+  - `npx -y notesoup mcp` from the registry answers `initialize` and `tools/list`;
+  - with `--pi-node` and `--pi-cli`, the real Pi 1.6.0 installs `npm:@notesoup/pi` (Pi's own
+    `pi install`, which runs npm into its package folder) and `pi -p` against the scripted
+    service lists the ten `notesoup_*` tools and carries the boot of window `pi:…:0`: the
+    extension found the helper of the platform package npm installed beside it (no
+    `NOTESOUP_HELPER`, none on PATH).
 
     npm_install.py --claude PATH --service PATH [--target-dir DIR] [--keep DIR]
+                   [--pi-node NODE --pi-cli CLI_JS]
 
 `--target-dir` names cargo's target folder holding the release `notesoup-helper` and
 `notesoup` (`scripts/dist --no-build` packs them). Prints one line per check; exit 1 with
@@ -40,9 +46,13 @@ ROOT = HERE.parent.parent.parent
 VERDACCIO = "5.33.0"  # 6.x needs Node 22
 # The opening marker line of the boot of a session's first window (notesoup-window's format).
 BOOT_ZERO = re.compile(r'<notesoup-boot window="claude:[^"]+:0">')
+PI_BOOT_ZERO = re.compile(r'<notesoup-boot window="pi:[^"]+:0">')
 TOOLS = [f"mcp__notesoup__{n}" for n in (
     "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
     "history_list", "history_read", "history_sessions", "empty_brain")]
+PI_TOOLS = [f"notesoup_{n}" for n in (
+    "notes_list", "notes_read", "notes_write", "notes_edit", "notes_delete",
+    "history_list", "history_read", "history_sessions", "empty_brain", "get_context_remaining")]
 
 
 def cache_dir() -> Path:
@@ -186,6 +196,8 @@ def main() -> int:
     ap.add_argument("--service", help="notesoup-fake-api, the scripted model service")
     ap.add_argument("--target-dir", help="cargo's target folder with the release binaries")
     ap.add_argument("--keep", help="copy the logs here")
+    ap.add_argument("--pi-node", help="Node 22 for the real Pi (scripts/get-pi's first line)")
+    ap.add_argument("--pi-cli", help="the real Pi's cli.js (scripts/get-pi's second line)")
     ap.add_argument("--npm-prefix", help="also `npm install notesoup` from the registry into this folder "
                     "(its node_modules/.bin/notesoup is what a user's MCP client runs; scripts/test hands "
                     "it to the real Codex CLI)")
@@ -273,6 +285,10 @@ def main() -> int:
                 if not missing and booted:
                     print("npm install check: claude -p with the installed plugin lists the nine tools and boots :0")
 
+            if args.pi_node and args.pi_cli:
+                problems += pi_install(Path(args.pi_node), Path(args.pi_cli), env,
+                                       f"http://127.0.0.1:{port_file.read_text().strip()}", log, tmp)
+
             problems += fail_open(args.claude, cenv, helpers[0], log, tmp)
 
             if args.npm_prefix:
@@ -312,6 +328,52 @@ def main() -> int:
                     if f.exists():
                         shutil.copy(f, keep / f.name)
     return report(problems)
+
+
+def pi_install(node: Path, cli: Path, env: dict, service: str, log: Path, tmp: Path) -> list:
+    """`pi install npm:@notesoup/pi` from the registry, then `pi -p` with what it installed."""
+    home = tmp / "pi-home"
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    (agent / "models.json").write_text(json.dumps({"providers": {"anthropic": {"baseUrl": service}}}))
+    (agent / "settings.json").write_text(json.dumps({
+        "defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5", "defaultThinkingLevel": "off",
+        "quietStartup": True, "enableInstallTelemetry": False, "collapseChangelog": True}))
+    (home / ".npmrc").write_text((Path(env["HOME"]) / ".npmrc").read_text())
+    penv = dict(env, HOME=str(home), PATH=os.pathsep.join([str(node.parent), env["PATH"]]),
+                npm_config_cache=str(home / ".npm"), PI_SKIP_VERSION_CHECK="1", PI_TELEMETRY="0",
+                ANTHROPIC_API_KEY="sk-ant-fake-notesoup-npm-check-000000",
+                NOTESOUP_HOME=str(tmp / "notesoup-pi"))
+    penv.pop("NOTESOUP_HELPER", None)
+    if shutil.which("notesoup-helper", path=penv["PATH"]):
+        return [f"notesoup-helper is on the Pi user's PATH {penv['PATH']}: the check would prove nothing"]
+    out = run([str(node), str(cli), "install", "npm:@notesoup/pi"], env=penv, cwd=tmp, timeout=300)
+    if out.returncode != 0:
+        return [f"pi install npm:@notesoup/pi exited {out.returncode}: {(out.stdout + out.stderr)[-800:]}"]
+    helpers = list(agent.glob("**/node_modules/@notesoup/cli-*/bin/notesoup-helper"))
+    if not helpers:
+        return ["after `pi install npm:@notesoup/pi` no node_modules/@notesoup/cli-*/bin/notesoup-helper "
+                f"under {agent} (npm skipped the platform package)"]
+    print(f"npm install check: pi install npm:@notesoup/pi; the helper is {helpers[0].relative_to(home)}")
+    work = tmp / "pi-work"
+    work.mkdir()
+    before = len(log.read_text().splitlines()) if log.exists() else 0
+    out = run([str(node), str(cli), "-p", "hello"], env=dict(penv, PI_OFFLINE="1"), cwd=work, timeout=180)
+    requests = [json.loads(line) for line in log.read_text().splitlines()[before:]] if log.exists() else []
+    requests = [r for r in requests if r.get("method") == "POST"
+                and str(r.get("path", "")).split("?")[0].endswith("/v1/messages")]
+    if out.returncode != 0 or not requests:
+        return [f"pi -p hello with the installed package exited {out.returncode} after {len(requests)} model "
+                f"requests: {(out.stdout + out.stderr)[-800:]}"]
+    body = requests[0]["body"]
+    names = [t.get("name") for t in body.get("tools", [])]
+    missing = [t for t in PI_TOOLS if t not in names]
+    problems = [f"pi's first model request lacks {missing}"] if missing else []
+    if not PI_BOOT_ZERO.search(json.dumps(body).replace('\\"', '"')):
+        problems.append(f"pi's first model request carries no boot of window pi:…:0 (stderr: {out.stderr[-400:]!r})")
+    if not problems:
+        print("npm install check: pi -p with the installed package lists the ten tools and boots pi:…:0")
+    return problems
 
 
 def fail_open(claude: str, env: dict, helper: Path, log: Path, tmp: Path) -> list:
@@ -369,6 +431,7 @@ def check_contents(dist: Path) -> list:
     problems = []
     want = {
         "claude-plugin": expected_plugin_files(),
+        "notesoup-pi-": {"package.json", "index.ts", "spec.ts", "README.md", "LICENSE-MIT", "LICENSE-APACHE"},
         "cli-": {"package.json", "README.md", "bin/notesoup-helper", "bin/notesoup", "LICENSE-MIT", "LICENSE-APACHE"},
     }
     for tgz in dist.glob("*.tgz"):
