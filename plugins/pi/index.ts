@@ -31,11 +31,13 @@ const BOOT_MARKER = "<notesoup-boot window=";
 /**
  * The runs this process numbered, the continuation whose run is next (its generation),
  * whether the extension itself ended the running run (`end_turn`), the reset worker's
- * compaction held for the run's settling (`compact`), and the one it committed there.
+ * compaction held for the run's settling (`compact`), the one it committed there, and why
+ * notesoup is off for this session (`off`: its helper could not run, or is another version).
  */
 let shell: {
   run: number;
   cut: boolean;
+  off?: string;
   continuation?: number;
   nextContinuation?: number;
   compact?: { marker: string; generation: number };
@@ -113,6 +115,7 @@ async function event(ctx: ExtensionContext, name: string, facts: Fields): Promis
   const reply = await helper("pi_hook", { event: name, session: session(ctx), facts, version: VERSION });
   if (!reply.ok) {
     log(ctx, `${name}: ${reply.error.code}: ${reply.error.message}`);
+    if (reply.error.code === "helper_unavailable" || reply.error.code === "version_mismatch") shell.off = reply.error.message;
     return [];
   }
   return reply.effects;
@@ -276,7 +279,9 @@ export default function notesoup(pi: ExtensionAPI) {
           command.name === "notesoup"
             ? { command: "notesoup", args }
             : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle() };
-        runEffects(pi, ctx, await event(ctx, "command", { ...facts, cwd: ctx.cwd, budget: budget(pi, ctx) }));
+        const effects = await event(ctx, "command", { ...facts, cwd: ctx.cwd, budget: budget(pi, ctx) });
+        if (shell.off !== undefined) notify(ctx, `notesoup is off for this session: ${shell.off}`);
+        runEffects(pi, ctx, effects);
       },
     });
   }
@@ -284,6 +289,12 @@ export default function notesoup(pi: ExtensionAPI) {
   pi.on("session_start", async (e, ctx) => {
     shell = { run: 0, cut: false };
     await event(ctx, "session_start", { reason: e.reason });
+    if (shell.off !== undefined) {
+      // Fail open: without a helper of its own version notesoup can do nothing, so its tools
+      // leave the model's set and Pi compacts as its own; the person reads why once, with the fix.
+      pi.setActiveTools(pi.getActiveTools().filter((name) => !name.startsWith("notesoup_")));
+      notify(ctx, `notesoup is off for this session: ${shell.off}`);
+    }
   });
 
   pi.on("input", async (e, ctx) => {

@@ -17,7 +17,8 @@ registry that is not). Then, with a fresh HOME and a PATH that holds no `cargo`:
     `pi install`, which runs npm into its package folder) and `pi -p` against the scripted
     service lists the ten `notesoup_*` tools and carries the boot of window `pi:…:0`: the
     extension found the helper of the platform package npm installed beside it (no
-    `NOTESOUP_HELPER`, none on PATH).
+    `NOTESOUP_HELPER`, none on PATH); with that package removed, `pi -p` answers, offers no
+    notesoup tool and says why once on stderr (fail open).
 
     npm_install.py --claude PATH --service PATH [--target-dir DIR] [--keep DIR]
                    [--pi-node NODE --pi-cli CLI_JS]
@@ -373,6 +374,22 @@ def pi_install(node: Path, cli: Path, env: dict, service: str, log: Path, tmp: P
         problems.append(f"pi's first model request carries no boot of window pi:…:0 (stderr: {out.stderr[-400:]!r})")
     if not problems:
         print("npm install check: pi -p with the installed package lists the ten tools and boots pi:…:0")
+    # Fail open, as in Claude Code: with the platform package gone, Pi runs as if notesoup
+    # were absent (no notesoup tool offered) and says why once.
+    shutil.rmtree(helpers[0].parent.parent)
+    before = len(log.read_text().splitlines())
+    out = run([str(node), str(cli), "-p", "hello"], env=dict(penv, PI_OFFLINE="1"), cwd=work, timeout=180)
+    requests = [json.loads(line) for line in log.read_text().splitlines()[before:]]
+    requests = [r for r in requests if r.get("method") == "POST"
+                and str(r.get("path", "")).split("?")[0].endswith("/v1/messages")]
+    ours = [t.get("name") for r in requests[:1] for t in r["body"].get("tools", [])
+            if str(t.get("name", "")).startswith("notesoup_")]
+    said = out.stderr.count("notesoup is off for this session")
+    if out.returncode != 0 or not requests or ours or said != 1:
+        problems.append(f"pi without its helper: exit {out.returncode}, {len(requests)} requests, notesoup tools "
+                        f"offered {ours}, the line saying why {said} times (expected once): {out.stderr[-400:]!r}")
+    else:
+        print("npm install check: without its helper Pi runs as if notesoup were absent, and says why once")
     return problems
 
 

@@ -27,6 +27,12 @@ function fakePi() {
   pi.getSettings = () => ({ compaction: { reserveTokens: 16384 } });
   pi.sendUserMessage = (text, options) => pi.sent.push({ user: text, options });
   pi.sendMessage = (message, options) => pi.sent.push({ message, options });
+  pi.active = ["read", "bash"];
+  pi.getActiveTools = () => [...pi.active, ...Object.keys(pi.tools).filter((n) => !pi.off?.includes(n))];
+  pi.setActiveTools = (names) => {
+    pi.off = Object.keys(pi.tools).filter((n) => !names.includes(n));
+    pi.active = names.filter((n) => !pi.tools[n]);
+  };
   return pi;
 }
 
@@ -185,4 +191,28 @@ test("the worker's compaction is held for the run's settling and written there",
   assert.equal(settle.entries[0].firstKeptEntryId, null);
   const facts = requests().find((r) => r.request.event === "session_before_compact").request.facts;
   assert.equal(facts.custom_instructions, "notesoup-reset g0 r1 a1");
+});
+
+test("a helper that cannot run: the tools leave the model's set and the person reads why, once", async () => {
+  const pi = fakePi();
+  notesoup(pi);
+  const ctx = fakeCtx();
+  const real = process.env.NOTESOUP_HELPER;
+  process.env.NOTESOUP_HELPER = join(dir, "no-such-helper");
+  try {
+    await pi.handlers.session_start({ reason: "startup" }, ctx);
+    assert.deepEqual(pi.getActiveTools(), ["read", "bash"]);
+    assert.equal(ctx.notices.length, 1);
+    assert.match(ctx.notices[0], /^notesoup is off for this session: notesoup-helper could not run .*pi install npm:@notesoup\/pi/);
+    await pi.commands.notesoup.handler("", ctx);
+    assert.equal(ctx.notices.length, 2, "/notesoup says why it has nothing to show");
+  } finally {
+    process.env.NOTESOUP_HELPER = real;
+  }
+  // With its helper back, the next session has the tools.
+  const again = fakePi();
+  notesoup(again);
+  helperSays({});
+  await again.handlers.session_start({ reason: "startup" }, fakeCtx());
+  assert.equal(again.getActiveTools().filter((n) => n.startsWith("notesoup_")).length, 10);
 });
