@@ -9,11 +9,14 @@ use crate::{EXIT_FAILED, EXIT_OK, Env};
 
 mod claude;
 mod harness;
+mod helper;
+mod pi;
 mod process;
 mod settings;
 
 use claude::{claude_check, helper_check, plugin_check};
-use harness::{pi_check, sessions_check, vault_check};
+use harness::{sessions_check, vault_check};
+use pi::pi_check;
 use settings::{notes_home_check, settings_check, switches_check};
 
 /// How a check came out.

@@ -1136,11 +1136,84 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
         "{}",
         run.stdout
     );
-    let ext = world.path("pi-agent/extensions/notesoup");
-    fs::create_dir_all(&ext).unwrap();
-    fs::write(ext.join("index.ts"), "export default () => {};\n").unwrap();
+    assert!(
+        run.stdout.contains("pi install npm:@notesoup/pi"),
+        "{}",
+        run.stdout
+    );
+    let helper_line = |run: &Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains("pi-helper"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // Installed by `pi install npm:@notesoup/pi`: the helper is the platform package's,
+    // found up from the extension's folder as Node finds it.
+    let npm = world.path("pi-agent/npm/node_modules/@notesoup");
+    fs::create_dir_all(npm.join("pi")).unwrap();
+    fs::write(npm.join("pi/index.ts"), "export default () => {};\n").unwrap();
     let run = world.run(&["doctor"]);
     assert!(run.stdout.contains("ok   pi "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("(installed from npm)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        helper_line(&run).starts_with("fail pi-helper"),
+        "{}",
+        run.stdout
+    );
+    assert_every_problem_has_a_fix(&run);
+    let bin = npm.join("cli-linux-x64/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let helper = bin.join("notesoup-helper");
+    let answer = |version: &str| {
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n"
+        )
+    };
+    fs::write(&helper, answer(env!("CARGO_PKG_VERSION"))).unwrap();
+    make_executable(&helper);
+    let run = world.run(&["doctor"]);
+    assert!(
+        helper_line(&run).starts_with("ok   pi-helper")
+            && helper_line(&run).contains("cli-linux-x64/bin/notesoup-helper runs"),
+        "{}",
+        run.stdout
+    );
+    fs::write(&helper, answer("0.0.1")).unwrap();
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        helper_line(&run).contains("is version 0.0.1"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("reinstall: pi install npm:@notesoup/pi"),
+        "{}",
+        run.stdout
+    );
+    // scripts/install's link is looked at first, its staged helper beside it.
+    let ext = world.path("pi-agent/extensions/notesoup");
+    fs::create_dir_all(ext.join("bin")).unwrap();
+    fs::write(ext.join("index.ts"), "export default () => {};\n").unwrap();
+    fs::write(
+        ext.join("bin/notesoup-helper"),
+        answer(env!("CARGO_PKG_VERSION")),
+    )
+    .unwrap();
+    make_executable(&ext.join("bin/notesoup-helper"));
+    let run = world.run(&["doctor"]);
+    assert!(run.stdout.contains("ok   pi "), "{}", run.stdout);
+    assert!(
+        helper_line(&run).contains("extensions/notesoup/bin/notesoup-helper runs"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

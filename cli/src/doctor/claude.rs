@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::helper::{helper_runs, platform_helper};
 use super::process::{is_executable, on_path, process, run_bounded};
 use super::{Check, Status, built_from, check};
 use crate::{CLAUDE_CODE_VERSION, Env};
@@ -258,17 +259,7 @@ fn plugin_helper(folder: &Path) -> PathBuf {
     if staged.exists() {
         return staged;
     }
-    let scope = folder.join("node_modules/@notesoup");
-    let mut platforms: Vec<PathBuf> = std::fs::read_dir(&scope)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("cli-"))
-        .map(|e| e.path().join("bin/notesoup-helper"))
-        .filter(|p| p.exists())
-        .collect();
-    platforms.sort();
-    platforms.into_iter().next().unwrap_or(staged)
+    platform_helper(&folder.join("node_modules")).unwrap_or(staged)
 }
 
 /// The plugin's helper ([`plugin_helper`]), runnable, and the same version as this binary.
@@ -291,49 +282,14 @@ pub(super) fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Ch
         .and_then(Path::parent)
         .and_then(super::checkout)
         .or_else(built_from);
-    let fix = Some(match checkout {
+    let fix = match checkout {
         Some(checkout) if !folder.join("package.json").exists() => format!(
             "run {}/scripts/install (it builds and stages the helper)",
             checkout.display()
         ),
         _ => reinstall.to_owned(),
-    });
-    if !is_executable(&helper) {
-        checks.push(check(
-            "helper",
-            Status::Fail,
-            format!("{} is missing", helper.display()),
-            fix,
-        ));
-        return;
-    }
-    let reply = run_bounded(process(&helper, env).arg("version"), b"{}")
-        .ok()
-        .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
-    let ours = notesoup_app::VERSION;
-    match reply.as_ref().and_then(|r| r["version"].as_str()) {
-        Some(v) if v == ours => checks.push(check(
-            "helper",
-            Status::Ok,
-            format!("{} runs, version {v}", helper.display()),
-            None,
-        )),
-        Some(v) => checks.push(check(
-            "helper",
-            Status::Fail,
-            format!(
-                "{} is version {v}, this notesoup is {ours}",
-                helper.display()
-            ),
-            fix,
-        )),
-        None => checks.push(check(
-            "helper",
-            Status::Fail,
-            format!("{} did not answer `version`", helper.display()),
-            fix,
-        )),
-    }
+    };
+    checks.push(helper_runs(env, "helper", &helper, fix));
 }
 
 /// How to install the plugin, with real paths: this notesoup's checkout's `scripts/install`

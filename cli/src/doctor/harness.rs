@@ -1,13 +1,12 @@
-//! The harnesses' checks: each one's sessions where the history tools look, and the Pi
-//! extension where Pi finds it.
+//! The harnesses' checks: each one's sessions where the history tools look, and the
+//! history vault that outlives them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use notesoup_app::history::SessionsArgs;
 use notesoup_history_store::{Corpus, Roots};
 use notesoup_window::Host;
 
-use super::process::on_path;
 use super::{Check, Status, check};
 use crate::Env;
 use crate::docs::{Folder, SessionsDetail};
@@ -81,65 +80,6 @@ pub(super) fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
                 .collect(),
         });
         checks.push(line);
-    }
-}
-
-/// The Pi extension: linked where Pi discovers extensions (`scripts/install`), when Pi is
-/// here at all (`$PI`, else `pi` on PATH); a machine without Pi skips it.
-pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
-    let pi = env
-        .var_set("PI")
-        .map(PathBuf::from)
-        .or_else(|| on_path(env, "pi"));
-    let Some(pi) = pi else {
-        checks.push(check(
-            "pi",
-            Status::Skip,
-            "Pi not found (no `pi` on PATH, PI not set): the Pi extension is not checked",
-            None,
-        ));
-        return;
-    };
-    let agent = env
-        .var_set("PI_CODING_AGENT_DIR")
-        .map(PathBuf::from)
-        .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".pi/agent")));
-    let Some(link) = agent.map(|a| a.join("extensions/notesoup")) else {
-        checks.push(check(
-            "pi",
-            Status::Warn,
-            format!(
-                "Pi at {}, but neither PI_CODING_AGENT_DIR nor HOME is set",
-                pi.display()
-            ),
-            Some("set HOME (Pi keeps its extensions under ~/.pi/agent/extensions)".into()),
-        ));
-        return;
-    };
-    if link.join("index.ts").is_file() {
-        checks.push(check(
-            "pi",
-            Status::Ok,
-            format!("the Pi extension is at {}", link.display()),
-            None,
-        ));
-    } else {
-        checks.push(check(
-            "pi",
-            Status::Warn,
-            format!("Pi at {}, but no notesoup extension at {}", pi.display(), link.display()),
-            Some(match super::built_from() {
-                Some(checkout) => format!(
-                    "run {0}/scripts/install (it links {1} to {0}/plugins/pi), or start Pi with `pi -e {0}/plugins/pi`",
-                    checkout.display(),
-                    link.display()
-                ),
-                None => format!(
-                    "put notesoup's Pi extension (plugins/pi of a notesoup checkout) at {}, or start Pi with it: README, \"Pi\"",
-                    link.display()
-                ),
-            }),
-        ));
     }
 }
 

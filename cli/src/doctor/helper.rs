@@ -1,0 +1,66 @@
+//! The helper a host runs: found in the platform package npm installed, and checked to run
+//! and to be this notesoup's version.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::process::{is_executable, process, run_bounded};
+use super::{Check, Status, check};
+use crate::Env;
+
+/// The helper of the platform package npm installed into `node_modules`
+/// (`@notesoup/cli-<os>-<cpu>/bin/notesoup-helper`: only the one matching this machine is
+/// there), as the hooks module and the Pi extension find it.
+pub(super) fn platform_helper(node_modules: &Path) -> Option<PathBuf> {
+    let mut platforms: Vec<PathBuf> = std::fs::read_dir(node_modules.join("@notesoup"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cli-"))
+        .map(|e| e.path().join("bin/notesoup-helper"))
+        .filter(|p| p.exists())
+        .collect();
+    platforms.sort();
+    platforms.into_iter().next()
+}
+
+/// The line `name` for `helper`: it runs, answers `version`, and is this binary's version;
+/// else a failure with `fix`.
+pub(super) fn helper_runs(env: &Env, name: &'static str, helper: &Path, fix: String) -> Check {
+    if !is_executable(helper) {
+        return check(
+            name,
+            Status::Fail,
+            format!("{} is missing", helper.display()),
+            Some(fix),
+        );
+    }
+    let reply = run_bounded(process(helper, env).arg("version"), b"{}")
+        .ok()
+        .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
+    let ours = notesoup_app::VERSION;
+    match reply.as_ref().and_then(|r| r["version"].as_str()) {
+        Some(v) if v == ours => check(
+            name,
+            Status::Ok,
+            format!("{} runs, version {v}", helper.display()),
+            None,
+        ),
+        Some(v) => check(
+            name,
+            Status::Fail,
+            format!(
+                "{} is version {v}, this notesoup is {ours}",
+                helper.display()
+            ),
+            Some(fix),
+        ),
+        None => check(
+            name,
+            Status::Fail,
+            format!("{} did not answer `version`", helper.display()),
+            Some(fix),
+        ),
+    }
+}

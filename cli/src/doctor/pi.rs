@@ -1,0 +1,130 @@
+//! The Pi checks: the notesoup extension where Pi loads it, and the helper it runs.
+
+use std::path::{Path, PathBuf};
+
+use super::helper::{helper_runs, platform_helper};
+use super::process::on_path;
+use super::{Check, Status, built_from, check};
+use crate::Env;
+
+/// The Pi package `pi install` fetches (scripts/dist makes it).
+const PACKAGE: &str = "@notesoup/pi";
+
+/// How the extension came to be where Pi loads it.
+enum Installed {
+    /// `scripts/install`'s link in Pi's extensions folder (a checkout's `plugins/pi`).
+    Linked(PathBuf),
+    /// `pi install npm:@notesoup/pi`: in Pi's npm folder, the platform package beside it.
+    Npm(PathBuf),
+}
+
+/// The extension (`pi`) and its helper (`pi-helper`), when Pi is here at all (`$PI`, else
+/// `pi` on PATH); a machine without Pi skips them.
+pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
+    let pi = env
+        .var_set("PI")
+        .map(PathBuf::from)
+        .or_else(|| on_path(env, "pi"));
+    let Some(pi) = pi else {
+        checks.push(check(
+            "pi",
+            Status::Skip,
+            "Pi not found (no `pi` on PATH, PI not set): the Pi extension is not checked",
+            None,
+        ));
+        return;
+    };
+    let agent = env
+        .var_set("PI_CODING_AGENT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".pi/agent")));
+    let Some(agent) = agent else {
+        checks.push(check(
+            "pi",
+            Status::Warn,
+            format!(
+                "Pi at {}, but neither PI_CODING_AGENT_DIR nor HOME is set",
+                pi.display()
+            ),
+            Some("set HOME (Pi keeps its extensions under ~/.pi/agent)".into()),
+        ));
+        return;
+    };
+    let link = agent.join("extensions/notesoup");
+    let npm = agent.join("npm/node_modules").join(PACKAGE);
+    let installed = if link.join("index.ts").is_file() {
+        Installed::Linked(link)
+    } else if npm.join("index.ts").is_file() {
+        Installed::Npm(npm)
+    } else {
+        checks.push(check(
+            "pi",
+            Status::Warn,
+            format!(
+                "Pi at {}, but no notesoup extension at {} or {}",
+                pi.display(),
+                link.display(),
+                npm.display()
+            ),
+            Some(match built_from() {
+                Some(checkout) => format!(
+                    "pi install npm:{PACKAGE}, or run {0}/scripts/install (it links {1} to {0}/plugins/pi)",
+                    checkout.display(),
+                    link.display()
+                ),
+                None => format!("pi install npm:{PACKAGE}"),
+            }),
+        ));
+        return;
+    };
+    let (folder, how, fix) = match &installed {
+        Installed::Linked(folder) => (
+            folder,
+            "linked",
+            match std::fs::canonicalize(folder)
+                .ok()
+                .and_then(|real| real.parent()?.parent().and_then(super::checkout))
+                .or_else(built_from)
+            {
+                Some(checkout) => format!(
+                    "run {}/scripts/install (it builds and stages the helper)",
+                    checkout.display()
+                ),
+                None => {
+                    format!("pi install npm:{PACKAGE} (npm brings the helper for this machine)")
+                }
+            },
+        ),
+        Installed::Npm(folder) => (
+            folder,
+            "installed from npm",
+            format!("reinstall: pi install npm:{PACKAGE} (npm brings the helper for this machine)"),
+        ),
+    };
+    checks.push(check(
+        "pi",
+        Status::Ok,
+        format!("the Pi extension is at {} ({how})", folder.display()),
+        None,
+    ));
+    let helper = extension_helper(env, folder);
+    checks.push(helper_runs(env, "pi-helper", &helper, fix));
+}
+
+/// The helper the extension runs, in its order (plugins/pi/index.ts `helperPath`):
+/// `NOTESOUP_HELPER`, `bin/notesoup-helper` beside it, the platform package Node's lookup
+/// finds from it (each `node_modules` up from its real folder), `notesoup-helper` on PATH.
+fn extension_helper(env: &Env, folder: &Path) -> PathBuf {
+    if let Some(set) = env.var_set("NOTESOUP_HELPER") {
+        return PathBuf::from(set);
+    }
+    let staged = folder.join("bin/notesoup-helper");
+    if staged.exists() {
+        return staged;
+    }
+    let real = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    real.ancestors()
+        .find_map(|dir| platform_helper(&dir.join("node_modules")))
+        .or_else(|| on_path(env, "notesoup-helper"))
+        .unwrap_or(staged)
+}
