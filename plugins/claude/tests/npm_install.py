@@ -374,6 +374,22 @@ def pi_install(node: Path, cli: Path, env: dict, service: str, log: Path, tmp: P
         problems.append(f"pi's first model request carries no boot of window pi:…:0 (stderr: {out.stderr[-400:]!r})")
     if not problems:
         print("npm install check: pi -p with the installed package lists the ten tools and boots pi:…:0")
+    # `notesoup doctor` (the binary the same install brought) finds the extension in Pi's npm
+    # folder and runs the helper it runs.
+    wrapper = tmp / "pi-bin" / "pi"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nexec "{node}" "{cli}" "$@"\n')
+    wrapper.chmod(0o755)
+    doctor = run([str(helpers[0].parent / "notesoup"), "doctor", "--json"], env=dict(penv, PI=str(wrapper)),
+                 cwd=work, timeout=120)
+    try:
+        rows = {c["check"]: c for c in json.loads(doctor.stdout)["checks"] if c["check"] in ("pi", "pi-helper")}
+    except (ValueError, KeyError, TypeError):
+        rows = {}
+    if [rows.get(k, {}).get("status") for k in ("pi", "pi-helper")] != ["ok", "ok"]:
+        problems.append(f"notesoup doctor after pi install: {rows or doctor.stdout[-400:]} {doctor.stderr[-300:]}")
+    else:
+        print(f"npm install check: notesoup doctor finds the Pi extension and its helper ({rows['pi-helper']['message']})")
     # Fail open, as in Claude Code: with the platform package gone, Pi runs as if notesoup
     # were absent (no notesoup tool offered) and says why once.
     shutil.rmtree(helpers[0].parent.parent)
