@@ -136,6 +136,22 @@ impl SelectorError {
 }
 
 impl Selector {
+    /// Whether `id` can be a session id (or a prefix of one) in a selector: one or more ASCII
+    /// letters, digits, `-` or `_`. Text that is not (a path, a glob) is refused as given.
+    ///
+    /// ```
+    /// use notesoup_history_core::Selector;
+    /// assert!(Selector::is_id("6e9d0000-0000-4000"));
+    /// assert!(!Selector::is_id("../x") && !Selector::is_id(""));
+    /// ```
+    #[must_use]
+    pub fn is_id(id: &str) -> bool {
+        !id.is_empty()
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+    }
+
     /// Parses `claude:<id>`, `pi:<id>` or `codex:<id>` (the id may be a prefix).
     pub fn parse(text: &str) -> Result<Selector, SelectorError> {
         let text = text.trim();
@@ -146,8 +162,7 @@ impl Selector {
             selector: text.to_owned(),
             harness: name.to_owned(),
         })?;
-        let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-        if id.is_empty() || !id.chars().all(valid) {
+        if !Selector::is_id(id) {
             return Err(SelectorError::BadId(text.to_owned()));
         }
         Ok(Selector {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use notesoup_history_core::{DocPage, DocQuery, Needle, Role, SelectorError};
+use notesoup_history_core::{DocPage, DocQuery, Needle, Role, Selector, SelectorError};
 use notesoup_history_store::{Found, RawNeedle, StoreError};
 use notesoup_window::{Host, parse_moment};
 
@@ -89,11 +89,7 @@ pub(crate) fn selector_in(
         return Ok(text.to_owned());
     }
     // Refused as given (a path, or nothing), not as each harness's `<harness>:<text>`.
-    if text.is_empty()
-        || !text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
-    {
+    if !Selector::is_id(text) {
         return Err(StoreError::Selector(SelectorError::BadId(text.to_owned())).into());
     }
     let mut fits = Vec::new();
