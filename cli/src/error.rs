@@ -75,9 +75,8 @@ pub enum CliError {
     EditConflict {
         /// The note.
         name: String,
-        /// What happened to it: "changed (now version V)", "was deleted", "was created
-        /// (version V)".
-        now: String,
+        /// What happened to it.
+        now: NoteNow,
         /// Where the edited text was kept.
         kept: PathBuf,
     },
@@ -145,6 +144,27 @@ impl From<notesoup_app::AppError> for CliError {
         Self::History {
             code: err.code().to_owned(),
             message: err.to_string(),
+        }
+    }
+}
+
+/// What happened to a note while it was being edited (an [`CliError::EditConflict`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoteNow {
+    /// Another writer changed it: its version now.
+    Changed(String),
+    /// It was deleted.
+    Deleted,
+    /// A note that did not exist was created meanwhile: its version.
+    Created(String),
+}
+
+impl std::fmt::Display for NoteNow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Changed(v) => write!(f, "changed (now version {v})"),
+            Self::Deleted => f.write_str("was deleted"),
+            Self::Created(v) => write!(f, "was created (version {v})"),
         }
     }
 }
@@ -245,7 +265,7 @@ impl CliError {
                 "bad_request" => "see `notesoup history --help`".into(),
                 _ => return None,
             },
-            Self::EditConflict { name, now, kept } if now == "was deleted" => format!("your text is in the file above: `notesoup notes write {name} --file {}` writes it as the note again (`notesoup notes restore {name}` brings back the deleted one instead)", kept.display()),
+            Self::EditConflict { name, now: NoteNow::Deleted, kept } => format!("your text is in the file above: `notesoup notes write {name} --file {}` writes it as the note again (`notesoup notes restore {name}` brings back the deleted one instead)", kept.display()),
             Self::EditConflict { name, kept, .. } => format!("your text is in the file above: `notesoup notes show {name}` shows the note now; `notesoup notes write {name} --file {}` writes yours over it", kept.display()),
             Self::Editor { file, name, .. } => format!("fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above: `notesoup notes write {name} --file {}` saves it", file.display()),
             Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),

@@ -75,7 +75,7 @@ mod refusals;
 mod term;
 
 pub use args::{Cli, Color, Command};
-pub use error::CliError;
+pub use error::{CliError, NoteNow};
 pub use term::{Style, wants_pager};
 
 /// The Claude Code version notesoup is built and tested against (`scripts/get-claude`'s

@@ -11,7 +11,7 @@ use notesoup_notes::{Brain, NotesError, Version};
 
 use crate::docs::EditDoc;
 use crate::term::Out;
-use crate::{CliError, Env};
+use crate::{CliError, Env, NoteNow};
 
 /// `notes edit`: the note's text into a private file, `$VISUAL`/`$EDITOR` on it, then a
 /// write carrying the version read first, so a concurrent write (the agent's) is never
@@ -79,9 +79,9 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
     let conflict = |now: Option<String>| CliError::EditConflict {
         name: name.to_owned(),
         now: match (now, &version) {
-            (None, _) => "was deleted".into(),
-            (Some(v), None) => format!("was created (version {v})"),
-            (Some(v), Some(_)) => format!("changed (now version {v})"),
+            (None, _) => NoteNow::Deleted,
+            (Some(v), None) => NoteNow::Created(v),
+            (Some(v), Some(_)) => NoteNow::Changed(v),
         },
         kept: file.clone(),
     };
