@@ -68,10 +68,15 @@ pub fn keep_all(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<KeepReport, AppError> {
     let vault = open(ctx)?;
-    let scanned = originals(Roots::default(), ctx).scan(None);
-    let files = one_per_name(scanned.files());
+    // One walk: the harnesses' files to keep, and the copies no original backs any more.
+    let scanned = originals(Roots::default(), ctx)
+        .with_vault(vault.clone())
+        .scan(None);
+    let (only_kept, harness_files): (Vec<&Found>, Vec<&Found>) =
+        scanned.files().iter().partition(|f| f.only_in_vault());
+    let files = one_per_name(harness_files.iter().copied());
     let mut report = KeepReport {
-        files: scanned.files().len(),
+        files: harness_files.len(),
         ..KeepReport::default()
     };
     for (done, (found, name)) in files.iter().enumerate() {
@@ -90,10 +95,7 @@ pub fn keep_all(
     progress(files.len(), files.len());
     // The copies no original backs any more: read through, so a damaged one is said now,
     // not found when it is needed.
-    let kept = originals(Roots::default(), ctx)
-        .with_vault(vault.clone())
-        .scan(None);
-    for found in kept.files().iter().filter(|f| f.only_in_vault()) {
+    for found in only_kept {
         let name = found.vault_name().unwrap_or_default();
         if let Err(VaultError::Damaged { .. }) = vault.check(found.harness.name(), name) {
             report
@@ -114,7 +116,7 @@ pub fn keep_all(
 /// name. Two project folders can each hold a Claude session file of one id (one name in the
 /// vault); the one written last is kept, so the two never take turns as the newest version
 /// (each run a new version of the same session, the vault growing without end).
-fn one_per_name(files: &[Found]) -> Vec<(&Found, String)> {
+fn one_per_name<'a>(files: impl IntoIterator<Item = &'a Found>) -> Vec<(&'a Found, String)> {
     let mut by_name: std::collections::BTreeMap<(&str, String), &Found> =
         std::collections::BTreeMap::new();
     for found in files {
