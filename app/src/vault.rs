@@ -12,12 +12,12 @@ use crate::{AppError, Context};
 /// `NOTESOUP_VAULT=off` turns vaulting off.
 pub const SWITCH: &str = "NOTESOUP_VAULT";
 
-/// Whether the environment turned vaulting off (`NOTESOUP_VAULT=off`, `0` or `false`).
+/// Whether the environment turned vaulting off (`NOTESOUP_VAULT=off`, `no`, `0` or `false`).
 pub fn is_off(ctx: &Context) -> bool {
     ctx.var(SWITCH).is_some_and(|v| {
         matches!(
             v.trim().to_ascii_lowercase().as_str(),
-            "off" | "0" | "false"
+            "off" | "no" | "0" | "false"
         )
     })
 }

@@ -2553,14 +2553,16 @@ fn history_vault_keeps_every_session_and_forget_removes_one() {
         Some(0),
         "tombstoned, not kept again: {left}"
     );
-    world.set("NOTESOUP_VAULT", "off");
-    let off = world.run(&["history", "vault"]);
-    assert_eq!(off.exit, 1, "{}", off.shown());
-    assert!(
-        off.stderr.contains("unset NOTESOUP_VAULT"),
-        "{}",
-        off.stderr
-    );
+    for value in ["off", "no", "0", "FALSE"] {
+        world.set("NOTESOUP_VAULT", value);
+        let off = world.run(&["history", "vault"]);
+        assert_eq!(off.exit, 1, "NOTESOUP_VAULT={value}: {}", off.shown());
+        assert!(
+            off.stderr.contains("unset NOTESOUP_VAULT"),
+            "{}",
+            off.stderr
+        );
+    }
 }
 
 /// A Claude session file of one id in two project folders: the vault keeps the one
