@@ -93,8 +93,9 @@ pub enum CliError {
         command: String,
         /// What went wrong.
         reason: String,
-        /// The file it was editing (the text is still there).
-        file: PathBuf,
+        /// The file it was editing, kept when it holds edited text (removed when the text
+        /// is still the note's: nothing to lose).
+        file: Option<PathBuf>,
         /// The note.
         name: String,
     },
@@ -223,7 +224,7 @@ impl CliError {
             Self::Notes { brain, .. } => brain.clone(),
             Self::NoSuchNote { brain, .. } => Some(brain.clone()),
             Self::EditConflict { kept, .. } => Some(kept.clone()),
-            Self::Editor { file, .. } => Some(file.clone()),
+            Self::Editor { file, .. } => file.clone(),
             Self::Io { path, .. } | Self::Settings { path, .. } => Some(path.clone()),
             _ => None,
         }
@@ -267,7 +268,8 @@ impl CliError {
             },
             Self::EditConflict { name, now: NoteNow::Deleted, kept } => format!("your text is in the file above: `notesoup notes write {name} --file {}` writes it as the note again (`notesoup notes restore {name}` brings back the deleted one instead)", kept.display()),
             Self::EditConflict { name, kept, .. } => format!("your text is in the file above: `notesoup notes show {name}` shows the note now; `notesoup notes write {name} --file {}` writes yours over it", kept.display()),
-            Self::Editor { file, name, .. } => format!("fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above: `notesoup notes write {name} --file {}` saves it", file.display()),
+            Self::Editor { file: None, .. } => "fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); the note was not changed".to_owned(),
+            Self::Editor { file: Some(file), name, .. } => format!("fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above: `notesoup notes write {name} --file {}` saves it", file.display()),
             Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),
             Self::Io { source, .. } => match source.kind() {
                 std::io::ErrorKind::InvalidData => "give text in UTF-8 (convert it with `iconv -t UTF-8`)".into(),

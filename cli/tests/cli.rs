@@ -518,6 +518,31 @@ fn edit_refuses_without_an_editor_or_when_it_fails() {
         world.brain().read("plan").unwrap().text,
         "1. fix lex()\n2. ship\n"
     );
+    // Nothing was edited: no copy of the note is left behind, and none is named.
+    let left = |world: &World| {
+        fs::read_dir(world.path("tmp"))
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("notesoup-plan-")
+            })
+            .count()
+    };
+    assert_eq!(left(&world), 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("--file"), "{}", run.stderr);
+    // Edited, then failed (vim's :cq after a change): the text is kept, and named.
+    let ed = editor(&world, "cq", r#"printf 'half done\n' > "$1"; exit 1"#);
+    world.set("EDITOR", &ed);
+    let run = world.run(&["notes", "edit", "plan"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_eq!(left(&world), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("notesoup notes write plan --file"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -1619,6 +1644,16 @@ fn an_emptied_note_is_refused_with_exit_1() {
         world.brain().read("todo").unwrap().text,
         "a: todo\nb: todo\n"
     );
+    let copies = fs::read_dir(world.path("tmp"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("notesoup-todo-")
+        })
+        .count();
+    assert_eq!(copies, 0, "the emptied copy is removed");
     let json = world.run(&["notes", "edit", "todo", "--json"]);
     assert_eq!(
         (json.exit, &json.json()["error"]["code"]),

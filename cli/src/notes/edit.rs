@@ -36,10 +36,17 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
         .arg("notesoup-editor")
         .arg(&file)
         .status();
+    // The file is kept only when it holds text of the person's that was not saved.
     let editor_failed = |reason: String| CliError::Editor {
         command: editor.clone(),
         reason,
-        file: file.clone(),
+        file: match read_back(&file) {
+            Ok(text) if text == before => {
+                let _ = fs::remove_file(&file);
+                None
+            }
+            _ => Some(file.clone()),
+        },
         name: name.to_owned(),
     };
     match status {
@@ -72,6 +79,7 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
         return Ok(());
     }
     if after.trim().is_empty() {
+        let _ = fs::remove_file(&file);
         return Err(CliError::EmptyNote {
             name: name.to_owned(),
         });
