@@ -262,6 +262,7 @@ impl CliError {
             Self::History { code, .. } => match code.as_str() {
                 "not_found" | "bad_session" => "`notesoup history sessions` lists the sessions; name one as <harness>:<id>".into(),
                 "ambiguous_session" => "give more of the id (one of the candidates named above)".into(),
+                "no_leaf" => "nothing was said in this session yet (its file holds no conversation); `notesoup history sessions` lists the others".into(),
                 "duplicate_session" => "move the file that is not this session out of the harness's folders (both are named above)".into(),
                 "bad_request" => "see `notesoup history --help`".into(),
                 _ => return None,

@@ -323,6 +323,8 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
         let rest = cut(&rest.join(" · "), room).into_owned();
         let rest = match &s.unreadable {
             Some(why) => out.paint(Paint::Warn, &format!("unreadable: {}", one_line(why))),
+            // A file the harness made before anything was said (Claude Code leaves empty ones).
+            None if rest.is_empty() => out.paint(Paint::Dim, "(nothing said in it yet)"),
             None => rest,
         };
         let id = out.paint(Paint::Strong, &format!("{:<id_width$}", s.session));

@@ -3245,3 +3245,27 @@ fn a_search_footer_names_the_one_session_it_left_matches_of() {
         run.shown()
     );
 }
+
+/// A session file the harness made before anything was said (Claude Code leaves empty
+/// ones): listed as such, not as a blank row, and `show` says why there is nothing.
+#[test]
+fn an_empty_session_file_is_listed_and_refused_as_empty() {
+    let world = World::new("empty-session");
+    let dir = world.path("claude/projects/-tmp-empty");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("11111111-1111-4111-8111-111111111111.jsonl"), "").unwrap();
+    let run = world.run(&["history", "sessions", "--harness", "claude"]);
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("claude:11111111"))
+        .unwrap_or_default();
+    assert!(row.ends_with("(nothing said in it yet)"), "{}", run.stdout);
+    let run = world.run(&["history", "show", "claude:11111111"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr.contains("nothing was said in this session yet"),
+        "{}",
+        run.stderr
+    );
+}
