@@ -174,6 +174,11 @@ impl Context {
 /// packages (`scripts/dist`) copy; tests hold each copy to it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// How long a host's shell (the Claude hooks module, the Pi extension) waits for one helper
+/// reply before it takes the helper as unavailable (and kills it): a hung helper must not
+/// hang the engine. Both shells read it from their generated `spec.ts`.
+pub const HELPER_TIMEOUT_MS: u64 = 30_000;
+
 /// Fold a message onto one line (the protocol promises one-line messages) of at most
 /// [`MESSAGE_MAX_CHARS`] characters: the one clip rule for every message a refusal
 /// carries, whatever input it quotes (a tool's refusal here, an error reply in

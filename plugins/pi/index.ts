@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 
-import { COMMANDS, TOOLS, VERSION } from "./spec.ts";
+import { COMMANDS, HELPER_TIMEOUT_MS, TOOLS, VERSION } from "./spec.ts";
 
 type Fields = { [key: string]: unknown };
 type Effect = Fields & { type: string; text?: string };
@@ -66,10 +66,18 @@ function helperPath(): string {
   return "notesoup-helper";
 }
 
-/** Runs one helper op; never throws: a helper that cannot run is a refusal like any other. */
+/**
+ * Runs one helper op; never throws: a helper that cannot run, that goes before reading its
+ * request, or that does not answer within `HELPER_TIMEOUT_MS` (killed then) is a refusal like
+ * any other.
+ */
 function helper(op: string, request: Fields): Promise<Reply> {
   return new Promise((resolve) => {
-    const refuse = (message: string) => resolve({ ok: false, error: { code: "helper_unavailable", message } });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refuse = (message: string) => {
+      clearTimeout(timer);
+      resolve({ ok: false, error: { code: "helper_unavailable", message } });
+    };
     let child;
     try {
       child = spawn(helperPath(), [op], { stdio: ["pipe", "pipe", "pipe"] });
@@ -81,7 +89,15 @@ function helper(op: string, request: Fields): Promise<Reply> {
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", (e: Error) => refuse(`notesoup-helper could not run (${e.message}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`));
+    // A helper gone before it read the request (a wrong binary): the write fails with EPIPE,
+    // which must not become an uncaught error that ends Pi; the close below answers.
+    child.stdin.on("error", () => undefined);
+    timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      refuse(`notesoup-helper did not answer within ${HELPER_TIMEOUT_MS / 1000} s (it was stopped); run notesoup doctor`);
+    }, HELPER_TIMEOUT_MS);
     child.on("close", (code: number | null) => {
+      clearTimeout(timer);
       try {
         const reply = JSON.parse(out.trim());
         if (reply && typeof reply === "object") return resolve(reply as Reply);

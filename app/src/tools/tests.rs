@@ -333,10 +333,14 @@ fn spec_ts() -> String {
          export const COMMANDS = {} as const;\n\
          \n\
          /** notesoup's one version (Cargo.toml's); the helper refuses a module of another. */\n\
-         export const VERSION = {};\n",
+         export const VERSION = {};\n\
+         \n\
+         /** How long one helper reply may take before the helper counts as unavailable. */\n\
+         export const HELPER_TIMEOUT_MS = {};\n",
         json(&tools),
         json(&commands),
         serde_json::Value::from(crate::VERSION),
+        crate::HELPER_TIMEOUT_MS,
     )
 }
 

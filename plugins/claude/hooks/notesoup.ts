@@ -12,7 +12,7 @@
 // timer, at most four module-level `let`s (caches of what the helper or the engine said).
 
 import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
-import { COMMANDS, TOOLS, TOOL_NAMES, VERSION } from './spec.ts';
+import { COMMANDS, HELPER_TIMEOUT_MS, TOOLS, TOOL_NAMES, VERSION } from './spec.ts';
 
 type Fields = { [key: string]: unknown };
 type Failure = { ok: false; error: { code: string; message: string } };
@@ -128,7 +128,7 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
   const { helper: bin } = await readSwitches($);
   let out;
   try {
-    out = await $.process.run([bin, op], { stdin: JSON.stringify(request), timeoutMs: 30_000 });
+    out = await $.process.run([bin, op], { stdin: JSON.stringify(request), timeoutMs: HELPER_TIMEOUT_MS });
   } catch (err) {
     return refusal(
       'helper_unavailable',

@@ -285,3 +285,6 @@ export const COMMANDS = [
 
 /** notesoup's one version (Cargo.toml's); the helper refuses a module of another. */
 export const VERSION = "0.1.0";
+
+/** How long one helper reply may take before the helper counts as unavailable. */
+export const HELPER_TIMEOUT_MS = 30000;

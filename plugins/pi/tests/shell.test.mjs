@@ -3,10 +3,10 @@
 // and what the extension answers Pi with for each effect. Run with Node >= 22.18 (type
 // stripping loads index.ts): `"$PI_NODE" --test plugins/pi/tests/shell.test.mjs`.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { test } from "node:test";
+import { mock, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -215,4 +215,48 @@ test("a helper that cannot run: the tools leave the model's set and the person r
   helperSays({});
   await again.handlers.session_start({ reason: "startup" }, fakeCtx());
   assert.equal(again.getActiveTools().filter((n) => n.startsWith("notesoup_")).length, 10);
+});
+
+/** A helper of the test's own: a shell script with `body`, NOTESOUP_HELPER while `run` runs. */
+async function withHelper(body, run) {
+  const path = join(dir, `helper-${Math.random().toString(36).slice(2)}.sh`);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  const real = process.env.NOTESOUP_HELPER;
+  process.env.NOTESOUP_HELPER = path;
+  try {
+    return await run();
+  } finally {
+    process.env.NOTESOUP_HELPER = real;
+  }
+}
+
+test("a helper gone before it reads its request is a refusal, not an error that ends Pi", async () => {
+  const pi = await started();
+  // A megabyte of request to a helper that exits at once: the write fails with EPIPE.
+  const params = { name: "big", text: "x".repeat(1 << 20) };
+  for (let i = 0; i < 5; i++) {
+    await withHelper("exit 0", () =>
+      assert.rejects(pi.tools.notesoup_notes_write.execute("id", params, undefined, undefined, fakeCtx()), /helper_unavailable/),
+    );
+  }
+});
+
+test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is off", async () => {
+  const pi = fakePi();
+  notesoup(pi);
+  const ctx = fakeCtx();
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    await withHelper("cat >/dev/null; exec sleep 600", async () => {
+      const started = pi.handlers.session_start({ reason: "startup" }, ctx);
+      // Let the helper start and read its request, then pass the limit.
+      await new Promise((r) => setImmediate(r));
+      mock.timers.tick(30_000);
+      await started;
+    });
+  } finally {
+    mock.timers.reset();
+  }
+  assert.match(ctx.notices[0] ?? "", /^notesoup is off for this session: notesoup-helper did not answer within 30 s/);
 });

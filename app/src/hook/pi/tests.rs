@@ -286,10 +286,14 @@ fn pi_spec_ts() -> String {
          export const COMMANDS = {} as const;\n\
          \n\
          /** notesoup's one version (Cargo.toml's); the helper refuses an extension of another. */\n\
-         export const VERSION = {};\n",
+         export const VERSION = {};\n\
+         \n\
+         /** How long one helper reply may take before the helper counts as unavailable. */\n\
+         export const HELPER_TIMEOUT_MS = {};\n",
         pretty(&tools),
         pretty(&commands),
         Value::from(crate::VERSION),
+        crate::HELPER_TIMEOUT_MS,
     )
 }
 
