@@ -189,6 +189,46 @@ fn terminate_true_makes_no_further_request() {
     assert_eq!((window.host(), window.ordinal()), ("pi", 1), "{summary}");
 }
 
+/// The model saves its notes and calls the reset tool in one batch, as the warning asks:
+/// with `terminate` no request follows (Pi ends a run only when every result of the batch
+/// says so), and without it the work continues once from the fresh window.
+#[test]
+fn a_reset_batched_with_a_note_still_stops_or_continues_once() {
+    let batch = |terminate: bool| {
+        Reply::tool(
+            "notesoup_notes_write",
+            json!({"name": "state", "text": "parser half done\n"}),
+        )
+        .and_tool(
+            "notesoup_empty_brain",
+            json!({"last_word": "finish the parser", "terminate": terminate}),
+        )
+    };
+    let script = Script::new()
+        .then(batch(true))
+        .fallback(Reply::text("(fallback: a request after terminate)"));
+    let (out, pi) = run("pi-batched-terminate", "Save and stop.", script);
+    assert_eq!(out.requests.len(), 1, "{}", out.report());
+    let summary = last_compaction(&pi).unwrap_or_else(|| panic!("no compaction\n{}", out.report()));
+    let window = marker::retained_window(&summary).unwrap();
+    assert_eq!((window.host(), window.ordinal()), ("pi", 1), "{summary}");
+    assert!(
+        summary.contains("parser half done"),
+        "the note saved in the batch: {summary}"
+    );
+
+    let script = Script::new()
+        .then(batch(false))
+        .then(Reply::text("Fresh window: continuing."))
+        .fallback(Reply::text("(fallback)"));
+    let (out, _) = run("pi-batched-reset", "Save and reset.", script);
+    assert_eq!(out.requests.len(), 2, "{}", out.report());
+    let fresh = texts(&out.requests[1]);
+    let window = marker::retained_window(&fresh[0]).unwrap_or_else(|| panic!("{fresh:?}"));
+    assert_eq!((window.host(), window.ordinal()), ("pi", 1), "{fresh:?}");
+    assert!(!fresh.join("\n").contains("Save and reset."), "{fresh:?}");
+}
+
 /// Past the hard point (175424 with Pi's defaults) the window clears by itself when the run
 /// settles (Pi's own threshold compaction finds nothing to summarize in so short a session),
 /// and the work continues once from the fresh window.

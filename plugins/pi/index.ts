@@ -194,6 +194,25 @@ async function settleCommit(pi: ExtensionAPI, ctx: ExtensionContext, continuing:
   for (const fx of effects) if (continuing && fx.type === "continue") shell.continuation = fx.generation as number;
   runEffects(pi, ctx, continuing ? effects.filter((fx) => fx.type !== "continue") : effects);
   runEffects(pi, ctx, await event(ctx, "compact_done", { generation: committed, status: "ok" }));
+  if (continuing && !effects.some((fx) => fx.type === "continue")) {
+    // The flow does not go on in the fresh window (`terminate`, `/empty`, `/fresh-window`),
+    // but Pi would: a batch ends the run only when every result in it says so, and the model
+    // batched the reset with other calls. The run ends here, before its next request.
+    shell.cut = true;
+    ctx.abort();
+  }
+}
+
+/** Whether the model's newest message (the batch being run) calls `notesoup_empty_brain`. */
+function batchResets(ctx: ExtensionContext): boolean {
+  const branch = ctx.sessionManager.getBranch();
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const message = (branch[i] as Fields).message as Fields | undefined;
+    if (message?.role !== "assistant") continue;
+    const content = Array.isArray(message.content) ? (message.content as Fields[]) : [];
+    return content.some((part) => part.type === "toolCall" && part.name === "notesoup_empty_brain");
+  }
+  return false;
 }
 
 /** A compaction draft that keeps nothing before it: the boot and handoff are the window. */
@@ -281,8 +300,11 @@ export default function notesoup(pi: ExtensionAPI) {
         runEffects(pi, ctx, effects.filter((e) => e.type !== "tool_result"));
         if (!answer) throw new Error(`notesoup ${tool.name}: no answer from notesoup-helper`);
         if (answer.is_error) throw new Error(String(answer.text));
-        // The reset tool ends the run after its batch (every result of the batch must agree).
-        return { content: [{ type: "text", text: String(answer.text) }], details: {}, terminate: tool.name === "empty_brain" };
+        // The reset tool ends the run after its batch, and Pi ends it only when every result of
+        // the batch says so: notesoup's other tools in that batch (the notes saved before the
+        // reset) say so too.
+        const terminate = tool.name === "empty_brain" || batchResets(ctx);
+        return { content: [{ type: "text", text: String(answer.text) }], details: {}, terminate };
       },
     } as never);
   }

@@ -149,6 +149,36 @@ test("the batch's end writes the answered compaction as a boundary entry keeping
   assert.deepEqual(pi.sent, []);
 });
 
+test("a reset the flow does not go on from ends the run Pi would continue, before its next request", async () => {
+  const pi = await started();
+  helperSays({
+    turn_end: effects({ type: "end_turn", text: "CLEARING" }, { type: "answer_compaction", ordinal: 1, pool: "normal", sticky: null, generation: 0, text: BOOT }),
+    session_compact: effects({ type: "report", text: "fresh window ready; not continuing" }),
+  });
+  const ctx = fakeCtx({ idle: false });
+  await pi.handlers.turn_end({ turnIndex: 0, toolResults: [{}, {}] }, ctx);
+  ctx.branch.push({ type: "compaction", summary: BOOT });
+  await pi.handlers.turn_start({ turnIndex: 1 }, ctx);
+  assert.equal(ctx.aborts, 1, "the run ends before the fresh window's request");
+  const end = requests().length;
+  await pi.handlers.agent_end({ messages: [{ role: "assistant", stopReason: "aborted" }] }, ctx);
+  assert.equal(requests()[end].request.facts.cut, true, "the flow hears that notesoup ended the run");
+});
+
+test("notesoup's tools batched with the reset tool end the run with it (Pi needs every result to)", async () => {
+  const pi = await started();
+  helperSays({ "tool:notesoup_notes_write": effects({ type: "tool_result", is_error: false, text: "Created note `state`." }) });
+  const assistant = (...names) => ({
+    type: "message",
+    message: { role: "assistant", content: names.map((name) => ({ type: "toolCall", id: name, name, arguments: {} })) },
+  });
+  const write = (ctx) => pi.tools.notesoup_notes_write.execute("id", { name: "state", text: "x\n" }, undefined, undefined, ctx);
+  const batched = await write(fakeCtx({ branch: [assistant("notesoup_notes_write", "notesoup_empty_brain")] }));
+  assert.equal(batched.terminate, true);
+  const alone = await write(fakeCtx({ branch: [assistant("notesoup_notes_write", "bash")] }));
+  assert.equal(alone.terminate, false);
+});
+
 test("Pi's own compaction is answered with the boot, cancelled on a veto, left to Pi otherwise", async () => {
   const pi = await started();
   const event = { reason: "threshold", preparation: { firstKeptEntryId: "abc", tokensBefore: 190000 } };
