@@ -111,6 +111,32 @@ impl AppError {
         }
     }
 
+    /// True when notesoup cannot work in this session at all: the shell is of another
+    /// version, or the session's state cannot be kept (the notes home is missing, or the
+    /// filesystem refuses its folders). A host shell turns notesoup off for the session on
+    /// such a refusal and says why once, rather than offer tools that all fail.
+    pub fn turns_off(&self) -> bool {
+        matches!(
+            self,
+            Self::VersionMismatch { .. }
+                | Self::WindowStore(WindowStoreError::Fs(_))
+                | Self::Notes(NotesError::NoHome { .. })
+        )
+    }
+
+    /// What a person does about a refusal that turns notesoup off, when its message does
+    /// not say it already (another version's message names the reinstall).
+    pub fn off_fix(&self) -> Option<&'static str> {
+        match self {
+            Self::WindowStore(WindowStoreError::Fs(_)) | Self::Notes(NotesError::NoHome { .. }) => {
+                Some(
+                    "notesoup keeps each session's state under its notes home: set NOTESOUP_HOME to a folder you can write (notesoup doctor checks it)",
+                )
+            }
+            _ => None,
+        }
+    }
+
     /// True when the refusal is of the request's shape rather than of the world (the
     /// helper's exit status 2).
     pub fn malformed(&self) -> bool {

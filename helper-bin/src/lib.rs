@@ -90,7 +90,16 @@ fn refusal(code: &str, message: &str, malformed: bool) -> Response {
 /// (`bad_request`, exit 2, for a refusal of the request's shape).
 impl From<AppError> for Response {
     fn from(err: AppError) -> Self {
-        refusal(err.code(), &err.to_string(), err.malformed())
+        let mut response = refusal(err.code(), &err.to_string(), err.malformed());
+        if err.turns_off() {
+            // The shells turn notesoup off for the session on it (PROTOCOL.md, "Refusal").
+            response.reply["error"]["off"] = Value::Bool(true);
+            if let Some(fix) = err.off_fix() {
+                response.reply["error"]["message"] =
+                    Value::from(one_line(&format!("{err}; {fix}")));
+            }
+        }
+        response
     }
 }
 

@@ -59,6 +59,34 @@ fn notes_ops_without_any_home_refuse_with_no_home(#[case] op: &str, #[case] requ
     assert_eq!(out.reply["error"]["code"], "no_home");
 }
 
+/// A session whose state cannot be kept turns notesoup off in the shells (`off`), with the
+/// fix; a refusal of one call (a note that is not there) does not.
+#[rstest]
+#[case::no_home(Context::default(), "no_home")]
+#[case::home_under_a_file(Context::from_vars([("NOTESOUP_HOME", "/dev/null/notes")]), "window_store")]
+fn a_session_that_cannot_be_kept_is_refused_off_with_the_fix(
+    #[case] ctx: Context,
+    #[case] code: &str,
+) {
+    let start = r#"{"event":"session_start","session":{"harness":"pi","id":"s1","process":"p"},"facts":{"reason":"startup"},"version":"VERSION"}"#
+        .replace("VERSION", notesoup_app::VERSION);
+    let out = run(Some("pi_hook"), start.as_bytes(), &ctx);
+    assert_eq!(out.reply["error"]["code"], code, "{}", out.reply);
+    assert_eq!(out.reply["error"]["off"], true, "{}", out.reply);
+    let message = out.reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("set NOTESOUP_HOME to a folder you can write"),
+        "{message}"
+    );
+    let malformed = run(Some("pi_hook"), b"{}", &ctx);
+    assert_eq!(malformed.reply["error"]["code"], "bad_request");
+    assert!(
+        malformed.reply["error"].get("off").is_none(),
+        "{}",
+        malformed.reply
+    );
+}
+
 #[rstest]
 #[case::missing_args("notes_read", r#"{"cwd":"/tmp"}"#)]
 #[case::unknown_arg("notes_read", r#"{"cwd":"/tmp","args":{"name":"a","bogus":1}}"#)]

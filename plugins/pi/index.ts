@@ -19,7 +19,8 @@ import { COMMANDS, HELPER_TIMEOUT_MS, TOOLS, VERSION } from "./spec.ts";
 
 type Fields = { [key: string]: unknown };
 type Effect = Fields & { type: string; text?: string };
-type Reply = { ok: true; effects: Effect[]; log?: string[] } | { ok: false; error: { code: string; message: string } };
+/** A refusal's `off`: notesoup cannot work in this session at all (PROTOCOL.md, "Refusal"). */
+type Reply = { ok: true; effects: Effect[]; log?: string[] } | { ok: false; error: { code: string; message: string; off?: boolean } };
 
 /** A token of this process: a flow another process saved is `loaded` first. */
 const PROCESS = `pi-${process.pid}-${Date.now().toString(36)}`;
@@ -32,7 +33,7 @@ const BOOT_MARKER = "<notesoup-boot window=";
  * The runs this process numbered, the continuation whose run is next (its generation),
  * whether the extension itself ended the running run (`end_turn`), the reset worker's
  * compaction held for the run's settling (`compact`), the one it committed there, and why
- * notesoup is off for this session (`off`: its helper could not run, or is another version).
+ * notesoup is off for this session (`off`: its helper could not run, or refused `off`).
  */
 let shell: {
   run: number;
@@ -131,7 +132,7 @@ async function event(ctx: ExtensionContext, name: string, facts: Fields): Promis
   const reply = await helper("pi_hook", { event: name, session: session(ctx), facts, version: VERSION });
   if (!reply.ok) {
     log(ctx, `${name}: ${reply.error.code}: ${reply.error.message}`);
-    if (reply.error.code === "helper_unavailable" || reply.error.code === "version_mismatch") shell.off = reply.error.message;
+    if (reply.error.code === "helper_unavailable" || reply.error.off === true) shell.off = reply.error.message;
     return [];
   }
   return reply.effects;

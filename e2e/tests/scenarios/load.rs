@@ -181,3 +181,35 @@ fn s13_disabled_print() {
     assert_eq!(requests.len(), 1);
     assert_no_notesoup(requests[0]);
 }
+
+// A notes home notesoup cannot keep the session in (here a path under a file, which even
+// root cannot make a folder of): notesoup is off for the session, as if absent, and the
+// person reads why once, with the fix.
+
+#[test]
+fn an_unusable_notes_home_turns_notesoup_off_and_says_why_once() {
+    let _one = serial();
+    let out = session(
+        "notes-home-unusable",
+        Script::new().fallback(Reply::text("plain ok")),
+    )
+    .env("NOTESOUP_HOME", "/dev/null/notesoup")
+    .run(&Mode::Print("ok".into()))
+    .unwrap();
+    assert_clean_exit(&out);
+    assert_eq!(out.exit_code, Some(0));
+    assert_eq!(out.stdout.trim(), "plain ok");
+    for request in out.message_requests() {
+        assert_no_notesoup(request);
+    }
+    let said = out
+        .debug_log
+        .matches("$.ui.log: notesoup is off for this session")
+        .count();
+    assert_eq!(said, 1, "the line saying why, in the transcript");
+    assert!(
+        out.debug_log
+            .contains("set NOTESOUP_HOME to a folder you can write"),
+        "the fix"
+    );
+}

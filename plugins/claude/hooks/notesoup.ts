@@ -15,7 +15,8 @@ import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
 import { COMMANDS, HELPER_TIMEOUT_MS, TOOLS, TOOL_NAMES, VERSION } from './spec.ts';
 
 type Fields = { [key: string]: unknown };
-type Failure = { ok: false; error: { code: string; message: string } };
+/** A refusal; `off`: notesoup cannot work in this session at all (PROTOCOL.md, "Refusal"). */
+type Failure = { ok: false; error: { code: string; message: string; off?: boolean } };
 type Reply = ({ ok: true } & Fields) | Failure;
 
 const HOST = 'claude';
@@ -65,8 +66,8 @@ function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-function refusal(code: string, message: string): Failure {
-  return { ok: false, error: { code, message } };
+function refusal(code: string, message: string, off = false): Failure {
+  return { ok: false, error: off ? { code, message, off } : { code, message } };
 }
 
 function agentOf(e: { agentId?: string }): 'main' | 'subagent' {
@@ -139,7 +140,7 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
     const reply: unknown = JSON.parse(out.stdout.trim());
     if (isObject(reply) && reply.ok === true) return { ...reply, ok: true };
     if (isObject(reply) && reply.ok === false && isObject(reply.error)) {
-      return refusal(str(reply.error.code) ?? 'helper_failed', str(reply.error.message) ?? 'no message');
+      return refusal(str(reply.error.code) ?? 'helper_failed', str(reply.error.message) ?? 'no message', reply.error.off === true);
     }
   } catch {
     // reported below
@@ -169,10 +170,10 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
   const sent = asked ? { ...facts, env: { ...(isObject(facts.env) ? facts.env : {}), NOTESOUP_DISABLED: sw.disabled } } : facts;
   const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent, version: VERSION });
   if (asked && reply.ok) sw.on = reply.disabled !== true;
-  if (asked && !reply.ok && (reply.error.code === 'helper_unavailable' || reply.error.code === 'version_mismatch')) {
-    // Fail open: without a helper of its own version notesoup can do nothing, so it
-    // registers nothing and stays out of every hook, as if absent; the person reads why
-    // once, with the fix.
+  if (asked && !reply.ok && (reply.error.code === 'helper_unavailable' || reply.error.off === true)) {
+    // Fail open: without a helper of its own version, or a notes home to keep the session
+    // in, notesoup can do nothing, so it registers nothing and stays out of every hook, as
+    // if absent; the person reads why once, with the fix.
     sw.on = false;
     $.ui.log(`notesoup is off for this session: ${reply.error.message}`, { to: 'transcript' });
   }

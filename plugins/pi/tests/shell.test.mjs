@@ -290,3 +290,20 @@ test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is
   }
   assert.match(ctx.notices[0] ?? "", /^notesoup is off for this session: notesoup-helper did not answer within 30 s/);
 });
+
+test("a session the helper cannot keep (its notes home unwritable) is off, said once; a refusal of one event is not", async () => {
+  const pi = fakePi();
+  notesoup(pi);
+  const ctx = fakeCtx();
+  helperSays({ session_start: { ok: false, error: { code: "window_store", message: "create the folder `/ro/windows`: Read-only file system; set NOTESOUP_HOME", off: true } } });
+  await pi.handlers.session_start({ reason: "startup" }, ctx);
+  assert.deepEqual(pi.getActiveTools(), ["read", "bash"]);
+  assert.deepEqual(ctx.notices, ["notesoup is off for this session: create the folder `/ro/windows`: Read-only file system; set NOTESOUP_HOME"]);
+  const again = fakePi();
+  notesoup(again);
+  const quiet = fakeCtx();
+  helperSays({ session_start: { ok: false, error: { code: "internal", message: "a bug" } } });
+  await again.handlers.session_start({ reason: "startup" }, quiet);
+  assert.equal(again.getActiveTools().filter((n) => n.startsWith("notesoup_")).length, 10);
+  assert.deepEqual(quiet.notices, []);
+});
