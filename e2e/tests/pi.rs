@@ -296,6 +296,28 @@ fn pis_threshold_compaction_is_answered_with_the_boot() {
     assert!(fresh[1].starts_with("Fresh window. Continue"), "{fresh:?}");
 }
 
+/// `pi -p "/empty"`: Pi ends the process with the command, so the clearing commands are
+/// refused there with what to do instead; no request goes out (it went out with no
+/// messages before) and nothing is written.
+#[test]
+fn the_clearing_commands_in_print_mode_say_so_and_send_nothing() {
+    for (name, command) in [
+        ("pi-empty-print", "/empty"),
+        ("pi-fresh-print", "/fresh-window"),
+    ] {
+        let script = Script::new().fallback(Reply::text("(fallback)"));
+        let (out, pi) = run(name, command, script);
+        assert_eq!(out.requests.len(), 0, "{}", out.report());
+        assert!(
+            out.stderr
+                .contains(&format!("{command} needs a Pi session that stays open")),
+            "{}",
+            out.report()
+        );
+        assert!(last_compaction(&pi).is_none(), "{}", out.report());
+    }
+}
+
 /// The summary of the last compaction entry of the run's one session file.
 fn last_compaction(pi: &PiRun) -> Option<String> {
     let sessions = pi.run_dir.join("pi-home/.pi/agent/sessions");

@@ -72,17 +72,23 @@ pub enum StopReason {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
 pub enum PiCommand {
-    /// `/empty`; `busy`: `!ctx.isIdle()`.
+    /// `/empty`; `busy`: `!ctx.isIdle()`; `print`: `!ctx.hasUI`.
     Empty {
         /// A run is streaming.
         #[serde(default)]
         busy: bool,
+        /// Pi runs in print mode (`-p`, `--mode json`): the process ends with the command.
+        #[serde(default)]
+        print: bool,
     },
-    /// `/fresh-window`; `busy`: `!ctx.isIdle()`.
+    /// `/fresh-window`; `busy`: `!ctx.isIdle()`; `print`: `!ctx.hasUI`.
     FreshWindow {
         /// A run is streaming.
         #[serde(default)]
         busy: bool,
+        /// Pi runs in print mode (`-p`, `--mode json`): the process ends with the command.
+        #[serde(default)]
+        print: bool,
     },
     /// `/notesoup [cap [<tokens>|off]]`.
     Notesoup {

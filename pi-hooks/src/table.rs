@@ -184,11 +184,11 @@ impl Call<'_> {
                 status: *status,
                 reason: reason.clone(),
             }),
-            PiHook::Command(PiCommand::Empty { busy }) => {
-                self.command(Command::Empty, *busy, budget);
+            PiHook::Command(PiCommand::Empty { busy, print }) => {
+                self.command(Command::Empty, *busy, *print, budget);
             }
-            PiHook::Command(PiCommand::FreshWindow { busy }) => {
-                self.command(Command::FreshWindow, *busy, budget);
+            PiHook::Command(PiCommand::FreshWindow { busy, print }) => {
+                self.command(Command::FreshWindow, *busy, *print, budget);
             }
             PiHook::Command(PiCommand::Notesoup { args }) => {
                 self.notesoup(args.as_deref().unwrap_or_default(), resolve);
@@ -472,7 +472,19 @@ impl Call<'_> {
 
     /// `/empty`, `/fresh-window` (`busy`: the extension's word; a main run the flow saw running
     /// makes it busy too).
-    fn command(&mut self, command: Command, busy: bool, budget: Option<Budget>) {
+    /// A clearing command; in print mode refused with what to do instead: Pi ends the
+    /// process with the command, before the close-out it starts could run, so nothing would
+    /// be saved or cleared (measured: a stale ctx, and a request with no messages).
+    fn command(&mut self, command: Command, busy: bool, print: bool, budget: Option<Budget>) {
+        if print {
+            self.fx.push(Effect::Report {
+                text: format!(
+                    "{} needs a Pi session that stays open: with -p (or --mode json) Pi ends with the command, so nothing is saved or cleared. Run it in Pi itself (or --mode rpc), or ask the model to call notesoup_empty_brain.",
+                    command.slash()
+                ),
+            });
+            return;
+        }
         let out = self.flow.handle(Event::Command { command, busy });
         self.closeouts(out, budget);
     }

@@ -501,6 +501,34 @@ fn empty_idle_closes_out_and_without_usage_the_closeout_fails_at_once() {
     assert!(!s.flow.snapshot().pending);
 }
 
+/// In print mode Pi ends the process with the command: a clearing command is refused with
+/// what to do instead, and the flow never hears it (no close-out, nothing pending).
+#[rstest]
+#[case::empty("empty", "/empty")]
+#[case::fresh_window("fresh_window", "/fresh-window")]
+fn a_clearing_command_in_print_mode_is_refused_and_changes_nothing(
+    #[case] command: &str,
+    #[case] slash: &str,
+) {
+    let mut s = Session::new();
+    s.prompt("interactive", 1, None);
+    s.end(1, "stop", &json!({}));
+    let before = s.flow.snapshot();
+    let fx = s.on(
+        "command",
+        &json!({"command": command, "busy": false, "print": true}),
+    );
+    let [Effect::Report { text }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    assert!(
+        text.starts_with(&format!("{slash} needs a Pi session that stays open")),
+        "{text}"
+    );
+    assert!(text.contains("notesoup_empty_brain"), "{text}");
+    assert_eq!(s.flow.snapshot(), before);
+}
+
 #[rstest]
 #[case::show("", None, "cap None window None")]
 #[case::set("cap 100k", Some(100_000), "cap Some(100000) window None")]

@@ -317,7 +317,7 @@ export default function notesoup(pi: ExtensionAPI) {
         const facts: Fields =
           command.name === "notesoup"
             ? { command: "notesoup", args }
-            : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle() };
+            : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle(), print: !ctx.hasUI };
         const effects = await event(ctx, "command", { ...facts, cwd: ctx.cwd, budget: budget(pi, ctx) });
         if (shell.off !== undefined) notify(ctx, `notesoup is off for this session: ${shell.off}`);
         runEffects(pi, ctx, effects);
