@@ -490,7 +490,9 @@ async function toolCall(ctx: ExtensionContext, name: string, params: unknown): P
   const reply = await helper("tool", {
     name: `notesoup_${name}`,
     args: params ?? {},
-    bound: { cwd: ctx.cwd },
+    // A run with no session file (`pi --no-session`, Pi's subagents) is a subagent's: its
+    // `empty_brain` is refused, as the reset that follows a batch never runs for it.
+    bound: agent(ctx) === "subagent" ? { cwd: ctx.cwd, agent_id: ctx.sessionManager.getSessionId() } : { cwd: ctx.cwd },
     session: session(ctx),
     version: VERSION,
   });

@@ -307,3 +307,12 @@ test("a session the helper cannot keep (its notes home unwritable) is off, said 
   assert.equal(again.getActiveTools().filter((n) => n.startsWith("notesoup_")).length, 10);
   assert.deepEqual(quiet.notices, []);
 });
+
+test("a tool call of a run with no session file (pi --no-session) is bound as a subagent's", async () => {
+  const pi = await started();
+  helperSays({});
+  const ctx = fakeCtx();
+  ctx.sessionManager.getSessionFile = () => undefined;
+  await assert.rejects(pi.tools.notesoup_empty_brain.execute("id", { last_word: "w" }, undefined, undefined, ctx), /no answer/);
+  assert.deepEqual(requests()[0].request.bound, { cwd: "/work/app", agent_id: "s1" });
+});
