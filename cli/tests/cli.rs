@@ -1173,6 +1173,60 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
             .unwrap_or_default()
             .to_owned()
     };
+    // Named in the extensions list of Pi's settings (a checkout's plugins/pi, relative to
+    // the settings folder), its helper staged beside it; NOTESOUP_HELPER, when set, wins.
+    let listed = world.path("checkout/plugins/pi");
+    fs::create_dir_all(listed.join("bin")).unwrap();
+    fs::write(
+        listed.join("index.ts"),
+        "// spawns notesoup-helper pi_hook\nexport default () => {};\n",
+    )
+    .unwrap();
+    fs::create_dir_all(world.path("pi-agent")).unwrap();
+    fs::write(
+        world.path("pi-agent/settings.json"),
+        r#"{"extensions": ["../checkout/plugins/pi"]}"#,
+    )
+    .unwrap();
+    let answer = |version: &str| {
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n"
+        )
+    };
+    fs::write(
+        listed.join("bin/notesoup-helper"),
+        answer(env!("CARGO_PKG_VERSION")),
+    )
+    .unwrap();
+    make_executable(&listed.join("bin/notesoup-helper"));
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout
+            .contains("(in the extensions of Pi's settings.json)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        helper_line(&run).starts_with("ok   pi-helper")
+            && helper_line(&run).contains("checkout/plugins/pi/bin/notesoup-helper"),
+        "{}",
+        run.stdout
+    );
+    world.set("NOTESOUP_HELPER", "/bin/true");
+    let run = world.run(&["doctor"]);
+    assert!(
+        helper_line(&run).starts_with("fail pi-helper /bin/true did not answer"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("fix: NOTESOUP_HELPER is set to /bin/true"),
+        "{}",
+        run.stdout
+    );
+    world.unset("NOTESOUP_HELPER");
+    fs::remove_file(world.path("pi-agent/settings.json")).unwrap();
     // Installed by `pi install npm:@notesoup/pi`: the helper is the platform package's,
     // found up from the extension's folder as Node finds it.
     let npm = world.path("pi-agent/npm/node_modules/@notesoup");
@@ -1194,11 +1248,6 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
     let bin = npm.join("cli-linux-x64/bin");
     fs::create_dir_all(&bin).unwrap();
     let helper = bin.join("notesoup-helper");
-    let answer = |version: &str| {
-        format!(
-            "#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n"
-        )
-    };
     fs::write(&helper, answer(env!("CARGO_PKG_VERSION"))).unwrap();
     make_executable(&helper);
     let run = world.run(&["doctor"]);

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::helper::{helper_runs, platform_helper};
+use super::helper::{helper_runs, named_helper, platform_helper};
 use super::process::{is_executable, on_path, process, run_bounded};
 use super::{Check, Status, built_from, check};
 use crate::{CLAUDE_CODE_VERSION, Env};
@@ -289,6 +289,7 @@ pub(super) fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Ch
         ),
         _ => reinstall.to_owned(),
     };
+    let (helper, fix) = named_helper(env).unwrap_or((helper, fix));
     checks.push(helper_runs(env, "helper", &helper, fix));
 }
 

@@ -64,3 +64,15 @@ pub(super) fn helper_runs(env: &Env, name: &'static str, helper: &Path, fix: Str
         ),
     }
 }
+
+/// The helper a shell runs when the person named one (`NOTESOUP_HELPER`, which both shells
+/// take first), and the fix that names it.
+pub(super) fn named_helper(env: &Env) -> Option<(PathBuf, String)> {
+    let set = env.var_set("NOTESOUP_HELPER")?;
+    Some((
+        PathBuf::from(set),
+        format!(
+            "NOTESOUP_HELPER is set to {set}: point it at a notesoup-helper of this version (not the notesoup command), or unset it"
+        ),
+    ))
+}

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::helper::{helper_runs, platform_helper};
+use super::helper::{helper_runs, named_helper, platform_helper};
 use super::process::on_path;
 use super::{Check, Status, built_from, check};
 use crate::Env;
@@ -16,6 +16,8 @@ enum Installed {
     Linked(PathBuf),
     /// `pi install npm:@notesoup/pi`: in Pi's npm folder, the platform package beside it.
     Npm(PathBuf),
+    /// Named in the `extensions` list of Pi's settings (a checkout's `plugins/pi`).
+    Listed(PathBuf),
 }
 
 /// The extension (`pi`) and its helper (`pi-helper`), when Pi is here at all (`$PI`, else
@@ -56,15 +58,18 @@ pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
         Installed::Linked(link)
     } else if npm.join("index.ts").is_file() {
         Installed::Npm(npm)
+    } else if let Some(listed) = listed_extension(&agent) {
+        Installed::Listed(listed)
     } else {
         checks.push(check(
             "pi",
             Status::Warn,
             format!(
-                "Pi at {}, but no notesoup extension at {} or {}",
+                "Pi at {}, but no notesoup extension at {} or {}, nor in the extensions of {} (one given with `pi -e` is not seen here)",
                 pi.display(),
                 link.display(),
-                npm.display()
+                npm.display(),
+                agent.join("settings.json").display()
             ),
             Some(match built_from() {
                 Some(checkout) => format!(
@@ -78,9 +83,13 @@ pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
         return;
     };
     let (folder, how, fix) = match &installed {
-        Installed::Linked(folder) => (
+        Installed::Linked(folder) | Installed::Listed(folder) => (
             folder,
-            "linked",
+            if matches!(installed, Installed::Linked(_)) {
+                "linked"
+            } else {
+                "in the extensions of Pi's settings.json"
+            },
             match std::fs::canonicalize(folder)
                 .ok()
                 .and_then(|real| real.parent()?.parent().and_then(super::checkout))
@@ -107,17 +116,15 @@ pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
         format!("the Pi extension is at {} ({how})", folder.display()),
         None,
     ));
-    let helper = extension_helper(env, folder);
+    let (helper, fix) = named_helper(env).unwrap_or_else(|| (extension_helper(env, folder), fix));
     checks.push(helper_runs(env, "pi-helper", &helper, fix));
 }
 
-/// The helper the extension runs, in its order (plugins/pi/index.ts `helperPath`):
-/// `NOTESOUP_HELPER`, `bin/notesoup-helper` beside it, the platform package Node's lookup
-/// finds from it (each `node_modules` up from its real folder), `notesoup-helper` on PATH.
+/// The helper the extension runs when `NOTESOUP_HELPER` is not set, in its order
+/// (plugins/pi/index.ts `helperPath`): `bin/notesoup-helper` beside it, the platform package
+/// Node's lookup finds from it (each `node_modules` up from its real folder),
+/// `notesoup-helper` on PATH.
 fn extension_helper(env: &Env, folder: &Path) -> PathBuf {
-    if let Some(set) = env.var_set("NOTESOUP_HELPER") {
-        return PathBuf::from(set);
-    }
     let staged = folder.join("bin/notesoup-helper");
     if staged.exists() {
         return staged;
@@ -127,4 +134,30 @@ fn extension_helper(env: &Env, folder: &Path) -> PathBuf {
         .find_map(|dir| platform_helper(&dir.join("node_modules")))
         .or_else(|| on_path(env, "notesoup-helper"))
         .unwrap_or(staged)
+}
+
+/// The first folder the `extensions` list of Pi's settings (`<agent>/settings.json`; a
+/// relative path is the settings folder's) names that holds notesoup's extension: an
+/// `index.ts` that runs `notesoup-helper`. A settings file that is not there or not JSON
+/// names none (Pi warns of a broken one itself).
+fn listed_extension(agent: &Path) -> Option<PathBuf> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    std::fs::File::open(agent.join("settings.json"))
+        .ok()?
+        .take(1024 * 1024)
+        .read_to_string(&mut text)
+        .ok()?;
+    let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
+    settings["extensions"]
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .map(|entry| agent.join(entry))
+        .find(|folder| {
+            let mut head = String::new();
+            std::fs::File::open(folder.join("index.ts"))
+                .and_then(|f| f.take(64 * 1024).read_to_string(&mut head))
+                .is_ok_and(|_| head.contains("notesoup-helper"))
+        })
 }
