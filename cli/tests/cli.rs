@@ -1136,14 +1136,8 @@ fn doctor_finds_the_claude_code_the_install_fetched() {
     assert!(run.stdout.contains("ok   plugin"), "{}", run.stdout);
 }
 
-/// Pi here without the extension is a warning with the install line; with it, ok; with no
-/// Pi at all, skip.
-#[test]
-fn doctor_checks_the_pi_extension_when_pi_is_here() {
-    let mut world = World::new("doctor-pi");
-    age_claude_files(&world, 0);
-    let run = world.run(&["doctor"]);
-    assert!(run.stdout.contains("skip pi "), "{}", run.stdout);
+/// Pi "installed" (a `PI` that prints its version) with its agent folder in the world.
+fn with_pi(world: &mut World) {
     let pi = world.path("pibin/pi");
     fs::create_dir_all(pi.parent().unwrap()).unwrap();
     fs::write(&pi, "#!/bin/sh\necho 1.6.0\n").unwrap();
@@ -1153,6 +1147,33 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
         "PI_CODING_AGENT_DIR",
         world.path("pi-agent").to_str().unwrap(),
     );
+}
+
+/// A helper script answering `version` with `version`.
+fn helper_answering(version: &str) -> String {
+    format!(
+        "#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n"
+    )
+}
+
+/// doctor's `pi-helper` line.
+fn pi_helper_line(run: &Run) -> String {
+    run.stdout
+        .lines()
+        .find(|l| l.contains("pi-helper"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Pi here without the extension is a warning with the install line; with it, ok; with no
+/// Pi at all, skip.
+#[test]
+fn doctor_checks_the_pi_extension_when_pi_is_here() {
+    let mut world = World::new("doctor-pi");
+    age_claude_files(&world, 0);
+    let run = world.run(&["doctor"]);
+    assert!(run.stdout.contains("skip pi "), "{}", run.stdout);
+    with_pi(&mut world);
     let run = world.run(&["doctor"]);
     assert_every_problem_has_a_fix(&run);
     assert!(
@@ -1166,67 +1187,6 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
         "{}",
         run.stdout
     );
-    let helper_line = |run: &Run| {
-        run.stdout
-            .lines()
-            .find(|l| l.contains("pi-helper"))
-            .unwrap_or_default()
-            .to_owned()
-    };
-    // Named in the extensions list of Pi's settings (a checkout's plugins/pi, relative to
-    // the settings folder), its helper staged beside it; NOTESOUP_HELPER, when set, wins.
-    let listed = world.path("checkout/plugins/pi");
-    fs::create_dir_all(listed.join("bin")).unwrap();
-    fs::write(
-        listed.join("index.ts"),
-        "// spawns notesoup-helper pi_hook\nexport default () => {};\n",
-    )
-    .unwrap();
-    fs::create_dir_all(world.path("pi-agent")).unwrap();
-    fs::write(
-        world.path("pi-agent/settings.json"),
-        r#"{"extensions": ["../checkout/plugins/pi"]}"#,
-    )
-    .unwrap();
-    let answer = |version: &str| {
-        format!(
-            "#!/bin/sh\ncat >/dev/null\necho '{{\"ok\":true,\"version\":\"{version}\",\"ops\":[]}}'\n"
-        )
-    };
-    fs::write(
-        listed.join("bin/notesoup-helper"),
-        answer(env!("CARGO_PKG_VERSION")),
-    )
-    .unwrap();
-    make_executable(&listed.join("bin/notesoup-helper"));
-    let run = world.run(&["doctor"]);
-    assert!(
-        run.stdout
-            .contains("(in the extensions of Pi's settings.json)"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        helper_line(&run).starts_with("ok   pi-helper")
-            && helper_line(&run).contains("checkout/plugins/pi/bin/notesoup-helper"),
-        "{}",
-        run.stdout
-    );
-    world.set("NOTESOUP_HELPER", "/bin/true");
-    let run = world.run(&["doctor"]);
-    assert!(
-        helper_line(&run).starts_with("fail pi-helper /bin/true did not answer"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout
-            .contains("fix: NOTESOUP_HELPER is set to /bin/true"),
-        "{}",
-        run.stdout
-    );
-    world.unset("NOTESOUP_HELPER");
-    fs::remove_file(world.path("pi-agent/settings.json")).unwrap();
     // Installed by `pi install npm:@notesoup/pi`: the helper is the platform package's,
     // found up from the extension's folder as Node finds it.
     let npm = world.path("pi-agent/npm/node_modules/@notesoup");
@@ -1240,7 +1200,7 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
         run.stdout
     );
     assert!(
-        helper_line(&run).starts_with("fail pi-helper"),
+        pi_helper_line(&run).starts_with("fail pi-helper"),
         "{}",
         run.stdout
     );
@@ -1248,20 +1208,20 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
     let bin = npm.join("cli-linux-x64/bin");
     fs::create_dir_all(&bin).unwrap();
     let helper = bin.join("notesoup-helper");
-    fs::write(&helper, answer(env!("CARGO_PKG_VERSION"))).unwrap();
+    fs::write(&helper, helper_answering(env!("CARGO_PKG_VERSION"))).unwrap();
     make_executable(&helper);
     let run = world.run(&["doctor"]);
     assert!(
-        helper_line(&run).starts_with("ok   pi-helper")
-            && helper_line(&run).contains("cli-linux-x64/bin/notesoup-helper runs"),
+        pi_helper_line(&run).starts_with("ok   pi-helper")
+            && pi_helper_line(&run).contains("cli-linux-x64/bin/notesoup-helper runs"),
         "{}",
         run.stdout
     );
-    fs::write(&helper, answer("0.0.1")).unwrap();
+    fs::write(&helper, helper_answering("0.0.1")).unwrap();
     let run = world.run(&["doctor"]);
     assert_eq!(run.exit, 1, "{}", run.shown());
     assert!(
-        helper_line(&run).contains("is version 0.0.1"),
+        pi_helper_line(&run).contains("is version 0.0.1"),
         "{}",
         run.stdout
     );
@@ -1277,14 +1237,69 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
     fs::write(ext.join("index.ts"), "export default () => {};\n").unwrap();
     fs::write(
         ext.join("bin/notesoup-helper"),
-        answer(env!("CARGO_PKG_VERSION")),
+        helper_answering(env!("CARGO_PKG_VERSION")),
     )
     .unwrap();
     make_executable(&ext.join("bin/notesoup-helper"));
     let run = world.run(&["doctor"]);
     assert!(run.stdout.contains("ok   pi "), "{}", run.stdout);
     assert!(
-        helper_line(&run).contains("extensions/notesoup/bin/notesoup-helper runs"),
+        pi_helper_line(&run).contains("extensions/notesoup/bin/notesoup-helper runs"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// An extension named in the extensions list of Pi's settings (a checkout's `plugins/pi`,
+/// relative to the settings folder) is found, its helper staged beside it; the helper
+/// `NOTESOUP_HELPER` names, when set, is the one checked, and its fix names the variable.
+#[test]
+fn doctor_finds_a_pi_extension_listed_in_pis_settings_and_the_named_helper() {
+    let mut world = World::new("doctor-pi-listed");
+    age_claude_files(&world, 0);
+    with_pi(&mut world);
+    let listed = world.path("checkout/plugins/pi");
+    fs::create_dir_all(listed.join("bin")).unwrap();
+    fs::write(
+        listed.join("index.ts"),
+        "// spawns notesoup-helper pi_hook\nexport default () => {};\n",
+    )
+    .unwrap();
+    fs::create_dir_all(world.path("pi-agent")).unwrap();
+    fs::write(
+        world.path("pi-agent/settings.json"),
+        r#"{"extensions": ["../checkout/plugins/pi"]}"#,
+    )
+    .unwrap();
+    fs::write(
+        listed.join("bin/notesoup-helper"),
+        helper_answering(env!("CARGO_PKG_VERSION")),
+    )
+    .unwrap();
+    make_executable(&listed.join("bin/notesoup-helper"));
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout
+            .contains("(in the extensions of Pi's settings.json)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        pi_helper_line(&run).starts_with("ok   pi-helper")
+            && pi_helper_line(&run).contains("checkout/plugins/pi/bin/notesoup-helper"),
+        "{}",
+        run.stdout
+    );
+    world.set("NOTESOUP_HELPER", "/bin/true");
+    let run = world.run(&["doctor"]);
+    assert!(
+        pi_helper_line(&run).starts_with("fail pi-helper /bin/true did not answer"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("fix: NOTESOUP_HELPER is set to /bin/true"),
         "{}",
         run.stdout
     );
