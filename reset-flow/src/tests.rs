@@ -348,6 +348,27 @@ fn measurement_arms_only_over_the_point(
 }
 
 #[test]
+fn the_clear_points_report_writes_its_numbers_as_people_read_them() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    let fx = sim
+        .send(json!({"type": "measured", "tokens": 180_010, "hard": 175_424, "auto_clear": true}));
+    let texts: Vec<&str> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Report { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "notesoup: context at 180,010 of 175,424 tokens; clearing the window at the end of this step."
+        ]
+    );
+}
+
+#[test]
 fn measurement_alone_never_clears_a_pending_request() {
     let mut sim = Sim::new();
     sim.send(turn_step("t1", 0));

@@ -120,7 +120,8 @@ impl Flow {
             fx.push(Effect::Report {
                 text: format!(
                     "notesoup: context at {} of {} tokens; clearing the window at the end of this step.",
-                    measure.tokens, measure.hard
+                    notesoup_window::thousands(measure.tokens),
+                    notesoup_window::thousands(measure.hard)
                 ),
             });
         }
