@@ -1,5 +1,7 @@
 //! Why no policy was produced.
 
+use notesoup_window::thousands;
+
 /// Why no policy was produced. Every variant carries the input at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -52,6 +54,19 @@ pub enum ThresholdError {
         /// `notesoup.warningRunwayTokens` in force.
         warning_runway: u64,
     },
+    /// Pi's `compaction.reserveTokens` is not below the model's window: Pi compacts before
+    /// anything is said, and no point of notesoup's can be placed below it.
+    #[error(
+        "Pi's compaction.reserveTokens is {}, not below the model's {}-token window, so no room is left to work in; lower it in ~/.pi/agent/settings.json or the project's .pi/settings.json",
+        thousands(*reserve),
+        thousands(*window)
+    )]
+    PiReserveTooLarge {
+        /// `compaction.reserveTokens` in force.
+        reserve: u64,
+        /// The model's window.
+        window: u64,
+    },
     /// A Pi compaction setting Pi itself refuses (Pi 1.6.0 throws "Invalid compaction.…
     /// setting"), so Pi has no compaction point to derive ours from.
     #[error(
@@ -76,7 +91,9 @@ impl ThresholdError {
         match self {
             ThresholdError::BadCap { .. } | ThresholdError::CapTooSmall { .. } => "bad_cap",
             ThresholdError::CapUsage { .. } => "usage",
-            ThresholdError::NoRoom { .. } | ThresholdError::PiSetting { .. } => "unresolvable",
+            ThresholdError::NoRoom { .. }
+            | ThresholdError::PiSetting { .. }
+            | ThresholdError::PiReserveTooLarge { .. } => "unresolvable",
             ThresholdError::BadUnit { .. } => "bad_unit",
         }
     }

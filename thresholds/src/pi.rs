@@ -104,6 +104,12 @@ pub fn resolve_pi(inputs: &PiInputs<'_>) -> Result<Policy, ThresholdError> {
         warning_runway: runway,
     };
     let mut native = native_of(inputs.window);
+    if native <= 0 {
+        return Err(ThresholdError::PiReserveTooLarge {
+            reserve,
+            window: inputs.window,
+        });
+    }
     let mut cap = None;
     if let Some(raw) = inputs.cap {
         let tokens = parse_cap(raw)?;

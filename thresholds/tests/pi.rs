@@ -100,6 +100,12 @@ fn the_pi_point_is_where_pi_compacts() {
                         "{name} ({how}): no room at native {native}"
                     );
                 }
+                Err(ThresholdError::PiReserveTooLarge { .. }) => {
+                    assert!(
+                        native <= 0,
+                        "{name} ({how}): reserve refused at native {native}"
+                    );
+                }
                 Err(err) => panic!("{name} ({how}): {err}"),
             }
         }

@@ -101,12 +101,9 @@ fn pi_untrusted_project_reads_the_global_file_only() {
     assert_eq!(none.native, 183616);
 }
 
-#[rstest]
-#[case::window_smaller_than_reserve(10000)]
-#[case::no_room_for_margins(16384 + M + R)]
-#[case::zero_window(0)]
-fn pi_no_room_is_an_error(#[case] window: u64) {
-    let err = resolve_pi(&PiInputs::new(window, None)).unwrap_err();
+#[test]
+fn pi_no_room_for_the_margins_is_an_error() {
+    let err = resolve_pi(&PiInputs::new(16384 + M + R, None)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -117,6 +114,29 @@ fn pi_no_room_is_an_error(#[case] window: u64) {
         ),
         "{err:?}"
     );
+}
+
+/// A reserve not below the window is named as what to change (the margins cannot help).
+#[rstest]
+#[case::window_smaller_than_reserve(10000, "16,384, not below the model's 10,000-token window")]
+#[case::zero_window(0, "16,384, not below the model's 0-token window")]
+#[case::equal(16384, "16,384, not below the model's 16,384-token window")]
+fn pi_a_reserve_not_below_the_window_names_the_reserve(#[case] window: u64, #[case] said: &str) {
+    let err = resolve_pi(&PiInputs::new(window, None)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ThresholdError::PiReserveTooLarge { reserve: 16384, .. }
+        ),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with("Pi's compaction.reserveTokens is "),
+        "{text}"
+    );
+    assert!(text.contains(said), "{text}");
+    assert_eq!(err.code(), "unresolvable");
 }
 
 #[test]
