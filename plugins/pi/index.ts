@@ -129,10 +129,17 @@ function budget(pi: ExtensionAPI, ctx: ExtensionContext): Fields {
 /** One Pi event through the helper: its effects (none when the helper refused; logged). */
 async function event(ctx: ExtensionContext, name: string, facts: Fields): Promise<Effect[]> {
   log(ctx, `event ${name}${typeof facts.reason === "string" ? ` (${facts.reason})` : ""}`);
+  // Off for this session: notesoup stays out of every event, as if absent (no helper is run,
+  // so a hung one costs the session start's wait once, not every event's).
+  if (shell.off !== undefined) return [];
   const reply = await helper("pi_hook", { event: name, session: session(ctx), facts, version: VERSION });
   if (!reply.ok) {
     log(ctx, `${name}: ${reply.error.code}: ${reply.error.message}`);
-    if (reply.error.code === "helper_unavailable" || reply.error.off === true) shell.off = reply.error.message;
+    // Decided at the session's start only, as the Claude module does at its first hook: a
+    // later refusal is that event's alone.
+    if (name === "session_start" && (reply.error.code === "helper_unavailable" || reply.error.off === true)) {
+      shell.off = reply.error.message;
+    }
     return [];
   }
   return reply.effects;

@@ -299,12 +299,23 @@ test("a session the helper cannot keep (its notes home unwritable) is off, said 
   await pi.handlers.session_start({ reason: "startup" }, ctx);
   assert.deepEqual(pi.getActiveTools(), ["read", "bash"]);
   assert.deepEqual(ctx.notices, ["notesoup is off for this session: create the folder `/ro/windows`: Read-only file system; set NOTESOUP_HOME"]);
+  // Off: no later event runs the helper (a hung one would cost every event its wait).
+  helperSays({});
+  await pi.handlers.before_agent_start({}, ctx);
+  await pi.handlers.tool_result({ isError: false, content: [] }, ctx);
+  assert.deepEqual(requests(), []);
   const again = fakePi();
   notesoup(again);
   const quiet = fakeCtx();
   helperSays({ session_start: { ok: false, error: { code: "internal", message: "a bug" } } });
   await again.handlers.session_start({ reason: "startup" }, quiet);
   assert.equal(again.getActiveTools().filter((n) => n.startsWith("notesoup_")).length, 10);
+  assert.deepEqual(quiet.notices, []);
+  // An off refusal after the start is that event's alone: the next event still asks.
+  helperSays({ tool_result: { ok: false, error: { code: "window_store", message: "disk full", off: true } } });
+  await again.handlers.tool_result({ isError: false, content: [] }, quiet);
+  await again.handlers.before_agent_start({}, quiet);
+  assert.deepEqual(requests().map((r) => r.request.event), ["tool_result", "before_agent_start"]);
   assert.deepEqual(quiet.notices, []);
 });
 
