@@ -72,9 +72,9 @@ pub enum Command {
         after_help = "Sessions are found where each harness keeps them: Claude Code in $CLAUDE_CONFIG_DIR/projects\nor ~/.claude/projects; Pi in $PI_CODING_AGENT_SESSION_DIR, else its settings' sessionDir, else\n$PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions; Codex in $CODEX_HOME/sessions or\n~/.codex/sessions (and archived_sessions beside it). A session is named <harness>:<id>; a unique\nprefix of the id is enough.\n\nExamples:\n  notesoup history sessions --harness pi\n  notesoup history search \"parse error\"\n  notesoup history show claude:da56055c --window 2"
     )]
     History(HistoryArgs),
-    /// Where notesoup warns and clears for this machine's Claude settings and environment.
+    /// Where notesoup warns and clears for this machine's Claude or Pi settings.
     #[command(
-        after_help = "Examples:\n  notesoup limits\n  notesoup limits --window 1m --model claude-opus-4-7\n  notesoup limits --cap 100k --json"
+        after_help = "Examples:\n  notesoup limits\n  notesoup limits --window 1m --model claude-opus-4-7\n  notesoup limits --cap 100k --json\n  notesoup limits --harness pi"
     )]
     Limits(LimitsArgs),
     /// Check the set-up: Claude Code, the plugin, the helper, the notes home, session folders, settings.
@@ -374,19 +374,34 @@ impl RoleArg {
     }
 }
 
+/// The harness whose settings `notesoup limits` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LimitsHarness {
+    /// Claude Code: its settings files and environment.
+    Claude,
+    /// Pi: ~/.pi/agent/settings.json and the project's .pi/settings.json.
+    Pi,
+}
+
 /// `notesoup limits ...`
 #[derive(Debug, Args)]
 pub struct LimitsArgs {
-    /// The model (for its `modelSettings` entry), e.g. claude-sonnet-4-6.
+    /// Whose settings: claude (default) or pi.
+    #[arg(long, value_enum, default_value = "claude", value_name = "HARNESS")]
+    pub harness: LimitsHarness,
+    /// The model (Claude: for its `modelSettings` entry, e.g. claude-sonnet-4-6; Pi: provider/id
+    /// for `compaction.modelOverrides`, e.g. anthropic/claude-sonnet-4-5).
     #[arg(long, value_name = "M")]
     pub model: Option<String>,
     /// A runtime cap, as `/notesoup cap` takes it: 100k, 1.5m, 250000.
     #[arg(long)]
     pub cap: Option<String>,
-    /// The model's context window (200k, 1m); without it the points are percent of a 200K window.
+    /// The model's context window (200k, 1m); without it the points are percent of a 200K
+    /// window (Pi: a 200K window).
     #[arg(long, value_name = "TOKENS")]
     pub window: Option<String>,
-    /// The project whose `.claude/settings*.json` apply; default: the current folder.
+    /// The project whose `.claude/settings*.json` (or `.pi/settings.json`) apply; default: the
+    /// current folder.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }

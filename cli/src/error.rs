@@ -299,6 +299,9 @@ impl CliError {
                     "the window is {short} tokens too small for the margins: give a larger --window (or model), or lower resetMarginTokens / warningRunwayTokens in the notesoup settings"
                 )
             }
+            Self::Limits(notesoup_thresholds::ThresholdError::PiReserveTooLarge { .. }) => {
+                "lower it in the file that sets it, or give the model's real window with --window (e.g. --window 1m)".into()
+            }
             Self::Limits(_) => "see `notesoup limits --help`".into(),
             Self::BadArgument { fix, .. } | Self::Refused { fix, .. } => fix.clone(),
             Self::EmptyNote { name } => format!("to delete it: `notesoup notes rm {name}`"),

@@ -1,5 +1,6 @@
 //! `notesoup limits`: the warning and clear points `notesoup-thresholds` gives for this
-//! machine's Claude Code settings and environment, and which source decided them.
+//! machine's Claude Code settings and environment, and which source decided them (Pi's:
+//! `limits/pi.rs`, with `--harness pi`).
 //!
 //! Claude Code hands the plugin its merged settings and the session's usage; a person's
 //! command has neither, so this module reads the settings files Claude merges (user, then
@@ -16,9 +17,11 @@ use notesoup_thresholds::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::args::LimitsArgs;
+use crate::args::{LimitsArgs, LimitsHarness};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
+
+pub(crate) mod pi;
 
 /// One settings file Claude Code merges, and what it held.
 #[derive(Debug, Clone)]
@@ -174,6 +177,9 @@ pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, Cli
                 })
         })
         .transpose()?;
+    if args.harness == LimitsHarness::Pi {
+        return pi::run(args, window, env, out);
+    }
     let files = settings_files(env, &project)?;
     let settings = merged(&files);
     let vars = policy_env(env, &files);
@@ -269,15 +275,7 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         NativeSource::PiSettings => "Pi's compaction settings and the model's window".to_owned(),
     };
     out.line(format!("Decided by: {decided}."));
-    if let Some(cap) = p.cap {
-        let given = shown.cap.unwrap_or_default();
-        match parse_cap(given) {
-            Ok(tokens) if tokens > cap => out.line(format!(
-                "Cap: {cap} tokens (--cap {given}, {tokens} tokens, is more than the window: the window's size is the cap)."
-            )),
-            _ => out.line(format!("Cap: {cap} tokens (--cap {given}).")),
-        }
-    }
+    cap_line(p.cap, shown.cap, out);
     if !p.warnings_enabled {
         out.line(out.paint(
             Paint::Warn,
@@ -299,7 +297,12 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     for (name, value, from) in vars {
         out.line(format!("  {name}={value}  ({from})"));
     }
-    for m in &margins(Some(settings)) {
+    margin_lines(&margins(Some(settings)), out);
+}
+
+/// The margins in force, a line each (an invalid one said as ignored), for either harness.
+pub(crate) fn margin_lines(margins: &[notesoup_thresholds::Margin], out: &mut Out) {
+    for m in margins {
         let line = match (&m.raw, m.valid) {
             (None, _) => format!("  notesoup.{} = {} (default)", m.name, m.tokens),
             (Some(raw), true) => format!("  notesoup.{} = {raw}", m.name),
@@ -312,5 +315,18 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
             ),
         };
         out.line(line);
+    }
+}
+
+/// The cap line: the cap in force, and what `--cap` asked when the window clamped it.
+pub(crate) fn cap_line(cap: Option<u64>, given: Option<&str>, out: &mut Out) {
+    let (Some(cap), Some(given)) = (cap, given) else {
+        return;
+    };
+    match parse_cap(given) {
+        Ok(tokens) if tokens > cap => out.line(format!(
+            "Cap: {cap} tokens (--cap {given}, {tokens} tokens, is more than the window: the window's size is the cap)."
+        )),
+        _ => out.line(format!("Cap: {cap} tokens (--cap {given}).")),
     }
 }

@@ -731,6 +731,55 @@ fn history_show_pages_windows_and_seqs() {
     );
 }
 
+/// `limits --harness pi` reads Pi's settings as the Pi extension does: the global file,
+/// the project's over it, the margins from their `notesoup` object; a reserve not below the
+/// window is refused naming it.
+#[test]
+fn limits_for_pi_reads_pis_settings() {
+    let mut world = World::new("limits-pi");
+    let agent = world.path("pi-agent");
+    fs::create_dir_all(&agent).unwrap();
+    world.set("PI_CODING_AGENT_DIR", agent.to_str().unwrap());
+    fs::write(
+        agent.join("settings.json"),
+        r#"{"compaction": {"reserveTokens": 30000}, "notesoup": {"warningRunwayTokens": "abc"}}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(world.path("project/sub/.pi")).unwrap();
+    fs::write(
+        world.path("project/sub/.pi/settings.json"),
+        r#"{"notesoup": {"resetMarginTokens": 4000}}"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!(
+        "limits_pi",
+        world.run(&["limits", "--harness", "pi"]).shown()
+    );
+    let json = world
+        .run(&["limits", "--harness", "pi", "--window", "100k", "--json"])
+        .json();
+    // 100000 − 30000 = 70000; the project's margin 4000; the broken runway's default.
+    assert_eq!(
+        (&json["native"], &json["clear"], &json["warning"]),
+        (&70_000.into(), &66_000.into(), &(66_000 - 16_384).into()),
+        "{json}"
+    );
+    fs::write(
+        world.path("project/sub/.pi/settings.json"),
+        r#"{"compaction": {"reserveTokens": 250000}}"#,
+    )
+    .unwrap();
+    let run = world.run(&["limits", "--harness", "pi"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr.contains(
+            "Pi's compaction.reserveTokens is 250,000, not below the model's 200,000-token window"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn limits_from_settings_and_environment() {
     let mut world = World::new("limits");

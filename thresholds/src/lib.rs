@@ -91,7 +91,7 @@ pub use inputs::{
 };
 pub use pi::{
     PI_DEFAULT_KEEP_RECENT_TOKENS, PI_DEFAULT_RESERVE_TOKENS, PiCompaction, PiCompactionSettings,
-    PiInputs, PiModelOverride, PiSettings, Slot, resolve_pi,
+    PiInputs, PiModelOverride, PiSettings, Slot, pi_margins, resolve_pi,
 };
 pub use policy::{NativeSource, Policy, Unit, fill_below, resolve};
 pub use status::{cap_status, pi_cap_status};

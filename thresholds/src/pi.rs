@@ -59,6 +59,12 @@ impl<'a> PiInputs<'a> {
     }
 }
 
+/// The two notesoup margins as Pi's (merged) settings hold them, each with its validity
+/// ([`crate::margins`] for Claude's).
+pub fn pi_margins(settings: Option<&PiSettings>) -> [crate::Margin; 2] {
+    crate::inputs::margins_of(settings.and_then(PiSettings::notesoup))
+}
+
 /// Resolve the policy in Pi for these inputs.
 ///
 /// ```

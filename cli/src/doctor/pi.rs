@@ -36,11 +36,7 @@ pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
         ));
         return;
     };
-    let agent = env
-        .var_set("PI_CODING_AGENT_DIR")
-        .map(PathBuf::from)
-        .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".pi/agent")));
-    let Some(agent) = agent else {
+    let Some(agent) = crate::limits::pi::agent_dir(env) else {
         checks.push(check(
             "pi",
             Status::Warn,
