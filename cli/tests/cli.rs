@@ -1299,6 +1299,56 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
     );
 }
 
+/// With Pi here, its settings are checked as notesoup reads them: margins that are whole
+/// numbers, a reserve below the window, a file Pi can parse (Pi ignores a broken one).
+#[test]
+fn doctor_checks_pis_settings_when_pi_is_here() {
+    let mut world = World::new("doctor-pi-settings");
+    age_claude_files(&world, 0);
+    with_pi(&mut world);
+    let settings = world.path("pi-agent/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let line = |run: &Run| {
+        run.stdout
+            .lines()
+            .filter(|l| l.contains("settings  Pi:"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let run = world.run(&["doctor"]);
+    assert_eq!(
+        line(&run),
+        [
+            "ok   settings  Pi: notesoup margins valid: resetMarginTokens 8192 (default), warningRunwayTokens 16384 (default); compaction.reserveTokens 16384"
+        ],
+        "{}",
+        run.stdout
+    );
+    fs::write(&settings, r#"{"notesoup": {"warningRunwayTokens": "abc"}}"#).unwrap();
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        line(&run)[0].starts_with("fail settings  Pi: notesoup.warningRunwayTokens = \"abc\""),
+        "{}",
+        run.stdout
+    );
+    fs::write(&settings, r#"{"compaction": {"reserveTokens": 250000}}"#).unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        line(&run)[0].starts_with("fail settings  Pi: Pi's compaction.reserveTokens is 250,000"),
+        "{}",
+        run.stdout
+    );
+    fs::write(&settings, "{ not json").unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        line(&run)[0].starts_with("warn settings  Pi: "),
+        "{}",
+        run.stdout
+    );
+    assert_every_problem_has_a_fix(&run);
+}
+
 /// An extension named in the extensions list of Pi's settings (a checkout's `plugins/pi`,
 /// relative to the settings folder) is found, its helper staged beside it; the helper
 /// `NOTESOUP_HELPER` names, when set, is the one checked, and its fix names the variable.

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use notesoup_thresholds::{PiInputs, pi_margins, resolve_pi};
+
 use super::helper::{helper_runs, named_helper, platform_helper};
 use super::process::on_path;
 use super::{Check, Status, built_from, check};
@@ -20,9 +22,88 @@ enum Installed {
     Listed(PathBuf),
 }
 
-/// The extension (`pi`) and its helper (`pi-helper`), when Pi is here at all (`$PI`, else
-/// `pi` on PATH); a machine without Pi skips them.
+/// The extension (`pi`), its helper (`pi-helper`) and Pi's settings as notesoup reads them
+/// (`settings`), when Pi is here at all (`$PI`, else `pi` on PATH); a machine without Pi
+/// skips them.
 pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
+    let here = checks.len();
+    extension_check(env, checks);
+    if checks.get(here).is_some_and(|c| c.status != Status::Skip) {
+        settings_check(env, checks);
+    }
+}
+
+/// Pi's settings files, each readable JSON (Pi ignores a broken one, with its own warning),
+/// their notesoup margins whole numbers, and the points placeable in a 200K window.
+fn settings_check(env: &Env, checks: &mut Vec<Check>) {
+    let read = crate::limits::pi::files(env, env.cwd());
+    let mut bad = false;
+    for (f, _) in &read {
+        if let Some(why) = &f.broken {
+            bad = true;
+            checks.push(check(
+                "settings",
+                Status::Warn,
+                format!(
+                    "Pi: {} is not a settings object ({why}): Pi ignores it",
+                    f.path.display()
+                ),
+                Some(format!("fix the JSON of {}", f.path.display())),
+            ));
+        }
+    }
+    let settings = crate::limits::pi::merged(&read);
+    for m in pi_margins(Some(&settings)) {
+        if !m.valid {
+            bad = true;
+            let raw = m.raw.map(|r| r.to_string()).unwrap_or_default();
+            checks.push(check(
+                "settings",
+                Status::Fail,
+                format!("Pi: notesoup.{} = {raw} is not a whole number of tokens: it is ignored and {} applies", m.name, m.tokens),
+                Some(format!("write a whole number in Pi's settings, e.g. \"notesoup\": {{\"{}\": {}}}", m.name, m.tokens)),
+            ));
+        }
+    }
+    let window = crate::limits::pi::DEFAULT_WINDOW;
+    if let Err(err) = resolve_pi(&PiInputs::new(window, Some(&settings))) {
+        bad = true;
+        checks.push(check(
+            "settings",
+            Status::Fail,
+            format!("Pi: {err}"),
+            Some("`notesoup limits --harness pi` shows what each file sets".into()),
+        ));
+    }
+    if !bad {
+        let reserve = settings
+            .compaction_settings(None)
+            .map_or(0, |c| c.reserve_tokens);
+        let values: Vec<String> = pi_margins(Some(&settings))
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {}{}",
+                    m.name,
+                    m.tokens,
+                    if m.raw.is_none() { " (default)" } else { "" }
+                )
+            })
+            .collect();
+        checks.push(check(
+            "settings",
+            Status::Ok,
+            format!(
+                "Pi: notesoup margins valid: {}; compaction.reserveTokens {reserve}",
+                values.join(", ")
+            ),
+            None,
+        ));
+    }
+}
+
+/// The extension (`pi`) and its helper (`pi-helper`).
+fn extension_check(env: &Env, checks: &mut Vec<Check>) {
     let pi = env
         .var_set("PI")
         .map(PathBuf::from)

@@ -18,7 +18,7 @@ use crate::{CliError, EXIT_OK, Env};
 
 /// The window assumed without `--window`: the Anthropic models' (Pi reports the model's
 /// own in a session).
-const DEFAULT_WINDOW: u64 = 200_000;
+pub(crate) const DEFAULT_WINDOW: u64 = 200_000;
 
 /// Pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
 pub(crate) fn agent_dir(env: &Env) -> Option<PathBuf> {
@@ -29,7 +29,7 @@ pub(crate) fn agent_dir(env: &Env) -> Option<PathBuf> {
 
 /// Pi's settings files for `project`, global first; a broken one is read as absent, as Pi
 /// warns of it and goes on without it.
-fn files(env: &Env, project: &Path) -> Vec<(SettingsFile, Option<PiSettings>)> {
+pub(crate) fn files(env: &Env, project: &Path) -> Vec<(SettingsFile, Option<PiSettings>)> {
     let mut paths = Vec::new();
     if let Some(agent) = agent_dir(env) {
         paths.push(("global", agent.join("settings.json")));
@@ -70,15 +70,7 @@ pub(crate) fn run(
 ) -> Result<u8, CliError> {
     let project = env.folder(args.project.as_deref());
     let read = files(env, &project);
-    let layer = |source: &str| {
-        read.iter()
-            .find(|(f, _)| f.source == source)
-            .and_then(|(_, s)| s.as_ref())
-    };
-    let settings = PiSettings::merged(
-        &layer("global").cloned().unwrap_or_default(),
-        layer("project"),
-    );
+    let settings = merged(&read);
     let tokens = window.unwrap_or(DEFAULT_WINDOW);
     let policy = resolve_pi(&PiInputs {
         model: args.model.as_deref(),
@@ -102,6 +94,19 @@ pub(crate) fn run(
         text_report(&report, args, out);
     }
     Ok(EXIT_OK)
+}
+
+/// The files' settings merged as Pi merges them: the project's over the global.
+pub(crate) fn merged(read: &[(SettingsFile, Option<PiSettings>)]) -> PiSettings {
+    let layer = |source: &str| {
+        read.iter()
+            .find(|(f, _)| f.source == source)
+            .and_then(|(_, s)| s.as_ref())
+    };
+    PiSettings::merged(
+        &layer("global").cloned().unwrap_or_default(),
+        layer("project"),
+    )
 }
 
 /// What was read and resolved, for the report.
