@@ -248,23 +248,12 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         Paint::Strong,
         &format!("Budget points for {}", project.display()),
     ));
-    let row =
-        |label: &str, value: u64, what: &str| format!("  {label:<8}{value:>9} {unit}  {what}");
-    out.line(row(
-        "warning",
-        p.warning,
-        "notesoup warns the agent to save its notes",
-    ));
-    out.line(row(
-        "clear",
-        p.hard,
-        if p.auto_clear {
-            "notesoup clears the window (the agent starts again from its notes)"
-        } else {
-            "no automatic clear: auto-compaction is off"
-        },
-    ));
-    out.line(row("native", p.native, "Claude Code's own point"));
+    point_rows(
+        p,
+        unit,
+        ("auto-compaction is off", "Claude Code's own point"),
+        out,
+    );
     let decided = match p.source {
         NativeSource::Breakdown => "the engine's reported threshold".to_owned(),
         NativeSource::Window => format!(
@@ -298,6 +287,25 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         out.line(format!("  {name}={value}  ({from})"));
     }
     margin_lines(&margins(Some(settings)), out);
+}
+
+/// The warning, clear and native rows of a policy in `unit`; `said`: why there is no
+/// automatic clear, and what the native point is, in the harness's words.
+pub(crate) fn point_rows(p: &Policy, unit: &str, said: (&str, &str), out: &mut Out) {
+    let row =
+        |label: &str, value: u64, what: &str| format!("  {label:<8}{value:>9} {unit}  {what}");
+    out.line(row(
+        "warning",
+        p.warning,
+        "notesoup warns the agent to save its notes",
+    ));
+    let clear = if p.auto_clear {
+        "notesoup clears the window (the agent starts again from its notes)".to_owned()
+    } else {
+        format!("no automatic clear: {}", said.0)
+    };
+    out.line(row("clear", p.hard, &clear));
+    out.line(row("native", p.native, said.1));
 }
 
 /// The margins in force, a line each (an invalid one said as ignored), for either harness.

@@ -6,6 +6,7 @@ use notesoup_thresholds::{PiInputs, pi_margins, resolve_pi};
 
 use super::helper::{helper_runs, named_helper, platform_helper};
 use super::process::on_path;
+use super::settings::margins_in_force;
 use super::{Check, Status, built_from, check};
 use crate::Env;
 
@@ -79,23 +80,12 @@ fn settings_check(env: &Env, checks: &mut Vec<Check>) {
         let reserve = settings
             .compaction_settings(None)
             .map_or(0, |c| c.reserve_tokens);
-        let values: Vec<String> = pi_margins(Some(&settings))
-            .iter()
-            .map(|m| {
-                format!(
-                    "{} {}{}",
-                    m.name,
-                    m.tokens,
-                    if m.raw.is_none() { " (default)" } else { "" }
-                )
-            })
-            .collect();
         checks.push(check(
             "settings",
             Status::Ok,
             format!(
                 "Pi: notesoup margins valid: {}; compaction.reserveTokens {reserve}",
-                values.join(", ")
+                margins_in_force(&pi_margins(Some(&settings)))
             ),
             None,
         ));

@@ -146,23 +146,12 @@ pub(super) fn settings_check(env: &Env, checks: &mut Vec<Check>) {
             .filter(|f| f.value.is_some())
             .map(|f| f.path.display().to_string())
             .collect();
-        let values: Vec<String> = margins(Some(&settings))
-            .iter()
-            .map(|m| {
-                format!(
-                    "{} {}{}",
-                    m.name,
-                    m.tokens,
-                    if m.raw.is_none() { " (default)" } else { "" }
-                )
-            })
-            .collect();
         checks.push(check(
             "settings",
             Status::Ok,
             format!(
                 "notesoup margins valid: {}; {}",
-                values.join(", "),
+                margins_in_force(&margins(Some(&settings))),
                 if found.is_empty() {
                     "no Claude settings files".to_owned()
                 } else {
@@ -235,4 +224,20 @@ pub(super) fn switches_check(env: &Env, checks: &mut Vec<Check>) {
             None,
         )),
     }
+}
+
+/// The margins in force as the ok line says them: `resetMarginTokens 8192 (default), ...`.
+pub(super) fn margins_in_force(margins: &[notesoup_thresholds::Margin]) -> String {
+    margins
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}{}",
+                m.name,
+                m.tokens,
+                if m.raw.is_none() { " (default)" } else { "" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -148,27 +148,15 @@ fn text_report(r: &Report<'_>, args: &LimitsArgs, out: &mut Out) {
         Paint::Strong,
         &format!("Budget points for {} in Pi", r.project.display()),
     ));
-    let row =
-        |label: &str, value: u64, what: &str| format!("  {label:<8}{value:>9} tokens  {what}");
-    out.line(row(
-        "warning",
-        p.warning,
-        "notesoup warns the agent to save its notes",
-    ));
-    out.line(row(
-        "clear",
-        p.hard,
-        if p.auto_clear {
-            "notesoup clears the window (the agent starts again from its notes)"
-        } else {
-            "no automatic clear: Pi's compaction.enabled is false (notesoup clears when asked)"
-        },
-    ));
-    out.line(row(
-        "native",
-        p.native,
-        "Pi's own point: it compacts above this",
-    ));
+    super::point_rows(
+        p,
+        "tokens",
+        (
+            "Pi's compaction.enabled is false (notesoup clears when asked)",
+            "Pi's own point: it compacts above this",
+        ),
+        out,
+    );
     let tokens = r.tokens;
     let window_said = if r.window.is_some() {
         format!("a {tokens}-token window (--window)")
