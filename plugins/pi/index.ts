@@ -137,7 +137,9 @@ async function event(ctx: ExtensionContext, name: string, facts: Fields): Promis
     log(ctx, `${name}: ${reply.error.code}: ${reply.error.message}`);
     // Decided at the session's start only, as the Claude module does at its first hook: a
     // later refusal is that event's alone.
-    if (name === "session_start" && (reply.error.code === "helper_unavailable" || reply.error.off === true)) {
+    // `version_mismatch` by its code too: a helper of another version may predate `off`.
+    const off = ["helper_unavailable", "version_mismatch"].includes(reply.error.code) || reply.error.off === true;
+    if (name === "session_start" && off) {
       shell.off = reply.error.message;
     }
     return [];

@@ -170,7 +170,9 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
   const sent = asked ? { ...facts, env: { ...(isObject(facts.env) ? facts.env : {}), NOTESOUP_DISABLED: sw.disabled } } : facts;
   const reply = await helper($, 'hook', { event, session: await sessionRef($), facts: sent, version: VERSION });
   if (asked && reply.ok) sw.on = reply.disabled !== true;
-  if (asked && !reply.ok && (reply.error.code === 'helper_unavailable' || reply.error.off === true)) {
+  // `version_mismatch` by its code too: a helper of another version may predate `off`.
+  const off = reply.ok ? false : ['helper_unavailable', 'version_mismatch'].includes(reply.error.code) || reply.error.off === true;
+  if (asked && off && !reply.ok) {
     // Fail open: without a helper of its own version, or a notes home to keep the session
     // in, notesoup can do nothing, so it registers nothing and stays out of every hook, as
     // if absent; the person reads why once, with the fix.

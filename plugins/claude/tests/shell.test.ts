@@ -151,6 +151,23 @@ describe('session.start', () => {
     expect(calls.map((c) => c.request.version)).toEqual(['0.1.0']);
   });
 
+  test('a refusal that says off (a notes home it cannot write): nothing registered, one transcript line', async ($, on) => {
+    let registered = 0;
+    const logged: string[] = [];
+    world(on, () => ({ ok: false, error: { code: 'window_store', message: 'create the folder `/ro`: Read-only file system; set NOTESOUP_HOME', off: true } }), {}, ['tool.register', 'ui.log']);
+    on('tool.register', async (_$, e) => {
+      registered += 1;
+      return { value: { tool: e.name } };
+    });
+    on('ui.log', async (_$, e) => {
+      if (String(e.to) === 'transcript') logged.push(e.text);
+      return { value: undefined };
+    });
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    expect(registered).toBe(0);
+    expect(logged).toEqual(['notesoup is off for this session: create the folder `/ro`: Read-only file system; set NOTESOUP_HOME']);
+  });
+
   for (const [env, disabled] of [[{ NOTESOUP_DISABLED: '' }, true], [{}, true], [{ NOTESOUP_DISABLED: '1' }, false]] as const) {
     test(`NOTESOUP_DISABLED ${JSON.stringify(env)} goes raw; the helper's disabled: ${String(disabled)} is obeyed`, async ($, on) => {
       let registered = 0;

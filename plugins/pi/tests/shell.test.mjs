@@ -304,6 +304,13 @@ test("a session the helper cannot keep (its notes home unwritable) is off, said 
   await pi.handlers.before_agent_start({}, ctx);
   await pi.handlers.tool_result({ isError: false, content: [] }, ctx);
   assert.deepEqual(requests(), []);
+  // A helper of another version may predate `off`: its code alone turns notesoup off.
+  const older = fakePi();
+  notesoup(older);
+  const told = fakeCtx();
+  helperSays({ session_start: { ok: false, error: { code: "version_mismatch", message: "the extension is 0.1.0, the helper 0.0.9" } } });
+  await older.handlers.session_start({ reason: "startup" }, told);
+  assert.deepEqual(told.notices, ["notesoup is off for this session: the extension is 0.1.0, the helper 0.0.9"]);
   const again = fakePi();
   notesoup(again);
   const quiet = fakeCtx();
