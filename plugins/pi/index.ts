@@ -81,7 +81,9 @@ function helper(op: string, request: Fields): Promise<Reply> {
     };
     let child;
     try {
-      child = spawn(helperPath(), [op], { stdio: ["pipe", "pipe", "pipe"] });
+      // Its own process group, so a hung helper is stopped with whatever it started (a
+      // wrapper script's children would hold the pipes open and keep Pi from exiting).
+      child = spawn(helperPath(), [op], { stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (err) {
       return refuse(`notesoup-helper could not run (${String(err)}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`);
     }
@@ -94,7 +96,11 @@ function helper(op: string, request: Fields): Promise<Reply> {
     // which must not become an uncaught error that ends Pi; the close below answers.
     child.stdin.on("error", () => undefined);
     timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
       refuse(`notesoup-helper did not answer within ${HELPER_TIMEOUT_MS / 1000} s (it was stopped); run notesoup doctor`);
     }, HELPER_TIMEOUT_MS);
     child.on("close", (code: number | null) => {

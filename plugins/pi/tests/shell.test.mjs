@@ -3,7 +3,7 @@
 // and what the extension answers Pi with for each effect. Run with Node >= 22.18 (type
 // stripping loads index.ts): `"$PI_NODE" --test plugins/pi/tests/shell.test.mjs`.
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { mock, test } from "node:test";
@@ -278,10 +278,13 @@ test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is
   const ctx = fakeCtx();
   mock.timers.enable({ apis: ["setTimeout"] });
   try {
-    await withHelper("cat >/dev/null; exec sleep 600", async () => {
+    // A wrapper that does not exec: its child must be stopped too (it holds the pipes).
+    await withHelper(`cat >/dev/null; sleep 600 & echo $! > ${join(dir, "grandchild")}; wait`, async () => {
       const started = pi.handlers.session_start({ reason: "startup" }, ctx);
-      // Let the helper start and read its request, then pass the limit.
-      await new Promise((r) => setImmediate(r));
+      // Let the helper start, read its request and start its child, then pass the limit.
+      const until = Date.now() + 10_000;
+      const childStarted = () => existsSync(join(dir, "grandchild")) && readFileSync(join(dir, "grandchild"), "utf8").trim() !== "";
+      while (!childStarted() && Date.now() < until) await new Promise((r) => setImmediate(r));
       mock.timers.tick(30_000);
       await started;
     });
@@ -289,6 +292,17 @@ test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is
     mock.timers.reset();
   }
   assert.match(ctx.notices[0] ?? "", /^notesoup is off for this session: notesoup-helper did not answer within 30 s/);
+  const grandchild = Number(readFileSync(join(dir, "grandchild"), "utf8"));
+  assert.ok(grandchild > 1, "the helper started its child");
+  await new Promise((r) => setTimeout(r, 200));
+  // Gone, or dead and waiting for its new parent to reap it (Z in /proc).
+  let state = "gone";
+  try {
+    state = readFileSync(`/proc/${grandchild}/stat`, "utf8").split(") ")[1].split(" ")[0];
+  } catch {
+    // no such process
+  }
+  assert.ok(state === "gone" || state === "Z", `the helper's own child was stopped with it (state ${state})`);
 });
 
 test("a session the helper cannot keep (its notes home unwritable) is off, said once; a refusal of one event is not", async () => {
