@@ -22,6 +22,7 @@ use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
 pub(crate) mod pi;
+pub(crate) mod pi_read;
 
 /// One settings file Claude Code merges, and what it held.
 #[derive(Debug, Clone)]

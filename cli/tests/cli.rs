@@ -731,11 +731,12 @@ fn history_show_pages_windows_and_seqs() {
     );
 }
 
-/// `limits --harness pi` reads Pi's settings as the Pi extension does: the global file,
-/// the project's over it, the margins from their `notesoup` object; a reserve not below the
-/// window is refused naming it.
+/// `limits --harness pi` reads what Pi reads, as the Pi extension resolves it: the global
+/// settings file, the project's over it once Pi trusts the project (`trust.json`), the
+/// default model's override and its window in `models.json`; a reserve not below the
+/// window is refused naming it, and a model that is not `provider/id` is a usage error.
 #[test]
-fn limits_for_pi_reads_pis_settings() {
+fn limits_for_pi_reads_what_pi_reads() {
     let mut world = World::new("limits-pi");
     let agent = world.path("pi-agent");
     fs::create_dir_all(&agent).unwrap();
@@ -745,35 +746,71 @@ fn limits_for_pi_reads_pis_settings() {
         r#"{"compaction": {"reserveTokens": 30000}, "notesoup": {"warningRunwayTokens": "abc"}}"#,
     )
     .unwrap();
-    fs::create_dir_all(world.path("project/sub/.pi")).unwrap();
+    let project = world.path("project/sub");
+    fs::create_dir_all(project.join(".pi")).unwrap();
     fs::write(
-        world.path("project/sub/.pi/settings.json"),
+        project.join(".pi/settings.json"),
         r#"{"notesoup": {"resetMarginTokens": 4000}}"#,
     )
     .unwrap();
+    let points = |world: &World, args: &[&str]| {
+        let json = world
+            .run(&[&["limits", "--harness", "pi", "--json"], args].concat())
+            .json();
+        [&json["native"], &json["clear"], &json["warning"]].map(|v| v.as_u64().unwrap_or(0))
+    };
+    // Not trusted: the project's margin is not read (200000 − 30000; 8192; the runway's
+    // default, the global "abc" ignored).
     insta::assert_snapshot!(
         "limits_pi",
         world.run(&["limits", "--harness", "pi"]).shown()
     );
-    let json = world
-        .run(&["limits", "--harness", "pi", "--window", "100k", "--json"])
-        .json();
-    // 100000 − 30000 = 70000; the project's margin 4000; the broken runway's default.
+    assert_eq!(points(&world, &[]), [170_000, 161_808, 145_424]);
+    // Trusted (the nearest decided folder: its parent), the project's margin counts.
+    let parent = fs::canonicalize(world.path("project")).unwrap();
+    fs::write(
+        agent.join("trust.json"),
+        format!(r#"{{"{}": true}}"#, parent.display()),
+    )
+    .unwrap();
     assert_eq!(
-        (&json["native"], &json["clear"], &json["warning"]),
-        (&70_000.into(), &66_000.into(), &(66_000 - 16_384).into()),
-        "{json}"
+        points(&world, &["--window", "100k"]),
+        [70_000, 66_000, 49_616]
+    );
+    // The default model's override, and its window from models.json.
+    fs::write(
+        agent.join("settings.json"),
+        r#"{"defaultProvider": "anthropic", "defaultModel": "m1",
+            "compaction": {"reserveTokens": 30000, "modelOverrides": {"anthropic/m1": {"reserveTokens": 50000}}}}"#,
+    )
+    .unwrap();
+    fs::write(
+        agent.join("models.json"),
+        r#"{"providers": {"anthropic": {"modelOverrides": {"m1": {"contextWindow": 150000}}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(points(&world, &[]), [100_000, 96_000, 79_616]);
+    assert_eq!(
+        points(&world, &["--model", "anthropic/m2"]),
+        [170_000, 166_000, 149_616]
+    );
+    let run = world.run(&["limits", "--harness", "pi", "--model", "m1"]);
+    assert_eq!(run.exit, 2, "{}", run.shown());
+    assert!(
+        run.stderr.contains("--model anthropic/claude-sonnet-4-5"),
+        "{}",
+        run.stderr
     );
     fs::write(
-        world.path("project/sub/.pi/settings.json"),
-        r#"{"compaction": {"reserveTokens": 250000}}"#,
+        project.join(".pi/settings.json"),
+        r#"{"compaction": {"modelOverrides": {"anthropic/m1": {"reserveTokens": 250000}}}}"#,
     )
     .unwrap();
     let run = world.run(&["limits", "--harness", "pi"]);
     assert_eq!(run.exit, 1, "{}", run.shown());
     assert!(
         run.stderr.contains(
-            "Pi's compaction.reserveTokens is 250,000, not below the model's 200,000-token window"
+            "Pi's compaction.reserveTokens is 250,000, not below the model's 150,000-token window"
         ),
         "{}",
         run.stderr
@@ -1332,8 +1369,20 @@ fn doctor_checks_pis_settings_when_pi_is_here() {
         "{}",
         run.stdout
     );
+    assert!(
+        line(&run)[0].contains("(pi-agent/settings.json)")
+            || line(&run)[0].contains("[TMP]/pi-agent/settings.json)"),
+        "the file holding it is named: {}",
+        run.stdout
+    );
     fs::write(&settings, r#"{"compaction": {"reserveTokens": 250000}}"#).unwrap();
     let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout
+            .contains("fix: change compaction in [TMP]/pi-agent/settings.json"),
+        "{}",
+        run.stdout
+    );
     assert!(
         line(&run)[0].starts_with("fail settings  Pi: Pi's compaction.reserveTokens is 250,000"),
         "{}",
@@ -1347,6 +1396,25 @@ fn doctor_checks_pis_settings_when_pi_is_here() {
         run.stdout
     );
     assert_every_problem_has_a_fix(&run);
+}
+
+/// Pi run through npx or an alias is not on PATH: its folder is enough for doctor to check
+/// the extension (and say where it looked).
+#[test]
+fn doctor_checks_pi_by_its_folder_when_pi_is_not_on_path() {
+    let mut world = World::new("doctor-pi-folder");
+    age_claude_files(&world, 0);
+    let agent = world.path("pi-agent");
+    fs::create_dir_all(&agent).unwrap();
+    world.set("PI_CODING_AGENT_DIR", agent.to_str().unwrap());
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout
+            .contains("warn pi        Pi's folder [TMP]/pi-agent, but no notesoup extension"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("ok   settings  Pi: "), "{}", run.stdout);
 }
 
 /// An extension named in the extensions list of Pi's settings (a checkout's `plugins/pi`,

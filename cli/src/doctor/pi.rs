@@ -2,13 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use notesoup_thresholds::{PiInputs, pi_margins, resolve_pi};
+use notesoup_thresholds::{PiInputs, ThresholdError, pi_margins, resolve_pi};
 
 use super::helper::{helper_runs, named_helper, platform_helper};
 use super::process::on_path;
 use super::settings::margins_in_force;
 use super::{Check, Status, built_from, check};
 use crate::Env;
+use crate::limits::pi_read::{PiRead, models_window};
 
 /// The Pi package `pi install` fetches (scripts/dist makes it).
 const PACKAGE: &str = "@notesoup/pi";
@@ -37,9 +38,9 @@ pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
 /// Pi's settings files, each readable JSON (Pi ignores a broken one, with its own warning),
 /// their notesoup margins whole numbers, and the points placeable in a 200K window.
 fn settings_check(env: &Env, checks: &mut Vec<Check>) {
-    let read = crate::limits::pi::files(env, env.cwd());
+    let read = PiRead::of(env, env.cwd());
     let mut bad = false;
-    for (f, _) in &read {
+    for (f, _) in &read.files {
         if let Some(why) = &f.broken {
             bad = true;
             checks.push(check(
@@ -53,39 +54,55 @@ fn settings_check(env: &Env, checks: &mut Vec<Check>) {
             ));
         }
     }
-    let settings = crate::limits::pi::merged(&read);
-    for m in pi_margins(Some(&settings)) {
+    let settings = &read.settings;
+    for m in pi_margins(Some(settings)) {
         if !m.valid {
             bad = true;
             let raw = m.raw.map(|r| r.to_string()).unwrap_or_default();
             checks.push(check(
                 "settings",
                 Status::Fail,
-                format!("Pi: notesoup.{} = {raw} is not a whole number of tokens: it is ignored and {} applies", m.name, m.tokens),
-                Some(format!("write a whole number in Pi's settings, e.g. \"notesoup\": {{\"{}\": {}}}", m.name, m.tokens)),
+                format!("Pi: notesoup.{} = {raw} ({}) is not a whole number of tokens: it is ignored and {} applies", m.name, read.setting_files("notesoup"), m.tokens),
+                Some(format!("write a whole number there, e.g. \"notesoup\": {{\"{}\": {}}}", m.name, m.tokens)),
             ));
         }
     }
-    let window = crate::limits::pi::DEFAULT_WINDOW;
-    if let Err(err) = resolve_pi(&PiInputs::new(window, Some(&settings))) {
+    let model = read.default_model();
+    let window = model
+        .as_deref()
+        .and_then(|m| models_window(env, m))
+        .unwrap_or(crate::limits::pi::DEFAULT_WINDOW);
+    if let Err(err) = resolve_pi(&PiInputs {
+        model: model.as_deref(),
+        ..PiInputs::new(window, Some(settings))
+    }) {
         bad = true;
+        let fix = match err {
+            ThresholdError::PiReserveTooLarge { .. } | ThresholdError::PiSetting { .. } => {
+                format!("change compaction in {}", read.setting_files("compaction"))
+            }
+            _ => format!(
+                "lower notesoup.resetMarginTokens / notesoup.warningRunwayTokens in {} (or remove them for the defaults)",
+                read.setting_files("notesoup")
+            ),
+        };
         checks.push(check(
             "settings",
             Status::Fail,
             format!("Pi: {err}"),
-            Some("`notesoup limits --harness pi` shows what each file sets".into()),
+            Some(fix),
         ));
     }
     if !bad {
         let reserve = settings
-            .compaction_settings(None)
+            .compaction_settings(model.as_deref())
             .map_or(0, |c| c.reserve_tokens);
         checks.push(check(
             "settings",
             Status::Ok,
             format!(
                 "Pi: notesoup margins valid: {}; compaction.reserveTokens {reserve}",
-                margins_in_force(&pi_margins(Some(&settings)))
+                margins_in_force(&pi_margins(Some(settings)))
             ),
             None,
         ));
@@ -94,27 +111,31 @@ fn settings_check(env: &Env, checks: &mut Vec<Check>) {
 
 /// The extension (`pi`) and its helper (`pi-helper`).
 fn extension_check(env: &Env, checks: &mut Vec<Check>) {
-    let pi = env
+    let binary = env
         .var_set("PI")
         .map(PathBuf::from)
         .or_else(|| on_path(env, "pi"));
-    let Some(pi) = pi else {
-        checks.push(check(
-            "pi",
-            Status::Skip,
-            "Pi not found (no `pi` on PATH, PI not set): the Pi extension is not checked",
-            None,
-        ));
-        return;
+    let agent = crate::limits::pi_read::agent_dir(env);
+    // Pi run through npx, an alias or a version manager is not on PATH: its folder says it
+    // is used here all the same.
+    let pi = match (&binary, &agent) {
+        (Some(binary), _) => format!("Pi at {}", binary.display()),
+        (None, Some(agent)) if agent.is_dir() => format!("Pi's folder {}", agent.display()),
+        (None, _) => {
+            checks.push(check(
+                "pi",
+                Status::Skip,
+                "Pi not found (no `pi` on PATH, PI not set, no ~/.pi/agent): the Pi extension is not checked",
+                None,
+            ));
+            return;
+        }
     };
-    let Some(agent) = crate::limits::pi::agent_dir(env) else {
+    let Some(agent) = agent else {
         checks.push(check(
             "pi",
             Status::Warn,
-            format!(
-                "Pi at {}, but neither PI_CODING_AGENT_DIR nor HOME is set",
-                pi.display()
-            ),
+            format!("{pi}, but neither PI_CODING_AGENT_DIR nor HOME is set"),
             Some("set HOME (Pi keeps its extensions under ~/.pi/agent)".into()),
         ));
         return;
@@ -132,8 +153,7 @@ fn extension_check(env: &Env, checks: &mut Vec<Check>) {
             "pi",
             Status::Warn,
             format!(
-                "Pi at {}, but no notesoup extension at {} or {}, nor in the extensions of {} (one given with `pi -e` is not seen here)",
-                pi.display(),
+                "{pi}, but no notesoup extension at {} or {}, nor in the extensions of {} (one given with `pi -e` is not seen here)",
                 link.display(),
                 npm.display(),
                 agent.join("settings.json").display()

@@ -1,0 +1,164 @@
+//! What Pi reads for a project, read the way Pi reads it: its settings files (the project's
+//! only when Pi trusts the project, from `<agent>/trust.json`), the default model, and a
+//! model's window from `<agent>/models.json`. `limits --harness pi` and doctor's Pi lines
+//! both read through here.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use notesoup_thresholds::PiSettings;
+use serde_json::Value;
+
+use super::SettingsFile;
+use crate::Env;
+
+/// The most read of any one of Pi's files (settings, trust, models).
+const FILE_MAX: u64 = 1024 * 1024;
+
+/// Pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+pub(crate) fn agent_dir(env: &Env) -> Option<PathBuf> {
+    env.var_set("PI_CODING_AGENT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".pi/agent")))
+}
+
+/// One of Pi's settings files and the settings it holds.
+pub(crate) type Layer = (SettingsFile, Option<PiSettings>);
+
+/// What Pi reads for one project.
+pub(crate) struct PiRead {
+    /// The global file, then the project's.
+    pub(crate) files: Vec<Layer>,
+    /// Whether Pi trusts the project (`trust.json`, the nearest folder decided): it reads
+    /// the project's settings only then. `None`: undecided (Pi asks, or `--approve`).
+    pub(crate) trusted: Option<bool>,
+    /// The files merged as Pi merges them for this project.
+    pub(crate) settings: PiSettings,
+}
+
+impl PiRead {
+    pub(crate) fn of(env: &Env, project: &Path) -> Self {
+        let agent = agent_dir(env);
+        let mut files = Vec::new();
+        if let Some(agent) = &agent {
+            files.push(layer("global", agent.join("settings.json")));
+        }
+        files.push(layer("project", project.join(".pi/settings.json")));
+        let trusted = agent.as_deref().and_then(|a| trusted(a, project));
+        let get = |source: &str| {
+            files
+                .iter()
+                .find(|(f, _)| f.source == source)
+                .and_then(|(_, s)| s.as_ref())
+        };
+        let project_layer = get("project").filter(|_| trusted == Some(true));
+        let settings =
+            PiSettings::merged(&get("global").cloned().unwrap_or_default(), project_layer);
+        Self {
+            files,
+            trusted,
+            settings,
+        }
+    }
+
+    /// A top-level string setting as Pi reads it: the trusted project's over the global.
+    fn text(&self, key: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .rev()
+            .filter(|(f, _)| f.source != "project" || self.trusted == Some(true))
+            .find_map(|(f, _)| f.value.as_ref()?.get(key)?.as_str())
+    }
+
+    /// The files Pi reads that hold `key`, named for a fix line (the global file when none does).
+    pub(crate) fn setting_files(&self, key: &str) -> String {
+        let holding: Vec<String> = self
+            .files
+            .iter()
+            .filter(|(f, _)| f.source != "project" || self.trusted == Some(true))
+            .filter(|(f, _)| f.value.as_ref().is_some_and(|v| v.get(key).is_some()))
+            .map(|(f, _)| f.path.display().to_string())
+            .collect();
+        match holding.as_slice() {
+            [] => self.files.first().map_or_else(
+                || "Pi's settings".to_owned(),
+                |(f, _)| f.path.display().to_string(),
+            ),
+            _ => holding.join(" and "),
+        }
+    }
+
+    /// The model Pi starts with: `defaultProvider`/`defaultModel` of its settings.
+    pub(crate) fn default_model(&self) -> Option<String> {
+        Some(format!(
+            "{}/{}",
+            self.text("defaultProvider")?,
+            self.text("defaultModel")?
+        ))
+    }
+}
+
+fn layer(source: &'static str, path: PathBuf) -> Layer {
+    let (mut value, mut broken, mut settings) = (None, None, None);
+    match read(&path) {
+        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(v) if v.is_object() => {
+                settings = serde_json::from_value::<PiSettings>(v.clone()).ok();
+                value = Some(v);
+            }
+            Ok(_) => broken = Some("the top level is not an object".to_owned()),
+            Err(e) => broken = Some(e.to_string()),
+        },
+        Ok(None) => {}
+        Err(e) => broken = Some(e.to_string()),
+    }
+    let file = SettingsFile {
+        source,
+        path,
+        value,
+        broken,
+    };
+    (file, settings)
+}
+
+/// A file's text, `None` when it is not there; at most [`FILE_MAX`] bytes.
+fn read(path: &Path) -> std::io::Result<Option<String>> {
+    let mut text = String::new();
+    match std::fs::File::open(path) {
+        Ok(f) => f
+            .take(FILE_MAX)
+            .read_to_string(&mut text)
+            .map(|_| Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Pi's trust decision for `project`: the entry of `<agent>/trust.json` nearest to it
+/// (the folder, then each parent), `true` or `false`; `None` when none decides.
+fn trusted(agent: &Path, project: &Path) -> Option<bool> {
+    let text = read(&agent.join("trust.json")).ok()??;
+    let data: serde_json::Map<String, Value> = serde_json::from_str(&text).ok()?;
+    let start = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    start
+        .ancestors()
+        .find_map(|dir| data.get(dir.to_str()?)?.as_bool())
+}
+
+/// The window of `model` (`provider/id`) that `<agent>/models.json` gives: the provider's
+/// `modelOverrides[id].contextWindow`, else its `models` entry of that id.
+pub(crate) fn models_window(env: &Env, model: &str) -> Option<u64> {
+    let (provider, id) = model.split_once('/')?;
+    let text = read(&agent_dir(env)?.join("models.json")).ok()??;
+    let models: Value = serde_json::from_str(&text).ok()?;
+    let provider = &models["providers"][provider];
+    provider["modelOverrides"][id]["contextWindow"]
+        .as_u64()
+        .or_else(|| {
+            provider["models"]
+                .as_array()?
+                .iter()
+                .find(|m| m["id"] == id)?["contextWindow"]
+                .as_u64()
+        })
+}
