@@ -38,7 +38,15 @@ pub fn cap_status(
     window: Option<&str>,
 ) -> String {
     let context = context.or_else(|| inputs.usage.and_then(|u| u.context.as_ref()));
-    status(resolve(inputs), Host::Claude, inputs.cap, context, window)
+    let ignored = ignored_margins(&crate::margins(inputs.settings));
+    status(
+        resolve(inputs),
+        Host::Claude,
+        inputs.cap,
+        context,
+        window,
+        ignored,
+    )
 }
 
 /// [`cap_status`] in Pi: the points of `inputs` ([`crate::resolve_pi`]), the fill `context`
@@ -62,7 +70,32 @@ pub fn pi_cap_status(
     context: Option<&ContextUsage>,
     window: Option<&str>,
 ) -> String {
-    status(resolve_pi(inputs), Host::Pi, inputs.cap, context, window)
+    let ignored = ignored_margins(&crate::pi_margins(inputs.settings));
+    status(
+        resolve_pi(inputs),
+        Host::Pi,
+        inputs.cap,
+        context,
+        window,
+        ignored,
+    )
+}
+
+/// A line for each margin whose setting is not a whole number of tokens (ignored: the
+/// default applies), so the person reads why their setting changed nothing.
+fn ignored_margins(margins: &[crate::Margin]) -> Vec<String> {
+    margins
+        .iter()
+        .filter(|m| !m.valid)
+        .map(|m| {
+            format!(
+                "Setting ignored: notesoup.{} = {} is not a whole number of tokens; {} applies",
+                m.name,
+                m.raw.as_ref().map(ToString::to_string).unwrap_or_default(),
+                thousands(m.tokens)
+            )
+        })
+        .collect()
 }
 
 /// The host whose words a status speaks.
@@ -104,6 +137,7 @@ fn status(
     cap: Option<&str>,
     context: Option<&ContextUsage>,
     window: Option<&str>,
+    ignored: Vec<String>,
 ) -> String {
     let mut lines = match resolved {
         Ok(policy) => vec![
@@ -117,6 +151,7 @@ fn status(
         ],
     };
     lines.push(format!("Window: {}", window.unwrap_or("not started yet")));
+    lines.extend(ignored);
     lines.join("\n")
 }
 

@@ -160,3 +160,38 @@ fn the_percent_is_of_the_usable_part() {
         );
     }
 }
+
+/// A margin setting that is not a whole number is said as ignored, in both hosts' status,
+/// so `/notesoup` explains why the setting changed nothing.
+#[test]
+fn an_ignored_margin_setting_is_said() {
+    let settings: Settings =
+        serde_json::from_value(json!({"notesoup": {"warningRunwayTokens": "abc"}})).unwrap();
+    let usage: Usage = serde_json::from_value(sonnet(None)).unwrap();
+    let env = Env::from_lookup(|_| None);
+    let claude = cap_status(
+        &Inputs {
+            usage: Some(&usage),
+            settings: Some(&settings),
+            env: &env,
+            model: None,
+            cap: None,
+        },
+        None,
+        None,
+    );
+    assert!(
+        claude.ends_with("Setting ignored: notesoup.warningRunwayTokens = \"abc\" is not a whole number of tokens; 16,384 applies"),
+        "{claude}"
+    );
+    let pi: crate::PiSettings =
+        serde_json::from_value(json!({"notesoup": {"resetMarginTokens": -1}})).unwrap();
+    let text = super::pi_cap_status(&crate::PiInputs::new(200_000, Some(&pi)), None, None);
+    assert!(
+        text.ends_with("Setting ignored: notesoup.resetMarginTokens = -1 is not a whole number of tokens; 8,192 applies"),
+        "{text}"
+    );
+    assert!(
+        !super::pi_cap_status(&crate::PiInputs::new(200_000, None), None, None).contains("ignored")
+    );
+}
