@@ -111,7 +111,10 @@ function helper(op: string, request: Fields): Promise<Reply> {
       } catch {
         // reported below
       }
-      refuse(`${op}: exit ${code}, no JSON reply${err ? `: ${err.trim().split("\n")[0]}` : ""}`);
+      // Most often NOTESOUP_HELPER naming the notesoup command (the two names differ by a suffix).
+      const named = process.env.NOTESOUP_HELPER;
+      const fix = named ? `; NOTESOUP_HELPER is set to ${named}: point it at notesoup-helper (not the notesoup command), or unset it` : "";
+      refuse(`${op}: exit ${code}, no JSON reply${err ? `: ${err.trim().split("\n")[0]}` : ""}${fix}`);
     });
     child.stdin.end(JSON.stringify(request));
   });

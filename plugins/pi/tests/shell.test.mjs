@@ -272,6 +272,17 @@ test("a helper gone before it reads its request is a refusal, not an error that 
   }
 });
 
+test("a helper that answers no JSON (NOTESOUP_HELPER naming the notesoup command) is off, and the line names the variable", async () => {
+  const pi = fakePi();
+  notesoup(pi);
+  const ctx = fakeCtx();
+  await withHelper("cat >/dev/null; echo \"error: unrecognized subcommand 'pi_hook'\" >&2; exit 2", () =>
+    pi.handlers.session_start({ reason: "startup" }, ctx),
+  );
+  assert.equal(ctx.notices.length, 1);
+  assert.match(ctx.notices[0], /no JSON reply: error: unrecognized subcommand 'pi_hook'; NOTESOUP_HELPER is set to .*: point it at notesoup-helper \(not the notesoup command\), or unset it$/);
+});
+
 test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is off", async () => {
   const pi = fakePi();
   notesoup(pi);
