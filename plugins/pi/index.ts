@@ -337,7 +337,8 @@ export default function notesoup(pi: ExtensionAPI) {
             ? { command: "notesoup", args }
             : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle(), print: !ctx.hasUI };
         const effects = await event(ctx, "command", { ...facts, cwd: ctx.cwd, budget: budget(pi, ctx) });
-        if (shell.off !== undefined) notify(ctx, `notesoup is off for this session: ${shell.off}`);
+        // With a UI the session's line is long gone by now; in print mode it was just printed.
+        if (shell.off !== undefined && ctx.hasUI) notify(ctx, `notesoup is off for this session: ${shell.off}`);
         runEffects(pi, ctx, effects);
       },
     });

@@ -236,6 +236,17 @@ test("a helper that cannot run: the tools leave the model's set and the person r
     assert.match(ctx.notices[0], /^notesoup is off for this session: notesoup-helper could not run .*pi install npm:@notesoup\/pi/);
     await pi.commands.notesoup.handler("", ctx);
     assert.equal(ctx.notices.length, 2, "/notesoup says why it has nothing to show");
+    // In print mode (no UI) the session's line was just printed: not again.
+    ctx.hasUI = false;
+    const written = [];
+    const write = process.stderr.write;
+    process.stderr.write = (text) => written.push(String(text)) > 0;
+    try {
+      await pi.commands.notesoup.handler("", ctx);
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.deepEqual(written.filter((w) => w.includes("is off")), [], "said once in pi -p");
   } finally {
     process.env.NOTESOUP_HELPER = real;
   }
