@@ -219,24 +219,38 @@ struct Shown<'a> {
 }
 
 fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out) {
-    let (files, vars, window) = (shown.files, shown.vars, shown.window);
-    out.json_doc(&json!({
-            "ok": true,
-            "unit": p.unit.as_str(),
-            "source": p.source.as_str(),
-            "native": p.native,
-            "clear": p.hard,
-            "warning": p.warning,
-            "auto_clear": p.auto_clear,
-            "warnings_enabled": p.warnings_enabled,
-            "explicit_reset": p.explicit_reset,
-            "cap": p.cap,
-            "window": window,
-            "model": shown.model,
-            "settings": files.iter().map(|f| json!({"source": f.source, "path": f.path, "found": f.value.is_some(), "broken": f.broken})).collect::<Vec<_>>(),
-            "env": vars.iter().map(|(n, v, from)| json!({"name": n, "value": v, "from": from})).collect::<Vec<_>>(),
-            "margins": margins(Some(settings)).iter().map(|m| json!({"name": m.name, "value": m.raw, "tokens": m.tokens, "valid": m.valid})).collect::<Vec<_>>(),
-        }));
+    let mut doc = points_json(p, shown.files.iter(), &margins(Some(settings)));
+    doc["warnings_enabled"] = p.warnings_enabled.into();
+    doc["explicit_reset"] = p.explicit_reset.into();
+    doc["window"] = json!(shown.window);
+    doc["model"] = json!(shown.model);
+    doc["env"] = shown
+        .vars
+        .iter()
+        .map(|(n, v, from)| json!({"name": n, "value": v, "from": from}))
+        .collect();
+    out.json_doc(&doc);
+}
+
+/// What `limits --json` says for either harness: the points, the settings files read and
+/// the margins; each harness adds its own fields.
+pub(crate) fn points_json<'a>(
+    p: &Policy,
+    files: impl Iterator<Item = &'a SettingsFile>,
+    margins: &[notesoup_thresholds::Margin],
+) -> Value {
+    json!({
+        "ok": true,
+        "unit": p.unit.as_str(),
+        "source": p.source.as_str(),
+        "native": p.native,
+        "clear": p.hard,
+        "warning": p.warning,
+        "auto_clear": p.auto_clear,
+        "cap": p.cap,
+        "settings": files.map(|f| json!({"source": f.source, "path": f.path, "found": f.value.is_some(), "broken": f.broken})).collect::<Vec<_>>(),
+        "margins": margins.iter().map(|m| json!({"name": m.name, "value": m.raw, "tokens": m.tokens, "valid": m.valid})).collect::<Vec<_>>(),
+    })
 }
 
 fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out) {

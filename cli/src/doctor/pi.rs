@@ -6,7 +6,7 @@ use notesoup_thresholds::{PiInputs, ThresholdError, pi_margins, resolve_pi};
 
 use super::helper::{helper_runs, named_helper, platform_helper};
 use super::process::on_path;
-use super::settings::margins_in_force;
+use super::settings::{invalid_margins, margins_in_force};
 use super::{Check, Status, built_from, check};
 use crate::Env;
 use crate::limits::pi_read::{PiRead, models_window};
@@ -55,18 +55,13 @@ fn settings_check(env: &Env, checks: &mut Vec<Check>) {
         }
     }
     let settings = &read.settings;
-    for m in pi_margins(Some(settings)) {
-        if !m.valid {
-            bad = true;
-            let raw = m.raw.map(|r| r.to_string()).unwrap_or_default();
-            checks.push(check(
-                "settings",
-                Status::Fail,
-                format!("Pi: notesoup.{} = {raw} ({}) is not a whole number of tokens: it is ignored and {} applies", m.name, read.setting_files("notesoup"), m.tokens),
-                Some(format!("write a whole number there, e.g. \"notesoup\": {{\"{}\": {}}}", m.name, m.tokens)),
-            ));
-        }
-    }
+    let invalid = invalid_margins(
+        &pi_margins(Some(settings)),
+        "Pi: ",
+        &format!(" ({})", read.setting_files("notesoup")),
+    );
+    bad |= !invalid.is_empty();
+    checks.extend(invalid);
     let model = read.default_model();
     let window = model
         .as_deref()

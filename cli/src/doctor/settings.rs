@@ -103,18 +103,9 @@ pub(super) fn settings_check(env: &Env, checks: &mut Vec<Check>) {
     }
     let settings = merged(&files);
     let mut bad = false;
-    for m in margins(Some(&settings)) {
-        if !m.valid {
-            bad = true;
-            let raw = m.raw.map(|r| r.to_string()).unwrap_or_default();
-            checks.push(check(
-                "settings",
-                Status::Fail,
-                format!("notesoup.{} = {raw} is not a whole number of tokens: it is ignored and {} applies", m.name, m.tokens),
-                Some(format!("write a whole number, e.g. \"notesoup\": {{\"{}\": {}}}", m.name, m.tokens)),
-            ));
-        }
-    }
+    let invalid = invalid_margins(&margins(Some(&settings)), "", "");
+    bad |= !invalid.is_empty();
+    checks.extend(invalid);
     let vars = policy_env(env, &files);
     if let Err(err) = policy(&settings, &vars, None, None, None) {
         bad = true;
@@ -240,4 +231,32 @@ pub(super) fn margins_in_force(margins: &[notesoup_thresholds::Margin]) -> Strin
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A failing line for each margin setting that is not a whole number of tokens; `host` leads
+/// the message (`"Pi: "`), `file` names where it is set (`" (<file>)"`).
+pub(super) fn invalid_margins(
+    margins: &[notesoup_thresholds::Margin],
+    host: &str,
+    file: &str,
+) -> Vec<Check> {
+    margins
+        .iter()
+        .filter(|m| !m.valid)
+        .map(|m| {
+            let raw = m.raw.as_ref().map(ToString::to_string).unwrap_or_default();
+            check(
+                "settings",
+                Status::Fail,
+                format!(
+                    "{host}notesoup.{} = {raw}{file} is not a whole number of tokens: it is ignored and {} applies",
+                    m.name, m.tokens
+                ),
+                Some(format!(
+                    "write a whole number, e.g. \"notesoup\": {{\"{}\": {}}}",
+                    m.name, m.tokens
+                )),
+            )
+        })
+        .collect()
 }

@@ -88,26 +88,15 @@ struct Report<'a> {
 }
 
 fn json_report(r: &Report<'_>, out: &mut Out) {
-    let p = &r.policy;
-    out.json_doc(&json!({
-        "ok": true,
-        "harness": "pi",
-        "unit": p.unit.as_str(),
-        "source": p.source.as_str(),
-        "native": p.native,
-        "clear": p.hard,
-        "warning": p.warning,
-        "auto_clear": p.auto_clear,
-        "cap": p.cap,
-        "window": r.tokens,
-        "window_from": r.window_from,
-        "model": r.model,
-        "model_from": r.model_from,
-        "reserve_tokens": r.reserve,
-        "project_trusted": r.read.trusted,
-        "settings": r.read.files.iter().map(|(f, _)| json!({"source": f.source, "path": f.path, "found": f.value.is_some(), "broken": f.broken})).collect::<Vec<_>>(),
-        "margins": r.margins.iter().map(|m| json!({"name": m.name, "value": m.raw, "tokens": m.tokens, "valid": m.valid})).collect::<Vec<_>>(),
-    }));
+    let mut doc = super::points_json(&r.policy, r.read.files.iter().map(|(f, _)| f), &r.margins);
+    doc["harness"] = "pi".into();
+    doc["window"] = r.tokens.into();
+    doc["window_from"] = r.window_from.into();
+    doc["model"] = json!(r.model);
+    doc["model_from"] = r.model_from.into();
+    doc["reserve_tokens"] = r.reserve.into();
+    doc["project_trusted"] = json!(r.read.trusted);
+    out.json_doc(&doc);
 }
 
 fn text_report(r: &Report<'_>, args: &LimitsArgs, out: &mut Out) {
