@@ -1,4 +1,5 @@
-//! The Pi checks: the notesoup extension where Pi loads it, and the helper it runs.
+//! The Pi checks: the notesoup extension where Pi loads it, the helper it runs, and Pi's
+//! settings as notesoup reads them.
 
 use std::path::{Path, PathBuf};
 
@@ -25,8 +26,8 @@ enum Installed {
 }
 
 /// The extension (`pi`), its helper (`pi-helper`) and Pi's settings as notesoup reads them
-/// (`settings`), when Pi is here at all (`$PI`, else `pi` on PATH); a machine without Pi
-/// skips them.
+/// (`settings`), when Pi is here at all (`$PI`, `pi` on PATH, or Pi's folder); a machine
+/// without Pi skips them.
 pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
     let here = checks.len();
     extension_check(env, checks);
@@ -36,7 +37,8 @@ pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
 }
 
 /// Pi's settings files, each readable JSON (Pi ignores a broken one, with its own warning),
-/// their notesoup margins whole numbers, and the points placeable in a 200K window.
+/// their notesoup margins whole numbers, and the points placeable in the default model's
+/// window (`models.json`'s, else a 200K window).
 fn settings_check(env: &Env, checks: &mut Vec<Check>) {
     let read = PiRead::of(env, env.cwd());
     let mut bad = false;
