@@ -44,8 +44,9 @@ pub(crate) fn config_dir(env: &Env) -> Option<PathBuf> {
         .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".claude")))
 }
 
-/// The settings files of `project`, lowest priority first; a file that is not a JSON
-/// object is an error naming it.
+/// The settings files of `project`, lowest priority first; one that is not a JSON object is
+/// ignored, saying why (as Claude ignores it), and one that cannot be read is an error naming
+/// it.
 pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFile>, CliError> {
     let mut files = Vec::new();
     if let Some(dir) = config_dir(env) {
@@ -56,30 +57,11 @@ pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFi
     files
         .into_iter()
         .map(|(source, path)| {
-            let mut broken = None;
-            let value = match std::fs::read_to_string(&path) {
-                // A file that is not a JSON object is ignored, as Claude Code ignores it;
-                // what is wrong is said beside (and doctor fails it).
-                Ok(text) => match serde_json::from_str::<Value>(&text) {
-                    Ok(v) if v.is_object() => Some(v),
-                    Ok(_) => {
-                        broken = Some("the top level is not an object".to_owned());
-                        None
-                    }
-                    Err(e) => {
-                        broken = Some(e.to_string());
-                        None
-                    }
-                },
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(source) => {
-                    return Err(CliError::Io {
-                        what: "read".into(),
-                        path,
-                        source,
-                    });
-                }
-            };
+            let (value, broken) = read_settings(&path).map_err(|source| CliError::Io {
+                what: "read".into(),
+                path: path.clone(),
+                source,
+            })?;
             Ok(SettingsFile {
                 source,
                 path,
@@ -88,6 +70,39 @@ pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFi
             })
         })
         .collect()
+}
+
+/// The most read of a harness's settings file (Claude's, Pi's).
+const SETTINGS_MAX: u64 = 1024 * 1024;
+
+/// A settings file as a harness reads it: its JSON object, or why it is ignored (not an
+/// object, not JSON, not a regular file, over [`SETTINGS_MAX`]); `(None, None)` when it is not
+/// there. Opened without blocking (a FIFO in its place is refused at once, not waited on),
+/// through links (dotfiles are often links). Other IO errors are the caller's.
+pub(crate) fn read_settings(path: &Path) -> std::io::Result<(Option<Value>, Option<String>)> {
+    let opened = notesoup_safe_fs::open_regular(path).and_then(|(mut file, meta)| {
+        notesoup_safe_fs::read_capped(&mut file, meta.len, SETTINGS_MAX, path)
+    });
+    let bytes = match opened {
+        Ok(bytes) => bytes,
+        Err(err) if err.is_not_found() => return Ok((None, None)),
+        Err(err)
+            if matches!(
+                err.io_kind(),
+                std::io::ErrorKind::InvalidInput | std::io::ErrorKind::FileTooLarge
+            ) =>
+        {
+            return Ok((None, Some(err.to_string())));
+        }
+        Err(err) => return Err(std::io::Error::new(err.io_kind(), err.to_string())),
+    };
+    // A file that is not a JSON object is ignored, as the harnesses ignore it; what is
+    // wrong is said beside (and doctor fails it).
+    Ok(match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) if v.is_object() => (Some(v), None),
+        Ok(_) => (None, Some("the top level is not an object".to_owned())),
+        Err(e) => (None, Some(e.to_string())),
+    })
 }
 
 /// The files merged, later over earlier, objects key by key, read once as the policy

@@ -3500,3 +3500,46 @@ fn an_empty_session_file_is_listed_and_refused_as_empty() {
         run.stderr
     );
 }
+
+/// A FIFO where a harness's settings file should be is said as ignored at once, never
+/// waited on (for a writer that never comes): Claude's and Pi's, in limits and doctor.
+#[test]
+fn a_fifo_as_a_settings_file_is_refused_at_once() {
+    let mut world = World::new("settings-fifo");
+    let agent = world.path("pi-agent");
+    fs::create_dir_all(&agent).unwrap();
+    world.set("PI_CODING_AGENT_DIR", agent.to_str().unwrap());
+    for fifo in [
+        agent.join("settings.json"),
+        world.path("claude/settings.json"),
+    ] {
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+    }
+    for args in [
+        &["limits", "--harness", "pi"][..],
+        &["limits"][..],
+        &["doctor"][..],
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env_clear()
+            .envs(world.vars.iter().cloned())
+            .current_dir(world.path("project/sub"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?} waited on a FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("not a regular file"), "{args:?}: {stdout}");
+    }
+}

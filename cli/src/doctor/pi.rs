@@ -1,6 +1,7 @@
 //! The Pi checks: the notesoup extension where Pi loads it, the helper it runs, and Pi's
 //! settings as notesoup reads them.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use notesoup_thresholds::{PiInputs, ThresholdError, pi_margins, resolve_pi};
@@ -29,18 +30,18 @@ enum Installed {
 /// (`settings`), when Pi is here at all (`$PI`, `pi` on PATH, or Pi's folder); a machine
 /// without Pi skips them.
 pub(super) fn pi_check(env: &Env, checks: &mut Vec<Check>) {
+    let read = PiRead::of(env, env.cwd());
     let here = checks.len();
-    extension_check(env, checks);
+    extension_check(env, &read, checks);
     if checks.get(here).is_some_and(|c| c.status != Status::Skip) {
-        settings_check(env, checks);
+        settings_check(env, &read, checks);
     }
 }
 
 /// Pi's settings files, each readable JSON (Pi ignores a broken one, with its own warning),
 /// their notesoup margins whole numbers, and the points placeable in the default model's
 /// window (`models.json`'s, else a 200K window).
-fn settings_check(env: &Env, checks: &mut Vec<Check>) {
-    let read = PiRead::of(env, env.cwd());
+fn settings_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
     let mut bad = false;
     for (f, _) in &read.files {
         if let Some(why) = &f.broken {
@@ -107,7 +108,7 @@ fn settings_check(env: &Env, checks: &mut Vec<Check>) {
 }
 
 /// The extension (`pi`) and its helper (`pi-helper`).
-fn extension_check(env: &Env, checks: &mut Vec<Check>) {
+fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
     let binary = env
         .var_set("PI")
         .map(PathBuf::from)
@@ -143,7 +144,7 @@ fn extension_check(env: &Env, checks: &mut Vec<Check>) {
         Installed::Linked(link)
     } else if npm.join("index.ts").is_file() {
         Installed::Npm(npm)
-    } else if let Some(listed) = listed_extension(&agent) {
+    } else if let Some(listed) = listed_extension(read) {
         Installed::Listed(listed)
     } else {
         checks.push(check(
@@ -224,24 +225,13 @@ fn extension_helper(env: &Env, folder: &Path) -> PathBuf {
 /// relative path is the settings folder's) names that holds notesoup's extension: an
 /// `index.ts` that runs `notesoup-helper`. A settings file that is not there or not JSON
 /// names none (Pi warns of a broken one itself).
-fn listed_extension(agent: &Path) -> Option<PathBuf> {
-    use std::io::Read as _;
-    let mut text = String::new();
-    std::fs::File::open(agent.join("settings.json"))
-        .ok()?
-        .take(1024 * 1024)
-        .read_to_string(&mut text)
-        .ok()?;
-    let settings: serde_json::Value = serde_json::from_str(&text).ok()?;
-    settings["extensions"]
-        .as_array()?
-        .iter()
-        .filter_map(serde_json::Value::as_str)
-        .map(|entry| agent.join(entry))
-        .find(|folder| {
-            let mut head = String::new();
-            std::fs::File::open(folder.join("index.ts"))
-                .and_then(|f| f.take(64 * 1024).read_to_string(&mut head))
-                .is_ok_and(|_| head.contains("notesoup-helper"))
+fn listed_extension(read: &PiRead) -> Option<PathBuf> {
+    read.extensions().into_iter().find(|folder| {
+        // Opened without blocking and only as a regular file (a FIFO there is passed over).
+        let mut head = String::new();
+        notesoup_safe_fs::open_regular(&folder.join("index.ts")).is_ok_and(|(file, _)| {
+            file.take(64 * 1024).read_to_string(&mut head).is_ok()
+                && head.contains("notesoup-helper")
         })
+    })
 }

@@ -3,17 +3,13 @@
 //! model's window from `<agent>/models.json`. `limits --harness pi` and doctor's Pi lines
 //! both read through here.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use notesoup_thresholds::PiSettings;
 use serde_json::Value;
 
-use super::SettingsFile;
+use super::{SettingsFile, read_settings};
 use crate::Env;
-
-/// The most read of any one of Pi's files (settings, trust, models).
-const FILE_MAX: u64 = 1024 * 1024;
 
 /// Pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
 pub(crate) fn agent_dir(env: &Env) -> Option<PathBuf> {
@@ -88,6 +84,24 @@ impl PiRead {
         }
     }
 
+    /// The folders the `extensions` lists of the settings Pi reads name, each relative to
+    /// its settings file's folder.
+    pub(crate) fn extensions(&self) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|(f, _)| f.source != "project" || self.trusted == Some(true))
+            .flat_map(|(f, _)| {
+                let base = f.path.parent().map(Path::to_path_buf).unwrap_or_default();
+                f.value
+                    .as_ref()
+                    .and_then(|v| v.get("extensions")?.as_array().cloned())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(move |e| e.as_str().map(|e| base.join(e)))
+            })
+            .collect()
+    }
+
     /// The model Pi starts with: `defaultProvider`/`defaultModel` of its settings.
     pub(crate) fn default_model(&self) -> Option<String> {
         Some(format!(
@@ -99,19 +113,10 @@ impl PiRead {
 }
 
 fn layer(source: &'static str, path: PathBuf) -> Layer {
-    let (mut value, mut broken, mut settings) = (None, None, None);
-    match read(&path) {
-        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
-            Ok(v) if v.is_object() => {
-                settings = serde_json::from_value::<PiSettings>(v.clone()).ok();
-                value = Some(v);
-            }
-            Ok(_) => broken = Some("the top level is not an object".to_owned()),
-            Err(e) => broken = Some(e.to_string()),
-        },
-        Ok(None) => {}
-        Err(e) => broken = Some(e.to_string()),
-    }
+    let (value, broken) = read_settings(&path).unwrap_or_else(|e| (None, Some(e.to_string())));
+    let settings = value
+        .as_ref()
+        .and_then(|v| serde_json::from_value::<PiSettings>(v.clone()).ok());
     let file = SettingsFile {
         source,
         path,
@@ -121,24 +126,15 @@ fn layer(source: &'static str, path: PathBuf) -> Layer {
     (file, settings)
 }
 
-/// A file's text, `None` when it is not there; at most [`FILE_MAX`] bytes.
-fn read(path: &Path) -> std::io::Result<Option<String>> {
-    let mut text = String::new();
-    match std::fs::File::open(path) {
-        Ok(f) => f
-            .take(FILE_MAX)
-            .read_to_string(&mut text)
-            .map(|_| Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+/// One of Pi's JSON files (`trust.json`, `models.json`) as an object, when it is one.
+fn object(path: &Path) -> Option<Value> {
+    read_settings(path).ok()?.0
 }
 
 /// Pi's trust decision for `project`: the entry of `<agent>/trust.json` nearest to it
 /// (the folder, then each parent), `true` or `false`; `None` when none decides.
 fn trusted(agent: &Path, project: &Path) -> Option<bool> {
-    let text = read(&agent.join("trust.json")).ok()??;
-    let data: serde_json::Map<String, Value> = serde_json::from_str(&text).ok()?;
+    let data = object(&agent.join("trust.json"))?;
     let start = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
     start
         .ancestors()
@@ -149,8 +145,7 @@ fn trusted(agent: &Path, project: &Path) -> Option<bool> {
 /// `modelOverrides[id].contextWindow`, else its `models` entry of that id.
 pub(crate) fn models_window(env: &Env, model: &str) -> Option<u64> {
     let (provider, id) = model.split_once('/')?;
-    let text = read(&agent_dir(env)?.join("models.json")).ok()??;
-    let models: Value = serde_json::from_str(&text).ok()?;
+    let models = object(&agent_dir(env)?.join("models.json"))?;
     let provider = &models["providers"][provider];
     provider["modelOverrides"][id]["contextWindow"]
         .as_u64()
