@@ -132,41 +132,31 @@ describe('session.start', () => {
     expect(lines[0]?.text).toContain('claude plugin install notesoup@notesoup');
   });
 
-  test('a helper of another version: nothing registered, one transcript line; every request says the module\'s version', async ($, on) => {
-    let registered = 0;
-    const logged: string[] = [];
-    const calls = world(on, () => ({ ok: false, error: { code: 'version_mismatch', message: 'the plugin is 0.1.0, the helper 0.0.9' } }), {}, ['tool.register', 'ui.log']);
-    on('tool.register', async (_$, e) => {
-      registered += 1;
-      return { value: { tool: e.name } };
+  // Off for the session: a helper of another version (by its code: an older helper's refusal
+  // has no `off`), or any refusal that says `off` (a notes home it cannot write).
+  const offRefusals = [
+    ['a helper of another version', { code: 'version_mismatch', message: 'the plugin is 0.1.0, the helper 0.0.9' }],
+    ['a refusal that says off', { code: 'window_store', message: 'create the folder `/ro`: Read-only file system', off: true }],
+  ] as const;
+  for (const [what, error] of offRefusals) {
+    test(`${what}: nothing registered, one transcript line; every request says the module's version`, async ($, on) => {
+      let registered = 0;
+      const logged: string[] = [];
+      const calls = world(on, () => ({ ok: false, error }), {}, ['tool.register', 'ui.log']);
+      on('tool.register', async (_$, e) => {
+        registered += 1;
+        return { value: { tool: e.name } };
+      });
+      on('ui.log', async (_$, e) => {
+        if (String(e.to) === 'transcript') logged.push(e.text);
+        return { value: undefined };
+      });
+      await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+      expect(registered).toBe(0);
+      expect(logged).toEqual([`notesoup is off for this session: ${error.message}`]);
+      expect(calls.map((c) => c.request.version)).toEqual(['0.1.0']);
     });
-    on('ui.log', async (_$, e) => {
-      if (String(e.to) === 'transcript') logged.push(e.text);
-      return { value: undefined };
-    });
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    expect(registered).toBe(0);
-    expect(logged.length).toBe(1);
-    expect(logged[0]).toContain('notesoup is off for this session: the plugin is 0.1.0');
-    expect(calls.map((c) => c.request.version)).toEqual(['0.1.0']);
-  });
-
-  test('a refusal that says off (a notes home it cannot write): nothing registered, one transcript line', async ($, on) => {
-    let registered = 0;
-    const logged: string[] = [];
-    world(on, () => ({ ok: false, error: { code: 'window_store', message: 'create the folder `/ro`: Read-only file system; set NOTESOUP_HOME', off: true } }), {}, ['tool.register', 'ui.log']);
-    on('tool.register', async (_$, e) => {
-      registered += 1;
-      return { value: { tool: e.name } };
-    });
-    on('ui.log', async (_$, e) => {
-      if (String(e.to) === 'transcript') logged.push(e.text);
-      return { value: undefined };
-    });
-    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    expect(registered).toBe(0);
-    expect(logged).toEqual(['notesoup is off for this session: create the folder `/ro`: Read-only file system; set NOTESOUP_HOME']);
-  });
+  }
 
   for (const [env, disabled] of [[{ NOTESOUP_DISABLED: '' }, true], [{}, true], [{ NOTESOUP_DISABLED: '1' }, false]] as const) {
     test(`NOTESOUP_DISABLED ${JSON.stringify(env)} goes raw; the helper's disabled: ${String(disabled)} is obeyed`, async ($, on) => {
