@@ -24,6 +24,9 @@ pub struct BootRequest<'a> {
     pub last_word: Option<&'a str>,
     /// Whether the history tools are available in this window.
     pub history: bool,
+    /// Whether notesoup clears this window when it fills: false for a window the host keeps
+    /// no session for (a Pi run with `--no-session`), whose boot promises no reset.
+    pub resets: bool,
     /// How the previous window ended; `None`: no handoff.
     pub reset: Option<Reset>,
     /// Mixed into the handoff choice with the window id.
@@ -76,6 +79,7 @@ impl BootArgs {
             ordinal: self.ordinal,
             last_word: self.last_word.as_deref(),
             history: self.history,
+            resets: true,
             reset,
             seed: &self.seed,
             budget: self.budget,
@@ -116,6 +120,7 @@ pub fn build(ctx: &Context, req: &BootRequest<'_>) -> Result<Boot, AppError> {
         notes: &notes,
         last_word: req.last_word,
         history: req.history,
+        resets: req.resets,
         budget: req.budget.unwrap_or(DEFAULT_BUDGET),
     })?;
     let handoff = req.reset.map(|r| handoff(r, &window, req.seed));

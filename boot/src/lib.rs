@@ -43,6 +43,7 @@
 //!     notes: &notes,
 //!     last_word: Some("parser: the off-by-one is in lex()"),
 //!     history: true,
+//!     resets: true,
 //!     budget: notesoup_boot::DEFAULT_BUDGET,
 //! };
 //! let text = boot_text(&input)?;
@@ -149,10 +150,16 @@ pub struct BootInput<'a> {
     pub window: &'a WindowId,
     /// The brain's notes, in any order (the boot sorts them by name).
     pub notes: &'a [BootNote],
-    /// The last word the model left when it reset the previous window, if any.
+    /// The last word the model left when it reset the previous window, if any (shown only
+    /// where the window resets).
     pub last_word: Option<&'a str>,
     /// Whether the history tools are available in this window.
     pub history: bool,
+    /// Whether notesoup clears this window when it fills (the host runs the reset flow
+    /// for it): false for a window the host keeps no session for (a subagent's, a Pi run
+    /// with `--no-session`), whose boot then says nothing of clears, warnings or the reset
+    /// tool. A host without the reset flow (MCP) never resets.
+    pub resets: bool,
     /// The most bytes of note contents to show (see the crate docs).
     pub budget: usize,
 }
@@ -184,21 +191,19 @@ impl FromStr for Reset {
 /// newline.
 pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
     let host: Host = input.window.host().parse()?;
+    let resets = input.resets && host.has_reset_flow();
     let mut out = format!("{}\n", input.window.marker_line());
-    out.push_str(if host.has_reset_flow() {
-        INTRO_RESET
-    } else {
-        INTRO_MCP
-    });
+    out.push_str(if resets { INTRO_RESET } else { INTRO_MCP });
     out.push_str(&fill(PROTOCOL, host, &[]));
-    if host.has_reset_flow() {
+    if resets {
         out.push_str(&fill(PROTOCOL_RESET, host, &[]));
     } else {
         // The protocol ends with the blank line that leads into the reset part.
         out.truncate(out.trim_end().len());
         out.push('\n');
     }
-    if let Some(word) = input.last_word.map(str::trim).filter(|w| !w.is_empty()) {
+    let last_word = (input.last_word.map(str::trim)).filter(|w| resets && !w.is_empty());
+    if let Some(word) = last_word {
         let _ = write!(
             out,
             "\n## Your last word\n\nLeft by you when you reset the window before this one:\n\n{}\n",
@@ -209,7 +214,7 @@ pub fn boot_text(input: &BootInput<'_>) -> Result<String, BootError> {
     snapshot(&mut out, input.notes, input.budget, host);
     out.push_str("\n## History\n\n");
     out.push_str(&fill(
-        if input.history && !host.has_reset_flow() {
+        if input.history && !resets {
             HISTORY_ON_MCP
         } else if input.history {
             HISTORY_ON

@@ -61,6 +61,7 @@ fn brain_boot(window: &WindowId) -> String {
         notes: &brain(),
         last_word: None,
         history: true,
+        resets: true,
         budget: DEFAULT_BUDGET,
     })
     .unwrap()
@@ -75,6 +76,7 @@ fn boot_of_a_brain_of_several_notes() {
         notes: &notes,
         last_word: Some("Start at plan step 2: the EOF case in lex()."),
         history: true,
+        resets: true,
         budget: DEFAULT_BUDGET,
     })
     .unwrap();
@@ -106,6 +108,7 @@ fn boot_of_an_empty_brain() {
         notes: &[],
         last_word: None,
         history: false,
+        resets: true,
         budget: DEFAULT_BUDGET,
     })
     .unwrap();
@@ -125,6 +128,7 @@ fn boot_over_the_budget_names_the_largest_notes_instead() {
         notes: &notes,
         last_word: Some("  "),
         history: true,
+        resets: true,
         budget: 1024,
     })
     .unwrap();
@@ -272,6 +276,7 @@ fn an_unknown_host_has_no_boot() {
         notes: &[],
         last_word: None,
         history: false,
+        resets: true,
         budget: 0,
     })
     .unwrap_err();
@@ -292,6 +297,7 @@ fn the_index_of_a_brain_of_many_notes_is_capped() {
         notes: &notes,
         last_word: None,
         history: false,
+        resets: true,
         budget: 0,
     })
     .unwrap();
@@ -340,4 +346,47 @@ fn an_mcp_boot_names_the_servers_tools_and_no_reset() {
     assert!(
         claude.contains("When the window fills") && claude.contains("`mcp__notesoup__empty_brain`")
     );
+}
+
+#[test]
+fn a_window_the_host_keeps_no_session_for_boots_without_the_reset() {
+    // A Pi run with no session file (`pi --no-session`): notesoup cannot clear its window.
+    let w = WindowId::new("pi", "s1", 0).unwrap();
+    let text = boot_text(&BootInput {
+        window: &w,
+        notes: &brain(),
+        last_word: Some("a word from nowhere"),
+        history: true,
+        resets: false,
+        budget: DEFAULT_BUDGET,
+    })
+    .unwrap();
+    assert!(
+        text.starts_with("<notesoup-boot window=\"pi:s1:0\">\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`notesoup_notes_write`") && text.contains("`notesoup_history_sessions`"),
+        "{text}"
+    );
+    for word in [
+        "empty_brain",
+        "cleared",
+        "budget warning",
+        "last word",
+        "a word from nowhere",
+    ] {
+        assert!(!text.contains(word), "the boot says `{word}`:\n{text}");
+    }
+    // The same window when it resets: the reset's protocol and the last word.
+    let resets = boot_text(&BootInput {
+        window: &w,
+        notes: &brain(),
+        last_word: Some("a word from nowhere"),
+        history: true,
+        resets: true,
+        budget: DEFAULT_BUDGET,
+    })
+    .unwrap();
+    assert!(resets.contains("`notesoup_empty_brain`") && resets.contains("a word from nowhere"));
 }

@@ -147,8 +147,20 @@ impl PiRun {
 
     /// Runs `pi -p PROMPT -e plugins/pi` answered by `script`.
     pub fn print(&self, prompt: &str, script: Script) -> Result<PiOutcome, E2eError> {
+        self.print_with(&[], prompt, script)
+    }
+
+    /// Runs `pi ARGS -p PROMPT -e plugins/pi` answered by `script` (`ARGS`: more of Pi's
+    /// options, such as `--no-session`).
+    pub fn print_with(
+        &self,
+        args: &[&str],
+        prompt: &str,
+        script: Script,
+    ) -> Result<PiOutcome, E2eError> {
         let (service, _confined, mut command) = self.prepare(script)?;
         let mut child = command
+            .args(args)
             .args(["-p", prompt])
             .stdin(Stdio::null())
             .stdout(self.file("pi.stdout")?)

@@ -49,8 +49,16 @@ fn run_env(
     settings: Value,
     env: &[(&str, &str)],
 ) -> (PiOutcome, PiRun) {
+    let pi = pi_run(name, settings, env);
+    let out = pi.print(prompt, script).unwrap();
+    assert_eq!(out.status, Some(0), "{}", out.report());
+    (out, pi)
+}
+
+/// The real Pi with the extension and this build's helper, in a fresh run dir.
+fn pi_run(name: &str, settings: Value, env: &[(&str, &str)]) -> PiRun {
     let (node, cli) = pi_binaries().unwrap();
-    let pi = PiRun {
+    PiRun {
         node,
         cli,
         helper: helper(),
@@ -61,10 +69,7 @@ fn run_env(
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect(),
-    };
-    let out = pi.print(prompt, script).unwrap();
-    assert_eq!(out.status, Some(0), "{}", out.report());
-    (out, pi)
+    }
 }
 
 /// The text of every message of a request, in order.
@@ -675,4 +680,50 @@ fn rpc_a_steering_message_owns_the_continuation() {
     let window = marker::retained_window(&summary).unwrap();
     assert_eq!((window.host(), window.ordinal()), ("pi", 1), "{summary}");
     assert!(summary.contains("steered"), "{summary}");
+}
+
+/// A run that keeps no session file (`pi --no-session`): notesoup cannot clear its window,
+/// so its boot promises no reset, no warning comes past the warning point, and
+/// `notesoup_empty_brain` says it does not clear this run (nothing recorded, no clear).
+#[test]
+fn a_run_with_no_session_file_is_never_promised_a_reset() {
+    let script = Script::new()
+        .then(
+            Reply::tool("notesoup_empty_brain", json!({"last_word": "w"}))
+                .with_input_tokens(170_000),
+        )
+        .then(Reply::text("Done.").with_input_tokens(171_000))
+        .fallback(Reply::text("(fallback)"));
+    let pi = pi_run("pi-no-session", json!({}), &[]);
+    let out = pi
+        .print_with(&["--no-session"], "Save and reset.", script)
+        .unwrap();
+    assert_eq!(out.status, Some(0), "{}", out.report());
+    assert_eq!(out.requests.len(), 2, "{}", out.report());
+    let boot = texts(&out.requests[0])
+        .into_iter()
+        .find(|t| t.contains(marker::OPEN))
+        .unwrap_or_else(|| panic!("no boot\n{}", out.report()));
+    assert!(boot.contains("`notesoup_notes_write`"), "{boot}");
+    for word in ["empty_brain", "cleared", "budget warning"] {
+        assert!(!boot.contains(word), "the boot says `{word}`:\n{boot}");
+    }
+    let after = texts(&out.requests[1]).join("\n");
+    assert!(!after.contains(WARNING), "{after}");
+    assert!(
+        after.contains("which notesoup does not clear. Nothing was recorded"),
+        "{after}"
+    );
+    // `/notesoup` says so to the person, and sends nothing.
+    let script = Script::new().fallback(Reply::text("(fallback)"));
+    let out = pi
+        .print_with(&["--no-session"], "/notesoup", script)
+        .unwrap();
+    assert_eq!(out.requests.len(), 0, "{}", out.report());
+    assert!(
+        out.stderr
+            .contains("keeps no session file (pi --no-session)"),
+        "{}",
+        out.report()
+    );
 }

@@ -17,6 +17,7 @@ pub(crate) fn boot(cwd: &Path, ctx: &Context) -> Result<String, String> {
         ordinal: 0,
         last_word: None,
         history: true,
+        resets: false,
         reset: None,
         seed: "",
         budget: None,

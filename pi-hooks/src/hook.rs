@@ -74,6 +74,9 @@ pub enum StopReason {
 pub enum PiCommand {
     /// `/empty`; `busy`: `!ctx.isIdle()`; `print`: `!ctx.hasUI`.
     Empty {
+        /// Main, or `subagent` in a run with no session file (the command does not apply).
+        #[serde(default = "main")]
+        agent: Agent,
         /// A run is streaming.
         #[serde(default)]
         busy: bool,
@@ -83,6 +86,9 @@ pub enum PiCommand {
     },
     /// `/fresh-window`; `busy`: `!ctx.isIdle()`; `print`: `!ctx.hasUI`.
     FreshWindow {
+        /// Main, or `subagent` in a run with no session file (the command does not apply).
+        #[serde(default = "main")]
+        agent: Agent,
         /// A run is streaming.
         #[serde(default)]
         busy: bool,
@@ -92,6 +98,9 @@ pub enum PiCommand {
     },
     /// `/notesoup [cap [<tokens>|off]]`.
     Notesoup {
+        /// Main, or `subagent` in a run with no session file (the command does not apply).
+        #[serde(default = "main")]
+        agent: Agent,
         /// The words typed after the command.
         #[serde(default)]
         args: Option<String>,
@@ -135,6 +144,9 @@ pub enum PiHook {
     /// `{"event":"before_agent_start","facts":{"kept":null}}`
     #[serde(rename = "before_agent_start")]
     BeforeAgentStart {
+        /// Main or subagent (a run with no session file gets a boot without the reset).
+        #[serde(default = "main")]
+        agent: Agent,
         /// The newest compaction summary on the branch holding a boot.
         #[serde(default)]
         kept: Option<String>,
@@ -317,6 +329,17 @@ pub fn turn_end(stop: StopReason, cut: bool) -> TurnEnd {
     }
 }
 
+impl PiCommand {
+    /// The agent that ran the command.
+    pub fn agent(&self) -> Agent {
+        match self {
+            PiCommand::Empty { agent, .. }
+            | PiCommand::FreshWindow { agent, .. }
+            | PiCommand::Notesoup { agent, .. } => *agent,
+        }
+    }
+}
+
 impl PiHook {
     /// Whether this event reads the budget (the helper resolves it only then).
     pub fn needs_budget(&self) -> bool {
@@ -334,8 +357,18 @@ impl PiHook {
             } | PiHook::AgentEnd {
                 agent: Agent::Main,
                 ..
-            } | PiHook::BeforeAgentStart { .. }
-                | PiHook::Command(PiCommand::Empty { .. } | PiCommand::FreshWindow { .. })
+            } | PiHook::BeforeAgentStart {
+                agent: Agent::Main,
+                ..
+            } | PiHook::Command(
+                PiCommand::Empty {
+                    agent: Agent::Main,
+                    ..
+                } | PiCommand::FreshWindow {
+                    agent: Agent::Main,
+                    ..
+                }
+            )
         )
     }
 }

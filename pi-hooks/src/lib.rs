@@ -18,7 +18,8 @@
 //! - Pure: no IO; what needs IO is asked of [`Resolve`], and only when the event reads it.
 //! - Every Pi event is a sequence of existing reset-flow events: the flow decides, this
 //!   table only translates (`src/tests.rs` checks each row against the flow's own answers).
-//! - A run with no session file (`agent: subagent`) never changes the main flow.
+//! - A run with no session file (`agent: subagent`) never changes the main flow, and its
+//!   boot promises no reset.
 //!
 //! ```
 //! use notesoup_pi_hooks::{CapAsk, PiHook, Resolve, pi_hook_saved};
@@ -33,6 +34,7 @@
 //!         let id = format!("pi:s:{ordinal}");
 //!         Ok((id.clone(), format!("<notesoup-boot window=\"{id}\">\nnotes\n</notesoup-boot>")))
 //!     }
+//!     fn unreset_boot(&mut self) -> Result<String, String> { Ok("<notesoup-boot window=\"pi:s:0\">\nnotes\n</notesoup-boot>".into()) }
 //!     fn session(&self) -> &str { "s" }
 //!     fn cap_command(&mut self, _args: &str) -> Result<CapAsk, String> { Ok(CapAsk::Show) }
 //!     fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String { "cap: none".into() }

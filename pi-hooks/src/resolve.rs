@@ -20,6 +20,9 @@ pub trait Resolve {
         ordinal: u32,
         reset: Option<(Pool, Option<&str>)>,
     ) -> Result<(String, String), String>;
+    /// The boot of a run notesoup does not clear (a subagent's: Pi's `--no-session`): the
+    /// notes and the history tools, nothing of resets or warnings; or why not.
+    fn unreset_boot(&mut self) -> Result<String, String>;
     /// The id of the session the event runs in (a kept boot of another session is a fork's
     /// copy).
     fn session(&self) -> &str;

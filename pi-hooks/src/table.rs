@@ -11,6 +11,9 @@ use notesoup_window::{Host, WindowId, marker};
 use crate::hook::{InputSource, PiCommand, PiHook, Streaming, turn_end};
 use crate::resolve::{CapAsk, Resolve};
 
+/// What a notesoup command answers in a run with no session file.
+const NO_SESSION_FILE: &str = "This Pi run keeps no session file (pi --no-session), so notesoup does not clear its window: Pi compacts it as its own, and /empty, /fresh-window and the cap do not apply. The notes and history tools work.";
+
 /// Why a close-out has no warning to carry.
 const NO_USAGE: &str = "no context usage measured yet";
 
@@ -83,7 +86,18 @@ impl Call<'_> {
                     });
                 }
             }
-            PiHook::BeforeAgentStart { kept } => {
+            PiHook::BeforeAgentStart {
+                agent: Agent::Subagent,
+                ..
+            } => match resolve.unreset_boot() {
+                // Its own window, which notesoup never clears: no window of the flow, no
+                // warning point.
+                Ok(text) => self.fx.push(Effect::AttachBoot { ordinal: 0, text }),
+                Err(why) => self.fx.push(Effect::Log {
+                    text: format!("no boot attached: {why}"),
+                }),
+            },
+            PiHook::BeforeAgentStart { kept, .. } => {
                 self.before_agent_start(kept.as_deref(), budget, resolve);
             }
             PiHook::AgentStart { agent, run } => self.send(Event::TurnStart {
@@ -184,13 +198,18 @@ impl Call<'_> {
                 status: *status,
                 reason: reason.clone(),
             }),
-            PiHook::Command(PiCommand::Empty { busy, print }) => {
+            PiHook::Command(command) if command.agent() == Agent::Subagent => {
+                self.fx.push(Effect::Report {
+                    text: NO_SESSION_FILE.to_owned(),
+                });
+            }
+            PiHook::Command(PiCommand::Empty { busy, print, .. }) => {
                 self.command(Command::Empty, *busy, *print, budget);
             }
-            PiHook::Command(PiCommand::FreshWindow { busy, print }) => {
+            PiHook::Command(PiCommand::FreshWindow { busy, print, .. }) => {
                 self.command(Command::FreshWindow, *busy, *print, budget);
             }
-            PiHook::Command(PiCommand::Notesoup { args }) => {
+            PiHook::Command(PiCommand::Notesoup { args, .. }) => {
                 self.notesoup(args.as_deref().unwrap_or_default(), resolve);
             }
         }

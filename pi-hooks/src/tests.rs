@@ -73,6 +73,13 @@ impl Resolve for World {
             summary(self.session, ordinal),
         ))
     }
+    fn unreset_boot(&mut self) -> Result<String, String> {
+        self.boots.push((0, None));
+        if self.boot_fails {
+            return Err("the brain is unreadable".into());
+        }
+        Ok(format!("unreset boot of {}", self.session))
+    }
     fn session(&self) -> &str {
         self.session
     }
@@ -483,6 +490,48 @@ fn subagent_runs_never_touch_the_main_flow() {
     ] {
         assert!(s.on(event, &facts).is_empty(), "{event}");
     }
+    assert_eq!(s.flow.snapshot(), before);
+}
+
+/// A run with no session file (`pi --no-session`): its prompt gets the boot that promises
+/// no reset, past the warning point no warning, and the flow is not touched.
+#[test]
+fn a_run_with_no_session_file_boots_without_the_reset_and_is_never_warned() {
+    let mut s = Session::new();
+    s.world.budget = Some(at(WARNING + 1));
+    let before = s.flow.snapshot();
+    let fx = s.on(
+        "before_agent_start",
+        &json!({"agent": "subagent", "kept": null}),
+    );
+    assert_eq!(kinds(&fx), ["attach_boot"], "{fx:?}");
+    assert!(
+        matches!(&fx[0], Effect::AttachBoot { ordinal: 0, text } if text == "unreset boot of s"),
+        "{fx:?}"
+    );
+    assert_eq!(s.flow.snapshot(), before);
+    // The main run of the same world gets the window's boot and the warning.
+    let fx = s.on("before_agent_start", &json!({"kept": null}));
+    assert_eq!(kinds(&fx), ["attach_boot", "warn"]);
+    assert_ne!(s.flow.snapshot(), before);
+}
+
+/// In a run with no session file every notesoup command says why it does not apply, and
+/// the flow never hears it.
+#[rstest]
+#[case::empty(json!({"command": "empty", "agent": "subagent"}))]
+#[case::fresh_window(json!({"command": "fresh_window", "agent": "subagent"}))]
+#[case::cap(json!({"command": "notesoup", "args": "cap 100k", "agent": "subagent"}))]
+fn a_command_in_a_run_with_no_session_file_says_it_does_not_apply(#[case] facts: Value) {
+    let mut s = Session::new();
+    s.prompt("interactive", 1, None);
+    let before = s.flow.snapshot();
+    let fx = s.on("command", &facts);
+    assert_eq!(kinds(&fx), ["report"], "{fx:?}");
+    assert!(
+        matches!(&fx[0], Effect::Report { text } if text.contains("pi --no-session")),
+        "{fx:?}"
+    );
     assert_eq!(s.flow.snapshot(), before);
 }
 

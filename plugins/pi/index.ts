@@ -334,8 +334,8 @@ export default function notesoup(pi: ExtensionAPI) {
       async handler(args: string, ctx: ExtensionContext) {
         const facts: Fields =
           command.name === "notesoup"
-            ? { command: "notesoup", args }
-            : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle(), print: !ctx.hasUI };
+            ? { command: "notesoup", args, agent: agent(ctx) }
+            : { command: command.name === "empty" ? "empty" : "fresh_window", busy: !ctx.isIdle(), print: !ctx.hasUI, agent: agent(ctx) };
         const effects = await event(ctx, "command", { ...facts, cwd: ctx.cwd, budget: budget(pi, ctx) });
         // With a UI the session's line is long gone by now; in print mode it was just printed.
         if (shell.off !== undefined && ctx.hasUI) notify(ctx, `notesoup is off for this session: ${shell.off}`);
@@ -368,6 +368,7 @@ export default function notesoup(pi: ExtensionAPI) {
 
   pi.on("before_agent_start", async (_e, ctx) => {
     const effects = await event(ctx, "before_agent_start", {
+      agent: agent(ctx),
       kept: keptBoot(ctx),
       cwd: ctx.cwd,
       budget: budget(pi, ctx),

@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 pub use notesoup_pi_hooks::PiHook;
 
-use super::world::{Resolved, brain_line, build_opening, warning_text};
+use super::world::{Resolved, brain_line, build_opening, build_unreset, warning_text};
 use super::{HookReply, Place, SessionRef, ShellEffect, when_object};
 use crate::session_flow::with_saved;
 use crate::{AppError, Context};
@@ -251,6 +251,10 @@ impl Resolve for PiWorld<'_> {
             reset,
             true,
         )
+    }
+
+    fn unreset_boot(&mut self) -> Result<String, String> {
+        build_unreset(self.ctx, Host::Pi, self.session, self.place)
     }
 
     fn session(&self) -> &str {

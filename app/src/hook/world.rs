@@ -162,10 +162,7 @@ pub(super) fn build_opening(
     reset: Option<(Pool, Option<&str>)>,
     history: bool,
 ) -> Result<(String, String), String> {
-    let cwd = place
-        .cwd
-        .as_deref()
-        .ok_or_else(|| "the hook sent no `cwd`".to_owned())?;
+    let cwd = folder(place)?;
     let built = build(
         ctx,
         &BootRequest {
@@ -177,6 +174,7 @@ pub(super) fn build_opening(
                 .and_then(|(_, sticky)| sticky)
                 .filter(|s| !s.is_empty()),
             history,
+            resets: true,
             reset: reset.map(|(pool, _)| match pool {
                 Pool::Normal => Reset::Normal,
                 Pool::Forced => Reset::Forced,
@@ -190,6 +188,39 @@ pub(super) fn build_opening(
         built.window.to_string(),
         notesoup_boot::opening(&built.text, built.handoff),
     ))
+}
+
+/// The boot of a window notesoup does not clear (a run the host keeps no session for):
+/// the notes and the history tools, nothing of resets; or why not.
+pub(super) fn build_unreset(
+    ctx: &Context,
+    host: Host,
+    session: &str,
+    place: &Place,
+) -> Result<String, String> {
+    let request = BootRequest {
+        cwd: folder(place)?,
+        host: host.name(),
+        session,
+        ordinal: 0,
+        last_word: None,
+        history: true,
+        resets: false,
+        reset: None,
+        seed: "",
+        budget: None,
+    };
+    build(ctx, &request)
+        .map(|built| built.text)
+        .map_err(|err| format!("{}: {}", err.code(), one_line(&err.to_string())))
+}
+
+/// The session's folder a boot's brain is read from.
+fn folder(place: &Place) -> Result<&str, String> {
+    place
+        .cwd
+        .as_deref()
+        .ok_or_else(|| "the hook sent no `cwd`".to_owned())
 }
 
 /// `/notesoup`'s brain line: how many notes the brain of the session's folder holds.

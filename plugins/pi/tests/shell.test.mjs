@@ -370,3 +370,18 @@ test("a tool call of a run with no session file (pi --no-session) is bound as a 
   await assert.rejects(pi.tools.notesoup_empty_brain.execute("id", { last_word: "w" }, undefined, undefined, ctx), /no answer/);
   assert.deepEqual(requests()[0].request.bound, { cwd: "/work/app", agent_id: "s1" });
 });
+
+test("a prompt and the commands of a run with no session file name it a subagent's", async () => {
+  const pi = await started();
+  helperSays({});
+  const ctx = fakeCtx();
+  ctx.sessionManager.getSessionFile = () => undefined;
+  await pi.handlers.before_agent_start({ systemPrompt: "" }, ctx);
+  for (const name of ["notesoup", "empty", "fresh-window"]) await pi.commands[name].handler("", ctx);
+  const agents = requests().map((r) => [r.request.event, r.request.facts.agent]);
+  assert.deepEqual(agents, [["before_agent_start", "subagent"], ["command", "subagent"], ["command", "subagent"], ["command", "subagent"]]);
+  // With a session file the same events are the main agent's.
+  const main = fakeCtx();
+  await pi.handlers.before_agent_start({ systemPrompt: "" }, main);
+  assert.equal(requests().at(-1).request.facts.agent, "main");
+});

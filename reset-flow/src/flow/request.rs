@@ -18,7 +18,7 @@ impl Flow {
         if agent == Agent::Subagent {
             return refuse(
                 fx,
-                "empty_brain empties the main agent's brain; a subagent cannot reset it. Nothing was recorded.".into(),
+                "empty_brain clears only the main conversation's window, and this is a subagent's (or a run that keeps no session file), which notesoup does not clear. Nothing was recorded; keep working here.".into(),
             );
         }
         let args = match parse_args(args) {
