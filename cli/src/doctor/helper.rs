@@ -36,9 +36,8 @@ pub(super) fn helper_runs(env: &Env, name: &'static str, helper: &Path, fix: Str
             Some(fix),
         );
     }
-    let reply = run_bounded(process(helper, env).arg("version"), b"{}")
-        .ok()
-        .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
+    let run = run_bounded(process(helper, env).arg("version"), b"{}");
+    let reply = (run.as_ref().ok()).and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
     let ours = notesoup_app::VERSION;
     match reply.as_ref().and_then(|r| r["version"].as_str()) {
         Some(v) if v == ours => check(
@@ -59,7 +58,11 @@ pub(super) fn helper_runs(env: &Env, name: &'static str, helper: &Path, fix: Str
         None => check(
             name,
             Status::Fail,
-            format!("{} did not answer `version`", helper.display()),
+            format!(
+                "{} did not answer `version`{}",
+                helper.display(),
+                no_answer(&run)
+            ),
             Some(fix),
         ),
     }
@@ -75,4 +78,27 @@ pub(super) fn named_helper(env: &Env) -> Option<(PathBuf, String)> {
             "NOTESOUP_HELPER is set to {set}: point it at a notesoup-helper of this version (not the notesoup command), or unset it"
         ),
     ))
+}
+
+/// Why a run gave no `version` answer, as the line's tail: it hung (and was stopped), it
+/// could not start, or how it exited and the first line it wrote to stderr.
+fn no_answer(run: &std::io::Result<std::process::Output>) -> String {
+    match run {
+        Err(err) if err.kind() == std::io::ErrorKind::TimedOut => {
+            format!(": {err} (it was stopped)")
+        }
+        Err(err) => format!(": {err}"),
+        Ok(out) => {
+            let said = String::from_utf8_lossy(&out.stderr);
+            let said = said.lines().map(str::trim).find(|l| !l.is_empty());
+            let code = out
+                .status
+                .code()
+                .map_or_else(|| "by a signal".to_owned(), |c| format!("with status {c}"));
+            match said {
+                Some(line) => format!(" (it exited {code}: {line})"),
+                None => format!(" (it exited {code})"),
+            }
+        }
+    }
 }
