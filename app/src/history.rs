@@ -50,6 +50,9 @@ pub struct SessionSource {
     pub selector: Option<String>,
     /// Set when a subagent calls: history is the main agent's alone, so it is refused.
     pub agent_id: Option<String>,
+    /// The host's id of the tool call asking (Claude's `tool_use_id`, Pi's tool call id):
+    /// that call, still pending in the running session, is left out of a list.
+    pub asking: Option<String>,
     /// The notesoup setting naming each harness's session folder.
     pub roots: Roots,
 }
@@ -236,7 +239,11 @@ pub fn list(
 ) -> Result<Answered<ListPage>, AppError> {
     let op = "history_list";
     let history = load(op, source, args.query.as_deref(), ctx)?;
-    let answered = match history.list(args) {
+    let listed = match source.asking.as_deref() {
+        Some(call) => history.list_asked_by(args, call),
+        None => history.list(args),
+    };
+    let answered = match listed {
         Ok(answer) => Answered::Answer(ListPage {
             window: history.head_window_id(),
             session: history.session().to_string(),

@@ -6,10 +6,10 @@
 //! slash commands of hosts that have them. [`call`] answers one tool call: it holds the
 //! model's arguments to the tool's schema (a field the schema does not declare is
 //! refused), adds what the host knows ([`Binding`]: the session folder, the bound
-//! transcript and head, a subagent's id, the session folders setting), calls the tool's
+//! transcript and head, a subagent's id, the call's own id, the session folders setting), calls the tool's
 //! typed function ([`Tool`]: [`crate::notes`], [`crate::history`]) and returns the text
 //! the model reads. The model can never set `roots`,
-//! `transcript_path`, `head` or `agent_id`: those come from the binding alone.
+//! `transcript_path`, `head`, `agent_id` or `call_id`: those come from the binding alone.
 //!
 //! ```
 //! use notesoup_app::Context;
@@ -64,6 +64,10 @@ pub struct Binding {
     /// Set when a subagent calls (Claude's `agentId`).
     #[serde(default)]
     pub agent_id: Option<String>,
+    /// The host's id of this tool call (Claude's `tool_use_id`, Pi's tool call id): a
+    /// history list leaves this call, pending in the running session, out of its answer.
+    #[serde(default)]
+    pub call_id: Option<String>,
     /// The notesoup setting naming each harness's session folder.
     #[serde(skip)]
     pub roots: Option<Roots>,
@@ -271,6 +275,7 @@ fn dispatch(
                     }),
                 selector: selector.clone(),
                 agent_id: binding.agent_id.clone(),
+                asking: binding.call_id.clone(),
                 roots: binding.roots.clone().unwrap_or_default(),
             };
             let (at_head, at_prior) = (source(&binding.head), source(&binding.prior_head));

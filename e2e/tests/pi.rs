@@ -386,6 +386,11 @@ fn history_list_in_window_one_finds_window_zero() {
         "{answer}\n{}",
         out.report()
     );
+    // Its own call, pending in the session file it searches, is not a match.
+    assert!(
+        !answer.contains(r#"{"query":"PAPAYA-42"}"#),
+        "history_list found its own question: {answer}"
+    );
 }
 
 /// One brain: a note written in Pi is in the boot of the real Claude Code with the plugin,

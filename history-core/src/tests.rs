@@ -410,3 +410,46 @@ fn results_pair_with_the_latest_open_call_of_their_id_as_a_stack() {
     assert_eq!(partner(8), None, "pending");
     assert_eq!(partner(1), Some(5));
 }
+
+/// The running history call is in the transcript it searches (the engine writes the call's
+/// row before answering it): asked by that call, the list leaves it out, so a text found
+/// nowhere else is "no match", not the question itself. Another pending call, or the same
+/// id once answered, is searched as ever.
+#[test]
+fn a_list_asked_by_a_pending_call_leaves_that_call_out() {
+    let call = |seq: Seq, id: &str, query: &str| Event {
+        seq,
+        role: Role::Tool,
+        window: Window::Numbered(0),
+        body: Body::ToolCall {
+            id: id.into(),
+            name: "mcp__notesoup__history_list".into(),
+            input: format!("{{\"query\":\"{query}\"}}"),
+        },
+        record: format!("r{seq}"),
+        timestamp: None,
+    };
+    let h = history(
+        vec![
+            text_event(1, Role::User, Window::Numbered(0), "hello"),
+            call(2, "toolu_old", "zzq-other"),
+            call(3, "toolu_asking", "zzq"),
+        ],
+        &[],
+    );
+    let args = ListArgs {
+        query: Some("zzq".into()),
+        ..ListArgs::default()
+    };
+    assert_eq!(h.list(&args).unwrap().shown, [3, 2]);
+    let asked = h.list_asked_by(&args, "toolu_asking").unwrap();
+    assert_eq!(asked.shown, [2], "{}", asked.text.as_str());
+    assert_eq!(asked.matched, 1);
+    // Without a query the asking call is left out of the page too.
+    let page = h
+        .list_asked_by(&ListArgs::default(), "toolu_asking")
+        .unwrap();
+    assert_eq!(page.shown, [2, 1]);
+    // An id this history does not hold pending leaves everything in.
+    assert_eq!(h.list_asked_by(&args, "toolu_none").unwrap().shown, [3, 2]);
+}

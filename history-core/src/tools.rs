@@ -254,6 +254,30 @@ impl History {
     /// `history_list`: one folded line per event, newest first unless asked otherwise,
     /// continued with a cursor.
     pub fn list(&self, args: &ListArgs) -> Result<Answer, QueryError> {
+        self.list_leaving_out(args, None)
+    }
+
+    /// `history_list` asked by the tool call `call` (the host's id of the running call, its
+    /// `tool_use_id` in Claude): that call, still pending in this history, is left out, so a
+    /// search of the running session never finds its own question.
+    pub fn list_asked_by(&self, args: &ListArgs, call: &str) -> Result<Answer, QueryError> {
+        self.list_leaving_out(args, self.pending_call(call))
+    }
+
+    /// The newest call with id `id` that has no result yet.
+    fn pending_call(&self, id: &str) -> Option<usize> {
+        let events = self.events();
+        (0..events.len()).rev().find(|&index| {
+            matches!(&events[index].body, Body::ToolCall { id: call, .. } if call == id)
+                && self.partner(events[index].seq).is_none()
+        })
+    }
+
+    fn list_leaving_out(
+        &self,
+        args: &ListArgs,
+        left_out: Option<usize>,
+    ) -> Result<Answer, QueryError> {
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         if limit == 0 || limit > MAX_LIMIT {
             return Err(QueryError::Limit { limit });
@@ -282,7 +306,8 @@ impl History {
         for pos in positions {
             let index = self.at_position(pos);
             let event = self.event_at(index);
-            if !self.listed(index) || !History::role_admits(roles, event) {
+            if !self.listed(index) || left_out == Some(index) || !History::role_admits(roles, event)
+            {
                 continue;
             }
             if window.as_ref().is_some_and(|w| *w != event.window) {

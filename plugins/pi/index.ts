@@ -310,11 +310,11 @@ export default function notesoup(pi: ExtensionAPI) {
       description: tool.description,
       promptSnippet: tool.description,
       parameters: tool.parameters as never,
-      async execute(_id: string, params: unknown, _signal: unknown, _onUpdate: unknown, ctx: ExtensionContext) {
+      async execute(id: string, params: unknown, _signal: unknown, _onUpdate: unknown, ctx: ExtensionContext) {
         const effects =
           tool.name === "get_context_remaining"
             ? await event(ctx, "get_context_remaining", { budget: budget(pi, ctx) })
-            : await toolCall(ctx, tool.name, params);
+            : await toolCall(ctx, tool.name, params, id);
         const answer = effects.find((e) => e.type === "tool_result");
         runEffects(pi, ctx, effects.filter((e) => e.type !== "tool_result"));
         if (!answer) throw new Error(`notesoup ${tool.name}: no answer from notesoup-helper`);
@@ -506,13 +506,17 @@ export default function notesoup(pi: ExtensionAPI) {
 }
 
 /** One of notesoup's own tools through the `tool` op. */
-async function toolCall(ctx: ExtensionContext, name: string, params: unknown): Promise<Effect[]> {
+async function toolCall(ctx: ExtensionContext, name: string, params: unknown, id: string): Promise<Effect[]> {
   const reply = await helper("tool", {
     name: `notesoup_${name}`,
     args: params ?? {},
     // A run with no session file (`pi --no-session`, Pi's subagents) is a subagent's: its
-    // `empty_brain` is refused, as the reset that follows a batch never runs for it.
-    bound: agent(ctx) === "subagent" ? { cwd: ctx.cwd, agent_id: ctx.sessionManager.getSessionId() } : { cwd: ctx.cwd },
+    // `empty_brain` is refused, as the reset that follows a batch never runs for it. The
+    // call's id: a history list leaves this call, pending in the session file, out.
+    bound:
+      agent(ctx) === "subagent"
+        ? { cwd: ctx.cwd, agent_id: ctx.sessionManager.getSessionId(), call_id: id }
+        : { cwd: ctx.cwd, call_id: id },
     session: session(ctx),
     version: VERSION,
   });

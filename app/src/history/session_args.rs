@@ -42,6 +42,7 @@ impl From<SessionArgs> for SessionSource {
             }),
             selector: args.session,
             agent_id: args.agent_id,
+            asking: None,
             roots: args.roots,
         }
     }

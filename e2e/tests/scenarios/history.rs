@@ -61,6 +61,11 @@ fn s11_history_after_reset() {
         listing.contains("PAPAYA-42"),
         "history_list did not find the old message: {listing}"
     );
+    // Its own call, pending in the transcript it searches, is not a match.
+    assert!(
+        !listing.contains(r#"{"query":"PAPAYA-42"}"#),
+        "history_list found its own question: {listing}"
+    );
     assert_eq!(
         requests.len(),
         4,

@@ -632,10 +632,11 @@ const onAppend: Hook<'session.append'> = async ($, e, next) => {
  */
 const onOwnTool: MatchedHook<'tool.call', { tool: typeof TOOL_NAMES }> = async ($, e, next) => {
   if (off()) return next(e);
-  const { tool, tool_use_id: _use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
+  const { tool, tool_use_id: use, consent: _consent, agentId, requestMeta: _meta, ...args } = e as unknown as Fields;
   const binding = await placeFacts($);
   if (bound.prior !== undefined) binding.prior_head = bound.prior;
   if (agentId !== undefined) binding.agent_id = agentId;
+  if (typeof use === 'string') binding.call_id = use;
   const request: Fields = { name: tool, args, bound: binding, session: await sessionRef($), version: VERSION };
   if (agentId === undefined) request.budget = await budgetFacts($);
   const reply = await helper($, 'tool', request);

@@ -231,13 +231,14 @@ describe('the notes and history tools', () => {
   test('a tool call sends its name, the raw arguments and the binding, and answers with the text', async ($, on) => {
     const calls = world(on, () => answered('saved plan (v2)'));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
-    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'ship it' });
+    const r = await $.tool.call({ tool: 'mcp__notesoup__notes_write', name: 'plan', text: 'ship it', tool_use_id: 'toolu_01' });
     expect(r.result).toBe('saved plan (v2)');
     expect(toolCalls(calls)).toEqual([
       {
         name: 'mcp__notesoup__notes_write',
         args: { name: 'plan', text: 'ship it' },
-        bound: { cwd: '/work/project' },
+        // The call's own id: a history list leaves the asking call out of its answer.
+        bound: { cwd: '/work/project', call_id: 'toolu_01' },
         session: { harness: 'claude', id: SESSION, process: expect.any(String), interactive: false },
         budget: expect.any(Object),
         version: '0.1.0',
@@ -279,7 +280,7 @@ describe('the notes and history tools', () => {
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     const before = await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'hi' });
     expect(String(before.deny)).toContain('history_unavailable');
-    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project' });
+    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project', call_id: expect.any(String) });
     await $.classic.SessionStart({ source: 'startup', transcript_path: '/home/u/.claude/projects/p/s.jsonl' });
     await $.session.append({
       message: { type: 'user', role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -293,6 +294,7 @@ describe('the notes and history tools', () => {
       cwd: '/work/project',
       transcript_path: '/home/u/.claude/projects/p/s.jsonl',
       head: '0b7c0000-0000-4000-8000-000000000001',
+      call_id: expect.any(String),
     });
   });
 
@@ -313,6 +315,7 @@ describe('the notes and history tools', () => {
       transcript_path: '/t/s.jsonl',
       head: '0b7c0000-0000-4000-8000-000000000002',
       prior_head: '0b7c0000-0000-4000-8000-000000000001',
+      call_id: expect.any(String),
     });
   });
 
@@ -320,7 +323,7 @@ describe('the notes and history tools', () => {
     const calls = world(on, () => answered('ok'));
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__history_list', agentId: 'a3db8ddc3ca0f7195' });
-    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project', agent_id: 'a3db8ddc3ca0f7195' });
+    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project', agent_id: 'a3db8ddc3ca0f7195', call_id: expect.any(String) });
     expect(toolCalls(calls)[0]?.args).toEqual({});
   });
 });
@@ -332,12 +335,12 @@ describe('other sessions', () => {
     await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
     await $.tool.call({ tool: 'mcp__notesoup__history_list', query: 'x', transcript_path: '/etc/shadow', head: 'h', roots: { claude: '/' } });
     // Nothing bound yet: the model's path and head do not become the binding.
-    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project' });
+    expect(toolCalls(calls)[0]?.bound).toEqual({ cwd: '/work/project', call_id: expect.any(String) });
     await $.classic.SessionStart({ source: 'startup', transcript_path: '/t/s.jsonl' });
     const r = await $.tool.call({ tool: 'mcp__notesoup__history_sessions', limit: 5, roots: { pi: '/' }, transcript_path: '/etc/shadow', cwd: '/elsewhere' });
     expect(String(r.deny)).toContain('takes no argument');
     // Bound now: the binding is Claude's path and the session's folder, whatever the model wrote.
-    expect(toolCalls(calls)[1]?.bound).toEqual({ cwd: '/work/project', transcript_path: '/t/s.jsonl' });
+    expect(toolCalls(calls)[1]?.bound).toEqual({ cwd: '/work/project', transcript_path: '/t/s.jsonl', call_id: expect.any(String) });
     expect(toolCalls(calls)[1]?.args).toEqual({ limit: 5, roots: { pi: '/' }, transcript_path: '/etc/shadow', cwd: '/elsewhere' });
     expect(calls.filter((c) => c.op.startsWith('history_') || c.op.startsWith('notes_'))).toEqual([]);
   });

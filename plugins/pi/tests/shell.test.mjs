@@ -203,7 +203,7 @@ test("empty_brain's answer ends the run after its batch; a refusal is a tool err
   assert.equal(result.content[0].text, "Reset requested.");
   const sent = requests()[0];
   assert.equal(sent.op, "tool");
-  assert.deepEqual(sent.request.bound, { cwd: "/work/app" });
+  assert.deepEqual(sent.request.bound, { cwd: "/work/app", call_id: "id" });
   helperSays({ "tool:notesoup_notes_read": effects({ type: "tool_result", is_error: true, text: "notesoup not_found: no note" }) });
   await assert.rejects(pi.tools.notesoup_notes_read.execute("id", { name: "x" }, undefined, undefined, ctx), /not_found/);
 });
@@ -368,7 +368,7 @@ test("a tool call of a run with no session file (pi --no-session) is bound as a 
   const ctx = fakeCtx();
   ctx.sessionManager.getSessionFile = () => undefined;
   await assert.rejects(pi.tools.notesoup_empty_brain.execute("id", { last_word: "w" }, undefined, undefined, ctx), /no answer/);
-  assert.deepEqual(requests()[0].request.bound, { cwd: "/work/app", agent_id: "s1" });
+  assert.deepEqual(requests()[0].request.bound, { cwd: "/work/app", agent_id: "s1", call_id: "id" });
 });
 
 test("a prompt and the commands of a run with no session file name it a subagent's", async () => {
