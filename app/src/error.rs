@@ -65,7 +65,7 @@ pub enum AppError {
     /// The hooks module is of another notesoup version than this library: the two came
     /// from different installs, and neither can know what the other's wire means.
     #[error(
-        "the plugin's hooks module is notesoup {theirs} but this notesoup-helper is notesoup {}: they come from different installs; reinstall the plugin (claude plugin install notesoup@notesoup) or, in a checkout, run scripts/install",
+        "the plugin's hooks module is notesoup {theirs} but this notesoup-helper is notesoup {}: they come from different installs; reinstall notesoup so both come from one (notesoup doctor names how)",
         crate::VERSION
     )]
     VersionMismatch {

@@ -149,7 +149,11 @@ async function event(ctx: ExtensionContext, name: string, facts: Fields): Promis
     // `version_mismatch` by its code too: a helper of another version may predate `off`.
     const off = ["helper_unavailable", "version_mismatch"].includes(reply.error.code) || reply.error.off === true;
     if (name === "session_start" && off) {
-      shell.off = reply.error.message;
+      // Another version named by NOTESOUP_HELPER: the fix is the variable (a helper that
+      // could not run says so already).
+      const named = process.env.NOTESOUP_HELPER;
+      const fix = reply.error.code === "version_mismatch" && named ? `; NOTESOUP_HELPER is set to ${named}: point it at a notesoup-helper of this version, or unset it` : "";
+      shell.off = `${reply.error.message}${fix}`;
     }
     return [];
   }

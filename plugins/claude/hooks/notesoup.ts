@@ -32,7 +32,7 @@ const PROCESS = crypto.randomUUID();
  * `registered` settles when session.start's tools and commands are registered (to why not);
  * `interactive` is session.start's `isInteractive`, sent with every call (the session `/clear` starts hears no session.start).
  */
-let switches: { helper: string; disabled?: string; on?: boolean; registered?: Promise<string | undefined>; interactive?: boolean } | undefined;
+let switches: { helper: string; disabled?: string; named?: boolean; on?: boolean; registered?: Promise<string | undefined>; interactive?: boolean } | undefined;
 /** What the engine bound: the session identity, the transcript, the newest kept main row and the one before. */
 let bound: { identity?: string; transcriptPath?: string; head?: string; prior?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
@@ -86,8 +86,9 @@ function contentText(content: unknown): string {
 async function readSwitches($: EngineInterface) {
   if (switches === undefined) {
     const [override, disabled] = await Promise.all([$.env.get('NOTESOUP_HELPER'), $.env.get('NOTESOUP_DISABLED')]);
-    const helper = override !== undefined && override !== '' ? override : await findHelper($);
-    switches = { helper, disabled };
+    const named = override !== undefined && override !== '';
+    const helper = named ? override : await findHelper($);
+    switches = { helper, disabled, named };
   }
   return switches;
 }
@@ -131,10 +132,7 @@ async function helper($: EngineInterface, op: string, request: Fields): Promise<
   try {
     out = await $.process.run([bin, op], { stdin: JSON.stringify(request), timeoutMs: HELPER_TIMEOUT_MS });
   } catch (err) {
-    return refusal(
-      'helper_unavailable',
-      `${bin} could not run (${String(err)}); reinstall the plugin (claude plugin install notesoup@notesoup) or, in a checkout, run scripts/install`,
-    );
+    return refusal('helper_unavailable', `${bin} could not run (${String(err)})`);
   }
   try {
     const reply: unknown = JSON.parse(out.stdout.trim());
@@ -177,9 +175,19 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
     // in, notesoup can do nothing, so it registers nothing and stays out of every hook, as
     // if absent; the person reads why once, with the fix.
     sw.on = false;
-    $.ui.log(`notesoup is off for this session: ${reply.error.message}`, { to: 'transcript' });
+    $.ui.log(`notesoup is off for this session: ${reply.error.message}${helperFix(sw, reply.error.code)}`, { to: 'transcript' });
   }
   return obey($, `hook ${event}`, facts, reply);
+}
+
+/**
+ * What to do about a helper that could not run or is another version: the variable that
+ * named it, when one did (reinstalling changes nothing then), else the reinstall.
+ */
+function helperFix(sw: { helper: string; named?: boolean }, code: string): string {
+  if (code !== 'helper_unavailable' && code !== 'version_mismatch') return '';
+  if (sw.named === true) return `; NOTESOUP_HELPER is set to ${sw.helper}: point it at a notesoup-helper of this version, or unset it`;
+  return code === 'helper_unavailable' ? '; reinstall the plugin, or in a checkout run scripts/install (notesoup doctor names how)' : '';
 }
 
 /** A reply's effects, its `watch` kept (with the budget inputs `facts` held) and its lines logged. */

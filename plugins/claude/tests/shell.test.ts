@@ -129,7 +129,9 @@ describe('session.start', () => {
     const lines = logged.filter((l) => l.to === 'transcript');
     expect(lines.length).toBe(1);
     expect(lines[0]?.text).toContain('notesoup is off for this session');
-    expect(lines[0]?.text).toContain('claude plugin install notesoup@notesoup');
+    // Named by NOTESOUP_HELPER: the fix is the variable (reinstalling would change nothing).
+    expect(lines[0]?.text).toContain('NOTESOUP_HELPER is set to /nonexistent/notesoup-helper: point it at a notesoup-helper of this version, or unset it');
+    expect(lines[0]?.text).not.toContain('reinstall');
   });
 
   // Off for the session: a helper of another version (by its code: an older helper's refusal
