@@ -294,11 +294,21 @@ pub(super) fn helper_check(env: &Env, folder: Option<&Path>, checks: &mut Vec<Ch
 }
 
 /// How to install the plugin, with real paths: this notesoup's checkout's `scripts/install`
-/// and `--plugin-dir` when it was built in one, else the npm install.
+/// when it was built in one (and `--plugin-dir` once a helper is staged in its plugin: without
+/// one that Claude starts with notesoup off), else the npm install.
 fn install_plugin_fix() -> String {
-    match built_from() {
-        Some(checkout) => format!(
+    install_fix_for(built_from().as_deref())
+}
+
+/// [`install_plugin_fix`] for the checkout notesoup was built in, if any.
+fn install_fix_for(checkout: Option<&Path>) -> String {
+    match checkout {
+        Some(checkout) if plugin_helper(&checkout.join("plugins/claude")).is_file() => format!(
             "run {0}/scripts/install (it installs the plugin read from {0}/plugins/claude), or start Claude with `claude --plugin-dir {0}/plugins/claude`",
+            checkout.display()
+        ),
+        Some(checkout) => format!(
+            "run {0}/scripts/install (it builds the helper and installs the plugin read from {0}/plugins/claude)",
             checkout.display()
         ),
         None => "install the plugin: `claude plugin install notesoup@notesoup`, once notesoup's marketplace is added (README, \"Install\")".to_owned(),
@@ -327,4 +337,32 @@ fn fetched_claude(env: &Env) -> Option<PathBuf> {
     Some(cache.join(format!(
         "claude-code/{CLAUDE_CODE_VERSION}-linux-{cpu}/package/claude"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests: a panic is the failure report")]
+
+    use super::install_fix_for;
+
+    /// `--plugin-dir` is offered only once the checkout's plugin has its helper: without it
+    /// that Claude starts with notesoup off.
+    #[test]
+    fn plugin_dir_is_offered_only_with_a_staged_helper() {
+        let checkout =
+            std::env::temp_dir().join(format!("notesoup-install-fix-{}", std::process::id()));
+        let bin = checkout.join("plugins/claude/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let fix = install_fix_for(Some(&checkout));
+        assert!(
+            fix.contains("scripts/install (it builds the helper"),
+            "{fix}"
+        );
+        assert!(!fix.contains("--plugin-dir"), "{fix}");
+        std::fs::write(bin.join("notesoup-helper"), "").unwrap();
+        let fix = install_fix_for(Some(&checkout));
+        assert!(fix.contains("--plugin-dir"), "{fix}");
+        let _ = std::fs::remove_dir_all(&checkout);
+        assert!(install_fix_for(None).contains("claude plugin install notesoup@notesoup"));
+    }
 }
