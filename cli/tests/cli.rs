@@ -1037,6 +1037,20 @@ fn doctor_on_a_machine_without_claude() {
         fresh.stdout
     );
     assert!(!world.path("fresh").exists(), "doctor made the notes home");
+    // A notes home under a file: no permission makes the file a folder, so the fix is the
+    // variable (it said to fix the permissions of a path `ls -ld` cannot find).
+    world.set(
+        "NOTESOUP_HOME",
+        world.path("not-a-folder/notes").to_str().unwrap(),
+    );
+    let under = world.run(&["doctor"]);
+    assert!(
+        under.stdout.contains(
+            "fix: set NOTESOUP_HOME to a folder you can write ([TMP]/not-a-folder is a file, not a folder)"
+        ),
+        "{}",
+        under.stdout
+    );
     // Each harness's check names the folders it looked in, and what it found there.
     let sessions: Vec<&serde_json::Value> = json["checks"]
         .as_array()

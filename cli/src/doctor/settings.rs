@@ -38,7 +38,8 @@ pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
     let Some(existing) = root.ancestors().find(|dir| dir.exists()) else {
         return;
     };
-    let result = if existing.is_dir() {
+    let is_dir = existing.is_dir();
+    let result = if is_dir {
         rustix::fs::access(
             existing,
             rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
@@ -71,10 +72,18 @@ pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
             "notes",
             Status::Fail,
             format!("notes home {} is not writable: {err}", root.display()),
-            Some(format!(
-                "fix the permissions of {} (`ls -ld {0}`), or set NOTESOUP_HOME to a folder you can write",
-                root.display()
-            )),
+            // A file where a folder of the path must be: no permission makes it one.
+            Some(if is_dir {
+                format!(
+                    "fix the permissions of {} (`ls -ld {0}`), or set NOTESOUP_HOME to a folder you can write",
+                    existing.display()
+                )
+            } else {
+                format!(
+                    "set NOTESOUP_HOME to a folder you can write ({} is a file, not a folder)",
+                    existing.display()
+                )
+            }),
         )),
     }
 }
