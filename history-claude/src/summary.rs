@@ -6,9 +6,10 @@ use serde_json::Value;
 
 /// The listing line of session `id` from the first bytes of its transcript (the first
 /// 64 KiB are enough): the start time and cwd of its first row, and the first prompt a
-/// person typed (a user row that is not meta, not a compact summary, and whose text does
-/// not start with `<`, as command and hook echoes do). Lines that are not JSON (a start cut
-/// mid-line) are passed over; nothing here is refused.
+/// person typed (a user row that is not meta, not a compact summary, not a plugin's prompt,
+/// and whose text does not start with `<`, as command and hook echoes do); for a session
+/// begun with a command and never prompted, that command. Lines that are not JSON (a start
+/// cut mid-line) are passed over; nothing here is refused.
 ///
 /// ```
 /// use notesoup_history_claude::summary;
@@ -25,6 +26,7 @@ use serde_json::Value;
 /// ```
 pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
     let mut summary = SessionSummary::new(Host::Claude, id);
+    let mut command = None;
     for line in start.split(|&b| b == b'\n') {
         let Ok(row) = serde_json::from_slice::<Value>(line) else {
             continue;
@@ -38,12 +40,13 @@ pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
         if summary.cwd.is_none() {
             summary.cwd = row.get("cwd").and_then(Value::as_str).map(str::to_owned);
         }
-        let is_prompt = row.get("type").and_then(Value::as_str) == Some("user")
-            && row.get("isMeta").and_then(Value::as_bool) != Some(true)
-            && row.get("isCompactSummary").and_then(Value::as_bool) != Some(true);
-        if !is_prompt {
+        if row.get("type").and_then(Value::as_str) != Some("user") {
             continue;
         }
+        let is_prompt = row.get("isMeta").and_then(Value::as_bool) != Some(true)
+            && row.get("isCompactSummary").and_then(Value::as_bool) != Some(true)
+            // A plugin's prompt (notesoup's continuation, a fork's first row) is not typed.
+            && row.pointer("/origin/kind").and_then(Value::as_str) != Some("plugin");
         let text = match row.pointer("/message/content") {
             Some(Value::String(text)) => Some(text.clone()),
             Some(Value::Array(blocks)) => blocks
@@ -53,10 +56,72 @@ pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
                 .map(str::to_owned),
             _ => None,
         };
-        if let Some(text) = text.filter(|t| !t.starts_with('<')) {
-            summary.first_prompt = Some(text);
-            break;
+        let Some(text) = text else {
+            continue;
+        };
+        if !text.starts_with('<') {
+            if is_prompt {
+                summary.first_prompt = Some(text);
+                break;
+            }
+        } else if command.is_none() {
+            command = slash_command(&text);
         }
     }
+    // A session a person began with a command and never prompted: the command, as typed.
+    if summary.first_prompt.is_none() {
+        summary.first_prompt = command;
+    }
     summary
+}
+
+/// The command a command echo names (`<command-name>/empty</command-name>…`), with its
+/// arguments when it has any.
+fn slash_command(echo: &str) -> Option<String> {
+    let between = |open: &str, close: &str| {
+        let start = echo.find(open)? + open.len();
+        let len = echo[start..].find(close)?;
+        Some(echo[start..start + len].trim().to_owned())
+    };
+    let name = between("<command-name>", "</command-name>").filter(|n| n.starts_with('/'))?;
+    match between("<command-args>", "</command-args>").filter(|a| !a.is_empty()) {
+        Some(args) => Some(format!("{name} {args}")),
+        None => Some(name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    fn listed(rows: &[&str]) -> Option<String> {
+        summary("s1", rows.join("\n").as_bytes()).first_prompt
+    }
+
+    /// A fork's first row is notesoup's continuation, a plugin's prompt (`origin.kind`
+    /// `plugin`): the listing shows the person's prompt after it.
+    #[test]
+    fn a_plugins_prompt_is_not_the_first_prompt() {
+        let plugin = r#"{"type":"user","origin":{"kind":"plugin","name":"notesoup"},"message":{"role":"user","content":"The notesoup plugin sent a message:\nFresh window."}}"#;
+        let person = r#"{"type":"user","message":{"role":"user","content":"Forked: what now?"}}"#;
+        assert_eq!(
+            listed(&[plugin, person]).as_deref(),
+            Some("Forked: what now?")
+        );
+        assert_eq!(listed(&[plugin]), None);
+    }
+
+    /// A session begun with a command and never prompted lists the command; a prompt after
+    /// the command is the first prompt.
+    #[test]
+    fn a_session_begun_with_a_command_lists_it() {
+        let empty = r#"{"type":"user","message":{"role":"user","content":"<command-name>/empty</command-name>\n<command-message>empty</command-message>\n<command-args></command-args>"}}"#;
+        let cap = r#"{"type":"user","message":{"role":"user","content":"<command-name>/notesoup</command-name>\n<command-args>cap 100k</command-args>"}}"#;
+        let hook = r#"{"type":"user","message":{"role":"user","content":"<local-command-stdout>done</local-command-stdout>"}}"#;
+        let person = r#"{"type":"user","message":{"role":"user","content":"list the files"}}"#;
+        assert_eq!(listed(&[empty, hook]).as_deref(), Some("/empty"));
+        assert_eq!(listed(&[cap, empty]).as_deref(), Some("/notesoup cap 100k"));
+        assert_eq!(listed(&[empty, person]).as_deref(), Some("list the files"));
+        assert_eq!(listed(&[hook]), None);
+    }
 }
