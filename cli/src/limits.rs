@@ -288,7 +288,7 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         NativeSource::Breakdown => "the engine's reported threshold".to_owned(),
         NativeSource::Window => format!(
             "the window {} tokens (--window), less Claude's reserves, or a smaller configured window",
-            window.unwrap_or_default()
+            notesoup_window::thousands(window.unwrap_or_default())
         ),
         NativeSource::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
         NativeSource::PiSettings => "Pi's compaction settings and the model's window".to_owned(),
@@ -322,8 +322,10 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
 /// The warning, clear and native rows of a policy in `unit`; `said`: why there is no
 /// automatic clear, and what the native point is, in the harness's words.
 pub(crate) fn point_rows(p: &Policy, unit: &str, said: (&str, &str), out: &mut Out) {
-    let row =
-        |label: &str, value: u64, what: &str| format!("  {label:<8}{value:>9} {unit}  {what}");
+    let row = |label: &str, value: u64, what: &str| {
+        let value = notesoup_window::thousands(value);
+        format!("  {label:<8}{value:>9} {unit}  {what}")
+    };
     out.line(row(
         "warning",
         p.warning,

@@ -124,7 +124,9 @@ fn text_report(r: &Report<'_>, args: &LimitsArgs, out: &mut Out) {
     );
     out.line(format!(
         "Decided by: Pi's compaction.reserveTokens {} for {model}, and a {}-token window ({}).",
-        r.reserve, r.tokens, r.window_from
+        notesoup_window::thousands(r.reserve),
+        notesoup_window::thousands(r.tokens),
+        r.window_from
     ));
     super::cap_line(p.cap, args.cap.as_deref(), out);
     out.line("Read:");
