@@ -364,6 +364,12 @@ impl Call<'_> {
     /// a terminal turn runs, and only then (claude-hooks/EVENTS.md, "A clear command typed
     /// while the agent works").
     fn command_hook(&mut self, command: Command, budget: Option<Budget>, fx: &mut Vec<Effect>) {
+        if budget.is_none() && !self.flow.snapshot().pending {
+            fx.push(Effect::Report {
+                text: command.unmeasured(),
+            });
+            return;
+        }
         let out = self.traced(Event::Command {
             command,
             busy: false,

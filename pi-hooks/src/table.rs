@@ -504,6 +504,12 @@ impl Call<'_> {
             });
             return;
         }
+        if budget.is_none() && !self.flow.snapshot().pending {
+            self.fx.push(Effect::Report {
+                text: command.unmeasured(),
+            });
+            return;
+        }
         let out = self.flow.handle(Event::Command { command, busy });
         self.closeouts(out, budget);
     }

@@ -543,10 +543,14 @@ fn empty_idle_closes_out_and_without_usage_the_closeout_fails_at_once() {
     let fx = s.on("command", &json!({"command": "empty", "busy": false}));
     assert_eq!(kinds(&fx), ["report", "closeout"]);
 
+    // Nothing measured and no reset pending: one line saying why, nothing started.
     let mut s = Session::new();
     s.world.budget = None;
     let fx = s.on("command", &json!({"command": "fresh_window"}));
-    assert!(!kinds(&fx).contains(&"closeout"), "{fx:?}");
+    assert!(
+        matches!(&fx[..], [Effect::Report { text }] if text.starts_with("/fresh-window cannot run yet")),
+        "{fx:?}"
+    );
     assert!(!s.flow.snapshot().pending);
 }
 

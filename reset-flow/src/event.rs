@@ -109,6 +109,21 @@ impl Command {
             Command::FreshWindow => "/fresh-window",
         }
     }
+
+    /// What the command answers when no reset is pending and the window's fill is not
+    /// measured yet (a session with no answer in it): its close-out could carry no warning,
+    /// so it is not started (nothing is promised, then cancelled).
+    ///
+    /// ```
+    /// use notesoup_reset_flow::Command;
+    /// assert!(Command::Empty.unmeasured().starts_with("/empty cannot run yet"));
+    /// ```
+    pub fn unmeasured(self) -> String {
+        format!(
+            "{} cannot run yet: no context usage is measured in this window (there is once the model has answered in it), so there is no budget warning to let it save its notes. Nothing was saved or cleared.",
+            self.slash()
+        )
+    }
 }
 
 /// What raised a compaction.

@@ -87,3 +87,20 @@ fn a_close_out_turn_with_no_fill_measured_fails_in_the_same_call() {
         "the request is not cancelled: {fx:?}"
     );
 }
+
+/// `/empty` in a session with no fill measured and no reset pending (`claude -p /empty` on a
+/// new session): one line saying why it cannot run, and nothing started, promised or
+/// cancelled. With a reset pending the command still stops it (a tool asked first).
+#[test]
+fn a_clear_command_with_nothing_measured_says_why_and_starts_nothing() {
+    let mut calls = Calls(None);
+    let fx = calls.call(empty(), None);
+    assert!(
+        matches!(&fx[..], [Effect::Report { text }] if text.starts_with("/empty cannot run yet: no context usage")),
+        "{fx:?}"
+    );
+    let pending = (calls.0.as_ref())
+        .and_then(|saved| saved.flow.as_ref())
+        .is_some_and(|flow| flow.snapshot().pending);
+    assert!(!pending, "a request was started");
+}
