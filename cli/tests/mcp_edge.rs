@@ -252,7 +252,7 @@ fn notes_are_resources() {
     );
     let templates = reply(&out, 3)["result"]["resourceTemplates"].clone();
     assert_eq!(
-        templates[0]["uriTemplate"], "notesoup://note/{name}",
+        templates[0]["uriTemplate"], "notesoup://note/{+name}",
         "{templates}"
     );
     assert_eq!(templates[0]["mimeType"], "text/markdown", "{templates}");

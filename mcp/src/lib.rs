@@ -29,7 +29,7 @@
 //!   session: the boot crate's MCP host text (the server's tool names, no budget warning
 //!   or reset tool, which an MCP host does not have). The same text is the prompt `boot`,
 //!   for clients that offer a server's prompts rather than its resources.
-//! - **Notes:** each note is the resource `notesoup://note/{name}` (its whole text,
+//! - **Notes:** each note is the resource `notesoup://note/{+name}` (its whole text,
 //!   `text/markdown`), listed after the boot and named by that resource template; a
 //!   missing note is a JSON-RPC error (`-32002`) saying so.
 //! - **Order:** calls take effect in the order they arrive, even pipelined (sent without

@@ -1,4 +1,4 @@
-//! The brain's notes as MCP resources: each note is `notesoup://note/{name}` (its whole
+//! The brain's notes as MCP resources: each note is `notesoup://note/{+name}` (its whole
 //! text, `text/markdown`), listed by `resources/list` and named by one resource template.
 //!
 //! A note name may hold `/` (`project/goal`): the listed URI keeps it as it is
@@ -16,7 +16,7 @@ use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTempla
 /// Where every note's URI starts.
 pub(crate) const NOTE_PREFIX: &str = "notesoup://note/";
 /// The notes' resource template.
-pub(crate) const NOTE_TEMPLATE: &str = "notesoup://note/{name}";
+pub(crate) const NOTE_TEMPLATE: &str = "notesoup://note/{+name}";
 /// What a note's text is.
 const MARKDOWN: &str = "text/markdown";
 
