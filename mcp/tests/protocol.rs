@@ -606,15 +606,20 @@ fn back_pressure() {
     let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = {
         let sent = std::sync::Arc::clone(&sent);
+        // The input stays open until every answer is read (the thread hands it back): an
+        // end of input here would start rmcp's drain of the last answers, which gives a
+        // reader 5 s (`QuitReason::Closed`), and a loaded machine's reader of 40,000
+        // answers can be slower than that (seen once in ten runs beside a CI run).
         std::thread::spawn(move || {
             for id in 0..40_000 {
                 let line =
                     format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n");
                 if stdin.write_all(line.as_bytes()).is_err() {
-                    return;
+                    return stdin;
                 }
                 sent.store(id + 1, std::sync::atomic::Ordering::SeqCst);
             }
+            stdin
         })
     };
     // Measure once the writer has finished or has made no progress for a second.
@@ -653,7 +658,7 @@ fn back_pressure() {
         ids.iter().copied().eq(0..40_000),
         "some request unanswered or answered twice"
     );
-    writer.join().unwrap();
+    drop(writer.join().unwrap());
     let _ = child.kill();
     let _ = child.wait();
 }
