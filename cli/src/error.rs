@@ -282,7 +282,7 @@ impl CliError {
             },
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(notesoup_thresholds::ThresholdError::CapTooSmall { smallest, .. }) => {
-                format!("give a cap of at least {smallest} tokens, e.g. `notesoup limits --cap {}k`", smallest.div_ceil(1000))
+                format!("give a cap of at least {} tokens, e.g. `notesoup limits --cap {}k`", notesoup_window::thousands(*smallest), smallest.div_ceil(1000))
             }
             Self::Limits(err) if matches!(err.code(), "bad_cap" | "bad_unit") => {
                 "give whole tokens or a decimal with k or m, e.g. `notesoup limits --cap 150k` (`notesoup limits --help` says what each point means)".into()
@@ -295,6 +295,7 @@ impl CliError {
             }) => {
                 // The window that would leave the margins room: what the native point lacks.
                 let short = i128::from(reset_margin + warning_runway) - i128::from(*native) + 1;
+                let short = notesoup_window::thousands(u64::try_from(short).unwrap_or(u64::MAX));
                 format!(
                     "the window is {short} tokens too small for the margins: give a larger --window (or model), or lower resetMarginTokens / warningRunwayTokens in the notesoup settings"
                 )

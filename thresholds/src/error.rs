@@ -16,7 +16,9 @@ pub enum ThresholdError {
     },
     /// The cap leaves no room for the host's reserves and notesoup's margins.
     #[error(
-        "cap {input:?} ({tokens} tokens) leaves no room for {reserves} and notesoup's margins; the smallest cap accepted is {smallest} tokens"
+        "cap {input:?} ({} tokens) leaves no room for {reserves} and notesoup's margins; the smallest cap accepted is {} tokens",
+        thousands(*tokens),
+        thousands(*smallest)
     )]
     CapTooSmall {
         /// The host's reserves, in words (`Claude's reserves`, `Pi's reserveTokens`).
@@ -42,7 +44,8 @@ pub enum ThresholdError {
     },
     /// The native point leaves no room for the margins: no point can be trusted.
     #[error(
-        "the native point ({native} tokens, from the {source_name} source) leaves no room for resetMarginTokens {reset_margin} and warningRunwayTokens {warning_runway}; lower the margins in the notesoup settings or raise the window"
+        "the native point ({} tokens, from the {source_name} source) leaves no room for resetMarginTokens {reset_margin} and warningRunwayTokens {warning_runway}; lower the margins in the notesoup settings or raise the window",
+        signed_thousands(*native)
     )]
     NoRoom {
         /// The native point, in tokens (may be negative).
@@ -97,4 +100,10 @@ impl ThresholdError {
             ThresholdError::BadUnit { .. } => "bad_unit",
         }
     }
+}
+
+/// `n` with thousands separators, its sign kept (a native point can be below zero).
+fn signed_thousands(n: i64) -> String {
+    let sign = if n < 0 { "-" } else { "" };
+    format!("{sign}{}", thousands(n.unsigned_abs()))
 }

@@ -90,7 +90,7 @@ pub fn pi_margins(settings: Option<&PiSettings>) -> [crate::Margin; 2] {
 /// let capped = resolve_pi(&PiInputs { cap: Some("100k"), ..PiInputs::new(200_000, Some(&settings)) })?;
 /// assert_eq!(capped.native, 80_000);
 /// let err = resolve_pi(&PiInputs { cap: Some("40k"), ..PiInputs::new(200_000, Some(&settings)) });
-/// assert!(err.unwrap_err().to_string().contains("smallest cap accepted is 40481 tokens"));
+/// assert!(err.unwrap_err().to_string().contains("smallest cap accepted is 40,481 tokens"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn resolve_pi(inputs: &PiInputs<'_>) -> Result<Policy, ThresholdError> {

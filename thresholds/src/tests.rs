@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::model::canonical_model;
+use notesoup_window::thousands;
 
 /// The typed input the engine's JSON deserializes to, `None` when it is not one (as the
 /// helper's ops treat a usage or settings that is not an object).
@@ -494,10 +495,10 @@ fn cap_too_small_names_the_smallest(
             smallest
         }
     );
-    assert!(
-        err.to_string()
-            .contains(&format!("smallest cap accepted is {smallest} tokens"))
-    );
+    assert!(err.to_string().contains(&format!(
+        "smallest cap accepted is {} tokens",
+        thousands(smallest)
+    )));
     let p = run(
         Some(&u),
         Some(&settings),
