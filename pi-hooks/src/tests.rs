@@ -548,7 +548,7 @@ fn empty_idle_closes_out_and_without_usage_the_closeout_fails_at_once() {
     s.world.budget = None;
     let fx = s.on("command", &json!({"command": "fresh_window"}));
     assert!(
-        matches!(&fx[..], [Effect::Report { text }] if text.starts_with("/fresh-window cannot run yet")),
+        matches!(&fx[..], [Effect::Report { text }] if text.starts_with("/fresh-window has nothing to clear yet")),
         "{fx:?}"
     );
     assert!(!s.flow.snapshot().pending);

@@ -116,11 +116,11 @@ impl Command {
     ///
     /// ```
     /// use notesoup_reset_flow::Command;
-    /// assert!(Command::Empty.unmeasured().starts_with("/empty cannot run yet"));
+    /// assert!(Command::Empty.unmeasured().starts_with("/empty has nothing to clear yet"));
     /// ```
     pub fn unmeasured(self) -> String {
         format!(
-            "{} cannot run yet: no context usage is measured in this window (there is once the model has answered in it), so there is no budget warning to let it save its notes. Nothing was saved or cleared.",
+            "{} has nothing to clear yet: this window has no answer in it (a new or just-cleared window has none until the model answers), so there is nothing to save or clear.",
             self.slash()
         )
     }

@@ -96,7 +96,7 @@ fn a_clear_command_with_nothing_measured_says_why_and_starts_nothing() {
     let mut calls = Calls(None);
     let fx = calls.call(empty(), None);
     assert!(
-        matches!(&fx[..], [Effect::Report { text }] if text.starts_with("/empty cannot run yet: no context usage")),
+        matches!(&fx[..], [Effect::Report { text }] if text.starts_with("/empty has nothing to clear yet: this window has no answer")),
         "{fx:?}"
     );
     let pending = (calls.0.as_ref())

@@ -344,7 +344,7 @@ fn s07_fresh_window_first_prompt_print() {
     );
     let stdout = out.stdout.trim();
     assert!(
-        stdout.contains("/fresh-window cannot run yet: no context usage is measured"),
+        stdout.contains("/fresh-window has nothing to clear yet: this window has no answer"),
         "stdout: {stdout:?}"
     );
     assert!(
