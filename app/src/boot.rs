@@ -35,6 +35,25 @@ pub struct BootRequest<'a> {
     pub budget: Option<usize>,
 }
 
+impl<'a> BootRequest<'a> {
+    /// The boot of a window notesoup does not clear (an MCP client's, a Pi run with no
+    /// session file): the first window, history on, nothing of resets, no handoff.
+    pub fn unreset(cwd: &'a str, host: &'a str, session: &'a str) -> Self {
+        Self {
+            cwd,
+            host,
+            session,
+            ordinal: 0,
+            last_word: None,
+            history: true,
+            resets: false,
+            reset: None,
+            seed: "",
+            budget: None,
+        }
+    }
+}
+
 /// A [`BootRequest`] as a front end's request carries it (owned, the reset as its name).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -10,18 +10,7 @@ use notesoup_app::boot::{BootRequest, build};
 /// tool names, no reset advice), or the refusal's one line.
 pub(crate) fn boot(cwd: &Path, ctx: &Context) -> Result<String, String> {
     let cwd = cwd.to_string_lossy();
-    let request = BootRequest {
-        cwd: &cwd,
-        host: "mcp",
-        session: "client",
-        ordinal: 0,
-        last_word: None,
-        history: true,
-        resets: false,
-        reset: None,
-        seed: "",
-        budget: None,
-    };
+    let request = BootRequest::unreset(&cwd, "mcp", "client");
     build(ctx, &request)
         .map(|boot| boot.text)
         .map_err(|err| err.to_string())

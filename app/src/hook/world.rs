@@ -198,18 +198,7 @@ pub(super) fn build_unreset(
     session: &str,
     place: &Place,
 ) -> Result<String, String> {
-    let request = BootRequest {
-        cwd: folder(place)?,
-        host: host.name(),
-        session,
-        ordinal: 0,
-        last_word: None,
-        history: true,
-        resets: false,
-        reset: None,
-        seed: "",
-        budget: None,
-    };
+    let request = BootRequest::unreset(folder(place)?, host.name(), session);
     build(ctx, &request)
         .map(|built| built.text)
         .map_err(|err| format!("{}: {}", err.code(), one_line(&err.to_string())))
