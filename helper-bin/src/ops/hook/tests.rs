@@ -522,8 +522,16 @@ fn a_rewritten_boot_row_is_not_evidence() {
 #[test]
 fn a_close_out_with_no_usage_measured_fails_in_the_same_call() {
     let home = Home::new("closeout");
+    // Nothing measured and no reset pending: one line, nothing started to cancel.
     let out = home.hook("p1", "command.run", &json!({"command": "empty"}));
-    assert_eq!(types(&out), ["report", "cancel", "report"], "{}", out.reply);
+    assert_eq!(types(&out), ["report"], "{}", out.reply);
+    assert!(
+        out.reply["effects"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("/empty has nothing to clear yet")),
+        "{}",
+        out.reply
+    );
     let fill = home.hook(
         "p1",
         "command.run",

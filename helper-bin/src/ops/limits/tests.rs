@@ -97,13 +97,13 @@ fn cap_too_small_says_the_smallest_accepted() {
     let out = limits_json(&json!({"cap": "50k"}));
     let message = out.reply["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("smallest cap accepted is 59576 tokens"),
+        message.contains("smallest cap accepted is 59,576 tokens"),
         "{message}"
     );
     let out = limits_json(&json!({"usage": {"context": {"window": 200000}}, "cap": "50k"}));
     let message = out.reply["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("smallest cap accepted is 57577 tokens"),
+        message.contains("smallest cap accepted is 57,577 tokens"),
         "{message}"
     );
 }
