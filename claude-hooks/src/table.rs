@@ -364,7 +364,9 @@ impl Call<'_> {
     /// a terminal turn runs, and only then (claude-hooks/EVENTS.md, "A clear command typed
     /// while the agent works").
     fn command_hook(&mut self, command: Command, budget: Option<Budget>, fx: &mut Vec<Effect>) {
-        if budget.is_none() && !self.flow.snapshot().pending {
+        // DISABLE_COMPACT's refusal (the flow's) comes first: it says why no clear can ever run.
+        let snap = self.flow.snapshot();
+        if budget.is_none() && !snap.pending && !snap.disable_compact {
             fx.push(Effect::Report {
                 text: command.unmeasured(),
             });

@@ -504,7 +504,9 @@ impl Call<'_> {
             });
             return;
         }
-        if budget.is_none() && !self.flow.snapshot().pending {
+        // DISABLE_COMPACT's refusal (the flow's) comes first: it says why no clear can ever run.
+        let snap = self.flow.snapshot();
+        if budget.is_none() && !snap.pending && !snap.disable_compact {
             self.fx.push(Effect::Report {
                 text: command.unmeasured(),
             });

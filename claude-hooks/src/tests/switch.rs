@@ -92,3 +92,23 @@ fn a_reload_keeps_disable_compact_and_it_is_logged_once_per_session() {
         "{fx:?}"
     );
 }
+
+/// With nothing measured yet (a session `/clear` just started) the refusal is still
+/// `DISABLE_COMPACT`'s: it says why no clear can ever run, not that there is nothing yet.
+#[test]
+fn disable_compact_is_the_refusal_even_with_nothing_measured() {
+    let (_, reply) = hook_saved(
+        None,
+        "p1",
+        &hook(empty()),
+        &mut World {
+            compaction_disabled: Some(true),
+            ..World::default()
+        },
+    );
+    assert!(
+        matches!(&reply.effects[..], [Effect::Log { .. }, Effect::Report { text }] if text.contains("cannot run: DISABLE_COMPACT")),
+        "{:?}",
+        reply.effects
+    );
+}
