@@ -81,6 +81,29 @@ impl World {
         Run::new(&out, &self.root)
     }
 
+    /// `notesoup <args>` in the project's `sub` folder, killed past `limit` seconds (`hang`
+    /// names the failure then): a test of something that once hung fails instead of hanging.
+    fn run_bounded(&self, args: &[&str], limit: u64, hang: &str) -> Output {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env_clear()
+            .envs(self.vars.iter().cloned())
+            .current_dir(self.path("project/sub"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(limit);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{hang}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    }
+
     /// `notesoup <args>` in the project's `sub` folder with `input` on stdin.
     fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
         use std::io::Write as _;
@@ -553,24 +576,11 @@ fn an_editor_that_leaves_a_fifo_is_refused_at_once_and_the_note_kept() {
     world.set("EDITOR", &ed);
     // Reading the FIFO back would wait for a writer that never comes: bounded here so the
     // old behaviour fails the test instead of hanging it.
-    let mut child = Command::new(BIN)
-        .args(["notes", "edit", "plan"])
-        .env_clear()
-        .envs(world.vars.iter().cloned())
-        .current_dir(world.path("project/sub"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("notes edit hung on a FIFO left by the editor");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = world.run_bounded(
+        &["notes", "edit", "plan"],
+        30,
+        "notes edit hung on a FIFO left by the editor",
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("not a regular file"), "{stderr}");
@@ -1561,24 +1571,11 @@ fn doctor_reports_a_helper_that_never_answers_instead_of_waiting_forever() {
         ),
     );
     // Bounded here too, so the old behaviour fails the test rather than hanging it.
-    let mut child = Command::new(BIN)
-        .arg("doctor")
-        .env_clear()
-        .envs(world.vars.iter().cloned())
-        .current_dir(world.path("project/sub"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("notesoup doctor waited on a helper that never answers");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = world.run_bounded(
+        &["doctor"],
+        90,
+        "notesoup doctor waited on a helper that never answers",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
@@ -3544,24 +3541,7 @@ fn a_fifo_as_a_settings_file_is_refused_at_once() {
         &["limits"][..],
         &["doctor"][..],
     ] {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .env_clear()
-            .envs(world.vars.iter().cloned())
-            .current_dir(world.path("project/sub"))
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while child.try_wait().unwrap().is_none() {
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("{args:?} waited on a FIFO");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let out = child.wait_with_output().unwrap();
+        let out = world.run_bounded(args, 30, &format!("{args:?} waited on a FIFO"));
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains("not a regular file"), "{args:?}: {stdout}");
     }
