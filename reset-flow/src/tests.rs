@@ -772,6 +772,43 @@ fn a_commit_unproven_when_the_turn_completes_ends_without_continuing(#[case] bui
     assert!(!sim.flow.snapshot().pending);
 }
 
+/// The person's next message was read before the worker's command was queued (a
+/// stream-json client that answers the reset turn's `result` at once): the engine runs
+/// that message's turn first, then the compaction nested in its end, whose rows are
+/// appended after the turn completes. That turn's completion does not fail the commit;
+/// the rows confirm it, and a turn that completes after them with none still does.
+#[rstest]
+#[case::rows_after_the_turn(true)]
+#[case::no_rows_by_the_next_turn(false)]
+fn a_worker_compaction_nested_in_a_natural_turn_waits_for_its_rows(#[case] rows: bool) {
+    let mut sim = requested(json!({}));
+    let g = sim.generation();
+    let marker = sim.flow.expected_marker().unwrap();
+    sim.send(natural("delivered"));
+    sim.send(turn_step("t2", 0));
+    let fx = sim.send(compaction("manual", Some(&marker)));
+    assert_eq!(kinds(&fx), ["answer_compaction"]);
+    assert!(sim.send(boot_ok(g, "B")).is_empty());
+    let fx = sim.send(done("t2", "answer"));
+    assert!(
+        fx.is_empty(),
+        "the commit failed at its own turn's end: {fx:?}"
+    );
+    if rows {
+        sim.send(evidence(g, "append", "boundary", None, false));
+        let fx = sim.send(evidence(g, "append", "boot", Some("B"), true));
+        // The message's turn took the reset over: no continuation after it.
+        assert!(
+            matches!(&fx[..], [Effect::Report { text }] if text.contains("fresh window ready; not continuing")),
+            "{fx:?}"
+        );
+        assert!(!sim.flow.snapshot().pending);
+    } else {
+        sim.send(turn_step("t3", 0));
+        assert_eq!(kinds(&sim.send(done("t3", "answer"))), ["cancel", "report"]);
+    }
+}
+
 #[test]
 fn headless_evidence_needs_the_boundary_before_the_boot() {
     let mut sim = requested(json!({}));

@@ -118,6 +118,54 @@ fn s04_empty_brain_continues_once_stream_json() {
     assert_one_reset_one_continuation(&out, "LW-FOUR-SJ");
 }
 
+/// An SDK client sends its next message as soon as the reset turn's `result` arrives. The
+/// engine has read it before the worker's `/compact` is queued, so it answers it in the
+/// old window and runs the compaction nested in the end of that turn, appending its rows
+/// after that turn's `turn.complete` (claude-hooks/EVENTS.md, "A message sent at the reset
+/// turn's result"). The reset still commits, the message took it over (no continuation),
+/// and the person is never told the boot was not confirmed.
+#[test]
+fn s04_a_message_sent_at_the_reset_turns_result_stream_json() {
+    let script = reset_script("LW-FOUR-NEXT", Some(false)).rule(
+        Match::tail_contains("NEXT-AT-RESULT"),
+        Reply::text("Answering the next message."),
+    );
+    let out = run(
+        "s04-next-at-result",
+        script,
+        &Mode::StreamJson(vec![
+            Input::Message("Clear your window now.".into()),
+            Input::Message("NEXT-AT-RESULT: and what next?".into()),
+            Input::Idle(Duration::from_secs(4)),
+        ]),
+    );
+    assert_clean_exit(&out);
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "exactly one commit (compact boundary) on disk"
+    );
+    assert!(
+        !out.debug_log.contains("not confirmed"),
+        "the person was told the boot was not confirmed although the reset committed"
+    );
+    assert!(
+        out.debug_log
+            .contains("fresh window ready; not continuing: your input continues it"),
+        "the person was not told the fresh window is ready"
+    );
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "a continuation ran over the person's message"
+    );
+    let last = *out.model_turn_requests().last().expect("a model request");
+    assert!(
+        last.all_text().contains("NEXT-AT-RESULT"),
+        "the last request is not the next message's"
+    );
+}
+
 #[test]
 fn s04_empty_brain_continues_once_tmux() {
     let mode = tmux(

@@ -133,11 +133,16 @@ impl Flow {
             (Answering::Untracked, None) => fx.push(Effect::NativeCompaction),
             (Answering::Commit, Some(uuid)) => {
                 if let Some(commit) = &mut self.commit {
+                    // The worker's command runs between turns: run while a main turn is
+                    // marked running, it runs nested in that turn's end. (A native
+                    // compaction inside a turn appends its rows inside it.)
+                    let in_turn = commit.marker.is_some() && self.main_turn.is_some();
                     commit.stage = Stage::Installed {
                         uuid,
                         text,
                         boundary: false,
                         touched: false,
+                        in_turn,
                     };
                 }
             }

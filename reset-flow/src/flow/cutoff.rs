@@ -129,8 +129,18 @@ impl Flow {
             return;
         }
         // Evidence comes while the compaction's rows are appended: a commit still unproven
-        // when a main turn completes never will be (and must not hold the request forever).
+        // when a main turn completes never will be (and must not hold the request forever),
+        // unless the compaction ran nested in the end of this very turn, whose rows come
+        // after it: that one waits for them until the next turn completes.
         // The point is checked again only after the next turn.
+        if let Some(Commit {
+            stage: Stage::Installed { in_turn, .. },
+            ..
+        }) = &mut self.commit
+            && std::mem::take(in_turn)
+        {
+            return;
+        }
         let failed = match &self.commit {
             Some(Commit {
                 stage: Stage::Installed { .. },

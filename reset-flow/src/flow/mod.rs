@@ -178,6 +178,12 @@ pub(crate) enum Stage {
         text: Option<String>,
         boundary: bool,
         touched: bool,
+        /// Installed while a main turn ran: the compaction ran nested in that turn's end
+        /// (the engine had already read the person's next message when the worker's command
+        /// was queued), so its rows are appended after that turn completes, and the turn's
+        /// completion is not yet the end of the wait for them; the next one is.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        in_turn: bool,
     },
     /// Evidence confirmed the boot.
     Confirmed,
