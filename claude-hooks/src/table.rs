@@ -364,17 +364,10 @@ impl Call<'_> {
     /// a terminal turn runs, and only then (claude-hooks/EVENTS.md, "A clear command typed
     /// while the agent works").
     fn command_hook(&mut self, command: Command, budget: Option<Budget>, fx: &mut Vec<Effect>) {
-        // DISABLE_COMPACT's refusal (the flow's) comes first: it says why no clear can ever run.
-        let snap = self.flow.snapshot();
-        if budget.is_none() && !snap.pending && !snap.disable_compact {
-            fx.push(Effect::Report {
-                text: command.unmeasured(),
-            });
-            return;
-        }
         let out = self.traced(Event::Command {
             command,
             busy: false,
+            measured: budget.is_some(),
         });
         self.closeouts(out, budget, fx);
     }

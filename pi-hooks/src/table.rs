@@ -504,15 +504,11 @@ impl Call<'_> {
             });
             return;
         }
-        // DISABLE_COMPACT's refusal (the flow's) comes first: it says why no clear can ever run.
-        let snap = self.flow.snapshot();
-        if budget.is_none() && !snap.pending && !snap.disable_compact {
-            self.fx.push(Effect::Report {
-                text: command.unmeasured(),
-            });
-            return;
-        }
-        let out = self.flow.handle(Event::Command { command, busy });
+        let out = self.flow.handle(Event::Command {
+            command,
+            busy,
+            measured: budget.is_some(),
+        });
         self.closeouts(out, budget);
     }
 

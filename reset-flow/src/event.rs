@@ -126,6 +126,11 @@ impl Command {
     }
 }
 
+/// [`Event::Command`]'s `measured` when the event does not say.
+fn measured_by_default() -> bool {
+    true
+}
+
 /// What raised a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -272,7 +277,7 @@ pub enum Event {
         phase: InputPhase,
     },
     /// A person's clear command ran (`/empty`, `/fresh-window`); `busy` = a main turn is
-    /// running.
+    /// running; `measured` = the shell knows the window's fill (absent: true).
     ///
     /// `{"type":"command","command":"empty","busy":false}`
     Command {
@@ -280,6 +285,11 @@ pub enum Event {
         command: Command,
         /// True when a main turn is running (the command is immediate).
         busy: bool,
+        /// False when the window's fill is not measured yet (a session with no answer in
+        /// it): with no reset pending the command has nothing to clear
+        /// ([`Command::unmeasured`]), and a close-out would carry no warning.
+        #[serde(default = "measured_by_default")]
+        measured: bool,
     },
     /// The close-out the flow asked for could not start: the warning did not load, the
     /// submission failed, or another hook dropped it.

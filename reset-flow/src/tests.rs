@@ -1052,6 +1052,38 @@ fn disable_compact_refuses_explicit_and_budget_resets() {
     assert!(sim.flow.snapshot().disable_compact);
 }
 
+/// A clearing command with the window's fill not measured (a new or just-cleared window):
+/// with nothing pending, one line that there is nothing to clear, and no request; a pending
+/// reset is still stopped; under `DISABLE_COMPACT`, that refusal first, as it says why no
+/// clear can ever run.
+#[rstest]
+#[case::nothing_pending(false, false, "/empty has nothing to clear yet")]
+#[case::a_reset_pending(true, false, "/empty: saving notes")]
+#[case::disable_compact(false, true, "/empty cannot run: DISABLE_COMPACT is set")]
+fn a_command_with_nothing_measured(
+    #[case] pending: bool,
+    #[case] disable_compact: bool,
+    #[case] says: &str,
+) {
+    let mut sim = Sim::new();
+    if disable_compact {
+        sim.send(json!({"type": "disable_compact", "set": true}));
+    }
+    if pending {
+        sim.send(turn_step("t1", 0));
+        sim.send(eb(json!({})));
+        assert!(sim.flow.snapshot().pending);
+    }
+    let fx =
+        sim.send(json!({"type": "command", "command": "empty", "busy": false, "measured": false}));
+    assert!(
+        matches!(fx.first(), Some(Effect::Report { text }) if text.starts_with(says)),
+        "{fx:?}"
+    );
+    assert_eq!(sim.flow.snapshot().pending, pending);
+    assert_eq!(sim.flow.snapshot().stop, pending);
+}
+
 // ----- the blob -----
 
 #[rstest]

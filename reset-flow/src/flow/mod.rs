@@ -376,24 +376,25 @@ impl Flow {
                 reason,
                 context,
             } => self.main_complete(reason, context, &mut fx),
+            // A fill measured between turns waits for the next turn's own measure.
             Event::Measured {
                 tokens,
                 hard,
                 auto_clear,
-            } => {
-                if self.main_turn.is_some() {
-                    self.measure(
-                        Measure {
-                            tokens,
-                            hard,
-                            auto_clear,
-                        },
-                        &mut fx,
-                    );
-                }
+            } if self.main_turn.is_some() => {
+                let measure = Measure {
+                    tokens,
+                    hard,
+                    auto_clear,
+                };
+                self.measure(measure, &mut fx);
             }
             Event::NaturalInput { phase } => self.natural(phase, &mut fx),
-            Event::Command { command, busy } => self.command(command, busy, &mut fx),
+            Event::Command {
+                command,
+                busy,
+                measured,
+            } => self.command(command, busy, measured, &mut fx),
             Event::Closeout {
                 generation,
                 status,
@@ -459,7 +460,8 @@ impl Flow {
             | Event::Boot { .. }
             | Event::CommitEvidence { .. }
             | Event::Continuation { .. }
-            | Event::Warning { .. } => {}
+            | Event::Warning { .. }
+            | Event::Measured { .. } => {}
         }
         fx
     }

@@ -127,13 +127,27 @@ impl Flow {
         }
     }
 
-    pub(super) fn command(&mut self, command: Command, busy: bool, fx: &mut Vec<Effect>) {
+    pub(super) fn command(
+        &mut self,
+        command: Command,
+        busy: bool,
+        measured: bool,
+        fx: &mut Vec<Effect>,
+    ) {
         let slash = command.slash();
         if self.disable_compact {
             fx.push(Effect::Report {
                 text: format!(
                     "{slash} cannot run: DISABLE_COMPACT is set, so the window cannot be cleared."
                 ),
+            });
+            return;
+        }
+        if !measured && self.request.is_none() {
+            // Nothing to clear: nothing is promised, then cancelled. A pending reset is
+            // still stopped.
+            fx.push(Effect::Report {
+                text: command.unmeasured(),
             });
             return;
         }

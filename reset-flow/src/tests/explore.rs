@@ -39,6 +39,8 @@ type Alphabet = Vec<(Value, Event)>;
 fn alphabet(flow: &Flow) -> Vec<Value> {
     let mut all = reset_alphabet(flow);
     all.extend(window_alphabet(flow));
+    // Last, so the long walks' indices stand.
+    all.push(json!({"type": "command", "command": "empty", "busy": false, "measured": false}));
     all
 }
 
