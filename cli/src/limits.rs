@@ -199,12 +199,15 @@ pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, Cli
     let files = settings_files(env, &project)?;
     let settings = merged(&files);
     let vars = policy_env(env, &files);
+    // A cap places the same points in any window at least as large, so without --window
+    // they are given in tokens for such a window, not in percent of a 200K one.
+    let capped_window = window.or_else(|| args.cap.as_deref().and_then(|c| parse_cap(c).ok()));
     let p = policy(
         &settings,
         &vars,
         args.model.as_deref(),
         args.cap.as_deref(),
-        window,
+        capped_window.filter(|w| *w > 0),
     )?;
     let shown = Shown {
         project: &project,
@@ -286,10 +289,16 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     );
     let decided = match p.source {
         NativeSource::Breakdown => "the engine's reported threshold".to_owned(),
-        NativeSource::Window => format!(
-            "the window {} tokens (--window), less Claude's reserves, or a smaller configured window",
-            notesoup_window::thousands(window.unwrap_or_default())
-        ),
+        NativeSource::Window => match (window, p.cap) {
+            (Some(window), _) => format!(
+                "the window {} tokens (--window), less Claude's reserves, or a smaller configured window",
+                notesoup_window::thousands(window)
+            ),
+            (None, cap) => format!(
+                "the cap (--cap), or a smaller configured window: {} tokens, less Claude's reserves; the same in any model's window at least that large (--window gives a smaller one)",
+                notesoup_window::thousands(cap.unwrap_or_default())
+            ),
+        },
         NativeSource::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
         NativeSource::PiSettings => "Pi's compaction settings and the model's window".to_owned(),
     };
@@ -363,10 +372,13 @@ pub(crate) fn cap_line(cap: Option<u64>, given: Option<&str>, out: &mut Out) {
     let (Some(cap), Some(given)) = (cap, given) else {
         return;
     };
+    let thousands = notesoup_window::thousands;
     match parse_cap(given) {
         Ok(tokens) if tokens > cap => out.line(format!(
-            "Cap: {cap} tokens (--cap {given}, {tokens} tokens, is more than the window: the window's size is the cap)."
+            "Cap: --cap {given} ({} tokens) is more than the window's {} tokens, so it changes nothing here.",
+            thousands(tokens),
+            thousands(cap)
         )),
-        _ => out.line(format!("Cap: {cap} tokens (--cap {given}).")),
+        _ => out.line(format!("Cap: {} tokens (--cap {given}).", thousands(cap))),
     }
 }

@@ -889,15 +889,32 @@ fn limits_from_settings_and_environment() {
     // A window of 0 tokens is no window: refused, not taken as none given.
     let zero = world.run(&["limits", "--window", "0"]);
     assert_eq!(zero.exit, 2, "{}", zero.shown());
-    // A cap over the window says what it became.
+    // A cap over the window says it changes nothing there.
     let clamped = world.run(&["limits", "--window", "200k", "--cap", "1.5m"]);
     assert!(
-        clamped
-            .stdout
-            .contains("Cap: 200000 tokens (--cap 1.5m, 1500000 tokens, is more than the window"),
+        clamped.stdout.contains(
+            "Cap: --cap 1.5m (1,500,000 tokens) is more than the window's 200,000 tokens, so it changes nothing here."
+        ),
         "{}",
         clamped.stdout
     );
+    // A cap without --window places the points in tokens, the same in any window at least
+    // as large, not in percent of a 200K one; a figure as notesoup prints it is read back.
+    let points = |stdout: &str| -> Vec<String> {
+        stdout.lines().skip(1).take(3).map(str::to_owned).collect()
+    };
+    let in_1m = world.run(&["limits", "--cap", "100k", "--window", "1m"]);
+    for cap in ["100k", "100,000"] {
+        let capped = world.run(&["limits", "--cap", cap]);
+        assert_eq!(capped.exit, 0, "{}", capped.shown());
+        assert_eq!(points(&capped.stdout), points(&in_1m.stdout));
+        assert!(
+            capped.stdout.contains(" tokens  notesoup warns")
+                && capped.stdout.contains("Decided by: the cap (--cap)"),
+            "{}",
+            capped.stdout
+        );
+    }
     fs::write(world.path("claude/settings.json"), "{not json").unwrap();
     // Ignored as Claude Code ignores it (the snapshot says so beside it); doctor fails it.
     insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());

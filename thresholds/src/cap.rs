@@ -8,8 +8,10 @@ use crate::{Inputs, PiInputs, Policy, ThresholdError, js, resolve, resolve_pi};
 pub enum CapCommand {
     /// `/notesoup` or `/notesoup cap`: show the cap and the points; nothing changes.
     Show,
-    /// `/notesoup cap off` (`None`) or `/notesoup cap <tokens>` (the cap after clamping to
-    /// the window): the cap changes.
+    /// `/notesoup cap off` (`None`) or `/notesoup cap <tokens>` (the tokens asked): the cap
+    /// changes. A cap above the window is kept as asked and clamped to the window where the
+    /// points are placed ([`crate::resolve`]), so a later model with a larger window gets the
+    /// cap the person asked for.
     Set(Option<u64>),
 }
 
@@ -75,7 +77,8 @@ fn cap_command_with(
         [] | ["cap"] => Ok(CapCommand::Show),
         ["cap", "off"] => Ok(CapCommand::Set(None)),
         ["cap", wanted] => match with_cap(wanted) {
-            Ok(policy) => Ok(CapCommand::Set(policy.cap)),
+            // Read: `with_cap` refuses what does not parse.
+            Ok(policy) => Ok(CapCommand::Set(policy.cap.and(parse_cap(wanted).ok()))),
             Err(err) if err.code() == "bad_cap" => Err(err),
             Err(_) => Ok(CapCommand::Set(None)),
         },
@@ -94,7 +97,9 @@ pub fn cap_refused(err: &ThresholdError) -> String {
 }
 
 /// Parse a runtime cap: whole tokens (`250000`) or a decimal with `k`/`m` (`100k`, `1.5m`)
-/// that comes to whole tokens.
+/// that comes to whole tokens. The whole part may group its digits in threes with `,` or
+/// `_`, as notesoup prints figures (`1,000,000`), so a printed figure can be given back; a
+/// group of another size (`1,5m`, a decimal comma) is refused, never guessed.
 pub fn parse_cap(raw: &str) -> Result<u64, ThresholdError> {
     let bad = || ThresholdError::BadCap {
         input: raw.to_owned(),
@@ -105,7 +110,9 @@ pub fn parse_cap(raw: &str) -> Result<u64, ThresholdError> {
         Some('m' | 'M') => (&s[..s.len() - 1], 1_000_000),
         _ => (s, 1),
     };
-    let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+    let (grouped, frac) = number.split_once('.').unwrap_or((number, ""));
+    let int = ungrouped(grouped).ok_or_else(bad)?;
+    let int = int.as_str();
     let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
     if int.is_empty()
         || !all_digits(int)
@@ -132,4 +139,27 @@ pub fn parse_cap(raw: &str) -> Result<u64, ThresholdError> {
         .and_then(|t| t.checked_add(frac_scaled / denominator))
         .filter(|t| *t <= js::MAX_SAFE)
         .ok_or_else(bad)
+}
+
+/// `digits` without its thousands separators: groups of three after the first (of one to
+/// three), all split by the same one of `,` and `_`; `None` for any other grouping. Digits
+/// with no separator come back as they are (checked by the caller).
+fn ungrouped(digits: &str) -> Option<String> {
+    let Some(sep) = digits.chars().find(|c| matches!(c, ',' | '_')) else {
+        return Some(digits.to_owned());
+    };
+    let mut groups = digits.split(sep);
+    let first = groups.next()?;
+    let digit_run = |g: &str| g.bytes().all(|b| b.is_ascii_digit());
+    if first.is_empty() || first.len() > 3 || !digit_run(first) {
+        return None;
+    }
+    let mut whole = first.to_owned();
+    for group in groups {
+        if group.len() != 3 || !digit_run(group) {
+            return None;
+        }
+        whole.push_str(group);
+    }
+    Some(whole)
 }

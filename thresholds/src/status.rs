@@ -143,11 +143,21 @@ fn status(
         Ok(policy) => vec![
             fill_line(&policy, host, context),
             points_line(&policy, host),
-            cap_line(policy.cap, host),
+            cap_line(
+                policy.cap,
+                cap.and_then(|cap| parse_cap(cap).ok()),
+                policy.unit,
+                host,
+            ),
         ],
         Err(err) => vec![
             format!("Context: notesoup cannot place its warning and clear points: {err}"),
-            cap_line(cap.and_then(|cap| parse_cap(cap).ok()), host),
+            cap_line(
+                cap.and_then(|cap| parse_cap(cap).ok()),
+                None,
+                Unit::Tokens,
+                host,
+            ),
         ],
     };
     lines.push(format!("Window: {}", window.unwrap_or("not started yet")));
@@ -214,14 +224,32 @@ fn percent(n: u64) -> String {
 }
 
 /// The cap, and what it means.
-fn cap_line(cap: Option<u64>, host: Host) -> String {
-    match cap {
-        Some(cap) => format!(
+/// `asked`: the cap as the person gave it, when the window (`cap`) lowered it.
+fn cap_line(cap: Option<u64>, asked: Option<u64>, unit: Unit, host: Host) -> String {
+    match (cap, asked) {
+        (Some(cap), Some(asked)) if asked > cap => {
+            let (window, when) = match unit {
+                Unit::Tokens => (format!("this window's {} tokens", thousands(cap)), "here"),
+                Unit::Percent => (
+                    format!(
+                        "the {} tokens assumed until {} reports this window's size",
+                        thousands(cap),
+                        host.name()
+                    ),
+                    "yet",
+                ),
+            };
+            format!(
+                "Cap: {} tokens, more than {window}, so it changes nothing {when} (/notesoup cap off removes it)",
+                thousands(asked)
+            )
+        }
+        (Some(cap), _) => format!(
             "Cap: {} tokens of capacity, before {} and notesoup's margins (/notesoup cap off removes it)",
             thousands(cap),
             host.reserves()
         ),
-        None => {
+        (None, _) => {
             "Cap: none (/notesoup cap 100k gives this window a capacity of 100,000 tokens)".into()
         }
     }

@@ -411,6 +411,10 @@ fn margins_too_large_are_no_room() {
 #[case("0.25m", 250_000)]
 #[case("150.5k", 150_500)]
 #[case("0k", 0)]
+#[case("1,000,000", 1_000_000)]
+#[case("200_000", 200_000)]
+#[case("1,500k", 1_500_000)]
+#[case("1,000.5k", 1_000_500)]
 fn cap_parses(#[case] raw: &str, #[case] tokens: u64) {
     assert_eq!(parse_cap(raw), Ok(tokens));
 }
@@ -427,8 +431,14 @@ fn cap_parses(#[case] raw: &str, #[case] tokens: u64) {
 #[case("250000.0")]
 #[case("1.2345k")]
 #[case("1.5e5")]
-#[case("200_000")]
-#[case("200,000")]
+#[case("200,00")]
+#[case("2000,000")]
+#[case(",200")]
+#[case("200,")]
+#[case("1,5m")]
+#[case("1,000_000")]
+#[case("1.000.000")]
+#[case("1,,000")]
 #[case(".5m")]
 #[case("5.k")]
 #[case("100g")]
@@ -508,6 +518,37 @@ fn cap_too_small_names_the_smallest(
     )
     .unwrap();
     assert_eq!(p.warning, 1);
+}
+
+/// A cap above the window is kept as asked (the spec: it survives model changes) and
+/// clamped where the points are placed: a model with a larger window gets it.
+#[test]
+fn a_cap_above_the_window_is_kept_as_asked_and_clamped_where_placed() {
+    let env = Env::default();
+    let small = typed::<Usage>(Some(&usage(200_000, Some(167_000))));
+    let inputs = Inputs::new(small.as_ref(), None, &env);
+    assert_eq!(
+        cap_command("cap 500k", &inputs),
+        Ok(CapCommand::Set(Some(500_000)))
+    );
+    let p = run(
+        Some(&usage(200_000, Some(167_000))),
+        None,
+        &env,
+        None,
+        Some("500000"),
+    )
+    .unwrap();
+    assert_eq!((p.cap, p.native), (Some(200_000), 167_000));
+    let p = run(
+        Some(&usage(1_000_000, Some(967_000))),
+        None,
+        &env,
+        None,
+        Some("500000"),
+    )
+    .unwrap();
+    assert_eq!((p.cap, p.native), (Some(500_000), 467_000));
 }
 
 #[test]
