@@ -8,7 +8,8 @@ use crate::Env;
 use crate::limits::{merged, policy, policy_env, settings_files};
 
 /// The notes home exists or can be made, and a file can be written in it (checked with
-/// `access(2)`, so looking writes nothing and makes no folder).
+/// `access(2)`, and a home not made yet by the kind of file system it would be made on, so
+/// looking writes nothing and makes no folder).
 pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
     let root = match crate::notes::root(env) {
         Ok(root) => root,
@@ -39,6 +40,20 @@ pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
         return;
     };
     let is_dir = existing.is_dir();
+    // `access` passes there for root, but no folder of ours can be made in it.
+    if let Some(kind) = pseudo_file_system(existing).filter(|_| existing != root) {
+        checks.push(check(
+            "notes",
+            Status::Fail,
+            format!(
+                "notes home {} cannot be made: {} is the kernel's {kind} file system, where no folder can be made",
+                root.display(),
+                existing.display()
+            ),
+            Some("set NOTESOUP_HOME to a folder on a disk you can write".into()),
+        ));
+        return;
+    }
     let result = if is_dir {
         rustix::fs::access(
             existing,
@@ -86,6 +101,32 @@ pub(super) fn notes_home_check(env: &Env, checks: &mut Vec<Check>) {
             }),
         )),
     }
+}
+
+/// The kernel's own file system `dir` is on (`/proc`, `/sys` and their kind), where `access`
+/// may pass but `mkdir` never makes a folder of ours; `None` for any other.
+fn pseudo_file_system(dir: &std::path::Path) -> Option<&'static str> {
+    let kind = rustix::fs::statfs(dir).ok()?.f_type;
+    // The magic numbers of linux/magic.h.
+    let named = [
+        (0x9fa0, "proc"),
+        (0x6265_6572, "sysfs"),
+        (0x0027_e0eb, "cgroup"),
+        (0x6367_7270, "cgroup2"),
+        (0x6462_6720, "debugfs"),
+        (0x7472_6163, "tracefs"),
+        (0x7363_6673, "securityfs"),
+        (0xcafe_4a11, "bpf"),
+        (0x1cd1, "devpts"),
+        (0x6265_6570, "configfs"),
+        (0x6573_5543, "fusectl"),
+        (0x6165_676c, "pstore"),
+        (0xde5e_81e4, "efivarfs"),
+    ];
+    named
+        .iter()
+        .find(|(magic, _)| kind == *magic)
+        .map(|(_, name)| *name)
 }
 
 /// Claude's settings files parse, the `notesoup` margins are whole numbers, and the
