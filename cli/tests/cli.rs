@@ -998,6 +998,22 @@ fn assert_every_problem_has_a_fix(run: &Run) {
     );
 }
 
+/// A notes home on the kernel's own file system: `access` passes there (as root), but no
+/// folder can be made; the session would turn notesoup off, so doctor fails it.
+#[test]
+fn doctor_fails_a_notes_home_on_the_kernels_file_system() {
+    let mut world = World::new("doctor-proc");
+    world.set("NOTESOUP_HOME", "/proc/notesoup-doctor-test");
+    let proc_home = world.run(&["doctor"]);
+    assert!(
+        proc_home.stdout.contains(
+            "fail notes     notes home /proc/notesoup-doctor-test cannot be made: /proc is the kernel's proc file system"
+        ),
+        "{}",
+        proc_home.stdout
+    );
+}
+
 #[test]
 fn doctor_on_a_machine_without_claude() {
     let mut world = World::new("doctor-bare");
@@ -1077,17 +1093,6 @@ fn doctor_on_a_machine_without_claude() {
         ),
         "{}",
         under.stdout
-    );
-    // A notes home on the kernel's own file system: `access` passes there (as root), but
-    // no folder can be made; the session would turn notesoup off, so doctor fails it.
-    world.set("NOTESOUP_HOME", "/proc/notesoup-doctor-test");
-    let proc_home = world.run(&["doctor"]);
-    assert!(
-        proc_home.stdout.contains(
-            "fail notes     notes home /proc/notesoup-doctor-test cannot be made: /proc is the kernel's proc file system"
-        ),
-        "{}",
-        proc_home.stdout
     );
     // Each harness's check names the folders it looked in, and what it found there.
     let sessions: Vec<&serde_json::Value> = json["checks"]

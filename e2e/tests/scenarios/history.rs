@@ -196,3 +196,50 @@ fn s11_history_in_the_first_terminal_window() {
         "history_list did not find the first prompt in window 0: {listing}"
     );
 }
+
+/// A torn write in the transcript, written past: Claude Code leaves the fragment as a line
+/// of its own (it writes a line break before its next row) and skips it when it reads the
+/// file. The history skips it too: the session's own history still answers, with the
+/// events before and after it.
+#[test]
+fn s11_history_reads_past_a_torn_line() {
+    // The model appends half a record to its own transcript (no line break), as a write
+    // cut short leaves it; the engine's next row goes after it on a line of its own.
+    let tear = concat!(
+        r#"f=$(ls -t "${CLAUDE_CONFIG_DIR:-$HOME/.claude}"/projects/*/*.jsonl | head -n 1); "#,
+        r#"printf '%s' '{"type":"assistant","uuid":"torn-wri' >> "$f"; echo torn"#
+    );
+    let script = Script::new()
+        .then(Reply::text("Tearing.").and_tool(
+            "Bash",
+            serde_json::json!({"command": tear, "description": "tear the transcript"}),
+        ))
+        .then_when(
+            Match::tool_result(true),
+            Reply::tool(
+                "mcp__notesoup__history_list",
+                serde_json::json!({"query": "GUAVA-17"}),
+            ),
+        )
+        .then_when(Match::tool_result(true), Reply::text("Read it."))
+        .fallback(Reply::text("(fallback)"));
+    let out = super::session("s11-torn", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::Print(
+            "The word is GUAVA-17. Tear, then search.".into(),
+        ))
+        .unwrap();
+    super::assert_clean_exit(&out);
+    let requests = out.model_turn_requests();
+    assert_eq!(requests.len(), 3, "the tear, the search, the answer");
+    assert!(
+        tool_results_text(requests[1]).contains("torn"),
+        "the tear did not run: {}",
+        tool_results_text(requests[1])
+    );
+    let listing = tool_results_text(requests[2]);
+    assert!(
+        listing.contains("GUAVA-17") && !listing.contains("transcript_malformed"),
+        "history_list did not read past the torn line: {listing}"
+    );
+}
