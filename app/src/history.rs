@@ -210,25 +210,42 @@ pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppE
     let roots = args.roots.clone().unwrap_or_default();
     let (found, total) = corpus(roots, ctx).recent(harness, limit);
     let (text, shown) = render_sessions(&found, limit, total);
-    let sessions = found
-        .into_iter()
-        .take(shown)
-        .map(|s| SessionRow {
-            session: s.selector(),
-            started: s.started,
-            cwd: s.cwd,
-            first_prompt: s.first_prompt,
-            parent: s.parent,
-            unreadable: s.unreadable,
-            vault_only: s.vault_only,
-            updated: s.updated,
-        })
-        .collect();
+    let sessions = found.into_iter().take(shown).map(session_row).collect();
     Ok(SessionsPage {
         text: text.into_string(),
         sessions,
         total,
     })
+}
+
+/// The recent sessions a person lists (`notesoup history sessions`): the first `limit`
+/// (any number), most recently active first, and how many there are in all. No answer
+/// budget applies: that is the model's ([`sessions`]).
+pub fn recent_sessions(
+    ctx: &Context,
+    harness: Option<&str>,
+    limit: usize,
+) -> Result<(Vec<SessionRow>, usize), AppError> {
+    let harness = harness
+        .map(Host::harness)
+        .transpose()
+        .map_err(AppError::Harness)?;
+    let (found, total) = corpus(Roots::default(), ctx).recent(harness, limit);
+    Ok((found.into_iter().map(session_row).collect(), total))
+}
+
+/// A found session as a listing shows it.
+fn session_row(s: notesoup_history_core::SessionSummary) -> SessionRow {
+    SessionRow {
+        session: s.selector(),
+        started: s.started,
+        cwd: s.cwd,
+        first_prompt: s.first_prompt,
+        parent: s.parent,
+        unreadable: s.unreadable,
+        vault_only: s.vault_only,
+        updated: s.updated,
+    }
 }
 
 /// `history_list`: one folded line per event, with search, filters and a cursor.

@@ -251,8 +251,8 @@ pub enum HistoryCommand {
         /// Only this harness.
         #[arg(long, value_enum)]
         harness: Option<HarnessArg>,
-        /// How many sessions (1 to 200).
-        #[arg(long, default_value_t = 20)]
+        /// How many sessions, newest first (at least 1).
+        #[arg(long, default_value_t = 20, value_parser = at_least_one)]
         limit: usize,
     },
     /// Search every session of every harness on this machine (or one session) for literal text.
@@ -413,4 +413,12 @@ pub struct McpArgs {
     /// the client's first folder root, else the current folder.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+}
+
+/// A count of at least one (`history sessions --limit`).
+fn at_least_one(given: &str) -> Result<usize, String> {
+    match given.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("give a whole number of sessions, 1 or more".to_owned()),
+    }
 }

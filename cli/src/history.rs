@@ -12,12 +12,12 @@ mod search;
 mod vault;
 
 use notesoup_app::Context;
-use notesoup_app::history::{self, SessionRow, SessionSource, SessionsArgs};
+use notesoup_app::history::{self, SessionRow, SessionSource};
 use notesoup_history_core::{DocQuery, Role};
 
 use crate::args::{HistoryArgs, HistoryCommand, RoleArg};
 use crate::clean::{cut, one_line};
-use crate::refusals::{history_error, refused, sessions_error};
+use crate::refusals::{history_error, refused};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
@@ -32,16 +32,9 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             vault::forget_command(&ctx, session.as_deref(), before.as_deref(), out)
         }
         HistoryCommand::Sessions { harness, limit } => {
-            let listed = history::sessions(
-                &ctx,
-                &SessionsArgs {
-                    harness: harness.map(|h| h.name().to_owned()),
-                    limit: Some(*limit),
-                    roots: None,
-                },
-            )
-            .map_err(|err| sessions_error(err, "--limit"))?;
-            sessions(&listed.sessions, listed.total, env, out);
+            let (listed, total) =
+                history::recent_sessions(&ctx, harness.map(crate::args::HarnessArg::name), *limit)?;
+            sessions(&listed, total, env, out);
             Ok(EXIT_OK)
         }
         HistoryCommand::Show {
@@ -332,9 +325,8 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
     }
     if total > list.len() {
         out.footer(format!(
-            "{} of {total} sessions shown; --limit {} shows more",
-            list.len(),
-            total.min(notesoup_history_core::SESSIONS_MAX)
+            "{} of {total} sessions shown; --limit {total} shows them all",
+            list.len()
         ));
     }
 }

@@ -2,21 +2,9 @@
 //! tool's field names.
 
 use notesoup_app::AppError;
-use notesoup_history_core::{MAX_LIMIT, QueryError, SESSIONS_MAX};
+use notesoup_history_core::{MAX_LIMIT, QueryError};
 
 use crate::CliError;
-
-/// A listing refused, in the flag that set its limit (`--limit`, `--sessions`).
-pub(crate) fn sessions_error(err: AppError, flag: &str) -> CliError {
-    match err {
-        AppError::SessionsLimit(bad) => CliError::Refused {
-            code: "bad_limit",
-            message: format!("{flag} {} is out of range", bad.limit),
-            fix: format!("use 1 to {SESSIONS_MAX}"),
-        },
-        err => err.into(),
-    }
-}
 
 /// A history call refused: arguments that do not fit the session in the CLI's words,
 /// anything else as the library says it.

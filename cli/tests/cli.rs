@@ -630,6 +630,55 @@ fn history_sessions_of_every_harness() {
     insta::assert_snapshot!("history_sessions_bad_limit", bad.shown());
 }
 
+/// A person's listing is not the model's: more sessions than fit the model's 32 KiB answer
+/// are all listed when asked for, and the footer names the limit that lists them all (it
+/// once stopped at what fit, and named the limit just given).
+#[test]
+fn history_sessions_lists_as_many_as_asked() {
+    let mut world = World::new("many-sessions");
+    world.set("CLAUDE_CONFIG_DIR", world.path("many").to_str().unwrap());
+    let dir = world.path("many/projects/-work-app");
+    fs::create_dir_all(&dir).unwrap();
+    let prompt =
+        "a first prompt long enough that a few hundred of them fill the model's answer ".repeat(2);
+    for i in 0..300 {
+        let id = format!("00000000-0000-4000-8000-{i:012}");
+        let row = serde_json::json!({"type": "user", "uuid": "u1", "parentUuid": null,
+            "isSidechain": false, "sessionId": id, "cwd": "/work/app",
+            "message": {"role": "user", "content": format!("{prompt}{i}")}});
+        fs::write(dir.join(format!("{id}.jsonl")), format!("{row}\n")).unwrap();
+    }
+    let listed = world
+        .run(&[
+            "history",
+            "sessions",
+            "--harness",
+            "claude",
+            "--limit",
+            "250",
+            "--json",
+        ])
+        .json();
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), 250);
+    assert_eq!(listed["total"], 300);
+    let text = world.run(&[
+        "history",
+        "sessions",
+        "--harness",
+        "claude",
+        "--limit",
+        "250",
+        "--no-pager",
+    ]);
+    assert_eq!(text.stdout.lines().count(), 251, "a header and 250 rows");
+    assert!(
+        text.stderr
+            .contains("250 of 300 sessions shown; --limit 300 shows them all"),
+        "{}",
+        text.stderr
+    );
+}
+
 #[test]
 fn history_search_one_session_and_all() {
     let world = World::new("search");
