@@ -286,12 +286,17 @@ pub fn render_sessions(
         }
         shown += 1;
     }
-    let footer = if shown < total {
+    // A larger `limit` shows more only when the limit, not the answer's size, ended it.
+    let footer = if shown >= total {
+        String::new()
+    } else if shown == limit && limit < SESSIONS_MAX {
         format!(
             "({shown} of {total} sessions shown; ask with a larger `limit` (at most {SESSIONS_MAX}) or a `harness` filter)\n"
         )
     } else {
-        String::new()
+        format!(
+            "({shown} of {total} sessions shown, as many as one answer holds; a `harness` filter narrows them)\n"
+        )
     };
     (writer.finish(&footer), shown)
 }

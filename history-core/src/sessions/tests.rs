@@ -95,7 +95,16 @@ fn listing_stays_within_the_budget_and_says_what_it_left_out() {
     let (text, shown) = render_sessions(&sessions, SESSIONS_MAX, 5000);
     assert!(text.as_str().len() <= ANSWER_LIMIT);
     assert!(shown < SESSIONS_MAX);
-    assert!(text.as_str().ends_with(&format!("({shown} of 5000 sessions shown; ask with a larger `limit` (at most 200) or a `harness` filter)\n")));
+    // The answer's size ended it, not the limit: a larger limit would show no more.
+    assert!(text.as_str().ends_with(&format!(
+        "({shown} of 5000 sessions shown, as many as one answer holds; a `harness` filter narrows them)\n"
+    )));
+    // The limit ended it: a larger one shows more.
+    let (text, shown) = render_sessions(&sessions, 20, 5000);
+    assert_eq!(shown, 20);
+    assert!(text.as_str().ends_with(
+        "(20 of 5000 sessions shown; ask with a larger `limit` (at most 200) or a `harness` filter)\n"
+    ));
     let (text, shown) = render_sessions(&[], 20, 0);
     assert_eq!((text.as_str(), shown), ("No sessions found.\n", 0));
 }
