@@ -706,6 +706,22 @@ fn history_search_one_session_and_all() {
             .run(&["history", "search", "no such text anywhere"])
             .shown()
     );
+    // A --project no session ran in says so, not only "in 0 sessions".
+    let nowhere = world.run(&[
+        "history",
+        "search",
+        "prime",
+        "--project",
+        "/no/such/project",
+    ]);
+    assert_eq!(nowhere.exit, 1, "{}", nowhere.shown());
+    assert!(
+        nowhere.stderr.contains(
+            "in 0 sessions; no session ran in /no/such/project (no such folder here either)"
+        ),
+        "{}",
+        nowhere.stderr
+    );
     let json = world
         .run(&[
             "history",

@@ -244,6 +244,21 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
             );
         }
     }
+    if report.searched == 0
+        && let Some(project) = &args.project
+    {
+        // A folder with no session is not a typo to stay silent about.
+        let _ = write!(
+            footer,
+            "; no session ran in {}{}",
+            project.display(),
+            if project.exists() {
+                ""
+            } else {
+                " (no such folder here either)"
+            }
+        );
+    }
     if !report.skipped.is_empty() {
         let _ = write!(
             footer,
