@@ -1063,6 +1063,48 @@ fn assert_every_problem_has_a_fix(run: &Run) {
     );
 }
 
+/// A history vault that cannot be written fails doctor: the hooks' keeping would fail
+/// quietly, and sessions a harness deletes would be lost. Made read-only with its mode, or
+/// (as root, whom modes do not stop) as a read-only mount in a namespace of its own.
+#[test]
+fn doctor_fails_a_vault_that_cannot_be_written() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let world = World::new("doctor-vault-ro");
+    let home = world
+        .vars
+        .iter()
+        .find(|(n, _)| n == "NOTESOUP_HOME")
+        .map(|(_, v)| PathBuf::from(v))
+        .unwrap();
+    let vault = home.join("vault");
+    fs::create_dir_all(&vault).unwrap();
+    // Made by root when this runs as root.
+    let out = if fs::metadata(&vault).unwrap().uid() == 0 {
+        let vault = vault.to_str().unwrap();
+        Command::new("unshare")
+            .args(["-m", "sh", "-c"])
+            .arg(format!(
+                "mount --bind {vault} {vault} && mount -o remount,bind,ro {vault} && exec {BIN} doctor"
+            ))
+            .env_clear()
+            .envs(world.vars.iter().cloned())
+            .current_dir(world.path("project/sub"))
+            .output()
+            .unwrap()
+    } else {
+        fs::set_permissions(&vault, fs::Permissions::from_mode(0o555)).unwrap();
+        let out = world.run_bounded(&["doctor"], 60, "doctor hung");
+        fs::set_permissions(&vault, fs::Permissions::from_mode(0o755)).unwrap();
+        out
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("fail vault     the history vault") && stdout.contains("cannot be written"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A notes home on the kernel's own file system: `access` passes there (as root), but no
 /// folder can be made; the session would turn notesoup off, so doctor fails it.
 #[test]
@@ -3126,6 +3168,12 @@ fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
     for (want, got) in answered.iter().zip(answers(&world)) {
         assert_eq!(*want, got, "{}", want.0);
     }
+    // Doctor says which sessions are only in the vault now.
+    let doctor = world.run(&["doctor"]).stdout;
+    assert!(
+        doctor.contains("only in the vault: Claude Code deleted"),
+        "{doctor}"
+    );
 
     world.set("NOTESOUP_VAULT", "off");
     let (off, _) = listing(&world);

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use notesoup_app::history::SessionsArgs;
 use notesoup_history_store::{Corpus, Roots};
 use notesoup_window::Host;
 
@@ -16,15 +15,14 @@ use crate::docs::{Folder, SessionsDetail};
 pub(super) fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
     for harness in Host::HARNESSES {
-        let listed = notesoup_app::history::sessions(
+        let (total, vault_only) = notesoup_app::history::recent_sessions(
             &env.helper_context(),
-            &SessionsArgs {
-                harness: Some(harness.name().to_owned()),
-                limit: Some(1),
-                roots: None,
-            },
-        );
-        let total = listed.map_or(0, |listed| listed.total);
+            Some(harness.name()),
+            usize::MAX,
+        )
+        .map_or((0, 0), |(listed, total)| {
+            (total, listed.iter().filter(|s| s.vault_only).count())
+        });
         let name = harness.product();
         let folders: Vec<(PathBuf, &str)> = corpus
             .folders(harness)
@@ -55,8 +53,20 @@ pub(super) fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
                 "sessions",
                 Status::Ok,
                 format!(
-                    "{name}: {total} session{} found; {looked}",
-                    if total == 1 { "" } else { "s" }
+                    "{name}: {total} session{} found{}; {looked}",
+                    if total == 1 { "" } else { "s" },
+                    if vault_only > 0 {
+                        format!(
+                            " ({vault_only} only in the vault: {name} deleted {})",
+                            if vault_only == 1 {
+                                "its file"
+                            } else {
+                                "their files"
+                            }
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
                 None,
             )
@@ -137,6 +147,29 @@ pub(super) fn vault_check(env: &Env, checks: &mut Vec<Check>) {
             return;
         }
     };
+    // A vault that cannot be written keeps nothing more: the hooks' keeping fails quietly.
+    if let Ok(root) = notesoup_app::vault::root(&ctx)
+        && root.is_dir()
+        && let Err(err) = rustix::fs::access(
+            &root,
+            rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+        )
+    {
+        checks.push(check(
+            "vault",
+            Status::Fail,
+            format!(
+                "the history vault {} cannot be written ({}): sessions a harness deletes from now on are lost",
+                root.display(),
+                std::io::Error::from(err)
+            ),
+            Some(format!(
+                "make {} writable (`ls -ld {0}`), or set NOTESOUP_VAULT=off",
+                root.display()
+            )),
+        ));
+        return;
+    }
     let held = format!(
         "{} session file{} kept ({} KiB on disk)",
         standing.sessions,
