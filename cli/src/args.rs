@@ -257,7 +257,7 @@ pub enum HistoryCommand {
     },
     /// Search every session of every harness on this machine (or one session) for literal text.
     #[command(
-        after_help = "Every session of every harness is searched unless you narrow it (--harness, --project,\n--since, --until, --sessions); each session shows its newest matches (--limit).\n\nExit status: 0 when something matched, 1 when nothing did (as grep and rg).\n\nExamples:\n  notesoup history search \"cargo test\"\n  notesoup history search -i todo --harness pi --since 2026-11-01\n  notesoup history search panic --project ~/src/app\n  notesoup history search TODO --session claude:da56"
+        after_help = "Every session of every harness is searched unless you narrow it (--harness, --project,\n--since, --until, --sessions); each session shows its newest matches (--limit).\n\nExit status: 0 when something matched, 1 when nothing did (as grep and rg).\n\nExamples:\n  notesoup history search \"cargo test\"\n  notesoup history search -i todo --harness pi --since 2026-11-01\n  notesoup history search panic --project ~/src/app\n  notesoup history search -l panic\n  notesoup history search TODO --session claude:da56"
     )]
     Search {
         /// The text to find (literal; case-sensitive unless -i).
@@ -293,6 +293,12 @@ pub enum HistoryCommand {
         /// With --session: the page before this one (the footer names it).
         #[arg(long, requires = "session")]
         cursor: Option<String>,
+        /// Print only the sessions with a match, one per line (as rg -l).
+        #[arg(short = 'l', long, conflicts_with_all = ["session", "count"])]
+        files_with_matches: bool,
+        /// Print only each matching session and its number of matches, `SESSION:N` (as rg -c).
+        #[arg(short = 'c', long, conflicts_with = "session")]
+        count: bool,
     },
     /// Keep a compressed copy of every session of every harness in notesoup's vault.
     #[command(

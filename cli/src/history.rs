@@ -98,6 +98,8 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             sessions,
             roles,
             limit,
+            files_with_matches,
+            count,
             ..
         } => search::everywhere(
             &ctx,
@@ -111,6 +113,13 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
                 sessions: *sessions,
                 roles: roles_of(roles.as_deref()),
                 limit: limit.unwrap_or(search::PER_SESSION),
+                only: if *files_with_matches {
+                    search::Only::Sessions
+                } else if *count {
+                    search::Only::Counts
+                } else {
+                    search::Only::Matches
+                },
             },
             env,
             out,

@@ -706,6 +706,34 @@ fn history_search_one_session_and_all() {
             .run(&["history", "search", "no such text anywhere"])
             .shown()
     );
+    // -l and -c (as rg): the matching sessions alone, and each with its count, in the
+    // order and with the counts the JSON gives.
+    let all = world.run(&["history", "search", "prime", "--json"]).json();
+    let hits: Vec<(String, u64)> = all["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["session"].as_str().unwrap().to_owned(),
+                h["matches"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(hits.len() > 1, "{all}");
+    let listed = world.run(&["history", "search", "prime", "-l"]);
+    assert_eq!(listed.exit, 0, "{}", listed.shown());
+    let want: Vec<&str> = hits.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(listed.stdout.lines().collect::<Vec<_>>(), want);
+    let counted = world.run(&["history", "search", "prime", "--count"]);
+    let want: Vec<String> = hits.iter().map(|(s, n)| format!("{s}:{n}")).collect();
+    assert_eq!(counted.stdout.lines().collect::<Vec<_>>(), want);
+    assert_eq!(
+        world
+            .run(&["history", "search", "no such text anywhere", "-l"])
+            .exit,
+        1
+    );
     // A --project no session ran in says so, not only "in 0 sessions".
     let nowhere = world.run(&[
         "history",

@@ -46,6 +46,19 @@ pub(crate) struct Everywhere<'a> {
     pub(crate) sessions: Option<usize>,
     pub(crate) roles: Option<Vec<Role>>,
     pub(crate) limit: usize,
+    /// What each matching session prints.
+    pub(crate) only: Only,
+}
+
+/// What a search over many sessions prints of each matching session.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Only {
+    /// Its newest matches, under a heading.
+    Matches,
+    /// Its selector alone (`-l`).
+    Sessions,
+    /// `SESSION:N`, its number of matches (`-c`).
+    Counts,
 }
 
 fn needle(query: &str, ignore_case: bool) -> Result<Needle, CliError> {
@@ -176,6 +189,11 @@ pub(crate) fn everywhere(
         if json {
             kept.push(hits);
             return;
+        }
+        match args.only {
+            Only::Sessions => return out.line(hits.session),
+            Only::Counts => return out.line(format!("{}:{}", hits.session, hits.page.matched)),
+            Only::Matches => {}
         }
         if !headed {
             rows::header(out);
