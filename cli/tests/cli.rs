@@ -679,6 +679,20 @@ fn history_sessions_lists_as_many_as_asked() {
     );
 }
 
+/// Each object of the JSON array `list` as its text field `text` and its number `count`.
+fn text_and_count(list: &serde_json::Value, text: &str, count: &str) -> Vec<(String, u64)> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o[text].as_str().unwrap().to_owned(),
+                o[count].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn history_search_one_session_and_all() {
     let world = World::new("search");
@@ -709,17 +723,7 @@ fn history_search_one_session_and_all() {
     // -l and -c (as rg): the matching sessions alone, and each with its count, in the
     // order and with the counts the JSON gives.
     let all = world.run(&["history", "search", "prime", "--json"]).json();
-    let hits: Vec<(String, u64)> = all["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            (
-                h["session"].as_str().unwrap().to_owned(),
-                h["matches"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let hits = text_and_count(&all["sessions"], "session", "matches");
     assert!(hits.len() > 1, "{all}");
     let listed = world.run(&["history", "search", "prime", "-l"]);
     assert_eq!(listed.exit, 0, "{}", listed.shown());
@@ -2722,17 +2726,7 @@ fn notes_grep_finds_lines() {
     let run = world.run(&["notes", "grep", "-i", "todo", "--json"]);
     assert_eq!(run.exit, 0);
     let doc = run.json();
-    let hits: Vec<(String, u64)> = doc["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["name"].as_str().unwrap().to_owned(),
-                m["line"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let hits = text_and_count(&doc["matches"], "name", "line");
     assert_eq!(
         hits,
         [("esc".into(), 1), ("todo".into(), 1), ("todo".into(), 2)]
