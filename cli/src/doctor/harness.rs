@@ -15,14 +15,15 @@ use crate::docs::{Folder, SessionsDetail};
 pub(super) fn sessions_check(env: &Env, checks: &mut Vec<Check>) {
     let corpus = Corpus::new(Roots::default(), |name| env.var(name).map(str::to_owned));
     for harness in Host::HARNESSES {
-        let (total, vault_only) = notesoup_app::history::recent_sessions(
-            &env.helper_context(),
-            Some(harness.name()),
-            usize::MAX,
-        )
-        .map_or((0, 0), |(listed, total)| {
-            (total, listed.iter().filter(|s| s.vault_only).count())
-        });
+        // Found as the history tools find them (the vault's too); nothing of them is read.
+        let scanned = notesoup_app::history::corpus(Roots::default(), &env.helper_context())
+            .scan(Some(harness));
+        let total = scanned.sessions().len();
+        let vault_only = scanned
+            .sessions()
+            .iter()
+            .filter(|s| s.only_in_vault())
+            .count();
         let name = harness.product();
         let folders: Vec<(PathBuf, &str)> = corpus
             .folders(harness)
