@@ -69,26 +69,29 @@ impl World {
         Brain::open(&root, &self.path("project")).unwrap()
     }
 
-    /// `notesoup <args>` in the project's `sub` folder, stdout a pipe.
-    fn run(&self, args: &[&str]) -> Run {
-        let out = Command::new(BIN)
+    /// `notesoup <args>` to run in the project's `sub` folder with the world's variables
+    /// alone.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
             .args(args)
             .env_clear()
             .envs(self.vars.iter().cloned())
-            .current_dir(self.path("project/sub"))
-            .output()
-            .unwrap();
+            .current_dir(self.path("project/sub"));
+        command
+    }
+
+    /// `notesoup <args>` in the project's `sub` folder, stdout a pipe.
+    fn run(&self, args: &[&str]) -> Run {
+        let out = self.command(args).output().unwrap();
         Run::new(&out, &self.root)
     }
 
     /// `notesoup <args>` in the project's `sub` folder, killed past `limit` seconds (`hang`
     /// names the failure then): a test of something that once hung fails instead of hanging.
     fn run_bounded(&self, args: &[&str], limit: u64, hang: &str) -> Output {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .env_clear()
-            .envs(self.vars.iter().cloned())
-            .current_dir(self.path("project/sub"))
+        let mut child = self
+            .command(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -107,11 +110,8 @@ impl World {
     /// `notesoup <args>` in the project's `sub` folder with `input` on stdin.
     fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
         use std::io::Write as _;
-        let mut child = Command::new(BIN)
-            .args(args)
-            .env_clear()
-            .envs(self.vars.iter().cloned())
-            .current_dir(self.path("project/sub"))
+        let mut child = self
+            .command(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
