@@ -772,6 +772,46 @@ fn history_search_one_session_and_all() {
     assert_eq!(json["searched"], 7);
 }
 
+/// A session with a committed line that is no record is refused (the spec's "malformed
+/// committed JSONL lines still refuse explicitly"), and a search says so with the line,
+/// not only "no match".
+#[test]
+fn history_search_names_a_session_it_could_not_read() {
+    let world = World::new("search-torn");
+    let file =
+        world.path("claude/projects/-tmp-project/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    let text = fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(3, r#"{"type":"user","mess"#);
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let run = world.run(&["history", "search", "first window", "--harness", "claude"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr
+            .contains("claude:da56055c-293e-4422-b5b8-62b1c7e6c03d could not be read: transcript ")
+            && run.stderr.contains("line 4: not a transcript record")
+            && run
+                .stderr
+                .contains("1 session could not be read (said above)"),
+        "{}",
+        run.stderr
+    );
+    let json = world
+        .run(&[
+            "history",
+            "search",
+            "first window",
+            "--harness",
+            "claude",
+            "--json",
+        ])
+        .json();
+    assert_eq!(
+        json["skipped"][0]["session"], "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+        "{json}"
+    );
+}
+
 #[test]
 fn history_show_pages_windows_and_seqs() {
     let world = World::new("show");

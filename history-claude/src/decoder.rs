@@ -333,30 +333,36 @@ fn same_events(first: &[Event], repeat: &[(Role, Body)]) -> bool {
 )]
 enum Parsed {
     Row(Row),
-    /// A record of another type (metadata), or a line that is no record (skipped): no
-    /// address.
+    /// A valid record of another type (metadata: no address).
     Other,
     /// An unterminated final fragment that does not parse: a write in progress.
     Torn,
 }
 
 /// The field-by-field parse of line `n` (the path every refusal and its reason come from).
-///
-/// A line that is not a JSON object is skipped, as Claude Code skips it: a torn write
-/// stays in the file as a line of its own once the session is resumed and written past it
-/// (claude-internals.md, B.6), and the rows around it are all still there. So is an object
-/// with no textual `type` (no record Claude Code reads). A record of one of the four types
-/// is still held to its schema.
 fn parse_slow(line: &[u8], n: usize, terminated: bool) -> Result<Parsed, DecodeError> {
     let raw: RawRow<'_> = match serde_json::from_slice(line) {
         Ok(raw) => raw,
         Err(_) if !terminated => return Ok(Parsed::Torn),
-        Err(_) => return Ok(Parsed::Other),
+        Err(err) => {
+            return Err(DecodeError::Malformed {
+                line: n,
+                reason: err.to_string(),
+            });
+        }
     };
-    let kind_name = raw
-        .kind
-        .and_then(|kind| serde_json::from_str::<std::borrow::Cow<'_, str>>(kind.get()).ok());
-    let Some(kind) = kind_name.as_deref().and_then(Kind::parse) else {
+    let Some(kind_raw) = raw.kind else {
+        return Err(DecodeError::Malformed {
+            line: n,
+            reason: "a record without `type`".into(),
+        });
+    };
+    let kind_name: std::borrow::Cow<'_, str> =
+        serde_json::from_str(kind_raw.get()).map_err(|err| DecodeError::Malformed {
+            line: n,
+            reason: format!("`type`: {err}"),
+        })?;
+    let Some(kind) = Kind::parse(&kind_name) else {
         return Ok(Parsed::Other); // metadata and other record types: no address
     };
     let row = rows::check(kind, &raw).map_err(|reason| DecodeError::Schema {

@@ -4,6 +4,14 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
+    /// A committed (newline-terminated) line that is not a JSON object with a `type`.
+    #[error("line {line}: not a transcript record: {reason}")]
+    Malformed {
+        /// The line.
+        line: usize,
+        /// What was wrong.
+        reason: String,
+    },
     /// A user/assistant/system/attachment row that does not fit its schema.
     #[error("line {line}: invalid {kind} row: {reason}")]
     Schema {
@@ -86,6 +94,7 @@ impl DecodeError {
     /// A stable `snake_case` code.
     pub fn code(&self) -> &'static str {
         match self {
+            DecodeError::Malformed { .. } => "transcript_malformed",
             DecodeError::Schema { .. } => "transcript_schema",
             DecodeError::Conflict { .. } => "transcript_conflict",
             DecodeError::SessionMismatch { .. } => "session_mismatch",

@@ -20,11 +20,9 @@
 //!   window="claude:<id>:<n>">` … `</notesoup-boot>` in a user text or an attachment
 //!   rendering) names it (re-anchoring it; it does not advance it again). A duplicated
 //!   row keeps the window of its first occurrence.
-//! - **Refusals** ([`DecodeError`], each with its line): invalid schemas of the four
-//!   supported types, conflicting duplicates, session or sidechain mismatches,
-//!   `parentUuid` cycles. A line that is no record (not a JSON object, or one with no
-//!   textual `type`) is skipped, as Claude Code skips it: a torn write stays in the file
-//!   as a line of its own once a resumed session writes past it.
+//! - **Refusals** ([`DecodeError`], each with its line): malformed committed lines,
+//!   invalid schemas of the four supported types, conflicting duplicates, session or
+//!   sidechain mismatches, `parentUuid` cycles.
 //! - **One pass per line**: a line is parsed once, its message in place; a line that
 //!   parse is not sure of (another shape, not UTF-8, a row that does not check) is decided
 //!   field by field, the path every refusal and its reason come from.
@@ -52,9 +50,11 @@
 //! - Seqs are allocated before any branch filtering, so they never move when the file grows.
 //! - A window ordinal is never invented: ancestry that stops at a missing record gives
 //!   `claude:<sessionId>:unknown:<missingUuid>`.
-//! - A record it cannot read strictly is refused with its line and reason; a line that is
-//!   no record is skipped (allocating nothing), and an unterminated final line that does
-//!   not parse (a write in progress) is left for the next read.
+//! - Anything it cannot read strictly is refused with its line and reason; only an
+//!   unterminated final line that does not parse (a write in progress) is ignored. A torn
+//!   write that a resumed session wrote past is refused too, although Claude Code skips
+//!   it: the spec refuses every malformed committed line, so no history is handed over
+//!   with a hole nobody was told of.
 //! - The one-pass parse accepts nothing the field-by-field one refuses and makes the same
 //!   row (a test holds the two to that on every real line and thousands of mutations).
 //! - A state that does not read back exactly is refused by [`Decoder::resume`], never

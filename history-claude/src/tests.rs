@@ -70,21 +70,22 @@ fn seqs_and_windows(t: &Transcript) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// A committed line that is no record is skipped, as Claude Code skips it, and the rows
-/// around it read as if it were not there: a torn write that a resumed session wrote past
-/// (claude-internals.md, B.6), a line of garbage, a JSON value that is not a record.
 #[rstest]
-#[case::not_json("{\"type\":\"user\",\n")]
-#[case::garbage("\u{0}\u{0}\u{0}\n")]
-#[case::not_object("[1,2]\n")]
-#[case::no_type("{\"uuid\":\"u\"}\n")]
-#[case::type_not_text("{\"type\":5,\"uuid\":\"u\"}\n")]
-fn a_committed_line_that_is_no_record_is_skipped(#[case] text: &str) {
-    let before = jsonl(&[row("user", "u1", None, "hi")]);
-    let after = jsonl(&[row("assistant", "a1", Some("u1"), "yo")]);
-    let t = decode_leaf(&format!("{before}{text}{after}")).unwrap();
-    assert_eq!(seqs_and_windows(&t), [(1, "0".into()), (2, "0".into())]);
-    assert!(t.missing.is_empty());
+#[case::not_json("{\"type\":\"user\",\n", 1, "transcript_malformed")]
+#[case::not_object("[1,2]\n", 1, "transcript_malformed")]
+#[case::no_type("{\"uuid\":\"u\"}\n", 1, "transcript_malformed")]
+fn malformed_committed_lines_are_refused(
+    #[case] text: &str,
+    #[case] line: usize,
+    #[case] code: &str,
+) {
+    let good = jsonl(&[row("user", "u1", None, "hi")]);
+    let err = decode_leaf(&format!("{good}{text}")).unwrap_err();
+    assert_eq!(err.code(), code, "{err}");
+    assert!(
+        err.to_string().starts_with(&format!("line {}:", line + 1)),
+        "{err}"
+    );
 }
 
 #[rstest]
@@ -204,14 +205,9 @@ fn an_unterminated_torn_final_line_is_tolerated(#[case] torn: &str) {
     ]);
     let t = decode_leaf(&format!("{good}{torn}")).unwrap();
     assert_eq!(seqs_and_windows(&t), [(1, "0".into()), (2, "0".into())]);
-    // The same fragment once a resumed session wrote past it: skipped, the rows after it
-    // read (their parent is the last row before it).
-    let more = jsonl(&[row("user", "u2", Some("a1"), "again")]);
-    let t = decode_leaf(&format!("{good}{torn}\n{more}")).unwrap();
-    assert_eq!(
-        seqs_and_windows(&t),
-        [(1, "0".into()), (2, "0".into()), (3, "0".into())]
-    );
+    // The same fragment once committed (newline-terminated) is refused.
+    let err = decode_leaf(&format!("{good}{torn}\n")).unwrap_err();
+    assert_eq!(err.code(), "transcript_malformed");
 }
 
 #[test]

@@ -454,20 +454,6 @@ fn skimming_lines_decodes_the_same_and_refuses_the_same() {
         hostile += 1;
     }
     assert!(hostile > 10);
-    // A line that is no record is skipped (as Claude Code skips it), so a mutated line is
-    // mostly skipped: a record of a supported type that breaks its schema is refused.
-    for (name, original) in &real {
-        if name.ends_with("agent.jsonl") {
-            continue;
-        }
-        let text = String::from_utf8(original.clone()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        let at = rng.below(lines.len() + 1);
-        let broken = r#"{"type":"user","uuid":"bad-schema","message":5}"#;
-        let mut with = lines.clone();
-        with.insert(at, broken);
-        cases.push(with.join("\n") + "\n");
-    }
     let mut conflicts = 0;
     let mut refused = 0;
     for (i, bytes) in cases.iter().enumerate() {
@@ -477,7 +463,8 @@ fn skimming_lines_decodes_the_same_and_refuses_the_same() {
         if matches!(&whole, Err(err) if err.code() == "transcript_conflict") {
             conflicts += 1;
         }
-        if matches!(&whole, Err(err) if err.code() != "transcript_conflict") {
+        if matches!(&whole, Err(err) if matches!(err.code(), "transcript_malformed" | "transcript_schema"))
+        {
             refused += 1;
         }
         let picks: Vec<Box<dyn FnMut(usize) -> bool>> = vec![
@@ -496,5 +483,5 @@ fn skimming_lines_decodes_the_same_and_refuses_the_same() {
         }
     }
     assert!(conflicts > 3, "{conflicts} conflicting repeats");
-    assert!(refused > 3, "{refused} refused (a broken schema)");
+    assert!(refused > 3, "{refused} malformed or invalid lines");
 }

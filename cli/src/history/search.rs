@@ -221,9 +221,16 @@ pub(crate) fn everywhere(
         });
         return Ok(exit(found));
     }
+    // A session that could not be read is said, not left to look like "no match".
+    for (session, error) in report.skipped.iter().take(SKIPPED_SAID) {
+        out.hint(format!("notesoup: {session} could not be read: {error}"));
+    }
     out.footer(footer(args, &report, hidden, &more));
     Ok(exit(found))
 }
+
+/// How many sessions that could not be read a search names, each with why, above its footer.
+const SKIPPED_SAID: usize = 3;
 
 /// The last line of a search over many sessions: how many matched, and what was left out
 /// (the command that pages the one session it left matches of, when it is one).
@@ -280,9 +287,14 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
     if !report.skipped.is_empty() {
         let _ = write!(
             footer,
-            "; {} session{} could not be read (--json lists why)",
+            "; {} session{} could not be read ({})",
             report.skipped.len(),
-            plural_s(report.skipped.len())
+            plural_s(report.skipped.len()),
+            if report.skipped.len() > SKIPPED_SAID {
+                "--json lists them all, with why"
+            } else {
+                "said above"
+            }
         );
     }
     footer

@@ -198,11 +198,11 @@ fn s11_history_in_the_first_terminal_window() {
 }
 
 /// A torn write in the transcript, written past: Claude Code leaves the fragment as a line
-/// of its own (it writes a line break before its next row) and skips it when it reads the
-/// file. The history skips it too: the session's own history still answers, with the
-/// events before and after it.
+/// of its own (it writes a line break before its next row). The spec refuses a malformed
+/// committed line explicitly, so the model is told which line, never handed a history
+/// with a hole it cannot see.
 #[test]
-fn s11_history_reads_past_a_torn_line() {
+fn s11_history_refuses_a_torn_line_explicitly() {
     // The model appends half a record to its own transcript (no line break), as a write
     // cut short leaves it; the engine's next row goes after it on a line of its own.
     let tear = concat!(
@@ -239,7 +239,9 @@ fn s11_history_reads_past_a_torn_line() {
     );
     let listing = tool_results_text(requests[2]);
     assert!(
-        listing.contains("GUAVA-17") && !listing.contains("transcript_malformed"),
-        "history_list did not read past the torn line: {listing}"
+        listing.contains("transcript_malformed")
+            && listing.contains("not a transcript record")
+            && !listing.contains("GUAVA-17"),
+        "history_list did not refuse the torn line explicitly: {listing}"
     );
 }

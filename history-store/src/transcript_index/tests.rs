@@ -250,27 +250,14 @@ fn a_changed_prefix_is_decoded_afresh_never_served_from_the_index() {
     std::fs::rename(&other, &path).unwrap();
     check(&path, &cache, "replaced");
 
-    // A committed line made into no record behind the index: read as a fresh decode reads
-    // it (skipped, as Claude Code skips it), never as the index knew it.
+    // A committed line made invalid behind the index: refused as a fresh decode refuses.
     reset(&text);
     let mut broken = text.clone().into_bytes();
-    let row = text.find("\"uuid\":\"g5\"").unwrap();
-    let brace = text[..row].rfind('\n').unwrap() + 1;
+    let brace = text.find("\n{").unwrap() + 1;
     broken[brace] = b'[';
     std::fs::write(&path, &broken).unwrap();
-    assert_ne!(
-        fresh(&path),
-        fresh_of(&text),
-        "the broken line changed the answer"
-    );
-    check(&path, &cache, "broken prefix");
-    // And a record of a supported type that breaks its schema: refused as a fresh decode
-    // refuses it.
-    reset(&text);
-    let schema = text.replacen("\"message\":{", "\"message\":5,\"was\":{", 1);
-    std::fs::write(&path, &schema).unwrap();
     assert!(fresh(&path).is_err());
-    check(&path, &cache, "a broken schema in the prefix");
+    check(&path, &cache, "broken prefix");
     let _ = std::fs::remove_dir_all(dir);
 }
 
