@@ -278,7 +278,7 @@ pub fn render_sessions(
     if sessions.is_empty() {
         writer.push("No sessions found.\n");
     } else {
-        writer.push("Sessions, newest first (read one with session=\"<harness>:<id>\"; a unique id prefix is enough):\n");
+        writer.push("Sessions, most recently active first (read one with session=\"<harness>:<id>\"; a unique id prefix is enough):\n");
     }
     for session in sessions.iter().take(limit) {
         if !writer.push(&summary_line(session)) {
@@ -301,13 +301,18 @@ pub fn render_sessions(
     (writer.finish(&footer), shown)
 }
 
-/// One listing line: `pi:<id>  <started>  cwd=<cwd>  [fork of pi:<id>]  "<first prompt>"`.
+/// One listing line: `pi:<id>  active <updated>  started <started>  cwd=<cwd>  [fork of
+/// pi:<id>]  "<first prompt>"`. The listing's order is the first time's (a resumed session
+/// is active long after it started).
 fn summary_line(session: &SessionSummary) -> String {
     let mut line = session.selector();
+    if let Some(updated) = session.updated {
+        let _ = write!(line, "  active {}", notesoup_window::format_rfc3339(updated));
+    }
     let _ = write!(
         line,
-        "  {}",
-        session.started.as_deref().unwrap_or("(start unknown)")
+        "  started {}",
+        session.started.as_deref().unwrap_or("unknown")
     );
     if let Some(cwd) = &session.cwd {
         let _ = write!(line, "  cwd={cwd}");

@@ -60,7 +60,7 @@ fn summary(n: usize) -> SessionSummary {
         parent: (n == 1).then(|| "codex:id-0000".into()),
         unreadable: (n == 2).then(|| "line 1 is not JSON".into()),
         vault_only: n == 1,
-        updated: None,
+        updated: (n == 0).then_some(1_764_693_000_000),
     }
 }
 
@@ -74,9 +74,14 @@ fn listing_lines_name_harness_id_start_cwd_and_prompt() {
     assert_eq!(lines.len(), 4, "{text}");
     assert!(
         lines[1].starts_with(
-            "codex:id-0000  2026-12-02T15:00:00Z  cwd=/work  \"prompt 0 second line xx"
-        )
+            "codex:id-0000  active 2025-12-02T16:30:00Z  started 2026-12-02T15:00:00Z  cwd=/work  \"prompt 0 second line xx"
+        ),
+        "{}",
+        lines[1]
     );
+    // The time the listing is ordered by is shown when it is known, the start always.
+    assert!(lines[0].starts_with("Sessions, most recently active first"));
+    assert!(lines[2].starts_with("codex:id-0001  started 2026-12-02T15:00:00Z  cwd=/work"));
     assert!(lines[1].ends_with("x…\""), "{}", lines[1]);
     assert!(lines[2].contains("fork of codex:id-0000"));
     assert!(lines[2].contains("(vault only: the harness deleted its file)"));
