@@ -36,7 +36,8 @@ mod parallel;
 mod people;
 mod session_args;
 pub use people::{
-    SearchArgs, SearchReport, SessionDocs, SessionHits, document, documents, search, selector,
+    SearchArgs, SearchReport, SessionDoc, SessionDocs, SessionHits, document, documents, search,
+    selector,
 };
 pub use session_args::SessionArgs;
 
@@ -333,6 +334,17 @@ pub fn load(
     query: Option<&str>,
     ctx: &Context,
 ) -> Result<Arc<History>, AppError> {
+    Ok(load_where(op, source, query, ctx)?.0)
+}
+
+/// [`load`], and whether the session was read from the vault (the harness deleted its
+/// file): what a person's listing of it says.
+pub(crate) fn load_where(
+    op: &str,
+    source: &SessionSource,
+    query: Option<&str>,
+    ctx: &Context,
+) -> Result<(Arc<History>, bool), AppError> {
     let live = source.live.as_ref();
     // A bare id (or unique prefix) is looked up in every harness, as a person's is, before
     // it is told from the live session (a subagent's call is refused whatever it names).
@@ -358,7 +370,8 @@ pub fn load(
         Named::Listed(selector) => {
             let corpus = corpus(source.roots.clone(), ctx);
             let found = corpus.resolve(selector)?;
-            return Ok(corpus.history(&found, cache(ctx).as_ref(), query, ctx.kept())?);
+            let history = corpus.history(&found, cache(ctx).as_ref(), query, ctx.kept())?;
+            return Ok((history, found.only_in_vault()));
         }
     };
     let options = Options {
@@ -366,13 +379,8 @@ pub fn load(
         sidechain: false,
     };
     let head = Head::Uuid(head.to_owned());
-    Ok(Arc::new(read_history(
-        path,
-        &options,
-        &head,
-        cache(ctx).as_ref(),
-        query,
-    )?))
+    let history = read_history(path, &options, &head, cache(ctx).as_ref(), query)?;
+    Ok((Arc::new(history), false))
 }
 
 /// The session corpus under `roots` and the folders the environment names, with the

@@ -197,6 +197,7 @@ fn show(
         out.json_doc(&json::ShowDoc {
             ok: true,
             session: &docs.session,
+            vault_only: docs.vault_only,
             matched: docs.page.matched,
             events,
             older,
@@ -208,11 +209,16 @@ fn show(
     out.line(out.paint(
         Paint::Strong,
         &format!(
-            "{}: {shown} of {} event{}{}",
+            "{}: {shown} of {} event{}{}{}",
             docs.session,
             docs.page.matched,
             if docs.page.matched == 1 { "" } else { "s" },
-            if page.reverse { ", newest first" } else { "" }
+            if page.reverse { ", newest first" } else { "" },
+            if docs.vault_only {
+                " (vault only: the harness deleted its file)"
+            } else {
+                ""
+            }
         ),
     ));
     if !docs.missing.is_empty() {
@@ -258,18 +264,27 @@ fn show(
 
 /// `history show SESSION --seq N`: one whole event.
 fn show_seq(ctx: &Context, session: &str, seq: u64, out: &mut Out) -> Result<u8, CliError> {
-    let (session, doc) =
-        history::document(ctx, &source(ctx, session)?, seq).map_err(history_error)?;
+    let history::SessionDoc {
+        session,
+        vault_only,
+        document: doc,
+    } = history::document(ctx, &source(ctx, session)?, seq).map_err(history_error)?;
     if out.json {
         out.json_doc(&json::ShowDoc {
             ok: true,
             session: &session,
+            vault_only,
             matched: 1,
             events: vec![json::event(&doc)],
             older: None,
             missing: &[],
         });
         return Ok(EXIT_OK);
+    }
+    if vault_only {
+        out.hint(format!(
+            "{session}: vault only (the harness deleted its file)"
+        ));
     }
     rows::whole(&doc, out);
     Ok(EXIT_OK)

@@ -3191,8 +3191,23 @@ fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
             "{selectors:?}"
         );
     }
+    // Each answer with its vault marks taken out, and how many it had: the marks are
+    // the one difference a delete makes.
     let answers = |world: &World| {
+        let unmarked = |text: String, marks: &mut usize| {
+            let mut text = text;
+            for (mark, unmarked) in [
+                ("\"vault_only\": true", "\"vault_only\": false"),
+                (" (vault only: the harness deleted its file)", ""),
+                ("  vault only", ""),
+            ] {
+                *marks += text.matches(mark).count();
+                text = text.replace(mark, unmarked);
+            }
+            text
+        };
         let mut out = Vec::new();
+        let mut marks = 0;
         for sel in &selectors {
             for args in [
                 vec!["history", "show", sel, "--json"],
@@ -3201,14 +3216,20 @@ fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
                 vec!["history", "search", "the", "-i", "--session", sel, "--json"],
             ] {
                 let run = world.run(&args);
-                out.push((args.join(" "), run.exit, run.stdout, run.stderr));
+                let stdout = unmarked(run.stdout, &mut marks);
+                out.push((args.join(" "), run.exit, stdout, run.stderr));
             }
         }
+        let run = world.run(&["history", "search", "the", "-i"]);
+        let stdout = unmarked(run.stdout, &mut marks);
+        out.push(("search all".into(), run.exit, stdout, run.stderr));
         let run = world.run(&["history", "search", "the", "-i", "--json"]);
-        out.push(("search all".into(), run.exit, run.stdout, run.stderr));
-        out
+        let stdout = unmarked(run.stdout, &mut marks);
+        out.push(("search all --json".into(), run.exit, stdout, run.stderr));
+        (out, marks)
     };
-    let answered = answers(&world);
+    let (answered, marks) = answers(&world);
+    assert_eq!(marks, 0, "nothing is marked while the files are there");
     // Exit 1 is a search with no match; anything else is a refusal.
     let failed: Vec<_> = answered.iter().filter(|(_, exit, ..)| *exit > 1).collect();
     assert!(failed.is_empty(), "{failed:#?}");
@@ -3227,9 +3248,13 @@ fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
         selectors.len(),
         "{text}"
     );
-    for (want, got) in answered.iter().zip(answers(&world)) {
+    let (after, marks) = answers(&world);
+    for (want, got) in answered.iter().zip(after) {
         assert_eq!(*want, got, "{}", want.0);
     }
+    // Every show and --session search marks its session (three each), and both searches
+    // over all mark every session they found matches in.
+    assert!(marks > selectors.len() * 4, "{marks} marks");
     // Doctor says which sessions are only in the vault now.
     let doctor = world.run(&["doctor"]).stdout;
     assert!(

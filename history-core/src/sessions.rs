@@ -307,7 +307,11 @@ pub fn render_sessions(
 fn summary_line(session: &SessionSummary) -> String {
     let mut line = session.selector();
     if let Some(updated) = session.updated {
-        let _ = write!(line, "  active {}", notesoup_window::format_rfc3339(updated));
+        let _ = write!(
+            line,
+            "  active {}",
+            notesoup_window::format_rfc3339(updated)
+        );
     }
     let _ = write!(
         line,

@@ -11,7 +11,7 @@ use notesoup_history_store::{Found, RawNeedle, StoreError};
 use notesoup_window::{Host, parse_moment};
 
 use super::parallel::Budget;
-use super::{SessionSource, cache, corpus, load};
+use super::{SessionSource, cache, corpus};
 use crate::{AppError, Context};
 
 /// The most bytes of session files a search decodes at once, over all its workers (a
@@ -27,6 +27,8 @@ pub struct SessionDocs {
     pub session: String,
     /// Ancestors the selection needs but the transcript lacks.
     pub missing: Vec<String>,
+    /// The harness deleted its file: it was read from notesoup's vault.
+    pub vault_only: bool,
     /// The documents.
     pub page: DocPage,
 }
@@ -42,15 +44,27 @@ pub fn documents(
     query: &DocQuery<'_>,
 ) -> Result<SessionDocs, AppError> {
     let searched = query.needle.filter(|n| !n.ignores_case()).map(Needle::text);
-    let history = load("history show", source, searched, ctx)?;
+    let (history, vault_only) = super::load_where("history show", source, searched, ctx)?;
     let page = history.documents(query);
     let docs = page.map(|page| SessionDocs {
         session: history.session().to_string(),
         missing: history.missing().to_vec(),
+        vault_only,
         page,
     });
     ctx.retire(history);
     Ok(docs?)
+}
+
+/// One whole event of a session ([`document`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionDoc {
+    /// The session, `<harness>:<id>`.
+    pub session: String,
+    /// The harness deleted its file: it was read from notesoup's vault.
+    pub vault_only: bool,
+    /// The event.
+    pub document: notesoup_history_core::Document,
 }
 
 /// The whole event `seq` of the session `source` names (a tool result shows its call).
@@ -61,12 +75,16 @@ pub fn document(
     ctx: &Context,
     source: &SessionSource,
     seq: notesoup_history_core::Seq,
-) -> Result<(String, notesoup_history_core::Document), AppError> {
-    let history = load("history show", source, None, ctx)?;
+) -> Result<SessionDoc, AppError> {
+    let (history, vault_only) = super::load_where("history show", source, None, ctx)?;
     let doc = history.document_of_seq(seq);
     let session = history.session().to_string();
     ctx.retire(history);
-    Ok((session, doc?))
+    Ok(SessionDoc {
+        session,
+        vault_only,
+        document: doc?,
+    })
 }
 
 /// The selector a person's session argument names: `<harness>:<id>` as it is; a bare id
@@ -148,6 +166,8 @@ pub struct SessionHits {
     pub started: Option<u64>,
     /// The folder it ran in, if recorded.
     pub cwd: Option<String>,
+    /// The harness deleted its file: it was read from notesoup's vault.
+    pub vault_only: bool,
     /// The newest matches, in conversation order, and how many there are.
     pub page: DocPage,
 }
@@ -270,6 +290,7 @@ pub fn search(
                     session,
                     started,
                     cwd,
+                    vault_only: found.only_in_vault(),
                     page,
                 });
             }

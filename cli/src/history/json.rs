@@ -65,6 +65,8 @@ pub(crate) fn event(doc: &Document) -> EventDoc<'_> {
 pub(crate) struct ShowDoc<'a> {
     pub(crate) ok: bool,
     pub(crate) session: &'a str,
+    /// The harness deleted its file: it was read from notesoup's vault.
+    pub(crate) vault_only: bool,
     /// How many events qualify (before `--cursor`, if given).
     pub(crate) matched: usize,
     pub(crate) events: Vec<EventDoc<'a>>,
@@ -92,6 +94,8 @@ pub(crate) struct HitsDoc<'a> {
     session: &'a str,
     started: Option<String>,
     cwd: Option<&'a str>,
+    /// The harness deleted its file: it was read from notesoup's vault.
+    vault_only: bool,
     /// How many events match in all.
     matches: usize,
     /// The newest of them, oldest first.
@@ -103,6 +107,7 @@ pub(crate) fn hits(h: &SessionHits) -> HitsDoc<'_> {
         session: &h.session,
         started: h.started.map(format_rfc3339),
         cwd: h.cwd.as_deref(),
+        vault_only: h.vault_only,
         matches: h.page.matched,
         events: h.page.documents.iter().map(event).collect(),
     }

@@ -101,6 +101,7 @@ pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Re
         out.json_doc(&json::ShowDoc {
             ok: true,
             session: &docs.session,
+            vault_only: docs.vault_only,
             matched,
             events: docs.page.documents.iter().map(json::event).collect(),
             older,
@@ -307,6 +308,9 @@ fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: 
     if let Some(cwd) = &hits.cwd {
         heading.push_str("  ");
         heading.push_str(&one_line(cwd));
+    }
+    if hits.vault_only {
+        heading.push_str("  vault only");
     }
     let n = hits.page.matched;
     let _ = write!(heading, "  ({n} match{})", plural(n));
