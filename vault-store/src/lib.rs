@@ -5,8 +5,9 @@
 //! A session's copy grows as its file does: each [`Vault::keep`] compresses only the bytes
 //! added since the last one into new pieces (zstd frames of at most [`PIECE_MAX`] raw
 //! bytes) and records them; [`Vault::keep_up_to`] adds at most a budget per call (a hook's
-//! share). A file rewritten or cut shorter (it no longer continues the kept bytes) is kept
-//! as a new version, never merged into the old one. [`Vault::read`] gives the newest version's bytes back,
+//! share). A file rewritten (it no longer continues the kept bytes) is kept as a new
+//! version, never merged into the old one; a file cut shorter that the kept bytes begin
+//! with is not (the vault holds all of it already, and what was cut). [`Vault::read`] gives the newest version's bytes back,
 //! exactly; [`Vault::reader`] gives them a piece at a time, each checked before it is given
 //! (what a decoder that reads line by line holds is a piece, never the copy). [`Vault::forget`] removes a session for good and leaves a tombstone so a stale
 //! original is not vaulted again.
@@ -231,6 +232,12 @@ impl Vault {
         }
         let newest = newest_version(&session)?;
         let current = newest.and_then(|n| Record::load(&session, n).ok().map(|r| (n, r)));
+        if !renew
+            && let Some(kept) =
+                self.cut_shorter(harness, id, current.as_ref(), &mut file, original)?
+        {
+            return Ok(kept);
+        }
         let (version, record, new_version) = match current {
             Some((n, record))
                 if !renew
@@ -549,6 +556,52 @@ impl Vault {
         self.root.join(harness).join(id)
     }
 
+    /// An original cut shorter whose bytes the kept version (`current`) begins with, a
+    /// truncation: the vault already holds all of it, and more. A new version would hide
+    /// what was cut, for every tool reads the newest; so the kept one stays newest, and
+    /// this is what the keep did. `None` for any other original. The two are compared a
+    /// block at a time as the version is read back (each of its pieces checked); a version
+    /// that cannot be read back does not begin with it.
+    fn cut_shorter(
+        &self,
+        harness: &str,
+        id: &str,
+        current: Option<&(u32, Record)>,
+        file: &mut std::fs::File,
+        path: &Path,
+    ) -> Result<Option<Kept>, VaultError> {
+        const BLOCK: usize = 64 * 1024;
+        let len = file.metadata().map_err(|source| io(path, source))?.len();
+        let Some((n, record)) = current.filter(|(_, record)| len < record.raw) else {
+            return Ok(None);
+        };
+        let Some(session) = self.session(harness, id)? else {
+            return Ok(None);
+        };
+        let unchanged = Kept {
+            version: *n,
+            raw: record.raw,
+            added: 0,
+            new_version: false,
+            behind: 0,
+        };
+        let mut kept = VaultReader::new(session, harness, id, *n, record.clone()).take(len);
+        file.seek(SeekFrom::Start(0))
+            .map_err(|source| io(path, source))?;
+        let mut original = (&mut *file).take(len);
+        let (mut a, mut b) = (vec![0; BLOCK], vec![0; BLOCK]);
+        loop {
+            let got = read_full(&mut original, &mut a).map_err(|source| io(path, source))?;
+            if got == 0 {
+                return Ok(Some(unchanged));
+            }
+            match read_full(&mut kept, &mut b[..got]) {
+                Ok(same) if same == got && a[..got] == b[..got] => {}
+                _ => return Ok(None),
+            }
+        }
+    }
+
     fn session(&self, harness: &str, id: &str) -> Result<Option<Dir>, VaultError> {
         let root = match Dir::open(&self.root) {
             Ok(root) => root,
@@ -647,6 +700,20 @@ fn continues(
         at += piece.raw;
     }
     Ok(true)
+}
+
+/// Reads from `from` until `buf` is full or it ends: how many bytes it read.
+fn read_full(from: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match from.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(got)
 }
 
 /// The xxh64 (seed 0) of `bytes`.

@@ -87,7 +87,7 @@ fn a_growing_file_is_kept_piece_by_piece_and_read_back_exactly() {
 }
 
 #[test]
-fn a_rewritten_or_shorter_original_is_a_new_version() {
+fn a_rewritten_original_is_a_new_version_and_a_cut_one_is_not() {
     let s = Scratch::new();
     let v = s.vault();
     let path = s.file("t.jsonl", b"one\ntwo\n");
@@ -95,9 +95,19 @@ fn a_rewritten_or_shorter_original_is_a_new_version() {
     fs::write(&path, b"ONE\ntwo\nthree\n").unwrap();
     let kept = v.keep("pi", "s", &path).unwrap();
     assert_eq!((kept.version, kept.new_version), (2, true));
-    fs::write(&path, b"ONE\n").unwrap();
+    // Cut shorter, and the kept bytes begin with what is left: nothing is kept again, and
+    // what was cut is still read.
+    fs::write(&path, b"ONE\ntw").unwrap();
+    let kept = v.keep("pi", "s", &path).unwrap();
+    assert_eq!(
+        (kept.version, kept.raw, kept.added, kept.new_version),
+        (2, 14, 0, false)
+    );
+    assert_eq!(v.read("pi", "s").unwrap().unwrap(), b"ONE\ntwo\nthree\n");
+    // Cut shorter and changed: a new version.
+    fs::write(&path, b"ONE\n\n").unwrap();
     assert_eq!(v.keep("pi", "s", &path).unwrap().version, 3);
-    assert_eq!(v.read("pi", "s").unwrap().unwrap(), b"ONE\n");
+    assert_eq!(v.read("pi", "s").unwrap().unwrap(), b"ONE\n\n");
     assert_eq!(
         v.sessions().unwrap()[0].versions,
         3,
@@ -114,8 +124,8 @@ fn a_rewritten_or_shorter_original_is_a_new_version() {
     assert_eq!(
         held,
         [
-            ("claude".to_owned(), "t".to_owned(), 1, 4),
-            ("pi".to_owned(), "s".to_owned(), 3, 4)
+            ("claude".to_owned(), "t".to_owned(), 1, 5),
+            ("pi".to_owned(), "s".to_owned(), 3, 5)
         ]
     );
 }
@@ -562,4 +572,39 @@ fn a_copy_over_128_mib_is_kept_and_read_back() {
         }
     }
     assert_eq!(reader.read(&mut [0; 8]).unwrap(), 0);
+}
+
+/// A cut original is compared with the kept version across its pieces: a cut past the
+/// first piece keeps the version; a change anywhere before the cut starts a new one, and a
+/// damaged kept piece never passes for the original's bytes.
+#[test]
+fn a_cut_original_is_compared_across_pieces() {
+    let s = Scratch::new();
+    let v = s.vault();
+    let mut text = lines(200_000);
+    text.truncate(usize::try_from(2 * PIECE_MAX).unwrap() + 5000);
+    let path = s.file("t.jsonl", &text);
+    v.keep("claude", "s", &path).unwrap();
+    let cut = usize::try_from(PIECE_MAX).unwrap() + 100;
+    fs::write(&path, &text[..cut]).unwrap();
+    let kept = v.keep("claude", "s", &path).unwrap();
+    assert_eq!((kept.version, kept.added), (1, 0));
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), text);
+    // One byte changed in the first piece, before the cut.
+    let mut changed = text[..cut].to_vec();
+    changed[10] ^= 0x01;
+    fs::write(&path, &changed).unwrap();
+    let kept = v.keep("claude", "s", &path).unwrap();
+    assert_eq!((kept.version, kept.new_version), (2, true));
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), changed);
+    // Version 2's second piece damaged: a cut of it is kept anew, not matched against it.
+    let damaged = s.0.join("vault/claude/s/v2.1.zst");
+    let mut bytes = fs::read(&damaged).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    fs::write(&damaged, &bytes).unwrap();
+    fs::write(&path, &changed[..cut - 10]).unwrap();
+    let kept = v.keep("claude", "s", &path).unwrap();
+    assert_eq!((kept.version, kept.new_version), (3, true));
+    assert_eq!(v.read("claude", "s").unwrap().unwrap(), &changed[..cut - 10]);
 }
