@@ -241,6 +241,10 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     doc["warnings_enabled"] = p.warnings_enabled.into();
     doc["explicit_reset"] = p.explicit_reset.into();
     doc["window"] = json!(shown.window);
+    // Points placed by the cap alone (no --window): the text's "Decided by: the cap".
+    if shown.window.is_none() && p.source == NativeSource::Window {
+        doc["source"] = "cap".into();
+    }
     doc["model"] = json!(shown.model);
     doc["env"] = shown
         .vars

@@ -1052,6 +1052,16 @@ fn limits_from_settings_and_environment() {
             capped.stdout
         );
     }
+    let capped = world.run(&["limits", "--cap", "100k", "--json"]).json();
+    assert_eq!(
+        (&capped["source"], &capped["window"], &capped["cap"]),
+        (
+            &serde_json::json!("cap"),
+            &serde_json::Value::Null,
+            &serde_json::json!(100_000)
+        ),
+        "{capped}"
+    );
     fs::write(world.path("claude/settings.json"), "{not json").unwrap();
     // Ignored as Claude Code ignores it (the snapshot says so beside it); doctor fails it.
     insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());

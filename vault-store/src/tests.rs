@@ -606,5 +606,8 @@ fn a_cut_original_is_compared_across_pieces() {
     fs::write(&path, &changed[..cut - 10]).unwrap();
     let kept = v.keep("claude", "s", &path).unwrap();
     assert_eq!((kept.version, kept.new_version), (3, true));
-    assert_eq!(v.read("claude", "s").unwrap().unwrap(), &changed[..cut - 10]);
+    assert_eq!(
+        v.read("claude", "s").unwrap().unwrap(),
+        &changed[..cut - 10]
+    );
 }
