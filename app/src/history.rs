@@ -348,11 +348,16 @@ pub(crate) fn load_where(
     let live = source.live.as_ref();
     // A bare id (or unique prefix) is looked up in every harness, as a person's is, before
     // it is told from the live session (a subagent's call is refused whatever it names).
+    // So is a `claude:` prefix of the live session's id: the live session keeps its live
+    // head whatever selector names it.
     let whole = match source.selector.as_deref() {
-        Some(bare) if !bare.contains(':') && source.agent_id.is_none() => Some(
-            people::selector_in(&corpus(source.roots.clone(), ctx), bare)?,
-        ),
-        _ => None,
+        _ if source.agent_id.is_some() => None,
+        Some(bare) if !bare.contains(':') => Some(people::selector_in(
+            &corpus(source.roots.clone(), ctx),
+            bare,
+        )?),
+        Some(selector) => live_prefix(selector, live, || corpus(source.roots.clone(), ctx))?,
+        None => None,
     };
     let named = named(
         op,
@@ -381,6 +386,36 @@ pub(crate) fn load_where(
     let head = Head::Uuid(head.to_owned());
     let history = read_history(path, &options, &head, cache(ctx).as_ref(), query)?;
     Ok((Arc::new(history), false))
+}
+
+/// The whole selector a `claude:` selector names when its id is a shorter prefix of the
+/// live transcript's: the session the corpus resolves it to (the live one, unless the
+/// prefix also fits another: then that refusal), or the live session when the corpus does
+/// not hold it. `None` for any other selector (it is used as given).
+fn live_prefix(
+    selector: &str,
+    live: Option<&LiveSession>,
+    corpus: impl FnOnce() -> Corpus,
+) -> Result<Option<String>, AppError> {
+    let stem = live
+        .and_then(|l| std::path::Path::new(&l.transcript_path).file_stem())
+        .and_then(|s| s.to_str());
+    let Some(stem) = stem else {
+        return Ok(None);
+    };
+    let prefix = notesoup_history_core::Selector::parse(selector)
+        .ok()
+        .filter(|s| s.harness == Host::Claude && s.id != stem && stem.starts_with(&s.id));
+    if prefix.is_none() {
+        return Ok(None);
+    }
+    match corpus().resolve(selector) {
+        Ok(found) => Ok(Some(format!("{}:{}", found.harness, found.id))),
+        Err(notesoup_history_store::StoreError::Selector(
+            notesoup_history_core::SelectorError::Unknown { .. },
+        )) => Ok(Some(format!("claude:{stem}"))),
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// The session corpus under `roots` and the folders the environment names, with the

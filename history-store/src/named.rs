@@ -28,8 +28,9 @@ pub enum Named<'a> {
 /// The session history tool `op` reads, named by `selector` (an explicit session) and
 /// `transcript_path` (the live session's transcript, when one is bound) with `head` (the
 /// live head): a selector names the live session when it is `claude:<id>` with exactly the
-/// live transcript's id (so it keeps its live head), any other selector a corpus session;
-/// no selector names the live session. Refused: a subagent's call (`agent`: history is the
+/// live transcript's id (so it keeps its live head), any other selector a corpus session
+/// (so a caller resolves a prefix to its whole id first, as `notesoup-app` does: a prefix
+/// of the live id names the live session too); no selector names the live session. Refused: a subagent's call (`agent`: history is the
 /// main conversation's, [`StoreError::Subagent`]), neither a selector nor a live transcript
 /// ([`StoreError::Unbound`]), the live session with no head yet ([`StoreError::NoHead`]).
 ///

@@ -138,3 +138,66 @@ fn a_context_that_keeps_histories_answers_a_second_call_without_reading_again() 
     assert!(plain.kept().is_none());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A `claude:` prefix of the live session's id names the live session, as its whole id
+/// does: read up to the live head (not the file's last leaf, a sibling branch here), and
+/// refused before the first append, not read from the file's last row.
+#[test]
+fn a_prefix_of_the_live_sessions_id_keeps_its_live_head() {
+    let (dir, ctx) = world("live-prefix");
+    let sid = "00000002-0000-4000-8000-000000000000";
+    let row = |uuid: &str, parent: Option<&str>, kind: &str, text: &str| {
+        let message = if kind == "user" {
+            serde_json::json!({"role": "user", "content": text})
+        } else {
+            serde_json::json!({"id": format!("msg_{uuid}"), "type": "message", "role": "assistant",
+                "model": "m", "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn", "stop_sequence": null,
+                "usage": {"input_tokens": 1, "output_tokens": 1}})
+        };
+        serde_json::json!({"parentUuid": parent, "isSidechain": false, "type": kind,
+            "message": message, "uuid": uuid, "timestamp": "2026-12-02T14:00:05.000Z",
+            "cwd": "/tmp/w", "sessionId": sid, "version": "2.1.319"})
+        .to_string()
+            + "\n"
+    };
+    let path = dir.join(format!("projects/-tmp-p/{sid}.jsonl"));
+    let text = row("u1", None, "user", "p")
+        + &row("a1", Some("u1"), "assistant", "LEAF-first")
+        + &row("a2", Some("u1"), "assistant", "LEAF-second");
+    std::fs::write(&path, text).unwrap();
+    let source = |selector: &str, head: Option<&str>| SessionSource {
+        live: Some(LiveSession {
+            transcript_path: path.to_str().unwrap().to_owned(),
+            head: head.map(str::to_owned),
+        }),
+        selector: Some(selector.to_owned()),
+        ..SessionSource::default()
+    };
+    let full = format!("claude:{sid}");
+    for selector in [full.as_str(), "claude:00000002", "00000002"] {
+        match list(&ctx, &source(selector, Some("a1")), &ListArgs::default()).unwrap() {
+            Answered::Answer(page) => assert!(
+                page.text.contains("LEAF-first") && !page.text.contains("LEAF-second"),
+                "{selector}: {}",
+                page.text
+            ),
+            Answered::Refused(refusal) => panic!("{selector}: refused: {}", refusal.text),
+        }
+        let early = list(&ctx, &source(selector, None), &ListArgs::default()).unwrap_err();
+        assert_eq!(early.code(), "no_head", "{selector}");
+    }
+    // A prefix the live session shares with another session is refused as ambiguous.
+    std::fs::copy(
+        &path,
+        dir.join("projects/-tmp-p/00000002-1111-4000-8000-000000000000.jsonl"),
+    )
+    .unwrap();
+    let both = list(
+        &ctx,
+        &source("claude:00000002", Some("a1")),
+        &ListArgs::default(),
+    );
+    assert_eq!(both.unwrap_err().code(), "ambiguous_session");
+    let _ = std::fs::remove_dir_all(dir);
+}
