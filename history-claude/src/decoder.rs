@@ -340,7 +340,11 @@ enum Parsed {
 }
 
 /// The field-by-field parse of line `n` (the path every refusal and its reason come from).
+/// A lone surrogate escape (a string Claude Code cut inside an emoji) is read as U+FFFD,
+/// as the one-pass parse leaves it here.
 fn parse_slow(line: &[u8], n: usize, terminated: bool) -> Result<Parsed, DecodeError> {
+    let replaced = notesoup_history_core::lone_surrogates_replaced(line);
+    let line = replaced.as_deref().unwrap_or(line);
     let raw: RawRow<'_> = match serde_json::from_slice(line) {
         Ok(raw) => raw,
         Err(_) if !terminated => return Ok(Parsed::Torn),

@@ -54,7 +54,8 @@
 //!   unterminated final line that does not parse (a write in progress) is ignored. A torn
 //!   write that a resumed session wrote past is refused too, although Claude Code skips
 //!   it: the spec refuses every malformed committed line, so no history is handed over
-//!   with a hole nobody was told of.
+//!   with a hole nobody was told of. A lone surrogate escape (`\ud83d`: a string cut
+//!   inside an emoji, as JavaScript writes it) is valid JSON and reads as U+FFFD.
 //! - The one-pass parse accepts nothing the field-by-field one refuses and makes the same
 //!   row (a test holds the two to that on every real line and thousands of mutations).
 //! - A state that does not read back exactly is refused by [`Decoder::resume`], never

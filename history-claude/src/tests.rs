@@ -4,7 +4,7 @@
 use rstest::rstest;
 use serde_json::{Value, json};
 
-use notesoup_history_core::{Transcript, Window};
+use notesoup_history_core::{Body, Transcript, Window};
 
 use super::*;
 use crate::rows::{Kind, RawRow};
@@ -208,6 +208,35 @@ fn an_unterminated_torn_final_line_is_tolerated(#[case] torn: &str) {
     // The same fragment once committed (newline-terminated) is refused.
     let err = decode_leaf(&format!("{good}{torn}\n")).unwrap_err();
     assert_eq!(err.code(), "transcript_malformed");
+}
+
+/// A text Claude Code cut inside an emoji (`JSON.stringify` writes the lone half as
+/// `\ud83d`, which JSON allows and a Rust string cannot hold) reads as U+FFFD, in a prompt
+/// and in a tool result; it refused the whole transcript as a broken schema.
+#[test]
+fn a_lone_surrogate_reads_as_the_replacement_character() {
+    let result = json!({"type": "user", "uuid": "r1", "parentUuid": "u1", "isSidechain": false,
+        "sessionId": "s1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "out X"}]}});
+    let text = jsonl(&[row("user", "u1", None, "cut X"), result])
+        .replace("cut X", r"cut \ud83d")
+        .replace("out X", r"out \udc00");
+    let t = decode_leaf(&text).unwrap();
+    // The result's row has its own (empty) text address before the result.
+    let bodies: Vec<&Body> = t.events.iter().map(|e| &e.body).collect();
+    assert_eq!(
+        (bodies[0], bodies[bodies.len() - 1]),
+        (
+            &Body::Text {
+                text: "cut \u{fffd}".into()
+            },
+            &Body::ToolResult {
+                id: "t1".into(),
+                text: "out \u{fffd}".into(),
+                is_error: false
+            }
+        )
+    );
 }
 
 #[test]

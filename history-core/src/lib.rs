@@ -110,6 +110,7 @@ mod line_error;
 mod model;
 mod pieces;
 mod sessions;
+mod surrogates;
 mod tools;
 mod visits;
 mod walk;
@@ -127,6 +128,7 @@ pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
     SessionsLimit, clip, render_sessions, sessions_limit,
 };
+pub use surrogates::lone_surrogates_replaced;
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NO_VISIBLE_TEXT,
     NOTICE_LIMIT, Order, QueryError, ReadArgs,

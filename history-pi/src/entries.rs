@@ -75,7 +75,7 @@ fn next_line<R: BufRead>(
         Ok(line) => line,
         Err(err) => return Some(Err(err.into())),
     };
-    match serde_json::from_str::<Value>(line.text) {
+    match json_value(line.text) {
         Ok(value) => {
             let at = LineAt {
                 span: line.span.clone(),
@@ -141,11 +141,23 @@ pub(crate) fn parse<R: BufRead>(
     Ok(Parsed { header, entries })
 }
 
+/// A line's JSON value; a lone surrogate escape (Pi writes with `JSON.stringify`, which
+/// writes a string cut inside an emoji that way) is read as U+FFFD, where a Rust string
+/// cannot hold it.
+fn json_value(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(text).or_else(|err| match notesoup_history_core::lone_surrogates_replaced(
+        text.as_bytes(),
+    ) {
+        Some(replaced) => serde_json::from_slice(&replaced),
+        None => Err(err),
+    })
+}
+
 /// The bodies of the events the entry on a Pi session file's line yields, decoded again
 /// from the line's text (`number`: its 1-based number, for refusals), exactly as a decode
 /// of the file made them: what reads a body left in its line.
 pub(crate) fn line_bodies(text: &str, number: usize) -> Result<Vec<Body>, String> {
-    let value: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
+    let value = json_value(text).map_err(|err| err.to_string())?;
     let Value::Object(mut object) = value else {
         return Err("the line is not a JSON object".into());
     };

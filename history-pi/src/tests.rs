@@ -94,6 +94,20 @@ fn a_header_that_is_not_the_file_names_session_is_refused() {
     assert!(matches!(err, PiError::SessionMismatch { .. }), "{err}");
 }
 
+/// A text Pi cut inside an emoji (`JSON.stringify` writes the lone half as `\ud83d`)
+/// reads as U+FFFD; it refused the whole session.
+#[test]
+fn a_lone_surrogate_reads_as_the_replacement_character() {
+    let cut = user("b", Some("a"), "cut X").replace("cut X", r"cut \ud83d");
+    let t = run(&jsonl(&[HEADER, &user("a", None, "one"), &cut])).unwrap();
+    assert_eq!(
+        t.events[1].body,
+        Body::Text {
+            text: "cut \u{fffd}".into()
+        }
+    );
+}
+
 #[test]
 fn an_unfinished_last_line_is_a_write_in_progress() {
     let whole = jsonl(&[

@@ -8,6 +8,7 @@ use std::io::{Seek, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
 use notesoup_history_claude::{Head, Options, decode};
+use notesoup_history_core::Body;
 use serde_json::json;
 
 use super::*;
@@ -198,6 +199,39 @@ fn generated_transcripts_resume_across_rewrites_of_the_index() {
     // Small appends were decoded on top of an older index; larger ones rewrote it.
     lens.dedup();
     assert!(lens.len() > 3 && lens.len() < rows.len() / 157, "{lens:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A string Claude Code cut inside an emoji (a lone `\ud83d` escape, as JavaScript writes
+/// it) reads as U+FFFD, through the index cold and warm as in a fresh decode: it refused
+/// the whole transcript.
+#[test]
+fn a_lone_surrogate_reads_as_the_replacement_character_through_the_index() {
+    let dir = scratch("surrogate");
+    let path = dir.join("s1.jsonl");
+    let cache = dir.join("cache");
+    let rows: Vec<String> = generated(400)
+        .into_iter()
+        .map(|row| {
+            row.replace("next é", r"next \ud83d")
+                .replace("find zebra", r"\ude00 find zebra")
+        })
+        .collect();
+    std::fs::write(&path, rows.join("\n") + "\n").unwrap();
+    let fresh = fresh(&path).unwrap();
+    let cut = |t: &Transcript| {
+        t.events
+            .iter()
+            .filter(|e| match &e.body {
+                Body::Text { text } | Body::ToolResult { text, .. } => text.contains('\u{fffd}'),
+                Body::ToolCall { .. } => false,
+            })
+            .count()
+    };
+    assert_eq!(cut(&fresh), 200, "every cut text reads with U+FFFD");
+    check(&path, &cache, "cold");
+    assert!(covered(&path, &cache).is_some(), "an index was written");
+    check(&path, &cache, "warm");
     let _ = std::fs::remove_dir_all(dir);
 }
 
