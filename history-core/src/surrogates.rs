@@ -31,7 +31,7 @@ pub fn lone_surrogates_replaced(line: &[u8]) -> Option<Vec<u8>> {
             i = at + 2;
             continue;
         };
-        let lone = match unit {
+        let unpaired = match unit {
             0xD800..=0xDBFF => {
                 let low = line.get(at + 6..at + 8) == Some(b"\\u".as_slice())
                     && hex4(line, at + 8).is_some_and(|u| (0xDC00..=0xDFFF).contains(&u));
@@ -44,7 +44,7 @@ pub fn lone_surrogates_replaced(line: &[u8]) -> Option<Vec<u8>> {
             0xDC00..=0xDFFF => true,
             _ => false,
         };
-        if lone {
+        if unpaired {
             out.get_or_insert_with(|| line.to_vec())[at + 2..at + 6].copy_from_slice(b"fffd");
         }
         i = at + 6;
