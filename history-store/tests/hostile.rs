@@ -85,6 +85,31 @@ fn a_line_over_the_cap_is_refused_with_bounded_memory() {
     let _ = fs::remove_dir_all(dir);
 }
 
+/// A line just over the cap that ends (its newline in the block after the one the cap
+/// falls in) is refused as too large too: it was decoded, its body left in the file, and a
+/// later read of that body said the transcript changed while a read with no body needed
+/// answered as if the line were not too long (spec audit 4).
+#[test]
+fn a_line_over_the_cap_that_ends_is_refused_too() {
+    let dir = scratch("line-ends");
+    let path = dir.join("t.jsonl");
+    let head = r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"t","message":{"role":"user","content":""#;
+    let mut line = head.as_bytes().to_vec();
+    line.resize(LINE_MAX_BYTES + 10, b'H');
+    line.extend_from_slice(b"\"}}\n");
+    fs::write(&path, &line).unwrap();
+    for cache in [None, Some(scratch("line-ends-cache"))] {
+        let cache = cache.map(|dir| {
+            let mut cache = Cache::new(dir);
+            cache.min_bytes = 0;
+            cache
+        });
+        let (code_, message) = code(transcript(&path, cache.as_ref()));
+        assert_eq!(code_, "too_large", "{message}");
+    }
+    let _ = fs::remove_dir_all(dir);
+}
+
 /// A scratch HOME holding one Pi session folder and one Codex sessions folder.
 fn corpus(home: &Path) -> Corpus {
     let home = home.to_owned();

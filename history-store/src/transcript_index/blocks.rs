@@ -214,6 +214,10 @@ impl BlockReader {
                 && let Some(end) = memchr::memchr(b'\n', rest)
             {
                 carry.extend_from_slice(&rest[..end]);
+                // The line's end in this block may take it over the limit too.
+                if carry.len() > LINE_MAX_BYTES {
+                    return Err(ReadError::LineTooLong);
+                }
                 feed(decoder, &[&carry])?;
                 carry.clear();
                 rest = &rest[end + 1..];
