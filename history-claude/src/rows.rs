@@ -668,6 +668,22 @@ fn push_txt<'a>(out: &mut Txt<'a>, text: Txt<'a>) {
     }
 }
 
+/// The longest uuid a row may name, in bytes. Claude Code's are 36; one far longer is no
+/// uuid, and a missing one would be written out whole in a window's id and the history
+/// notice, crowding every event out of an answer.
+pub(crate) const UUID_MAX_BYTES: usize = 256;
+
+/// Refuses a uuid (of field `name`) longer than [`UUID_MAX_BYTES`].
+fn uuid_sized(name: &str, id: Option<&String>) -> Result<(), String> {
+    match id {
+        Some(id) if id.len() > UUID_MAX_BYTES => Err(format!(
+            "`{name}` names a uuid of {} bytes (a uuid is at most {UUID_MAX_BYTES})",
+            id.len()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Checks a conversation row of `kind` and turns it into events. `Err` is the reason.
 pub(crate) fn check(kind: Kind, raw: &RawRow<'_>) -> Result<Row, String> {
     check_with(kind, raw, || message_events(kind, raw)).map(Row::whole)
@@ -686,6 +702,13 @@ fn check_with<'a, M>(
     }
     let parent: Option<String> = field(raw.parent_uuid, "parentUuid")?;
     let logical_parent: Option<String> = optional(raw.logical_parent_uuid, "logicalParentUuid")?;
+    for (name, id) in [
+        ("uuid", Some(&uuid)),
+        ("parentUuid", parent.as_ref()),
+        ("logicalParentUuid", logical_parent.as_ref()),
+    ] {
+        uuid_sized(name, id)?;
+    }
     let is_sidechain: bool = field(raw.is_sidechain, "isSidechain")?;
     let session_id: String = field(raw.session_id, "sessionId")?;
     let timestamp: Option<String> = optional(raw.timestamp, "timestamp")?;
@@ -696,6 +719,9 @@ fn check_with<'a, M>(
         Kind::System => {
             let (events, boundary) = system_events(raw)?;
             if let Some(uuids) = boundary {
+                for id in &uuids {
+                    uuid_sized("compactMetadata", Some(id))?;
+                }
                 compact = true;
                 preserved = uuids;
             }

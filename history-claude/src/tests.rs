@@ -99,6 +99,9 @@ fn malformed_committed_lines_are_refused(
 #[case::assistant_string(with(row("assistant", "u2", Some("u1"), "a"), "message", json!({"role":"assistant","content":"plain"})), "blocks")]
 #[case::attachment_without_type(json!({"type":"attachment","uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1","attachment":{}}), "attachment")]
 #[case::rendered_not_text(json!({"type":"attachment","uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1","attachment":{"type":"date"},"rendered":[{"content":[{"type":"image"}]}]}), "rendered")]
+#[case::uuid_too_long(row("user", &"u".repeat(257), Some("u1"), "a"), "`uuid` names a uuid of 257 bytes")]
+#[case::missing_parent_too_long(row("user", "u2", Some(&"m".repeat(50_000)), "a"), "`parentUuid` names a uuid of 50000 bytes")]
+#[case::logical_parent_too_long(with(boundary("b2", "x"), "logicalParentUuid", json!("l".repeat(300))), "`logicalParentUuid`")]
 #[case::system_content_object(json!({"type":"system","subtype":"x","content":{},"uuid":"u2","parentUuid":"u1","isSidechain":false,"sessionId":"s1"}), "content")]
 fn invalid_schemas_are_refused_with_line_and_reason(#[case] bad: Value, #[case] reason: &str) {
     let text = jsonl(&[row("user", "u1", None, "hi"), bad]);
