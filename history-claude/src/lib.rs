@@ -105,5 +105,6 @@ pub use raw_folded::FoldedQuery;
 pub use raw_search::RawQuery;
 pub use spans::{TextSpan, short_escaped};
 pub use state::StateError;
+pub use rows::UUID_MAX_BYTES;
 pub use summary::summary;
 pub use window_facts::{WindowFacts, WindowFactsError, window_facts};

@@ -671,7 +671,7 @@ fn push_txt<'a>(out: &mut Txt<'a>, text: Txt<'a>) {
 /// The longest uuid a row may name, in bytes. Claude Code's are 36; one far longer is no
 /// uuid, and a missing one would be written out whole in a window's id and the history
 /// notice, crowding every event out of an answer.
-pub(crate) const UUID_MAX_BYTES: usize = 256;
+pub const UUID_MAX_BYTES: usize = 256;
 
 /// Refuses a uuid (of field `name`) longer than [`UUID_MAX_BYTES`].
 fn uuid_sized(name: &str, id: Option<&String>) -> Result<(), String> {
