@@ -103,8 +103,8 @@ pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decod
 pub use errors::DecodeError;
 pub use raw_folded::FoldedQuery;
 pub use raw_search::RawQuery;
+pub use rows::UUID_MAX_BYTES;
 pub use spans::{TextSpan, short_escaped};
 pub use state::StateError;
-pub use rows::UUID_MAX_BYTES;
 pub use summary::summary;
 pub use window_facts::{WindowFacts, WindowFactsError, window_facts};
