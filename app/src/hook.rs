@@ -99,9 +99,26 @@ struct RawBudget {
 
 impl From<RawBudget> for BudgetFacts {
     fn from(raw: RawBudget) -> Self {
+        // The spec's second source is `$.session.usage().context.window`: the window of
+        // the usage read now stands in when the breakdown's read gave none (or failed).
+        let window = raw.context.as_ref().and_then(|c| c.window.clone());
+        let usage = match (raw.usage, window) {
+            (Some(usage), _) if usage.context.as_ref().is_some_and(|c| c.window.is_some()) => {
+                Some(usage)
+            }
+            (usage, Some(window)) => {
+                let mut usage = usage.unwrap_or_default();
+                usage
+                    .context
+                    .get_or_insert_with(ContextUsage::default)
+                    .window = Some(window);
+                Some(usage)
+            }
+            (usage, None) => usage,
+        };
         Self {
             reading: Reading {
-                usage: raw.usage,
+                usage,
                 settings: raw.settings,
                 env: raw.env,
                 model: raw.model,

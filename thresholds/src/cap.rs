@@ -19,8 +19,8 @@ pub enum CapCommand {
 /// own `cap` is not read). A cap that cannot be read or leaves no room is refused
 /// ([`ThresholdError::BadCap`], [`ThresholdError::CapTooSmall`]); other words are refused
 /// with [`ThresholdError::CapUsage`]. When the points cannot be resolved at all (no room
-/// for the margins), there is nothing to check the cap against and no cap is kept:
-/// `Set(None)`.
+/// for the margins), there is nothing to check the cap against: it is refused with that
+/// reason, and the cap kept before stays (only `cap off` removes one).
 ///
 /// ```
 /// use notesoup_thresholds::{CapCommand, Env, Inputs, Usage, cap_command, cap_refused};
@@ -79,8 +79,7 @@ fn cap_command_with(
         ["cap", wanted] => match with_cap(wanted) {
             // Read: `with_cap` refuses what does not parse.
             Ok(policy) => Ok(CapCommand::Set(policy.cap.and(parse_cap(wanted).ok()))),
-            Err(err) if err.code() == "bad_cap" => Err(err),
-            Err(_) => Ok(CapCommand::Set(None)),
+            Err(err) => Err(err),
         },
         _ => Err(ThresholdError::CapUsage {
             input: args.to_owned(),

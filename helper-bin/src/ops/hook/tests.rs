@@ -615,6 +615,58 @@ fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
     );
 }
 
+/// A cap asked while the margins leave no room for any point is refused with that reason,
+/// and the cap set before stays: it was dropped, as if `cap off` had been asked (budget
+/// audit 2).
+#[test]
+fn a_cap_asked_when_no_point_can_be_placed_is_refused_and_the_old_cap_stays() {
+    let home = Home::new("cap-unplaced");
+    let cap = |args: &str, budget: Value| {
+        home.hook(
+            "p1",
+            "command.run",
+            &json!({"command": "notesoup", "args": args, "budget": budget}),
+        )
+    };
+    cap("cap 100k", budget(1000));
+    let mut wide = budget(1000);
+    wide["settings"] = json!({"notesoup": {"resetMarginTokens": 170000}});
+    let refused = cap("cap 150k", wide);
+    assert!(
+        effect_text(&refused, 0).starts_with("cap refused: "),
+        "{}",
+        refused.reply
+    );
+    assert_eq!(kept_flow(&home.0, "s1").cap, Some(100000));
+    let shown = cap("", budget(1000));
+    assert!(
+        effect_text(&shown, 0).contains("\nCap: 100,000 tokens of capacity, "),
+        "{}",
+        shown.reply
+    );
+}
+
+/// With no breakdown read, the window of the usage read now places the points (the spec's
+/// second source, `$.session.usage().context.window`), not a classic 200K window in
+/// percent: in a 100K window that cleared after Claude's own compaction (budget audit 6).
+#[test]
+fn the_window_read_now_places_the_points_when_the_breakdown_is_missing() {
+    let home = Home::new("fresh-window");
+    let budget = json!({"usage": null, "context": {"tokens": 60000, "percent": 60, "window": 100000},
+        "settings": {}, "env": {}, "model": "my-custom-model"});
+    let out = home.hook(
+        "p1",
+        "command.run",
+        &json!({"command": "notesoup", "args": "", "budget": budget}),
+    );
+    assert!(
+        effect_text(&out, 0)
+            .contains("Warns at 42,424 tokens, clears at 58,808 (Claude would compact at 67,000)"),
+        "{}",
+        out.reply
+    );
+}
+
 #[test]
 fn the_continuation_turn_ending_in_error_is_reported() {
     let home = Home::new("cont");
