@@ -200,8 +200,15 @@ pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, Cli
     let settings = merged(&files);
     let vars = policy_env(env, &files);
     // A cap places the same points in any window at least as large, so without --window
-    // they are given in tokens for such a window, not in percent of a 200K one.
-    let capped_window = window.or_else(|| args.cap.as_deref().and_then(|c| parse_cap(c).ok()));
+    // they are given in tokens for such a window, not in percent of a 200K one. A cap
+    // above the classic 200K window the percent fallback assumes is clamped to it, as in a
+    // session with no window known (no model's window is known to be larger here).
+    let capped_window = window.or_else(|| {
+        args.cap
+            .as_deref()
+            .and_then(|c| parse_cap(c).ok())
+            .filter(|cap| *cap <= notesoup_thresholds::CLASSIC_CAPACITY)
+    });
     let p = policy(
         &settings,
         &vars,

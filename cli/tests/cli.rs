@@ -1062,6 +1062,18 @@ fn limits_from_settings_and_environment() {
         ),
         "{capped}"
     );
+    // A cap above the classic 200K window with no --window: clamped to it, in percent, as
+    // the helper gives it in a session with no window known.
+    let over = world.run(&["limits", "--cap", "1.5m", "--json"]).json();
+    assert_eq!(
+        (&over["unit"], &over["cap"], &over["source"]),
+        (
+            &serde_json::json!("percent"),
+            &serde_json::json!(200_000),
+            &serde_json::json!("percent")
+        ),
+        "{over}"
+    );
     fs::write(world.path("claude/settings.json"), "{not json").unwrap();
     // Ignored as Claude Code ignores it (the snapshot says so beside it); doctor fails it.
     insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());
