@@ -344,7 +344,7 @@ fn notesoup_sets_the_cap_and_answers_in_pis_words() {
     let (out, _) = run("pi-command", "/notesoup cap 100k", script);
     assert!(out.requests.is_empty(), "{}", out.report());
     for line in [
-        "Warns at 59,040 tokens, clears at 75,424 (Pi would compact above 83,616)",
+        "Warns at 59,040 tokens, clears at 75,424 (Pi would compact above 183,616; the cap's point is 83,616)",
         "Cap: 100,000 tokens of capacity, before Pi's reserveTokens",
         "Brain: 0 notes",
     ] {

@@ -26,7 +26,7 @@ use crate::{
 /// assert_eq!(
 ///     cap_status(&inputs, None, Some("claude:s1:2")),
 ///     "Context: 30,000 tokens, 51% of the 58,808 usable in this window\n\
-///      Warns at 42,424 tokens, clears at 58,808 (Claude would compact at 67,000)\n\
+///      Warns at 42,424 tokens, clears at 58,808 (Claude would compact at 167,000; the cap's point is 67,000)\n\
 ///      Cap: 100,000 tokens of capacity, before Claude's reserves and notesoup's margins (/notesoup cap off removes it)\n\
 ///      Window: claude:s1:2"
 /// );
@@ -39,8 +39,12 @@ pub fn cap_status(
 ) -> String {
     let context = context.or_else(|| inputs.usage.and_then(|u| u.context.as_ref()));
     let ignored = ignored_margins(&crate::margins(inputs.settings));
+    let uncapped = resolve(&Inputs {
+        cap: None,
+        ..*inputs
+    });
     status(
-        resolve(inputs),
+        (resolve(inputs), uncapped.ok()),
         Host::Claude,
         inputs.cap,
         context,
@@ -59,7 +63,7 @@ pub fn cap_status(
 /// assert_eq!(
 ///     pi_cap_status(&inputs, Some(&fill), Some("pi:s1:2")),
 ///     "Context: 30,000 tokens, 40% of the 75,424 usable in this window\n\
-///      Warns at 59,040 tokens, clears at 75,424 (Pi would compact above 83,616)\n\
+///      Warns at 59,040 tokens, clears at 75,424 (Pi would compact above 183,616; the cap's point is 83,616)\n\
 ///      Cap: 100,000 tokens of capacity, before Pi's reserveTokens and notesoup's margins (/notesoup cap off removes it)\n\
 ///      Window: pi:s1:2"
 /// );
@@ -71,8 +75,12 @@ pub fn pi_cap_status(
     window: Option<&str>,
 ) -> String {
     let ignored = ignored_margins(&crate::pi_margins(inputs.settings));
+    let uncapped = resolve_pi(&PiInputs {
+        cap: None,
+        ..*inputs
+    });
     status(
-        resolve_pi(inputs),
+        (resolve_pi(inputs), uncapped.ok()),
         Host::Pi,
         inputs.cap,
         context,
@@ -131,8 +139,10 @@ impl Host {
     }
 }
 
+/// `resolved`: the points under the cap, and those without it (to say whether a cap above
+/// the window changes them).
 fn status(
-    resolved: Result<Policy, ThresholdError>,
+    (resolved, uncapped): (Result<Policy, ThresholdError>, Option<Policy>),
     host: Host,
     cap: Option<&str>,
     context: Option<&ContextUsage>,
@@ -140,22 +150,32 @@ fn status(
     ignored: Vec<String>,
 ) -> String {
     let mut lines = match resolved {
-        Ok(policy) => vec![
-            fill_line(&policy, host, context),
-            points_line(&policy, host),
-            cap_line(
-                policy.cap,
-                cap.and_then(|cap| parse_cap(cap).ok()),
-                policy.unit,
-                host,
-            ),
-        ],
+        Ok(policy) => {
+            let moved = uncapped.as_ref().is_some_and(|u| {
+                (u.native, u.hard, u.warning) != (policy.native, policy.hard, policy.warning)
+            });
+            // Under a cap that moved them, where the host itself compacts is the uncapped
+            // point: the capped one is the cap's.
+            let own = uncapped
+                .filter(|u| moved && u.unit == policy.unit)
+                .map(|u| u.native);
+            vec![
+                fill_line(&policy, host, context),
+                points_line(&policy, host, own),
+                cap_line(
+                    policy.cap,
+                    cap.and_then(|cap| parse_cap(cap).ok()),
+                    (policy.unit, moved),
+                    host,
+                ),
+            ]
+        }
         Err(err) => vec![
             format!("Context: notesoup cannot place its warning and clear points: {err}"),
             cap_line(
                 cap.and_then(|cap| parse_cap(cap).ok()),
                 None,
-                Unit::Tokens,
+                (Unit::Tokens, false),
                 host,
             ),
         ],
@@ -196,7 +216,8 @@ fn fill_line(policy: &Policy, host: Host, context: Option<&ContextUsage>) -> Str
 }
 
 /// Where notesoup warns and clears (and where the host would compact).
-fn points_line(policy: &Policy, host: Host) -> String {
+/// The points; `own`: where the host compacts by itself when a cap moved the native point.
+fn points_line(policy: &Policy, host: Host, own: Option<u64>) -> String {
     let (at, unit) = match policy.unit {
         Unit::Tokens => (thousands as fn(u64) -> String, " tokens"),
         Unit::Percent => (percent as fn(u64) -> String, ""),
@@ -210,13 +231,23 @@ fn points_line(policy: &Policy, host: Host) -> String {
             at(policy.warning)
         );
     }
-    format!(
-        "Warns at {}{unit}, clears at {} ({} {})",
-        at(policy.warning),
-        at(policy.hard),
-        host.compacts(),
-        at(policy.native)
-    )
+    match own {
+        Some(own) => format!(
+            "Warns at {}{unit}, clears at {} ({} {}; the cap's point is {})",
+            at(policy.warning),
+            at(policy.hard),
+            host.compacts(),
+            at(own),
+            at(policy.native)
+        ),
+        None => format!(
+            "Warns at {}{unit}, clears at {} ({} {})",
+            at(policy.warning),
+            at(policy.hard),
+            host.compacts(),
+            at(policy.native)
+        ),
+    }
 }
 
 fn percent(n: u64) -> String {
@@ -225,8 +256,22 @@ fn percent(n: u64) -> String {
 
 /// The cap, and what it means.
 /// `asked`: the cap as the person gave it, when the window (`cap`) lowered it.
-fn cap_line(cap: Option<u64>, asked: Option<u64>, unit: Unit, host: Host) -> String {
+/// The cap line: `moved` when the cap changed the points (a cap above the window says it
+/// changes nothing only when it does not: a reported point of a larger window than the
+/// configured one it is clamped to is lowered to that window's).
+fn cap_line(
+    cap: Option<u64>,
+    asked: Option<u64>,
+    (unit, moved): (Unit, bool),
+    host: Host,
+) -> String {
     match (cap, asked) {
+        (Some(cap), Some(asked)) if asked > cap && moved => format!(
+            "Cap: {} tokens, more than the {} tokens configured for this window, so that is the cap: it lowers the point {} reported (/notesoup cap off removes it)",
+            thousands(asked),
+            thousands(cap),
+            host.name()
+        ),
         (Some(cap), Some(asked)) if asked > cap => {
             let (window, when) = match unit {
                 Unit::Tokens => (format!("this window's {} tokens", thousands(cap)), "here"),

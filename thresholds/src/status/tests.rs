@@ -213,3 +213,29 @@ fn an_ignored_margin_setting_is_said() {
         !super::pi_cap_status(&crate::PiInputs::new(200_000, None), None, None).contains("ignored")
     );
 }
+
+/// A cap above a configured window smaller than the one Claude reports its point for is
+/// clamped to that window, which lowers the points: the status says so, and where Claude
+/// itself compacts; it said the cap changed nothing (budget audit 1).
+#[test]
+fn a_cap_that_lowers_a_reported_point_says_so() {
+    let case = Case {
+        what: "cap 1m over a configured 300K window",
+        usage: json!({"context": {"window": 1_000_000, "tokens": 40_000, "percent": 4,
+            "breakdown": {"autoCompactThreshold": 967_000, "isAutoCompactEnabled": true}}}),
+        settings: json!({"autoCompactWindow": 300_000}),
+        env: &[],
+        cap: Some("1m"),
+        now: None,
+        window: Some("claude:s1:0"),
+    };
+    let status = text(&case);
+    assert!(
+        status.contains(
+            "clears at 258,808 (Claude would compact at 967,000; the cap's point is 267,000)\n\
+             Cap: 1,000,000 tokens, more than the 300,000 tokens configured for this window, so that is the cap: it lowers the point Claude reported"
+        ),
+        "{}: {status}",
+        case.what
+    );
+}
