@@ -33,6 +33,7 @@ pub enum CapCommand {
 /// assert_eq!(cap_command("", &inputs)?, CapCommand::Show);
 /// assert_eq!(cap_command("cap 100k", &inputs)?, CapCommand::Set(Some(100_000)));
 /// assert_eq!(cap_command("cap off", &inputs)?, CapCommand::Set(None));
+/// assert_eq!(cap_command("cap OFF", &inputs)?, CapCommand::Set(None));
 /// let refused = cap_command("cap 12", &inputs).unwrap_err();
 /// assert!(cap_refused(&refused).starts_with("cap refused: cap \"12\""));
 /// assert!(cap_refused(&cap_command("bogus", &inputs).unwrap_err()).starts_with("usage: "));
@@ -75,7 +76,7 @@ fn cap_command_with(
     let words: Vec<&str> = args.split_whitespace().collect();
     match words.as_slice() {
         [] | ["cap"] => Ok(CapCommand::Show),
-        ["cap", "off"] => Ok(CapCommand::Set(None)),
+        ["cap", off] if off.eq_ignore_ascii_case("off") => Ok(CapCommand::Set(None)),
         ["cap", wanted] => match with_cap(wanted) {
             // Read: `with_cap` refuses what does not parse.
             Ok(policy) => Ok(CapCommand::Set(policy.cap.and(parse_cap(wanted).ok()))),
@@ -110,13 +111,15 @@ pub fn parse_cap(raw: &str) -> Result<u64, ThresholdError> {
         _ => (s, 1),
     };
     let (grouped, frac) = number.split_once('.').unwrap_or((number, ""));
+    // `1.500000000m` is `1.5m`: zeros past the last digit add nothing.
+    let frac = frac.trim_end_matches('0');
     let int = ungrouped(grouped).ok_or_else(bad)?;
     let int = int.as_str();
     let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
     if int.is_empty()
         || !all_digits(int)
         || !all_digits(frac)
-        || (number.contains('.') && (frac.is_empty() || scale == 1))
+        || (number.contains('.') && (number.ends_with('.') || scale == 1))
         || frac.len() > 6
     {
         return Err(bad());

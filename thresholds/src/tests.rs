@@ -415,6 +415,8 @@ fn margins_too_large_are_no_room() {
 #[case("200_000", 200_000)]
 #[case("1,500k", 1_500_000)]
 #[case("1,000.5k", 1_000_500)]
+#[case("1.0000000m", 1_000_000)]
+#[case("1.50m", 1_500_000)]
 fn cap_parses(#[case] raw: &str, #[case] tokens: u64) {
     assert_eq!(parse_cap(raw), Ok(tokens));
 }
