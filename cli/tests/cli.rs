@@ -1035,6 +1035,26 @@ fn limits_from_settings_and_environment() {
         "{}",
         clamped.stdout
     );
+    fs::write(world.path("claude/settings.json"), "{not json").unwrap();
+    // Ignored as Claude Code ignores it (the snapshot says so beside it); doctor fails it.
+    insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());
+    let doctor = world.run(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains("fail settings  settings file [TMP]/claude/settings.json is not valid JSON"),
+        "{}",
+        doctor.stdout
+    );
+    assert_every_problem_has_a_fix(&doctor);
+}
+
+/// `limits --cap` with no `--window`: a cap of 200K or less places the points in tokens,
+/// the same in any window at least that large; a larger one is clamped to the classic
+/// 200K window, in percent, as the helper places it with no window known.
+#[test]
+fn limits_with_a_cap_and_no_window() {
+    let world = World::new("limits-cap");
     // A cap without --window places the points in tokens, the same in any window at least
     // as large, not in percent of a 200K one; a figure as notesoup prints it is read back.
     let points = |stdout: &str| -> Vec<String> {
@@ -1074,18 +1094,6 @@ fn limits_from_settings_and_environment() {
         ),
         "{over}"
     );
-    fs::write(world.path("claude/settings.json"), "{not json").unwrap();
-    // Ignored as Claude Code ignores it (the snapshot says so beside it); doctor fails it.
-    insta::assert_snapshot!("limits_bad_settings", world.run(&["limits"]).shown());
-    let doctor = world.run(&["doctor"]);
-    assert!(
-        doctor
-            .stdout
-            .contains("fail settings  settings file [TMP]/claude/settings.json is not valid JSON"),
-        "{}",
-        doctor.stdout
-    );
-    assert_every_problem_has_a_fix(&doctor);
 }
 
 #[test]
