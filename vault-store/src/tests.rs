@@ -483,16 +483,22 @@ fn marking_a_sweep_leaves_no_temp_file_and_removes_one_left_behind() {
     assert_eq!(names, [".other.4242.0.tmp", "swept"]);
 }
 
+/// A session `claude:s` kept in three pieces (two whole ones and a short last one): its
+/// text and its original's path.
+fn kept_in_three_pieces(s: &Scratch, v: &Vault) -> (Vec<u8>, std::path::PathBuf) {
+    let mut text = lines(200_000);
+    text.truncate(usize::try_from(2 * PIECE_MAX).unwrap() + 5000);
+    let path = s.file("t.jsonl", &text);
+    v.keep("claude", "s", &path).unwrap();
+    (text, path)
+}
+
 #[test]
 fn a_reader_gives_a_copy_piece_by_piece_and_stops_at_a_damaged_piece() {
     use std::io::BufRead as _;
     let s = Scratch::new();
     let v = s.vault();
-    // Three pieces: two whole ones and a short last one.
-    let mut text = lines(200_000);
-    text.truncate(usize::try_from(2 * PIECE_MAX).unwrap() + 5000);
-    let path = s.file("t.jsonl", &text);
-    v.keep("claude", "s", &path).unwrap();
+    let (text, _) = kept_in_three_pieces(&s, &v);
     let mut reader = v.reader("claude", "s").unwrap().unwrap();
     assert_eq!(reader.len(), text.len() as u64);
     // Line by line, as a decoder reads: never more than one piece held.
@@ -581,10 +587,7 @@ fn a_copy_over_128_mib_is_kept_and_read_back() {
 fn a_cut_original_is_compared_across_pieces() {
     let s = Scratch::new();
     let v = s.vault();
-    let mut text = lines(200_000);
-    text.truncate(usize::try_from(2 * PIECE_MAX).unwrap() + 5000);
-    let path = s.file("t.jsonl", &text);
-    v.keep("claude", "s", &path).unwrap();
+    let (text, path) = kept_in_three_pieces(&s, &v);
     let cut = usize::try_from(PIECE_MAX).unwrap() + 100;
     fs::write(&path, &text[..cut]).unwrap();
     let kept = v.keep("claude", "s", &path).unwrap();
