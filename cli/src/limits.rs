@@ -199,22 +199,14 @@ pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, Cli
     let files = settings_files(env, &project)?;
     let settings = merged(&files);
     let vars = policy_env(env, &files);
-    // A cap places the same points in any window at least as large, so without --window
-    // they are given in tokens for such a window, not in percent of a 200K one. A cap
-    // above the classic 200K window the percent fallback assumes is clamped to it, as in a
-    // session with no window known (no model's window is known to be larger here).
-    let capped_window = window.or_else(|| {
-        args.cap
-            .as_deref()
-            .and_then(|c| parse_cap(c).ok())
-            .filter(|cap| *cap <= notesoup_thresholds::CLASSIC_CAPACITY)
-    });
+    // Without --window a cap is placed as in a session with no window known
+    // (`NativeSource::Cap`: in tokens, when it is within the 200K assumed).
     let p = policy(
         &settings,
         &vars,
         args.model.as_deref(),
         args.cap.as_deref(),
-        capped_window.filter(|w| *w > 0),
+        window.filter(|w| *w > 0),
     )?;
     let shown = Shown {
         project: &project,
@@ -248,10 +240,6 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     doc["warnings_enabled"] = p.warnings_enabled.into();
     doc["explicit_reset"] = p.explicit_reset.into();
     doc["window"] = json!(shown.window);
-    // Points placed by the cap alone (no --window): the text's "Decided by: the cap".
-    if shown.window.is_none() && p.source == NativeSource::Window {
-        doc["source"] = "cap".into();
-    }
     doc["model"] = json!(shown.model);
     doc["env"] = shown
         .vars
@@ -300,16 +288,18 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     );
     let decided = match p.source {
         NativeSource::Breakdown => "the engine's reported threshold".to_owned(),
-        NativeSource::Window => match (window, p.cap) {
-            (Some(window), _) => format!(
+        NativeSource::Window => match window {
+            Some(window) => format!(
                 "the window {} tokens (--window), less Claude's reserves, or a smaller configured window",
                 notesoup_window::thousands(window)
             ),
-            (None, cap) => format!(
-                "the cap (--cap), or a smaller configured window: {} tokens, less Claude's reserves; the same in any model's window at least that large (--window gives a smaller one)",
-                notesoup_window::thousands(cap.unwrap_or_default())
-            ),
+            None => "the model's window, less Claude's reserves, or a smaller configured window"
+                .to_owned(),
         },
+        NativeSource::Cap => format!(
+            "the cap (--cap), or a smaller configured window: {} tokens, less Claude's reserves; the same in any model's window at least that large (--window gives a smaller one)",
+            notesoup_window::thousands(p.cap.unwrap_or_default())
+        ),
         NativeSource::Percent => "percent of a classic 200K window: no session, so the model's window is unknown (--window 1m gives it)".to_owned(),
         NativeSource::PiSettings => "Pi's compaction settings and the model's window".to_owned(),
     };

@@ -15,6 +15,10 @@ pub enum NativeSource {
     Window,
     /// The 200K percent fallback.
     Percent,
+    /// No window known, and a cap no larger than the 200K the percent fallback assumes:
+    /// the cap is the window, so the points are in tokens, the same in any window at least
+    /// as large.
+    Cap,
     /// Pi's compaction settings and the model's window ([`crate::resolve_pi`]).
     PiSettings,
 }
@@ -26,6 +30,7 @@ impl NativeSource {
             Self::Breakdown => "breakdown",
             Self::Window => "window",
             Self::Percent => "percent",
+            Self::Cap => "cap",
             Self::PiSettings => "pi-settings",
         }
     }
@@ -177,22 +182,22 @@ impl Policy {
 /// Resolve the policy for these inputs.
 pub fn resolve(inputs: &Inputs<'_>) -> Result<Policy, ThresholdError> {
     let facts = Facts::read(inputs);
-    let (source, unit, mut native, bound) = facts.native();
-    let points = |native: i64| facts.points(native, unit);
-    let Some((mut hard, mut warning)) = points(native) else {
+    let (mut source, mut unit, mut native, bound) = facts.native();
+    let points = |native: i64, unit: Unit| facts.points(native, unit);
+    let Some((mut hard, mut warning)) = points(native, unit) else {
         return Err(facts.no_room(native, source));
     };
     let mut cap = None;
     if let Some(raw) = inputs.cap {
         let tokens = parse_cap(raw)?;
         // The smallest cap whose window leaves room (points are monotone in the window).
-        if points(facts.window_point(bound)).is_none() {
+        if points(facts.window_point(bound), unit).is_none() {
             return Err(facts.no_room(facts.window_point(bound), source));
         }
         let (mut lo, mut hi) = (1, bound);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if points(facts.window_point(mid)).is_some() {
+            if points(facts.window_point(mid), unit).is_some() {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -208,7 +213,11 @@ pub fn resolve(inputs: &Inputs<'_>) -> Result<Policy, ThresholdError> {
         }
         let clamped = tokens.min(bound);
         native = native.min(facts.window_point(clamped));
-        (hard, warning) = points(native).ok_or_else(|| facts.no_room(native, source))?;
+        // With no window known, a cap within the window assumed is the window itself.
+        if source == NativeSource::Percent && tokens <= bound {
+            (source, unit) = (NativeSource::Cap, Unit::Tokens);
+        }
+        (hard, warning) = points(native, unit).ok_or_else(|| facts.no_room(native, source))?;
         cap = Some(clamped);
     }
     Ok(Policy {

@@ -8,7 +8,7 @@
 use notesoup_window::thousands;
 
 use crate::{
-    ContextUsage, Inputs, PiInputs, Policy, ThresholdError, Unit, parse_cap, resolve, resolve_pi,
+    ContextUsage, Inputs, NativeSource, PiInputs, Policy, ThresholdError, Unit, parse_cap, resolve, resolve_pi,
 };
 
 /// The lines answering `/notesoup`: the fill (`context`, read now; `None`: the usage's in
@@ -229,6 +229,16 @@ fn points_line(policy: &Policy, host: Host, own: Option<u64>) -> String {
         return format!(
             "Warns at {}{unit}; auto-compaction is off, so notesoup clears only when asked (/empty)",
             at(policy.warning)
+        );
+    }
+    if policy.source == NativeSource::Cap {
+        // No window known: the cap is the window, and where the host compacts is not known.
+        return format!(
+            "Warns at {}{unit}, clears at {} (the cap's point is {}; where {} compacts is not known until it reports this window's size)",
+            at(policy.warning),
+            at(policy.hard),
+            at(policy.native),
+            host.name()
         );
     }
     match own {

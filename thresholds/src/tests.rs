@@ -554,15 +554,28 @@ fn a_cap_above_the_window_is_kept_as_asked_and_clamped_where_placed() {
 }
 
 #[test]
-fn cap_in_percent_mode_clamps_to_the_classic_capacity() {
+fn cap_with_no_window_known_is_the_window_or_clamps_to_the_classic_capacity() {
+    // A cap within the 200K assumed is the window: the points in tokens, the same in any
+    // window at least as large (in percent of 200K they were 33 %, 29 %, 21 %: wrong in
+    // any other window, where a cap is still 100,000 tokens).
     let p = run(None, None, &Env::default(), None, Some("100k")).unwrap();
-    // 100000 − 33000 = 67000 → 33 %; hard 58808 → 29 %; warning 42424 → 21 %.
     assert_eq!(
-        (p.unit, p.native, p.hard, p.warning, p.cap),
-        (Unit::Percent, 33, 29, 21, Some(100_000))
+        (p.source, p.unit, p.native, p.hard, p.warning, p.cap),
+        (
+            NativeSource::Cap,
+            Unit::Tokens,
+            67_000,
+            58_808,
+            42_424,
+            Some(100_000)
+        )
     );
+    // A larger one is clamped to the window assumed, in percent.
     let p = run(None, None, &Env::default(), None, Some("1m")).unwrap();
-    assert_eq!((p.native, p.cap), (83, Some(200_000)));
+    assert_eq!(
+        (p.source, p.unit, p.native, p.cap),
+        (NativeSource::Percent, Unit::Percent, 83, Some(200_000))
+    );
 }
 
 // ---- the key -------------------------------------------------------------------------

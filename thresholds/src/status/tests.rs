@@ -239,3 +239,26 @@ fn a_cap_that_lowers_a_reported_point_says_so() {
         case.what
     );
 }
+
+/// A cap with no window known is the window: the points in tokens, and where Claude
+/// compacts is said to be unknown, not given as the cap's point.
+#[test]
+fn a_cap_with_no_window_known_says_claudes_point_is_not_known() {
+    let case = Case {
+        what: "cap 100k, no window size yet",
+        usage: json!({"context": {"tokens": 50_000, "percent": 25}}),
+        settings: json!({}),
+        env: &[],
+        cap: Some("100k"),
+        now: None,
+        window: Some("claude:s1:0"),
+    };
+    let status = text(&case);
+    assert!(
+        status.contains(
+            "Warns at 42,424 tokens, clears at 58,808 (the cap's point is 67,000; where Claude compacts is not known until it reports this window's size)"
+        ),
+        "{}: {status}",
+        case.what
+    );
+}
