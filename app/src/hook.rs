@@ -101,21 +101,14 @@ impl From<RawBudget> for BudgetFacts {
     fn from(raw: RawBudget) -> Self {
         // The spec's second source is `$.session.usage().context.window`: the window of
         // the usage read now stands in when the breakdown's read gave none (or failed).
-        let window = raw.context.as_ref().and_then(|c| c.window.clone());
-        let usage = match (raw.usage, window) {
-            (Some(usage), _) if usage.context.as_ref().is_some_and(|c| c.window.is_some()) => {
-                Some(usage)
-            }
-            (usage, Some(window)) => {
-                let mut usage = usage.unwrap_or_default();
-                usage
-                    .context
-                    .get_or_insert_with(ContextUsage::default)
-                    .window = Some(window);
-                Some(usage)
-            }
-            (usage, None) => usage,
-        };
+        let mut usage = raw.usage;
+        if let Some(window) = raw.context.as_ref().and_then(|c| c.window.clone()) {
+            let context = usage
+                .get_or_insert_with(Usage::default)
+                .context
+                .get_or_insert_with(ContextUsage::default);
+            context.window.get_or_insert(window);
+        }
         Self {
             reading: Reading {
                 usage,

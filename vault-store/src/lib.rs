@@ -234,7 +234,7 @@ impl Vault {
         let current = newest.and_then(|n| Record::load(&session, n).ok().map(|r| (n, r)));
         if !renew
             && let Some(kept) =
-                self.cut_shorter(harness, id, current.as_ref(), &mut file, original)?
+                self.cut_shorter(harness, id, current.as_ref(), (&mut file, len), original)?
         {
             return Ok(kept);
         }
@@ -561,17 +561,17 @@ impl Vault {
     /// what was cut, for every tool reads the newest; so the kept one stays newest, and
     /// this is what the keep did. `None` for any other original. The two are compared a
     /// block at a time as the version is read back (each of its pieces checked); a version
-    /// that cannot be read back does not begin with it.
+    /// that cannot be read back does not begin with it. `len`: the original's size, as the
+    /// keep took it under the session's lock.
     fn cut_shorter(
         &self,
         harness: &str,
         id: &str,
         current: Option<&(u32, Record)>,
-        file: &mut std::fs::File,
+        (file, len): (&mut std::fs::File, u64),
         path: &Path,
     ) -> Result<Option<Kept>, VaultError> {
         const BLOCK: usize = 64 * 1024;
-        let len = file.metadata().map_err(|source| io(path, source))?.len();
         let Some((n, record)) = current.filter(|(_, record)| len < record.raw) else {
             return Ok(None);
         };
