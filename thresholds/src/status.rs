@@ -8,7 +8,8 @@
 use notesoup_window::thousands;
 
 use crate::{
-    ContextUsage, Inputs, NativeSource, PiInputs, Policy, ThresholdError, Unit, parse_cap, resolve, resolve_pi,
+    ContextUsage, Inputs, NativeSource, PiInputs, Policy, ThresholdError, Unit, parse_cap, resolve,
+    resolve_pi,
 };
 
 /// The lines answering `/notesoup`: the fill (`context`, read now; `None`: the usage's in
