@@ -1,0 +1,385 @@
+//! `notesoup history vault`: the copies it keeps, a session read from them once its file is
+//! gone, and a damaged copy.
+
+use super::*;
+
+/// `history vault` keeps every session file of every harness (a second run adds nothing,
+/// a grown file adds its new bytes), `history forget` removes one for good and it is not
+/// kept again, and `NOTESOUP_VAULT=off` refuses.
+#[test]
+fn history_vault_keeps_every_session_and_forget_removes_one() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut world = World::new("vault");
+    let first = world.run(&["history", "vault", "--json"]);
+    assert_eq!(first.exit, 0, "{}", first.shown());
+    let doc = first.json();
+    let files = doc["files"].as_u64().unwrap();
+    assert!(files >= 7, "{doc}");
+    assert_eq!(doc["new_versions"].as_u64(), Some(files), "{doc}");
+    assert_eq!(doc["sessions"].as_u64(), Some(files), "{doc}");
+    let (raw, stored) = (
+        doc["raw_bytes"].as_u64().unwrap(),
+        doc["stored_bytes"].as_u64().unwrap(),
+    );
+    assert!(stored > 0 && stored < raw, "{doc}");
+    let mode = fs::metadata(world.path("notesoup/vault"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
+
+    let again = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        (again["added_bytes"].as_u64(), again["grown"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let transcript =
+        world.path("claude/projects/-tmp-project/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    let mut text = fs::read(&transcript).unwrap();
+    text.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    fs::write(&transcript, &text).unwrap();
+    let grown = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        (grown["added_bytes"].as_u64(), grown["grown"].as_u64()),
+        (Some(20), Some(1))
+    );
+    let shown = world.run(&["history", "vault"]);
+    insta::assert_snapshot!("history_vault", shown.shown());
+
+    let forget = world.run(&[
+        "history",
+        "forget",
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+    ]);
+    assert_eq!(forget.exit, 0, "{}", forget.shown());
+    assert!(
+        forget.stdout.contains("1 vaulted file removed"),
+        "{}",
+        forget.stdout
+    );
+    assert!(
+        forget.stderr.contains("The harness still has it"),
+        "{}",
+        forget.stderr
+    );
+    let after = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        after["sessions"].as_u64(),
+        Some(files - 1),
+        "not kept again: {after}"
+    );
+    let bad = world.run(&["history", "forget", "da56055c"]);
+    assert_eq!(bad.exit, 2, "{}", bad.shown());
+    let none = world
+        .run(&["history", "forget", "--before", "2000-01-01", "--json"])
+        .json();
+    assert_eq!(none["removed"].as_array().map(Vec::len), Some(0), "{none}");
+    let all = world
+        .run(&["history", "forget", "--before", "2999-01-01", "--json"])
+        .json();
+    assert_eq!(
+        all["removed"].as_array().map(|a| a.len() as u64),
+        Some(files - 1),
+        "{all}"
+    );
+    // Each one's original is still the harness's, and named, as a forget of one names it.
+    assert_eq!(
+        all["originals_left"].as_array().map(|a| a.len() as u64),
+        Some(files - 1),
+        "{all}"
+    );
+    let left = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        left["sessions"].as_u64(),
+        Some(0),
+        "tombstoned, not kept again: {left}"
+    );
+    for value in ["off", "no", "0", "FALSE"] {
+        world.set("NOTESOUP_VAULT", value);
+        let off = world.run(&["history", "vault"]);
+        assert_eq!(off.exit, 1, "NOTESOUP_VAULT={value}: {}", off.shown());
+        assert!(
+            off.stderr.contains("unset NOTESOUP_VAULT"),
+            "{}",
+            off.stderr
+        );
+    }
+}
+
+/// A Claude session file of one id in two project folders: the vault keeps the one
+/// written last, once (runs after it add no version: they took turns as the newest), and
+/// reading the session is refused naming both files, with a fix in the person's words.
+#[test]
+fn a_session_in_two_project_folders_is_kept_once_and_named_when_refused() {
+    let world = World::new("vault-twice");
+    let id = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    let first = world.path(&format!("claude/projects/-tmp-project/{id}.jsonl"));
+    let second = world.path(&format!("claude/projects/-tmp-moved/{id}.jsonl"));
+    fs::create_dir_all(second.parent().unwrap()).unwrap();
+    let mut text = fs::read(&first).unwrap();
+    text.extend_from_slice(b"{\"type\":\"progress\"}\n");
+    fs::write(&second, &text).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&first)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+    let runs: Vec<serde_json::Value> = (0..3)
+        .map(|_| world.run(&["history", "vault", "--json"]).json())
+        .collect();
+    for run in &runs[1..] {
+        assert_eq!(run["new_versions"].as_u64(), Some(0), "{run}");
+        assert_eq!(run["added_bytes"].as_u64(), Some(0), "{run}");
+    }
+    assert_eq!(
+        fs::read_dir(world.path(&format!("notesoup/vault/claude/{id}")))
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".record"))
+            .count(),
+        1,
+        "one version"
+    );
+    let show = world.run(&["history", "show", &format!("claude:{id}")]);
+    assert_eq!(show.exit, 1, "{}", show.shown());
+    for folder in ["-tmp-project", "-tmp-moved"] {
+        let file = format!("[TMP]/claude/projects/{folder}/{id}.jsonl");
+        assert!(show.stderr.contains(&file), "names {file}: {}", show.stderr);
+    }
+    assert!(!show.stderr.contains("transcript_path"), "{}", show.stderr);
+    assert!(
+        show.stderr
+            .contains("move the file that is not this session"),
+        "{}",
+        show.stderr
+    );
+}
+
+/// doctor's vault line: with a short `cleanupPeriodDays`, Claude sessions near it and not
+/// in the vault are a warning whose fix is `notesoup history vault`; after it, ok; off, skip.
+#[test]
+fn doctor_warns_of_sessions_claude_will_delete_before_the_vault_holds_them() {
+    let mut world = World::new("doctor-vault");
+    age_claude_files(&world, 5);
+    let vault_line = |run: &Run| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains(" vault "))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    // Five days old: with an 8-day cleanup they are within the 7-day margin.
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"cleanupPeriodDays": 8}"#,
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    let line = vault_line(&run);
+    assert!(
+        line.starts_with("warn vault") && line.contains("after 8 days"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("fix: notesoup history vault"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    // A session forgotten on purpose is not at risk: the vault will never keep it again.
+    let forget = world.run(&[
+        "history",
+        "forget",
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+    ]);
+    assert_eq!(forget.exit, 0, "{}", forget.shown());
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    world.set("NOTESOUP_VAULT", "off");
+    let run = world.run(&["doctor"]);
+    assert!(vault_line(&run).starts_with("skip vault"), "{}", run.stdout);
+}
+
+/// A session the harness deleted is read from the vault exactly as from its file: every
+/// history command answers byte for byte as before the delete (Claude; Pi with the parent
+/// it forks; Codex with its rewind segment and its `.jsonl.zst` rollout), the listing
+/// keeps its order and marks each session `vault only`, and with the vault off they are
+/// gone.
+#[test]
+fn a_deleted_session_is_read_from_the_vault_as_from_its_file() {
+    let mut world = World::new("vault-read");
+    let listing = |world: &World| {
+        let mut doc = world
+            .run(&["history", "sessions", "--limit", "200", "--json"])
+            .json();
+        let mut marks = Vec::new();
+        for s in doc["sessions"].as_array_mut().unwrap() {
+            marks.push(s["vault_only"].as_bool().unwrap());
+            s.as_object_mut().unwrap().remove("vault_only");
+        }
+        (doc, marks)
+    };
+    let (before, marks) = listing(&world);
+    assert!(marks.iter().all(|m| !m), "{before}");
+    let selectors: Vec<String> = before["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session"].as_str().unwrap().to_owned())
+        .collect();
+    for harness in ["claude:", "pi:", "codex:"] {
+        assert!(
+            selectors.iter().any(|s| s.starts_with(harness)),
+            "{selectors:?}"
+        );
+    }
+    // Each answer with its vault marks taken out, and how many it had: the marks are
+    // the one difference a delete makes.
+    let answers = |world: &World| {
+        let unmarked = |text: String, marks: &mut usize| {
+            let mut text = text;
+            for (mark, unmarked) in [
+                ("\"vault_only\": true", "\"vault_only\": false"),
+                (" (vault only: the harness deleted its file)", ""),
+                ("  vault only", ""),
+            ] {
+                *marks += text.matches(mark).count();
+                text = text.replace(mark, unmarked);
+            }
+            text
+        };
+        let mut out = Vec::new();
+        let mut marks = 0;
+        for sel in &selectors {
+            for args in [
+                vec!["history", "show", sel, "--json"],
+                vec!["history", "show", sel],
+                vec!["history", "show", sel, "--limit", "2", "--json"],
+                vec!["history", "search", "the", "-i", "--session", sel, "--json"],
+            ] {
+                let run = world.run(&args);
+                let stdout = unmarked(run.stdout, &mut marks);
+                out.push((args.join(" "), run.exit, stdout, run.stderr));
+            }
+        }
+        let run = world.run(&["history", "search", "the", "-i"]);
+        let stdout = unmarked(run.stdout, &mut marks);
+        out.push(("search all".into(), run.exit, stdout, run.stderr));
+        let run = world.run(&["history", "search", "the", "-i", "--json"]);
+        let stdout = unmarked(run.stdout, &mut marks);
+        out.push(("search all --json".into(), run.exit, stdout, run.stderr));
+        (out, marks)
+    };
+    let (answered, marks) = answers(&world);
+    assert_eq!(marks, 0, "nothing is marked while the files are there");
+    // Exit 1 is a search with no match; anything else is a refusal.
+    let failed: Vec<_> = answered.iter().filter(|(_, exit, ..)| *exit > 1).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    for dir in ["claude/projects", "pi", "codex/sessions"] {
+        fs::remove_dir_all(world.path(dir)).unwrap();
+        fs::create_dir_all(world.path(dir)).unwrap();
+    }
+    let (after, marks) = listing(&world);
+    assert_eq!(after, before, "the listing, but for its marks");
+    assert!(marks.iter().all(|m| *m), "{after}");
+    let text = world.run(&["history", "sessions"]).stdout;
+    assert_eq!(
+        text.matches("vault only").count(),
+        selectors.len(),
+        "{text}"
+    );
+    let (after, marks) = answers(&world);
+    for (want, got) in answered.iter().zip(after) {
+        assert_eq!(*want, got, "{}", want.0);
+    }
+    // Every show and --session search marks its session (three each), and both searches
+    // over all mark every session they found matches in.
+    assert!(marks > selectors.len() * 4, "{marks} marks");
+    // Doctor says which sessions are only in the vault now.
+    let doctor = world.run(&["doctor"]).stdout;
+    assert!(
+        doctor.contains("only in the vault: Claude Code deleted"),
+        "{doctor}"
+    );
+
+    world.set("NOTESOUP_VAULT", "off");
+    let (off, _) = listing(&world);
+    assert_eq!(off["sessions"].as_array().map(Vec::len), Some(0), "{off}");
+}
+
+/// A damaged vault copy is refused, never misread: with the original there, `history
+/// vault` finds it and keeps the session again; with the original gone, reading the session
+/// says the copy is damaged.
+#[test]
+fn a_damaged_vault_copy_is_refused_and_kept_again() {
+    let world = World::new("vault-damaged");
+    let sid = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let damage = |piece: &str| {
+        let path = world.path(&format!("notesoup/vault/claude/{sid}/{piece}"));
+        let mut bytes = fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0xff;
+        fs::write(&path, bytes).unwrap();
+    };
+    damage("v1.0.zst");
+    let again = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(again["renewed"].as_u64(), Some(1), "{again}");
+    let text = world.run(&["history", "vault"]);
+    assert!(!text.stdout.contains("damaged"), "{}", text.stdout);
+
+    damage("v2.0.zst");
+    let original = world.path(&format!("claude/projects/-tmp-project/{sid}.jsonl"));
+    let aside = world.path("aside.jsonl");
+    fs::rename(&original, &aside).unwrap();
+    let refused = world.run(&["history", "show", &format!("claude:{sid}")]);
+    assert_eq!(refused.exit, 1, "{}", refused.shown());
+    assert!(refused.stderr.contains("damaged"), "{}", refused.shown());
+    fs::rename(&aside, &original).unwrap();
+    let read = world.run(&["history", "show", &format!("claude:{sid}")]);
+    assert_eq!(read.exit, 0, "read from the original: {}", read.shown());
+}
+
+/// `history vault` reads through the copies no original backs any more, and names a
+/// damaged one (exit 1) with what can be done, instead of leaving it to be found when the
+/// session is read.
+#[test]
+fn history_vault_names_a_damaged_copy_only_the_vault_holds() {
+    let world = World::new("vault-damaged");
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let id = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    fs::remove_file(world.path(&format!("claude/projects/-tmp-project/{id}.jsonl"))).unwrap();
+    let clean = world.run(&["history", "vault", "--json"]);
+    assert_eq!(clean.exit, 0, "{}", clean.shown());
+    let piece = world.path(&format!("notesoup/vault/claude/{id}/v1.0.zst"));
+    let mut packed = fs::read(&piece).unwrap();
+    let mid = packed.len() / 2;
+    packed[mid] ^= 0x40;
+    fs::write(&piece, packed).unwrap();
+    let run = world.run(&["history", "vault", "--json"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_eq!(
+        run.json()["damaged"],
+        serde_json::json!([format!("claude:{id}")])
+    );
+    let text = world.run(&["history", "vault"]);
+    assert!(
+        text.stderr
+            .contains(&format!("`notesoup history forget claude:{id}`")),
+        "{}",
+        text.shown()
+    );
+}
