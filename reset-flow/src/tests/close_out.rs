@@ -1,0 +1,196 @@
+//! `/empty` and `/fresh-window`: the close-out, idle and busy, and the STOP it sets.
+
+use super::*;
+
+// ----- manual STOP -----
+
+#[rstest]
+#[case::empty_busy("empty", true)]
+#[case::fresh_window_busy("fresh_window", true)]
+fn stop_on_a_pending_tool_request_prevents_the_continuation(
+    #[case] name: &str,
+    #[case] busy: bool,
+) {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(eb(json!({"last_word": "w"})));
+    let fx = sim.send(command(name, busy));
+    assert_eq!(kinds(&fx), ["report"], "STOP joins the pending reset");
+    assert!(sim.flow.snapshot().stop);
+    sim.send(turn_step("t1", 1));
+    sim.send(done("t1", "answer"));
+    let fx = sim.commit();
+    assert_eq!(kinds(&fx), ["report"]);
+}
+
+#[test]
+fn stop_on_an_in_flight_reset_prevents_the_continuation() {
+    let mut sim = requested(json!({}));
+    assert_eq!(kinds(&sim.send(command("empty", false))), ["report"]);
+    assert_eq!(kinds(&sim.commit()), ["report"]);
+}
+
+#[rstest]
+#[case::idle("empty", false, "submit")]
+#[case::busy("fresh_window", true, "current_turn")]
+fn a_command_closes_out_and_a_close_out_call_picks_the_pool_but_not_the_policy(
+    #[case] name: &str,
+    #[case] busy: bool,
+    #[case] mode: &str,
+) {
+    let mut sim = Sim::new();
+    if busy {
+        sim.send(turn_step("t1", 0));
+    }
+    let fx = sim.send(command(name, busy));
+    assert_eq!(kinds(&fx), ["report", "closeout"]);
+    assert_eq!(serde_json::to_value(&fx[1]).unwrap()["mode"], mode);
+    // The close-out turn (busy: the running turn's next request, which carries the
+    // warning): the model saves notes and calls empty_brain without terminate.
+    let carrying = u32::from(busy);
+    sim.send(turn_step("t1", carrying));
+    let fx = sim.send(eb(json!({"last_word": "saved", "terminate": false})));
+    assert!(matches!(
+        fx.as_slice(),
+        [Effect::ToolResult {
+            is_error: false,
+            ..
+        }]
+    ));
+    assert_eq!(
+        kinds(&sim.send(turn_step("t1", carrying + 1))),
+        ["end_turn"]
+    );
+    sim.send(done("t1", "answer"));
+    let marker = sim.flow.expected_marker().unwrap();
+    let fx = sim.send(compaction("manual", Some(&marker)));
+    assert_eq!(answer(&fx), (Pool::Normal, Some("saved".into())));
+    assert_eq!(kinds(&sim.confirm()), ["report"], "STOP cannot be undone");
+}
+
+/// A busy close-out's warning was carried by the running turn's next request: the turn's
+/// own end starts the reset (no close-out turn of its own), STOP holds.
+#[test]
+fn a_busy_close_out_carried_by_the_running_turn_resets_when_it_ends() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    let fx = sim.send(command("empty", false));
+    assert_eq!(kinds(&fx), ["report", "closeout"]);
+    assert_eq!(
+        serde_json::to_value(&fx[1]).unwrap()["mode"],
+        "current_turn"
+    );
+    assert!(
+        sim.send(turn_step("t1", 1)).is_empty(),
+        "the step carrying it is not cut"
+    );
+    assert_eq!(kinds(&sim.send(done("t1", "answer"))), ["compact"]);
+    assert_eq!(kinds(&sim.commit()), ["report"], "STOP: no continuation");
+}
+
+/// No request of the running turn carried the busy close-out's warning (typed during its
+/// last step): the close-out becomes one hidden turn of its own, and only that turn's end
+/// starts the reset.
+#[test]
+fn a_busy_close_out_no_request_carried_becomes_a_close_out_turn() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(command("fresh_window", false));
+    let fx = sim.send(done("t1", "answer"));
+    assert_eq!(
+        kinds(&fx),
+        ["closeout"],
+        "no reset before the model could save notes"
+    );
+    assert_eq!(serde_json::to_value(&fx[0]).unwrap()["mode"], "submit");
+    assert!(sim.flow.expected_marker().is_none());
+    sim.send(turn_step("t2", 0));
+    assert_eq!(kinds(&sim.send(done("t2", "answer"))), ["compact"]);
+    assert_eq!(kinds(&sim.commit()), ["report"], "STOP: no continuation");
+}
+
+/// The shell may skip no main step while a busy close-out's warning waits for the request
+/// that carries it: the flow must see that step, or it would close out a second time.
+#[test]
+fn a_busy_close_out_keeps_the_steps_coming() {
+    let mut sim = Sim::new();
+    let budget = crate::Budget {
+        tokens: 1_000,
+        hard: 150_000,
+        warning: None,
+        auto_clear: true,
+    };
+    sim.send(turn_step("t1", 0));
+    sim.send(turn_step("t1", 1));
+    assert!(sim.flow.quiet(&budget).is_some());
+    sim.send(command("empty", false));
+    assert_eq!(sim.flow.quiet(&budget), None);
+    sim.send(turn_step("t1", 2));
+    assert!(sim.flow.quiet(&budget).is_some());
+}
+
+#[test]
+fn a_close_out_without_a_tool_call_uses_the_forced_pool() {
+    let mut sim = Sim::new();
+    sim.send(command("empty", false));
+    sim.send(turn_step("c", 0));
+    assert_eq!(kinds(&sim.send(done("c", "answer"))), ["compact"]);
+    let marker = sim.flow.expected_marker().unwrap();
+    assert_eq!(
+        answer(&sim.send(compaction("manual", Some(&marker)))),
+        (Pool::Forced, None)
+    );
+    assert_eq!(kinds(&sim.confirm()), ["report"]);
+}
+
+// ----- submission failures -----
+
+#[rstest]
+#[case::failed("failed")]
+#[case::dropped("dropped")]
+fn a_close_out_that_cannot_start_cancels_so_the_command_can_be_retried(#[case] status: &str) {
+    let mut sim = Sim::new();
+    sim.send(command("empty", false));
+    let g = sim.generation();
+    let fx = sim.send(
+        json!({"type": "closeout", "generation": g, "status": status, "reason": "hook said no"}),
+    );
+    assert_eq!(kinds(&fx), ["cancel", "report"]);
+    assert!(!sim.flow.snapshot().pending);
+    assert_eq!(
+        kinds(&sim.send(command("empty", false))),
+        ["report", "closeout"]
+    );
+}
+
+/// A clearing command with the window's fill not measured (a new or just-cleared window):
+/// with nothing pending, one line that there is nothing to clear, and no request; a pending
+/// reset is still stopped; under `DISABLE_COMPACT`, that refusal first, as it says why no
+/// clear can ever run.
+#[rstest]
+#[case::nothing_pending(false, false, "/empty has nothing to clear yet")]
+#[case::a_reset_pending(true, false, "/empty: saving notes")]
+#[case::disable_compact(false, true, "/empty cannot run: DISABLE_COMPACT is set")]
+fn a_command_with_nothing_measured(
+    #[case] pending: bool,
+    #[case] disable_compact: bool,
+    #[case] says: &str,
+) {
+    let mut sim = Sim::new();
+    if disable_compact {
+        sim.send(json!({"type": "disable_compact", "set": true}));
+    }
+    if pending {
+        sim.send(turn_step("t1", 0));
+        sim.send(eb(json!({})));
+        assert!(sim.flow.snapshot().pending);
+    }
+    let fx =
+        sim.send(json!({"type": "command", "command": "empty", "busy": false, "measured": false}));
+    assert!(
+        matches!(fx.first(), Some(Effect::Report { text }) if text.starts_with(says)),
+        "{fx:?}"
+    );
+    assert_eq!(sim.flow.snapshot().pending, pending);
+    assert_eq!(sim.flow.snapshot().stop, pending);
+}
