@@ -40,7 +40,7 @@
 //!   the streams its caller opens; [`RawQuery`] is the raw search of covered lines for a
 //!   literal (JSON-escape aware, with the rows' [`TextSpan`]s), so a search of rows whose
 //!   bodies stay in the file decodes only the lines that may hold it.
-//! - **Window facts**: [`window_facts`] reads a decoded transcript for the reset flow of a
+//! - **Window facts**: [`window_facts()`] reads a decoded transcript for the reset flow of a
 //!   process that has no window record: the current window (never below an ordinal a
 //!   retained boot named), the newest boot, the compactions since, and whether that boot is
 //!   another session's (a fork).
