@@ -155,6 +155,10 @@ pub struct SessionsArgs {
     /// The notesoup setting naming each harness's session folder.
     #[serde(default)]
     pub roots: Option<Roots>,
+    /// The subagent asking (the host's binding, never the model's): refused, as every history
+    /// tool is for a subagent.
+    #[serde(default)]
+    pub agent_id: Option<String>,
 }
 
 /// The recent sessions, most recently active first.
@@ -201,6 +205,7 @@ pub struct WindowState {
 
 /// `history_sessions`: the recent sessions of every harness (or one).
 pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppError> {
+    notesoup_history_store::main_only("history_sessions", args.agent_id.as_deref())?;
     let harness = args
         .harness
         .as_deref()

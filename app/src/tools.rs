@@ -256,6 +256,7 @@ fn dispatch(
         Tool::HistorySessions => {
             let args = history::SessionsArgs {
                 roots: binding.roots.clone(),
+                agent_id: binding.agent_id.clone(),
                 ..typed(tool, args)?
             };
             history::sessions(ctx, &args).map(|a| a.text)

@@ -85,7 +85,7 @@ mod transcript_index;
 
 pub use corpus::{Corpus, Found, LEFT_IN_FILE_BYTES, RawNeedle, Roots, Scan, VARS};
 pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
-pub use named::{Named, named};
+pub use named::{Named, main_only, named};
 pub use transcript_index::{Cache, read_history, read_transcript};
 
 /// Longest line of a Claude transcript, in bytes: a longer one (or a file of no newlines,

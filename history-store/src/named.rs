@@ -25,6 +25,25 @@ pub enum Named<'a> {
     Listed(&'a str),
 }
 
+/// Refuses a history tool `op` asked by a subagent (`agent`): every history tool, a listing
+/// of sessions too, belongs to the main conversation ([`StoreError::Subagent`]).
+///
+/// ```
+/// use notesoup_history_store::main_only;
+///
+/// assert!(main_only("history_sessions", None).is_ok());
+/// assert_eq!(main_only("history_sessions", Some("a1")).unwrap_err().code(), "subagent");
+/// ```
+pub fn main_only(op: &str, agent: Option<&str>) -> Result<(), StoreError> {
+    match agent {
+        Some(agent) => Err(StoreError::Subagent {
+            op: op.to_owned(),
+            agent: agent.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The session history tool `op` reads, named by `selector` (an explicit session) and
 /// `transcript_path` (the live session's transcript, when one is bound) with `head` (the
 /// live head): a selector names the live session when it is `claude:<id>` with exactly the
@@ -56,12 +75,7 @@ pub fn named<'a>(
     transcript_path: Option<&'a str>,
     head: Option<&'a str>,
 ) -> Result<Named<'a>, StoreError> {
-    if let Some(agent) = agent {
-        return Err(StoreError::Subagent {
-            op: op.to_owned(),
-            agent: agent.to_owned(),
-        });
-    }
+    main_only(op, agent)?;
     let path = transcript_path.map(Path::new);
     let stem = path.and_then(Path::file_stem).and_then(|s| s.to_str());
     if let Some(selector) = selector {

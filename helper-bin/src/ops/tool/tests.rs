@@ -150,6 +150,16 @@ fn the_binding_comes_from_bound_alone() {
         result(&reply).0.starts_with("notesoup subagent: "),
         "{reply}"
     );
+    // So is its listing of sessions, which would show the main session's first prompt.
+    let (_, reply) = tool(
+        &home,
+        &json!({"name": "history_sessions", "args": {}, "bound": sub}),
+    );
+    let (text, is_error) = result(&reply);
+    assert!(
+        is_error && text.starts_with("notesoup subagent: `history_sessions`"),
+        "{reply}"
+    );
     // The shell cannot smuggle roots in through `bound` either: a malformed request.
     let mut smuggled = bound;
     smuggled["roots"] = json!({"claude": "/"});
