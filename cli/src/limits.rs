@@ -336,12 +336,15 @@ pub(crate) fn point_rows(p: &Policy, unit: &str, said: (&str, &str), out: &mut O
         let value = notesoup_window::thousands(value);
         format!("  {label:<8}{value:>9} {unit}  {what}")
     };
-    out.line(row(
-        "warning",
-        p.warning,
-        "notesoup warns the agent to save its notes",
-    ));
-    let clear = if p.auto_clear {
+    let warning = if p.warnings_enabled {
+        "notesoup warns the agent to save its notes"
+    } else {
+        "no warning: DISABLE_COMPACT is set"
+    };
+    out.line(row("warning", p.warning, warning));
+    let clear = if !p.explicit_reset {
+        "no clear: DISABLE_COMPACT is set, so the window is never cleared".to_owned()
+    } else if p.auto_clear {
         "notesoup clears the window (the agent starts again from its notes)".to_owned()
     } else {
         format!("no automatic clear: {}", said.0)

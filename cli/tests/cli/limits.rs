@@ -313,3 +313,49 @@ fn a_fifo_as_a_settings_file_is_refused_at_once() {
         assert!(stdout.contains("not a regular file"), "{args:?}: {stdout}");
     }
 }
+
+/// Under `DISABLE_COMPACT` the rows say what `--json`, doctor and the README say: no warning
+/// and no clear; auto-compaction off alone still warns.
+#[test]
+fn limits_says_no_warning_under_disable_compact() {
+    let mut world = World::new("limits-disable");
+    world.set("DISABLE_COMPACT", "1");
+    let run = world.run(&["limits"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    let row = |label: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        row("warning").contains("no warning: DISABLE_COMPACT is set"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        row("clear").contains("no clear: DISABLE_COMPACT is set"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("warns the agent"), "{}", run.stdout);
+    assert_eq!(
+        world.run(&["limits", "--json"]).json()["warnings_enabled"],
+        false
+    );
+    world.unset("DISABLE_COMPACT");
+    world.set("DISABLE_AUTO_COMPACT", "1");
+    let run = world.run(&["limits"]);
+    assert!(
+        run.stdout.contains("notesoup warns the agent"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("no automatic clear: auto-compaction is off"),
+        "{}",
+        run.stdout
+    );
+}
