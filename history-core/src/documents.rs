@@ -14,7 +14,7 @@ use std::ops::Range;
 use memchr::memmem;
 use regex::{Regex, RegexBuilder};
 
-use crate::pieces::Literal;
+use crate::pieces::{Literal, first_outside};
 use crate::{Body, DEFAULT_ROLES, History, QueryError, Role, Seq};
 
 /// Text to find: literal, case-sensitive unless `ignore_case`.
@@ -71,6 +71,21 @@ impl Needle {
             Some(re) => re.is_match(hay),
             None => memmem::find(hay.as_bytes(), self.text.as_bytes()).is_some(),
         }
+    }
+
+    /// Whether `hay` holds the needle outside `marks` (byte ranges of `hay`, ascending,
+    /// apart): a match that overlaps one does not count ([`History::search_text`] says
+    /// where a document's marks lie).
+    pub(crate) fn is_in_outside(&self, hay: &str, marks: &[Range<usize>]) -> bool {
+        if marks.is_empty() {
+            return self.is_in(hay);
+        }
+        first_outside(hay, marks, |from| match &self.folded {
+            Some(re) => re.find_at(hay, from).map(|m| m.range()),
+            None => memmem::find(hay.as_bytes().get(from..)?, self.text.as_bytes())
+                .map(|at| from + at..from + at + self.text.len()),
+        })
+        .is_some()
     }
 
     /// Every match in `hay`, left to right, not overlapping: byte ranges on char
@@ -189,6 +204,7 @@ impl History {
         let mut matched = 0;
         let mut before = None;
         let mut scratch = String::new();
+        let mut marks = Vec::new();
         for pos in (0..end).rev() {
             let index = self.at_position(pos);
             let event = self.event_at(index);
@@ -207,8 +223,9 @@ impl History {
                     continue;
                 }
                 scratch.clear();
-                self.document_text(index, &mut scratch)?;
-                if !n.is_in(&scratch) {
+                marks.clear();
+                self.search_text(index, &mut scratch, &mut marks)?;
+                if !n.is_in_outside(&scratch, &marks) {
                     continue;
                 }
             }

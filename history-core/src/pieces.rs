@@ -4,6 +4,7 @@
 //! [`History::document_pieces`].
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use memchr::memmem::Finder;
 
@@ -113,6 +114,27 @@ fn error_mark(is_error: bool) -> &'static str {
     if is_error { " (error)" } else { "" }
 }
 
+/// The first match `find` gives in `text` from a byte offset on (as `find(from)` returns it:
+/// its range in `text`) that overlaps none of `marks` (ascending, apart): a match that
+/// overlaps one is passed over and the search goes on from the character after its start.
+pub(crate) fn first_outside(
+    text: &str,
+    marks: &[Range<usize>],
+    mut find: impl FnMut(usize) -> Option<Range<usize>>,
+) -> Option<Range<usize>> {
+    let mut from = 0;
+    loop {
+        let hit = find(from)?;
+        let overlaps = marks
+            .iter()
+            .any(|mark| mark.start < hit.end && hit.start < mark.end);
+        if !overlaps {
+            return Some(hit);
+        }
+        from = hit.start + text.get(hit.start..)?.chars().next()?.len_utf8();
+    }
+}
+
 /// Whether a match of `query` may run from a call named `name` across the space that follows
 /// it into its input (`query`'s text before one of its spaces ends the name).
 pub(crate) fn runs_into_input(name: &str, query: &str) -> bool {
@@ -124,37 +146,40 @@ pub(crate) fn runs_into_input(name: &str, query: &str) -> bool {
 impl History {
     /// The document at `index` (a call with its result) built from the bodies `body` gives,
     /// handed to `each` piece by piece: its text is their concatenation. The one source of
-    /// a document's format.
+    /// a document's format. A piece is what the harness recorded (a name, the space after it,
+    /// an input, a text) or, when `each` is told `true`, a **mark** the document adds around
+    /// them (`--- result #N (error):`, `--- pending: …`, `(result of an unknown call)`, the
+    /// line breaks around them), which a search never matches ([`first_outside`]).
     pub(crate) fn document_pieces<'a, E>(
         &'a self,
         index: usize,
         body: impl Fn(usize) -> Result<Cow<'a, Body>, E>,
-        mut each: impl FnMut(&str),
+        mut each: impl FnMut(&str, bool),
     ) -> Result<(), E> {
         match &*body(index)? {
-            Body::Text { text } => each(text),
+            Body::Text { text } => each(text, false),
             Body::ToolCall { name, input, .. } => {
-                each(name);
-                each(" ");
-                each(input);
+                each(name, false);
+                each(" ", false);
+                each(input, false);
                 if let Some(result) = self.partner_index(index) {
                     if let Body::ToolResult { text, is_error, .. } = &*body(result)? {
                         let mut digits = [0; 20];
-                        each("\n--- result #");
-                        each(decimal(self.event_at(result).seq, &mut digits));
-                        each(error_mark(*is_error));
-                        each(":\n");
-                        each(text);
+                        each("\n--- result #", true);
+                        each(decimal(self.event_at(result).seq, &mut digits), true);
+                        each(error_mark(*is_error), true);
+                        each(":\n", true);
+                        each(text, false);
                     }
                 } else {
-                    each("\n--- pending: no result was recorded");
+                    each("\n--- pending: no result was recorded", true);
                 }
             }
             Body::ToolResult { text, is_error, .. } => {
-                each("(result of an unknown call)");
-                each(error_mark(*is_error));
-                each("\n");
-                each(text);
+                each("(result of an unknown call)", true);
+                each(error_mark(*is_error), true);
+                each("\n", true);
+                each(text, false);
             }
         }
         Ok(())
@@ -162,12 +187,12 @@ impl History {
 
     /// The document at `index` with its left-out bodies as their placeholders (its fixed
     /// parts, and its whole bodies), handed to `each` piece by piece.
-    pub(crate) fn fixed_pieces(&self, index: usize, each: impl FnMut(&str)) {
+    pub(crate) fn fixed_pieces(&self, index: usize, mut each: impl FnMut(&str)) {
         // Bodies as they are never fail.
         let _ = self.document_pieces(
             index,
             |i| Ok::<_, ()>(Cow::Borrowed(&self.event_at(i).body)),
-            each,
+            |piece, _| each(piece),
         );
     }
 

@@ -453,3 +453,113 @@ fn a_list_asked_by_a_pending_call_leaves_that_call_out() {
     // An id this history does not hold pending leaves everything in.
     assert_eq!(h.list_asked_by(&args, "toolu_none").unwrap().shown, [3, 2]);
 }
+
+/// A search matches what the harness recorded (a call's name, its input, its result's text,
+/// a text), never the marks a document adds around them (`--- result #N:`, `(error)`,
+/// `--- pending: …`, `(result of an unknown call)`), nor a match that runs into one: a
+/// search for `result` is not every tool call, as `rg result` is not every line.
+#[test]
+fn a_search_matches_what_was_recorded_never_the_marks_around_it() {
+    let event = |seq: Seq, role: Role, body: Body| Event {
+        seq,
+        role,
+        window: Window::Numbered(0),
+        body,
+        record: format!("r{seq}"),
+        timestamp: None,
+    };
+    let call = |seq, id: &str, input: &str| {
+        event(
+            seq,
+            Role::Tool,
+            Body::ToolCall {
+                id: id.into(),
+                name: "Bash".into(),
+                input: input.into(),
+            },
+        )
+    };
+    let result = |seq, id: &str, text: &str, is_error| {
+        event(
+            seq,
+            Role::Tool,
+            Body::ToolResult {
+                id: id.into(),
+                text: text.into(),
+                is_error,
+            },
+        )
+    };
+    let h = history(
+        vec![
+            call(1, "x", r#"{"command":"ls"}"#),
+            result(2, "x", "one.txt", true),
+            call(3, "y", r#"{"command":"sleep 9"}"#),
+            result(4, "z", "orphan output", false),
+            event(
+                5,
+                Role::Assistant,
+                Body::Text {
+                    text: "the result is fine".into(),
+                },
+            ),
+        ],
+        &[],
+    );
+    let listed = |query: &str| {
+        h.list(&ListArgs {
+            query: Some(query.into()),
+            ..ListArgs::default()
+        })
+        .unwrap()
+        .shown
+    };
+    let people = |query: &str, ignore_case: bool| {
+        let needle = Needle::new(query, ignore_case).unwrap();
+        let page = h
+            .documents(&DocQuery {
+                needle: Some(&needle),
+                ..DocQuery::default()
+            })
+            .unwrap();
+        page.documents.iter().map(|d| d.seq).collect::<Vec<_>>()
+    };
+    for mark in [
+        "---",
+        "result #",
+        "#2",
+        "(error)",
+        "pending",
+        "no result was recorded",
+        "unknown call",
+        "}\n---",
+        "(error):\none",
+    ] {
+        assert_eq!(listed(mark), Vec::<Seq>::new(), "list: {mark:?}");
+        assert_eq!(
+            people(mark, false),
+            Vec::<Seq>::new(),
+            "documents: {mark:?}"
+        );
+        assert_eq!(
+            people(mark, true),
+            Vec::<Seq>::new(),
+            "documents -i: {mark:?}"
+        );
+    }
+    // What was recorded is found, the space between a call's name and its input too.
+    for (query, seqs) in [
+        ("result", vec![5]),
+        ("RESULT", vec![]),
+        (r#"Bash {"command":"ls"#, vec![1]),
+        ("one.txt", vec![1]),
+        ("orphan", vec![4]),
+        ("sleep 9", vec![3]),
+    ] {
+        let mut newest_first = seqs.clone();
+        newest_first.reverse();
+        assert_eq!(listed(query), newest_first, "list: {query:?}");
+        assert_eq!(people(query, false), seqs, "documents: {query:?}");
+    }
+    assert_eq!(people("RESULT", true), vec![5]);
+}

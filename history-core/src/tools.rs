@@ -1,13 +1,14 @@
 //! The two tools, `history_list` and `history_read`: arguments, errors and rendering.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
 use crate::history::{Contains, History};
 use crate::model::{Body, Event, Role, Seq, Window};
-use crate::pieces::Literal;
+use crate::pieces::{Literal, first_outside};
 
 /// Events a list page shows when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 40;
@@ -212,7 +213,32 @@ impl History {
                     reason,
                 })
             },
-            |piece| out.push_str(piece),
+            |piece, _| out.push_str(piece),
+        )
+    }
+
+    /// [`History::document_text`], with where its marks lie in it (the ranges a search
+    /// passes over: [`History::document_pieces`]) added to `marks`.
+    pub(crate) fn search_text(
+        &self,
+        index: usize,
+        out: &mut String,
+        marks: &mut Vec<Range<usize>>,
+    ) -> Result<(), QueryError> {
+        self.document_pieces(
+            index,
+            |i| {
+                self.body(i).map_err(|reason| QueryError::Unreadable {
+                    seq: self.event_at(i).seq,
+                    reason,
+                })
+            },
+            |piece, mark| {
+                if mark && !piece.is_empty() {
+                    marks.push(out.len()..out.len() + piece.len());
+                }
+                out.push_str(piece);
+            },
         )
     }
 
@@ -303,6 +329,7 @@ impl History {
         let mut last_window: Option<&Window> = None;
         let mut next_cursor = None;
         let mut scratch = String::new();
+        let mut marks = Vec::new();
         for pos in positions {
             let index = self.at_position(pos);
             let event = self.event_at(index);
@@ -337,19 +364,23 @@ impl History {
                 }
                 continue;
             }
+            marks.clear();
             let doc: &str = match &event.body {
                 Body::Text { text } if !elided => text,
                 _ => {
                     scratch.clear();
-                    self.document_text(index, &mut scratch)?;
+                    self.search_text(index, &mut scratch, &mut marks)?;
                     &scratch
                 }
             };
-            // The leftmost match of the literal, a byte offset on a char boundary (both are
-            // UTF-8), exactly what `str::find` gives, found with SIMD.
+            // The leftmost match of the literal outside the document's marks, a byte offset
+            // on a char boundary (both are UTF-8), found with SIMD.
             let hit = match &literal {
-                Some(l) => match l.finder.find(doc.as_bytes()) {
-                    Some(at) => Some((at, l.text.len())),
+                Some(l) => match first_outside(doc, &marks, |from| {
+                    let at = from + l.finder.find(doc.as_bytes().get(from..)?)?;
+                    Some(at..at + l.text.len())
+                }) {
+                    Some(found) => Some((found.start, l.text.len())),
                     None => continue,
                 },
                 None => None,

@@ -5,7 +5,9 @@
 //! A file is judged by [`RawNeedle`], the raw search rules of `history-claude`: a decoded
 //! text holds the literal only if the file holds it as it is, JSON-escaped, or behind an
 //! escape that may hide it (each in any case, when case is ignored). A Claude transcript is
-//! judged on its own file.
+//! judged on its own file, for the literal or, across the space between a call's name and
+//! its input, for its two sides ([`claude_needs`]); a literal with a line break is decoded
+//! for.
 //!
 //! A Pi session or a Codex thread is judged on every file its history is read from (the
 //! files it continues: `parentSession`, `history_base`), and only for a literal that its
@@ -13,10 +15,9 @@
 //! decoders and the documents add around the strings is not in the files. They add a
 //! call's input rewritten as compact JSON (keys sorted, no spaces, numbers rewritten: a
 //! literal with JSON's punctuation or only a number's characters may match there alone),
-//! line breaks between texts, a space between a call's name and its input, `!` before a
-//! Pi shell command, and a document's fixed words (`--- result #N (error):`,
-//! `(result of an unknown call)`, `--- pending: no result was recorded`). Any other literal
-//! is decoded for, in every session.
+//! line breaks between texts, a space between a call's name and its input, and `!` before a
+//! Pi shell command (a document's marks, `--- result #N:` and the like, are never matched).
+//! Any other literal is decoded for, in every session.
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -26,7 +27,7 @@ use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
 use super::load::{MAX_CHAIN, codex_base};
-use super::raw_needle::{RawNeedle, judged};
+use super::raw_needle::{RawNeedle, claude_needs, judged};
 use super::read::open_session_file;
 use super::{Corpus, Found, Scan};
 use crate::StoreError;
@@ -41,7 +42,10 @@ impl Scan {
     /// decoder's to report: the caller decodes.
     pub fn may_hold(&self, found: &Found, query: &RawNeedle) -> Result<bool, StoreError> {
         match found.harness {
-            Host::Claude => self.reader.file_may_hold(found, query, None),
+            Host::Claude => match claude_needs(query) {
+                Some(needs) => self.reader.file_may_hold(found, &needs, None),
+                None => Ok(true),
+            },
             Host::Pi | Host::Codex if judged(query) => self.chain_may_hold(found, query),
             _ => Ok(true),
         }
@@ -57,7 +61,8 @@ impl Scan {
             if !seen.insert(at.path.clone()) || seen.len() > MAX_CHAIN {
                 return Ok(true); // a cycle or a chain too long: the decode reports it
             }
-            if self.reader.file_may_hold(&at, query, Some(&mut head))? {
+            let needs = [vec![query.clone()]];
+            if self.reader.file_may_hold(&at, &needs, Some(&mut head))? {
                 return Ok(true);
             }
             let next = match at.harness {
@@ -82,14 +87,15 @@ impl Scan {
 }
 
 impl Corpus {
-    /// False only when the file `found` names (a whole file, not its chain) surely has no
-    /// byte pattern that may be `query`; its raw bytes read in windows. `head`, when given,
-    /// gets the file's first line (up to the first window's end), for finding the file it
-    /// continues.
+    /// False only when the file `found` names (a whole file, not its chain) surely holds
+    /// none of `needs`: a set of literals each of whose byte patterns the file may hold
+    /// somewhere (one set holding one literal: the literal itself); its raw bytes read in
+    /// windows. `head`, when given, gets the file's first line (up to the first window's
+    /// end), for finding the file it continues.
     fn file_may_hold(
         &self,
         found: &Found,
-        query: &RawNeedle,
+        needs: &[Vec<RawNeedle>],
         mut head: Option<&mut Vec<u8>>,
     ) -> Result<bool, StoreError> {
         let first_line = |bytes: &[u8], head: &mut Vec<u8>| {
@@ -115,7 +121,14 @@ impl Corpus {
             };
             (Box::new(file.take(meta.len)), Some(meta.len))
         };
-        let overlap = query.overlap();
+        let overlap = needs
+            .iter()
+            .flatten()
+            .map(RawNeedle::overlap)
+            .max()
+            .unwrap_or(0);
+        // Which literal of each set was seen, in this window or an earlier one.
+        let mut seen: Vec<Vec<bool>> = needs.iter().map(|set| vec![false; set.len()]).collect();
         // No bigger than the file: most transcripts are read in one go.
         let size = len
             .and_then(|len| usize::try_from(len).ok())
@@ -144,8 +157,13 @@ impl Corpus {
                 first_line(&window[..end], head);
                 first = false;
             }
-            if query.may_hold(&window[..end]) {
-                return Ok(true);
+            for (set, seen) in needs.iter().zip(&mut seen) {
+                for (literal, seen) in set.iter().zip(seen.iter_mut()) {
+                    *seen = *seen || literal.may_hold(&window[..end]);
+                }
+                if seen.iter().all(|&s| s) {
+                    return Ok(true);
+                }
             }
             if read == 0 {
                 return Ok(false);

@@ -6,16 +6,11 @@
 use notesoup_history_claude::{FoldedQuery, RawQuery};
 
 /// The characters the decoders and the documents write between the JSON strings of a Pi or
-/// Codex file's texts (JSON's punctuation, the joins, Pi's `!`, the fixed parts' own).
-const ADDED: [char; 13] = [
-    '"', '\\', ',', ':', '[', ']', '{', '}', ' ', '!', '#', '(', ')',
-];
+/// Codex file's texts (JSON's punctuation, the space after a call's name, Pi's `!`). A
+/// document's marks (`--- result #N:`) are never matched, so their characters are not here.
+const ADDED: [char; 10] = ['"', '\\', ',', ':', '[', ']', '{', '}', ' ', '!'];
 /// The characters of a number as JSON writes it.
 const NUMBER: &str = "0123456789.eE+-";
-/// The words of a document's fixed parts, between characters in [`ADDED`] or line breaks.
-const FIXED_WORDS: [&str; 11] = [
-    "---", "result", "error", "of", "an", "unknown", "call", "pending", "no", "was", "recorded",
-];
 
 /// A literal as [`Scan::may_hold`](crate::Scan::may_hold) looks for it in raw bytes: as it
 /// is, or with case ignored (the search's `-i`).
@@ -59,25 +54,42 @@ impl RawNeedle {
             Self::Folded(q) => q.overlap(),
         }
     }
-
-    /// Whether `word` holds the literal (in any case, when case is ignored).
-    fn in_word(&self, word: &str) -> bool {
-        match self {
-            Self::Exact(q) => word.contains(q.query()),
-            Self::Folded(q) => q.found_in(word),
-        }
-    }
 }
 
 /// True when a Pi or Codex session's documents can hold `needle` only inside one JSON
 /// string of its files (see the module's docs), so that its files' raw bytes judge it.
 /// Case folding maps letters to letters only, so the characters tested are the literal's
-/// own; a fixed word is tested in any case when case is ignored.
+/// own.
 pub(crate) fn judged(needle: &RawNeedle) -> bool {
     let query = needle.query();
     !query
         .chars()
         .any(|c| c.is_control() || c.is_whitespace() || ADDED.contains(&c))
         && !query.chars().all(|c| NUMBER.contains(c))
-        && !FIXED_WORDS.iter().any(|word| needle.in_word(word))
+}
+
+/// What a Claude transcript's raw bytes must hold for one of its documents to hold
+/// `needle`: one of these sets of literals, each literal somewhere in the file; `None` when
+/// its raw bytes cannot judge it (a literal with a line break, which may join two of a row's
+/// blocks). Claude writes a call's name and its input (raw JSON) as they are shown, so the
+/// one join a document adds around them is the space between the two: a match across it
+/// is the part before the literal's first space (the end of a name, which has none) and
+/// the part after it (the start of an input), each in the file on its own: for
+/// `Bash {"command"`, the whole or both of `Bash` and `{"command"`.
+pub(crate) fn claude_needs(needle: &RawNeedle) -> Option<Vec<Vec<RawNeedle>>> {
+    let query = needle.query();
+    if query.contains('\n') {
+        return None;
+    }
+    let ignore_case = matches!(needle, RawNeedle::Folded(_));
+    let mut needs = vec![vec![needle.clone()]];
+    if let Some(at) = query.find(' ') {
+        let parts = [&query[..at], &query[at + 1..]]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .map(|part| RawNeedle::new(part, ignore_case))
+            .collect();
+        needs.push(parts);
+    }
+    Some(needs)
 }

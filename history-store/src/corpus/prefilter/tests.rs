@@ -170,16 +170,91 @@ fn swapped_case(word: &str) -> String {
         .collect()
 }
 
+/// A document's marks are never matched, so a word of theirs is judged like any other; a
+/// number's characters and JSON's punctuation are not.
 #[test]
-fn a_fixed_word_in_any_case_is_not_judged_when_case_is_ignored() {
-    assert!(judged(&RawNeedle::new("RESULT", false)));
-    assert!(!judged(&RawNeedle::new("RESULT", true)));
-    assert!(!judged(&RawNeedle::new("Pend", true)));
-    assert!(judged(&RawNeedle::new("zebra", true)));
-    assert!(
-        !judged(&RawNeedle::new("1E5", true)),
-        "a number's characters"
+fn only_what_the_decoders_add_is_not_judged() {
+    for ignore_case in [false, true] {
+        assert!(judged(&RawNeedle::new("RESULT", ignore_case)));
+        assert!(judged(&RawNeedle::new("Pend", ignore_case)));
+        assert!(judged(&RawNeedle::new("zebra", ignore_case)));
+        assert!(
+            !judged(&RawNeedle::new("1E5", ignore_case)),
+            "a number's characters"
+        );
+        assert!(!judged(&RawNeedle::new("a:b", ignore_case)), "JSON's");
+    }
+}
+
+/// A Claude transcript's documents show a call as its name, a space and its input, which
+/// its file holds apart: a literal across that space, and every other piece of a document,
+/// is never passed over (the real Claude Code transcripts of `app/tests/data/xharness`).
+#[test]
+fn a_claude_transcript_whose_documents_hold_the_literal_is_never_passed_over() {
+    let dir =
+        std::env::temp_dir().join(format!("notesoup-prefilter-claude-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    copy_tree(
+        &repo().join("app/tests/data/xharness/claude-projects"),
+        &dir.join("claude"),
     );
+    let corpus = Corpus::new(
+        Roots {
+            claude: Some(dir.join("claude").display().to_string()),
+            ..Roots::default()
+        },
+        |_| None,
+    );
+    let scan = corpus.scan(None);
+    assert!(!scan.sessions().is_empty());
+    let mut across = 0;
+    for found in scan.sessions() {
+        let history = corpus.history_scanned(&scan, found, None, None).unwrap();
+        let all = history.documents(&DocQuery::default()).unwrap();
+        let mut literals = BTreeSet::new();
+        for doc in &all.documents {
+            let Some(tool) = &doc.tool else {
+                literals.extend(doc.text.split_whitespace().map(str::to_owned));
+                continue;
+            };
+            let input = tool.input.as_deref().unwrap_or_default();
+            let name = tool.name.as_deref().unwrap_or_default();
+            for (k, _) in name.char_indices() {
+                for m in input.char_indices().map(|(at, _)| at).chain([input.len()]) {
+                    literals.insert(format!("{} {}", &name[k..], &input[..m]));
+                }
+            }
+        }
+        for literal in &literals {
+            for ignore_case in [false, true] {
+                let needle = Needle::new(literal, ignore_case).unwrap();
+                let query = DocQuery {
+                    needle: Some(&needle),
+                    ..DocQuery::default()
+                };
+                if history.documents(&query).unwrap().matched == 0 {
+                    continue;
+                }
+                across += usize::from(literal.contains(" {"));
+                assert!(
+                    scan.may_hold(found, &RawNeedle::new(literal, ignore_case))
+                        .unwrap(),
+                    "{}:{} holds {literal:?} (case ignored: {ignore_case}) but was passed over",
+                    found.harness,
+                    found.id
+                );
+            }
+        }
+        for absent in ["zebra-needle", "Bash {\"zebra-needle"] {
+            assert!(
+                !scan
+                    .may_hold(found, &RawNeedle::new(absent, false))
+                    .unwrap()
+            );
+        }
+    }
+    assert!(across > 10, "{across} literals across a name and its input");
+    let _ = fs::remove_dir_all(dir);
 }
 
 /// `bytes` as one zstd frame of raw (stored) blocks of at most 128 KiB.
