@@ -222,8 +222,6 @@ impl History {
                 {
                     continue;
                 }
-                scratch.clear();
-                marks.clear();
                 self.search_text(index, &mut scratch, &mut marks)?;
                 if !n.is_in_outside(&scratch, &marks) {
                     continue;

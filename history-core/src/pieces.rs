@@ -30,6 +30,14 @@ impl<'q> Literal<'q> {
             finder: Finder::new(text),
         }
     }
+
+    /// The leftmost match in `doc` that overlaps none of `marks` ([`first_outside`]).
+    pub(crate) fn find_outside(&self, doc: &str, marks: &[Range<usize>]) -> Option<Range<usize>> {
+        first_outside(doc, marks, |from| {
+            let at = from + self.finder.find(doc.as_bytes().get(from..)?)?;
+            Some(at..at + self.text.len())
+        })
+    }
 }
 
 /// Whether a literal occurs in a text fed to it in pieces, in order, which is never built:

@@ -454,12 +454,9 @@ fn a_list_asked_by_a_pending_call_leaves_that_call_out() {
     assert_eq!(h.list_asked_by(&args, "toolu_none").unwrap().shown, [3, 2]);
 }
 
-/// A search matches what the harness recorded (a call's name, its input, its result's text,
-/// a text), never the marks a document adds around them (`--- result #N:`, `(error)`,
-/// `--- pending: …`, `(result of an unknown call)`), nor a match that runs into one: a
-/// search for `result` is not every tool call, as `rg result` is not every line.
-#[test]
-fn a_search_matches_what_was_recorded_never_the_marks_around_it() {
+/// A call with an error result, a pending call, a result of an unknown call and a text
+/// holding `result`, for [`a_search_matches_what_was_recorded_never_the_marks_around_it`].
+fn recorded_and_marked() -> History {
     let event = |seq: Seq, role: Role, body: Body| Event {
         seq,
         role,
@@ -490,7 +487,7 @@ fn a_search_matches_what_was_recorded_never_the_marks_around_it() {
             },
         )
     };
-    let h = history(
+    history(
         vec![
             call(1, "x", r#"{"command":"ls"}"#),
             result(2, "x", "one.txt", true),
@@ -505,7 +502,16 @@ fn a_search_matches_what_was_recorded_never_the_marks_around_it() {
             ),
         ],
         &[],
-    );
+    )
+}
+
+/// A search matches what the harness recorded (a call's name, its input, its result's text,
+/// a text), never the marks a document adds around them (`--- result #N:`, `(error)`,
+/// `--- pending: …`, `(result of an unknown call)`), nor a match that runs into one: a
+/// search for `result` is not every tool call, as `rg result` is not every line.
+#[test]
+fn a_search_matches_what_was_recorded_never_the_marks_around_it() {
+    let h = recorded_and_marked();
     let listed = |query: &str| {
         h.list(&ListArgs {
             query: Some(query.into()),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
 use crate::history::{Contains, History};
 use crate::model::{Body, Event, Role, Seq, Window};
-use crate::pieces::{Literal, first_outside};
+use crate::pieces::Literal;
 
 /// Events a list page shows when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 40;
@@ -217,14 +217,35 @@ impl History {
         )
     }
 
-    /// [`History::document_text`], with where its marks lie in it (the ranges a search
-    /// passes over: [`History::document_pieces`]) added to `marks`.
+    /// The text a list searches and folds for the document at `index`: an event's own text
+    /// when it is whole, else [`History::search_text`] in `scratch`; its marks in `marks`.
+    fn listed_text<'a>(
+        &'a self,
+        index: usize,
+        elided: bool,
+        scratch: &'a mut String,
+        marks: &mut Vec<Range<usize>>,
+    ) -> Result<&'a str, QueryError> {
+        if let Body::Text { text } = &self.event_at(index).body
+            && !elided
+        {
+            marks.clear();
+            return Ok(text);
+        }
+        self.search_text(index, scratch, marks)?;
+        Ok(scratch)
+    }
+
+    /// [`History::document_text`] in `out`, and where its marks lie in it (the ranges a
+    /// search passes over: [`History::document_pieces`]) in `marks`, both emptied first.
     pub(crate) fn search_text(
         &self,
         index: usize,
         out: &mut String,
         marks: &mut Vec<Range<usize>>,
     ) -> Result<(), QueryError> {
+        out.clear();
+        marks.clear();
         self.document_pieces(
             index,
             |i| {
@@ -364,22 +385,11 @@ impl History {
                 }
                 continue;
             }
-            marks.clear();
-            let doc: &str = match &event.body {
-                Body::Text { text } if !elided => text,
-                _ => {
-                    scratch.clear();
-                    self.search_text(index, &mut scratch, &mut marks)?;
-                    &scratch
-                }
-            };
+            let doc = self.listed_text(index, elided, &mut scratch, &mut marks)?;
             // The leftmost match of the literal outside the document's marks, a byte offset
             // on a char boundary (both are UTF-8), found with SIMD.
             let hit = match &literal {
-                Some(l) => match first_outside(doc, &marks, |from| {
-                    let at = from + l.finder.find(doc.as_bytes().get(from..)?)?;
-                    Some(at..at + l.text.len())
-                }) {
+                Some(l) => match l.find_outside(doc, &marks) {
                     Some(found) => Some((found.start, l.text.len())),
                     None => continue,
                 },
