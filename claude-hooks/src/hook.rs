@@ -3,6 +3,8 @@
 
 use notesoup_reset_flow::{Agent, CommandResult, ContinuationStatus, Miss, Trigger, TurnEnd};
 use notesoup_window::marker;
+
+use crate::tail::TailMessage;
 use serde::{Deserialize, Serialize};
 
 /// The slash command of a `command.run` hook (its `command` fact), with its facts.
@@ -202,6 +204,10 @@ pub enum Hook {
         /// `e.instructions`.
         #[serde(default)]
         instructions: Option<String>,
+        /// The last messages of `e.messages` (at most [`TAIL_MESSAGES`](crate::TAIL_MESSAGES)), oldest first:
+        /// what an automatic compaction answered with the boot may keep after it.
+        #[serde(default)]
+        tail: Vec<TailMessage>,
     },
     /// Claude's own compaction (`next(e)` of a `native_compaction`) came back with messages.
     ///

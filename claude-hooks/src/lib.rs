@@ -56,11 +56,13 @@
 mod hook;
 mod resolve;
 mod table;
+mod tail;
 mod watch;
 
 pub use hook::{CommandRun, Hook, KeptBoot};
 pub use resolve::{CapAsk, Resolve};
 pub use table::{COMPACTION_ERROR, apply};
+pub use tail::{TAIL_MESSAGES, TailMessage, kept_after_boot};
 pub use watch::Watch;
 
 use notesoup_reset_flow::{Reply, Saved, with_saved};

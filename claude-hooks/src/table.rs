@@ -11,6 +11,7 @@ use notesoup_window::{WindowId, marker};
 
 use crate::hook::{CommandRun, Hook, KeptBoot};
 use crate::resolve::{CapAsk, Resolve};
+use crate::tail::{TailMessage, kept_after_boot};
 
 /// One hook call on `flow`: its events in order, and their effects (see [`Hook`] for what
 /// each hook means).
@@ -224,7 +225,15 @@ impl Call<'_> {
                 agent,
                 trigger,
                 instructions,
-            } => self.session_compact(*agent, *trigger, instructions.clone(), resolve, &mut fx),
+                tail,
+            } => self.session_compact(
+                *agent,
+                *trigger,
+                instructions.clone(),
+                tail,
+                resolve,
+                &mut fx,
+            ),
             Hook::CompactDone {
                 generation,
                 status,
@@ -563,6 +572,7 @@ impl Call<'_> {
         agent: Agent,
         trigger: Trigger,
         instructions: Option<String>,
+        tail: &[TailMessage],
         resolve: &mut dyn Resolve,
         fx: &mut Vec<Effect>,
     ) {
@@ -596,12 +606,21 @@ impl Call<'_> {
                         matches!(e, Effect::VetoCompaction { .. } | Effect::NativeCompaction)
                     });
                     if !settled {
+                        // An automatic compaction of the main conversation keeps the person's
+                        // input no request answered yet (a command's compaction comes after
+                        // a whole turn: nothing is pending).
+                        let keep = if trigger == Trigger::Auto && agent == Agent::Main {
+                            kept_after_boot(tail)
+                        } else {
+                            Vec::new()
+                        };
                         fx.push(Effect::AnswerCompaction {
                             ordinal,
                             pool,
                             sticky,
                             generation,
                             text: Some(text),
+                            keep,
                         });
                     }
                     fx.extend(after);

@@ -338,6 +338,9 @@ fn assert_fresh_window(
     );
 }
 
+/// Margins that leave no room below Claude's own point: notesoup's point is unresolvable.
+const NO_ROOM: &str = r#"{"notesoup": {"resetMarginTokens": 200000}}"#;
+
 /// With this window Claude's own point is 167 000 tokens, notesoup's hard point
 /// 167 000 − 8 192 = 158 808 and its warning point 158 808 − 16 384 = 142 424.
 const WINDOW_200K: (&str, &str) = ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "200000");

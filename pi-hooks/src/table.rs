@@ -439,6 +439,7 @@ impl Call<'_> {
             if let Some(text) = answer {
                 if !settled {
                     self.fx.push(Effect::AnswerCompaction {
+                        keep: Vec::new(),
                         ordinal,
                         pool,
                         sticky,

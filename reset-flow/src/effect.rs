@@ -72,6 +72,10 @@ pub enum Effect {
         /// told `boot` acquired in the same call): answer the compaction with it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
+        /// The host's messages the answer keeps after the boot, when the host adapter chose
+        /// them (Claude: the person's input no request answered yet), oldest first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        keep: Vec<Kept>,
     },
     /// Skip this compaction with `notice`; show the notice
     /// to the person, or only log it when `quiet` (nobody asked for this compaction: the
@@ -242,4 +246,17 @@ pub enum CloseoutMode {
     /// Busy: the running turn, whose next model request carries it. Should the turn end
     /// before one does, its completion asks for a close-out turn instead ([`Self::Submit`]).
     CurrentTurn,
+}
+
+/// A message of the conversation being compacted that the answer keeps after the boot
+/// ([`Effect::AnswerCompaction`]): the `at`-th of the messages the host adapter was shown,
+/// whole (the host's own message), or as its text alone when `text_only`.
+///
+/// `{"at":2,"text_only":false}`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Kept {
+    /// Its place among the messages the adapter was shown.
+    pub at: usize,
+    /// Kept as its text alone (it also holds what the boot replaces, such as tool results).
+    pub text_only: bool,
 }

@@ -93,7 +93,7 @@ pub use budget::{Budget, CapAsk, Quiet};
 pub use flow::{DISABLE_COMPACT_LOG, Flow, HEADING, Installed, STATE_VERSION, Snapshot};
 pub use saved::Saved;
 
-pub use effect::{CloseoutMode, CopyVerdict, Effect, Pool};
+pub use effect::{CloseoutMode, CopyVerdict, Effect, Kept, Pool};
 pub use event::{
     Agent, BootStatus, Command, CommandResult, ContinuationStatus, Delivery, Event, Evidence,
     EvidenceFrom, InputPhase, Measure, Miss, Trigger, TurnEnd,

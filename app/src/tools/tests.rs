@@ -336,11 +336,15 @@ fn spec_ts() -> String {
          export const VERSION = {};\n\
          \n\
          /** How long one helper reply may take before the helper counts as unavailable. */\n\
-         export const HELPER_TIMEOUT_MS = {};\n",
+         export const HELPER_TIMEOUT_MS = {};\n\
+         \n\
+         /** How many of a compaction's last messages the shell forwards (`session.compact`'s `tail`). */\n\
+         export const TAIL_MESSAGES = {};\n",
         json(&tools),
         json(&commands),
         serde_json::Value::from(crate::VERSION),
         crate::HELPER_TIMEOUT_MS,
+        notesoup_claude_hooks::TAIL_MESSAGES,
     )
 }
 

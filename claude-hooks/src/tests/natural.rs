@@ -116,3 +116,41 @@ fn without_input_typed_into_the_turn_the_cutoff_ends_it() {
     let mut flow = requested();
     assert_eq!(call(&mut flow, raw(STEP)), ["end_turn"]);
 }
+
+/// An automatic compaction answered with the boot keeps the person's input no request
+/// answered yet (typed into the running turn, or the prompt a "prompt is too long" came
+/// back for), as Claude's own summary keeps it; a manual one (the reset's own command,
+/// after a whole turn) keeps nothing, and nor does a subagent's.
+#[test]
+fn an_automatic_compaction_keeps_the_persons_unanswered_input() {
+    let tail = json!([
+        {"role": "user", "results": false, "text": "Work on."},
+        {"role": "assistant", "results": false, "text": "Working."},
+        {"role": "user", "results": true, "text": ""},
+        {"role": "user", "results": false, "text": "NATURAL: please also do this"},
+    ]);
+    let kept = |trigger: &str, agent: &str| {
+        let mut flow = requested();
+        let hook: Hook = serde_json::from_value(json!({"event": "session.compact",
+            "facts": {"agent": agent, "trigger": trigger, "tail": tail}}))
+        .expect("the hook parses");
+        apply(&mut flow, &hook, &mut World::default())
+            .into_iter()
+            .find_map(|e| match e {
+                Effect::AnswerCompaction { keep, text, .. } => Some((keep, text.is_some())),
+                _ => None,
+            })
+    };
+    let (keep, built) = kept("auto", "main").expect("answered with the boot");
+    assert!(built);
+    assert_eq!(
+        keep,
+        [notesoup_reset_flow::Kept {
+            at: 3,
+            text_only: false
+        }]
+    );
+    if let Some((keep, _)) = kept("manual", "main") {
+        assert!(keep.is_empty(), "{keep:?}");
+    }
+}

@@ -7,9 +7,9 @@ use std::time::Duration;
 use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script, Step};
 
 use super::{
-    EMPTY_BRAIN, FRESH_BOOT, WINDOW_200K, assert_clean_exit, assert_fresh_window, boundaries,
-    compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing, run_clean,
-    serial, session, tmux_lines,
+    EMPTY_BRAIN, FRESH_BOOT, NO_ROOM, WINDOW_200K, assert_clean_exit, assert_fresh_window,
+    boundaries, compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing,
+    run_clean, serial, session, tmux_lines,
 };
 
 // ---------------------------------------------------------------------------------
@@ -116,9 +116,6 @@ fn s06_budget_warning_with_auto_compaction_off_promises_no_automatic_clear() {
     );
     assert_eq!(boundaries(&out), 0, "nothing clears the window by itself");
 }
-
-/// Margins that leave no room below Claude's own point: notesoup's point is unresolvable.
-const NO_ROOM: &str = r#"{"notesoup": {"resetMarginTokens": 200000}}"#;
 
 /// Claude Code's own threshold compaction, reached because notesoup's point is
 /// unresolvable: answered with the boot and a forced handoff (no summary request); the

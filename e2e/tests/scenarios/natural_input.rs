@@ -5,8 +5,8 @@ use std::time::Duration;
 use notesoup_e2e::{Input, Match, Mode, Reply, Script};
 
 use super::{
-    EMPTY_BRAIN, assert_clean_exit, boundaries, empty_brain, fresh_window_requests, plugin_prompts,
-    serial, session,
+    EMPTY_BRAIN, NO_ROOM, WINDOW_200K, assert_clean_exit, boundaries, empty_brain,
+    fresh_window_requests, plugin_prompts, serial, session,
 };
 
 // ---------------------------------------------------------------------------------
@@ -89,5 +89,107 @@ fn s09_natural_input_releases_the_cutoff() {
     assert_eq!(
         replays, 0,
         "the natural input was replayed into a conversation"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 9b. Claude's own automatic compaction, answered with notesoup's boot, keeps the person's
+// input no request answered yet: a message typed into the running turn just before the
+// threshold is crossed, and a prompt whose request comes back "prompt is too long". Claude's
+// own summary keeps it; the boot replaced the whole conversation, and the input was lost
+// (the reset-flow audit of stop 44, F1).
+
+#[rstest::rstest]
+#[case::no_request("s09-auto-keeps-input", false)]
+#[case::pending_request("s09-auto-keeps-input-pending", true)]
+fn s09_an_automatic_compaction_keeps_the_input_typed_into_the_turn(
+    #[case] name: &str,
+    #[case] request: bool,
+) {
+    let _one = serial();
+    let mut first = Reply::text("Working.");
+    if request {
+        first = first.and_tool(EMPTY_BRAIN, empty_brain("LW-AUTO", Some(false)));
+    }
+    let first = first
+        .and_tool(
+            "Bash",
+            serde_json::json!({"command": "sleep 3; echo slept", "description": "wait"}),
+        )
+        // Past Claude's own point (167 000 in this window): it compacts before the next
+        // request; notesoup's margins leave it no point of its own (NO_ROOM).
+        .with_input_tokens(170_000)
+        .with_delay_ms(300);
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .rule(
+            Match::any_contains("NATURAL-AUTO").and_compaction(false),
+            Reply::text("Answering NATURAL-AUTO."),
+        )
+        .then(first)
+        .fallback(Reply::text("(fallback: the input is not in this request)"));
+    let out = session(name, script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .file(".claude/settings.json", NO_ROOM)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::StreamJson(vec![
+            Input::Send("Work on.".into()),
+            Input::AfterRequests(1),
+            Input::Wait(Duration::from_secs(1)),
+            Input::Send("NATURAL-AUTO: please also do this".into()),
+            Input::AwaitResult(Duration::from_secs(30)),
+            Input::Wait(Duration::from_secs(3)),
+        ]))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert_eq!(boundaries(&out), 1, "Claude's compaction, answered once");
+    assert!(
+        out.stdout.contains("Answering NATURAL-AUTO."),
+        "the input typed into the turn was lost in the compaction"
+    );
+    for r in out.model_turn_requests() {
+        assert!(
+            r.all_text().matches("NATURAL-AUTO").count() <= 1,
+            "the input was replayed"
+        );
+    }
+}
+
+#[test]
+fn s09_an_automatic_compaction_keeps_a_prompt_that_was_too_long() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(Reply::text("Hello."))
+        .then_when(
+            Match::tail_contains("NATURAL-PTL"),
+            Reply::prompt_too_long(210_000, 200_000),
+        )
+        .then_when(
+            Match::any_contains("NATURAL-PTL").and_compaction(false),
+            Reply::text("Answering NATURAL-PTL."),
+        )
+        .fallback(Reply::text("(fallback: the prompt is not in this request)"));
+    let out = session("s09-ptl-keeps-prompt", script)
+        .run(&Mode::StreamJson(vec![
+            Input::Message("hello".into()),
+            Input::Message("NATURAL-PTL: here is my long question".into()),
+            Input::Idle(Duration::from_secs(3)),
+        ]))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert!(
+        out.requests.iter().any(|r| r["status"] == 400),
+        "no prompt-too-long: the scenario proves nothing"
+    );
+    assert!(
+        out.stdout.contains("Answering NATURAL-PTL."),
+        "the person's prompt was lost in the reactive compaction"
     );
 }

@@ -12,7 +12,7 @@
 // timer, at most four module-level `let`s (caches of what the helper or the engine said).
 
 import type { EngineInterface, Hook, MatchedHook, Register } from 'claude-code';
-import { COMMANDS, HELPER_TIMEOUT_MS, TOOLS, TOOL_NAMES, VERSION } from './spec.ts';
+import { COMMANDS, HELPER_TIMEOUT_MS, TAIL_MESSAGES, TOOLS, TOOL_NAMES, VERSION } from './spec.ts';
 
 type Fields = { [key: string]: unknown };
 /** A refusal; `off`: notesoup cannot work in this session at all (PROTOCOL.md, "Refusal"). */
@@ -39,8 +39,10 @@ let bound: { identity?: string; transcriptPath?: string; head?: string; prior?: 
 let usageCache: { key: string; usage: unknown } | undefined;
 /**
  * The last reply's `watch`, the budget inputs of the call it answered, the running
- * continuation, an idle close-out held for its command's first row (`closeout`), and the
- * reset compaction's outcome being carried out (`settling`).
+ * continuation, an idle close-out held for its command's first row (`closeout`), the
+ * reset compaction's outcome being carried out (`settling`), and the person's input taken
+ * into the running main turn that no step has carried to the model yet (`absorbed`: the
+ * engine keeps it beside `e.messages`, so a compaction is told of it).
  */
 let pending: {
   watch: Fields;
@@ -48,6 +50,7 @@ let pending: {
   continuation?: number;
   closeout?: { generation: number; text: string };
   settling?: Promise<void>;
+  absorbed?: string[];
 } = {
   watch: {},
 };
@@ -532,14 +535,23 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
   // The turn this prompt starts lists the tools (the engine takes them before its first step).
   const failed = await switches?.registered;
   if (failed !== undefined) logOnce($, 'register', `registering the tools failed: ${failed}`);
-  if (context.length === 0) return next(e);
-  const r = await next({ ...e, context: [...(e.context ?? []), ...context] });
+  const r = await next(context.length === 0 ? e : { ...e, context: [...(e.context ?? []), ...context] });
   // A dropped prompt did not carry the warning or own boot: it stays due.
   if (r.drop !== undefined && warned !== undefined) await hookEvent($, 'prompt.dropped', { generation: warned });
+  if (r.drop === undefined && e.turnId !== undefined && e.command === undefined) {
+    pending = { ...pending, absorbed: [...(pending.absorbed ?? []), e.text] };
+  }
   return r;
 };
 
 // ---- turns ----------------------------------------------------------------------------
+
+/** A step's stream as the engine gives it; once a main step's request was answered, the input it carried is no longer `absorbed`. */
+async function* carried<T, R>(stream: AsyncGenerator<T, R>, agent: string): AsyncGenerator<T, R> {
+  const r = yield* stream;
+  if (agent === 'main') pending = { ...pending, absorbed: undefined };
+  return r;
+}
 
 const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   if (off()) return yield* next(e);
@@ -548,12 +560,12 @@ const onTurnStep: Hook<'turn.step'> = async function* ($, e, next) {
   let facts: Fields = { agent, turn_id: e.turnId, index: e.index };
   if (agent === 'main' && e.index > 0) {
     const budget = await budgetFacts($);
-    if (quiet(budget, e.turnId)) return yield* next(e);
+    if (quiet(budget, e.turnId)) return yield* carried(next(e), agent);
     facts = { ...facts, budget };
   }
   if (agent === 'main') facts = await keptFacts($, facts);
   const end = (await carry($, 'turn.step', facts)).answers.find((a) => a.type === 'end_turn');
-  if (end === undefined) return yield* next(e);
+  if (end === undefined) return yield* carried(next(e), agent);
   const text = str(end.text) ?? '';
   yield { kind: 'text', index: 0, text };
   yield { kind: 'stop', stopReason: 'end_turn', usage: null };
@@ -567,7 +579,7 @@ const onTurnComplete: Hook<'turn.complete'> = async ($, e, next) => {
   if (e.agentId === undefined) {
     facts = await keptFacts($, { ...facts, budget: await budgetFacts($) });
     if (pending.continuation !== undefined) facts.continuation = pending.continuation;
-    pending = { ...pending, continuation: undefined };
+    pending = { ...pending, continuation: undefined, absorbed: undefined };
   }
   const effects = await hookEvent($, 'turn.complete', facts);
   // The reset's compaction starts here, not awaited: this hook is the one the command may
@@ -589,6 +601,11 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   if (off()) return next(e);
   const facts: Fields = { ...(await placeFacts($)), agent: agentOf(e), trigger: e.trigger };
   if (e.instructions !== undefined) facts.instructions = e.instructions;
+  // The last messages, and the input taken into the turn that no request carried yet: the
+  // helper says which of them a boot answering this compaction keeps after itself.
+  const absorbed = (pending.absorbed ?? []).map((text) => ({ role: 'user' as const, text, toolUses: [] }));
+  const tail = [...e.messages, ...absorbed].slice(-TAIL_MESSAGES);
+  facts.tail = tail.map((m) => ({ role: m.role, results: ('toolResults' in m && (m.toolResults?.length ?? 0) > 0), text: m.text }));
   const { answers } = await carry($, 'session.compact', facts);
   const veto = answers.find((a) => a.type === 'veto_compaction');
   if (veto !== undefined) {
@@ -600,7 +617,12 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
   }
   const boot = answers.find((a) => a.type === 'answer_compaction' && typeof a.text === 'string');
   if (boot !== undefined && !answers.some((a) => a.type === 'native_compaction')) {
-    return { messages: [{ role: 'user', text: str(boot.text) ?? '', toolUses: [] }] };
+    const kept = (Array.isArray(boot.keep) ? boot.keep.filter(isObject) : []).flatMap((k) => {
+      const m = typeof k.at === 'number' ? tail[k.at] : undefined;
+      if (m === undefined) return [];
+      return [k.text_only === true ? { role: 'user' as const, text: m.text, toolUses: [] } : m];
+    });
+    return { messages: [{ role: 'user', text: str(boot.text) ?? '', toolUses: [] }, ...kept] };
   }
   const r = await next(e);
   // Claude's own compaction of the main conversation replaced it: the window advances.

@@ -288,3 +288,6 @@ export const VERSION = "0.1.0";
 
 /** How long one helper reply may take before the helper counts as unavailable. */
 export const HELPER_TIMEOUT_MS = 30000;
+
+/** How many of a compaction's last messages the shell forwards (`session.compact`'s `tail`). */
+export const TAIL_MESSAGES = 16;

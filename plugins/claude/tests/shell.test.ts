@@ -492,8 +492,41 @@ describe('the reset flow', () => {
     expect(calls.map((c) => c.op)).toEqual(['hook']);
     expect(hookCalls(calls)[0]).toEqual({
       event: 'session.compact',
-      facts: { cwd: '/work/project', agent: 'main', trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1' },
+      facts: { cwd: '/work/project', agent: 'main', trigger: 'manual', instructions: 'notesoup-reset g1 r1 a1', tail: [] },
     });
+  });
+
+  test('an answered automatic compaction keeps after the boot the messages the helper names, and the input taken into the turn', async ($, on) => {
+    const text = `<notesoup-boot window="claude:${SESSION}:1">\nnotes\n</notesoup-boot>\nCarry on.`;
+    // The helper keeps the last two of what it was shown: the message with results as its
+    // text alone, the input typed into the turn (not in e.messages) as a new message.
+    const calls = world(on, (op, req) =>
+      op === 'hook' && req.event === 'session.compact'
+        ? { ok: true, effects: [{ type: 'answer_compaction', pool: 'forced', ordinal: 1, generation: 1, text, keep: [{ at: 2, text_only: true }, { at: 3, text_only: false }] }] }
+        : { ok: true, effects: [] },
+    );
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'NATURAL: one more thing', wait: false, origin: { kind: 'sdk' }, turnId: 't1' });
+    const results = [{ tool_use_id: 'u1', text: 'slept', isError: false }];
+    const messages = [
+      { role: 'user' as const, text: 'Work on.', toolUses: [], handle: 'h1' },
+      { role: 'assistant' as const, text: 'Working.', toolUses: [], handle: 'h2' },
+      { role: 'user' as const, text: 'also this', toolUses: [], toolResults: results, handle: 'h3' },
+    ];
+    const r = await $.session.compact({ trigger: 'auto', messages });
+    expect(r.messages).toEqual([
+      { role: 'user', text, toolUses: [] },
+      { role: 'user', text: 'also this', toolUses: [] },
+      { role: 'user', text: 'NATURAL: one more thing', toolUses: [] },
+    ]);
+    const compact = hookCalls(calls).find((c) => c.event === 'session.compact');
+    expect(compact?.facts.tail).toEqual([
+      { role: 'user', results: false, text: 'Work on.' },
+      { role: 'assistant', results: false, text: 'Working.' },
+      { role: 'user', results: true, text: 'also this' },
+      { role: 'user', results: false, text: 'NATURAL: one more thing' },
+    ]);
   });
 
   test("a native answer runs Claude's own compaction and tells the helper it replaced the conversation", async ($, on) => {

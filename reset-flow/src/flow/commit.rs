@@ -79,6 +79,7 @@ impl Flow {
                     let ordinal = self.next_ordinal();
                     self.opening = Some(ordinal);
                     fx.push(Effect::AnswerCompaction {
+                        keep: Vec::new(),
                         ordinal,
                         pool: Pool::Forced,
                         sticky: None,
@@ -99,6 +100,7 @@ impl Flow {
         commit.stage = Stage::Answered;
         self.answering = Some(Answering::Commit);
         fx.push(Effect::AnswerCompaction {
+            keep: Vec::new(),
             ordinal,
             pool: request.pool(),
             sticky: request.sticky(),
