@@ -10,6 +10,13 @@ pub trait Resolve {
     /// The budget of this call with the runtime cap the flow holds; `None` when it cannot be
     /// resolved (no usage yet, no points).
     fn budget(&mut self, cap: Option<u64>) -> Option<Budget>;
+    /// Why the last [`Resolve::budget`] placed no points although it could read the
+    /// settings (they leave no room for the margins), in the person's words; `None` when it
+    /// placed them or only the usage was missing. A close-out then has no warning to carry,
+    /// and says this.
+    fn unplaced(&self) -> Option<String> {
+        None
+    }
     /// `DISABLE_COMPACT` as this call's facts carry it (the shell forwards the variable with
     /// every budget); `None` when the call carried none. The one source of the switch for
     /// the calls that could warn or clear: the flow hears it before the hook's own events.

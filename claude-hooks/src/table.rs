@@ -262,10 +262,20 @@ impl Call<'_> {
                 }
             }
             Hook::Command(CommandRun::Empty) => {
-                self.command_hook(Command::Empty, budget, &mut fx);
+                self.command_hook(
+                    Command::Empty,
+                    budget,
+                    resolve.unplaced().as_deref(),
+                    &mut fx,
+                );
             }
             Hook::Command(CommandRun::FreshWindow) => {
-                self.command_hook(Command::FreshWindow, budget, &mut fx);
+                self.command_hook(
+                    Command::FreshWindow,
+                    budget,
+                    resolve.unplaced().as_deref(),
+                    &mut fx,
+                );
             }
             Hook::Command(CommandRun::Notesoup { args }) => {
                 self.notesoup_command(args.as_deref().unwrap_or_default(), resolve, &mut fx);
@@ -365,32 +375,47 @@ impl Call<'_> {
             context: budget.filter(|_| agent == Agent::Main).map(Budget::measure),
         });
         // A busy close-out no request of the turn carried becomes a close-out turn here.
-        self.closeouts(out, budget, fx);
+        self.closeouts(out, budget, None, fx);
     }
 
     /// `/empty`, `/fresh-window`. Busy or idle is the flow's to say (it knows the running
     /// main turn), so the shell says idle: 2.1.319 runs these commands (`immediate`) while
     /// a terminal turn runs, and only then (claude-hooks/EVENTS.md, "A clear command typed
     /// while the agent works").
-    fn command_hook(&mut self, command: Command, budget: Option<Budget>, fx: &mut Vec<Effect>) {
+    /// A window with no points placed (`unplaced`: the settings leave no room) is not
+    /// an unanswered one: its close-out is tried, and fails saying why.
+    fn command_hook(
+        &mut self,
+        command: Command,
+        budget: Option<Budget>,
+        unplaced: Option<&str>,
+        fx: &mut Vec<Effect>,
+    ) {
         let out = self.traced(Event::Command {
             command,
             busy: false,
-            measured: budget.is_some(),
+            measured: budget.is_some() || unplaced.is_some(),
         });
-        self.closeouts(out, budget, fx);
+        self.closeouts(out, budget, unplaced, fx);
     }
 
-    /// `out`, where a close-out with no fill measured has no warning to carry and fails in
-    /// the same call.
-    fn closeouts(&mut self, out: Vec<Effect>, budget: Option<Budget>, fx: &mut Vec<Effect>) {
+    /// `out`, where a close-out with no fill measured (or no points placed: `unplaced`) has
+    /// no warning to carry and fails in the same call.
+    fn closeouts(
+        &mut self,
+        out: Vec<Effect>,
+        budget: Option<Budget>,
+        unplaced: Option<&str>,
+        fx: &mut Vec<Effect>,
+    ) {
         for effect in out {
             match effect {
                 Effect::Closeout { generation, .. } if budget.is_none() => {
+                    let reason = unplaced.unwrap_or(NO_USAGE).to_owned();
                     fx.extend(self.traced(Event::Closeout {
                         generation,
                         status: Miss::Failed,
-                        reason: Some(NO_USAGE.to_owned()),
+                        reason: Some(reason),
                     }));
                 }
                 effect => fx.push(effect),

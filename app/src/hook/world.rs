@@ -32,6 +32,8 @@ pub(super) struct World<'a> {
     place: &'a Place,
     facts: Option<&'a BudgetFacts>,
     resolved: Option<Resolved>,
+    /// Why the last budget placed no points (the settings leave no room), when that was why.
+    unplaced: Option<String>,
     /// Lines for the shell's log.
     pub(super) log: Vec<String>,
 }
@@ -51,6 +53,7 @@ impl<'a> World<'a> {
             place,
             facts,
             resolved: None,
+            unplaced: None,
             log: Vec::new(),
         }
     }
@@ -89,8 +92,13 @@ impl<'a> World<'a> {
 impl Resolve for World<'_> {
     fn budget(&mut self, cap: Option<u64>) -> Option<Budget> {
         let facts = self.facts?;
-        self.resolved = resolve_budget(facts, cap, &mut self.log);
+        self.unplaced = None;
+        self.resolved = resolve_budget(facts, cap, &mut self.log, &mut self.unplaced);
         self.resolved.as_ref().map(|r| r.budget)
+    }
+
+    fn unplaced(&self) -> Option<String> {
+        self.unplaced.clone()
     }
 
     fn compaction_disabled(&self) -> Option<bool> {
@@ -251,12 +259,16 @@ fn resolve_budget(
     facts: &BudgetFacts,
     cap: Option<u64>,
     log: &mut Vec<String>,
+    unplaced: &mut Option<String>,
 ) -> Option<Resolved> {
     let cap = cap.map(|c| c.to_string());
     let policy = match facts.reading.policy(cap.as_deref()) {
         Ok(policy) => policy,
         Err(err) => {
             log.push(format!("no budget points ({err}); warnings skipped"));
+            *unplaced = Some(format!(
+                "notesoup's budget points cannot be placed with these settings ({err}); `notesoup limits` shows them"
+            ));
             return None;
         }
     };

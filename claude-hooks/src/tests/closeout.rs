@@ -104,3 +104,31 @@ fn a_clear_command_with_nothing_measured_says_why_and_starts_nothing() {
         .is_some_and(|flow| flow.snapshot().pending);
     assert!(!pending, "a request was started");
 }
+
+/// Settings that leave notesoup no points are not an unanswered window: `/fresh-window`
+/// and `/empty` try their close-out, which has no warning to carry and fails saying why
+/// (the reset-flow audit of stop 44, F4: they said the window had no answer in it).
+#[test]
+fn a_clear_command_with_no_points_placed_says_why_not_that_the_window_is_empty() {
+    let why = "notesoup's budget points cannot be placed with these settings (no room)";
+    for command in ["empty", "fresh_window"] {
+        let hook: Hook =
+            serde_json::from_value(json!({"event": "command.run", "facts": {"command": command}}))
+                .unwrap();
+        let mut world = World {
+            unplaced: Some(why.to_owned()),
+            ..World::default()
+        };
+        let (_, reply) = hook_saved(None, "p1", &hook, &mut world);
+        let said = format!("{:?}", reply.effects);
+        assert!(
+            !said.contains("has nothing to clear yet"),
+            "{command}: {said}"
+        );
+        assert!(said.contains(why), "{command}: {said}");
+        assert!(
+            !reply.flow.snapshot().pending,
+            "{command}: the request stays for a retry"
+        );
+    }
+}

@@ -12,6 +12,8 @@ pub(super) struct World {
     pub(super) budget: Option<Budget>,
     pub(super) compaction_disabled: Option<bool>,
     pub(super) interactive: Option<bool>,
+    /// Why no points were placed (settings with no room), when that is why `budget` is none.
+    pub(super) unplaced: Option<String>,
 }
 
 impl World {
@@ -32,6 +34,9 @@ impl World {
 impl Resolve for World {
     fn budget(&mut self, _cap: Option<u64>) -> Option<Budget> {
         self.budget
+    }
+    fn unplaced(&self) -> Option<String> {
+        self.unplaced.clone()
     }
     fn compaction_disabled(&self) -> Option<bool> {
         self.compaction_disabled

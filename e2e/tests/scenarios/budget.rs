@@ -560,3 +560,38 @@ fn s07_empty_typed_in_the_last_step_gets_a_close_out_turn_tmux() {
         "a continuation ran over STOP"
     );
 }
+
+/// Settings whose margins leave notesoup no point of its own: `/fresh-window` after an
+/// answered turn cannot close out (its close-out carries the budget warning, which needs
+/// the points), and says so, with where to look; it said the window had no answer in it
+/// (the reset-flow audit of stop 44, F4).
+#[test]
+fn s07_fresh_window_with_no_points_placed_says_why() {
+    let _one = serial();
+    let script = Script::new()
+        .then(Reply::text("Hello.").with_input_tokens(5_000))
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s07-no-points", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .file(".claude/settings.json", NO_ROOM)
+        .run(&Mode::PrintContinued(vec![
+            "hello".into(),
+            "/fresh-window".into(),
+        ]))
+        .unwrap();
+    assert!(
+        !out.stdout.contains("has no answer in it"),
+        "the command says the window has no answer, though it has one: {}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("budget points cannot be placed"),
+        "the command does not say why it cannot close out: {}",
+        out.stdout
+    );
+    assert_eq!(
+        boundaries(&out),
+        0,
+        "nothing is cleared without a close-out"
+    );
+}
