@@ -128,7 +128,9 @@ pub enum NotesCommand {
         folder: Option<String>,
     },
     /// One note's whole text.
-    #[command(after_help = "Example:\n  notesoup notes show plan")]
+    #[command(
+        after_help = "On a terminal, control characters are shown as ^[ and the like, never obeyed; into a pipe\nor a file the text is written exactly as it is.\n\nExample:\n  notesoup notes show plan > plan.md"
+    )]
     Show {
         /// The note's name, e.g. `plan` or `project/build`.
         name: String,

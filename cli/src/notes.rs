@@ -42,7 +42,9 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
         Some(NotesCommand::List { folder }) => {
             list(&brain, folder.as_deref().unwrap_or_default(), out).map_err(at)
         }
-        Some(NotesCommand::Show { name }) => show(&brain, name, out).map_err(at),
+        Some(NotesCommand::Show { name }) => {
+            show(&brain, name, env.stdout_terminal(), out).map_err(at)
+        }
         Some(NotesCommand::Edit { name }) => edit::edit(&brain, name, env, out),
         Some(NotesCommand::Write { name, file }) => {
             write::write(&brain, name, file.as_deref(), env, out)
@@ -171,7 +173,11 @@ fn table<'r>(
     true
 }
 
-fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
+/// The note's text: on a terminal with its control characters shown as `^[` and the like
+/// (a note an agent wrote never drives the terminal), into a pipe or a file exactly as it is
+/// (`show plan > plan.md` then `write plan --file plan.md` changes nothing), as `cat` and
+/// `rg` write it.
+fn show(brain: &Brain, name: &str, terminal: bool, out: &mut Out) -> Result<(), NotesError> {
     let note = brain.read(name)?;
     if out.json {
         out.json_doc(&ShowDoc {
@@ -181,8 +187,10 @@ fn show(brain: &Brain, name: &str, out: &mut Out) -> Result<(), NotesError> {
             updated: format_rfc3339(note.updated.saturating_mul(1000)),
             text: &note.text,
         });
-    } else {
+    } else if terminal {
         out.text(&crate::clean::escaped(&note.text));
+    } else {
+        out.raw(&note.text);
     }
     Ok(())
 }

@@ -115,6 +115,11 @@ impl Out {
         }
     }
 
+    /// Text on stdout exactly as it is, nothing added (a file's bytes, for a pipe).
+    pub(crate) fn raw(&mut self, text: &str) {
+        self.stdout.push_str(text);
+    }
+
     /// The one JSON document of a `--json` run.
     /// Its keys are written sorted, whatever order the struct declares them in.
     pub(crate) fn json_doc<T: serde::Serialize + ?Sized>(&mut self, value: &T) {

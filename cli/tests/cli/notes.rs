@@ -353,10 +353,18 @@ fn notes_output_is_safe_and_speaks_the_clis_words() {
             None,
         )
         .unwrap();
+    // On a terminal its control characters are shown, never obeyed.
+    let shown = world.run_on_terminal(&["notes", "show", "evil"]);
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+    assert!(shown.contains("body ^[[31mred\n"), "{shown}");
+    // Into a pipe it is the note's text exactly, as `cat` writes a file: a CRLF note and
+    // its control characters come back byte for byte.
     let show = world.run(&["notes", "show", "evil"]);
     assert_eq!(show.exit, 0, "{}", show.shown());
-    assert!(!show.stdout.contains('\u{1b}'), "{}", show.stdout);
-    assert!(show.stdout.contains("body ^[[31mred\n"), "{}", show.stdout);
+    assert_eq!(show.stdout, "title \u{1b}]0;pwned\u{7}\nbody \u{1b}[31mred\n");
+    world.brain().write("crlf", "crlf\r\nline2\r\nno end", None).unwrap();
+    let out = world.command(&["notes", "show", "crlf"]).output().unwrap();
+    assert_eq!(out.stdout, b"crlf\r\nline2\r\nno end");
     let list = world.run(&["notes", "list"]);
     assert!(
         !list.stdout.contains('\u{1b}') && list.stdout.contains("title ^[]0;pwned^G"),
