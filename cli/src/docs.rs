@@ -17,7 +17,11 @@ pub(crate) struct ListDoc<'a> {
     pub(crate) project: &'a Path,
     #[serde(serialize_with = "path_text::one")]
     pub(crate) brain: &'a Path,
+    /// The whole brain's size, whatever `folder` lists.
     pub(crate) bytes: u64,
+    /// The folder listed (`project/`), when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) folder: Option<String>,
     pub(crate) limits: Limits,
     pub(crate) notes: Vec<NoteDoc>,
 }

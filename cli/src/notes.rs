@@ -99,15 +99,25 @@ pub(crate) fn refusal(brain: &Brain, err: NotesError) -> CliError {
     CliError::notes(err, Some(brain.dir().to_path_buf()))
 }
 
+/// The brain's notes, or those under `folder`: the header and `bytes` always give the whole
+/// brain's count and size (what its limit is about), the folder's count beside them.
 fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
-    let notes = brain.list(folder.trim_end_matches('/'))?;
-    let total: u64 = notes.iter().map(|n| n.bytes).sum();
+    let folder = folder.trim_end_matches('/');
+    let notes = brain.list(folder)?;
+    let all = if folder.is_empty() {
+        None
+    } else {
+        Some(brain.list("")?)
+    };
+    let whole = all.as_ref().unwrap_or(&notes);
+    let total: u64 = whole.iter().map(|n| n.bytes).sum();
     if out.json {
         out.json_doc(&ListDoc {
             ok: true,
             project: brain.domain(),
             brain: brain.dir(),
             bytes: total,
+            folder: (!folder.is_empty()).then(|| format!("{folder}/")),
             limits: Limits {
                 note_bytes: MAX_NOTE_BYTES,
                 brain_bytes: MAX_BRAIN_BYTES,
@@ -116,15 +126,21 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
         });
         return Ok(());
     }
-    let header = format!(
+    let mut header = format!(
         "Brain of {}: {}, {total} of {MAX_BRAIN_BYTES} bytes",
         brain.domain().display(),
-        count(notes.len(), "note"),
+        count(whole.len(), "note"),
     );
+    let empty = if folder.is_empty() {
+        "No notes. `notesoup notes edit NAME` writes one; so does your agent.".to_owned()
+    } else {
+        header.push_str(&format!("; {} under `{folder}/`", count(notes.len(), "note")));
+        format!("No notes under `{folder}/`. `notesoup notes list` shows them all.")
+    };
     table(
         out,
         &header,
-        "No notes. `notesoup notes edit NAME` writes one; so does your agent.",
+        &empty,
         "UPDATED",
         notes
             .iter()

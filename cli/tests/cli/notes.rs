@@ -12,6 +12,18 @@ fn notes_list_show_rm_against_a_real_store() {
         "notes_list_folder",
         world.run(&["notes", "list", "project/"]).shown()
     );
+    // A folder with no notes is not an empty brain, and the JSON's bytes are the brain's.
+    let none = world.run(&["notes", "list", "nope/"]);
+    assert!(
+        none.stdout.contains(": 3 notes,") && none.stdout.contains("; 0 notes under `nope/`"),
+        "{}",
+        none.stdout
+    );
+    assert!(none.stdout.contains("No notes under `nope/`."), "{}", none.stdout);
+    let json = world.run(&["notes", "list", "nope/", "--json"]).json();
+    assert_eq!(json["folder"], "nope/");
+    assert!(json["bytes"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(json["notes"].as_array().unwrap().len(), 0);
     insta::assert_snapshot!("notes_show", world.run(&["notes", "show", "plan"]).shown());
     let rm = world.run(&["notes", "rm", "project/build"]);
     insta::assert_snapshot!("notes_rm", rm.shown());
