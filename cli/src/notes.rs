@@ -134,7 +134,7 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
     let empty = if folder.is_empty() {
         "No notes. `notesoup notes edit NAME` writes one; so does your agent.".to_owned()
     } else {
-        header.push_str(&format!("; {} under `{folder}/`", count(notes.len(), "note")));
+        header = format!("{header}; {} under `{folder}/`", count(notes.len(), "note"));
         format!("No notes under `{folder}/`. `notesoup notes list` shows them all.")
     };
     table(
