@@ -2,7 +2,7 @@
 //! serialized as is (`Out::json_doc` writes their keys sorted, as the documents always
 //! were).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use notesoup_notes::NoteInfo;
 use notesoup_window::Host;
@@ -102,6 +102,12 @@ pub(crate) struct WrittenDoc<'a> {
     pub(crate) version: &'a str,
     pub(crate) bytes: u64,
     pub(crate) created: bool,
+    /// Where the text it replaced was kept in the trash (`notes write`).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "path_text::optional"
+    )]
+    pub(crate) old_in_trash: Option<PathBuf>,
 }
 
 /// `notes grep --json`.

@@ -128,7 +128,20 @@ impl Brain {
         text: &str,
         expected: Option<&Version>,
     ) -> Result<Written, NotesError> {
-        self.change(name, expected, |_| Ok(text.to_owned()))
+        self.change(name, expected, false, |_| Ok(text.to_owned()))
+    }
+
+    /// [`Brain::write`], the text it replaces (if any, and different) kept in the trash as a
+    /// delete keeps it, so [`Brain::restore`] with `force` brings it back: a person's
+    /// `notes write` (one slip for `append` loses nothing). The agent's writes replace in
+    /// place: it rewrites its notes all day, which would push deleted notes out of the trash.
+    pub fn write_keeping(
+        &self,
+        name: &str,
+        text: &str,
+        expected: Option<&Version>,
+    ) -> Result<Written, NotesError> {
+        self.change(name, expected, true, |_| Ok(text.to_owned()))
     }
 
     /// Edit a note in place (see [`Edit`]). With `expected`, refused unless the note exists
@@ -155,7 +168,7 @@ impl Brain {
             }
             _ => {}
         }
-        self.change(name, expected, |current| match (edit, current) {
+        self.change(name, expected, false, |current| match (edit, current) {
             (Edit::Append(more), None) => Ok(more.clone()),
             (Edit::Append(more), Some(text)) => Ok(format!("{text}{more}")),
             (Edit::Replace { .. }, None) => Err(NotesError::NotFound {
@@ -255,10 +268,12 @@ impl Brain {
     /// The core of write and edit: under the lock, read the current text, check the
     /// version, compute the new text, check the limits, replace atomically. Whatever fails
     /// removes the folders and files this call created.
+    /// With `keep_old`, the text replaced goes to the trash first ([`Brain::write_keeping`]).
     pub(crate) fn change(
         &self,
         name: &str,
         expected: Option<&Version>,
+        keep_old: bool,
         new_text: impl Fn(Option<&str>) -> Result<String, NotesError>,
     ) -> Result<Written, NotesError> {
         check_name(name)?;
@@ -272,7 +287,7 @@ impl Brain {
         check_expected(name, expected, current.as_deref().map(Version::of).as_ref())?;
         check_note_size(name, &new_text(current.as_deref())?)?;
         let mut undo = Undo::default();
-        let done = self.change_locked(name, expected, &new_text, &mut undo);
+        let done = self.change_locked(name, expected, keep_old, &new_text, &mut undo);
         if done.is_err() {
             undo.rollback();
         }
@@ -283,6 +298,7 @@ impl Brain {
         &self,
         name: &str,
         expected: Option<&Version>,
+        keep_old: bool,
         new_text: &impl Fn(Option<&str>) -> Result<String, NotesError>,
         undo: &mut Undo,
     ) -> Result<Written, NotesError> {
@@ -306,13 +322,30 @@ impl Brain {
                 limit: MAX_BRAIN_BYTES,
             });
         }
+        let kept_old = match current.as_deref() {
+            Some(old) if keep_old && old != text => Some(Self::keep_in_trash(&opened, name, old)?),
+            _ => None,
+        };
         Self::write_note(&opened, name, &text, undo)?;
         Ok(Written {
             name: name.to_owned(),
             version: Version::of(&text),
             bytes,
             created: current.is_none(),
+            kept_old,
         })
+    }
+
+    /// A copy of `text`, note `name`'s, in the trash (written atomically, the trash pruned
+    /// as a delete prunes it): where it lies.
+    fn keep_in_trash(opened: &Opened, name: &str, text: &str) -> Result<PathBuf, NotesError> {
+        let now = SystemTime::now();
+        let (trash, _) = opened.brain.create_dir("trash")?;
+        let slot = Self::trash_slot(&trash, name, now)?;
+        trash.replace_via(&opened.tmp, &slot, text.as_bytes())?;
+        trash.sync()?;
+        Self::prune_trash(&trash, now);
+        Ok(trash.child_path(&slot))
     }
 
     /// Write note `name` atomically (its folders created, recorded in `undo`), syncing

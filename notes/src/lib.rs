@@ -187,6 +187,9 @@ pub struct Written {
     pub bytes: u64,
     /// True when the note did not exist before.
     pub created: bool,
+    /// Where the text it replaced was kept in the trash ([`Brain::write_keeping`]), when
+    /// there was one and it differed.
+    pub kept_old: Option<PathBuf>,
 }
 
 /// What a delete did.

@@ -817,3 +817,37 @@ fn brains_lists_every_brain_with_its_folder() {
     assert_eq!(found.len(), 2);
     assert_eq!(found[0].domain, None);
 }
+
+/// A person's write keeps the text it replaces in the trash, as a delete keeps a note, and
+/// `restore --force` brings it back; a new note, or the same text again, keeps nothing; the
+/// agent's write (`write`) replaces in place.
+#[test]
+fn a_write_keeping_puts_the_replaced_text_in_the_trash() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let created = brain.write_keeping("plan", "precious\n", None).unwrap();
+    assert!(created.created && created.kept_old.is_none());
+    let same = brain.write_keeping("plan", "precious\n", None).unwrap();
+    assert!(same.kept_old.is_none(), "the same text again keeps nothing");
+    let replaced = brain.write_keeping("plan", "oops\n", None).unwrap();
+    let kept = replaced.kept_old.expect("the replaced text kept");
+    assert_eq!(fs::read_to_string(&kept).unwrap(), "precious\n");
+    let trash = brain.trash().unwrap();
+    assert_eq!(trash.len(), 1);
+    assert_eq!(trash[0].name, "plan");
+    brain.restore("plan", true).unwrap();
+    assert_eq!(brain.read("plan").unwrap().text, "precious\n");
+    let before = brain.trash().unwrap().len();
+    assert!(
+        brain
+            .write("plan", "the agent's\n", None)
+            .unwrap()
+            .kept_old
+            .is_none()
+    );
+    assert_eq!(
+        brain.trash().unwrap().len(),
+        before,
+        "the agent's write keeps nothing"
+    );
+}

@@ -219,7 +219,7 @@ impl Brain {
     /// note of that name exists, checked under the lock (so a concurrent create between a
     /// caller's read and this write is a refusal, not an overwrite).
     pub fn create(&self, name: &str, text: &str) -> Result<Written, NotesError> {
-        self.change(name, None, |current| match current {
+        self.change(name, None, false, |current| match current {
             Some(current) => Err(NotesError::Exists {
                 name: name.to_owned(),
                 version: Version::of(current).to_string(),

@@ -9,7 +9,8 @@ use crate::docs::WrittenDoc;
 use crate::term::Out;
 use crate::{CliError, Env};
 
-/// `notes write NAME`: the whole note, created or replaced (as the agent's `notes_write`).
+/// `notes write NAME`: the whole note, created or replaced (as the agent's `notes_write`);
+/// the text it replaces is kept in the trash, as `rm` keeps a note.
 pub(super) fn write(
     brain: &Brain,
     name: &str,
@@ -18,7 +19,7 @@ pub(super) fn write(
     out: &mut Out,
 ) -> Result<(), CliError> {
     change(brain, name, file, env, out, "Replaced", |text| {
-        brain.write(name, &text, None)
+        brain.write_keeping(name, &text, None)
     })
 }
 
@@ -66,12 +67,19 @@ fn report(written: &Written, what: &str, out: &mut Out) {
             version: written.version.as_str(),
             bytes: written.bytes,
             created: written.created,
+            old_in_trash: written.kept_old.clone(),
         });
     } else {
         out.line(format!(
             "{what} note `{}`: {} bytes, version {}.",
             written.name, written.bytes, written.version
         ));
+        if written.kept_old.is_some() {
+            out.line(format!(
+                "The text it replaced is in the trash: `notesoup notes restore {} --force` brings it back.",
+                written.name
+            ));
+        }
     }
 }
 

@@ -19,7 +19,11 @@ fn notes_list_show_rm_against_a_real_store() {
         "{}",
         none.stdout
     );
-    assert!(none.stdout.contains("No notes under `nope/`."), "{}", none.stdout);
+    assert!(
+        none.stdout.contains("No notes under `nope/`."),
+        "{}",
+        none.stdout
+    );
     let json = world.run(&["notes", "list", "nope/", "--json"]).json();
     assert_eq!(json["folder"], "nope/");
     assert!(json["bytes"].as_u64().unwrap() > 0, "{json}");
@@ -373,8 +377,14 @@ fn notes_output_is_safe_and_speaks_the_clis_words() {
     // its control characters come back byte for byte.
     let show = world.run(&["notes", "show", "evil"]);
     assert_eq!(show.exit, 0, "{}", show.shown());
-    assert_eq!(show.stdout, "title \u{1b}]0;pwned\u{7}\nbody \u{1b}[31mred\n");
-    world.brain().write("crlf", "crlf\r\nline2\r\nno end", None).unwrap();
+    assert_eq!(
+        show.stdout,
+        "title \u{1b}]0;pwned\u{7}\nbody \u{1b}[31mred\n"
+    );
+    world
+        .brain()
+        .write("crlf", "crlf\r\nline2\r\nno end", None)
+        .unwrap();
     let out = world.command(&["notes", "show", "crlf"]).output().unwrap();
     assert_eq!(out.stdout, b"crlf\r\nline2\r\nno end");
     let list = world.run(&["notes", "list"]);
@@ -618,4 +628,29 @@ fn notes_brains_and_a_folder_outside_git() {
         rfc3339.is_match(trash["trash"][0]["deleted"].as_str().unwrap()),
         "{trash}"
     );
+}
+
+/// `notes write` over a note keeps the text it replaces in the trash and says how to get it
+/// back (one slip for `append` loses nothing); `--json` says where it lies.
+#[test]
+fn notes_write_over_a_note_keeps_the_old_text_in_the_trash() {
+    let world = World::new("notes-write-keeps");
+    world.run_stdin(&["notes", "write", "precious"], b"precious original plan\n");
+    let run = world.run_stdin(&["notes", "write", "precious"], b"oops\n");
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert!(
+        run.stdout
+            .contains("`notesoup notes restore precious --force` brings it back"),
+        "{}",
+        run.stdout
+    );
+    let trash = world.run(&["notes", "trash", "--json"]).json();
+    assert_eq!(trash["trash"][0]["name"], "precious", "{trash}");
+    let json = world
+        .run_stdin(&["notes", "write", "precious", "--json"], b"again\n")
+        .json();
+    assert!(json["old_in_trash"].as_str().is_some(), "{json}");
+    world.run(&["notes", "restore", "precious", "--force"]);
+    let shown = world.run(&["notes", "show", "precious"]);
+    assert_eq!(shown.stdout, "oops\n");
 }
