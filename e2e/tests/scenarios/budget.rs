@@ -595,3 +595,67 @@ fn s07_fresh_window_with_no_points_placed_says_why() {
         "nothing is cleared without a close-out"
     );
 }
+
+/// `/empty` typed while the agent works: its close-out warning rides on the running turn,
+/// and the model ignores it and works on past notesoup's hard point (158 808 here), short
+/// of Claude's (167 000). The hard point still ends the turn at its next step, and the
+/// reset follows with STOP (the reset-flow audit of stop 44, F3: the turn went on).
+#[test]
+fn s07_empty_ignored_by_the_model_still_ends_the_turn_at_the_hard_point_tmux() {
+    let _one = serial();
+    let list = |tokens: u64| {
+        Reply::text("Still working.")
+            .and_tool("mcp__notesoup__notes_list", serde_json::json!({}))
+            .with_input_tokens(tokens)
+    };
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(Reply::text("Step one.").and_tool(
+            "Bash",
+            serde_json::json!({"command": "sleep 8; echo busy-one", "description": "a long step"}),
+        ))
+        .then_when(Match::tool_result(true), list(160_000))
+        .then_when(Match::tool_result(true), list(161_000))
+        .then_when(Match::tool_result(true), list(162_000))
+        .then_when(
+            Match::tool_result(true),
+            Reply::text("Done.").with_input_tokens(162_500),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let mode = tmux_lines(
+        &[("Work through the long steps.", None)],
+        vec![
+            Step::AfterRequests(1),
+            Step::Sleep(Duration::from_secs(2)),
+            Step::Type("/empty".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(6)),
+            Step::Capture("after".into()),
+        ],
+    );
+    let out = session("s07-empty-ignored-hard-point", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .args(&["--allowedTools", "Bash"])
+        .run(&mode)
+        .unwrap();
+    let requests = out.model_turn_requests();
+    assert!(
+        requests.len() >= 2 && requests[1].tail_text().contains("notesoup budget warning:"),
+        "the close-out warning did not ride on the running turn"
+    );
+    assert_eq!(
+        requests.len(),
+        2,
+        "the turn went on past the hard point (requests after the one at 160 000 tokens)"
+    );
+    assert_eq!(boundaries(&out), 1, "one reset");
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a continuation ran over STOP"
+    );
+}

@@ -108,23 +108,46 @@ impl Flow {
         }
     }
 
+    /// Whether the hard point, crossed now, acts: it opens a request when none is pending,
+    /// and it arms the cutoff of a request the person asked for (`/empty`, `/fresh-window`:
+    /// STOP) that has none in the running main turn, as a busy close-out has not (the model
+    /// may ignore the warning it carries). A request natural input took over, one a native
+    /// compaction consumed, one being committed, and one kept after a failed compaction in
+    /// a later turn are left as they are.
+    pub(crate) fn hard_point_acts(&self) -> bool {
+        match &self.request {
+            None => true,
+            Some(r) => {
+                r.stop
+                    && !r.natural
+                    && !r.consumed
+                    && self.commit.is_none()
+                    && self.main_turn.is_some()
+                    && self.cutoff.is_none()
+            }
+        }
+    }
+
     pub(super) fn measure(&mut self, measure: Measure, fx: &mut Vec<Effect>) {
-        if measure.over() && self.request.is_none() && !self.disable_compact {
+        if !measure.over() || self.disable_compact || !self.hard_point_acts() {
+            return;
+        }
+        if self.request.is_none() {
             self.new_request(Origin::Budget, None);
             if let Some(request) = &mut self.request {
                 request.natural = self.natural_in_turn || self.undelivered;
             }
-            if self.main_turn.is_some() {
-                self.arm_cutoff();
-            }
-            fx.push(Effect::Report {
-                text: format!(
-                    "notesoup: context at {} of {} tokens; clearing the window at the end of this step.",
-                    notesoup_window::thousands(measure.tokens),
-                    notesoup_window::thousands(measure.hard)
-                ),
-            });
         }
+        if self.main_turn.is_some() {
+            self.arm_cutoff();
+        }
+        fx.push(Effect::Report {
+            text: format!(
+                "notesoup: context at {} of {} tokens; clearing the window at the end of this step.",
+                notesoup_window::thousands(measure.tokens),
+                notesoup_window::thousands(measure.hard)
+            ),
+        });
     }
 
     pub(super) fn command(

@@ -104,9 +104,9 @@ impl Flow {
         }
         let mut below = u64::MAX;
         if !self.disable_compact {
-            // The hard point opens a request (`measured`); the warning point offers the
-            // window's warning while it is due (`warning_point`).
-            if budget.auto_clear && self.request.is_none() {
+            // The hard point opens a request or arms a cutoff (`hard_point_acts`); the
+            // warning point offers the window's warning while it is due (`warning_point`).
+            if budget.auto_clear && self.hard_point_acts() {
                 below = below.min(budget.hard);
             }
             if let (Warning::Due, Some(point)) = (self.window.warning, budget.warning) {

@@ -194,3 +194,28 @@ fn a_command_with_nothing_measured(
     assert_eq!(sim.flow.snapshot().pending, pending);
     assert_eq!(sim.flow.snapshot().stop, pending);
 }
+
+/// A busy `/empty` whose close-out warning the model ignores: the hard point still ends the
+/// turn at its next step (the request the person asked for gets the cutoff it had not), and
+/// the reset follows the turn with STOP (the reset-flow audit of stop 44, F3: the turn ran
+/// on past the hard point). A request natural input took over is left to its turn.
+#[test]
+fn the_hard_point_cuts_a_turn_whose_busy_close_out_was_ignored() {
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(command("empty", false));
+    // The close-out's warning rides on step 1; the model works on.
+    sim.send(turn_step("t1", 1));
+    assert!(sim.flow.cutoff.is_none(), "no cutoff before the hard point");
+    let fx = sim.send(step_over("t1", 2));
+    assert_eq!(kinds(&fx), ["report", "end_turn"], "{fx:?}");
+    assert_eq!(kinds(&sim.send(done("t1", "answer"))), ["compact"]);
+    // Natural input took the request over: its turn runs on past the point.
+    let mut sim = Sim::new();
+    sim.send(turn_step("t2", 0));
+    sim.send(command("empty", false));
+    sim.send(natural("accepted"));
+    sim.send(turn_step("t2", 1));
+    let fx = sim.send(step_over("t2", 2));
+    assert!(!kinds(&fx).contains(&"end_turn".to_owned()), "{fx:?}");
+}
