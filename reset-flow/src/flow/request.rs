@@ -74,6 +74,20 @@ impl Flow {
             }
         };
         self.arm_cutoff();
+        // The person wrote in this turn: the cutoff is released and their input continues
+        // the work, so no text may promise a clear after this batch or a continuation.
+        let text = if self.natural_in_turn {
+            let first = if text.starts_with("A reset is already requested") {
+                "A reset is already requested; the first call's last_word and terminate stand."
+            } else {
+                "Reset requested."
+            };
+            format!(
+                "{first} The person wrote to you in this turn, so it goes on: answer them. The window will be cleared when this turn ends, and the fresh window will wait for them."
+            )
+        } else {
+            text
+        };
         fx.push(Effect::ToolResult {
             text,
             is_error: false,

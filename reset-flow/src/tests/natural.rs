@@ -169,3 +169,33 @@ fn raw_input_facts_track_natural_input_until_a_request_carries_it() {
     assert!(sim.send(turn_step("t1", 1)).is_empty());
     assert!(!sim.flow.undelivered);
 }
+
+/// Once the person wrote in the running turn, `empty_brain` promises neither a clear after
+/// this batch nor a continuation: the turn goes on, and the fresh window waits for them
+/// (the reset-flow audit of stop 44, F6: the text said both, and a model that believed it
+/// could stop answering the person).
+#[test]
+fn empty_brain_after_the_person_wrote_says_the_turn_goes_on() {
+    let text = |fx: Vec<Effect>| match &fx[..] {
+        [Effect::ToolResult { text, .. }] => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    sim.send(natural("accepted"));
+    for (call, first) in [
+        (json!({"last_word": "w"}), "Reset requested."),
+        (json!({}), "A reset is already requested"),
+    ] {
+        let said = text(sim.send(eb(call)));
+        assert!(said.starts_with(first), "{said}");
+        assert!(said.contains("so it goes on: answer them"), "{said}");
+        assert!(!said.contains("after this batch"), "{said}");
+        assert!(!said.contains("continues from your notes"), "{said}");
+    }
+    // Without the person, the batch is the end of the turn, as before.
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    let said = text(sim.send(eb(json!({}))));
+    assert!(said.contains("after this batch of tools"), "{said}");
+}
