@@ -7,9 +7,9 @@ use std::time::Duration;
 use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script, Step};
 
 use super::{
-    EMPTY_BRAIN, FRESH_BOOT, NO_ROOM, WINDOW_200K, assert_clean_exit, assert_fresh_window,
-    boundaries, compactions, empty_brain, fresh_window_requests, plugin_prompts, rows_containing,
-    run_clean, serial, session, tmux_lines,
+    EMPTY_BRAIN, FRESH_BOOT, NO_ROOM, PLUGIN_PROMPT, WINDOW_200K, assert_clean_exit,
+    assert_fresh_window, boundaries, compactions, empty_brain, fresh_window_requests,
+    plugin_prompts, rows_containing, run_clean, serial, session, tmux_lines,
 };
 
 // ---------------------------------------------------------------------------------
@@ -657,5 +657,68 @@ fn s07_empty_ignored_by_the_model_still_ends_the_turn_at_the_hard_point_tmux() {
     assert!(
         fresh_window_requests(&out).is_empty(),
         "a continuation ran over STOP"
+    );
+}
+
+/// An SDK client sends `/empty` (or `/fresh-window`) and, at once, a message. The engine has
+/// read the message before the close-out is submitted, so the message's turn runs first
+/// (answered in the old window, as any queued natural turn). The reset waits for the
+/// close-out's own turn: the model saves its notes in the window being cleared, its
+/// `empty_brain` joins the STOP request, and one reset follows with no continuation (the
+/// reset-flow audit of stop 44, F2: the reset ran before the close-out, which then ran in the
+/// fresh window and opened a second reset that continued over STOP).
+#[rstest::rstest]
+#[case::empty("s07-message-after-empty", "/empty")]
+#[case::fresh_window("s07-message-after-fresh-window", "/fresh-window")]
+fn s07_a_message_sent_right_after_the_command_stream_json(
+    #[case] name: &str,
+    #[case] command: &str,
+) {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .rule(
+            Match::tail_contains("NATURAL-AFTER").and_tool_result(false),
+            Reply::text("Answering NATURAL-AFTER."),
+        )
+        .then(Reply::text("Hello."))
+        .then_when(
+            Match::user_contains(PLUGIN_PROMPT).and_tool_result(false),
+            Reply::text("Closing out.").and_tool(EMPTY_BRAIN, empty_brain("LW-AFTER", Some(false))),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = session(name, script)
+        .run(&Mode::StreamJson(vec![
+            Input::Message("hello".into()),
+            Input::Send(command.into()),
+            Input::Send("NATURAL-AFTER: actually, one more thing".into()),
+            Input::AfterRequests(3),
+            Input::Idle(Duration::from_secs(5)),
+        ]))
+        .unwrap();
+    assert!(!out.timed_out);
+    assert!(
+        out.stdout.contains("Answering NATURAL-AFTER."),
+        "the message was not answered"
+    );
+    let carrying = out
+        .model_turn_requests()
+        .iter()
+        .filter(|r| r.tail_text().contains("NATURAL-AFTER"))
+        .count();
+    assert_eq!(carrying, 1, "the message reached the model exactly once");
+    assert_eq!(boundaries(&out), 1, "one reset, not two");
+    assert_eq!(
+        plugin_prompts(&out),
+        1,
+        "the close-out, and no continuation over STOP"
+    );
+    let fresh = fresh_window_requests(&out);
+    assert!(
+        fresh.iter().all(|r| !r.all_text().contains("Closing out.")),
+        "the close-out ran in the fresh window, not the one it saves"
     );
 }

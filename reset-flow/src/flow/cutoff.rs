@@ -62,6 +62,7 @@ impl Flow {
         {
             return false;
         }
+        request.closeout_queued = true;
         fx.push(Effect::Closeout {
             mode: CloseoutMode::Submit,
             generation,
@@ -74,6 +75,7 @@ impl Flow {
     pub(super) fn enter_main_turn(&mut self, turn_id: String) {
         if self.main_turn.as_deref() != Some(turn_id.as_str()) {
             self.natural_in_turn = false;
+            self.turn_by_input = false;
             if self
                 .cutoff
                 .as_ref()
@@ -117,6 +119,13 @@ impl Flow {
         self.main_turn = None;
         self.natural_in_turn = false;
         self.cutoff = None;
+        // A turn the person's input did not open is the queued close-out's own (it is the
+        // next plugin turn the engine runs): its end lets the worker start.
+        if !std::mem::take(&mut self.turn_by_input)
+            && let Some(request) = &mut self.request
+        {
+            request.closeout_queued = false;
+        }
         if reason != TurnEnd::Answer {
             let how = match reason {
                 TurnEnd::Aborted => "the turn was aborted",
@@ -178,7 +187,7 @@ impl Flow {
         let Some(request) = &mut self.request else {
             return;
         };
-        if request.consumed {
+        if request.consumed || request.closeout_queued {
             return;
         }
         request.attempts = request.attempts.saturating_add(1);

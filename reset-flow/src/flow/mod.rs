@@ -70,6 +70,10 @@ pub struct Flow {
     /// conversation, not from appends. Read only by the hook layer.
     #[serde(default)]
     pub(crate) interactive: bool,
+    /// The running main turn was opened by the person's input (its first step carried a
+    /// waiting prompt): not a close-out's own turn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) turn_by_input: bool,
 }
 
 /// Why a request exists.
@@ -115,6 +119,12 @@ pub(crate) struct Request {
     /// first, the close-out becomes a hidden turn of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) closeout_turn: Option<String>,
+    /// An idle close-out was submitted and no turn of its own has ended yet: the worker
+    /// waits for it. A person's turn the engine runs first (an SDK client's message sent
+    /// right after the command) is theirs, and the close-out runs after it, still in the
+    /// window it is meant to save.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) closeout_queued: bool,
 }
 
 impl Request {
@@ -257,6 +267,7 @@ impl Flow {
             waiting: None,
             stepped: false,
             interactive: false,
+            turn_by_input: false,
         }
     }
 

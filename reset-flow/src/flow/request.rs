@@ -107,6 +107,7 @@ impl Flow {
             attempts: 0,
             closeout: false,
             closeout_turn: None,
+            closeout_queued: false,
         });
         id
     }
@@ -219,6 +220,7 @@ impl Flow {
             });
         } else if idle_and_open && !request.closeout {
             request.closeout = true;
+            request.closeout_queued = true;
             fx.push(Effect::Closeout {
                 mode: CloseoutMode::Submit,
                 generation,

@@ -179,8 +179,13 @@ impl Flow {
         }
         self.main_turn = None;
         self.natural_in_turn = false;
+        self.turn_by_input = false;
         self.undelivered = false;
         self.waiting = None;
+        // A close-out the old process submitted went with it.
+        if let Some(request) = &mut self.request {
+            request.closeout_queued = false;
+        }
         self.stepped = false;
         self.cutoff = None;
         self.answering = None;
@@ -263,6 +268,9 @@ impl Flow {
             None => false,
         };
         if carried {
+            if index == 0 && self.waiting == Some(Waiting::Queued) {
+                self.turn_by_input = true;
+            }
             self.waiting = None;
             self.natural(InputPhase::Delivered, fx);
         }

@@ -219,3 +219,29 @@ fn the_hard_point_cuts_a_turn_whose_busy_close_out_was_ignored() {
     let fx = sim.send(step_over("t2", 2));
     assert!(!kinds(&fx).contains(&"end_turn".to_owned()), "{fx:?}");
 }
+
+/// An SDK client sends `/empty` and, at once, a message: the engine runs the message's turn
+/// first. The reset waits for the close-out's own turn, so the model saves its notes in the
+/// window being cleared, its `empty_brain` joins the STOP request, and one reset follows
+/// with no continuation (the reset-flow audit of stop 44, F2: the reset ran after the
+/// message's turn, the close-out then ran in the fresh window, and its `empty_brain` opened
+/// a second reset that continued over STOP).
+#[test]
+fn a_message_run_before_an_idle_close_out_does_not_start_the_reset() {
+    let mut sim = Sim::new();
+    let fx = sim.send(command("empty", false));
+    assert_eq!(kinds(&fx), ["report", "closeout"], "{fx:?}");
+    // The person's message, submitted after the close-out, runs first.
+    sim.send(json!({"type": "prompt_submitted", "natural": true}));
+    sim.send(turn_step("n", 0));
+    assert!(
+        !kinds(&sim.send(done("n", "answer"))).contains(&"compact".to_owned()),
+        "the reset started before the close-out ran"
+    );
+    // Then the close-out's own turn: its call joins the request, and the reset follows.
+    sim.send(json!({"type": "prompt_submitted", "natural": false}));
+    sim.send(turn_step("c", 0));
+    sim.send(eb(json!({"last_word": "saved", "terminate": false})));
+    assert_eq!(kinds(&sim.send(done("c", "answer"))), ["compact"]);
+    assert_eq!(kinds(&sim.commit()), ["report"], "STOP holds: no continuation");
+}
