@@ -8,8 +8,9 @@ use serde_json::Value;
 /// 64 KiB are enough): the start time and cwd of its first row, and the first prompt a
 /// person typed (a user row that is not meta, not a compact summary, not a plugin's prompt,
 /// and whose text does not start with `<`, as command and hook echoes do); for a session
-/// begun with a command and never prompted, that command. Lines that are not JSON (a start
-/// cut mid-line) are passed over; nothing here is refused.
+/// begun with a command and never prompted, that command. A start cut mid-line is passed
+/// over; a whole line (ended by its line break) that is not JSON makes the session
+/// `unreadable`, as its decode refuses it (a file of random bytes is not an empty session).
 ///
 /// ```
 /// use notesoup_history_claude::summary;
@@ -27,8 +28,13 @@ use serde_json::Value;
 pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
     let mut summary = SessionSummary::new(Host::Claude, id);
     let mut command = None;
-    for line in start.split(|&b| b == b'\n') {
-        let Ok(row) = serde_json::from_slice::<Value>(line) else {
+    let whole_lines = start.iter().filter(|&&b| b == b'\n').count();
+    for (n, line) in start.split(|&b| b == b'\n').enumerate() {
+        let Ok(row) = serde_json::from_str::<Value>(&String::from_utf8_lossy(line)) else {
+            if n < whole_lines && !line.iter().all(u8::is_ascii_whitespace) {
+                summary.unreadable = Some(format!("line {}: not a transcript record", n + 1));
+                break;
+            }
             continue;
         };
         if summary.started.is_none() {
@@ -109,6 +115,21 @@ mod tests {
             Some("Forked: what now?")
         );
         assert_eq!(listed(&[plugin]), None);
+    }
+
+    /// A whole line that is not JSON makes the session unreadable (its decode refuses it); a
+    /// start cut mid-line does not.
+    #[test]
+    fn a_line_that_is_no_record_is_unreadable_and_a_cut_one_is_not() {
+        let person = r#"{"type":"user","message":{"role":"user","content":"list the files"}}"#;
+        let random = summary("s1", b"\x8f\x01garbage\n\x02more");
+        assert_eq!(
+            random.unreadable.as_deref(),
+            Some("line 1: not a transcript record")
+        );
+        let cut = summary("s1", format!("{person}\n{{\"type\":\"assi").as_bytes());
+        assert_eq!(cut.unreadable, None);
+        assert_eq!(cut.first_prompt.as_deref(), Some("list the files"));
     }
 
     /// A session begun with a command and never prompted lists the command; a prompt after
