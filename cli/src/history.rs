@@ -290,6 +290,33 @@ fn show_seq(ctx: &Context, session: &str, seq: u64, out: &mut Out) -> Result<u8,
     Ok(EXIT_OK)
 }
 
+/// The least room a listing's folder and first prompt get on a terminal before its ids are
+/// shortened.
+const REST_MIN: usize = 30;
+
+/// Each listed session's `<harness>:<id>` with its id cut to the shortest prefix, of at
+/// least 8 characters, that no other listed id of its harness shares.
+fn short_ids(list: &[SessionRow]) -> Vec<String> {
+    list.iter()
+        .map(|s| {
+            let (harness, id) = s.session.split_once(':').unwrap_or(("", &s.session));
+            let shared = |len: usize| {
+                list.iter().any(|o| {
+                    o.session != s.session
+                        && o.session.split_once(':').is_some_and(|(h, other)| {
+                            h == harness && other.chars().take(len).eq(id.chars().take(len))
+                        })
+                })
+            };
+            let len = (8..id.chars().count())
+                .find(|&len| !shared(len))
+                .unwrap_or(id.chars().count());
+            let short: String = id.chars().take(len).collect();
+            format!("{harness}:{short}")
+        })
+        .collect()
+}
+
 /// The sessions as a table (a header row, one row per session), or the listing under
 /// `--json`.
 fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
@@ -305,23 +332,37 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
         out.line("No sessions found. `notesoup doctor` shows which folders are searched.");
         return;
     }
-    let id_width = list
+    let whole = list
         .iter()
         .map(|s| s.session.chars().count())
+        .max()
+        .unwrap_or(7);
+    // On a terminal too narrow for whole ids beside a readable folder and prompt, each id
+    // is its shortest prefix of at least 8 characters that no other listed id shares (as
+    // `git log --oneline` shortens a hash); `history show` takes a unique prefix.
+    let width = env.width();
+    let ids = match width {
+        Some(w) if w < whole + 20 + REST_MIN => short_ids(list),
+        _ => list.iter().map(|s| s.session.clone()).collect(),
+    };
+    let id_width = ids
+        .iter()
+        .map(|id| id.chars().count())
         .max()
         .unwrap_or(7)
         .max(7);
     out.line(out.paint(
         Paint::Dim,
-        &format!(
-            "{:<id_width$}  {:<16}  FOLDER · FIRST PROMPT",
-            "SESSION", "UPDATED (UTC)"
+        &cut(
+            &format!(
+                "{:<id_width$}  {:<16}  FOLDER · FIRST PROMPT",
+                "SESSION", "UPDATED (UTC)"
+            ),
+            width.unwrap_or(usize::MAX),
         ),
     ));
-    let room = env
-        .width()
-        .map_or(200, |w| w.saturating_sub(id_width + 20).max(20));
-    for s in list {
+    let room = width.map_or(200, |w| w.saturating_sub(id_width + 20).max(1));
+    for (s, id) in list.iter().zip(&ids) {
         // The time it is ordered by: its file's last write, newest first.
         let updated = rows::time_cell(s.updated);
         let mut rest = Vec::new();
@@ -339,12 +380,15 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
         }
         let rest = cut(&rest.join(" · "), room).into_owned();
         let rest = match &s.unreadable {
-            Some(why) => out.paint(Paint::Warn, &format!("unreadable: {}", one_line(why))),
+            Some(why) => out.paint(
+                Paint::Warn,
+                &cut(&format!("unreadable: {}", one_line(why)), room),
+            ),
             // A file the harness made before anything was said (Claude Code leaves empty ones).
             None if rest.is_empty() => out.paint(Paint::Dim, "(nothing said in it yet)"),
             None => rest,
         };
-        let id = out.paint(Paint::Strong, &format!("{:<id_width$}", s.session));
+        let id = out.paint(Paint::Strong, &format!("{id:<id_width$}"));
         out.line(format!("{id}  {updated:<16}  {rest}"));
     }
     if total > list.len() {

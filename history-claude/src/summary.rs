@@ -28,7 +28,7 @@ use serde_json::Value;
 pub fn summary(id: &str, start: &[u8]) -> SessionSummary {
     let mut summary = SessionSummary::new(Host::Claude, id);
     let mut command = None;
-    let whole_lines = start.iter().filter(|&&b| b == b'\n').count();
+    let whole_lines = memchr::memchr_iter(b'\n', start).count();
     for (n, line) in start.split(|&b| b == b'\n').enumerate() {
         let Ok(row) = serde_json::from_str::<Value>(&String::from_utf8_lossy(line)) else {
             if n < whole_lines && !line.iter().all(u8::is_ascii_whitespace) {

@@ -691,3 +691,39 @@ fn an_empty_session_file_is_listed_and_refused_as_empty() {
         run.stderr
     );
 }
+
+/// On an 80-column terminal every line of `history sessions` fits: the ids are cut to
+/// their shortest unique prefix (8 characters at least, which `history show` takes), so
+/// the folder and the first prompt have room, and the header is cut too. Whole ids and rows
+/// go into a pipe (CLI walkthrough, stop 44, finding 6: every row was 83 wide).
+#[test]
+fn history_sessions_fit_an_80_column_terminal() {
+    let mut world = World::new("sessions-80");
+    claude_session(
+        &world,
+        "cccc3333-0000-4000-8000-000000000001",
+        "/work/app",
+        "2026-11-03T10:00:00Z",
+        "the answer",
+    );
+    world.set("COLUMNS", "80");
+    world.set("NO_COLOR", "1");
+    let shown = world.run_on_terminal(&["history", "sessions", "--no-pager"]);
+    for line in shown.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(shown.contains("claude:cccc3333 "), "{shown}");
+    assert!(shown.contains("/work/app"), "{shown}");
+    let piped = world.run(&["history", "sessions"]);
+    assert!(
+        piped
+            .stdout
+            .contains("claude:cccc3333-0000-4000-8000-000000000001"),
+        "{}",
+        piped.stdout
+    );
+}
