@@ -243,5 +243,9 @@ fn a_message_run_before_an_idle_close_out_does_not_start_the_reset() {
     sim.send(turn_step("c", 0));
     sim.send(eb(json!({"last_word": "saved", "terminate": false})));
     assert_eq!(kinds(&sim.send(done("c", "answer"))), ["compact"]);
-    assert_eq!(kinds(&sim.commit()), ["report"], "STOP holds: no continuation");
+    assert_eq!(
+        kinds(&sim.commit()),
+        ["report"],
+        "STOP holds: no continuation"
+    );
 }
