@@ -74,8 +74,9 @@ pub(crate) fn judged(needle: &RawNeedle) -> bool {
 /// blocks). Claude writes a call's name and its input (raw JSON) as they are shown, so the
 /// one join a document adds around them is the space between the two: a match across it
 /// is the part before the literal's first space (the end of a name, which has none) and
-/// the part after it (the start of an input), each in the file on its own: for
-/// `Bash {"command"`, the whole or both of `Bash` and `{"command"`.
+/// the part after it (the start of an input: empty, or beginning with the `{` Claude Code
+/// writes every input with), each in the file on its own: for `Bash {"command"`, the whole
+/// or both of `Bash` and `{"command"`. Any other literal is looked for whole, in one pass.
 pub(crate) fn claude_needs(needle: &RawNeedle) -> Option<Vec<Vec<RawNeedle>>> {
     let query = needle.query();
     if query.contains('\n') {
@@ -83,7 +84,9 @@ pub(crate) fn claude_needs(needle: &RawNeedle) -> Option<Vec<Vec<RawNeedle>>> {
     }
     let ignore_case = matches!(needle, RawNeedle::Folded(_));
     let mut needs = vec![vec![needle.clone()]];
-    if let Some(at) = query.find(' ') {
+    if let Some(at) = query.find(' ')
+        && (query[at + 1..].is_empty() || query[at + 1..].starts_with('{'))
+    {
         let parts = [&query[..at], &query[at + 1..]]
             .into_iter()
             .filter(|part| !part.is_empty())
