@@ -383,20 +383,7 @@ fn s07_empty_typed_while_the_agent_works_uses_the_running_turn_tmux() {
                 .and_tool(EMPTY_BRAIN, empty_brain("LW-BUSY", Some(false))),
         )
         .fallback(Reply::text("(fallback)"));
-    let mode = tmux_lines(
-        &[("Work through the long steps.", None)],
-        vec![
-            // The turn's first request is answered and its 8 s Bash runs: type the command.
-            Step::AfterRequests(1),
-            Step::Sleep(Duration::from_secs(2)),
-            Step::Type("/empty".into()),
-            Step::Sleep(Duration::from_millis(500)),
-            Step::Key("Enter".into()),
-            Step::AfterRequests(2),
-            Step::Idle(Duration::from_secs(5)),
-            Step::Capture("after-close-out".into()),
-        ],
-    );
+    let mode = empty_typed_while_bash_runs(5, "after-close-out");
     let out = session("s07-empty-busy-tmux", script)
         .args(&["--allowedTools", "Bash"])
         .run(&mode)
@@ -625,19 +612,7 @@ fn s07_empty_ignored_by_the_model_still_ends_the_turn_at_the_hard_point_tmux() {
             Reply::text("Done.").with_input_tokens(162_500),
         )
         .fallback(Reply::text("(fallback)"));
-    let mode = tmux_lines(
-        &[("Work through the long steps.", None)],
-        vec![
-            Step::AfterRequests(1),
-            Step::Sleep(Duration::from_secs(2)),
-            Step::Type("/empty".into()),
-            Step::Sleep(Duration::from_millis(500)),
-            Step::Key("Enter".into()),
-            Step::AfterRequests(2),
-            Step::Idle(Duration::from_secs(6)),
-            Step::Capture("after".into()),
-        ],
-    );
+    let mode = empty_typed_while_bash_runs(6, "after");
     let out = session("s07-empty-ignored-hard-point", script)
         .env(WINDOW_200K.0, WINDOW_200K.1)
         .args(&["--allowedTools", "Bash"])
@@ -721,4 +696,23 @@ fn s07_a_message_sent_right_after_the_command_stream_json(
         fresh.iter().all(|r| !r.all_text().contains("Closing out.")),
         "the close-out ran in the fresh window, not the one it saves"
     );
+}
+
+/// A terminal asked to "Work through the long steps." whose turn's first request is
+/// answered with an 8 s Bash: `/empty` is typed while it runs, then the run goes on until
+/// the turn's next request and `idle` seconds of quiet, and the screen is kept as `capture`.
+fn empty_typed_while_bash_runs(idle: u64, capture: &str) -> Mode {
+    tmux_lines(
+        &[("Work through the long steps.", None)],
+        vec![
+            Step::AfterRequests(1),
+            Step::Sleep(Duration::from_secs(2)),
+            Step::Type("/empty".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(idle)),
+            Step::Capture(capture.into()),
+        ],
+    )
 }
