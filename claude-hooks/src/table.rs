@@ -16,12 +16,19 @@ use crate::tail::{TailMessage, kept_after_boot};
 /// One hook call on `flow`: its events in order, and their effects (see [`Hook`] for what
 /// each hook means).
 pub fn apply(flow: &mut Flow, hook: &Hook, resolve: &mut dyn Resolve) -> Vec<Effect> {
-    Call { flow }.hook(hook, resolve)
+    Call {
+        flow,
+        unplaced: None,
+    }
+    .hook(hook, resolve)
 }
 
 /// A hook call in progress on one flow.
 struct Call<'f> {
     flow: &'f mut Flow,
+    /// Why this call's budget placed no points (the settings leave no room), when it read
+    /// the usage but could not ([`Resolve::unplaced`]): a close-out then says so.
+    unplaced: Option<String>,
 }
 
 /// The hooks that are one event each.
@@ -83,6 +90,9 @@ impl Call<'_> {
         } else {
             None
         };
+        if budget.is_none() && hook.needs_budget() {
+            self.unplaced = resolve.unplaced();
+        }
         if let Some(interactive) = resolve.interactive() {
             self.flow.set_interactive(interactive);
         }
@@ -262,20 +272,10 @@ impl Call<'_> {
                 }
             }
             Hook::Command(CommandRun::Empty) => {
-                self.command_hook(
-                    Command::Empty,
-                    budget,
-                    resolve.unplaced().as_deref(),
-                    &mut fx,
-                );
+                self.command_hook(Command::Empty, budget, &mut fx);
             }
             Hook::Command(CommandRun::FreshWindow) => {
-                self.command_hook(
-                    Command::FreshWindow,
-                    budget,
-                    resolve.unplaced().as_deref(),
-                    &mut fx,
-                );
+                self.command_hook(Command::FreshWindow, budget, &mut fx);
             }
             Hook::Command(CommandRun::Notesoup { args }) => {
                 self.notesoup_command(args.as_deref().unwrap_or_default(), resolve, &mut fx);
@@ -375,7 +375,7 @@ impl Call<'_> {
             context: budget.filter(|_| agent == Agent::Main).map(Budget::measure),
         });
         // A busy close-out no request of the turn carried becomes a close-out turn here.
-        self.closeouts(out, budget, None, fx);
+        self.closeouts(out, budget, fx);
     }
 
     /// `/empty`, `/fresh-window`. Busy or idle is the flow's to say (it knows the running
@@ -384,34 +384,22 @@ impl Call<'_> {
     /// while the agent works").
     /// A window with no points placed (`unplaced`: the settings leave no room) is not
     /// an unanswered one: its close-out is tried, and fails saying why.
-    fn command_hook(
-        &mut self,
-        command: Command,
-        budget: Option<Budget>,
-        unplaced: Option<&str>,
-        fx: &mut Vec<Effect>,
-    ) {
+    fn command_hook(&mut self, command: Command, budget: Option<Budget>, fx: &mut Vec<Effect>) {
         let out = self.traced(Event::Command {
             command,
             busy: false,
-            measured: budget.is_some() || unplaced.is_some(),
+            measured: budget.is_some() || self.unplaced.is_some(),
         });
-        self.closeouts(out, budget, unplaced, fx);
+        self.closeouts(out, budget, fx);
     }
 
     /// `out`, where a close-out with no fill measured (or no points placed: `unplaced`) has
-    /// no warning to carry and fails in the same call.
-    fn closeouts(
-        &mut self,
-        out: Vec<Effect>,
-        budget: Option<Budget>,
-        unplaced: Option<&str>,
-        fx: &mut Vec<Effect>,
-    ) {
+    /// no warning to carry and fails in the same call, saying which.
+    fn closeouts(&mut self, out: Vec<Effect>, budget: Option<Budget>, fx: &mut Vec<Effect>) {
         for effect in out {
             match effect {
                 Effect::Closeout { generation, .. } if budget.is_none() => {
-                    let reason = unplaced.unwrap_or(NO_USAGE).to_owned();
+                    let reason = self.unplaced.as_deref().unwrap_or(NO_USAGE).to_owned();
                     fx.extend(self.traced(Event::Closeout {
                         generation,
                         status: Miss::Failed,

@@ -128,7 +128,21 @@ fn a_clear_command_with_no_points_placed_says_why_not_that_the_window_is_empty()
         assert!(said.contains(why), "{command}: {said}");
         assert!(
             !reply.flow.snapshot().pending,
-            "{command}: the request stays for a retry"
+            "{command}: the request is cancelled, so the command can run again"
         );
     }
+    // So is a busy `/empty` whose turn ended before a request carried it: its close-out turn
+    // fails saying why, not that no usage was measured.
+    let (calls, _) = typed_mid_turn();
+    let hook: Hook = serde_json::from_value(complete()).unwrap();
+    let mut world = World {
+        unplaced: Some(why.to_owned()),
+        ..World::default()
+    };
+    let (_, reply) = hook_saved(calls.0.as_ref(), "p1", &hook, &mut world);
+    let said = format!("{:?}", reply.effects);
+    assert!(
+        said.contains(why) && !said.contains("no context usage"),
+        "{said}"
+    );
 }
