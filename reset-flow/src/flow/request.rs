@@ -7,6 +7,10 @@ use super::{Answering, Args, Commit, Cutoff, Flow, Origin, Request, Stage, one_l
 use crate::effect::{CloseoutMode, Effect};
 use crate::event::{Agent, Command, Measure, Miss};
 
+/// What a later `empty_brain` of the same request is told first.
+const ALREADY: &str =
+    "A reset is already requested; the first call's last_word and terminate stand.";
+
 impl Flow {
     pub(super) fn empty_brain(&mut self, agent: Agent, args: &Value, fx: &mut Vec<Effect>) {
         let refuse = |fx: &mut Vec<Effect>, text: String| {
@@ -38,7 +42,8 @@ impl Flow {
                 "DISABLE_COMPACT is set, so the window cannot be cleared; keep working in this window.".into(),
             );
         }
-        let text = if let Some(request) = &mut self.request {
+        // `already`: a request took its arguments before this call.
+        let (already, text) = if let Some(request) = &mut self.request {
             // Arguments are only taken while no compaction has been answered for the request.
             let open = !request.consumed
                 && matches!(
@@ -51,14 +56,17 @@ impl Flow {
             if request.args.is_none() && open {
                 let stopped = request.stop;
                 request.args = Some(args);
-                if stopped {
-                    "Reset requested: the window will be cleared after this batch of tools, as the person asked; the fresh window will wait for them.".to_owned()
+                let text = if stopped {
+                    "Reset requested: the window will be cleared after this batch of tools, as the person asked; the fresh window will wait for them."
                 } else {
                     "Reset requested: the window will be cleared after this batch of tools."
-                        .to_owned()
-                }
+                };
+                (false, text.to_owned())
             } else {
-                "A reset is already requested; the first call's last_word and terminate stand. The window will be cleared after this batch of tools.".to_owned()
+                (
+                    true,
+                    format!("{ALREADY} The window will be cleared after this batch of tools."),
+                )
             }
         } else {
             let terminate = args.terminate;
@@ -67,21 +75,18 @@ impl Flow {
                 request.natural = self.natural_in_turn || self.undelivered;
             }
             debug_assert_eq!(self.request_id(), Some(id));
-            if terminate {
-                "Reset requested: the window will be cleared after this batch of tools, and the fresh window will wait for the person (terminate).".to_owned()
+            let text = if terminate {
+                "Reset requested: the window will be cleared after this batch of tools, and the fresh window will wait for the person (terminate)."
             } else {
-                "Reset requested: the window will be cleared after this batch of tools, and the fresh window continues from your notes and last_word.".to_owned()
-            }
+                "Reset requested: the window will be cleared after this batch of tools, and the fresh window continues from your notes and last_word."
+            };
+            (false, text.to_owned())
         };
         self.arm_cutoff();
         // The person wrote in this turn: the cutoff is released and their input continues
         // the work, so no text may promise a clear after this batch or a continuation.
         let text = if self.natural_in_turn {
-            let first = if text.starts_with("A reset is already requested") {
-                "A reset is already requested; the first call's last_word and terminate stand."
-            } else {
-                "Reset requested."
-            };
+            let first = if already { ALREADY } else { "Reset requested." };
             format!(
                 "{first} The person wrote to you in this turn, so it goes on: answer them. The window will be cleared when this turn ends, and the fresh window will wait for them."
             )
