@@ -55,13 +55,13 @@ impl Scan {
     /// the next found from the first line of the one before (as the decode finds it).
     fn chain_may_hold(&self, found: &Found, query: &RawNeedle) -> Result<bool, StoreError> {
         let mut at = found.clone();
+        let needs = [vec![query.clone()]];
         let mut seen = HashSet::new();
         let mut head = Vec::new();
         loop {
             if !seen.insert(at.path.clone()) || seen.len() > MAX_CHAIN {
                 return Ok(true); // a cycle or a chain too long: the decode reports it
             }
-            let needs = [vec![query.clone()]];
             if self.reader.file_may_hold(&at, &needs, Some(&mut head))? {
                 return Ok(true);
             }
