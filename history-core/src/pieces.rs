@@ -97,6 +97,11 @@ impl<'f, 'q> Joined<'f, 'q> {
         }
     }
 
+    /// A break in the text fed (a document's mark): no match runs across it.
+    pub(crate) fn gap(&mut self) {
+        self.kept = 0;
+    }
+
     /// Whether the literal occurs in what was fed.
     pub(crate) fn found(&self) -> bool {
         self.found
@@ -194,27 +199,39 @@ impl History {
     }
 
     /// The document at `index` with its left-out bodies as their placeholders (its fixed
-    /// parts, and its whole bodies), handed to `each` piece by piece.
-    pub(crate) fn fixed_pieces(&self, index: usize, mut each: impl FnMut(&str)) {
+    /// parts, and its whole bodies), handed to `each` piece by piece, each with whether it
+    /// is a mark ([`History::document_pieces`]).
+    pub(crate) fn fixed_pieces(&self, index: usize, each: impl FnMut(&str, bool)) {
         // Bodies as they are never fail.
         let _ = self.document_pieces(
             index,
             |i| Ok::<_, ()>(Cow::Borrowed(&self.event_at(i).body)),
-            |piece, _| each(piece),
+            each,
         );
     }
 
-    /// Whether the literal occurs in [`History::fixed_pieces`] of `index`: what formatting
-    /// them and `contains` would say, without formatting them (a literal longer than
-    /// [`SPAN`] bytes is looked for in the text built).
+    /// Whether the literal occurs in [`History::fixed_pieces`] of `index` outside its marks:
+    /// what formatting them and [`Literal::find_outside`] would say, without formatting them
+    /// (a literal longer than [`SPAN`] bytes is looked for in the text built).
     pub(crate) fn fixed_contains(&self, index: usize, literal: &Literal<'_>) -> bool {
         if let Some(mut joined) = Joined::new(&literal.finder) {
-            self.fixed_pieces(index, |piece| joined.feed(piece.as_bytes()));
+            self.fixed_pieces(index, |piece, mark| {
+                if mark {
+                    joined.gap();
+                } else {
+                    joined.feed(piece.as_bytes());
+                }
+            });
             return joined.found();
         }
-        let mut text = String::new();
-        self.fixed_pieces(index, |piece| text.push_str(piece));
-        text.contains(literal.text)
+        let (mut text, mut marks) = (String::new(), Vec::new());
+        self.fixed_pieces(index, |piece, mark| {
+            if mark {
+                marks.push(text.len()..text.len() + piece.len());
+            }
+            text.push_str(piece);
+        });
+        literal.find_outside(&text, &marks).is_some()
     }
 
     /// False only when the document at `index`, whose bodies are partly left out, cannot

@@ -5,7 +5,7 @@
 //! A list visits every position, and passes over a document with a left-out body unless
 //! [`History::may_match`] says it may hold the literal: when the source names it (or the
 //! call's result), when the document's fixed text (placeholders as they are, whole bodies
-//! whole) holds the literal, or when the literal may run from a call's name into its
+//! whole) holds the literal outside its marks (each a line break here), or when the literal may run from a call's name into its
 //! left-out input. So a list for a literal without a line break need visit only the
 //! documents with no left-out body, the ones the source names, and the ones whose fixed
 //! text holds it, which one `memmem` pass over all those texts joined by line breaks
@@ -44,7 +44,11 @@ impl Walk {
                 Body::ToolResult { .. } => {}
             }
             let start = walk.fixed.len();
-            history.fixed_pieces(index, |piece| walk.fixed.push_str(piece));
+            // A mark is a line break here: no literal without one matches across it, and
+            // a literal with one visits every position.
+            history.fixed_pieces(index, |piece, mark| {
+                walk.fixed.push_str(if mark { "\n" } else { piece });
+            });
             if walk.fixed.len() - start > ENTRY_MAX {
                 walk.fixed.truncate(start);
                 walk.always.push(history.position(index));

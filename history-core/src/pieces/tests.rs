@@ -1,11 +1,12 @@
 //! A document's fixed parts tested in place agree with the text formatted as before and
-//! searched with `contains`, for generated histories and queries at every join of their
+//! searched outside its marks, for generated histories and queries at every join of their
 //! pieces (the marks, the seq's digits, the error flag, names and inputs); and a list over
 //! left-out bodies, which visits only the documents that may hold its literal, answers as
 //! the whole history does.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::*;
@@ -195,33 +196,50 @@ fn whole_and_lazy(transcript: &Transcript, seed: u64) -> (History, History) {
 /// The fixed parts as they were formatted before they were tested in place (`write!` of
 /// the whole format, then `contains`): the reference the new test must equal.
 fn formatted(history: &History, index: usize) -> String {
+    formatted_with_marks(history, index).0
+}
+
+/// [`formatted`], and where its marks lie (written here apart from the pieces' own).
+fn formatted_with_marks(history: &History, index: usize) -> (String, Vec<Range<usize>>) {
     let mut out = String::new();
+    let mut marks = Vec::new();
+    let mut mark = |out: &mut String, text: &str| {
+        marks.push(out.len()..out.len() + text.len());
+        out.push_str(text);
+    };
     match &history.event_at(index).body {
         Body::Text { text } => out.push_str(text),
         Body::ToolCall { name, input, .. } => {
             let _ = write!(out, "{name} {input}");
             if let Some(result) = history.partner_index(index) {
                 if let Body::ToolResult { text, is_error, .. } = &history.event_at(result).body {
-                    let _ = write!(
-                        out,
-                        "\n--- result #{}{}:\n{text}",
-                        history.event_at(result).seq,
-                        if *is_error { " (error)" } else { "" }
-                    );
+                    let seq = history.event_at(result).seq;
+                    let error = if *is_error { " (error)" } else { "" };
+                    mark(&mut out, &format!("\n--- result #{seq}{error}:\n"));
+                    out.push_str(text);
                 }
             } else {
-                out.push_str("\n--- pending: no result was recorded");
+                mark(&mut out, "\n--- pending: no result was recorded");
             }
         }
         Body::ToolResult { text, is_error, .. } => {
-            let _ = write!(
-                out,
-                "(result of an unknown call){}\n{text}",
-                if *is_error { " (error)" } else { "" }
-            );
+            let error = if *is_error { " (error)" } else { "" };
+            mark(&mut out, &format!("(result of an unknown call){error}\n"));
+            out.push_str(text);
         }
     }
-    out
+    (out, marks)
+}
+
+/// Whether `query` occurs in `text` at any char boundary without overlapping `marks`
+/// (every place tried, overlapping ones too).
+fn outside_marks(text: &str, marks: &[Range<usize>], query: &str) -> bool {
+    text.char_indices().any(|(at, _)| {
+        text[at..].starts_with(query)
+            && !marks
+                .iter()
+                .any(|m| m.start < at + query.len() && at < m.end)
+    })
 }
 
 /// Queries at and across every join of `text`'s pieces: every substring of up to 9 chars,
@@ -264,18 +282,18 @@ fn fixed_parts_tested_in_place_agree_with_the_formatted_text() {
             ]
             .map(str::to_owned)
             .to_vec();
-            let texts: Vec<String> = (0..history.events().len())
-                .map(|index| formatted(history, index))
+            let texts: Vec<(String, Vec<Range<usize>>)> = (0..history.events().len())
+                .map(|index| formatted_with_marks(history, index))
                 .collect();
-            for text in &texts {
+            for (text, _) in &texts {
                 queries_of(text, &mut queries);
             }
             queries.sort();
             queries.dedup();
             for query in &queries {
                 let literal = Literal::new(query);
-                for (index, text) in texts.iter().enumerate() {
-                    let expected = text.contains(query.as_str());
+                for (index, (text, marks)) in texts.iter().enumerate() {
+                    let expected = outside_marks(text, marks, query);
                     assert_eq!(
                         history.fixed_contains(index, &literal),
                         expected,
