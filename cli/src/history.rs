@@ -295,26 +295,32 @@ fn show_seq(ctx: &Context, session: &str, seq: u64, out: &mut Out) -> Result<u8,
 const REST_MIN: usize = 30;
 
 /// Each listed session's `<harness>:<id>` with its id cut to the shortest prefix, of at
-/// least 8 characters, that no other listed id of its harness shares.
+/// least 8 characters, that no other listed id of its harness shares: one past its longest
+/// common prefix with its neighbours in sorted order (any listing length stays a sort).
 fn short_ids(list: &[SessionRow]) -> Vec<String> {
-    list.iter()
-        .map(|s| {
-            let (harness, id) = s.session.split_once(':').unwrap_or(("", &s.session));
-            let shared = |len: usize| {
-                list.iter().any(|o| {
-                    o.session != s.session
-                        && o.session.split_once(':').is_some_and(|(h, other)| {
-                            h == harness && other.chars().take(len).eq(id.chars().take(len))
-                        })
-                })
-            };
-            let len = (8..id.chars().count())
-                .find(|&len| !shared(len))
-                .unwrap_or(id.chars().count());
-            let short: String = id.chars().take(len).collect();
-            format!("{harness}:{short}")
-        })
-        .collect()
+    let mut sorted: Vec<(&str, usize)> = list
+        .iter()
+        .enumerate()
+        .map(|(n, s)| (s.session.as_str(), n))
+        .collect();
+    sorted.sort_unstable();
+    // Whole `<harness>:<id>` strings: a shared prefix past the colon is one of the id.
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let mut out = vec![String::new(); list.len()];
+    for (k, &(session, n)) in sorted.iter().enumerate() {
+        let colon = session.find(':').map_or(0, |at| at + 1);
+        let shared = [k.checked_sub(1), Some(k + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|j| sorted.get(j))
+            .filter(|(other, _)| *other != session)
+            .map(|(other, _)| common(session, other))
+            .max()
+            .unwrap_or(0);
+        let keep = (shared + 1).max(colon + 8);
+        out[n] = session.chars().take(keep).collect();
+    }
+    out
 }
 
 /// The sessions as a table (a header row, one row per session), or the listing under

@@ -706,6 +706,13 @@ fn history_sessions_fit_an_80_column_terminal() {
         "2026-11-03T10:00:00Z",
         "the answer",
     );
+    claude_session(
+        &world,
+        "cccc3333-1111-4000-8000-000000000002",
+        "/work/app",
+        "2026-11-04T10:00:00Z",
+        "another answer",
+    );
     world.set("COLUMNS", "80");
     world.set("NO_COLOR", "1");
     let shown = world.run_on_terminal(&["history", "sessions", "--no-pager"]);
@@ -716,7 +723,10 @@ fn history_sessions_fit_an_80_column_terminal() {
             line.chars().count()
         );
     }
-    assert!(shown.contains("claude:cccc3333 "), "{shown}");
+    // The two share `cccc3333-`: each is cut one character past it.
+    assert!(shown.contains("claude:cccc3333-0 "), "{shown}");
+    assert!(shown.contains("claude:cccc3333-1 "), "{shown}");
+    assert!(shown.contains("claude:da56055c "), "{shown}");
     assert!(shown.contains("/work/app"), "{shown}");
     let piped = world.run(&["history", "sessions"]);
     assert!(
