@@ -432,7 +432,8 @@ pub enum Event {
     },
     /// A main tool result or a person's prompt is about to go out with the context at
     /// `tokens`; `point` is the budget warning point in the same unit (absent: no warning
-    /// point, or warnings off). The flow offers the warning once per window.
+    /// point, or warnings off). The flow offers the warning once per window, and not
+    /// while a close-out (which carries the same text) is out.
     ///
     /// `{"type":"warning_point","tokens":150000,"point":142000}`
     WarningPoint {

@@ -33,7 +33,7 @@
 //! - Subagent events never change the main flow; the cutoff fires only on a main step.
 //! - A window ordinal never goes back, and a window is never reopened.
 //! - At most one budget warning per window (again only after a drop), none under
-//!   `DISABLE_COMPACT`.
+//!   `DISABLE_COMPACT`, and none beside a close-out, which carries the same text.
 //! - A fork's own boot is attached at most once per window (again only after a drop), only
 //!   when owed, only to a main prompt.
 //! - The cap changes only by `cap_changed`, `loaded` and a session change.

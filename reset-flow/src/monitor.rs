@@ -9,6 +9,8 @@
 //!   window changed for it; none while one is in flight; none after auto consumed it), and
 //!   a manual compaction is admitted only with the marker of the worker's own command;
 //! - a close-out that could not start cancels its request;
+//! - the budget warning is offered only past its point, once per window (again only after
+//!   a drop), and never beside a close-out, which carries the same text;
 //! - never two continuations (one per request, one per confirmed commit);
 //! - subagent events never change the main flow;
 //! - STOP is never undone;
@@ -309,6 +311,9 @@ pub fn check(
         }
         if g.warned || g.offered {
             return Err("a second warning in one window".into());
+        }
+        if g.closeout && !g.consumed {
+            return Err("a warning beside a close-out that carries it".into());
         }
         if pre.disable_compact {
             return Err("a warning under DISABLE_COMPACT".into());

@@ -78,6 +78,10 @@ fn step_over(turn: &str, index: u32) -> Value {
            "context": {"tokens": 2000, "hard": 1000, "auto_clear": true}})
 }
 
+fn warning_point(tokens: u64) -> Value {
+    json!({"type": "warning_point", "tokens": tokens, "point": 1000})
+}
+
 fn done(turn: &str, reason: &str) -> Value {
     json!({"type": "turn_complete", "agent": "main", "turn_id": turn, "reason": reason})
 }

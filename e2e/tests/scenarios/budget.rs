@@ -633,6 +633,14 @@ fn s07_empty_ignored_by_the_model_still_ends_the_turn_at_the_hard_point_tmux() {
         fresh_window_requests(&out).is_empty(),
         "a continuation ran over STOP"
     );
+    // The close-out carries the window's budget warning: the tool results past the warning
+    // point add no second copy (the audit's F6, `a15`).
+    // (An `api-request-blob` row is the engine's copy of a request, not a delivery.)
+    let warned: Vec<_> = rows_containing(&out, "notesoup budget warning:")
+        .into_iter()
+        .filter(|r| r["type"] != "api-request-blob")
+        .collect();
+    assert_eq!(warned.len(), 1, "the warning, more than once: {warned:#?}");
 }
 
 /// An SDK client sends `/empty` (or `/fresh-window`) and, at once, a message. The engine has

@@ -208,7 +208,7 @@ impl Flow {
     }
 
     pub(super) fn warning_point(&mut self, tokens: u64, point: Option<u64>, fx: &mut Vec<Effect>) {
-        if self.disable_compact || self.window.warning != Warning::Due {
+        if self.disable_compact || self.window.warning != Warning::Due || self.closeout_out() {
             return;
         }
         if point.is_some_and(|p| tokens >= p) {
@@ -217,6 +217,16 @@ impl Flow {
                 generation: self.generation,
             });
         }
+    }
+
+    /// A close-out is out for the pending request: it carries the shared budget warning
+    /// (to the running turn, or as its own turn), so the warning point adds no second copy
+    /// while it stands. Once the request ends (cancelled: the window goes on) the window's
+    /// warning is due again; a reset opens a new window, which owes its own.
+    fn closeout_out(&self) -> bool {
+        self.request
+            .as_ref()
+            .is_some_and(|r| r.closeout && !r.consumed)
     }
 
     pub(super) fn warning(&mut self, status: Delivery) {

@@ -220,6 +220,39 @@ fn the_hard_point_cuts_a_turn_whose_busy_close_out_was_ignored() {
     assert!(!kinds(&fx).contains(&"end_turn".to_owned()), "{fx:?}");
 }
 
+/// A close-out carries the shared budget warning, so the warning point adds no second copy
+/// while one is out, busy or idle (the reset-flow audit of stop 44, F6: `a15`, where the
+/// model ignored a busy `/empty` and its next tool result carried the warning again). A
+/// close-out cancelled leaves the window's warning due: the window goes on.
+#[test]
+fn the_warning_point_adds_no_copy_beside_a_close_out() {
+    // Busy: the close-out rides on the running turn, and the model works on past the point.
+    let mut sim = Sim::new();
+    sim.send(turn_step("t1", 0));
+    assert_eq!(
+        kinds(&sim.send(command("empty", false))),
+        ["report", "closeout"]
+    );
+    sim.send(turn_step("t1", 1));
+    let fx = sim.send(warning_point(1500));
+    assert!(fx.is_empty(), "a second copy of the warning: {fx:?}");
+    // Idle: the close-out's own turn carries it.
+    let mut sim = Sim::new();
+    assert_eq!(
+        kinds(&sim.send(command("empty", false))),
+        ["report", "closeout"]
+    );
+    sim.send(json!({"type": "prompt_submitted", "natural": false}));
+    sim.send(turn_step("c", 0));
+    sim.send(turn_step("c", 1));
+    let fx = sim.send(warning_point(1500));
+    assert!(fx.is_empty(), "a second copy of the warning: {fx:?}");
+    // The close-out turn fails: the request is cancelled, and the window's warning is due.
+    let fx = sim.send(done("c", "error"));
+    assert!(kinds(&fx).contains(&"cancel".to_owned()), "{fx:?}");
+    assert_eq!(kinds(&sim.send(warning_point(1500))), ["warn"]);
+}
+
 /// An SDK client sends `/empty` and, at once, a message: the engine runs the message's turn
 /// first. The reset waits for the close-out's own turn, so the model saves its notes in the
 /// window being cleared, its `empty_brain` joins the STOP request, and one reset follows

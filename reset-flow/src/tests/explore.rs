@@ -130,8 +130,9 @@ fn window_focus(flow: &Flow) -> Vec<Value> {
     let mut all = reset_alphabet(flow);
     // empty_brain, main steps 0/1 of t1, the successful completion, the worker's and an
     // auto compaction, the boot (with its text), the boundary, the boot row, evidence
-    // that rewrote it, a failed compaction, a session change, a cap, DISABLE_COMPACT.
-    let keep = [0, 4, 5, 9, 20, 22, 26, 27, 29, 30, 41, 38, 39, 40];
+    // that rewrote it, a failed compaction, a session change, a cap, DISABLE_COMPACT, and
+    // the two commands (a close-out carries the window's warning text).
+    let keep = [0, 4, 5, 9, 20, 22, 26, 27, 29, 30, 41, 38, 39, 40, 17, 18];
     all = keep.iter().map(|&i| all[i].clone()).collect();
     all.extend(window_alphabet(flow));
     all

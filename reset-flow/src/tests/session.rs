@@ -94,10 +94,6 @@ fn a_null_state_is_a_fresh_flow() {
 
 // ----- the window: ordinal, warning, cap, a new process, raw input -----
 
-fn warning_point(tokens: u64) -> Value {
-    json!({"type": "warning_point", "tokens": tokens, "point": 1000})
-}
-
 fn warning(g: u64, status: &str) -> Value {
     json!({"type": "warning", "generation": g, "status": status})
 }
