@@ -21,6 +21,7 @@ use crate::args::{LimitsArgs, LimitsHarness};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
 
+mod json_parse;
 pub(crate) mod pi;
 pub(crate) mod pi_read;
 
@@ -44,32 +45,62 @@ pub(crate) fn config_dir(env: &Env) -> Option<PathBuf> {
         .or_else(|| env.var_set("HOME").map(|h| Path::new(h).join(".claude")))
 }
 
-/// The settings files of `project`, lowest priority first; one that is not a JSON object is
+/// The settings files of `project`, lowest priority first (below them Claude's global config,
+/// when it says `autoCompactEnabled`: [`global_config`]); one that is not a JSON object is
 /// ignored, saying why (as Claude ignores it), and one that cannot be read is an error naming
 /// it.
 pub(crate) fn settings_files(env: &Env, project: &Path) -> Result<Vec<SettingsFile>, CliError> {
-    let mut files = Vec::new();
+    let mut files: Vec<SettingsFile> = global_config(env).into_iter().collect();
+    let mut paths = Vec::new();
     if let Some(dir) = config_dir(env) {
-        files.push(("user", dir.join("settings.json")));
+        paths.push(("user", dir.join("settings.json")));
     }
-    files.push(("project", project.join(".claude/settings.json")));
-    files.push(("local", project.join(".claude/settings.local.json")));
-    files
-        .into_iter()
-        .map(|(source, path)| {
+    paths.push(("project", project.join(".claude/settings.json")));
+    paths.push(("local", project.join(".claude/settings.local.json")));
+    for (source, path) in paths {
+        files.push({
             let (value, broken) = read_settings(&path).map_err(|source| CliError::Io {
                 what: "read".into(),
                 path: path.clone(),
                 source,
             })?;
-            Ok(SettingsFile {
+            SettingsFile {
                 source,
                 path,
                 value,
                 broken,
-            })
-        })
-        .collect()
+            }
+        });
+    }
+    Ok(files)
+}
+
+/// The most read of Claude's global config file (it holds every project's history, so it
+/// can be large).
+const GLOBAL_CONFIG_MAX: u64 = 64 * 1024 * 1024;
+
+/// Claude's global config file, as a settings source below the settings files, when it says
+/// `autoCompactEnabled`: the one setting Claude falls back to it for when no settings file
+/// says it. The file is `.config.json` in Claude's config folder when that is a file (the
+/// legacy place), else `.claude.json` in `$CLAUDE_CONFIG_DIR`, else in the home folder.
+/// One that cannot be read or parsed is left out: it holds no setting notesoup must have.
+fn global_config(env: &Env) -> Option<SettingsFile> {
+    let legacy = config_dir(env)?.join(".config.json");
+    let path = if legacy.is_file() {
+        legacy
+    } else {
+        env.var_set("CLAUDE_CONFIG_DIR")
+            .or_else(|| env.var_set("HOME"))
+            .map(|dir| Path::new(dir).join(".claude.json"))?
+    };
+    let (value, _) = read_json_object(&path, GLOBAL_CONFIG_MAX).ok()?;
+    let enabled = value?.get("autoCompactEnabled")?.clone();
+    Some(SettingsFile {
+        source: "global",
+        path,
+        value: Some(json!({ "autoCompactEnabled": enabled })),
+        broken: None,
+    })
 }
 
 /// The most read of a harness's settings file (Claude's, Pi's).
@@ -80,9 +111,13 @@ const SETTINGS_MAX: u64 = 1024 * 1024;
 /// there. Opened without blocking (a FIFO in its place is refused at once, not waited on),
 /// through links (dotfiles are often links). Other IO errors are the caller's.
 pub(crate) fn read_settings(path: &Path) -> std::io::Result<(Option<Value>, Option<String>)> {
-    let opened = notesoup_safe_fs::open_regular(path).and_then(|(mut file, meta)| {
-        notesoup_safe_fs::read_capped(&mut file, meta.len, SETTINGS_MAX, path)
-    });
+    read_json_object(path, SETTINGS_MAX)
+}
+
+/// [`read_settings`] for a file of at most `max` bytes.
+fn read_json_object(path: &Path, max: u64) -> std::io::Result<(Option<Value>, Option<String>)> {
+    let opened = notesoup_safe_fs::open_regular(path)
+        .and_then(|(mut file, meta)| notesoup_safe_fs::read_capped(&mut file, meta.len, max, path));
     let bytes = match opened {
         Ok(bytes) => bytes,
         Err(err) if err.is_not_found() => return Ok((None, None)),
@@ -98,7 +133,7 @@ pub(crate) fn read_settings(path: &Path) -> std::io::Result<(Option<Value>, Opti
     };
     // A file that is not a JSON object is ignored, as the harnesses ignore it; what is
     // wrong is said beside (and doctor fails it).
-    Ok(match serde_json::from_slice::<Value>(&bytes) {
+    Ok(match json_parse::parse(&bytes) {
         Ok(v) if v.is_object() => (Some(v), None),
         Ok(_) => (None, Some("the top level is not an object".to_owned())),
         Err(e) => (None, Some(e.to_string())),
@@ -314,6 +349,7 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     out.line("Read:");
     for f in files {
         let state = match (&f.value, &f.broken) {
+            (Some(_), _) if f.source == "global" => "  (autoCompactEnabled only)".to_owned(),
             (Some(_), _) => String::new(),
             (None, Some(why)) => out.paint(
                 Paint::Warn,

@@ -359,3 +359,55 @@ fn limits_says_no_warning_under_disable_compact() {
         run.stdout
     );
 }
+
+/// `limits` reads what Claude Code reads (the budget audit of stop 43, findings 7 and 10): a
+/// settings file with one number beyond a double (`JSON.parse` reads it as `Infinity`) is
+/// read, that value alone left out; and `autoCompactEnabled` falls back to Claude's global
+/// config file (`.claude.json` in `$CLAUDE_CONFIG_DIR`, else the home folder) when no settings
+/// file says it.
+#[test]
+fn limits_reads_the_settings_claude_code_reads() {
+    let mut world = World::new("limits-as-claude");
+    let clear = |world: &mut World| world.run(&["limits", "--json"]).json()["auto_clear"].clone();
+    assert_eq!(clear(&mut world), true);
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"autoCompactEnabled": false, "notesoup": {"resetMarginTokens": 4096, "warningRunwayTokens": 1e400}}"#,
+    )
+    .unwrap();
+    let json = world.run(&["limits", "--json"]).json();
+    assert_eq!(json["auto_clear"], false, "{json}");
+    assert!(json["settings"][0]["broken"].is_null(), "{json}");
+    assert_eq!(json["margins"][0]["value"], 4096, "{json}");
+    assert_eq!(json["margins"][1]["valid"], false, "{json}");
+    // The global config: below every settings file.
+    fs::write(world.path("claude/settings.json"), "{}").unwrap();
+    fs::write(
+        world.path("claude/.claude.json"),
+        r#"{"autoCompactEnabled": false, "projects": {}}"#,
+    )
+    .unwrap();
+    assert_eq!(clear(&mut world), false);
+    let text = world.run(&["limits"]).stdout;
+    assert!(text.contains("(autoCompactEnabled only)"), "{text}");
+    fs::write(
+        world.path("claude/settings.json"),
+        r#"{"autoCompactEnabled": true}"#,
+    )
+    .unwrap();
+    assert_eq!(clear(&mut world), true);
+    // Without $CLAUDE_CONFIG_DIR the file is in the home folder.
+    fs::write(world.path("claude/settings.json"), "{}").unwrap();
+    world.unset("CLAUDE_CONFIG_DIR");
+    assert_eq!(
+        clear(&mut world),
+        true,
+        "a config of another folder was read"
+    );
+    fs::write(
+        world.path("home/.claude.json"),
+        r#"{"autoCompactEnabled": false}"#,
+    )
+    .unwrap();
+    assert_eq!(clear(&mut world), false);
+}
