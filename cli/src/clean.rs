@@ -1,10 +1,12 @@
 //! Text from transcripts and notes made safe for a terminal, always: control characters
 //! are shown escaped as `less` and `cat -v` show them (`^[` for escape, `^?` for delete,
 //! `<U+009B>` for the C1 controls), so no transcript can move the cursor, recolour or
-//! retitle the terminal; rows are one line, cut to the terminal's width with `…`.
+//! retitle the terminal; rows are one line, cut to the terminal's width in cells with `…`.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// `text` with every control character except line breaks and tabs escaped.
 ///
@@ -63,29 +65,66 @@ fn push_shown(c: char, out: &mut String) {
     }
 }
 
-/// `text` cut to at most `width` characters, ending in `…` when cut.
-pub(crate) fn cut(text: &str, width: usize) -> Cow<'_, str> {
-    if text.char_indices().nth(width).is_none() {
-        return Cow::Borrowed(text);
+/// The terminal cells `text` takes: two for CJK, full-width and emoji, none for a combining
+/// mark, one for the rest. Every row the CLI fits to a terminal is measured here.
+pub(crate) fn width(text: &str) -> usize {
+    // No character takes more cells than it has bytes (a two-cell one has three or four).
+    if text.is_ascii() {
+        return text.len();
     }
-    let keep = width.saturating_sub(1);
-    let end = text
-        .char_indices()
-        .nth(keep)
-        .map_or(text.len(), |(at, _)| at);
-    Cow::Owned(format!("{}…", &text[..end]))
+    UnicodeWidthStr::width(text)
 }
 
-/// The part of a row's `text` to show in `width` characters, starting a little before
-/// byte `at` (a match) so that it is in view; `…` marks what was left out at the start.
+/// `text` cut to at most `width` terminal cells, ending in `…` when cut.
+pub(crate) fn cut(text: &str, width: usize) -> Cow<'_, str> {
+    if text.len() <= width || self::width(text) <= width {
+        return Cow::Borrowed(text);
+    }
+    let room = width.saturating_sub(1);
+    Cow::Owned(format!("{}…", &text[..fitting(text, room)]))
+}
+
+/// The byte length of the longest start of `text` that takes at most `room` cells.
+fn fitting(text: &str, room: usize) -> usize {
+    // Character by character first; then the whole start measured as a terminal shows it
+    // (a variation selector can widen the character before it), backing off while it is
+    // wider.
+    let mut cells = 0;
+    let mut end = 0;
+    for (at, c) in text.char_indices() {
+        cells += UnicodeWidthChar::width(c).unwrap_or(0);
+        if cells > room {
+            break;
+        }
+        end = at + c.len_utf8();
+    }
+    while end > 0 && self::width(&text[..end]) > room {
+        end = text[..end]
+            .char_indices()
+            .next_back()
+            .map_or(0, |(at, _)| at);
+    }
+    end
+}
+
+/// The part of a row's `text` to show in `width` cells, starting a little before byte `at`
+/// (a match) so that it is in view; `…` marks what was left out at the start.
 pub(crate) fn around(text: &str, at: usize, width: usize) -> Cow<'_, str> {
     let lead = width / 4;
-    let before = text[..at.min(text.len())].chars().count();
-    if before <= lead {
+    let at = at.min(text.len());
+    if self::width(&text[..at]) <= lead {
         return cut(text, width);
     }
-    let skip = before - lead;
-    let start = text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i);
+    // Back from the match, as many characters as take `lead` cells.
+    let mut cells = 0;
+    let mut start = at;
+    for (i, c) in text[..at].char_indices().rev() {
+        cells += UnicodeWidthChar::width(c).unwrap_or(0);
+        if cells > lead {
+            break;
+        }
+        start = i;
+    }
     Cow::Owned(format!("…{}", cut(&text[start..], width.saturating_sub(1))))
 }
 

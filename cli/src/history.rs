@@ -16,7 +16,7 @@ use notesoup_app::history::{self, SessionRow, SessionSource};
 use notesoup_history_core::{DocQuery, Role};
 
 use crate::args::{HistoryArgs, HistoryCommand, RoleArg};
-use crate::clean::{cut, one_line};
+use crate::clean::{self, cut, one_line};
 use crate::refusals::{history_error, refused};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
@@ -340,7 +340,7 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
     }
     let whole = list
         .iter()
-        .map(|s| s.session.chars().count())
+        .map(|s| clean::width(&s.session))
         .max()
         .unwrap_or(7);
     // On a terminal too narrow for whole ids beside a readable folder and prompt, each id
@@ -353,7 +353,7 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
     };
     let id_width = ids
         .iter()
-        .map(|id| id.chars().count())
+        .map(|id| clean::width(id))
         .max()
         .unwrap_or(7)
         .max(7);

@@ -159,16 +159,18 @@ impl Env {
         self.stderr_terminal
     }
 
-    /// The width rows are cut to: the terminal's (else `$COLUMNS`, else 80) when stdout is
-    /// a terminal; `None` (not cut) into a pipe or a file.
+    /// The width in terminal cells rows are cut to when stdout is a terminal: `$COLUMNS`
+    /// when set to a width (it wins over the terminal's size, as in `ls` and clap), else
+    /// the terminal's, else 80; `None` (not cut) into a pipe or a file.
     pub(crate) fn width(&self) -> Option<usize> {
         if !self.stdout_terminal {
             return None;
         }
         Some(
-            self.columns
-                .or_else(|| self.var("COLUMNS").and_then(|c| c.parse().ok()))
-                .filter(|c| *c > 0)
+            self.var("COLUMNS")
+                .and_then(|c| c.trim().parse().ok())
+                .filter(|c: &usize| *c > 0)
+                .or(self.columns)
                 .unwrap_or(80),
         )
     }

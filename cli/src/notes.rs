@@ -10,6 +10,7 @@ use notesoup_notes::{
 use notesoup_window::{format_rfc3339, format_utc};
 
 use crate::args::{NotesArgs, NotesCommand};
+use crate::clean;
 use crate::docs::{Keeps, Limits, ListDoc, NoteDoc, RestoreDoc, ShowDoc, TrashDoc, TrashRow};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
@@ -38,10 +39,14 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
     let brain = open(env, args.project.as_deref())?;
     let at = |e: NotesError| refusal(&brain, e);
     let done = match &args.command {
-        None => list(&brain, "", out).map_err(at),
-        Some(NotesCommand::List { folder }) => {
-            list(&brain, folder.as_deref().unwrap_or_default(), out).map_err(at)
-        }
+        None => list(&brain, "", env.width(), out).map_err(at),
+        Some(NotesCommand::List { folder }) => list(
+            &brain,
+            folder.as_deref().unwrap_or_default(),
+            env.width(),
+            out,
+        )
+        .map_err(at),
         Some(NotesCommand::Show { name }) => {
             show(&brain, name, env.stdout_terminal(), out).map_err(at)
         }
@@ -56,7 +61,7 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
         Some(NotesCommand::Grep { text, ignore_case }) => {
             return grep::grep(&brain, text, *ignore_case, out);
         }
-        Some(NotesCommand::Trash) => trash(&brain, out).map_err(at),
+        Some(NotesCommand::Trash) => trash(&brain, env.width(), out).map_err(at),
         Some(NotesCommand::Restore { name, force }) => {
             restore(&brain, name, *force, out).map_err(at)
         }
@@ -100,8 +105,14 @@ pub(crate) fn refusal(brain: &Brain, err: NotesError) -> CliError {
 }
 
 /// The brain's notes, or those under `folder`: the header and `bytes` always give the whole
-/// brain's count and size (what its limit is about), the folder's count beside them.
-fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
+/// brain's count and size (what its limit is about), the folder's count beside them. On a
+/// terminal of `width` cells each row's first line is cut to fit.
+fn list(
+    brain: &Brain,
+    folder: &str,
+    width: Option<usize>,
+    out: &mut Out,
+) -> Result<(), NotesError> {
     let folder = folder.trim_end_matches('/');
     let notes = brain.list(folder)?;
     let all = if folder.is_empty() {
@@ -139,6 +150,7 @@ fn list(brain: &Brain, folder: &str, out: &mut Out) -> Result<(), NotesError> {
     };
     table(
         out,
+        width,
         &header,
         &empty,
         "UPDATED",
@@ -156,9 +168,11 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
 
 /// A listing of notes for people: `header`, then `empty` when there are no `rows`, else one
 /// line per (name, bytes, time in Unix seconds, first line) under the columns NAME, BYTES,
-/// `when` and FIRST LINE. Whether any row was shown.
+/// `when` and FIRST LINE, each row cut to `width` cells on a terminal. Whether any row was
+/// shown.
 fn table<'r>(
     out: &mut Out,
+    width: Option<usize>,
     header: &str,
     empty: &str,
     when: &str,
@@ -170,20 +184,28 @@ fn table<'r>(
         out.line(empty);
         return false;
     }
-    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
+    let names = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
+    let fit = |row: &str| clean::cut(row, width.unwrap_or(usize::MAX)).into_owned();
     out.line(out.paint(
         Paint::Dim,
-        &format!(
-            "{:<width$}  {:>6}  {:<20}  FIRST LINE",
+        &fit(&format!(
+            "{:<names$}  {:>6}  {:<20}  FIRST LINE",
             "NAME", "BYTES", when
-        ),
+        )),
     ));
+    // After the name (never cut: it is what `show` takes), the rest of the row is cut to
+    // what is left, the first line giving way.
+    let room = width.map(|w| w.saturating_sub(names));
     for (name, bytes, secs, first_line) in rows {
-        let name = out.paint(Paint::Strong, &format!("{name:<width$}"));
-        out.line(format!(
-            "{name}  {bytes:>6}  {:<20}  {}",
+        let name = out.paint(Paint::Strong, &format!("{name:<names$}"));
+        let rest = format!(
+            "  {bytes:>6}  {:<20}  {}",
             format_utc(secs),
-            crate::clean::one_line(first_line)
+            clean::one_line(first_line)
+        );
+        out.line(format!(
+            "{name}{}",
+            clean::cut(&rest, room.unwrap_or(usize::MAX))
         ));
     }
     true
@@ -211,7 +233,7 @@ fn show(brain: &Brain, name: &str, terminal: bool, out: &mut Out) -> Result<(), 
     Ok(())
 }
 
-fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
+fn trash(brain: &Brain, width: Option<usize>, out: &mut Out) -> Result<(), NotesError> {
     let trash = brain.trash()?;
     if out.json {
         out.json_doc(&TrashDoc {
@@ -241,6 +263,7 @@ fn trash(brain: &Brain, out: &mut Out) -> Result<(), NotesError> {
     );
     let shown = table(
         out,
+        width,
         &header,
         "The trash is empty. `notesoup notes rm NAME` moves a note there.",
         "DELETED",

@@ -30,6 +30,14 @@ fn rows_are_one_line(#[case] text: &str, #[case] want: &str) {
 #[case("eleven chars", 10, "eleven ch…")]
 #[case("ééééé", 3, "éé…")]
 #[case("abc", 0, "…")]
+// Two cells each: CJK, full-width forms, emoji.
+#[case("修复的bug", 5, "修复…")]
+#[case("修复的bug", 6, "修复…")]
+#[case("修复的bug", 9, "修复的bug")]
+#[case("ＦＵＬＬ", 5, "ＦＵ…")]
+#[case("a🎉b🎉c", 4, "a🎉…")]
+// A combining mark takes none.
+#[case("cafe\u{301}!", 5, "cafe\u{301}!")]
 fn cuts_end_in_an_ellipsis(#[case] text: &str, #[case] width: usize, #[case] want: &str) {
     assert_eq!(cut(text, width), want);
 }
@@ -41,4 +49,19 @@ fn a_match_far_into_a_row_is_brought_into_view() {
     assert!(shown.starts_with('…') && shown.contains("MATCH"), "{shown}");
     assert_eq!(shown.chars().count(), 20);
     assert_eq!(around("MATCH at start", 0, 20), "MATCH at start");
+    // The same in cells: a wide text before the match is skipped by its cells.
+    let text = format!("{}MATCH and after", "宽".repeat(50));
+    let at = text.find("MATCH").unwrap();
+    let shown = around(&text, at, 20);
+    assert!(shown.contains("MATCH"), "{shown}");
+    assert!(width(&shown) <= 20, "{shown}: {} cells", width(&shown));
+}
+
+#[rstest]
+#[case("plain", 5)]
+#[case("修复", 4)]
+#[case("Ｆ🎉", 4)]
+#[case("e\u{301}", 1)]
+fn width_counts_terminal_cells(#[case] text: &str, #[case] cells: usize) {
+    assert_eq!(width(text), cells);
 }

@@ -1,5 +1,5 @@
 //! History events as terminal rows: a header row, one row per event (seq, time, role, its
-//! text on one line, cut to the terminal's width; into a pipe or a file whole, a search's
+//! text on one line, cut to the terminal's width in cells; into a pipe or a file whole, a search's
 //! around its match), window separators, matches painted; and
 //! one whole event for `--seq`. Transcript text is always shown with its control
 //! characters escaped.
@@ -15,8 +15,8 @@ use crate::term::{Out, Paint};
 
 /// The columns before an event's text: seq, time, role and their gaps.
 const LEAD: usize = 7 + 2 + 16 + 2 + 10 + 2;
-/// The characters of a search's row around its match when the width is unknown (not a
-/// terminal).
+/// The cells (terminal columns) of a search's row around its match when the width is
+/// unknown (not a terminal).
 const SEARCH_ROW_MAX: usize = 200;
 
 /// The header row.

@@ -13,7 +13,7 @@ use notesoup_history_core::{DocQuery, MAX_LIMIT, Needle, QueryError, Role};
 use notesoup_window::{Host, parse_moment};
 
 use super::{cursor_seq, json, rows};
-use crate::clean::one_line;
+use crate::clean::{self, one_line};
 use crate::refusals::{history_error, refused};
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_FAILED, EXIT_OK, Env};
@@ -230,6 +230,35 @@ pub(crate) fn everywhere(
     Ok(exit(found))
 }
 
+/// The fewest cells a search heading's folder is cut to on a terminal (`/home/me/…`);
+/// with less room it is left out.
+const MIN_FOLDER: usize = 12;
+
+/// A session's heading, `<session>  <time>  <folder><end>`, in `width` cells on a terminal:
+/// the folder gives way first (cut, then left out), then the time, so the session and its
+/// count stay in view as long as they fit.
+fn heading(
+    session: &str,
+    time: &str,
+    folder: Option<&str>,
+    end: &str,
+    width: Option<usize>,
+) -> String {
+    let whole = |folder: &str| format!("{session}  {time}{folder}{end}");
+    let Some(width) = width else {
+        return whole(&folder.map(|f| format!("  {f}")).unwrap_or_default());
+    };
+    let bare = whole("");
+    let room = width.saturating_sub(clean::width(&bare) + 2);
+    if let Some(folder) = folder.filter(|_| room >= MIN_FOLDER) {
+        return whole(&format!("  {}", clean::cut(folder, room)));
+    }
+    if clean::width(&bare) <= width {
+        return bare;
+    }
+    clean::cut(&format!("{session}{end}"), width).into_owned()
+}
+
 /// How many sessions that could not be read a search names, each with why, above its footer.
 const SKIPPED_SAID: usize = 3;
 
@@ -303,18 +332,20 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
 
 /// One session's matches under a heading; how many older ones it does not show.
 fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: &mut Out) -> usize {
-    let mut heading = format!("{}  ", hits.session);
-    heading.push_str(&rows::time_cell(hits.started));
-    if let Some(cwd) = &hits.cwd {
-        heading.push_str("  ");
-        heading.push_str(&one_line(cwd));
-    }
-    if hits.vault_only {
-        heading.push_str("  vault only");
-    }
     let n = hits.page.matched;
-    let _ = write!(heading, "  ({n} match{})", plural(n));
-    out.line(out.paint(Paint::Strong, &format!("── {heading} ──")));
+    let mut end = String::new();
+    if hits.vault_only {
+        end.push_str("  vault only");
+    }
+    let _ = write!(end, "  ({n} match{}) ──", plural(n));
+    let heading = heading(
+        &format!("── {}", hits.session),
+        &rows::time_cell(hits.started),
+        hits.cwd.as_deref().map(one_line).as_deref(),
+        &end,
+        width,
+    );
+    out.line(out.paint(Paint::Strong, &heading));
     for doc in &hits.page.documents {
         rows::event(doc, Some(needle), width, out);
     }

@@ -25,6 +25,7 @@ mod notes;
 mod search;
 mod surface;
 mod vault;
+mod width;
 
 /// A temp machine: HOME, a notes home, a project (a git root), and each harness's session
 /// folder holding copies of the real fixtures (with fixed, distinct modification times so
@@ -131,9 +132,15 @@ impl World {
     }
 
     /// `notesoup <args>` with stdout on a terminal: a real pty from util-linux's `script`
-    /// (in Debian's base system, bsdutils).
+    /// (in Debian's base system, bsdutils), of no size (`COLUMNS`, else 80, gives the width).
     fn run_on_terminal(&self, args: &[&str]) -> String {
-        let command = std::iter::once(BIN.to_owned())
+        self.run_on_terminal_of(None, args)
+    }
+
+    /// [`World::run_on_terminal`] on a terminal `columns` wide (set with `stty`), when given.
+    fn run_on_terminal_of(&self, columns: Option<u16>, args: &[&str]) -> String {
+        let size = columns.map_or_else(String::new, |c| format!("stty cols {c} rows 50; "));
+        let command = std::iter::once(format!("{size}{BIN}"))
             .chain(args.iter().map(|a| (*a).to_owned()))
             .collect::<Vec<_>>()
             .join(" ");
