@@ -31,7 +31,7 @@ pub(crate) const EXIT_CODES: &str = exit_codes!();
     // Not the package's description, which names the command first: the manual's NAME
     // line does (`notesoup - …`).
     about = "The command line for people: the brain's notes, every harness's session history, the budget points, and doctor.",
-    after_help = concat!("Examples:\n  notesoup doctor\n  notesoup notes\n  notesoup notes edit plan\n  notesoup history sessions --limit 5\n  notesoup history search \"cargo test\"\n\nOutput: a pager when stdout is a terminal and the text is long (--no-pager, $PAGER), colour\nonly on a terminal and never when NO_COLOR is set, --json for scripts.\n\n", exit_codes!())
+    after_help = concat!("Examples:\n  notesoup doctor\n  notesoup notes\n  notesoup notes edit plan\n  notesoup history sessions --limit 5\n  notesoup history search \"cargo test\"\n\nOutput: a pager when stdout is a terminal and the text is long (--no-pager, $PAGER), colour\non a terminal unless NO_COLOR is set or TERM=dumb (--color always or never overrides both),\n--json for scripts.\n\n", exit_codes!())
 )]
 pub struct Cli {
     /// What to do.
@@ -40,7 +40,7 @@ pub struct Cli {
     /// Print one JSON document instead of text (for scripts).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Colour: auto (only on a terminal), always, never. `NO_COLOR` always wins.
+    /// Colour: auto (on a terminal, unless `NO_COLOR` is set or `TERM=dumb`), always, never.
     #[arg(long, global = true, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
     pub color: Color,
     /// Never start a pager, even on a terminal.
@@ -51,9 +51,9 @@ pub struct Cli {
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Color {
-    /// Only when stdout is a terminal.
+    /// Only when stdout is a terminal, and not under `NO_COLOR` or `TERM=dumb`.
     Auto,
-    /// Also into a pipe (e.g. `| less -R`).
+    /// Also into a pipe (e.g. `| less -R`), even under `NO_COLOR` or `TERM=dumb`.
     Always,
     /// Never.
     Never,

@@ -6,8 +6,8 @@
 //! `notesoup-notes` (the same domain rule, names, limits and version checks as the plugin),
 //! history through the application library's typed calls (the same selection, paging and
 //! search as the model's tools), budget points through `notesoup-thresholds`. What this
-//! crate adds is the terminal: tables, colour (only on a terminal, never under
-//! `NO_COLOR`), a pager for long text, `--json` for scripts, messages that name the file
+//! crate adds is the terminal: tables, colour (on a terminal unless `NO_COLOR` is set,
+//! or as `--color` says), a pager for long text, `--json` for scripts, messages that name the file
 //! and the fix, and exit codes (0 done, 1 refused or failed, 2 bad command line, 3 a note
 //! changed under you or a newer note blocks a restore).
 //!

@@ -1,4 +1,5 @@
-//! Terminal shaping: colour (only on a terminal, never under `NO_COLOR`), the text or JSON
+//! Terminal shaping: colour (by default only on a terminal and not under `NO_COLOR` or
+//! `TERM=dumb`; `--color always` or `never` decides alone), the text or JSON
 //! a command prints, and its error lines.
 
 use std::fmt::Write as _;
@@ -30,8 +31,9 @@ pub struct Style {
 }
 
 impl Style {
-    /// Colour of stdout: when asked (`always`) or when stdout is a terminal (`auto`), and
-    /// never when `NO_COLOR` is set to anything non-empty (<https://no-color.org>) or
+    /// Colour of stdout: always with `--color always` (a flag given for this run beats the
+    /// environment: <https://no-color.org>), never with `--color never`, and by default
+    /// when stdout is a terminal, unless `NO_COLOR` is set to anything non-empty or
     /// `TERM=dumb`.
     pub fn new(choice: Color, env: &Env) -> Self {
         Self::of(choice, env, env.stdout_terminal())
@@ -44,15 +46,14 @@ impl Style {
     }
 
     fn of(choice: Color, env: &Env, terminal: bool) -> Self {
-        let vetoed = env.var_set("NO_COLOR").is_some() || env.var("TERM") == Some("dumb");
-        let wanted = match choice {
+        let colour = match choice {
             Color::Always => true,
             Color::Never => false,
-            Color::Auto => terminal,
+            Color::Auto => {
+                terminal && env.var_set("NO_COLOR").is_none() && env.var("TERM") != Some("dumb")
+            }
         };
-        Self {
-            colour: wanted && !vetoed,
-        }
+        Self { colour }
     }
 
     /// Whether this run colours.

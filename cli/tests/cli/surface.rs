@@ -63,12 +63,12 @@ fn a_wrong_command_line_exits_2_and_says_so() {
 }
 
 #[test]
-fn colour_only_on_a_terminal_and_never_under_no_color() {
+fn colour_on_a_terminal_unless_no_color_and_as_the_flag_says() {
     let mut world = World::new("colour");
     seed(&world);
     // A pipe: no colour.
     assert!(!world.run(&["notes"]).stdout.contains('\x1b'));
-    // Asked for: colour, unless NO_COLOR.
+    // Asked for: colour, even under NO_COLOR (no-color.org: a flag given for this run wins).
     assert!(
         world
             .run(&["notes", "--color", "always"])
@@ -76,16 +76,36 @@ fn colour_only_on_a_terminal_and_never_under_no_color() {
             .contains("\x1b[1m")
     );
     world.set("NO_COLOR", "1");
+    let asked = world.run(&["notes", "show", "nothere", "--color", "always"]);
     assert!(
-        !world
+        asked.stderr.contains("\x1b[31mnotesoup:"),
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        world
             .run(&["notes", "--color", "always"])
             .stdout
-            .contains('\x1b')
+            .contains("\x1b[1m")
     );
-    // A real terminal: colour, unless NO_COLOR.
+    // A real terminal: colour, unless NO_COLOR or TERM=dumb (on stdout and stderr alike),
+    // or --color never.
     let out = world.run_on_terminal(&["notes", "--no-pager"]);
     assert!(out.contains("plan") && !out.contains('\x1b'), "{out:?}");
     world.unset("NO_COLOR");
+    let out = world.run_on_terminal(&["notes", "--no-pager", "--color", "never"]);
+    assert!(out.contains("plan") && !out.contains('\x1b'), "{out:?}");
+    world.set("TERM", "dumb");
+    let out = world.run_on_terminal(&["notes", "grep", "nomatch"]);
+    assert!(
+        out.contains("holds \"nomatch\"") && !out.contains('\x1b'),
+        "{out:?}"
+    );
+    let out = world.run_on_terminal(&["notes", "--no-pager"]);
+    assert!(out.contains("plan") && !out.contains('\x1b'), "{out:?}");
+    world.unset("TERM");
+    let out = world.run_on_terminal(&["notes", "grep", "nomatch"]);
+    assert!(out.contains("\x1b[2mNo line"), "{out:?}");
     let out = world.run_on_terminal(&["notes", "--no-pager"]);
     assert!(out.contains("\x1b[1mplan"), "{out:?}");
     // stderr is coloured by whether it is a terminal: redirected to a file while stdout is
