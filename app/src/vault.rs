@@ -173,7 +173,12 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
     let host: notesoup_window::Host = harness.parse().map_err(AppError::Harness)?;
     let corpus = originals(Roots::default(), ctx).with_vault(vault.clone());
     let scanned = corpus.scan(Some(host));
-    let files: Vec<_> = scanned.files().iter().filter(|f| f.id == id).collect();
+    // A whole id in any case (ids are UUIDs, case-insensitive, as the selectors take them).
+    let files: Vec<_> = scanned
+        .files()
+        .iter()
+        .filter(|f| f.id.eq_ignore_ascii_case(id))
+        .collect();
     if files.is_empty() {
         // Not a whole id: the session a prefix names, or the refusal of one it names none of.
         let found = corpus.resolve(&format!("{harness}:{id}"))?;

@@ -12,9 +12,11 @@ macro_rules! exit_codes {
     () => {
         "Exit status:
   0  done (doctor: no check failed; search: something matched)
-  1  refused or failed: the message says what, which file, and what to do (search: no match)
+  1  refused or failed: the message says what, which file, and what to do (search: no match;
+     a session, window or seq the history does not hold, or a prefix that fits several)
   2  the command line itself is wrong (unknown option, missing argument, a value no run could
-     take: an empty search text, --limit 0, a --since that is not a time)
+     take: an empty search text, --limit 0, a --since that is not a time, a session not
+     written <harness>:<id> or a bare id)
   3  a note changed under you (edit) or a newer note blocks restore (--force): nothing was lost"
     };
 }
@@ -69,7 +71,7 @@ pub enum Command {
     Notes(NotesArgs),
     /// Past sessions of Claude Code, Pi and Codex here: sessions (or list), search, show, vault, forget.
     #[command(
-        after_help = "Sessions are found where each harness keeps them: Claude Code in $CLAUDE_CONFIG_DIR/projects\nor ~/.claude/projects; Pi in $PI_CODING_AGENT_SESSION_DIR, else its settings' sessionDir, else\n$PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions; Codex in $CODEX_HOME/sessions or\n~/.codex/sessions (and archived_sessions beside it). A session is named <harness>:<id>; a unique\nprefix of the id is enough.\n\nExamples:\n  notesoup history sessions --harness pi\n  notesoup history search \"parse error\"\n  notesoup history show claude:da56055c --window 2"
+        after_help = "Sessions are found where each harness keeps them: Claude Code in $CLAUDE_CONFIG_DIR/projects\nor ~/.claude/projects; Pi in $PI_CODING_AGENT_SESSION_DIR, else its settings' sessionDir, else\n$PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions; Codex in $CODEX_HOME/sessions or\n~/.codex/sessions (and archived_sessions beside it). A session is named <harness>:<id>; a unique\nprefix of the id is enough, in either case.\n\nExamples:\n  notesoup history sessions --harness pi\n  notesoup history search \"parse error\"\n  notesoup history show claude:da56055c --window 2"
     )]
     History(HistoryArgs),
     /// Where notesoup warns and clears for this machine's Claude or Pi settings.

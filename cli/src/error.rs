@@ -136,8 +136,9 @@ pub enum CliError {
     Mcp(#[from] notesoup_mcp::McpError),
 }
 
-/// The codes of a [`CliError::Refused`] that a flag's value alone causes (exit 2).
-const USAGE_CODES: [&str; 3] = ["empty_query", "bad_limit", "bad_time"];
+/// The codes of a [`CliError::Refused`] that a flag's value alone causes (exit 2): a
+/// `--cursor` the CLI refuses is one not written `s<seq>` (any seq is a place to page from).
+const USAGE_CODES: [&str; 4] = ["empty_query", "bad_limit", "bad_time", "bad_cursor"];
 
 /// A refusal of the application library: its code and its message.
 impl From<notesoup_app::AppError> for CliError {
@@ -213,6 +214,10 @@ impl CliError {
             // range, a time or a cap that is not one) is the command line's fault, as clap's
             // own refusals are: exit 2, so a search with no match (1) is told from it.
             Self::Refused { code, .. } if USAGE_CODES.contains(code) => EXIT_USAGE,
+            // A session named in a form no session has (empty, an unknown harness, `claude:`
+            // with no id): no run could take it. A well-formed one that names no session, or
+            // several, is a run that found nothing (1).
+            Self::History { code, .. } if code == "bad_session" => EXIT_USAGE,
             Self::Limits(err) if matches!(err.code(), "bad_cap" | "bad_unit") => EXIT_USAGE,
             _ => EXIT_FAILED,
         }

@@ -171,8 +171,10 @@ impl Selector {
         })
     }
 
-    /// The one id among `ids` this selector names: the exact id when present, else the
-    /// only id it is a prefix of. `ids` are the ids of this selector's harness.
+    /// The one id among `ids` this selector names: the exact id when present, else the one
+    /// id equal to it but for ASCII case, else the only id it is a prefix of, case ignored
+    /// (session ids are UUIDs, which are case-insensitive: `11111111-AAAA` names
+    /// `11111111-aaaa-…`). `ids` are the ids of this selector's harness.
     pub fn resolve<'a, I>(&self, ids: I) -> Result<&'a str, SelectorError>
     where
         I: IntoIterator<Item = &'a str>,
@@ -184,9 +186,20 @@ impl Selector {
             if id == self.id {
                 return Ok(id);
             }
-            if id.starts_with(&self.id) && !fits.contains(&id) {
+            let prefix = id
+                .get(..self.id.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(&self.id));
+            if prefix && !fits.contains(&id) {
                 fits.push(id);
             }
+        }
+        let same: Vec<&'a str> = fits
+            .iter()
+            .copied()
+            .filter(|id| id.len() == self.id.len())
+            .collect();
+        if let [one] = same.as_slice() {
+            return Ok(one);
         }
         match fits.as_slice() {
             [one] => Ok(one),

@@ -157,8 +157,18 @@ fn history_show_pages_windows_and_seqs() {
 fn history_refusals_go_to_stderr_with_their_exit_status() {
     let world = World::new("refusals");
     let session = "claude:da56055c";
-    let cases: [(&str, Vec<&str>); 6] = [
+    let cases: [(&str, Vec<&str>); 10] = [
         ("empty_query_all", vec!["history", "search", ""]),
+        ("empty_session", vec!["history", "show", ""]),
+        (
+            "unknown_harness",
+            vec!["history", "show", "CLAUDE:da56055c"],
+        ),
+        (
+            "no_id",
+            vec!["history", "search", "bug", "--session", "claude:"],
+        ),
+        ("unknown_session", vec!["history", "show", "claude:ffff"]),
         (
             "empty_query_session",
             vec!["history", "search", "", "--session", session],
@@ -183,7 +193,8 @@ fn history_refusals_go_to_stderr_with_their_exit_status() {
     let mut shown = String::new();
     for (name, args) in &cases {
         let run = world.run(args);
-        let usage = name.starts_with("empty_query") || *name == "zero_limit";
+        // 2: a value no run could take; 1: a run that found nothing.
+        let usage = !matches!(*name, "unknown_session" | "unknown_window" | "missing_seq");
         assert_eq!(
             run.exit,
             if usage { 2 } else { 1 },
@@ -366,6 +377,21 @@ fn history_show_takes_a_bare_id_of_any_harness() {
         "{}",
         none.stderr
     );
+    // Ids are UUIDs, whose case does not matter: with a harness or without, whole or a
+    // prefix.
+    for upper in [
+        "claude:DA56055C",
+        "DA56055C-293E",
+        "claude:DA56055C-293E-4422-B5B8-62B1C7E6C03D",
+    ] {
+        let json = world
+            .run(&["history", "show", upper, "--json", "--limit", "1"])
+            .json();
+        assert_eq!(
+            json["session"], "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+            "{upper}"
+        );
+    }
 }
 
 /// `history show --json` and `history search --json` are data, pinned by snapshots: each
@@ -419,7 +445,9 @@ fn history_forget_takes_a_whole_id_only() {
         ("pi:../claude", "bad_session"),
     ] {
         let refused = world.run(&["history", "forget", session, "--json"]);
-        assert_eq!(refused.exit, 1, "{session}: {}", refused.shown());
+        // Exit 2 for a session no run could name, 1 for one this run did not find.
+        let exit = if code == "bad_session" { 2 } else { 1 };
+        assert_eq!(refused.exit, exit, "{session}: {}", refused.shown());
         assert_eq!(
             refused.json()["error"]["code"],
             code,
@@ -456,7 +484,7 @@ fn history_forget_takes_a_whole_id_only() {
     );
 
     // A session only the vault holds is forgotten by its whole id too (its vault name is
-    // Pi's `<time>_<id>`, which a piece of the id no longer matches).
+    // Pi's `<time>_<id>`, which a piece of the id no longer matches), in any case (a UUID).
     fs::remove_file(world.path(
         "pi/--tmp-xh-pirun-r3-work--/2026-12-02T15-16-59-050Z_01a23754-922a-7771-b755-13b58637f164.jsonl",
     ))
@@ -467,7 +495,7 @@ fn history_forget_takes_a_whole_id_only() {
         .run(&[
             "history",
             "forget",
-            "pi:01a23754-922a-7771-b755-13b58637f164",
+            "pi:01A23754-922A-7771-B755-13B58637F164",
             "--json",
         ])
         .json();

@@ -460,10 +460,11 @@ fn small_things_said_right() {
     let run = world.run(&["notes", "brains"]);
     assert!(!run.stdout.contains("\n*"), "{}", run.stdout);
     assert!(run.stderr.contains("has no brain yet"), "{}", run.stderr);
-    // A session given as nothing or as a path is refused as given, not as `claude:<it>`.
+    // A session given as nothing or as a path is refused as given, not as `claude:<it>`,
+    // as a value no run could take (exit 2).
     for bad in ["", "/tmp/x/da56055c.jsonl"] {
         let run = world.run(&["history", "show", bad]);
-        assert_eq!(run.exit, 1, "{}", run.shown());
+        assert_eq!(run.exit, 2, "{}", run.shown());
         assert!(
             run.stderr
                 .contains(&format!("session selector `{bad}` has no valid session id")),

@@ -50,6 +50,29 @@ fn resolution_prefers_the_exact_id_then_a_unique_prefix() {
     assert!(err.to_string().contains("(4 pi sessions found)"), "{err}");
 }
 
+#[test]
+fn resolution_ignores_the_case_of_an_id() {
+    let ids = [
+        "11111111-aaaa-4bbb",
+        "22222222-bbbb-4ccc",
+        "abc",
+        "abcd",
+        "ABCD",
+    ];
+    let pick = |s: &str| Selector::parse(s).unwrap().resolve(ids);
+    // UUIDs are case-insensitive: upper case names the lower-case id, whole or a prefix.
+    assert_eq!(pick("claude:11111111-AAAA").unwrap(), "11111111-aaaa-4bbb");
+    assert_eq!(
+        pick("claude:22222222-BBBB-4CCC").unwrap(),
+        "22222222-bbbb-4ccc"
+    );
+    // The id as written wins, then the one equal but for case.
+    assert_eq!(pick("pi:ABCD").unwrap(), "ABCD");
+    assert_eq!(pick("pi:ABC").unwrap(), "abc");
+    // Two ids equal but for case are not guessed between.
+    assert_eq!(pick("pi:abcD").unwrap_err().code(), "ambiguous_session");
+}
+
 fn summary(n: usize) -> SessionSummary {
     SessionSummary {
         harness: Host::Codex,
