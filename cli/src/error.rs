@@ -99,9 +99,15 @@ pub enum CliError {
         /// The note.
         name: String,
     },
-    /// Neither `$VISUAL` nor `$EDITOR` is set.
-    #[error("no editor: neither VISUAL nor EDITOR is set")]
-    NoEditor,
+    /// Neither `$VISUAL` nor `$EDITOR` is set, and no fallback editor is on PATH.
+    #[error(
+        "no editor: neither VISUAL nor EDITOR is set, and no {} is on PATH",
+        tried.join(" or ")
+    )]
+    NoEditor {
+        /// The editors looked for on PATH.
+        tried: &'static [&'static str],
+    },
     /// A file could not be read or written.
     #[error("could not {what} {}: {source}", path.display())]
     Io {
@@ -188,7 +194,7 @@ impl CliError {
             Self::Refused { code, .. } => code,
             Self::EditConflict { .. } => "version_conflict",
             Self::Editor { .. } => "editor_failed",
-            Self::NoEditor => "no_editor",
+            Self::NoEditor { .. } => "no_editor",
             Self::Io { .. } => "io",
             Self::Settings { .. } => "bad_settings",
             Self::Limits(err) => err.code(),
@@ -276,7 +282,7 @@ impl CliError {
             Self::EditConflict { name, kept, .. } => format!("your text is in the file above: `notesoup notes show {name}` shows the note now; `notesoup notes write {name} --file {}` writes yours over it", kept.display()),
             Self::Editor { file: None, .. } => "fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); the note was not changed".to_owned(),
             Self::Editor { file: Some(file), name, .. } => format!("fix VISUAL or EDITOR (e.g. `export EDITOR=nano`); your text is still in the file above: `notesoup notes write {name} --file {}` saves it", file.display()),
-            Self::NoEditor => "set one, e.g. `export EDITOR=nano` (or vi, code --wait, ...)".into(),
+            Self::NoEditor { .. } => "set EDITOR to the editor you use, e.g. `export EDITOR='code --wait'`, or install vi or nano".into(),
             Self::Io { source, .. } => match source.kind() {
                 std::io::ErrorKind::InvalidData => "give text in UTF-8 (convert it with `iconv -t UTF-8`)".into(),
                 std::io::ErrorKind::NotFound => "check the path".into(),

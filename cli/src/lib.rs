@@ -71,6 +71,7 @@ mod history;
 mod limits;
 mod mcp;
 mod notes;
+mod programs;
 mod refusals;
 mod term;
 

@@ -1,11 +1,12 @@
 //! Running the programs doctor checks (`claude`, the helper) with the captured
-//! environment and a time limit, and finding them on PATH.
+//! environment and a time limit, and finding them on PATH (`crate::programs`).
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command as Process, Stdio};
 
 use crate::Env;
+pub(super) use crate::programs::{is_executable, on_path};
 
 /// A process started with exactly the captured environment.
 pub(super) fn process(program: &Path, env: &Env) -> Process {
@@ -68,24 +69,4 @@ pub(super) fn run_bounded(
         stdout: stdout.join().unwrap_or_default(),
         stderr: stderr.join().unwrap_or_default(),
     })
-}
-
-/// `name` on the `PATH` the environment names: the first executable file.
-pub(super) fn on_path(env: &Env, name: &str) -> Option<PathBuf> {
-    std::env::split_paths(env.var("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|p| is_executable(p))
-}
-
-pub(super) fn is_executable(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        path.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        path.is_file()
-    }
 }

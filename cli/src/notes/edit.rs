@@ -1,5 +1,5 @@
-//! `notesoup notes edit`: the note in `$VISUAL`/`$EDITOR`, written back only if nobody
-//! changed it meanwhile.
+//! `notesoup notes edit`: the note in `$VISUAL`/`$EDITOR` (else `vi`, else `nano`), written
+//! back only if nobody changed it meanwhile.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
@@ -19,11 +19,7 @@ use crate::{CliError, Env, NoteNow};
 pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Result<(), CliError> {
     let at = |e: NotesError| super::refusal(brain, e);
     notesoup_notes::check_name(name).map_err(at)?;
-    let editor = env
-        .var_set("VISUAL")
-        .or_else(|| env.var_set("EDITOR"))
-        .ok_or(CliError::NoEditor)?
-        .to_owned();
+    let editor = editor(env)?;
     let (before, version) = match brain.read(name) {
         Ok(note) => (note.text, Some(note.version)),
         Err(NotesError::NotFound { .. }) => (String::new(), None),
@@ -108,6 +104,25 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
         Err(NotesError::Exists { version, .. }) => Err(conflict(Some(version))),
         Err(err) => Err(CliError::notes(err, Some(file.clone()))),
     }
+}
+
+/// The editors tried, in order, when neither `VISUAL` nor `EDITOR` is set (as git falls
+/// back to `vi`; `nano` where there is no `vi`).
+const FALLBACK_EDITORS: [&str; 2] = ["vi", "nano"];
+
+/// The editor command: `$VISUAL`, else `$EDITOR`, else the first of [`FALLBACK_EDITORS`]
+/// on PATH.
+fn editor(env: &Env) -> Result<String, CliError> {
+    if let Some(set) = env.var_set("VISUAL").or_else(|| env.var_set("EDITOR")) {
+        return Ok(set.to_owned());
+    }
+    FALLBACK_EDITORS
+        .iter()
+        .find(|name| crate::programs::on_path(env, name).is_some())
+        .map(|name| (*name).to_owned())
+        .ok_or(CliError::NoEditor {
+            tried: &FALLBACK_EDITORS,
+        })
 }
 
 /// The edited file's text, read only if it is still a regular file (never through a link,

@@ -167,6 +167,44 @@ fn edit_writes_back_with_the_version_check() {
     assert_eq!(fs::read_dir(world.path("tmp")).unwrap().count(), 0);
 }
 
+/// Neither VISUAL nor EDITOR set: `vi` on PATH, else `nano`, as git falls back.
+#[test]
+fn edit_falls_back_to_vi_then_nano_on_path() {
+    let mut world = World::new("edit-fallback");
+    seed(&world);
+    let bin = world.path("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let fake = |name: &str| {
+        let path = bin.join(name);
+        fs::write(
+            &path,
+            format!("#!/bin/sh\nset -e\nprintf '{name} was here\\n' >> \"$1\"\n"),
+        )
+        .unwrap();
+        make_executable(&path);
+    };
+    world.set("PATH", bin.to_str().unwrap());
+    fake("nano");
+    let run = world.run(&["notes", "edit", "todo"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert_eq!(
+        world.brain().read("todo").unwrap().text,
+        "a: todo\nb: todo\nnano was here\n"
+    );
+    fake("vi");
+    let run = world.run(&["notes", "edit", "todo"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert!(
+        world
+            .brain()
+            .read("todo")
+            .unwrap()
+            .text
+            .ends_with("nano was here\nvi was here\n"),
+        "vi comes first"
+    );
+}
+
 #[test]
 fn edit_never_loses_a_concurrent_write() {
     let mut world = World::new("edit-race");
@@ -238,10 +276,15 @@ fn edit_of_a_new_note_never_overwrites_one_the_agent_created_meanwhile() {
 fn edit_refuses_without_an_editor_or_when_it_fails() {
     let mut world = World::new("edit-fail");
     seed(&world);
+    // Neither VISUAL nor EDITOR, and no vi or nano on PATH.
+    let bin = world.path("bin");
+    fs::create_dir_all(&bin).unwrap();
+    world.set("PATH", bin.to_str().unwrap());
     insta::assert_snapshot!(
         "edit_no_editor",
         world.run(&["notes", "edit", "plan"]).shown()
     );
+    world.set("PATH", "/usr/bin:/bin");
     world.set("EDITOR", "false");
     let run = world.run(&["notes", "edit", "plan"]);
     assert_eq!(run.exit, 1);
