@@ -254,7 +254,7 @@ impl CliError {
             } => format!("a note of that name exists, newer than the deleted copy: `notesoup notes show {name}` shows it; `notesoup notes restore {name} --force` moves it to the trash and restores the deleted one"),
             Self::Notes { source, .. } => match source.code() {
                 "not_found" => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
-                "bad_name" => "names are a-z 0-9 - _ segments joined by /, e.g. `project/build`".into(),
+                "bad_name" => "a name is segments of a-z 0-9 - _ joined by /, with no extension: `plan`, `project/build`".into(),
                 "not_in_trash" => "`notesoup notes trash` lists the deleted notes".into(),
                 "too_large" => "shorten the note, or split it into several notes".into(),
                 "no_home" => "set NOTESOUP_HOME to a folder notesoup may write".into(),
@@ -272,7 +272,7 @@ impl CliError {
             Self::InputTooLarge { .. } => "shorten the text, or split it into several notes".into(),
             Self::History { code, .. } => match code.as_str() {
                 "not_found" | "bad_session" => "`notesoup history sessions` lists the sessions; name one as <harness>:<id>".into(),
-                "ambiguous_session" => "give more of the id (one of the candidates named above)".into(),
+                "ambiguous_session" => "`notesoup history sessions` lists every session with its whole id".into(),
                 "no_leaf" => "nothing was said in this session yet (its file holds no conversation); `notesoup history sessions` lists the others".into(),
                 "duplicate_session" => "move the file that is not this session out of the harness's folders (both are named above)".into(),
                 "bad_request" => "see `notesoup history --help`".into(),
@@ -296,7 +296,7 @@ impl CliError {
                 format!("give a cap of at least {} tokens, e.g. `notesoup limits --cap {}k`", notesoup_window::thousands(*smallest), smallest.div_ceil(1000))
             }
             Self::Limits(err) if matches!(err.code(), "bad_cap" | "bad_unit") => {
-                "give whole tokens or a decimal with k or m, e.g. `notesoup limits --cap 150k` (`notesoup limits --help` says what each point means)".into()
+                "`notesoup limits --cap 150k` shows the points under a 150,000-token cap; `notesoup limits --help` says what each point means".into()
             }
             Self::Limits(notesoup_thresholds::ThresholdError::NoRoom {
                 native,

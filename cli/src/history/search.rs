@@ -294,7 +294,7 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
         _ => {
             let _ = write!(
                 footer,
-                "; {hidden} older match{} not shown: --session with one of the sessions above shows its, page by page",
+                "; {hidden} older match{} not shown: --session with one of the sessions above shows its older matches, page by page",
                 plural(hidden)
             );
         }

@@ -18,7 +18,7 @@ pub(super) fn write(
     env: &Env,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    change(brain, name, file, env, out, "Replaced", |text| {
+    change(brain, name, file, env, out, Change::Replace, |text| {
         brain.write_keeping(name, &text, None)
     })
 }
@@ -32,34 +32,41 @@ pub(super) fn append(
     env: &Env,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    change(brain, name, file, env, out, "Appended to", |text| {
+    change(brain, name, file, env, out, Change::Append, |text| {
         brain.edit(name, &Edit::Append(text), None)
     })
 }
 
-/// The name checked, the text read, `apply` run on it, and what it did reported (`what`
-/// for a note that existed; "Created" for a new one).
+/// What `notes write` or `notes append` does to a note that exists.
+#[derive(Clone, Copy)]
+enum Change {
+    /// Replaces its text.
+    Replace,
+    /// Adds text at its end.
+    Append,
+}
+
+/// The name checked, the text read, `apply` run on it, and what it did reported.
 fn change(
     brain: &Brain,
     name: &str,
     file: Option<&Path>,
     env: &Env,
     out: &mut Out,
-    what: &str,
+    what: Change,
     apply: impl FnOnce(String) -> Result<Written, notesoup_notes::NotesError>,
 ) -> Result<(), CliError> {
     notesoup_notes::check_name(name).map_err(|e| super::refusal(brain, e))?;
     let text = input(name, file, env)?;
+    let given = text.len();
     let written = apply(text).map_err(|e| super::refusal(brain, e))?;
-    report(
-        &written,
-        if written.created { "Created" } else { what },
-        out,
-    );
+    report(&written, what, given, out);
     Ok(())
 }
 
-fn report(written: &Written, what: &str, out: &mut Out) {
+/// What was written: `Created note …: N bytes`, `Replaced note …: N bytes`, or for an
+/// append the bytes added and the note's size now.
+fn report(written: &Written, what: Change, given: usize, out: &mut Out) {
     if out.json {
         out.json_doc(&WrittenDoc {
             ok: true,
@@ -70,10 +77,16 @@ fn report(written: &Written, what: &str, out: &mut Out) {
             old_in_trash: written.kept_old.clone(),
         });
     } else {
-        out.line(format!(
-            "{what} note `{}`: {} bytes, version {}.",
-            written.name, written.bytes, written.version
-        ));
+        let (name, bytes, version) = (&written.name, written.bytes, &written.version);
+        out.line(match what {
+            _ if written.created => {
+                format!("Created note `{name}`: {bytes} bytes, version {version}.")
+            }
+            Change::Replace => format!("Replaced note `{name}`: {bytes} bytes, version {version}."),
+            Change::Append => format!(
+                "Appended {given} bytes to note `{name}`: {bytes} bytes now, version {version}."
+            ),
+        });
         if written.kept_old.is_some() {
             out.line(format!(
                 "The text it replaced is in the trash: `notesoup notes restore {} --force` brings it back.",

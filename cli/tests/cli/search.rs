@@ -244,3 +244,28 @@ fn a_search_footer_names_the_one_session_it_left_matches_of() {
         run.shown()
     );
 }
+
+/// Older matches left in several sessions: the footer says how to page any of them, in words
+/// that say what it shows.
+#[test]
+fn a_search_footer_says_how_to_page_the_sessions_it_left_matches_of() {
+    let world = World::new("footer-several");
+    let run = world.run(&[
+        "history",
+        "search",
+        "prime",
+        "--limit",
+        "1",
+        "--harness",
+        "codex",
+    ]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    let footer = run.stderr.lines().last().unwrap_or_default();
+    assert!(
+        footer.ends_with(
+            "older matches not shown: --session with one of the sessions above shows its older matches, page by page"
+        ),
+        "{}",
+        run.shown()
+    );
+}

@@ -520,3 +520,57 @@ fn completions_and_man_take_json() {
     assert_eq!(wrote["ok"], true, "{wrote}");
     assert!(dir.join("notesoup.1").is_file());
 }
+
+/// An error's `fix:` line tells something the error did not: no run of four words of the
+/// fix repeats the message above it.
+#[test]
+fn a_fix_line_never_repeats_its_error() {
+    let mut world = World::new("fixes");
+    seed(&world);
+    let bin = world.path("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let words = |text: &str| -> Vec<String> {
+        text.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let cases: [&[&str]; 10] = [
+        &["notes", "show", "a.md"],
+        &["notes", "show", "nothere"],
+        &["notes", "restore", "nothere"],
+        &["history", "show", "pi:01a23754"],
+        &["history", "show", "01a2375"],
+        &["history", "show", ""],
+        &["history", "show", "claude:da56055c", "--seq", "999"],
+        &["history", "search", "x", "--sessions", "0"],
+        &["limits", "--cap", "abc"],
+        &["notes", "edit", "plan"],
+    ];
+    world.set("PATH", bin.to_str().unwrap());
+    for args in cases {
+        let run = world.run(args);
+        assert_ne!(run.exit, 0, "{args:?}: {}", run.shown());
+        let message = run
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("notesoup: "))
+            .unwrap_or_else(|| panic!("{args:?}: {}", run.shown()));
+        let fix = run
+            .stderr
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix("fix: "))
+            .unwrap_or_else(|| panic!("{args:?}: no fix: {}", run.shown()));
+        let said: Vec<String> = words(message).windows(4).map(|w| w.join(" ")).collect();
+        for run_of_four in words(fix).windows(4) {
+            assert!(
+                !said.contains(&run_of_four.join(" ")),
+                "{args:?}: the fix repeats the error ({run_of_four:?}):\n{}",
+                run.stderr
+            );
+        }
+    }
+}
