@@ -36,7 +36,10 @@
 //!   waiting for the answers): a tool that changes the brain runs alone, the read tools
 //!   side by side.
 //! - **Transport:** one JSON-RPC message per line; a line that is not JSON gets a `-32700`
-//!   Parse error, JSON that is not a request this server reads gets `-32600`. It ends
+//!   Parse error, JSON that is not a request this server reads gets `-32600`, a method it
+//!   does not serve `-32601` (`Method not found: <method>`), and a request before
+//!   `initialize` (without the `_meta` MCP 2026-07-28 puts in its place) `-32602` saying to
+//!   send `initialize` first. It ends
 //!   cleanly (exit 0) when stdin closes, even mid-message, after answering the calls
 //!   already running. Notes writes are atomic under the brain's lock, so no exit leaves a
 //!   half-written note.

@@ -12,15 +12,19 @@
 //!   `-32602` Invalid params, saying which;
 //! - longer than [`MAX_LINE`] bytes: `-32600`, `"id": null`, and the line is skipped without
 //!   ever being held whole (bounded memory);
-//! - a notification or a response it cannot read: nothing (JSON-RPC never answers those).
+//! - a notification or a response it cannot read: nothing (JSON-RPC never answers those);
+//! - a method the server does not serve: `-32601` with JSON-RPC's words, `Method not
+//!   found: <method>`.
 //!
 //! An answer never answers an answer: the replies are well-formed JSON-RPC responses, which
 //! this transport itself never replies to, so two peers cannot feed each other errors.
 //! End of input (stdin closed, even in the middle of a line) ends the session.
 //!
 //! Bounded whatever the peer does:
-//! - before the first request (`initialize`, or a ping), a notification or a response is
-//!   dropped: rmcp's handshake would end the session on one;
+//! - before the session begins (`initialize`, or a request whose `_meta` describes it, as
+//!   MCP 2026-07-28 allows), a notification or a response is dropped (rmcp's handshake
+//!   would end the session on one), and any other request but a ping is answered `-32602`
+//!   saying to send `initialize` first ([`early`]);
 //! - nothing is kept per frame once it is answered (an error answer's task is reaped);
 //! - at most [`MAX_PENDING`] answers wait to be written; while that many do (a peer that
 //!   stopped reading), no further line is read (back-pressure): memory stays bounded.
@@ -30,7 +34,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
-use rmcp::model::{JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientRequest, ErrorCode, GetMeta as _, JsonRpcMessage, ProtocolVersion, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -54,6 +60,73 @@ pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC 2.0's code for a request whose params do not fit its method.
 pub(crate) const INVALID_PARAMS: i64 = -32602;
+
+/// What to do with a message read before the session has begun (no `initialize` yet, nor
+/// a request that describes itself as MCP 2026-07-28 asks).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Early {
+    /// Hand it to rmcp; `begins` when it starts the session (an `initialize`, or a request
+    /// whose `_meta` carries the protocol version and the client's capabilities).
+    Pass {
+        /// It starts the session.
+        begins: bool,
+    },
+    /// A notification or a response: nothing to act on yet (rmcp's handshake would end the
+    /// session on one).
+    Drop,
+    /// A request no session can answer yet: this error answer instead (rmcp's own names
+    /// only the `_meta` keys, which says nothing to a client that skipped `initialize`).
+    Refuse(Value),
+}
+
+/// [`Early`] for `message`, read before the session began. The MCP lifecycle: the first
+/// request is `initialize` (revisions up to 2025-11-25; a ping may come before it), or,
+/// from 2026-07-28 (`ProtocolVersion::NO_INITIALIZE`), any request whose `_meta` names its
+/// protocol version and the client's capabilities; one with neither is malformed params
+/// (-32602), as rmcp and the 2026-07-28 schema answer it.
+pub(crate) fn early(message: &RxJsonRpcMessage<RoleServer>) -> Early {
+    let JsonRpcMessage::Request(request) = message else {
+        return Early::Drop;
+    };
+    match &request.request {
+        ClientRequest::InitializeRequest(_) => return Early::Pass { begins: true },
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => {
+            return Early::Pass { begins: false };
+        }
+        _ => {}
+    }
+    let missing = request
+        .request
+        .get_meta()
+        .missing_required_keys(&ProtocolVersion::NO_INITIALIZE);
+    if missing.is_empty() {
+        return Early::Pass { begins: true };
+    }
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    Early::Refuse(error(
+        &id,
+        INVALID_PARAMS,
+        &format!(
+            "Invalid params: `{}` came before `initialize`: send `initialize` first (or, as MCP {} and later allow, give this request's _meta {})",
+            request.request.method(),
+            ProtocolVersion::NO_INITIALIZE,
+            missing.join(" and ")
+        ),
+    ))
+}
+
+/// `message` in JSON-RPC's words: a `-32601` (rmcp's message is the bare method name) says
+/// `Method not found: <method>`.
+fn worded(mut message: TxJsonRpcMessage<RoleServer>) -> TxJsonRpcMessage<RoleServer> {
+    const NOT_FOUND: &str = "Method not found";
+    if let JsonRpcMessage::Error(reply) = &mut message
+        && reply.error.code == ErrorCode::METHOD_NOT_FOUND
+        && !reply.error.message.starts_with(NOT_FOUND)
+    {
+        reply.error.message = format!("{NOT_FOUND}: {}", reply.error.message).into();
+    }
+    message
+}
 
 /// What one whole line turned out to be.
 #[derive(Debug)]
@@ -165,7 +238,7 @@ pub(crate) struct LineTransport<R, W> {
     replies: JoinSet<()>,
     /// Answers not yet written (rmcp's and the error answers), and a wake-up when one is.
     pending: Arc<Pending>,
-    /// A request has been read: the session has begun.
+    /// The session has begun ([`Early::Pass`]): every message goes to rmcp.
     started: bool,
 }
 
@@ -291,7 +364,7 @@ where
         let pending = PendingAnswer::new(&self.pending);
         async move {
             let _pending = pending;
-            let mut bytes = serde_json::to_vec(&item)?;
+            let mut bytes = serde_json::to_vec(&worded(item))?;
             bytes.push(b'\n');
             let mut w = write.lock().await;
             w.write_all(&bytes).await?;
@@ -316,15 +389,15 @@ where
                     let line = std::mem::take(&mut self.line);
                     let body = line.strip_suffix(b"\n").unwrap_or(&line);
                     match frame(body) {
-                        // Before the first request a notification or a response would end
-                        // the session in rmcp's handshake: it has nothing to act on yet.
-                        Frame::Message(message)
-                            if !self.started && !matches!(*message, JsonRpcMessage::Request(_)) => {
-                        }
-                        Frame::Message(message) => {
-                            self.started = true;
-                            return Some(*message);
-                        }
+                        Frame::Message(message) if !self.started => match early(&message) {
+                            Early::Pass { begins } => {
+                                self.started = begins;
+                                return Some(*message);
+                            }
+                            Early::Drop => {}
+                            Early::Refuse(value) => self.reply(&value),
+                        },
+                        Frame::Message(message) => return Some(*message),
                         Frame::Skip => {}
                         Frame::Reply(value) => self.reply(&value),
                     }

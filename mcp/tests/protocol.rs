@@ -442,6 +442,14 @@ fn malformed_frames() {
     let r = s.read();
     assert_eq!(r["id"], 11);
     assert_eq!(r["error"]["code"], -32601, "{r}");
+    // In JSON-RPC's words, for a method rmcp knows but this server does not serve too.
+    assert_eq!(r["error"]["message"], "Method not found: no/such", "{r}");
+    let r = s.request(14, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "boot"}, "argument": {"name": "a", "value": "b"}}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    assert_eq!(
+        r["error"]["message"], "Method not found: completion/complete",
+        "{r}"
+    );
     // A line over the bound is refused without being held, and serving goes on.
     s.send_line(&format!(
         "{{\"x\":\"{}\"}}",
@@ -514,12 +522,23 @@ fn frames_before_initialize() {
     // ended the server with exit 1 before).
     s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     s.send_line(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
-    // A request before initialize is answered with an error, and serving goes on; a ping is
-    // answered.
-    let early = s.request(5, "tools/list", json!({}));
-    assert!(early["error"]["code"].is_i64(), "{early}");
+    // A request before initialize is answered with an error saying to send `initialize`
+    // first (invalid params, as MCP 2026-07-28 answers a request without its _meta), and
+    // serving goes on; a ping is answered; a notification after either is still dropped.
+    for (id, method) in [(5, "tools/list"), (7, "tools/call")] {
+        let early = s.request(id, method, json!({"name": "notes_list", "arguments": {}}));
+        assert_eq!(early["error"]["code"], -32602, "{early}");
+        let message = early["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("`{method}` came before `initialize`"))
+                && message.contains("send `initialize` first"),
+            "{early}"
+        );
+        s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
     let ping = s.request(6, "ping", json!({}));
     assert!(ping["result"].is_object(), "{ping}");
+    s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
     assert!(
         init["result"]["capabilities"]["tools"].is_object(),
@@ -528,6 +547,18 @@ fn frames_before_initialize() {
     s.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
     let (text, err) = s.call(2, "notes_list", json!({}));
     assert!(!err, "{text}");
+    assert_eq!(s.finish(), Some(0));
+    // A request that describes itself, as MCP 2026-07-28 has no `initialize`, is served.
+    let mut s = Server::start(&scratch);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let listed = s.request(3, "tools/list", json!({"_meta": meta}));
+    assert_eq!(
+        listed["result"]["tools"][0]["name"], "notes_list",
+        "{listed}"
+    );
     assert_eq!(s.finish(), Some(0));
 }
 
