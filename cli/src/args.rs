@@ -323,7 +323,7 @@ pub enum HistoryCommand {
     },
     /// One session, in conversation order: its newest events, one window, or one whole event.
     #[command(
-        after_help = "Examples:\n  notesoup history show pi:01a23754-8e37\n  notesoup history show claude:da56 --window 1 --roles user,assistant\n  notesoup history show claude:da56 --all > session.txt\n  notesoup history show claude:da56 --seq 51\n  notesoup history show codex:01a23756 --cursor s40 --reverse"
+        after_help = "Examples:\n  notesoup history show pi:01a23754-8e37\n  notesoup history show claude:da56 --window 1 --roles user,assistant\n  notesoup history show claude:da56 --all > session.txt\n  notesoup history show claude:da56 --seq 51\n  notesoup history show codex:01a23756-b853 --limit 5 --cursor s10 --reverse"
     )]
     Show {
         /// The session: `<harness>:<id>`, or a unique id (prefix) of any harness.

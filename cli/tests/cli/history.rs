@@ -765,3 +765,32 @@ fn history_sessions_fit_an_80_column_terminal() {
         piped.stdout
     );
 }
+
+/// Every example `history show --help` gives runs on the project's own fixtures (one once
+/// named a Codex prefix that fits three of them).
+#[test]
+fn the_show_examples_run_on_the_fixtures() {
+    let world = World::new("show-examples");
+    let help = world.run(&["history", "show", "--help"]);
+    let examples: Vec<&str> = help
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  notesoup "))
+        .collect();
+    assert!(examples.len() >= 4, "{}", help.stdout);
+    for example in examples {
+        let run = Command::new("/bin/sh")
+            .args(["-c", &format!("{BIN} {example}")])
+            .env_clear()
+            .envs(world.vars.iter().cloned())
+            .current_dir(world.path("project/sub"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "`notesoup {example}`: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+}
