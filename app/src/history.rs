@@ -36,8 +36,8 @@ mod parallel;
 mod people;
 mod session_args;
 pub use people::{
-    SearchArgs, SearchReport, SessionDoc, SessionDocs, SessionHits, document, documents, search,
-    selector,
+    SearchArgs, SearchReport, SessionDoc, SessionDocs, SessionFilter, SessionHits, document,
+    documents, search, selector,
 };
 pub use session_args::SessionArgs;
 
@@ -224,20 +224,17 @@ pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppE
     })
 }
 
-/// The recent sessions a person lists (`notesoup history sessions`): the first `limit`
-/// (any number), most recently active first, and how many there are in all. No answer
-/// budget applies: that is the model's ([`sessions`]).
+/// The recent sessions a person lists (`notesoup history sessions`) that `filter` keeps
+/// (the same filter a search of every session takes): the first `limit` (any number), most
+/// recently active first, and how many `filter` keeps in all. No answer budget applies:
+/// that is the model's ([`sessions`]).
 pub fn recent_sessions(
     ctx: &Context,
-    harness: Option<&str>,
+    filter: &SessionFilter,
     limit: usize,
-) -> Result<(Vec<SessionRow>, usize), AppError> {
-    let harness = harness
-        .map(Host::harness)
-        .transpose()
-        .map_err(AppError::Harness)?;
-    let (found, total) = corpus(Roots::default(), ctx).recent(harness, limit);
-    Ok((found.into_iter().map(session_row).collect(), total))
+) -> (Vec<SessionRow>, usize) {
+    let (found, total) = people::listed_sessions(ctx, filter, limit);
+    (found.into_iter().map(session_row).collect(), total)
 }
 
 /// A found session as a listing shows it.

@@ -236,11 +236,6 @@ impl HarnessArg {
             Self::Codex => Host::Codex,
         }
     }
-
-    /// The selector prefix (`claude`, `pi`, `codex`).
-    pub(crate) fn name(self) -> &'static str {
-        self.host().name()
-    }
 }
 
 /// `notesoup history <command>`
@@ -249,12 +244,14 @@ pub enum HistoryCommand {
     /// Recent sessions of every harness, newest first.
     #[command(
         visible_alias = "list",
-        after_help = "Example:\n  notesoup history sessions --harness codex --limit 5"
+        after_help = "--project, --since and --until keep the sessions they name, as they do for `history search`.\n\nExamples:\n  notesoup history sessions --harness codex --limit 5\n  notesoup history sessions --project . --since 7d"
     )]
     Sessions {
         /// Only this harness.
         #[arg(long, value_enum)]
         harness: Option<HarnessArg>,
+        #[command(flatten)]
+        filter: SessionFilterArgs,
         /// How many sessions, newest first (at least 1).
         #[arg(long, default_value_t = 20, value_parser = at_least_one)]
         limit: usize,
@@ -270,20 +267,13 @@ pub enum HistoryCommand {
         #[arg(short = 'i', long)]
         ignore_case: bool,
         /// Only this session: `<harness>:<id>`, or a unique id (prefix) of any harness.
-        #[arg(long, value_name = "SEL")]
+        #[arg(long, value_name = "SEL", conflicts_with_all = ["project", "since", "until"])]
         session: Option<String>,
         /// Only this harness's sessions.
         #[arg(long, value_enum, conflicts_with = "session")]
         harness: Option<HarnessArg>,
-        /// Only sessions that ran in this folder or below it.
-        #[arg(long, value_name = "DIR", conflicts_with = "session")]
-        project: Option<PathBuf>,
-        /// Only sessions active on or after this day or moment (2026-11-01, 2026-11-01T09:00Z).
-        #[arg(long, value_name = "WHEN", conflicts_with = "session")]
-        since: Option<String>,
-        /// Only sessions started on or before this day or moment (a day counts whole).
-        #[arg(long, value_name = "WHEN", conflicts_with = "session")]
-        until: Option<String>,
+        #[command(flatten)]
+        filter: SessionFilterArgs,
         /// Only the most recently active sessions, this many (default: every session).
         #[arg(long, value_name = "N", conflicts_with = "session")]
         sessions: Option<usize>,
@@ -351,6 +341,21 @@ pub enum HistoryCommand {
         #[arg(long)]
         reverse: bool,
     },
+}
+
+/// The folder and time filters `history sessions` and `history search` share.
+#[derive(Debug, Clone, Args)]
+pub struct SessionFilterArgs {
+    /// Only sessions that ran in this folder or below it.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Only sessions active on or after this day or moment (2026-11-01, 2026-11-01T09:00Z,
+    /// or a time ago: 3d, 12h, 2w).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only sessions started on or before this day or moment (a day counts whole).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
 }
 
 /// A role of a history event.

@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+mod filter;
 mod json;
 mod rows;
 mod search;
@@ -15,7 +16,7 @@ use notesoup_app::Context;
 use notesoup_app::history::{self, SessionRow, SessionSource};
 use notesoup_history_core::{DocQuery, Role};
 
-use crate::args::{HistoryArgs, HistoryCommand, RoleArg};
+use crate::args::{HarnessArg, HistoryArgs, HistoryCommand, RoleArg};
 use crate::clean::{self, cut, one_line};
 use crate::refusals::{history_error, refused};
 use crate::term::{Out, Paint};
@@ -31,10 +32,13 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
         HistoryCommand::Forget { session, before } => {
             vault::forget_command(&ctx, session.as_deref(), before.as_deref(), out)
         }
-        HistoryCommand::Sessions { harness, limit } => {
-            let (listed, total) =
-                history::recent_sessions(&ctx, harness.map(crate::args::HarnessArg::name), *limit)?;
-            sessions(&listed, total, env, out);
+        HistoryCommand::Sessions {
+            harness,
+            filter,
+            limit,
+        } => {
+            let filter = filter::session_filter(filter, harness.map(HarnessArg::host), env)?;
+            sessions(&ctx, &filter, *limit, env, out);
             Ok(EXIT_OK)
         }
         HistoryCommand::Show {
@@ -92,9 +96,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             session: None,
             ignore_case,
             harness,
-            project,
-            since,
-            until,
+            filter,
             sessions,
             roles,
             limit,
@@ -106,10 +108,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             &search::Everywhere {
                 query,
                 ignore_case: *ignore_case,
-                harness: harness.map(crate::args::HarnessArg::host),
-                project: project.as_ref().map(|p| env.folder(Some(p))),
-                since: since.as_deref(),
-                until: until.as_deref(),
+                filter: filter::session_filter(filter, harness.map(HarnessArg::host), env)?,
                 sessions: *sessions,
                 roles: roles_of(roles.as_deref()),
                 limit: limit.unwrap_or(search::PER_SESSION),
@@ -323,9 +322,26 @@ fn short_ids(list: &[SessionRow]) -> Vec<String> {
     out
 }
 
-/// The sessions as a table (a header row, one row per session), or the listing under
-/// `--json`.
-fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
+/// `history sessions`: the sessions `harness` and `filter` keep, newest first, the first `limit`.
+fn sessions(
+    ctx: &Context,
+    filter: &history::SessionFilter,
+    limit: usize,
+    env: &Env,
+    out: &mut Out,
+) {
+    let (list, total) = history::recent_sessions(ctx, filter, limit);
+    listing(&list, total, filter, env, out);
+}
+
+/// [`sessions`]' table (a header row, one row per session), or the listing under `--json`.
+fn listing(
+    list: &[SessionRow],
+    total: usize,
+    filter: &history::SessionFilter,
+    env: &Env,
+    out: &mut Out,
+) {
     if out.json {
         out.json_doc(&json::SessionsDoc {
             ok: true,
@@ -335,7 +351,13 @@ fn sessions(list: &[SessionRow], total: usize, env: &Env, out: &mut Out) {
         return;
     }
     if list.is_empty() {
-        out.line("No sessions found. `notesoup doctor` shows which folders are searched.");
+        out.line(if let Some(project) = &filter.folder {
+            format!("No sessions found: {}.", filter::no_session_in(project))
+        } else if filter.since.is_some() || filter.until.is_some() {
+            "No session was active in that time (--since, --until).".to_owned()
+        } else {
+            "No sessions found. `notesoup doctor` shows which folders are searched.".to_owned()
+        });
         return;
     }
     let whole = list

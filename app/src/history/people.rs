@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use notesoup_history_core::{DocPage, DocQuery, Needle, Role, Selector, SelectorError};
-use notesoup_history_store::{Found, RawNeedle, StoreError};
+use notesoup_history_core::{
+    DocPage, DocQuery, Needle, Role, Selector, SelectorError, SessionSummary,
+};
+use notesoup_history_store::{Found, RawNeedle, Scan, StoreError};
 use notesoup_window::{Host, parse_moment};
 
 use super::parallel::Budget;
@@ -136,11 +138,11 @@ pub(crate) fn selector_in(
     }
 }
 
-/// What [`search`] looks for, and where.
-#[derive(Debug, Clone)]
-pub struct SearchArgs {
-    /// The text to find.
-    pub needle: Needle,
+/// Which sessions a person's listing or search takes (`notesoup history sessions` and
+/// `search` alike): one harness, one folder, a time range. Every field left `None` keeps
+/// every session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionFilter {
     /// Only this harness's sessions.
     pub harness: Option<Host>,
     /// Only sessions that ran in this folder or below it.
@@ -149,6 +151,15 @@ pub struct SearchArgs {
     pub since: Option<u64>,
     /// Only sessions started at or before this moment (ms since the epoch).
     pub until: Option<u64>,
+}
+
+/// What [`search`] looks for, and where.
+#[derive(Debug, Clone)]
+pub struct SearchArgs {
+    /// The text to find.
+    pub needle: Needle,
+    /// Which sessions are searched.
+    pub filter: SessionFilter,
     /// Only the most recently active sessions, this many (`None`: every session).
     pub sessions: Option<usize>,
     /// Only these roles (default: the tools' default roles).
@@ -183,6 +194,76 @@ pub struct SearchReport {
     pub skipped: Vec<(String, String)>,
 }
 
+/// What a session's listing line said when a filter read it: when it started, and the folder
+/// it ran in.
+type Listed = (Option<u64>, Option<String>);
+
+/// The sessions of `scanned` that `filter` keeps, in the scan's order (the first `most`,
+/// when given), each with what its listing line said when a filter had to read it (its
+/// folder or its start; only then is the start of its file read).
+fn chosen<'s>(
+    scanned: &'s Scan,
+    filter: &SessionFilter,
+    most: Option<usize>,
+) -> Vec<(&'s Found, Option<Listed>)> {
+    let mut chosen = Vec::new();
+    for found in scanned.sessions() {
+        if most.is_some_and(|n| chosen.len() >= n) {
+            break;
+        }
+        if filter.harness.is_some_and(|h| h != found.harness) {
+            continue;
+        }
+        let modified = found
+            .modified()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        if filter.since.is_some_and(|since| modified < since) {
+            continue;
+        }
+        let mut listed = None;
+        if filter.until.is_some() || filter.folder.is_some() {
+            let summary = scanned.summary(found);
+            let started = summary.started.as_deref().and_then(parse_moment);
+            if filter
+                .until
+                .is_some_and(|until| started.unwrap_or(modified) > until)
+            {
+                continue;
+            }
+            if let Some(folder) = &filter.folder
+                && !summary
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
+            {
+                continue;
+            }
+            listed = Some((started, summary.cwd));
+        }
+        chosen.push((found, listed));
+    }
+    chosen
+}
+
+/// The sessions a person lists (`notesoup history sessions`) that `filter` keeps, most
+/// recently active first: the first `limit` with their listing lines, and how many `filter`
+/// keeps in all.
+pub(super) fn listed_sessions(
+    ctx: &Context,
+    filter: &SessionFilter,
+    limit: usize,
+) -> (Vec<SessionSummary>, usize) {
+    let scanned = corpus(notesoup_history_store::Roots::default(), ctx).scan(filter.harness);
+    let chosen = chosen(&scanned, filter, None);
+    let shown = chosen
+        .iter()
+        .take(limit)
+        .map(|(found, _)| scanned.summary(found))
+        .collect();
+    (shown, chosen.len())
+}
+
 /// Searches every session `args` selects, most recently active first, in one walk of the
 /// session folders, on every core, decoding only the sessions whose files' raw bytes may
 /// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)), and
@@ -197,44 +278,9 @@ pub fn search(
     each: &mut dyn FnMut(SessionHits),
 ) -> SearchReport {
     let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
-    let scanned = corpus.scan(args.harness);
+    let scanned = corpus.scan(args.filter.harness);
     let cache = cache(ctx);
-    let mut chosen = Vec::new();
-    for found in scanned.sessions() {
-        if args.sessions.is_some_and(|n| chosen.len() >= n) {
-            break;
-        }
-        let modified = found
-            .modified()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        if args.since.is_some_and(|since| modified < since) {
-            continue;
-        }
-        // The listing line (a read of the file's start) only when a filter needs it; a
-        // session with matches gets it afterwards.
-        let mut listed = None;
-        if args.until.is_some() || args.folder.is_some() {
-            let summary = scanned.summary(found);
-            let started = summary.started.as_deref().and_then(parse_moment);
-            if args
-                .until
-                .is_some_and(|until| started.unwrap_or(modified) > until)
-            {
-                continue;
-            }
-            if let Some(folder) = &args.folder
-                && !summary
-                    .cwd
-                    .as_deref()
-                    .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
-            {
-                continue;
-            }
-            listed = Some((started, summary.cwd));
-        }
-        chosen.push((found, listed));
-    }
+    let chosen = chosen(&scanned, &args.filter, args.sessions);
     let mut report = SearchReport {
         searched: chosen.len(),
         ..SearchReport::default()

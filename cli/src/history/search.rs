@@ -4,13 +4,12 @@
 //! at a time (`--session`). Exit 0 when something matched, 1 when nothing did.
 
 use std::fmt::Write as _;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use notesoup_app::Context;
-use notesoup_app::history::{self, SearchArgs, SearchReport, SessionHits};
+use notesoup_app::history::{self, SearchArgs, SearchReport, SessionFilter, SessionHits};
 use notesoup_history_core::{DocQuery, MAX_LIMIT, Needle, QueryError, Role};
-use notesoup_window::{Host, parse_moment};
 
 use super::{cursor_seq, json, rows};
 use crate::clean::{self, one_line};
@@ -39,10 +38,7 @@ pub(crate) struct One<'a> {
 pub(crate) struct Everywhere<'a> {
     pub(crate) query: &'a str,
     pub(crate) ignore_case: bool,
-    pub(crate) harness: Option<Host>,
-    pub(crate) project: Option<std::path::PathBuf>,
-    pub(crate) since: Option<&'a str>,
-    pub(crate) until: Option<&'a str>,
+    pub(crate) filter: SessionFilter,
     pub(crate) sessions: Option<usize>,
     pub(crate) roles: Option<Vec<Role>>,
     pub(crate) limit: usize,
@@ -153,13 +149,7 @@ pub(crate) fn everywhere(
 ) -> Result<u8, CliError> {
     let search = SearchArgs {
         needle: needle(args.query, args.ignore_case)?,
-        harness: args.harness,
-        folder: args.project.clone(),
-        since: args
-            .since
-            .map(|w| moment("--since", w, false))
-            .transpose()?,
-        until: args.until.map(|w| moment("--until", w, true)).transpose()?,
+        filter: args.filter.clone(),
         sessions: args
             .sessions
             .map(|n| {
@@ -300,19 +290,9 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
         }
     }
     if report.searched == 0
-        && let Some(project) = &args.project
+        && let Some(project) = &args.filter.folder
     {
-        // A folder with no session is not a typo to stay silent about.
-        let _ = write!(
-            footer,
-            "; no session ran in {}{}",
-            project.display(),
-            if project.exists() {
-                ""
-            } else {
-                " (no such folder here either)"
-            }
-        );
+        let _ = write!(footer, "; {}", super::filter::no_session_in(project));
     }
     if !report.skipped.is_empty() {
         let _ = write!(
@@ -384,46 +364,6 @@ fn searched(
     );
     bar.finish_and_clear();
     report
-}
-
-/// A `--since`/`--until` moment: a day (`--until`: its end), an RFC 3339 time, or a time
-/// ago (`3d`, `12h`, `2w`).
-pub(super) fn moment(flag: &str, text: &str, end_of_day: bool) -> Result<u64, CliError> {
-    let bad = || CliError::Refused {
-        code: "bad_time",
-        message: format!("{flag} {text:?} is not a day or a time"),
-        fix: format!(
-            "give a day ({flag} 2026-11-01), a time ({flag} 2026-11-01T09:00Z) or a time ago ({flag} 3d, 12h, 2w)"
-        ),
-    };
-    if let Some(ago) = ago(text) {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        return Ok(now.saturating_sub(ago));
-    }
-    let at = parse_moment(text).ok_or_else(bad)?;
-    // A bare day given to --until counts whole.
-    Ok(if end_of_day && text.trim().len() == 10 {
-        at + 86_400_000 - 1
-    } else {
-        at
-    })
-}
-
-/// Milliseconds in `3d`, `12h`, `2w`, `30m`.
-fn ago(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let unit = text.chars().last()?;
-    let n: u64 = text.get(..text.len() - unit.len_utf8())?.parse().ok()?;
-    let ms = match unit {
-        'm' => 60_000,
-        'h' => 3_600_000,
-        'd' => 86_400_000,
-        'w' => 7 * 86_400_000,
-        _ => return None,
-    };
-    n.checked_mul(ms)
 }
 
 fn exit(found: bool) -> u8 {

@@ -121,7 +121,7 @@ pub(super) fn forget_command(
     match (session, before) {
         (Some(session), _) => forget(ctx, session, out),
         (None, Some(before)) => {
-            forget_before(ctx, super::search::moment("--before", before, false)?, out)
+            forget_before(ctx, super::filter::moment("--before", before, false)?, out)
         }
         (None, None) => Err(CliError::BadArgument {
             what: "name a session or give --before".into(),

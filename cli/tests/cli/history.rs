@@ -794,3 +794,68 @@ fn the_show_examples_run_on_the_fixtures() {
         );
     }
 }
+
+/// `history sessions` takes `--project`, `--since` and `--until` with `history search`'s
+/// meaning: each filter keeps the same sessions in both (CLI walkthrough, finding 7: the
+/// flags were refused).
+#[test]
+fn history_sessions_filter_as_search_does() {
+    let world = World::new("sessions-filter");
+    claude_session(
+        &world,
+        "aaaa1111",
+        "/work/app",
+        "2026-11-03T10:00:00Z",
+        "the answer",
+    );
+    let listed = |args: &[&str]| {
+        let mut all = vec!["history", "sessions", "--json", "--limit", "100"];
+        all.extend_from_slice(args);
+        let run = world.run(&all);
+        assert_eq!(run.exit, 0, "{}", run.shown());
+        let json = run.json();
+        let sessions: Vec<String> = json["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["session"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(json["total"].as_u64(), Some(sessions.len() as u64));
+        sessions
+    };
+    let searched = |args: &[&str]| {
+        let mut all = vec!["history", "search", "a", "--json"];
+        all.extend_from_slice(args);
+        world.run(&all).json()["searched"].as_u64().unwrap()
+    };
+    assert_eq!(listed(&[]).len(), 8);
+    assert_eq!(listed(&["--project", "/work"]), ["claude:aaaa1111"]);
+    assert_eq!(listed(&["--until", "2026-11-03"]), ["claude:aaaa1111"]);
+    assert!(listed(&["--project", "/elsewhere"]).is_empty());
+    assert!(listed(&["--until", "2026-11-02"]).is_empty());
+    for filter in [
+        &["--project", "/work"][..],
+        &["--project", "/elsewhere"],
+        &["--since", "2026-12-01"],
+        &["--since", "2026-12-01", "--until", "2026-12-02"],
+        &["--until", "2026-11-03"],
+        &["--since", "3d"],
+        &["--harness", "pi", "--since", "2026-11-01"],
+    ] {
+        assert_eq!(
+            listed(filter).len() as u64,
+            searched(filter),
+            "sessions and search keep different sessions for {filter:?}"
+        );
+    }
+    // A folder nothing ran in is said, as search says it.
+    let none = world.run(&["history", "sessions", "--project", "/elsewhere"]);
+    assert!(
+        none.stdout.contains("no session ran in /elsewhere"),
+        "{}",
+        none.shown()
+    );
+    let bad = world.run(&["history", "sessions", "--since", "last tuesday"]);
+    assert_eq!(bad.exit, 2, "{}", bad.shown());
+    assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
+}
