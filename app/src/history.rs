@@ -189,8 +189,9 @@ pub struct SessionRow {
     pub unreadable: Option<String>,
     /// The harness deleted its file: it is read from notesoup's vault.
     pub vault_only: bool,
-    /// When its file was last written (milliseconds since the Unix epoch), if known: the
-    /// listing is newest first by it.
+    /// When it was last active (milliseconds since the Unix epoch), if known: the last time
+    /// its file records, else when the file was last written; the listing is newest first by
+    /// it.
     pub updated: Option<u64>,
 }
 

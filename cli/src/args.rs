@@ -274,7 +274,7 @@ pub enum HistoryCommand {
         harness: Option<HarnessArg>,
         #[command(flatten)]
         filter: SessionFilterArgs,
-        /// Only the most recently active sessions, this many (default: every session).
+        /// Only the sessions whose files were written last, this many (default: every session).
         #[arg(long, value_name = "N", conflicts_with = "session")]
         sessions: Option<usize>,
         /// Only events of these roles (user, assistant, tool, attachment, notice, summary;

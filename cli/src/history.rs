@@ -391,7 +391,7 @@ fn listing(
     ));
     let room = width.map_or(200, |w| w.saturating_sub(id_width + 20).max(1));
     for (s, id) in list.iter().zip(&ids) {
-        // The time it is ordered by: its file's last write, newest first.
+        // The time it is ordered by, newest first: the last time its file records.
         let updated = rows::time_cell(s.updated);
         let mut rest = Vec::new();
         if let Some(cwd) = &s.cwd {

@@ -88,6 +88,7 @@ mod elided;
 mod errors;
 mod graph;
 pub mod index;
+mod last_time;
 mod raw_folded;
 mod raw_search;
 mod rows;
@@ -101,6 +102,7 @@ mod window_facts;
 
 pub use decoder::{Decoder, ElidedRow, FEED_LINES, Head, Options, Skeleton, decode, decode_from};
 pub use errors::DecodeError;
+pub use last_time::last_time;
 pub use raw_folded::FoldedQuery;
 pub use raw_search::RawQuery;
 pub use rows::UUID_MAX_BYTES;

@@ -77,10 +77,12 @@
 mod decode;
 mod fingerprint;
 mod items;
+mod last_time;
 mod lines;
 mod zst;
 
 pub use decode::{decode, decode_from, decode_leaving, line_bodies, meta, meta_from, summary};
+pub use last_time::last_time;
 pub use lines::{FileIds, HistoryBase, Meta, file_ids};
 pub use zst::{DECOMPRESSED_MAX_BYTES, Inflate, decompress, decompress_from, decompress_head};
 

@@ -105,6 +105,7 @@ mod hash;
 #[doc = include_str!("../docs/history-sessions.md")]
 pub mod history_sessions {}
 mod history;
+mod last_time;
 mod left_out;
 mod line_error;
 mod model;
@@ -119,6 +120,7 @@ pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
 pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse, folded_size_limit};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
+pub use last_time::last_line_time;
 pub use left_out::{
     LeaveOut, LeftOut, LineAt, blank, line_fingerprint, placeholder, texts_hold, texts_len,
 };

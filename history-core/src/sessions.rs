@@ -246,8 +246,9 @@ pub struct SessionSummary {
     pub unreadable: Option<String>,
     /// The harness no longer has the session's file: it is read from notesoup's vault.
     pub vault_only: bool,
-    /// When its file was last written (milliseconds since the Unix epoch), if known: the
-    /// listing's order, newest first.
+    /// When it was last active (milliseconds since the Unix epoch), if known: the last time
+    /// its file records, else when the file was last written; the listing's order, newest
+    /// first.
     pub updated: Option<u64>,
 }
 

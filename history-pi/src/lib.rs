@@ -69,8 +69,11 @@
 
 mod decode;
 mod entries;
+mod last_time;
 
 use notesoup_history_core::{LineError, SessionFile};
+
+pub use last_time::last_time;
 
 pub use decode::{
     decode, decode_from, decode_leaving, line_bodies, parent_session, session_id_from_file_name,

@@ -34,7 +34,10 @@ use crate::transcript_index::Cache;
 use walk::{folders, found_file, latest_files, resolve, scan, vaulted};
 
 mod given;
+mod last_time;
 mod left_bodies;
+
+pub use last_time::TAIL_MAX_BYTES;
 
 pub use left_bodies::LEFT_IN_FILE_BYTES;
 mod load;
@@ -236,15 +239,16 @@ impl Corpus {
         out
     }
 
-    /// The recent sessions of `harness` (all harnesses when `None`), most recently written
-    /// first: the first `limit` with their listing lines read, and how many there are in all.
+    /// The recent sessions of `harness` (all harnesses when `None`), most recently active
+    /// first ([`Scan::by_updated`]: the last time each file records, else its last write):
+    /// the first `limit` with their listing lines read, and how many there are in all.
     pub fn recent(&self, harness: Option<Host>, limit: usize) -> (Vec<SessionSummary>, usize) {
         let scanned = self.scan(harness);
         let shown = scanned
-            .sessions
-            .iter()
+            .by_updated()
+            .into_iter()
             .take(limit)
-            .map(|f| scanned.summary(f))
+            .map(|(f, updated)| scanned.summary_with(f, updated))
             .collect();
         (shown, scanned.sessions.len())
     }
@@ -281,10 +285,20 @@ impl Scan {
         &self.sessions
     }
 
-    /// The listing line of a session this scan found (only the start of its first file is
-    /// read).
+    /// The listing line of a session this scan found: the start of its first file, and
+    /// when it was last active ([`Scan::updated`]: the tail of its latest file).
     pub fn summary(&self, found: &Found) -> SessionSummary {
-        self.reader.summarize(found, &self.files)
+        self.summary_with(found, self.updated(found))
+    }
+
+    /// [`Scan::summary`] with when the session was last active already known (`updated`,
+    /// as [`Scan::updated`] or [`Scan::by_updated`] said it): only the start of its first
+    /// file is read.
+    pub fn summary_with(&self, found: &Found, updated: Option<u64>) -> SessionSummary {
+        SessionSummary {
+            updated,
+            ..self.reader.summarize(found, &self.files)
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! looks in); only the shape of the answer differs.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::sync::OnceLock;
 
 use notesoup_history_core::{
     DocPage, DocQuery, Needle, Role, Selector, SelectorError, SessionSummary,
@@ -160,7 +160,7 @@ pub struct SearchArgs {
     pub needle: Needle,
     /// Which sessions are searched.
     pub filter: SessionFilter,
-    /// Only the most recently active sessions, this many (`None`: every session).
+    /// Only the sessions whose files were written last, this many (`None`: every session).
     pub sessions: Option<usize>,
     /// Only these roles (default: the tools' default roles).
     pub roles: Option<Vec<Role>>,
@@ -175,6 +175,9 @@ pub struct SessionHits {
     pub session: String,
     /// When it started, in milliseconds since the epoch, if known.
     pub started: Option<u64>,
+    /// When it was last active, in milliseconds since the epoch, if known: the last time its
+    /// file records, else when the file was last written (as `history sessions` shows it).
+    pub updated: Option<u64>,
     /// The folder it ran in, if recorded.
     pub cwd: Option<String>,
     /// The harness deleted its file: it was read from notesoup's vault.
@@ -194,42 +197,70 @@ pub struct SearchReport {
     pub skipped: Vec<(String, String)>,
 }
 
-/// What a session's listing line said when a filter read it: when it started, and the folder
-/// it ran in.
-type Listed = (Option<u64>, Option<String>);
+/// A session a filter kept: what it knows of it so far.
+struct Chosen<'s> {
+    found: &'s Found,
+    /// When it was last active ([`Scan::updated`]), once it was read.
+    updated: OnceLock<Option<u64>>,
+    /// When it started and the folder it ran in, when its listing line was read.
+    listed: Option<(Option<u64>, Option<String>)>,
+}
 
-/// The sessions of `scanned` that `filter` keeps, in the scan's order (the first `most`,
-/// when given), each with what its listing line said when a filter had to read it (its
-/// folder or its start; only then is the start of its file read).
+impl Chosen<'_> {
+    /// When it was last active, read now if it was not yet.
+    fn updated(&self, scanned: &Scan) -> Option<u64> {
+        *self.updated.get_or_init(|| scanned.updated(self.found))
+    }
+}
+
+/// The sessions of `order` (each with when it was last active, when known) that `filter`
+/// keeps, in that order (the first `most`, when given). A session's tail is read for when
+/// it was last active only for `--since` (and then only if its file was written since), or
+/// `--until` when it records no start; the start of its file only for `--until` or
+/// `--project`.
 fn chosen<'s>(
-    scanned: &'s Scan,
+    scanned: &Scan,
+    order: impl IntoIterator<Item = (&'s Found, OnceLock<Option<u64>>)>,
     filter: &SessionFilter,
     most: Option<usize>,
-) -> Vec<(&'s Found, Option<Listed>)> {
+) -> Vec<Chosen<'s>> {
     let mut chosen = Vec::new();
-    for found in scanned.sessions() {
+    for (found, updated) in order {
         if most.is_some_and(|n| chosen.len() >= n) {
             break;
         }
         if filter.harness.is_some_and(|h| h != found.harness) {
             continue;
         }
-        let modified = found
-            .modified()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        if filter.since.is_some_and(|since| modified < since) {
-            continue;
-        }
-        let mut listed = None;
-        if filter.until.is_some() || filter.folder.is_some() {
-            let summary = scanned.summary(found);
-            let started = summary.started.as_deref().and_then(parse_moment);
-            if filter
-                .until
-                .is_some_and(|until| started.unwrap_or(modified) > until)
+        let mut session = Chosen {
+            found,
+            updated,
+            listed: None,
+        };
+        if let Some(since) = filter.since {
+            // A file last written before `since` records no later time: its tail is not read.
+            let written = found
+                .modified()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            if written < since {
+                continue;
+            }
+            if session
+                .updated(scanned)
+                .is_none_or(|updated| updated < since)
             {
                 continue;
+            }
+        }
+        if filter.until.is_some() || filter.folder.is_some() {
+            let summary = scanned.summary_with(found, None);
+            let started = summary.started.as_deref().and_then(parse_moment);
+            if let Some(until) = filter.until {
+                let started = started.or_else(|| session.updated(scanned));
+                if started.is_some_and(|started| started > until) {
+                    continue;
+                }
             }
             if let Some(folder) = &filter.folder
                 && !summary
@@ -239,38 +270,42 @@ fn chosen<'s>(
             {
                 continue;
             }
-            listed = Some((started, summary.cwd));
+            session.listed = Some((started, summary.cwd));
         }
-        chosen.push((found, listed));
+        chosen.push(session);
     }
     chosen
 }
 
 /// The sessions a person lists (`notesoup history sessions`) that `filter` keeps, most
-/// recently active first: the first `limit` with their listing lines, and how many `filter`
-/// keeps in all.
+/// recently active first (the last time each file records, else its last write): the first
+/// `limit` with their listing lines, and how many `filter` keeps in all.
 pub(super) fn listed_sessions(
     ctx: &Context,
     filter: &SessionFilter,
     limit: usize,
 ) -> (Vec<SessionSummary>, usize) {
     let scanned = corpus(notesoup_history_store::Roots::default(), ctx).scan(filter.harness);
-    let chosen = chosen(&scanned, filter, None);
+    let order = scanned
+        .by_updated()
+        .into_iter()
+        .map(|(found, updated)| (found, OnceLock::from(updated)));
+    let chosen = chosen(&scanned, order, filter, None);
     let shown = chosen
         .iter()
         .take(limit)
-        .map(|(found, _)| scanned.summary(found))
+        .map(|c| scanned.summary_with(c.found, c.updated(&scanned)))
         .collect();
     (shown, chosen.len())
 }
 
-/// Searches every session `args` selects, most recently active first, in one walk of the
+/// Searches every session `args` selects, newest file first, in one walk of the
 /// session folders, on every core, decoding only the sessions whose files' raw bytes may
 /// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)), and
 /// at most 32 MiB of their files decoded at once (`DECODE_BUDGET_BYTES`; a larger one alone).
-/// `each` is handed the matches of each session that has some, most recently active
-/// first, as soon as the sessions before it are searched; `progress` is told `(done, of)`
-/// after each session.
+/// `each` is handed the matches of each session that has some, newest file first, as soon
+/// as the sessions before it are searched; `progress` is told `(done, of)` after each
+/// session.
 pub fn search(
     ctx: &Context,
     args: &SearchArgs,
@@ -280,7 +315,13 @@ pub fn search(
     let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
     let scanned = corpus.scan(args.filter.harness);
     let cache = cache(ctx);
-    let chosen = chosen(&scanned, &args.filter, args.sessions);
+    // In the order the files were last written: no file's tail is read to order them (when
+    // each was last active is read for a filter, and for a session with matches).
+    let order = scanned
+        .sessions()
+        .iter()
+        .map(|found| (found, OnceLock::new()));
+    let chosen = chosen(&scanned, order, &args.filter, args.sessions);
     let mut report = SearchReport {
         searched: chosen.len(),
         ..SearchReport::default()
@@ -320,12 +361,12 @@ pub fn search(
     // Each session's matches are handed on as soon as the sessions before it are searched,
     // so a search holds the matches of the few sessions answered early, not of all.
     let mut hand_on = |i: usize, page: Option<Result<Option<DocPage>, String>>| {
-        let (found, listed) = &chosen[i];
+        let found = chosen[i].found;
         let session = format!("{}:{}", found.harness, found.id);
         match page {
             Some(Ok(Some(page))) => {
-                let (started, cwd) = listed.clone().unwrap_or_else(|| {
-                    let summary = scanned.summary(found);
+                let (started, cwd) = chosen[i].listed.clone().unwrap_or_else(|| {
+                    let summary = scanned.summary_with(found, None);
                     (
                         summary.started.as_deref().and_then(parse_moment),
                         summary.cwd,
@@ -335,6 +376,7 @@ pub fn search(
                 each(SessionHits {
                     session,
                     started,
+                    updated: chosen[i].updated(&scanned),
                     cwd,
                     vault_only: found.only_in_vault(),
                     page,
@@ -349,7 +391,7 @@ pub fn search(
     };
     super::parallel::in_order(
         &chosen,
-        |(found, ..)| one(found),
+        |c| one(c.found),
         &mut |done| progress(done, total),
         &mut hand_on,
     );

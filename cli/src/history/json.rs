@@ -93,6 +93,8 @@ pub(crate) struct SearchDoc<'a> {
 pub(crate) struct HitsDoc<'a> {
     session: &'a str,
     started: Option<String>,
+    /// When it was last active, as `history sessions` says it (`updated` there).
+    updated: Option<String>,
     cwd: Option<&'a str>,
     /// The harness deleted its file: it was read from notesoup's vault.
     vault_only: bool,
@@ -106,6 +108,7 @@ pub(crate) fn hits(h: &SessionHits) -> HitsDoc<'_> {
     HitsDoc {
         session: &h.session,
         started: h.started.map(format_rfc3339),
+        updated: h.updated.map(format_rfc3339),
         cwd: h.cwd.as_deref(),
         vault_only: h.vault_only,
         matches: h.page.matched,
@@ -141,7 +144,8 @@ pub(crate) struct SessionDoc<'a> {
     unreadable: Option<&'a str>,
     /// The harness deleted the session's file; it is read from notesoup's vault.
     vault_only: bool,
-    /// When its file was last written (RFC 3339, UTC): the listing's order, newest first.
+    /// When it was last active (RFC 3339, UTC): the last time its file records, else when
+    /// the file was last written; the listing's order, newest first.
     updated: Option<String>,
 }
 

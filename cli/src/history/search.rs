@@ -140,7 +140,7 @@ pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Re
     Ok(EXIT_OK)
 }
 
-/// Every session the filters keep, most recently active first.
+/// Every session the filters keep, newest file first.
 pub(crate) fn everywhere(
     ctx: &Context,
     args: &Everywhere<'_>,
@@ -312,6 +312,7 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
 
 /// One session's matches under a heading; how many older ones it does not show.
 fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: &mut Out) -> usize {
+    // The time `history sessions` shows for it (UPDATED), so the two agree.
     let n = hits.page.matched;
     let mut end = String::new();
     if hits.vault_only {
@@ -320,7 +321,7 @@ fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: 
     let _ = write!(end, "  ({n} match{}) ──", plural(n));
     let heading = heading(
         &format!("── {}", hits.session),
-        &rows::time_cell(hits.started),
+        &format!("updated {}", rows::time_cell(hits.updated)),
         hits.cwd.as_deref().map(one_line).as_deref(),
         &end,
         width,

@@ -859,3 +859,50 @@ fn history_sessions_filter_as_search_does() {
     assert_eq!(bad.exit, 2, "{}", bad.shown());
     assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
 }
+
+/// A session is as recent as the last time its transcript records, not its file's last
+/// write: a session file touched now stays where its events put it in `history sessions`,
+/// is not `--since 1d`, and the search banner shows the time `sessions` shows (CLI
+/// walkthrough, finding 4: a `touch` moved a three-week-old session to the top).
+#[test]
+fn a_touched_session_keeps_its_recorded_time() {
+    let world = World::new("sessions-touched");
+    let transcript =
+        world.path("claude/projects/-tmp-project/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl");
+    fs::File::options()
+        .write(true)
+        .open(&transcript)
+        .unwrap()
+        .set_modified(SystemTime::now())
+        .unwrap();
+    let json = world.run(&["history", "sessions", "--json"]).json();
+    let sessions = json["sessions"].as_array().unwrap();
+    let claude = sessions
+        .iter()
+        .position(|s| s["harness"] == "claude")
+        .unwrap();
+    assert_ne!(claude, 0, "{json}");
+    assert_eq!(
+        sessions[claude]["updated"], "2026-12-02T15:18:58.139Z",
+        "{json}"
+    );
+    let recent = world.run(&["history", "sessions", "--since", "1d", "--json"]);
+    assert_eq!(recent.json()["total"], 0, "{}", recent.shown());
+    let searched = world.run(&["history", "search", "Say hello", "--since", "1d"]);
+    assert_eq!(searched.exit, 1, "{}", searched.shown());
+    // The banner's time is the listing's.
+    let banner = world.run(&["history", "search", "Say hello", "--harness", "claude"]);
+    assert!(
+        banner
+            .stdout
+            .contains("claude:da56055c-293e-4422-b5b8-62b1c7e6c03d  updated 2026-12-02 15:18"),
+        "{}",
+        banner.stdout
+    );
+    let listed = world.run(&["history", "sessions", "--harness", "claude"]);
+    assert!(
+        listed.stdout.contains("2026-12-02 15:18"),
+        "{}",
+        listed.stdout
+    );
+}

@@ -100,7 +100,7 @@ impl Corpus {
 
     /// The vault's copy of a session file a piece at a time ([`Corpus::vaulted_reader`]),
     /// and whether it is a Codex rollout's zstd frames (a `.jsonl.zst` kept as it was).
-    fn vault_copy(
+    pub(super) fn vault_copy(
         &self,
         found: &Found,
     ) -> Result<(notesoup_vault_store::VaultReader, bool), StoreError> {

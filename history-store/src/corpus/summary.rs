@@ -15,7 +15,8 @@ use super::{Corpus, Found};
 const LISTING_BYTES: u64 = 64 * 1024;
 
 impl Corpus {
-    /// A session's listing line from the start of its first file.
+    /// A session's listing line from the start of its first file (its `updated` left
+    /// `None`: [`Scan::updated`](super::Scan::updated) reads the tail).
     pub(super) fn summarize(&self, found: &Found, files: &[Found]) -> SessionSummary {
         let mut summary = self
             .summary_of(found, files)
@@ -24,12 +25,6 @@ impl Corpus {
                 ..SessionSummary::new(found.harness, found.id.clone())
             });
         summary.vault_only = found.only_in_vault();
-        summary.updated = found
-            .modified()
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()
-            .filter(|since| !since.is_zero())
-            .and_then(|since| u64::try_from(since.as_millis()).ok());
         summary
     }
 

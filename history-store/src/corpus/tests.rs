@@ -259,10 +259,26 @@ fn the_recent_listing_spans_harnesses_newest_first() {
     let (sessions, total) = corpus.recent(None, 20);
     assert_eq!(total, 7); // 1 claude, 2 pi, 4 codex threads
     let names: Vec<String> = sessions.iter().map(SessionSummary::selector).collect();
-    assert_eq!(names[0], format!("claude:{CLAUDE}"));
-    // Codex files were copied after Pi's: the last Codex file written leads them.
-    assert_eq!(names[1], "codex:01a23756-dc4b-7611-8782-70c642f15bd0");
-    assert_eq!(names.last().unwrap(), &format!("pi:{PI_MAIN}"));
+    // Newest first by the last time each file records, whatever order they were copied in
+    // (Claude's last); a compressed rollout, whose tail is not read, by its file's last write
+    // (2027, after every recorded time).
+    assert_eq!(
+        names,
+        [
+            format!("codex:{CODEX_ZST}"),
+            "codex:01a23756-dc4b-7611-8782-70c642f15bd0".to_owned(),
+            format!("codex:{CODEX_FORK}"),
+            format!("codex:{CODEX_BASE}"),
+            format!("claude:{CLAUDE}"),
+            format!("pi:{PI_MAIN}"),
+            format!("pi:{PI_FORK}"),
+        ]
+    );
+    let updated = |id: &str| sessions.iter().find(|s| s.id == id).unwrap().updated;
+    assert_eq!(
+        updated(CLAUDE),
+        notesoup_window::parse_moment("2026-12-02T15:18:58.139Z")
+    );
     let by_id = |id: &str| sessions.iter().find(|s| s.id == id).unwrap();
     let fork = by_id(CODEX_FORK);
     assert_eq!(fork.parent, Some(format!("codex:{CODEX_BASE}")));
@@ -281,7 +297,41 @@ fn the_recent_listing_spans_harnesses_newest_first() {
     );
     let (pi, total) = corpus.recent(Some(Host::Pi), 1);
     assert_eq!(total, 2);
-    assert_eq!(pi[0].id, PI_FORK);
+    assert_eq!(pi[0].id, PI_MAIN);
+    let _ = fs::remove_dir_all(home);
+}
+
+/// When a session was last active is the last time its file records, found in a tail that
+/// grows past a last line too long for the first read and past lines with no time; a file
+/// that records no time is as recent as its last write (CLI walkthrough, finding 4: a
+/// `touch` moved a three-week-old session to the top).
+#[test]
+fn a_session_is_as_recent_as_the_last_time_its_file_records() {
+    let home = home("updated");
+    let transcript = home.join(format!(".claude/projects/-tmp-project/{CLAUDE}.jsonl"));
+    let mut text = fs::read_to_string(&transcript).unwrap();
+    // A last-prompt row of 200 KB and a cut write: no time in the first tails read.
+    text.push_str("{\"type\":\"last-prompt\",\"lastPrompt\":\"");
+    text.push_str(&"x".repeat(200_000));
+    text.push_str("\"}\n{\"type\":\"user\",\"timestamp\":\"2027-");
+    fs::write(&transcript, text).unwrap();
+    let now = SystemTime::now();
+    notesoup_testkit::set_modified(&transcript, now);
+    let untimed = home.join(".claude/projects/-tmp-project/untimed.jsonl");
+    fs::write(&untimed, "{\"type\":\"summary\",\"summary\":\"s\"}\n").unwrap();
+    let written = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    notesoup_testkit::set_modified(&untimed, written);
+    let scanned = corpus(&home, &[], Roots::default()).scan(Some(Host::Claude));
+    let updated = |id: &str| {
+        let found = scanned.sessions().iter().find(|f| f.id == id).unwrap();
+        scanned.updated(found)
+    };
+    assert_eq!(
+        updated(CLAUDE),
+        notesoup_window::parse_moment("2026-12-02T15:18:58.139Z"),
+        "written just now, but its last recorded time is older"
+    );
+    assert_eq!(updated("untimed"), Some(1_700_000_000_000));
     let _ = fs::remove_dir_all(home);
 }
 
