@@ -2,6 +2,8 @@
 //! else the field-by-field one that names the refusal) and added to the uuid graph's
 //! nodes, first occurrence first; [`decode`] feeds it a whole transcript.
 
+use std::sync::Arc;
+
 use notesoup_history_core::{Body, Event, Role, Transcript, Window};
 
 use crate::DecodeError;
@@ -277,43 +279,46 @@ impl Node {
     }
 }
 
+/// The uuid and timestamp every event of a row shares: each allocated once a row.
+pub(crate) struct Stamp {
+    pub(crate) record: Arc<str>,
+    pub(crate) timestamp: Option<Arc<str>>,
+}
+
+impl Stamp {
+    /// A fed row's uuid and timestamp, shared.
+    fn of(uuid: String, timestamp: Option<String>) -> Self {
+        Self {
+            record: uuid.into(),
+            timestamp: timestamp.map(Arc::from),
+        }
+    }
+}
+
 /// Appends a row's events (role and body, in order) to `all` with consecutive seqs from
-/// `seq`, each with the row's `timestamp` (the last takes it). Their windows and records
-/// are placeholders until the branch is selected (the selection names each selected
-/// event's record by its row's uuid, which it moves there rather than copy once more).
+/// `seq`, each with the row's [`Stamp`]. Their windows are placeholders until the branch
+/// is selected.
 pub(crate) fn push_events(
     all: &mut Vec<Event>,
-    timestamp: Option<String>,
+    stamp: &Stamp,
     seq: u64,
     events: Vec<(Role, Body)>,
 ) {
-    let first = all.len();
     for (k, (role, body)) in events.into_iter().enumerate() {
-        all.push(unplaced(seq + k as u64, role, body));
+        all.push(unplaced(seq + k as u64, role, body, stamp));
     }
-    stamp(&mut all[first..], timestamp);
 }
 
-/// A row's event before its branch is selected: window and record placeholders, no
-/// timestamp yet ([`stamp`]).
-pub(crate) fn unplaced(seq: u64, role: Role, body: Body) -> Event {
+/// A row's event before its branch is selected: its row's [`Stamp`], a window
+/// placeholder.
+pub(crate) fn unplaced(seq: u64, role: Role, body: Body, stamp: &Stamp) -> Event {
     Event {
         seq,
         role,
         window: Window::Numbered(0),
         body,
-        record: String::new(),
-        timestamp: None,
-    }
-}
-
-/// Gives each of a row's `events` the row's `timestamp` (the last takes it).
-pub(crate) fn stamp(events: &mut [Event], timestamp: Option<String>) {
-    if let Some((last, earlier)) = events.split_last_mut() {
-        for event in earlier {
-            event.timestamp.clone_from(&timestamp);
-        }
-        last.timestamp = timestamp;
+        record: Arc::clone(&stamp.record),
+        timestamp: stamp.timestamp.clone(),
     }
 }
 
@@ -507,7 +512,7 @@ pub struct Decoder {
     pub(crate) session: Option<String>,
     pub(crate) line: usize,
     pub(crate) next_seq: u64,
-    pub(crate) nodes: Vec<(String, Node)>,
+    pub(crate) nodes: Vec<(Arc<str>, Node)>,
     /// Every row's events, node after node (so in seq order), each already as the
     /// [`Transcript`] holds it (its window is set when the branch is selected): the
     /// selection keeps them in place rather than copying every body into a new list.
@@ -726,7 +731,7 @@ impl Decoder {
                 self.nodes[at].1.parent = self
                     .nodes
                     .get(p)
-                    .map(|(uuid, _)| Parent::Uuid(uuid.clone()));
+                    .map(|(uuid, _)| Parent::Uuid(uuid.to_string()));
             }
             let node = &mut self.nodes[at].1;
             // Whole events are compared as they are; where either side is elided, by
@@ -782,9 +787,10 @@ impl Decoder {
         let spans = first_span..self.spans.len();
         self.picked
             .extend(picked.iter().map(|&k| seq + u64::from(k)));
-        push_events(&mut self.events, row.timestamp, seq, row.events);
+        let stamp = Stamp::of(row.uuid, row.timestamp);
+        push_events(&mut self.events, &stamp, seq, row.events);
         self.nodes.push((
-            row.uuid,
+            stamp.record,
             Node {
                 first_line: n,
                 kind: row.kind,

@@ -2,6 +2,7 @@
 //! and the [`Transcript`] handed over.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use notesoup_history_core::{Body, Event, SessionRef, Transcript, Window, WordHashBuilder};
 use notesoup_window::Host;
@@ -72,7 +73,7 @@ enum Link {
 
 pub(crate) struct Graph {
     session: String,
-    nodes: Vec<(String, Node)>,
+    nodes: Vec<(Arc<str>, Node)>,
     /// The decoder's flat event list.
     events: Vec<Event>,
     /// The decoder's flat list of spans.
@@ -278,9 +279,8 @@ impl Graph {
         let mut keep = vec![false; events.len()];
         let mut elided = vec![None; events.len()];
         let mut rows = Vec::with_capacity(self.nodes.len());
-        // The nodes are walked in place (each uuid taken out, no node moved).
-        let mut nodes = self.nodes;
-        for ((uuid, node), window) in nodes.iter_mut().zip(windows) {
+        // The nodes are walked in place (no node moved).
+        for ((_, node), window) in self.nodes.iter().zip(windows) {
             let range = node.first_event..node.first_event + node.event_count;
             if let Some(e) = node.elided {
                 rows.push(ElidedRow::new(node, e.fingerprint, node.spans.clone()));
@@ -291,14 +291,8 @@ impl Graph {
                 continue;
             }
             let window = table.get(window);
-            // Each event names its row's uuid: copies for the later ones, the first takes it.
-            if let Some((first, later)) = events[range.clone()].split_first_mut() {
-                for event in later {
-                    event.record.clone_from(uuid);
-                    event.window.clone_from(window);
-                }
-                first.record = std::mem::take(uuid);
-                first.window = window.clone();
+            for event in &mut events[range.clone()] {
+                event.window.clone_from(window);
             }
             keep[range].fill(true);
         }
@@ -517,7 +511,7 @@ impl Graph {
                 BUSY => {
                     return Err(DecodeError::Cycle {
                         line: self.nodes[at].1.first_line,
-                        uuid: self.nodes[at].0.clone(),
+                        uuid: self.nodes[at].0.to_string(),
                     });
                 }
                 // `i` itself is memoised.

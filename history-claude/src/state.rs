@@ -11,10 +11,12 @@
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
 //! only resume a state over the byte-identical prefix it was made from.
 
+use std::sync::Arc;
+
 use notesoup_history_core::{Body, Event, Role};
 
 use crate::Options;
-use crate::decoder::{Decoder, FirstParent, Node, Parent, Rare, stamp, unplaced};
+use crate::decoder::{Decoder, FirstParent, Node, Parent, Rare, Stamp, unplaced};
 use crate::elided::{Elided, Fingerprint, blank_first, fingerprint};
 use crate::rows::Kind;
 use crate::spans::TextSpan;
@@ -195,7 +197,7 @@ impl Decoder {
         }
         // No uuid map is built here (one is, from these hashes, when first needed), but a
         // repeated uuid is refused all the same.
-        if repeats(&hashes, |i| nodes[i].0.as_str()) {
+        if repeats(&hashes, |i| &*nodes[i].0) {
             return Err(r.invalid("repeated uuid"));
         }
         // A parent written as its place names one of the nodes (its uuid is not copied).
@@ -240,7 +242,7 @@ fn write_parent(
     w: &mut Writer,
     parent: Option<&Parent>,
     index: &UuidIndex,
-    nodes: &[(String, Node)],
+    nodes: &[(Arc<str>, Node)],
 ) {
     let at = match parent {
         Some(Parent::Uuid(uuid)) => index.get(uuid, nodes),
@@ -266,8 +268,8 @@ fn read_node(
     r: &mut Reader<impl std::io::Read>,
     all: &mut Vec<Event>,
     all_spans: &mut Vec<TextSpan>,
-) -> Result<(String, Node), StateError> {
-    let uuid = r.str()?;
+) -> Result<(Arc<str>, Node), StateError> {
+    let uuid = r.shared()?;
     let first_line = r.usize()?;
     let kind = match r.u8()? {
         0 => Kind::User,
@@ -295,7 +297,7 @@ fn read_node(
         _ => return Err(r.invalid("boot ordinal")),
     };
     let duplicated = r.bool()?;
-    let timestamp = r.opt_str()?;
+    let timestamp = r.opt_shared()?;
     let seq = r.u64()?;
     let fingerprint = Fingerprint::from_le_bytes(r.array()?);
     let blank = r.bool()?;
@@ -305,7 +307,11 @@ fn read_node(
         return Err(r.invalid("row without events"));
     }
     let first_event = all.len();
-    read_events(r, all, n, seq, timestamp)?;
+    let stamp = Stamp {
+        record: uuid,
+        timestamp,
+    };
+    read_events(r, all, n, seq, &stamp)?;
     let first_span = all_spans.len();
     let count = r.len(13)?;
     for _ in 0..count {
@@ -323,7 +329,7 @@ fn read_node(
     let spans = first_span..all_spans.len();
     let spanned = r.bool()?;
     Ok((
-        uuid,
+        stamp.record,
         Node {
             first_line,
             kind,
@@ -342,16 +348,15 @@ fn read_node(
 }
 
 /// Reads a row's `n` events (its first at `seq`) onto the end of `all`, as placeholders:
-/// their windows and records are set when the branch is selected (as `push_events` makes
-/// them), and every one carries the row's `timestamp` (the last takes it).
+/// their windows are set when the branch is selected (as `push_events` makes them), and
+/// every one carries the row's `stamp`.
 fn read_events(
     r: &mut Reader<impl std::io::Read>,
     all: &mut Vec<Event>,
     n: usize,
     seq: u64,
-    timestamp: Option<String>,
+    stamp: &Stamp,
 ) -> Result<(), StateError> {
-    let first_event = all.len();
     all.reserve(n);
     for k in 0..n {
         let role = role_from(r.u8()?).ok_or_else(|| r.invalid("role"))?;
@@ -371,9 +376,8 @@ fn read_events(
             },
             _ => return Err(r.invalid("event body")),
         };
-        all.push(unplaced(seq + k as u64, role, body));
+        all.push(unplaced(seq + k as u64, role, body, stamp));
     }
-    stamp(&mut all[first_event..], timestamp);
     Ok(())
 }
 
@@ -586,6 +590,21 @@ impl<R: std::io::Read> Reader<R> {
         match self.u8()? {
             0 => Ok(None),
             1 => Ok(Some(self.str()?)),
+            _ => Err(self.invalid("optional text")),
+        }
+    }
+    /// A text the events of a row share, copied once into its `Arc`.
+    fn shared(&mut self) -> Result<Arc<str>, StateError> {
+        let n = self.usize()?;
+        match std::str::from_utf8(self.take(n)?) {
+            Ok(text) => Ok(Arc::from(text)),
+            Err(_) => Err(self.invalid("text")),
+        }
+    }
+    fn opt_shared(&mut self) -> Result<Option<Arc<str>>, StateError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(self.shared()?)),
             _ => Err(self.invalid("optional text")),
         }
     }

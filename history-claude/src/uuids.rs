@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::Hasher;
+use std::sync::Arc;
 
 use notesoup_history_core::{WordHash, WordHashBuilder};
 
@@ -37,10 +38,10 @@ pub(crate) fn uuid_hash(uuid: &str) -> u64 {
 
 impl UuidIndex {
     /// The node of `uuid` among `nodes` (the nodes this index was built over).
-    pub(crate) fn get<N>(&self, uuid: &str, nodes: &[(String, N)]) -> Option<usize> {
+    pub(crate) fn get<N>(&self, uuid: &str, nodes: &[(Arc<str>, N)]) -> Option<usize> {
         match self.by_hash.get(&uuid_hash(uuid)) {
             None => None,
-            Some(&at) if nodes[at].0 == uuid => Some(at),
+            Some(&at) if *nodes[at].0 == *uuid => Some(at),
             Some(_) => self.collided.get(uuid).copied(),
         }
     }
@@ -83,7 +84,7 @@ impl Uuids {
     }
 
     /// The map over `nodes` (the nodes these uuids are of), built now if it was not.
-    pub(crate) fn built<N>(&mut self, nodes: &[(String, N)]) -> &mut UuidIndex {
+    pub(crate) fn built<N>(&mut self, nodes: &[(Arc<str>, N)]) -> &mut UuidIndex {
         if !self.unindexed.is_empty() {
             let hashes = std::mem::take(&mut self.unindexed);
             self.index.by_hash.reserve(hashes.len());
@@ -104,7 +105,7 @@ impl Uuids {
     /// hashes. A uuid not wanted may then not be found: only ask it for wanted ones.
     pub(crate) fn for_wanted<'a, N>(
         &self,
-        nodes: &[(String, N)],
+        nodes: &[(Arc<str>, N)],
         wanted: impl IntoIterator<Item = &'a str>,
     ) -> Cow<'_, UuidIndex> {
         if self.is_built() {
@@ -125,7 +126,7 @@ impl Uuids {
     /// The map for a graph that will ask it only the `wanted` uuids ([`Uuids::for_wanted`]).
     pub(crate) fn into_index<'a, N>(
         self,
-        nodes: &[(String, N)],
+        nodes: &[(Arc<str>, N)],
         wanted: impl IntoIterator<Item = &'a str>,
     ) -> UuidIndex {
         if self.is_built() {

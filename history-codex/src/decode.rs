@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read as _};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -434,8 +435,8 @@ impl State {
                 self.push(
                     Role::Summary,
                     Body::Text { text },
-                    record_of(None),
-                    timestamp,
+                    record_of(None).into(),
+                    timestamp.map(Arc::from),
                     left.next().flatten(),
                 );
             }
@@ -456,10 +457,12 @@ impl State {
                 if prompt {
                     self.turns.push(self.events.len());
                 }
-                let record = record_of(record);
+                // The item's events share its record and timestamp.
+                let record: Arc<str> = record_of(record).into();
+                let timestamp: Option<Arc<str>> = timestamp.map(Arc::from);
                 for (role, body) in events {
                     let place = left.next().flatten();
-                    self.push(role, body, record.clone(), timestamp.clone(), place);
+                    self.push(role, body, Arc::clone(&record), timestamp.clone(), place);
                 }
             }
         }
@@ -470,8 +473,8 @@ impl State {
         &mut self,
         role: Role,
         body: Body,
-        record: String,
-        timestamp: Option<String>,
+        record: Arc<str>,
+        timestamp: Option<Arc<str>>,
         left: Option<LeftOut>,
     ) {
         if let Some(place) = left {

@@ -70,7 +70,7 @@
 //! use notesoup_window::Host;
 //!
 //! let event = |seq, role, body| Event {
-//!     seq, role, body, window: Window::Numbered(0), record: format!("r{seq}"), timestamp: None,
+//!     seq, role, body, window: Window::Numbered(0), record: format!("r{seq}").into(), timestamp: None,
 //! };
 //! let history = History::new(Transcript {
 //!     session: SessionRef { harness: Host::Claude, id: "s1".into() },

@@ -2,6 +2,7 @@
 //! visible text, tool calls and results, and the window each event belongs to.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -161,10 +162,11 @@ pub struct Event {
     pub window: Window,
     /// What it holds.
     pub body: Body,
-    /// The harness id of the record it came from (a Claude row's `uuid`).
-    pub record: String,
-    /// The record's timestamp as the harness wrote it, if any.
-    pub timestamp: Option<String>,
+    /// The harness id of the record it came from (a Claude row's `uuid`). The events of
+    /// one record share it (one allocation a record, not one an event).
+    pub record: Arc<str>,
+    /// The record's timestamp as the harness wrote it, if any (shared as `record` is).
+    pub timestamp: Option<Arc<str>>,
 }
 
 /// What a decoder hands over: the selected branch of one session, ready to query.

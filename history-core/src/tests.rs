@@ -19,7 +19,7 @@ fn text_event(seq: Seq, role: Role, window: Window, text: &str) -> Event {
         role,
         window,
         body: Body::Text { text: text.into() },
-        record: format!("r{seq}"),
+        record: format!("r{seq}").into(),
         timestamp: Some("2026-12-02T10:00:00Z".into()),
     }
 }
@@ -366,7 +366,7 @@ fn results_pair_with_the_latest_open_call_of_their_id_as_a_stack() {
         role: Role::Tool,
         window: Window::Numbered(0),
         body,
-        record: format!("r{seq}"),
+        record: format!("r{seq}").into(),
         timestamp: None,
     };
     let call = |seq, id: &str| {
@@ -426,7 +426,7 @@ fn a_list_asked_by_a_pending_call_leaves_that_call_out() {
             name: "mcp__notesoup__history_list".into(),
             input: format!("{{\"query\":\"{query}\"}}"),
         },
-        record: format!("r{seq}"),
+        record: format!("r{seq}").into(),
         timestamp: None,
     };
     let h = history(
@@ -462,7 +462,7 @@ fn recorded_and_marked() -> History {
         role,
         window: Window::Numbered(0),
         body,
-        record: format!("r{seq}"),
+        record: format!("r{seq}").into(),
         timestamp: None,
     };
     let call = |seq, id: &str, input: &str| {

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -137,14 +138,17 @@ fn decode_with<R: BufRead>(
         }
         if let Some(&seq) = first_seq.get(&at) {
             let mut left = std::mem::take(&mut entry.left).into_iter();
+            // The entry's events share its id and timestamp.
+            let record: Arc<str> = entry.id.as_str().into();
+            let timestamp: Option<Arc<str>> = entry.timestamp.as_deref().map(Arc::from);
             for (offset, (role, body)) in (0..).zip(std::mem::take(&mut entry.events)) {
                 let event = Event {
                     seq: seq + offset,
                     role,
                     window: window.clone(),
                     body,
-                    record: entry.id.clone(),
-                    timestamp: entry.timestamp.clone(),
+                    record: Arc::clone(&record),
+                    timestamp: timestamp.clone(),
                 };
                 events.push((event, left.next().flatten()));
             }

@@ -170,7 +170,7 @@ fn lines_are_numbered_across_blank_and_crlf_lines() {
     // Unterminated, the same broken line is a write in progress.
     let t = run(text.trim_end()).unwrap();
     assert_eq!(t.events.len(), 1);
-    assert_eq!(t.events[0].record, "a");
+    assert_eq!(&*t.events[0].record, "a");
 }
 
 #[test]
@@ -189,7 +189,11 @@ fn seqs_never_move_when_the_file_grows() {
     for n in 1..=lines.len() {
         let refs: Vec<&str> = lines[..n].iter().map(String::as_str).collect();
         let t = run(&jsonl(&refs)).unwrap();
-        let now: Vec<(u64, String)> = t.events.iter().map(|e| (e.seq, e.record.clone())).collect();
+        let now: Vec<(u64, String)> = t
+            .events
+            .iter()
+            .map(|e| (e.seq, e.record.to_string()))
+            .collect();
         for record in previous.iter().map(|x| &x.1) {
             // An event still on the branch keeps its seqs.
             let seqs = |list: &[(u64, String)]| -> Vec<u64> {

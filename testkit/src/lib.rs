@@ -190,11 +190,11 @@ fn addresses(t: &Transcript) -> HashMap<(String, usize), Seq> {
     let mut last: Option<(&str, usize)> = None;
     for e in &t.events {
         let k = match last {
-            Some((r, k)) if r == e.record => k + 1,
+            Some((r, k)) if *r == *e.record => k + 1,
             _ => 0,
         };
         // Events of one record have consecutive seqs; index them by offset from the first.
-        out.insert((e.record.clone(), k), e.seq);
+        out.insert((e.record.to_string(), k), e.seq);
         last = Some((&e.record, k));
     }
     out

@@ -157,7 +157,7 @@ fn uuids_whose_hashes_collide_stay_distinct() {
         row("user", "c", Some(twin), "third"),
     ]);
     let t = decode(text.as_bytes(), &Options::default(), &Head::Leaf).unwrap();
-    let records: Vec<&str> = t.events.iter().map(|e| e.record.as_str()).collect();
+    let records: Vec<&str> = t.events.iter().map(|e| &*e.record).collect();
     assert_eq!(records, ["a", twin, "c"]);
     let resumed = Decoder::resume(Options::default(), &state_of(&text)).unwrap();
     assert_eq!(hydrated(resumed, &text), t);

@@ -13,8 +13,8 @@ fn event(seq: Seq, role: Role, window: u64, body: Body) -> Event {
         role,
         window: Window::Numbered(window),
         body,
-        record: format!("r{seq}"),
-        timestamp: Some(format!("2026-12-02T10:00:{seq:02}+01:00")),
+        record: format!("r{seq}").into(),
+        timestamp: Some(format!("2026-12-02T10:00:{seq:02}+01:00").into()),
     }
 }
 

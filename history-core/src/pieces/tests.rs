@@ -124,8 +124,8 @@ fn generated(seed: u64, n: usize) -> Transcript {
             role,
             window: window(&mut rng),
             body,
-            record: format!("r{i}"),
-            timestamp: Some(format!("2026-12-05T10:{:02}:00Z", i % 60)),
+            record: format!("r{i}").into(),
+            timestamp: Some(format!("2026-12-05T10:{:02}:00Z", i % 60).into()),
         });
     }
     Transcript {
