@@ -13,11 +13,13 @@ mod helper;
 mod pi;
 mod process;
 mod settings;
+mod time;
 
 use claude::{claude_check, helper_check, plugin_check};
 use harness::{sessions_check, vault_check};
 use pi::pi_check;
 use settings::{notes_home_check, settings_check, switches_check};
+use time::time_check;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +79,7 @@ pub(crate) fn run(env: &Env, out: &mut Out) -> u8 {
     vault_check(env, &mut checks);
     settings_check(env, &mut checks);
     switches_check(env, &mut checks);
+    time_check(env, &mut checks);
     let failed = checks.iter().any(|c| c.status == Status::Fail);
     let count = |status| checks.iter().filter(|c| c.status == status).count();
     let counts = Counts {

@@ -30,7 +30,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
     match &args.command {
         HistoryCommand::Vault => vault::keep(&ctx, env, out),
         HistoryCommand::Forget { session, before } => {
-            vault::forget_command(&ctx, session.as_deref(), before.as_deref(), out)
+            vault::forget_command(&ctx, session.as_deref(), before.as_deref(), env.zone(), out)
         }
         HistoryCommand::Sessions {
             harness,
@@ -45,7 +45,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             session,
             seq: Some(seq),
             ..
-        } => show_seq(&ctx, session, *seq, out),
+        } => show_seq(&ctx, session, *seq, env, out),
         HistoryCommand::Show {
             session,
             window,
@@ -229,7 +229,7 @@ fn show(
             ),
         ));
     }
-    rows::header(out);
+    rows::header(env.zone(), out);
     let mut ordered: Vec<_> = docs.page.documents.iter().collect();
     if page.reverse {
         ordered.reverse();
@@ -240,7 +240,7 @@ fn show(
             rows::window_line(&doc.window, out);
             window = Some(&doc.window);
         }
-        rows::event(doc, None, env.width(), out);
+        rows::event(doc, None, env.zone(), env.width(), out);
     }
     if let Some(older) = older {
         let mut next = format!("notesoup history show {}", docs.session);
@@ -262,7 +262,13 @@ fn show(
 }
 
 /// `history show SESSION --seq N`: one whole event.
-fn show_seq(ctx: &Context, session: &str, seq: u64, out: &mut Out) -> Result<u8, CliError> {
+fn show_seq(
+    ctx: &Context,
+    session: &str,
+    seq: u64,
+    env: &Env,
+    out: &mut Out,
+) -> Result<u8, CliError> {
     let history::SessionDoc {
         session,
         vault_only,
@@ -285,7 +291,7 @@ fn show_seq(ctx: &Context, session: &str, seq: u64, out: &mut Out) -> Result<u8,
             "{session}: vault only (the harness deleted its file)"
         ));
     }
-    rows::whole(&doc, out);
+    rows::whole(&doc, env.zone(), out);
     Ok(EXIT_OK)
 }
 
@@ -369,8 +375,10 @@ fn listing(
     // is its shortest prefix of at least 8 characters that no other listed id shares (as
     // `git log --oneline` shortens a hash); `history show` takes a unique prefix.
     let width = env.width();
+    let zone = env.zone();
+    let time = zone.cell_width();
     let ids = match width {
-        Some(w) if w < whole + 20 + REST_MIN => short_ids(list),
+        Some(w) if w < whole + time + 4 + REST_MIN => short_ids(list),
         _ => list.iter().map(|s| s.session.clone()).collect(),
     };
     let id_width = ids
@@ -383,16 +391,17 @@ fn listing(
         Paint::Dim,
         &cut(
             &format!(
-                "{:<id_width$}  {:<16}  FOLDER · FIRST PROMPT",
-                "SESSION", "UPDATED (UTC)"
+                "{:<id_width$}  {:<time$}  FOLDER · FIRST PROMPT",
+                "SESSION",
+                zone.header("UPDATED")
             ),
             width.unwrap_or(usize::MAX),
         ),
     ));
-    let room = width.map_or(200, |w| w.saturating_sub(id_width + 20).max(1));
+    let room = width.map_or(200, |w| w.saturating_sub(id_width + time + 4).max(1));
     for (s, id) in list.iter().zip(&ids) {
         // The time it is ordered by, newest first: the last time its file records.
-        let updated = rows::time_cell(s.updated);
+        let updated = rows::time_cell(zone, s.updated);
         let mut rest = Vec::new();
         if let Some(cwd) = &s.cwd {
             rest.push(one_line(cwd));
@@ -417,7 +426,7 @@ fn listing(
             None => rest,
         };
         let id = out.paint(Paint::Strong, &format!("{id:<id_width$}"));
-        out.line(format!("{id}  {updated:<16}  {rest}"));
+        out.line(format!("{id}  {updated:<time$}  {rest}"));
     }
     if total > list.len() {
         out.footer(format!(

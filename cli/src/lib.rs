@@ -7,7 +7,8 @@
 //! history through the application library's typed calls (the same selection, paging and
 //! search as the model's tools), budget points through `notesoup-thresholds`. What this
 //! crate adds is the terminal: tables, colour (on a terminal unless `NO_COLOR` is set,
-//! or as `--color` says), a pager for long text, `--json` for scripts, messages that name the file
+//! or as `--color` says), times in the person's zone ([`Zone`]), a pager for long text,
+//! `--json` for scripts (times in UTC), messages that name the file
 //! and the fix, and exit codes (0 done, 1 refused or failed, 2 bad command line, 3 a note
 //! changed under you or a newer note blocks a restore).
 //!
@@ -24,10 +25,10 @@
 //!   note goes to the trash first.
 //! - `doctor` exits 1 exactly when a check fails.
 //! - It never speaks the helper's JSON protocol: it calls the crates' typed functions.
-//! - Only `main.rs` reads the process (arguments, environment, folder, terminal) and
-//!   prints a [`Report`]. Besides it, only `notesoup mcp` (stdin and stdout, the server's,
-//!   and its one start line on stderr) and a long search's progress bar (stderr, when it is
-//!   a terminal) touch the streams.
+//! - Only `main.rs` reads the process (arguments, environment, folder, terminal, time
+//!   zone) and prints a [`Report`]. Besides it, only `notesoup mcp` (stdin and stdout, the
+//!   server's, and its one start line on stderr) and a long search's progress bar (stderr,
+//!   when it is a terminal) touch the streams.
 //!
 //! ```
 //! use notesoup_cli::{Env, run};
@@ -74,10 +75,12 @@ mod notes;
 mod programs;
 mod refusals;
 mod term;
+mod zone;
 
 pub use args::{Cli, Color, Command};
 pub use error::{CliError, NoteNow};
 pub use term::{Style, wants_pager};
+pub use zone::Zone;
 
 /// The Claude Code version notesoup is built and tested against (`scripts/get-claude`'s
 /// default; a test checks the two agree). `doctor` says whether the installed one matches.
@@ -113,6 +116,7 @@ pub struct Env {
     stderr_terminal: bool,
     stdin_terminal: bool,
     columns: Option<usize>,
+    zone: Zone,
 }
 
 impl Env {
@@ -130,6 +134,7 @@ impl Env {
             stderr_terminal: false,
             stdin_terminal: false,
             columns: None,
+            zone: Zone::utc(),
         }
     }
 
@@ -148,6 +153,19 @@ impl Env {
     pub fn with_stdin_terminal(mut self, stdin_terminal: bool) -> Self {
         self.stdin_terminal = stdin_terminal;
         self
+    }
+
+    /// The same environment, with times shown and read in `zone` (the person's: `main`
+    /// finds it from `TZ` and the system; without this call, UTC).
+    #[must_use]
+    pub fn with_zone(mut self, zone: Zone) -> Self {
+        self.zone = zone;
+        self
+    }
+
+    /// The zone a person's times are shown and read in.
+    pub(crate) fn zone(&self) -> &Zone {
+        &self.zone
     }
 
     /// Whether stdin is a terminal.

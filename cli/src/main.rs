@@ -28,10 +28,18 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let env = Env::new(vars.vars(), cwd, stdout.is_terminal())
         .with_terminal(std::io::stderr().is_terminal(), columns(&stdout))
-        .with_stdin_terminal(std::io::stdin().is_terminal());
+        .with_stdin_terminal(std::io::stdin().is_terminal())
+        .with_zone(zone(&vars));
     let report = run(std::env::args_os(), &env);
     print(&report, &env);
     ExitCode::from(report.exit)
+}
+
+/// The person's time zone: jiff reads `TZ` as the C library does (a zone name, a path, a
+/// POSIX rule), else the system's `/etc/localtime`; a `TZ` it cannot read, or no zone at
+/// all, is UTC (and `doctor` says so).
+fn zone(vars: &notesoup_app::Context) -> notesoup_cli::Zone {
+    notesoup_cli::Zone::found(jiff::tz::TimeZone::try_system().ok(), vars.var("TZ"))
 }
 
 /// The terminal's width in columns, when stdout is one.

@@ -7,13 +7,13 @@ use notesoup_notes::{
     Brain, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, NotesError, TRASH_DAYS, TRASH_KEEP, near_names,
     store_root,
 };
-use notesoup_window::{format_rfc3339, format_utc};
+use notesoup_window::format_rfc3339;
 
 use crate::args::{NotesArgs, NotesCommand};
 use crate::clean;
 use crate::docs::{Keeps, Limits, ListDoc, NoteDoc, RestoreDoc, ShowDoc, TrashDoc, TrashRow};
 use crate::term::{Out, Paint};
-use crate::{CliError, EXIT_OK, Env};
+use crate::{CliError, EXIT_OK, Env, Zone};
 
 mod brains;
 mod edit;
@@ -39,14 +39,10 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
     let brain = open(env, args.project.as_deref())?;
     let at = |e: NotesError| refusal(&brain, e);
     let done = match &args.command {
-        None => list(&brain, "", env.width(), out).map_err(at),
-        Some(NotesCommand::List { folder }) => list(
-            &brain,
-            folder.as_deref().unwrap_or_default(),
-            env.width(),
-            out,
-        )
-        .map_err(at),
+        None => list(&brain, "", env, out).map_err(at),
+        Some(NotesCommand::List { folder }) => {
+            list(&brain, folder.as_deref().unwrap_or_default(), env, out).map_err(at)
+        }
         Some(NotesCommand::Show { name }) => {
             show(&brain, name, env.stdout_terminal(), out).map_err(at)
         }
@@ -61,9 +57,9 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
         Some(NotesCommand::Grep { text, ignore_case }) => {
             return grep::grep(&brain, text, *ignore_case, out);
         }
-        Some(NotesCommand::Trash) => trash(&brain, env.width(), out).map_err(at),
+        Some(NotesCommand::Trash) => trash(&brain, env, out).map_err(at),
         Some(NotesCommand::Restore { name, force }) => {
-            restore(&brain, name, *force, out).map_err(at)
+            restore(&brain, name, *force, env.zone(), out).map_err(at)
         }
         Some(NotesCommand::Brains) => return brains::brains(&brain, env, out),
     };
@@ -106,13 +102,8 @@ pub(crate) fn refusal(brain: &Brain, err: NotesError) -> CliError {
 
 /// The brain's notes, or those under `folder`: the header and `bytes` always give the whole
 /// brain's count and size (what its limit is about), the folder's count beside them. On a
-/// terminal of `width` cells each row's first line is cut to fit.
-fn list(
-    brain: &Brain,
-    folder: &str,
-    width: Option<usize>,
-    out: &mut Out,
-) -> Result<(), NotesError> {
+/// terminal each row's first line is cut to its width.
+fn list(brain: &Brain, folder: &str, env: &Env, out: &mut Out) -> Result<(), NotesError> {
     let folder = folder.trim_end_matches('/');
     let notes = brain.list(folder)?;
     let all = if folder.is_empty() {
@@ -150,7 +141,7 @@ fn list(
     };
     table(
         out,
-        width,
+        env,
         &header,
         &empty,
         "UPDATED",
@@ -168,11 +159,11 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
 
 /// A listing of notes for people: `header`, then `empty` when there are no `rows`, else one
 /// line per (name, bytes, time in Unix seconds, first line) under the columns NAME, BYTES,
-/// `when` and FIRST LINE, each row cut to `width` cells on a terminal. Whether any row was
-/// shown.
+/// `when` (in the person's zone) and FIRST LINE, each row cut to the terminal's width.
+/// Whether any row was shown.
 fn table<'r>(
     out: &mut Out,
-    width: Option<usize>,
+    env: &Env,
     header: &str,
     empty: &str,
     when: &str,
@@ -184,12 +175,14 @@ fn table<'r>(
         out.line(empty);
         return false;
     }
+    let (width, zone) = (env.width(), env.zone());
+    let stamp = zone.stamp_width();
     let names = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(4);
     let fit = |row: &str| clean::cut(row, width.unwrap_or(usize::MAX)).into_owned();
     out.line(out.paint(
         Paint::Dim,
         &fit(&format!(
-            "{:<names$}  {:>6}  {:<20}  FIRST LINE",
+            "{:<names$}  {:>6}  {:<stamp$}  FIRST LINE",
             "NAME", "BYTES", when
         )),
     ));
@@ -199,8 +192,8 @@ fn table<'r>(
     for (name, bytes, secs, first_line) in rows {
         let name = out.paint(Paint::Strong, &format!("{name:<names$}"));
         let rest = format!(
-            "  {bytes:>6}  {:<20}  {}",
-            format_utc(secs),
+            "  {bytes:>6}  {:<stamp$}  {}",
+            zone.stamp(secs.saturating_mul(1000)),
             clean::one_line(first_line)
         );
         out.line(format!(
@@ -233,7 +226,7 @@ fn show(brain: &Brain, name: &str, terminal: bool, out: &mut Out) -> Result<(), 
     Ok(())
 }
 
-fn trash(brain: &Brain, width: Option<usize>, out: &mut Out) -> Result<(), NotesError> {
+fn trash(brain: &Brain, env: &Env, out: &mut Out) -> Result<(), NotesError> {
     let trash = brain.trash()?;
     if out.json {
         out.json_doc(&TrashDoc {
@@ -263,7 +256,7 @@ fn trash(brain: &Brain, width: Option<usize>, out: &mut Out) -> Result<(), Notes
     );
     let shown = table(
         out,
-        width,
+        env,
         &header,
         "The trash is empty. `notesoup notes rm NAME` moves a note there.",
         "DELETED",
@@ -279,7 +272,13 @@ fn trash(brain: &Brain, width: Option<usize>, out: &mut Out) -> Result<(), Notes
     Ok(())
 }
 
-fn restore(brain: &Brain, name: &str, force: bool, out: &mut Out) -> Result<(), NotesError> {
+fn restore(
+    brain: &Brain,
+    name: &str,
+    force: bool,
+    zone: &Zone,
+    out: &mut Out,
+) -> Result<(), NotesError> {
     let restored = brain.restore(name, force)?;
     if out.json {
         out.json_doc(&RestoreDoc {
@@ -296,7 +295,7 @@ fn restore(brain: &Brain, name: &str, force: bool, out: &mut Out) -> Result<(), 
         "Restored note `{name}`: {} bytes, version {}, deleted {}.",
         restored.bytes,
         restored.version,
-        format_utc(restored.deleted_ms / 1000)
+        zone.stamp(restored.deleted_ms)
     ));
     if let Some(replaced) = &restored.replaced {
         out.hint(format!(

@@ -7,33 +7,35 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use notesoup_history_core::{Document, NO_VISIBLE_TEXT, Needle};
-use notesoup_window::format_utc;
-
+use crate::Zone;
 use crate::clean::{around, cut, escaped, one_line};
 use crate::term::{Out, Paint};
+use notesoup_history_core::{Document, NO_VISIBLE_TEXT, Needle};
 
 /// The columns before an event's text: seq, time, role and their gaps.
-const LEAD: usize = 7 + 2 + 16 + 2 + 10 + 2;
+fn lead(zone: &Zone) -> usize {
+    7 + 2 + zone.cell_width() + 2 + 10 + 2
+}
 /// The cells (terminal columns) of a search's row around its match when the width is
 /// unknown (not a terminal).
 const SEARCH_ROW_MAX: usize = 200;
 
 /// The header row.
-pub(crate) fn header(out: &mut Out) {
-    let row = format!("{:>7}  {:<16}  {:<10}  TEXT", "SEQ", "TIME (UTC)", "ROLE");
+pub(crate) fn header(zone: &Zone, out: &mut Out) {
+    let row = format!(
+        "{:>7}  {:<time$}  {:<10}  TEXT",
+        "SEQ",
+        zone.header("TIME"),
+        "ROLE",
+        time = zone.cell_width()
+    );
     out.line(out.paint(Paint::Dim, &row));
 }
 
-/// `YYYY-MM-DD HH:MM` of a time in milliseconds, or `-`.
-pub(crate) fn time_cell(ms: Option<u64>) -> String {
-    ms.map_or_else(
-        || "-".to_owned(),
-        |ms| {
-            let t = format_utc(ms / 1000);
-            t.strip_suffix(" UTC").map_or(t.clone(), str::to_owned)
-        },
-    )
+/// `YYYY-MM-DD HH:MM` of a time in milliseconds in the person's zone (with the zone's
+/// abbreviation unless it is UTC), or `-`.
+pub(crate) fn time_cell(zone: &Zone, ms: Option<u64>) -> String {
+    ms.map_or_else(|| "-".to_owned(), |ms| zone.cell(ms))
 }
 
 /// What a row shows of an event: its text, or a tool use as `name input → result`.
@@ -59,14 +61,20 @@ fn row_text(doc: &Document) -> String {
 
 /// One event as a row; with a needle, the row's text starts near its first match and
 /// every match shown is painted.
-pub(crate) fn event(doc: &Document, needle: Option<&Needle>, width: Option<usize>, out: &mut Out) {
+pub(crate) fn event(
+    doc: &Document,
+    needle: Option<&Needle>,
+    zone: &Zone,
+    width: Option<usize>,
+    out: &mut Out,
+) {
     let text = row_text(doc);
     let first = needle.and_then(|n| n.find_all(&text).first().map(|m| m.start));
     // Into a pipe or a file a row of `show` is whole (`show --all > session.txt` keeps
     // every word); a search's row is the match in its context, as on a terminal (an event
     // can be a whole tool output of megabytes).
     let room = match (width, needle) {
-        (Some(w), _) => Some(w.saturating_sub(LEAD).max(20)),
+        (Some(w), _) => Some(w.saturating_sub(lead(zone)).max(20)),
         (None, Some(_)) => Some(SEARCH_ROW_MAX),
         (None, None) => None,
     };
@@ -85,9 +93,10 @@ pub(crate) fn event(doc: &Document, needle: Option<&Needle>, width: Option<usize
         _ => format!("{role:<10}"),
     };
     out.line(format!(
-        "{:>7}  {:<16}  {role}  {shown}",
+        "{:>7}  {:<time$}  {role}  {shown}",
         format!("#{}", doc.seq),
-        time_cell(doc.time)
+        time_cell(zone, doc.time),
+        time = zone.cell_width()
     ));
 }
 
@@ -97,11 +106,11 @@ pub(crate) fn window_line(window: &str, out: &mut Out) {
 }
 
 /// One whole event (`show --seq`): a heading, then every text in full.
-pub(crate) fn whole(doc: &Document, out: &mut Out) {
+pub(crate) fn whole(doc: &Document, zone: &Zone, out: &mut Out) {
     let heading = format!(
         "#{}  {}  {}  window {}",
         doc.seq,
-        time_cell(doc.time),
+        doc.time.map_or_else(|| "-".to_owned(), |ms| zone.stamp(ms)),
         doc.role.name(),
         doc.window
     );

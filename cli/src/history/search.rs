@@ -117,9 +117,9 @@ pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Re
         Paint::Strong,
         &format!("{}: {matched} match{}", docs.session, plural(matched)),
     ));
-    rows::header(out);
+    rows::header(env.zone(), out);
     for doc in &docs.page.documents {
-        rows::event(doc, Some(&needle), env.width(), out);
+        rows::event(doc, Some(&needle), env.zone(), env.width(), out);
     }
     if let Some(older) = older {
         // The same command, every flag that shapes the page repeated: copied, it gives
@@ -187,10 +187,10 @@ pub(crate) fn everywhere(
             Only::Matches => {}
         }
         if !headed {
-            rows::header(out);
+            rows::header(env.zone(), out);
             headed = true;
         }
-        let left = session_rows(&hits, &search.needle, env.width(), out);
+        let left = session_rows(&hits, &search.needle, env, out);
         if left > 0 {
             more.push(hits.session.clone());
         }
@@ -311,7 +311,8 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
 }
 
 /// One session's matches under a heading; how many older ones it does not show.
-fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: &mut Out) -> usize {
+fn session_rows(hits: &SessionHits, needle: &Needle, env: &Env, out: &mut Out) -> usize {
+    let (zone, width) = (env.zone(), env.width());
     // The time `history sessions` shows for it (UPDATED), so the two agree.
     let n = hits.page.matched;
     let mut end = String::new();
@@ -321,14 +322,14 @@ fn session_rows(hits: &SessionHits, needle: &Needle, width: Option<usize>, out: 
     let _ = write!(end, "  ({n} match{}) ──", plural(n));
     let heading = heading(
         &format!("── {}", hits.session),
-        &format!("updated {}", rows::time_cell(hits.updated)),
+        &format!("updated {}", rows::time_cell(zone, hits.updated)),
         hits.cwd.as_deref().map(one_line).as_deref(),
         &end,
         width,
     );
     out.line(out.paint(Paint::Strong, &heading));
     for doc in &hits.page.documents {
-        rows::event(doc, Some(needle), width, out);
+        rows::event(doc, Some(needle), zone, width, out);
     }
     n - hits.page.documents.len()
 }

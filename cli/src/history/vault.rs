@@ -8,7 +8,7 @@ use notesoup_app::vault::{self, SWITCH};
 
 use crate::docs::{ForgetDoc, NotKept, VaultDoc};
 use crate::term::{Out, Paint};
-use crate::{CliError, EXIT_FAILED, EXIT_OK, Env};
+use crate::{CliError, EXIT_FAILED, EXIT_OK, Env, Zone};
 
 /// `history vault`: every session file kept; what was kept and the space used.
 pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliError> {
@@ -116,13 +116,17 @@ pub(super) fn forget_command(
     ctx: &Context,
     session: Option<&str>,
     before: Option<&str>,
+    zone: &Zone,
     out: &mut Out,
 ) -> Result<u8, CliError> {
     match (session, before) {
         (Some(session), _) => forget(ctx, session, out),
-        (None, Some(before)) => {
-            forget_before(ctx, super::filter::moment("--before", before, false)?, out)
-        }
+        (None, Some(before)) => forget_before(
+            ctx,
+            super::filter::moment("--before", before, false)?,
+            zone,
+            out,
+        ),
         (None, None) => Err(CliError::BadArgument {
             what: "name a session or give --before".into(),
             fix: "`notesoup history forget claude:<id>` or `notesoup history forget --before 2026-01-01`".into(),
@@ -196,7 +200,7 @@ fn bytes(n: u64) -> String {
 }
 
 /// `history forget --before WHEN`.
-fn forget_before(ctx: &Context, before: u64, out: &mut Out) -> Result<u8, CliError> {
+fn forget_before(ctx: &Context, before: u64, zone: &Zone, out: &mut Out) -> Result<u8, CliError> {
     let forgotten = vault::forget_before(ctx, before)?;
     let removed = &forgotten.removed;
     if out.json {
@@ -211,7 +215,7 @@ fn forget_before(ctx: &Context, before: u64, out: &mut Out) -> Result<u8, CliErr
         out.line(format!(
             "Forgot {n} vaulted session file{} that last grew before {}; {} not be kept again.",
             if n == 1 { "" } else { "s" },
-            notesoup_window::format_rfc3339(before),
+            zone.stamp(before),
             if n == 1 { "it will" } else { "they will" }
         ));
         for original in &forgotten.originals {

@@ -2,7 +2,7 @@
 //! renamed or re-cloned project (or a folder outside git) can be found and opened.
 
 use notesoup_notes::Brain;
-use notesoup_window::{format_rfc3339, format_utc};
+use notesoup_window::format_rfc3339;
 
 use crate::docs::{BrainRow, BrainsDoc};
 use crate::term::{Out, Paint};
@@ -48,8 +48,11 @@ pub(super) fn brains(current: &Brain, env: &Env, out: &mut Out) -> Result<u8, Cl
     out.line(out.paint(
         Paint::Dim,
         &format!(
-            "  {:>5}  {:>7}  {:<20}  PROJECT",
-            "NOTES", "BYTES", "UPDATED"
+            "  {:>5}  {:>7}  {:<stamp$}  PROJECT",
+            "NOTES",
+            "BYTES",
+            "UPDATED",
+            stamp = env.zone().stamp_width()
         ),
     ));
     for b in &found {
@@ -64,10 +67,14 @@ pub(super) fn brains(current: &Brain, env: &Env, out: &mut Out) -> Result<u8, Cl
             None => format!("unknown folder ({})", b.dir.display()),
         };
         out.line(format!(
-            "{mark} {:>5}  {:>7}  {:<20}  {project}",
+            "{mark} {:>5}  {:>7}  {:<stamp$}  {project}",
             b.notes,
             b.bytes,
-            b.updated.map_or_else(|| "-".to_owned(), format_utc),
+            b.updated.map_or_else(
+                || "-".to_owned(),
+                |s| env.zone().stamp(s.saturating_mul(1000))
+            ),
+            stamp = env.zone().stamp_width()
         ));
     }
     if found.iter().any(|b| b.dir == current.dir()) {

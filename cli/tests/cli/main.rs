@@ -26,6 +26,7 @@ mod search;
 mod surface;
 mod vault;
 mod width;
+mod zone;
 
 /// A temp machine: HOME, a notes home, a project (a git root), and each harness's session
 /// folder holding copies of the real fixtures (with fixed, distinct modification times so
@@ -56,6 +57,8 @@ impl World {
             ("TMPDIR".into(), p("tmp")),
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("COLUMNS".into(), "100".into()),
+            // Times show in the person's zone: every test fixes it (another with `set`).
+            ("TZ".into(), "UTC".into()),
         ];
         Self { root, vars }
     }
