@@ -307,7 +307,8 @@ pub enum HistoryCommand {
         /// The session: `<harness>:<id>`, the whole id.
         #[arg(required_unless_present = "before", conflicts_with = "before")]
         session: Option<String>,
-        /// Every vaulted session file last written before this day or time (2026-01-01, 90d).
+        /// Every vaulted session file last written before this day (from your midnight) or
+        /// time (2026-01-01, 2026-01-01T09:00Z, 90d).
         #[arg(long, value_name = "WHEN")]
         before: Option<String>,
     },
@@ -349,11 +350,13 @@ pub struct SessionFilterArgs {
     /// Only sessions that ran in this folder or below it.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Only sessions active on or after this day or moment (2026-11-01, 2026-11-01T09:00Z,
-    /// or a time ago: 3d, 12h, 2w).
+    /// Only sessions active on or after this day or moment: a day from your midnight
+    /// (2026-11-01), a time on your clock (2026-11-01T09:00) or with its zone
+    /// (2026-11-01T09:00Z), or a time ago (3d, 12h, 2w).
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
-    /// Only sessions started on or before this day or moment (a day counts whole).
+    /// Only sessions started on or before this day or moment (a day counts whole, to your
+    /// midnight).
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
 }

@@ -12,6 +12,7 @@
 //! the clocks go back.
 
 use jiff::Timestamp;
+use jiff::civil::Date;
 use jiff::tz::{Offset, TimeZone};
 
 /// Cells of a time with its zone's abbreviation: `YYYY-MM-DD HH:MM` and up to five letters
@@ -173,6 +174,21 @@ impl Zone {
         );
         let zone = self.tz.to_offset_info(at).abbreviation().to_owned();
         (minute, zone)
+    }
+
+    /// Milliseconds since the Unix epoch at which `day` begins in this zone: its midnight,
+    /// or the first moment of the day where the clocks skip midnight (negative before
+    /// 1970). `None` past what a calendar holds.
+    pub(crate) fn day_start(&self, day: Date) -> Option<i64> {
+        let start = day.to_zoned_datetime(self.tz.clone()).ok()?;
+        Some(start.timestamp().as_millisecond())
+    }
+
+    /// Milliseconds since the Unix epoch of a wall-clock time in this zone (in the hour the
+    /// clocks skip, the moment an hour later; in the hour they repeat, the first).
+    pub(crate) fn at(&self, civil: jiff::civil::DateTime) -> Option<i64> {
+        let at = civil.to_zoned_datetime(self.tz.clone()).ok()?;
+        Some(at.timestamp().as_millisecond())
     }
 }
 

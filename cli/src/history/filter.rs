@@ -5,11 +5,13 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use jiff::Timestamp;
+use jiff::civil::{Date, DateTime};
 use notesoup_app::history::SessionFilter;
-use notesoup_window::{Host, parse_moment};
+use notesoup_window::Host;
 
 use crate::args::SessionFilterArgs;
-use crate::{CliError, Env};
+use crate::{CliError, Env, Zone};
 
 /// The sessions `args` and `harness` keep (a `--project` read from the current folder).
 pub(crate) fn session_filter(
@@ -23,12 +25,12 @@ pub(crate) fn session_filter(
         since: args
             .since
             .as_deref()
-            .map(|w| moment("--since", w, false))
+            .map(|w| moment("--since", w, false, env.zone()))
             .transpose()?,
         until: args
             .until
             .as_deref()
-            .map(|w| moment("--until", w, true))
+            .map(|w| moment("--until", w, true, env.zone()))
             .transpose()?,
     })
 }
@@ -47,29 +49,50 @@ pub(crate) fn no_session_in(project: &Path) -> String {
     )
 }
 
-/// A `--since`/`--until` moment: a day (`--until`: its end), an RFC 3339 time, or a time
-/// ago (`3d`, `12h`, `2w`).
-pub(crate) fn moment(flag: &str, text: &str, end_of_day: bool) -> Result<u64, CliError> {
+/// A `--since`/`--until` moment: a day (`--until`: its end), a time, or a time ago (`3d`,
+/// `12h`, `2w`). A day and a time without a zone are the person's (`zone`), as `git log
+/// --since` and `gh` read them: `2026-12-01` is from their midnight; a time with one
+/// (`2026-12-01T09:00Z`, `+09:00`) is that moment.
+pub(crate) fn moment(
+    flag: &str,
+    text: &str,
+    end_of_day: bool,
+    zone: &Zone,
+) -> Result<u64, CliError> {
     let bad = || CliError::Refused {
         code: "bad_time",
         message: format!("{flag} {text:?} is not a day or a time"),
         fix: format!(
-            "give a day ({flag} 2026-11-01), a time ({flag} 2026-11-01T09:00Z) or a time ago ({flag} 3d, 12h, 2w)"
+            "give a day ({flag} 2026-11-01), a time ({flag} 2026-11-01T09:00, or with its zone: 2026-11-01T09:00Z) or a time ago ({flag} 3d, 12h, 2w)"
         ),
     };
+    let text = text.trim();
     if let Some(ago) = ago(text) {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         return Ok(now.saturating_sub(ago));
     }
-    let at = parse_moment(text).ok_or_else(bad)?;
-    // A bare day given to --until counts whole.
-    Ok(if end_of_day && text.trim().len() == 10 {
-        at + 86_400_000 - 1
-    } else {
-        at
-    })
+    // No session is older than 1970: a moment before it is 1970's first.
+    let epoch = |ms: i64| u64::try_from(ms).unwrap_or(0);
+    if let Ok(day) = Date::strptime("%Y-%m-%d", text) {
+        // A day given to --until counts whole: up to the next day's start (the last day a
+        // calendar holds, to the end of time).
+        return if end_of_day {
+            Ok(day
+                .tomorrow()
+                .ok()
+                .and_then(|d| zone.day_start(d))
+                .map_or(u64::MAX, |ms| epoch(ms - 1)))
+        } else {
+            zone.day_start(day).map(epoch).ok_or_else(bad)
+        };
+    }
+    if let Ok(at) = text.parse::<Timestamp>() {
+        return Ok(epoch(at.as_millisecond()));
+    }
+    let civil = text.parse::<DateTime>().map_err(|_| bad())?;
+    zone.at(civil).map(epoch).ok_or_else(bad)
 }
 
 /// Milliseconds in `3d`, `12h`, `2w`, `30m`.

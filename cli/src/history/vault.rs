@@ -123,7 +123,7 @@ pub(super) fn forget_command(
         (Some(session), _) => forget(ctx, session, out),
         (None, Some(before)) => forget_before(
             ctx,
-            super::filter::moment("--before", before, false)?,
+            super::filter::moment("--before", before, false, zone)?,
             zone,
             out,
         ),

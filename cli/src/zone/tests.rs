@@ -4,6 +4,7 @@
 )]
 
 use jiff::Timestamp;
+use jiff::civil::date;
 use jiff::tz::{TimeZone, TimeZoneDatabase};
 
 use super::Zone;
@@ -14,6 +15,10 @@ fn zone(name: &str) -> Zone {
 
 fn ms(rfc3339: &str) -> u64 {
     u64::try_from(rfc3339.parse::<Timestamp>().unwrap().as_millisecond()).unwrap()
+}
+
+fn ms_signed(rfc3339: &str) -> i64 {
+    rfc3339.parse::<Timestamp>().unwrap().as_millisecond()
 }
 
 #[test]
@@ -61,6 +66,31 @@ fn the_repeated_hour_of_a_dst_change_is_told_apart() {
     assert_eq!(
         berlin.cell(ms("2026-10-25T01:30:00Z")),
         "2026-10-25 02:30 CET"
+    );
+}
+
+#[test]
+fn a_day_starts_at_the_zones_midnight() {
+    assert_eq!(
+        zone("Asia/Tokyo").day_start(date(2026, 12, 1)),
+        Some(ms_signed("2026-11-30T15:00:00Z"))
+    );
+    assert_eq!(
+        zone("America/New_York").day_start(date(2026, 7, 1)),
+        Some(ms_signed("2026-07-01T04:00:00Z"))
+    );
+    assert_eq!(
+        zone("America/New_York").day_start(date(2026, 12, 1)),
+        Some(ms_signed("2026-12-01T05:00:00Z"))
+    );
+    // Santiago skips midnight when summer time starts: the day begins at 01:00.
+    assert_eq!(
+        zone("America/Santiago").day_start(date(2026, 9, 6)),
+        Some(ms_signed("2026-09-06T04:00:00Z"))
+    );
+    assert_eq!(
+        zone("Asia/Tokyo").day_start(date(1970, 1, 1)),
+        Some(ms_signed("1969-12-31T15:00:00Z"))
     );
 }
 

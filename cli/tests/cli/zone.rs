@@ -1,7 +1,28 @@
-//! Times in the person's zone: `TZ` (else the system's) for every time shown to a person;
-//! `--json` stays UTC whatever the zone.
+//! Times in the person's zone: `TZ` (else the system's) for every time shown to a person,
+//! and for the days `--since` and `--until` take; `--json` stays UTC whatever the zone.
 
-use super::World;
+use super::{World, claude_session};
+
+/// `history sessions --json` with `args`: the sessions listed.
+fn listed(world: &World, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["history", "sessions", "--json", "--limit", "100"];
+    all.extend_from_slice(args);
+    let run = world.run(&all);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    run.json()["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// How many sessions `history search` went through with `args`.
+fn searched(world: &World, args: &[&str]) -> u64 {
+    let mut all = vec!["history", "search", "Parser", "--json"];
+    all.extend_from_slice(args);
+    world.run(&all).json()["searched"].as_u64().unwrap()
+}
 
 #[test]
 fn history_shows_times_in_tz_and_json_stays_utc() {
@@ -72,6 +93,110 @@ fn notes_show_times_in_tz() {
         json["notes"][0]["updated"].as_str().unwrap().ends_with('Z'),
         "{json}"
     );
+}
+
+/// `--since DAY` and `--until DAY` are the person's calendar days, in `history sessions`
+/// and `history search` alike: 2026-11-02 20:00 UTC is 2026-11-03 05:00 in Tokyo.
+#[test]
+fn a_day_given_to_since_and_until_is_a_local_day() {
+    let mut world = World::new("zone-days");
+    claude_session(
+        &world,
+        "aaaa1111",
+        "/work/app",
+        "2026-11-02T20:00:00Z",
+        "it",
+    );
+    let only = ["--harness", "claude", "--project", "/work"];
+    let with = |args: &[&'static str]| [&only[..], args].concat();
+    for (zone, on_the_3rd) in [("UTC", false), ("Asia/Tokyo", true)] {
+        world.set("TZ", zone);
+        for (filter, kept) in [
+            (&["--since", "2026-11-03"][..], on_the_3rd),
+            (&["--until", "2026-11-02"], !on_the_3rd),
+            (
+                &["--since", "2026-11-03", "--until", "2026-11-03"],
+                on_the_3rd,
+            ),
+            (
+                &["--since", "2026-11-02", "--until", "2026-11-02"],
+                !on_the_3rd,
+            ),
+            // A time with its zone is that moment in every zone.
+            (&["--since", "2026-11-02T20:00Z"], true),
+            (&["--since", "2026-11-02T20:00:01Z"], false),
+        ] {
+            let list = listed(&world, &with(filter));
+            assert_eq!(
+                list.len(),
+                usize::from(kept),
+                "TZ={zone} {filter:?}: {list:?}"
+            );
+            assert_eq!(
+                searched(&world, &with(filter)),
+                u64::from(kept),
+                "TZ={zone} {filter:?}: search disagrees with sessions"
+            );
+        }
+    }
+    // A time without a zone is the person's too.
+    world.set("TZ", "Asia/Tokyo");
+    assert_eq!(
+        listed(&world, &with(&["--since", "2026-11-03T05:00"])).len(),
+        1
+    );
+    assert_eq!(
+        listed(&world, &with(&["--since", "2026-11-03T05:01"])).len(),
+        0
+    );
+}
+
+/// New York's clocks go back on 2026-11-01 (at 06:00 UTC): that day has 25 hours, and its
+/// two 01:30s are told apart by their zone.
+#[test]
+fn a_day_with_a_dst_change_counts_whole() {
+    let mut world = World::new("zone-dst");
+    world.set("TZ", "America/New_York");
+    // 23:30 EST on 2026-11-01: past 24 hours after that day's midnight (04:00 UTC).
+    claude_session(
+        &world,
+        "bbbb2222",
+        "/work/late",
+        "2026-11-02T04:30:00Z",
+        "late",
+    );
+    claude_session(
+        &world,
+        "cccc3333",
+        "/work/edt",
+        "2026-11-01T05:30:00Z",
+        "first",
+    );
+    claude_session(
+        &world,
+        "dddd4444",
+        "/work/est",
+        "2026-11-01T06:30:00Z",
+        "second",
+    );
+    let late = ["--project", "/work/late"];
+    let with = |args: &[&'static str]| [&late[..], args].concat();
+    assert_eq!(listed(&world, &with(&["--until", "2026-11-01"])).len(), 1);
+    assert_eq!(listed(&world, &with(&["--since", "2026-11-02"])).len(), 0);
+    assert_eq!(searched(&world, &with(&["--until", "2026-11-01"])), 1);
+    let sessions = world.run(&["history", "sessions", "--harness", "claude"]);
+    for (id, time) in [
+        ("claude:bbbb2222 ", " 2026-11-01 23:30 EST "),
+        ("claude:dddd4444 ", " 2026-11-01 01:30 EST "),
+        ("claude:cccc3333 ", " 2026-11-01 01:30 EDT "),
+    ] {
+        let row = sessions.stdout.lines().find(|l| l.starts_with(id));
+        assert!(
+            row.is_some_and(|r| r.contains(time)),
+            "{id}{time}\n{}",
+            sessions.stdout
+        );
+    }
 }
 
 /// A `TZ` that names no zone shows UTC (as the C library does), and `doctor` says so.
