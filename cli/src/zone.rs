@@ -26,12 +26,12 @@ pub struct Zone {
     /// Whether the zone is UTC ([`is_utc`]), found once.
     utc: bool,
     /// Where it came from, as `doctor` says it.
-    from: From,
+    from: Source,
 }
 
 /// Where a [`Zone`] came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum From {
+enum Source {
     /// `TZ` named it: its value.
     Tz(String),
     /// The system's zone (`TZ` unset).
@@ -47,7 +47,7 @@ enum From {
 impl Zone {
     /// UTC: what a library caller gets unless it says otherwise.
     pub fn utc() -> Self {
-        Self::of(TimeZone::UTC, From::Given)
+        Self::of(TimeZone::UTC, Source::Given)
     }
 
     /// The zone `main` found: `found` is jiff's reading of `TZ` and of the system's zone
@@ -56,14 +56,14 @@ impl Zone {
     pub fn found(found: Option<TimeZone>, tz: Option<&str>) -> Self {
         let tz_set = tz.filter(|t| !t.is_empty());
         match (found, tz_set) {
-            (Some(zone), Some(value)) => Self::of(zone, From::Tz(value.to_owned())),
-            (Some(zone), None) => Self::of(zone, From::System),
-            (None, Some(value)) => Self::of(TimeZone::UTC, From::Refused(value.to_owned())),
-            (None, None) => Self::of(TimeZone::UTC, From::Missing),
+            (Some(zone), Some(value)) => Self::of(zone, Source::Tz(value.to_owned())),
+            (Some(zone), None) => Self::of(zone, Source::System),
+            (None, Some(value)) => Self::of(TimeZone::UTC, Source::Refused(value.to_owned())),
+            (None, None) => Self::of(TimeZone::UTC, Source::Missing),
         }
     }
 
-    fn of(tz: TimeZone, from: From) -> Self {
+    fn of(tz: TimeZone, from: Source) -> Self {
         Self {
             utc: is_utc(&tz),
             tz,
@@ -80,10 +80,10 @@ impl Zone {
     pub(crate) fn name(&self) -> String {
         match (self.tz.iana_name(), &self.from) {
             (Some(name), _) => name.to_owned(),
-            (None, From::Refused(_) | From::Missing | From::Given) => "UTC".to_owned(),
-            (None, From::Tz(value)) => value.clone(),
-            (None, From::System) if self.is_utc() => "UTC".to_owned(),
-            (None, From::System) => "the zone of /etc/localtime".to_owned(),
+            (None, Source::Refused(_) | Source::Missing | Source::Given) => "UTC".to_owned(),
+            (None, Source::Tz(value)) => value.clone(),
+            (None, Source::System) if self.is_utc() => "UTC".to_owned(),
+            (None, Source::System) => "the zone of /etc/localtime".to_owned(),
         }
     }
 
@@ -92,23 +92,23 @@ impl Zone {
     pub(crate) fn report(&self) -> (String, bool) {
         let name = self.name();
         match &self.from {
-            From::Tz(_) => (
+            Source::Tz(_) => (
                 format!("times show in {name} (from TZ); --json stays UTC"),
                 false,
             ),
-            From::System => (
+            Source::System => (
                 format!(
                     "times show in {name} (the system's zone; TZ overrides it); --json stays UTC"
                 ),
                 false,
             ),
-            From::Missing => (
+            Source::Missing => (
                 "times show in UTC: TZ is not set and the system names no zone (/etc/localtime)"
                     .to_owned(),
                 false,
             ),
-            From::Given => (format!("times show in {name}"), false),
-            From::Refused(value) => (
+            Source::Given => (format!("times show in {name}"), false),
+            Source::Refused(value) => (
                 format!("TZ={value:?} is not a time zone notesoup can read: times show in UTC"),
                 true,
             ),
