@@ -67,6 +67,7 @@ mod clean;
 mod docs;
 mod doctor;
 mod error;
+mod folder;
 mod furniture;
 mod history;
 mod limits;
@@ -224,14 +225,10 @@ impl Env {
         self.vars.clone()
     }
 
-    /// `dir` made absolute against the current folder (default: the current folder).
+    /// `dir` made absolute against the current folder (default: the current folder), with
+    /// no `.` or `..` left even when it does not exist ([`folder::absolute`]).
     pub(crate) fn folder(&self, dir: Option<&Path>) -> PathBuf {
-        let dir = match dir {
-            Some(d) if d.is_absolute() => d.to_path_buf(),
-            Some(d) => self.cwd.join(d),
-            None => self.cwd.clone(),
-        };
-        std::fs::canonicalize(&dir).unwrap_or(dir)
+        folder::absolute(&self.cwd, dir.unwrap_or(Path::new(".")))
     }
 }
 

@@ -906,3 +906,47 @@ fn a_touched_session_keeps_its_recorded_time() {
         listed.stdout
     );
 }
+
+/// `--project` with a relative path finds the sessions of a project folder that is gone
+/// (deleted or renamed since): its `..` is resolved as the shell's `cd` resolves it, so
+/// `--project ../../gone` from `project/sub` is the folder the sessions ran in (walk6
+/// finding 1: it was compared as `<cwd>/../../gone`, and nothing was found).
+#[test]
+fn project_names_a_gone_folder_by_a_relative_path() {
+    let world = World::new("project-gone");
+    let gone = world.path("gone/app");
+    claude_session(
+        &world,
+        "bbbb2222",
+        gone.to_str().unwrap(),
+        "2026-11-03T10:00:00Z",
+        "the answer",
+    );
+    for project in [
+        "../../gone/app",
+        "./../../gone/./app/",
+        "../../gone/x/../app",
+    ] {
+        let listed = world.run(&["history", "sessions", "--json", "--project", project]);
+        assert_eq!(listed.exit, 0, "{}", listed.shown());
+        let json = listed.json();
+        let sessions: Vec<&str> = json["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["session"].as_str().unwrap())
+            .collect();
+        assert_eq!(sessions, ["claude:bbbb2222"], "--project {project}");
+        let found = world.run(&["history", "search", "answer", "-l", "--project", project]);
+        assert_eq!(found.exit, 0, "--project {project}: {}", found.shown());
+        assert_eq!(found.stdout, "claude:bbbb2222\n", "--project {project}");
+    }
+    // What is said of a folder nothing ran in names it without `..`.
+    let none = world.run(&["history", "sessions", "--project", "../../gone/other"]);
+    assert!(
+        none.stdout
+            .contains("no session ran in [TMP]/gone/other (no such folder here either)"),
+        "{}",
+        none.shown()
+    );
+}
