@@ -422,7 +422,9 @@ fn listing(
                 &cut(&format!("unreadable: {}", one_line(why)), room),
             ),
             // A file the harness made before anything was said (Claude Code leaves empty ones).
-            None if rest.is_empty() => out.paint(Paint::Dim, "(nothing said in it yet)"),
+            None if rest.is_empty() => {
+                out.paint(Paint::Dim, &cut("(nothing said in it yet)", room))
+            }
             None => rest,
         };
         let id = out.paint(Paint::Strong, &format!("{id:<id_width$}"));

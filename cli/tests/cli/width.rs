@@ -133,3 +133,24 @@ fn the_notes_listing_fits_the_terminal() {
         piped.stdout
     );
 }
+
+/// The row of a session with nothing said in it yet (Claude Code leaves empty files) is cut
+/// to the terminal as every other row is (walk6 finding 11: on a 40-column terminal it ran
+/// past the width and wrapped).
+#[test]
+fn an_empty_sessions_row_fits_the_terminal() {
+    let mut world = wide_world("empty-row");
+    fs::write(
+        world.path("claude/projects/-made/eeee5555-0000-4000-8000-000000000001.jsonl"),
+        "",
+    )
+    .unwrap();
+    world.set("COLUMNS", "40");
+    let sessions = world.run_on_terminal(&["history", "sessions", "--no-pager"]);
+    assert!(sessions.contains("claude:eeee5555  "), "{sessions}");
+    assert_fits(&sessions, 40);
+    // Wide enough, it is said whole.
+    world.set("COLUMNS", "100");
+    let sessions = world.run_on_terminal(&["history", "sessions", "--no-pager"]);
+    assert!(sessions.contains("(nothing said in it yet)"), "{sessions}");
+}
