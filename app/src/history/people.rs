@@ -350,9 +350,17 @@ pub fn search(
             return Ok(None);
         }
         let _decoding = budget.take(found.size().unwrap_or(DECODE_BUDGET_BYTES));
-        let history = corpus
-            .history_scanned(&scanned, found, cache.as_ref(), searched)
-            .map_err(|e| e.to_string())?;
+        let history = match corpus.history_scanned(&scanned, found, cache.as_ref(), searched) {
+            Ok(history) => history,
+            // A transcript with no conversation row (an empty file, or summaries only, as
+            // Claude Code leaves them) is refused as a history, but nothing was said in it:
+            // it holds no match, and is no session that could not be read.
+            Err(StoreError::Claude {
+                source: notesoup_history_claude::DecodeError::NoLeaf,
+                ..
+            }) => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        };
         let page = history.documents(&query).map_err(|e| e.to_string());
         ctx.retire(history);
         page.map(|page| (page.matched > 0).then_some(page))

@@ -269,3 +269,45 @@ fn a_search_footer_says_how_to_page_the_sessions_it_left_matches_of() {
         run.shown()
     );
 }
+
+/// A Claude file with no conversation row (an empty one, or one of summaries only, as
+/// Claude Code leaves them) holds no match: a search that reads it says nothing of it, as
+/// `history sessions` lists it as a session with nothing said yet (walk6 finding 12: it was
+/// "could not be read" under every search its bytes could hold).
+#[test]
+fn a_session_with_nothing_said_is_no_session_that_could_not_be_read() {
+    let world = World::new("search-nothing-said");
+    let dir = world.path("claude/projects/-tmp-project");
+    fs::write(
+        dir.join("abab0000-0000-4000-8000-000000000001.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"Say hello and wave\",\"leafUuid\":\"00000000-0000-4000-8000-000000000abc\"}\n",
+    )
+    .unwrap();
+    fs::write(dir.join("abab0000-0000-4000-8000-000000000002.jsonl"), "").unwrap();
+    // A text with a line break is decoded for in every session: the empty file too.
+    for query in ["Say hello", "hello\nand", "SAY HELLO"] {
+        let mut args = vec!["history", "search", query, "--harness", "claude"];
+        if query.starts_with("SAY") {
+            args.push("-i");
+        }
+        let run = world.run(&args);
+        assert!(
+            !run.stderr.contains("could not be read"),
+            "{query:?}: {}",
+            run.shown()
+        );
+        let mut json_args = args.clone();
+        json_args.push("--json");
+        let json = world.run(&json_args).json();
+        assert_eq!(json["skipped"], serde_json::json!([]), "{query:?}: {json}");
+    }
+    let listed = world.run(&["history", "sessions", "--harness", "claude"]);
+    assert!(
+        listed
+            .stdout
+            .contains("claude:abab0000-0000-4000-8000-000000000001")
+            && listed.stdout.contains("(nothing said in it yet)"),
+        "{}",
+        listed.stdout
+    );
+}
