@@ -39,7 +39,8 @@ pub fn root(ctx: &Context) -> Result<PathBuf, AppError> {
 pub struct KeepReport {
     /// Session files looked at.
     pub files: usize,
-    /// Of those, the ones that had new bytes kept.
+    /// Of those, the ones brought up to date: new bytes kept, or a new version (an empty
+    /// file's too).
     pub grown: usize,
     /// Of those, the ones kept as a new version (new here, or rewritten).
     pub new_versions: usize,
@@ -84,7 +85,8 @@ pub fn keep_all(
         match keep_checked(&vault, found.harness.name(), name, &found.path) {
             Ok((kept, renewed)) => {
                 report.added += kept.added;
-                report.grown += usize::from(kept.added > 0);
+                // A new version is brought up to date too, an empty file's as well.
+                report.grown += usize::from(kept.added > 0 || kept.new_version);
                 report.new_versions += usize::from(kept.new_version);
                 report.renewed += usize::from(renewed);
             }

@@ -383,3 +383,30 @@ fn history_vault_names_a_damaged_copy_only_the_vault_holds() {
         text.shown()
     );
 }
+
+/// A first `history vault` brings every file up to date, an empty one too (Claude Code
+/// leaves them): the files brought up to date count every one kept new, so its line never
+/// says fewer brought up to date than new (walk6 finding 10: "416 brought up to date (417
+/// new or rewritten)").
+#[test]
+fn history_vault_counts_an_empty_file_kept_new_as_brought_up_to_date() {
+    let world = World::new("vault-empty");
+    fs::write(
+        world.path("claude/projects/-tmp-project/eeee0000-0000-4000-8000-000000000001.jsonl"),
+        "",
+    )
+    .unwrap();
+    let doc = world.run(&["history", "vault", "--json"]).json();
+    let files = doc["files"].as_u64().unwrap();
+    assert_eq!(
+        (doc["grown"].as_u64(), doc["new_versions"].as_u64()),
+        (Some(files), Some(files)),
+        "{doc}"
+    );
+    let again = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(
+        (again["grown"].as_u64(), again["new_versions"].as_u64()),
+        (Some(0), Some(0)),
+        "{again}"
+    );
+}
