@@ -143,7 +143,8 @@ pub enum CliError {
 }
 
 /// The codes of a [`CliError::Refused`] that a flag's value alone causes (exit 2): a
-/// `--cursor` the CLI refuses is one not written `s<seq>` (any seq is a place to page from).
+/// `--cursor` not written `s<seq>` is `bad_cursor`; one at an event the session does not
+/// hold is `unknown_cursor` (exit 1, as a `--seq` it does not hold).
 const USAGE_CODES: [&str; 4] = ["empty_query", "bad_limit", "bad_time", "bad_cursor"];
 
 /// A refusal of the application library: its code and its message.

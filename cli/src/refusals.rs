@@ -26,10 +26,23 @@ pub(crate) fn refused(error: &QueryError) -> CliError {
             format!("--limit {limit} is out of range"),
             format!("use 1 to {MAX_LIMIT}"),
         ),
-        QueryError::Cursor { cursor } => (
-            format!("--cursor {cursor} is not an event of this session"),
+        // Written as no cursor is: the command line's fault (exit 2).
+        QueryError::Cursor { cursor } if !cursor_form(cursor) => (
+            format!(
+                "--cursor {cursor} is not a cursor: one is `s` and an event's seq (s40), as the footer names it"
+            ),
             "give the --cursor the footer named, or run the command again without it".to_owned(),
         ),
+        // A cursor at an event this session does not hold: a run that found nothing (exit 1),
+        // as a --seq it does not hold.
+        QueryError::Cursor { cursor } => {
+            return CliError::Refused {
+                code: "unknown_cursor",
+                message: format!("--cursor {cursor} is not an event of this session"),
+                fix: "give the --cursor the footer named, or run the command again without it"
+                    .to_owned(),
+            };
+        }
         QueryError::Window { window, known } => (
             format!("--window {window} is not a window of this session"),
             format!("give one of its windows: {known}"),
@@ -56,4 +69,11 @@ pub(crate) fn refused(error: &QueryError) -> CliError {
         message,
         fix,
     }
+}
+
+/// Whether `cursor` is written as a cursor is: `s` and a seq.
+fn cursor_form(cursor: &str) -> bool {
+    cursor
+        .strip_prefix('s')
+        .is_some_and(|seq| !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit()))
 }

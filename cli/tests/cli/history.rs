@@ -157,7 +157,7 @@ fn history_show_pages_windows_and_seqs() {
 fn history_refusals_go_to_stderr_with_their_exit_status() {
     let world = World::new("refusals");
     let session = "claude:da56055c";
-    let cases: [(&str, Vec<&str>); 10] = [
+    let cases: [(&str, Vec<&str>); 11] = [
         ("empty_query_all", vec!["history", "search", ""]),
         ("empty_session", vec!["history", "show", ""]),
         (
@@ -178,6 +178,10 @@ fn history_refusals_go_to_stderr_with_their_exit_status() {
             vec!["history", "show", session, "--cursor", "bogus"],
         ),
         (
+            "unknown_cursor",
+            vec!["history", "show", session, "--cursor", "s999"],
+        ),
+        (
             "unknown_window",
             vec!["history", "show", session, "--window", "5"],
         ),
@@ -194,7 +198,10 @@ fn history_refusals_go_to_stderr_with_their_exit_status() {
     for (name, args) in &cases {
         let run = world.run(args);
         // 2: a value no run could take; 1: a run that found nothing.
-        let usage = !matches!(*name, "unknown_session" | "unknown_window" | "missing_seq");
+        let usage = !matches!(
+            *name,
+            "unknown_session" | "unknown_cursor" | "unknown_window" | "missing_seq"
+        );
         assert_eq!(
             run.exit,
             if usage { 2 } else { 1 },
