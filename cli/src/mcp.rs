@@ -1,7 +1,7 @@
 //! `notesoup mcp`: checks the folder whose brain the tools use (a bad one is a bad command
 //! line, refused before serving), says on stderr in one line what it serves (version, the
-//! brain's project and folder, its note count), then serves MCP on stdin and stdout
-//! (crate `notesoup-mcp`). MCP clients show a server's stderr in their logs; stdout carries
+//! brain's project and folder, its note count; typed on a terminal, what it waits for),
+//! then serves MCP on stdin and stdout (crate `notesoup-mcp`). MCP clients show a server's stderr in their logs; stdout carries
 //! the protocol only.
 
 use std::io::Write as _;
@@ -22,6 +22,10 @@ pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
     let mut stderr = std::io::stderr().lock();
     // A closed stderr does not stop the server.
     let _ = writeln!(stderr, "{}", banner(&brain));
+    if env.stdin_terminal() {
+        // Typed by a person: say what it waits for, not a silent hang.
+        let _ = writeln!(stderr, "{WAITING}");
+    }
     drop(stderr);
     notesoup_mcp::serve(notesoup_mcp::Options {
         ctx,
@@ -31,6 +35,9 @@ pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
     })?;
     Ok(EXIT_OK)
 }
+
+/// What `notesoup mcp` says when stdin is a terminal (a person typed it).
+const WAITING: &str = "It waits for an MCP client's JSON-RPC on stdin: a client such as Codex starts `notesoup mcp` itself (`notesoup mcp --help` shows how to set one up). Ctrl-D ends it.";
 
 /// The start line: `notesoup mcp <version>: the brain of <project> (<n> notes, in <dir>)`.
 pub(crate) fn banner(brain: &BrainSummary) -> String {

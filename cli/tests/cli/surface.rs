@@ -235,6 +235,29 @@ fn mcp_slot_answers() {
     assert_eq!(run.exit, 0);
 }
 
+/// `notesoup mcp` typed on a terminal says what it waits for (walk6 finding 8: it printed
+/// its start line and seemed to hang); started by a client (stdin a pipe), its stderr is the
+/// start line alone, as a client's log shows it.
+#[test]
+fn mcp_typed_on_a_terminal_says_what_it_waits_for() {
+    let world = World::new("mcp-terminal");
+    let waits = "It waits for an MCP client's JSON-RPC on stdin";
+    // `script` gives it a terminal for stdin too, and ends it with an end of file.
+    let typed = world.run_on_terminal(&["mcp"]);
+    assert!(
+        typed.contains("notesoup mcp ") && typed.contains(waits) && typed.contains("Ctrl-D"),
+        "{typed}"
+    );
+    let piped = world.run(&["mcp"]);
+    assert_eq!(piped.exit, 0, "{}", piped.shown());
+    assert!(
+        piped.stderr.starts_with("notesoup mcp ") && !piped.stderr.contains(waits),
+        "{}",
+        piped.stderr
+    );
+    assert_eq!(piped.stderr.lines().count(), 1, "{}", piped.stderr);
+}
+
 /// No input makes `notesoup` panic: every subcommand with hostile arguments ends with one
 /// of the documented exit codes and no panic message.
 #[test]
