@@ -208,9 +208,10 @@ fn show(
     out.line(out.paint(
         Paint::Strong,
         &format!(
-            "{}: {shown} of {} event{}{}{}",
+            "{}: {} of {} event{}{}{}",
             docs.session,
-            docs.page.matched,
+            count(shown),
+            count(docs.page.matched),
             if docs.page.matched == 1 { "" } else { "s" },
             if page.reverse { ", newest first" } else { "" },
             if docs.vault_only {
@@ -432,8 +433,15 @@ fn listing(
     }
     if total > list.len() {
         out.footer(format!(
-            "{} of {total} sessions shown; --limit {total} shows them all",
-            list.len()
+            "{} of {} sessions shown; --limit {total} shows them all",
+            count(list.len()),
+            count(total)
         ));
     }
+}
+
+/// A count for people, as every count notesoup writes for them: `11,432`
+/// ([`notesoup_window::thousands`]). A number in a command to copy stays bare.
+pub(crate) fn count(n: usize) -> String {
+    notesoup_window::thousands(u64::try_from(n).unwrap_or(u64::MAX))
 }

@@ -129,9 +129,11 @@ fn list(brain: &Brain, folder: &str, env: &Env, out: &mut Out) -> Result<(), Not
         return Ok(());
     }
     let mut header = format!(
-        "Brain of {}: {}, {total} of {MAX_BRAIN_BYTES} bytes",
+        "Brain of {}: {}, {} of {} bytes",
         brain.domain().display(),
         count(whole.len(), "note"),
+        notesoup_window::thousands(total),
+        notesoup_window::thousands(MAX_BRAIN_BYTES),
     );
     let empty = if folder.is_empty() {
         "No notes. `notesoup notes edit NAME` writes one; so does your agent.".to_owned()

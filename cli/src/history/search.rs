@@ -11,7 +11,7 @@ use notesoup_app::Context;
 use notesoup_app::history::{self, SearchArgs, SearchReport, SessionFilter, SessionHits};
 use notesoup_history_core::{DocQuery, MAX_LIMIT, Needle, QueryError, Role};
 
-use super::{cursor_seq, json, rows};
+use super::{count, cursor_seq, json, rows};
 use crate::clean::{self, one_line};
 use crate::refusals::{history_error, refused};
 use crate::term::{Out, Paint};
@@ -115,7 +115,12 @@ pub(crate) fn one(ctx: &Context, args: &One<'_>, env: &Env, out: &mut Out) -> Re
     }
     out.line(out.paint(
         Paint::Strong,
-        &format!("{}: {matched} match{}", docs.session, plural(matched)),
+        &format!(
+            "{}: {} match{}",
+            docs.session,
+            count(matched),
+            plural(matched)
+        ),
     ));
     rows::header(env.zone(), out);
     for doc in &docs.page.documents {
@@ -258,15 +263,16 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
     let mut footer = if report.matched > 0 {
         let n = report.matched;
         format!(
-            "{n} of {} session{} matched",
-            report.searched,
+            "{} of {} session{} matched",
+            count(n),
+            count(report.searched),
             plural_s(report.searched)
         )
     } else {
         format!(
             "no match for {} in {} session{}",
             quoted(args.query),
-            report.searched,
+            count(report.searched),
             plural_s(report.searched)
         )
     };
@@ -275,7 +281,8 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
         [one] => {
             let _ = write!(
                 footer,
-                "; {hidden} older match{} not shown: notesoup history search {}{} --session {one} shows them, page by page",
+                "; {} older match{} not shown: notesoup history search {}{} --session {one} shows them, page by page",
+                count(hidden),
                 plural(hidden),
                 shell_word(args.query),
                 if args.ignore_case { " -i" } else { "" },
@@ -284,7 +291,8 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
         _ => {
             let _ = write!(
                 footer,
-                "; {hidden} older match{} not shown: --session with one of the sessions above shows its older matches, page by page",
+                "; {} older match{} not shown: --session with one of the sessions above shows its older matches, page by page",
+                count(hidden),
                 plural(hidden)
             );
         }

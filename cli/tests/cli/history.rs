@@ -957,3 +957,57 @@ fn project_names_a_gone_folder_by_a_relative_path() {
         none.shown()
     );
 }
+
+/// Counts for people are written as every count notesoup writes for them, with a comma
+/// between groups of three digits (`notesoup_window::thousands`), while a number in a
+/// command to copy and in `--json` stays bare (walk6 finding 3: "40 of 11432 events" beside
+/// limits' "159,040 tokens").
+#[test]
+fn counts_for_people_have_thousands_separators() {
+    let world = World::new("thousands");
+    let id = "cccc3333-0000-4000-8000-000000000001";
+    let lines: Vec<String> = (0..1100)
+        .map(|i| {
+            serde_json::json!({
+                "parentUuid": (i > 0).then(|| format!("u{}", i - 1)), "isSidechain": false,
+                "type": "user", "message": {"role": "user", "content": format!("ping {i}")},
+                "uuid": format!("u{i}"), "timestamp": "2026-11-03T10:00:00Z", "cwd": "/work/app",
+                "sessionId": id, "version": "2.1.319"
+            })
+            .to_string()
+        })
+        .collect();
+    let dir = world.path("claude/projects/-made");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let show = world.run(&["history", "show", "claude:cccc3333"]);
+    assert!(
+        show.stdout
+            .starts_with(&format!("claude:{id}: 40 of 1,100 events\n")),
+        "{}",
+        show.stdout
+    );
+    let search = world.run(&["history", "search", "ping", "--harness", "claude"]);
+    assert!(
+        search.stderr.contains("1 of 2 sessions matched; 1,090 older matches not shown: notesoup history search ping --session claude:cccc3333"),
+        "{}",
+        search.stderr
+    );
+    let one = world.run(&["history", "search", "ping", "--session", "claude:cccc3333"]);
+    assert!(
+        one.stdout
+            .starts_with(&format!("claude:{id}: 1,100 matches\n")),
+        "{}",
+        one.stdout
+    );
+    let json = world
+        .run(&["history", "show", "claude:cccc3333", "--json"])
+        .json();
+    assert_eq!(json["matched"], 1100, "{json}");
+    let notes = world.run(&["notes"]);
+    assert!(
+        notes.stdout.contains(" of 524,288 bytes"),
+        "{}",
+        notes.stdout
+    );
+}
