@@ -65,7 +65,7 @@ pub enum DecodeError {
         head: String,
     },
     /// No conversation row could be the head.
-    #[error("the transcript has no conversation row to start from")]
+    #[error("no conversation row to start from")]
     NoLeaf,
     /// A line read again for a body no longer holds the row first decoded from it: the
     /// transcript was rewritten while it was read.

@@ -725,6 +725,15 @@ fn an_empty_session_file_is_listed_and_refused_as_empty() {
         "{}",
         run.stderr
     );
+    // One clause, the file named once (walk6 finding 6: "transcript <file>: the transcript
+    // has ...").
+    assert!(
+        run.stderr.contains(
+            "11111111-1111-4111-8111-111111111111.jsonl: no conversation row to start from\n"
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 /// On an 80-column terminal every line of `history sessions` fits: the ids are cut to
