@@ -18,6 +18,9 @@ pub enum CliError {
         source: NotesError,
         /// The brain's folder, when one was opened.
         brain: Option<PathBuf>,
+        /// For a name no note can have: the note it most likely means (`Plan`, `plan.md`:
+        /// `plan`), when the brain holds one.
+        meant: Option<String>,
     },
     /// The application library refused a history call (unknown session, ambiguous prefix,
     /// unreadable transcript, ...).
@@ -181,7 +184,11 @@ impl std::fmt::Display for NoteNow {
 impl CliError {
     /// A store refusal, with the brain it came from.
     pub(crate) fn notes(source: NotesError, brain: Option<PathBuf>) -> Self {
-        Self::Notes { source, brain }
+        Self::Notes {
+            source,
+            brain,
+            meant: None,
+        }
     }
 
     /// A stable `snake_case` code for `--json`.
@@ -253,6 +260,9 @@ impl CliError {
                 source: NotesError::Exists { name, .. },
                 ..
             } => format!("a note of that name exists, newer than the deleted copy: `notesoup notes show {name}` shows it; `notesoup notes restore {name} --force` moves it to the trash and restores the deleted one"),
+            Self::Notes {
+                meant: Some(meant), ..
+            } => format!("did you mean `{meant}`? a name is segments of a-z 0-9 - _ joined by /, with no extension"),
             Self::Notes { source, .. } => match source.code() {
                 "not_found" => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
                 "bad_name" => "a name is segments of a-z 0-9 - _ joined by /, with no extension: `plan`, `project/build`".into(),

@@ -97,7 +97,25 @@ pub(crate) fn refusal(brain: &Brain, err: NotesError) -> CliError {
             near: near.into_iter().map(str::to_owned).collect(),
         };
     }
+    if let NotesError::BadName { name, .. } = &err
+        && let Some(meant) = meant(brain, name)
+    {
+        return CliError::Notes {
+            source: err,
+            brain: Some(brain.dir().to_path_buf()),
+            meant: Some(meant),
+        };
+    }
     CliError::notes(err, Some(brain.dir().to_path_buf()))
+}
+
+/// The note a name no note can have most likely means: the name in lowercase and without
+/// `.md` (as the brain's files are named), when the brain holds a note of that name.
+fn meant(brain: &Brain, name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    let wanted = lower.strip_suffix(".md").unwrap_or(&lower);
+    let notes = brain.list("").ok()?;
+    notes.into_iter().map(|n| n.name).find(|n| n == wanted)
 }
 
 /// The brain's notes, or those under `folder`: the header and `bytes` always give the whole

@@ -39,6 +39,9 @@ pub(super) fn rm(brain: &Brain, names: &[String], out: &mut Out) -> u8 {
                     message: err.to_string(),
                     near: match err {
                         CliError::NoSuchNote { near, .. } => near.clone(),
+                        CliError::Notes {
+                            meant: Some(meant), ..
+                        } => vec![meant.clone()],
                         _ => Vec::new(),
                     },
                 })

@@ -697,3 +697,41 @@ fn notes_write_over_a_note_keeps_the_old_text_in_the_trash() {
     let shown = world.run(&["notes", "show", "precious"]);
     assert_eq!(shown.stdout, "oops\n");
 }
+
+/// A name no note can have that means one the brain holds (`Plan`, `plan.md`, as its files
+/// are named on disk) is refused as before (exit 2) and the fix names that note (walk6
+/// finding 4: `notes show Plan` said only which character is not allowed).
+#[test]
+fn a_bad_name_that_means_a_note_names_it() {
+    let world = World::new("bad-name-meant");
+    seed(&world);
+    for args in [
+        &["notes", "show", "Plan"][..],
+        &["notes", "show", "plan.md"],
+        &["notes", "rm", "PLAN.md"],
+        &["notes", "show", "Project/Build.md"],
+    ] {
+        let run = world.run(args);
+        // rm goes on with the other names and exits 1 when any was not removed.
+        let exit = if args[1] == "rm" { 1 } else { 2 };
+        assert_eq!(run.exit, exit, "{args:?}: {}", run.shown());
+        let meant = if args[2].starts_with("Project") {
+            "did you mean `project/build`?"
+        } else {
+            "did you mean `plan`?"
+        };
+        assert!(run.stderr.contains(meant), "{args:?}: {}", run.stderr);
+    }
+    let rm = world.run(&["notes", "rm", "Plan", "--json"]).json();
+    assert_eq!(rm["failed"][0]["near"], serde_json::json!(["plan"]), "{rm}");
+    // A bad name that means no note gets the rule alone.
+    let run = world.run(&["notes", "show", "Nope.md"]);
+    assert_eq!(run.exit, 2, "{}", run.shown());
+    assert!(
+        !run.stderr.contains("did you mean") && run.stderr.contains("a name is segments"),
+        "{}",
+        run.stderr
+    );
+    // The note itself is untouched by the refused rm.
+    assert_eq!(world.run(&["notes", "show", "plan"]).exit, 0);
+}
