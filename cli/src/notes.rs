@@ -157,7 +157,14 @@ fn list(brain: &Brain, folder: &str, env: &Env, out: &mut Out) -> Result<(), Not
         "No notes. `notesoup notes edit NAME` writes one; so does your agent.".to_owned()
     } else {
         header = format!("{header}; {} under `{folder}/`", count(notes.len(), "note"));
-        format!("No notes under `{folder}/`. `notesoup notes list` shows them all.")
+        // A note's name given as a folder (`notes list plan`): say where it is.
+        if whole.iter().any(|n| n.name == folder) {
+            format!(
+                "No notes under `{folder}/`: `{folder}` is a note (`notesoup notes show {folder}` shows it)."
+            )
+        } else {
+            format!("No notes under `{folder}/`. `notesoup notes list` shows them all.")
+        }
     };
     table(
         out,

@@ -24,6 +24,17 @@ fn notes_list_show_rm_against_a_real_store() {
         "{}",
         none.stdout
     );
+    // A note's name given as the folder says it is a note (walk6: `notes list plan` said
+    // only that no notes are under `plan/`).
+    let a_note = world.run(&["notes", "list", "plan"]);
+    assert_eq!(a_note.exit, 0, "{}", a_note.shown());
+    assert!(
+        a_note.stdout.contains(
+            "No notes under `plan/`: `plan` is a note (`notesoup notes show plan` shows it)."
+        ),
+        "{}",
+        a_note.stdout
+    );
     let json = world.run(&["notes", "list", "nope/", "--json"]).json();
     assert_eq!(json["folder"], "nope/");
     assert!(json["bytes"].as_u64().unwrap() > 0, "{json}");
