@@ -64,6 +64,15 @@ fn change(
     Ok(())
 }
 
+/// `n` bytes for people: `1 byte`, `11 bytes`, `65,536 bytes`.
+fn byte_count(n: u64) -> String {
+    format!(
+        "{} byte{}",
+        notesoup_window::thousands(n),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 /// What was written: `Created note …: N bytes`, `Replaced note …: N bytes`, or for an
 /// append the bytes added and the note's size now.
 fn report(written: &Written, what: Change, given: usize, out: &mut Out) {
@@ -77,14 +86,14 @@ fn report(written: &Written, what: Change, given: usize, out: &mut Out) {
             old_in_trash: written.kept_old.clone(),
         });
     } else {
-        let (name, bytes, version) = (&written.name, written.bytes, &written.version);
+        let (name, version) = (&written.name, &written.version);
+        let bytes = byte_count(written.bytes);
         out.line(match what {
-            _ if written.created => {
-                format!("Created note `{name}`: {bytes} bytes, version {version}.")
-            }
-            Change::Replace => format!("Replaced note `{name}`: {bytes} bytes, version {version}."),
+            _ if written.created => format!("Created note `{name}`: {bytes}, version {version}."),
+            Change::Replace => format!("Replaced note `{name}`: {bytes}, version {version}."),
             Change::Append => format!(
-                "Appended {given} bytes to note `{name}`: {bytes} bytes now, version {version}."
+                "Appended {} to note `{name}`: {bytes} now, version {version}.",
+                byte_count(u64::try_from(given).unwrap_or(u64::MAX))
             ),
         });
         if written.kept_old.is_some() {

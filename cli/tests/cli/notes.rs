@@ -746,3 +746,25 @@ fn a_bad_name_that_means_a_note_names_it() {
     // The note itself is untouched by the refused rm.
     assert_eq!(world.run(&["notes", "show", "plan"]).exit, 0);
 }
+
+/// A note's size is written as a count for people: one byte is a byte (walk6 finding 17:
+/// "Appended 1 bytes").
+#[test]
+fn one_byte_is_a_byte() {
+    let world = World::new("one-byte");
+    let run = world.run_stdin(&["notes", "write", "fresh"], b"first\n");
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    let one = world.run_stdin(&["notes", "append", "fresh"], b"x");
+    assert!(
+        one.stdout
+            .starts_with("Appended 1 byte to note `fresh`: 7 bytes now,"),
+        "{}",
+        one.stdout
+    );
+    let tiny = world.run_stdin(&["notes", "write", "tiny"], b"x");
+    assert!(
+        tiny.stdout.starts_with("Created note `tiny`: 1 byte,"),
+        "{}",
+        tiny.stdout
+    );
+}
