@@ -30,9 +30,22 @@ pub(crate) fn root(env: &Env) -> Result<PathBuf, NotesError> {
     )
 }
 
+/// The brain of `--project` (default: the current folder); for a `--project` folder that
+/// no longer exists, the brain it left behind, when there is one (`notes brains` lists it
+/// as "folder gone").
 fn open(env: &Env, project: Option<&Path>) -> Result<Brain, CliError> {
     let root = root(env).map_err(|e| CliError::notes(e, None))?;
-    Brain::open(&root, &env.folder(project)).map_err(|e| CliError::notes(e, None))
+    let folder = env.folder(project);
+    match Brain::open(&root, &folder) {
+        Ok(brain) => Ok(brain),
+        Err(err) if project.is_some() && !folder.exists() => {
+            match notesoup_notes::left_behind(&root, &folder) {
+                Ok(Some(brain)) => Ok(brain),
+                _ => Err(CliError::notes(err, None)),
+            }
+        }
+        Err(err) => Err(CliError::notes(err, None)),
+    }
 }
 
 pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
@@ -64,17 +77,21 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
         Some(NotesCommand::Brains) => return brains::brains(&brain, env, out),
     };
     done?;
-    if !brain.keyed_on_git()
-        && matches!(
-            args.command,
-            None | Some(
-                NotesCommand::List { .. }
-                    | NotesCommand::Write { .. }
-                    | NotesCommand::Append { .. }
-                    | NotesCommand::Edit { .. }
-            )
+    let listed_or_written = matches!(
+        args.command,
+        None | Some(
+            NotesCommand::List { .. }
+                | NotesCommand::Write { .. }
+                | NotesCommand::Append { .. }
+                | NotesCommand::Edit { .. }
         )
-    {
+    );
+    if listed_or_written && !brain.domain().exists() {
+        out.hint(format!(
+            "{} is gone: this is the brain it left behind (`notesoup notes brains` lists every brain).",
+            brain.domain().display()
+        ));
+    } else if listed_or_written && !brain.keyed_on_git() {
         out.hint(format!(
             "{} is not in a git repository, so this brain belongs to that folder's path: moved or renamed, it starts a new brain (`notesoup notes brains` finds this one).",
             brain.domain().display()

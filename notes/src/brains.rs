@@ -94,3 +94,38 @@ pub fn brains(store_root: &Path) -> Result<Vec<BrainInfo>, NotesError> {
     found.sort_by(|a, b| a.domain.cmp(&b.domain).then_with(|| a.dir.cmp(&b.dir)));
     Ok(found)
 }
+
+/// The brain a project folder that no longer exists left behind (deleted, or moved or
+/// renamed away): the brain first written from `folder` or from its nearest ancestor (a
+/// git project's brain is its root's), so its notes can still be read and restored.
+/// `None` when no brain was written from there. `folder` is absolute, with no `.` or `..`.
+///
+/// ```
+/// use notesoup_notes::{Brain, left_behind};
+///
+/// let root = std::env::temp_dir().join(format!("notesoup-left-doc-{}", std::process::id()));
+/// let project = root.join("app");
+/// std::fs::create_dir_all(project.join(".git"))?;
+/// Brain::open(&root.join("store"), &project)?.write("plan", "ship it\n", None)?;
+/// let project = project.canonicalize()?;
+/// std::fs::remove_dir_all(&project)?;
+/// let brain = left_behind(&root.join("store"), &project.join("src"))?.expect("left behind");
+/// assert_eq!(brain.read("plan")?.text, "ship it\n");
+/// assert!(left_behind(&root.join("store"), &root.join("other"))?.is_none());
+/// # std::fs::remove_dir_all(&root)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn left_behind(store_root: &Path, folder: &Path) -> Result<Option<Brain>, NotesError> {
+    let found = brains(store_root)?;
+    let nearest = folder
+        .ancestors()
+        .find_map(|ancestor| found.iter().find(|b| b.domain.as_deref() == Some(ancestor)));
+    Ok(nearest.and_then(|b| {
+        Some(Brain {
+            label: b.dir.file_name()?.to_str()?.to_owned(),
+            dir: b.dir.clone(),
+            domain: b.domain.clone()?,
+            root: store_root.to_path_buf(),
+        })
+    }))
+}

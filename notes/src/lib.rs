@@ -104,7 +104,7 @@ mod text;
 mod trash;
 
 pub use brain::Brain;
-pub use brains::{BrainInfo, brains};
+pub use brains::{BrainInfo, brains, left_behind};
 pub use error::{NotesError, QUOTE_MAX_CHARS};
 pub use name::{MAX_DEPTH, MAX_SEGMENT_BYTES, check_folder, check_name};
 pub use near::{NEAR_MAX, near_names};

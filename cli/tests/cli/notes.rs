@@ -768,3 +768,50 @@ fn one_byte_is_a_byte() {
         tiny.stdout
     );
 }
+
+/// `--project` naming a project folder that is gone (deleted, or moved or renamed away)
+/// opens the brain it left behind, which `notes brains` lists as "folder gone", so its
+/// notes can be read and restored (walk6 finding 19: "cannot pick a brain: no such
+/// folder", the notes reachable only by the brain's files).
+#[test]
+fn project_opens_the_brain_a_gone_folder_left_behind() {
+    let world = World::new("notes-gone");
+    let gone = world.path("gone/app");
+    fs::create_dir_all(gone.join(".git")).unwrap();
+    fs::create_dir_all(gone.join("src")).unwrap();
+    let wrote = world.run_stdin(
+        &[
+            "notes",
+            "--project",
+            gone.to_str().unwrap(),
+            "write",
+            "plan",
+        ],
+        b"1. ship it\n",
+    );
+    assert_eq!(wrote.exit, 0, "{}", wrote.shown());
+    fs::remove_dir_all(&gone).unwrap();
+    // By the folder, by a relative path, and by a folder below the git root.
+    for project in [
+        gone.to_str().unwrap(),
+        "../../gone/app",
+        "../../gone/app/src",
+    ] {
+        let shown = world.run(&["notes", "--project", project, "show", "plan"]);
+        assert_eq!(shown.exit, 0, "{project}: {}", shown.shown());
+        assert_eq!(shown.stdout, "1. ship it\n", "{project}");
+    }
+    let listed = world.run(&["notes", "--project", "../../gone/app"]);
+    assert!(
+        listed.stdout.contains(": 1 note,")
+            && listed
+                .stderr
+                .contains("[TMP]/gone/app is gone: this is the brain it left behind"),
+        "{}",
+        listed.shown()
+    );
+    // A gone folder no brain was written from is refused as before.
+    let none = world.run(&["notes", "--project", "../../gone/other"]);
+    assert_eq!(none.exit, 1, "{}", none.shown());
+    assert!(none.stderr.contains("no such folder"), "{}", none.stderr);
+}
