@@ -75,6 +75,7 @@ mod mcp;
 mod notes;
 mod programs;
 mod refusals;
+mod size;
 mod term;
 mod zone;
 

@@ -172,10 +172,10 @@ pub(super) fn vault_check(env: &Env, checks: &mut Vec<Check>) {
         return;
     }
     let held = format!(
-        "{} session file{} kept ({} KiB on disk)",
+        "{} session file{} kept ({} on disk)",
         standing.sessions,
         if standing.sessions == 1 { "" } else { "s" },
-        standing.stored / 1024
+        crate::size::bytes(standing.stored)
     );
     if standing.at_risk > 0 {
         checks.push(check(

@@ -7,6 +7,7 @@ use notesoup_app::Context;
 use notesoup_app::vault::{self, SWITCH};
 
 use crate::docs::{ForgetDoc, NotKept, VaultDoc};
+use crate::size::bytes;
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_FAILED, EXIT_OK, Env, Zone};
 
@@ -182,21 +183,6 @@ fn forget(ctx: &Context, session: &str, out: &mut Out) -> Result<u8, CliError> {
         }
     }
     Ok(EXIT_OK)
-}
-
-/// `n` bytes for people: `512 B`, `3.4 KiB`, `12.0 MiB`.
-fn bytes(n: u64) -> String {
-    #[allow(clippy::cast_precision_loss, reason = "a display figure")]
-    let f = n as f64;
-    if n < 1024 {
-        format!("{n} B")
-    } else if n < 1 << 20 {
-        format!("{:.1} KiB", f / 1024.0)
-    } else if n < 1 << 30 {
-        format!("{:.1} MiB", f / f64::from(1u32 << 20))
-    } else {
-        format!("{:.1} GiB", f / f64::from(1u32 << 30))
-    }
 }
 
 /// `history forget --before WHEN`.

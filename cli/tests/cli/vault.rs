@@ -194,9 +194,22 @@ fn doctor_warns_of_sessions_claude_will_delete_before_the_vault_holds_them() {
         "{}",
         run.stdout
     );
-    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let kept = world.run(&["history", "vault"]);
+    assert_eq!(kept.exit, 0, "{}", kept.shown());
     let run = world.run(&["doctor"]);
     assert!(vault_line(&run).starts_with("ok   vault"), "{}", run.stdout);
+    // doctor writes the vault's size on disk as `history vault` does (walk6 finding 20:
+    // "98 KiB" beside "98.7 KiB").
+    let on_disk = kept
+        .stdout
+        .rsplit_once(" in ")
+        .map(|(_, size)| size.trim_end_matches(" on disk.\n"))
+        .unwrap();
+    assert!(
+        vault_line(&run).ends_with(&format!("kept ({on_disk} on disk)")),
+        "{on_disk}: {}",
+        run.stdout
+    );
     // A session forgotten on purpose is not at risk: the vault will never keep it again.
     let forget = world.run(&[
         "history",
