@@ -82,7 +82,7 @@ mod zone;
 pub use args::{Cli, Color, Command};
 pub use error::{CliError, NoteNow};
 pub use term::{Style, wants_pager};
-pub use zone::Zone;
+pub use zone::{Zone, named_zone};
 
 /// The Claude Code version notesoup is built and tested against (`scripts/get-claude`'s
 /// default; a test checks the two agree). `doctor` says whether the installed one matches.

@@ -35,11 +35,15 @@ fn main() -> ExitCode {
     ExitCode::from(report.exit)
 }
 
-/// The person's time zone: jiff reads `TZ` as the C library does (a zone name, a path, a
-/// POSIX rule), else the system's `/etc/localtime`; a `TZ` it cannot read, or no zone at
-/// all, is UTC (and `doctor` says so).
+/// The person's time zone: the zoneinfo file `TZ` or `/etc/localtime` names, else jiff's
+/// reading of `TZ` as the C library reads it (a zone name in any case, a path, a POSIX
+/// rule) and of the system's zone; a `TZ` neither can read, or no zone at all, is UTC (and
+/// `doctor` says so).
 fn zone(vars: &notesoup_app::Context) -> notesoup_cli::Zone {
-    notesoup_cli::Zone::found(jiff::tz::TimeZone::try_system().ok(), vars.var("TZ"))
+    let tz = vars.var("TZ");
+    let found = notesoup_cli::named_zone(tz, vars.var("TZDIR"))
+        .or_else(|| jiff::tz::TimeZone::try_system().ok());
+    notesoup_cli::Zone::found(found, tz)
 }
 
 /// The terminal's width in columns, when stdout is one.

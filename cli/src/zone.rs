@@ -11,6 +11,10 @@
 //! (`CET` in winter, `CEST` in summer) and only it tells apart the two 01:30s of the night
 //! the clocks go back.
 
+mod system;
+
+pub use system::named_zone;
+
 use jiff::Timestamp;
 use jiff::civil::Date;
 use jiff::tz::{Offset, TimeZone};

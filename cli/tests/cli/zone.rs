@@ -199,6 +199,27 @@ fn a_day_with_a_dst_change_counts_whole() {
     }
 }
 
+/// A `TZ` that is no zone file's name is read as the C library reads it: a POSIX rule,
+/// a zone name in another case.
+#[test]
+fn tz_is_read_as_the_c_library_reads_it() {
+    let mut world = World::new("zone-rules");
+    for tz in [
+        "JST-9",
+        "asia/tokyo",
+        ":Asia/Tokyo",
+        "/usr/share/zoneinfo/Asia/Tokyo",
+    ] {
+        world.set("TZ", tz);
+        let sessions = world.run(&["history", "sessions", "--harness", "claude"]);
+        assert!(
+            sessions.stdout.contains("  2026-12-03 00:18 JST  "),
+            "TZ={tz}\n{}",
+            sessions.stdout
+        );
+    }
+}
+
 /// A `TZ` that names no zone shows UTC (as the C library does), and `doctor` says so.
 #[test]
 fn an_unknown_tz_is_utc_and_doctor_warns() {
