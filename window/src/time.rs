@@ -1,5 +1,5 @@
 //! The one way notesoup writes a moment for people (`YYYY-MM-DD HH:MM UTC`) and for
-//! scripts (RFC 3339 in UTC, `YYYY-MM-DDTHH:MM:SS[.mmm]Z`), and the one way it reads a
+//! scripts (RFC 3339 in UTC, `YYYY-MM-DDTHH:MM:SSZ`), and the one way it reads a
 //! moment a harness or a person wrote.
 
 /// `YYYY-MM-DD HH:MM UTC` for `secs` seconds since the Unix epoch (the boot snapshot, the
@@ -21,25 +21,23 @@ pub fn format_utc(secs: u64) -> String {
     )
 }
 
-/// A moment as RFC 3339 in UTC, to the millisecond when it has one: what every `--json`
-/// document of notesoup writes for a time.
+/// A moment as RFC 3339 in UTC, in whole seconds: what every `--json` document of notesoup
+/// writes for a time. One shape for every time, whether a harness recorded milliseconds
+/// or a file's mtime gave it, so `jq`'s `fromdateiso8601` and `date -d` read them all (as
+/// they read gh's); an event's order is its `seq`, never its time.
 ///
 /// ```
 /// use notesoup_window::format_rfc3339;
 ///
 /// assert_eq!(format_rfc3339(1_733_152_245_000), "2024-12-02T15:10:45Z");
-/// assert_eq!(format_rfc3339(1_733_152_245_078), "2024-12-02T15:10:45.078Z");
+/// assert_eq!(format_rfc3339(1_733_152_245_978), "2024-12-02T15:10:45Z");
 /// ```
 pub fn format_rfc3339(millis: u64) -> String {
     let secs = millis / 1000;
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(secs / 86_400);
-    let frac = match millis % 1000 {
-        0 => String::new(),
-        ms => format!(".{ms:03}"),
-    };
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{frac}Z",
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60

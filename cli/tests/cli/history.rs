@@ -899,7 +899,7 @@ fn a_touched_session_keeps_its_recorded_time() {
         .unwrap();
     assert_ne!(claude, 0, "{json}");
     assert_eq!(
-        sessions[claude]["updated"], "2026-12-02T15:18:58.139Z",
+        sessions[claude]["updated"], "2026-12-02T15:18:58Z",
         "{json}"
     );
     let recent = world.run(&["history", "sessions", "--since", "1d", "--json"]);
@@ -1019,4 +1019,48 @@ fn counts_for_people_have_thousands_separators() {
         "{}",
         notes.stdout
     );
+}
+
+/// Every time a `--json` document writes has one shape, `YYYY-MM-DDTHH:MM:SSZ`, whether a
+/// harness recorded milliseconds or a file's mtime gave it, so `jq`'s `fromdateiso8601`
+/// reads each one (user walkthrough 6, finding 13: one listing mixed `…:54.016Z` and
+/// `…:54Z`, and jq refused the first).
+#[test]
+fn every_json_time_has_one_shape() {
+    fn times<'v>(value: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    match (key.as_str(), value.as_str()) {
+                        ("time" | "started" | "updated" | "deleted", Some(time)) => out.push(time),
+                        _ => times(value, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| times(v, out)),
+            _ => {}
+        }
+    }
+    let world = World::new("json-times");
+    let mut seen = 0;
+    for args in [
+        &["history", "sessions", "--json"][..],
+        &["history", "show", "claude:da56055c", "--json"],
+        &["history", "show", "codex:", "--json"],
+        &["history", "search", "prime", "--json"],
+    ] {
+        let run = world.run(args);
+        let json = run.json();
+        let mut found = Vec::new();
+        times(&json, &mut found);
+        for time in found {
+            seen += 1;
+            let shape: String = time
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect();
+            assert_eq!(shape, "9999-99-99T99:99:99Z", "{args:?}: {time}");
+        }
+    }
+    assert!(seen > 20, "only {seen} times");
 }
