@@ -19,19 +19,34 @@ pub(crate) fn session_filter(
     harness: Option<Host>,
     env: &Env,
 ) -> Result<SessionFilter, CliError> {
+    let since = args
+        .since
+        .as_deref()
+        .map(|w| moment("--since", w, false, env.zone()))
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|w| moment("--until", w, true, env.zone()))
+        .transpose()?;
+    if let (Some(from), Some(to), Some(since_text), Some(until_text)) =
+        (since, until, &args.since, &args.until)
+        && from > to
+    {
+        // No session is in both: say so rather than search and find nothing.
+        return Err(CliError::Refused {
+            code: "bad_time",
+            message: format!(
+                "--since {since_text} is after --until {until_text}: no session can be in both"
+            ),
+            fix: "swap the two, or give --since a moment before --until".to_owned(),
+        });
+    }
     Ok(SessionFilter {
         harness,
         folder: args.project.as_ref().map(|p| env.folder(Some(p))),
-        since: args
-            .since
-            .as_deref()
-            .map(|w| moment("--since", w, false, env.zone()))
-            .transpose()?,
-        until: args
-            .until
-            .as_deref()
-            .map(|w| moment("--until", w, true, env.zone()))
-            .transpose()?,
+        since,
+        until,
     })
 }
 

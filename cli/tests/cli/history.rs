@@ -1064,3 +1064,31 @@ fn every_json_time_has_one_shape() {
     }
     assert!(seen > 20, "only {seen} times");
 }
+
+/// `--since` after `--until` is a command line no session can answer: both commands say so
+/// and exit 2, rather than search and report nothing found (user walkthrough 6, finding 16).
+#[test]
+fn since_after_until_is_refused() {
+    let world = World::new("since-after-until");
+    for command in ["sessions", "search"] {
+        let mut args = vec!["history", command];
+        if command == "search" {
+            args.push("prime");
+        }
+        args.extend(["--since", "2026-12-05", "--until", "2026-12-01"]);
+        let run = world.run(&args);
+        assert_eq!(run.exit, 2, "{}", run.shown());
+        assert!(
+            run.stderr
+                .contains("--since 2026-12-05 is after --until 2026-12-01"),
+            "{}",
+            run.shown()
+        );
+        // One day given to both is that day, not a refusal.
+        let n = args.len();
+        args[n - 3] = "2026-12-01";
+        let day = world.run(&args);
+        assert_ne!(day.exit, 2, "{}", day.shown());
+        assert!(!day.stderr.contains("is after"), "{}", day.shown());
+    }
+}
