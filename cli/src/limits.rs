@@ -308,7 +308,7 @@ pub(crate) fn points_json<'a>(
 fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out) {
     let (project, files, vars, window) = (shown.project, shown.files, shown.vars, shown.window);
     let unit = match p.unit {
-        Unit::Tokens => "tokens",
+        Unit::Tokens => " tokens",
         Unit::Percent => "% of a 200K window",
     };
     out.line(out.paint(
@@ -365,12 +365,14 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     margin_lines(&margins(Some(settings)), out);
 }
 
-/// The warning, clear and native rows of a policy in `unit`; `said`: why there is no
-/// automatic clear, and what the native point is, in the harness's words.
+/// The warning, clear and native rows of a policy in `unit` (written right after the
+/// number: `" tokens"`, `"% of a 200K window"`, so a percent reads `71%` as /notesoup
+/// writes it); `said`: why there is no automatic clear, and what the native point is, in
+/// the harness's words.
 pub(crate) fn point_rows(p: &Policy, unit: &str, said: (&str, &str), out: &mut Out) {
     let row = |label: &str, value: u64, what: &str| {
         let value = notesoup_window::thousands(value);
-        format!("  {label:<8}{value:>9} {unit}  {what}")
+        format!("  {label:<8}{value:>9}{unit}  {what}")
     };
     let warning = if p.warnings_enabled {
         "notesoup warns the agent to save its notes"
@@ -393,13 +395,18 @@ pub(crate) fn point_rows(p: &Policy, unit: &str, said: (&str, &str), out: &mut O
 pub(crate) fn margin_lines(margins: &[notesoup_thresholds::Margin], out: &mut Out) {
     for m in margins {
         let line = match (&m.raw, m.valid) {
-            (None, _) => format!("  notesoup.{} = {} (default)", m.name, m.tokens),
+            (None, _) => format!(
+                "  notesoup.{} = {} (default)",
+                m.name,
+                notesoup_window::thousands(m.tokens)
+            ),
             (Some(raw), true) => format!("  notesoup.{} = {raw}", m.name),
             (Some(raw), false) => out.paint(
                 Paint::Warn,
                 &format!(
                     "  notesoup.{} = {raw} is not a whole number of tokens: ignored, {} applies",
-                    m.name, m.tokens
+                    m.name,
+                    notesoup_window::thousands(m.tokens)
                 ),
             ),
         };

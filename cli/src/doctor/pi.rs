@@ -99,8 +99,9 @@ fn settings_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
             "settings",
             Status::Ok,
             format!(
-                "Pi: notesoup margins valid: {}; compaction.reserveTokens {reserve}",
-                margins_in_force(&pi_margins(Some(settings)))
+                "Pi: notesoup margins valid: {}; compaction.reserveTokens {}",
+                margins_in_force(&pi_margins(Some(settings))),
+                notesoup_window::thousands(reserve)
             ),
             None,
         ));

@@ -267,7 +267,7 @@ pub(super) fn switches_check(env: &Env, checks: &mut Vec<Check>) {
     }
 }
 
-/// The margins in force as the ok line says them: `resetMarginTokens 8192 (default), ...`.
+/// The margins in force as the ok line says them: `resetMarginTokens 8,192 (default), ...`.
 pub(super) fn margins_in_force(margins: &[notesoup_thresholds::Margin]) -> String {
     margins
         .iter()
@@ -275,7 +275,7 @@ pub(super) fn margins_in_force(margins: &[notesoup_thresholds::Margin]) -> Strin
             format!(
                 "{} {}{}",
                 m.name,
-                m.tokens,
+                notesoup_window::thousands(m.tokens),
                 if m.raw.is_none() { " (default)" } else { "" }
             )
         })
@@ -300,7 +300,8 @@ pub(super) fn invalid_margins(
                 Status::Fail,
                 format!(
                     "{host}notesoup.{} = {raw}{file} is not a whole number of tokens: it is ignored and {} applies",
-                    m.name, m.tokens
+                    m.name,
+                    notesoup_window::thousands(m.tokens)
                 ),
                 Some(format!(
                     "write a whole number, e.g. \"notesoup\": {{\"{}\": {}}}",

@@ -107,7 +107,7 @@ fn text_report(r: &Report<'_>, args: &LimitsArgs, out: &mut Out) {
     ));
     super::point_rows(
         p,
-        "tokens",
+        " tokens",
         (
             "Pi's compaction.enabled is false (notesoup clears when asked)",
             if p.auto_clear {

@@ -456,7 +456,7 @@ fn doctor_checks_pis_settings_when_pi_is_here() {
     assert_eq!(
         line(&run),
         [
-            "ok   settings  Pi: notesoup margins valid: resetMarginTokens 8192 (default), warningRunwayTokens 16384 (default); compaction.reserveTokens 16384"
+            "ok   settings  Pi: notesoup margins valid: resetMarginTokens 8,192 (default), warningRunwayTokens 16,384 (default); compaction.reserveTokens 16,384"
         ],
         "{}",
         run.stdout
