@@ -97,8 +97,10 @@ pub fn brains(store_root: &Path) -> Result<Vec<BrainInfo>, NotesError> {
 
 /// The brain a project folder that no longer exists left behind (deleted, or moved or
 /// renamed away): the brain first written from `folder` or from its nearest ancestor (a
-/// git project's brain is its root's), so its notes can still be read and restored.
-/// `None` when no brain was written from there. `folder` is absolute, with no `.` or `..`.
+/// git project's brain is its root's) when that folder is gone too, so its notes can still
+/// be read and restored. `None` when no brain was written from there, or its folder still
+/// exists (a mistyped folder under a project is not that project's). `folder` is
+/// absolute, with no `.` or `..`.
 ///
 /// ```
 /// use notesoup_notes::{Brain, left_behind};
@@ -119,7 +121,8 @@ pub fn left_behind(store_root: &Path, folder: &Path) -> Result<Option<Brain>, No
     let found = brains(store_root)?;
     let nearest = folder
         .ancestors()
-        .find_map(|ancestor| found.iter().find(|b| b.domain.as_deref() == Some(ancestor)));
+        .find_map(|ancestor| found.iter().find(|b| b.domain.as_deref() == Some(ancestor)))
+        .filter(|b| b.domain.as_deref().is_some_and(|d| !d.exists()));
     Ok(nearest.and_then(|b| {
         Some(Brain {
             label: b.dir.file_name()?.to_str()?.to_owned(),

@@ -814,4 +814,9 @@ fn project_opens_the_brain_a_gone_folder_left_behind() {
     let none = world.run(&["notes", "--project", "../../gone/other"]);
     assert_eq!(none.exit, 1, "{}", none.shown());
     assert!(none.stderr.contains("no such folder"), "{}", none.stderr);
+    // So is a mistyped folder under a project that is still there: not its brain.
+    seed(&world);
+    let typo = world.run(&["notes", "--project", "../sbu", "show", "plan"]);
+    assert_eq!(typo.exit, 1, "{}", typo.shown());
+    assert!(typo.stderr.contains("no such folder"), "{}", typo.stderr);
 }
