@@ -73,6 +73,7 @@ mod history;
 mod limits;
 mod mcp;
 mod notes;
+mod pager;
 mod programs;
 mod refusals;
 mod size;
@@ -81,6 +82,7 @@ mod zone;
 
 pub use args::{Cli, Color, Command};
 pub use error::{CliError, NoteNow};
+pub use pager::{pager_command, pager_failed_to_run};
 pub use term::{Style, wants_pager};
 pub use zone::{Zone, named_zone};
 

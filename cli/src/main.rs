@@ -74,13 +74,14 @@ fn rows(env: &Env) -> usize {
     env.var("LINES").and_then(|l| l.parse().ok()).unwrap_or(24)
 }
 
-/// Shows `text` in `$PAGER` (default `less`, with `LESS=FRX` unless set: quit when it fits,
-/// keep colours, leave the text on screen). False when no pager could be started.
+/// Shows `text` in `$PAGER` (default `less` when it is on PATH, with `LESS=FRX` unless set:
+/// quit when it fits, keep colours, leave the text on screen). False when there is no pager,
+/// or it could not be started or run (the shell found no such command): the text is then
+/// printed as it is.
 fn page(text: &str, env: &Env) -> bool {
-    let pager = env
-        .var("PAGER")
-        .filter(|p| !p.trim().is_empty())
-        .unwrap_or("less");
+    let Some(pager) = notesoup_cli::pager_command(env) else {
+        return false;
+    };
     let mut command = Command::new("/bin/sh");
     command.arg("-c").arg(pager).stdin(Stdio::piped());
     if env.var("LESS").is_none() {
@@ -93,6 +94,7 @@ fn page(text: &str, env: &Env) -> bool {
         // The person may quit the pager early: a broken pipe is fine.
         let _ = stdin.write_all(text.as_bytes());
     }
-    let _ = child.wait();
-    true
+    child
+        .wait()
+        .is_ok_and(|status| !notesoup_cli::pager_failed_to_run(status.code()))
 }

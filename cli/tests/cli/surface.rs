@@ -144,6 +144,28 @@ fn a_pager_only_for_long_text_on_a_terminal() {
     assert!(out.contains("project/build") && !marker.exists(), "{out:?}");
 }
 
+/// A pager that cannot run does not swallow the text: with no `PAGER` and no `less` on
+/// PATH (a slim container) the text is printed as it is, and a `PAGER` the shell cannot find
+/// (exit 127) is passed over the same way (walk6 finding 21: only "sh: 1: less: not found"
+/// was shown, and the listing was lost).
+#[test]
+fn a_pager_that_cannot_run_does_not_swallow_the_text() {
+    let mut world = World::new("pager-missing");
+    seed(&world);
+    let empty = world.path("no-programs");
+    fs::create_dir_all(&empty).unwrap();
+    world.set("PATH", empty.to_str().unwrap());
+    world.set("LINES", "3");
+    let out = world.run_on_terminal(&["notes"]);
+    assert!(
+        out.contains("project/build") && !out.contains("not found"),
+        "{out:?}"
+    );
+    world.set("PAGER", "no-such-pager");
+    let out = world.run_on_terminal(&["notes"]);
+    assert!(out.contains("project/build"), "{out:?}");
+}
+
 /// The commands README's "Using it" names, in order: every code span that is a `notesoup`
 /// command, and in a table row the spans that continue the row's command (`show NAME`
 /// after `notesoup notes`).
