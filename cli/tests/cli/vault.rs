@@ -70,6 +70,15 @@ fn history_vault_keeps_every_session_and_forget_removes_one() {
     );
     let bad = world.run(&["history", "forget", "da56055c"]);
     assert_eq!(bad.exit, 2, "{}", bad.shown());
+    // Neither a session nor --before: the error names both (walk6 finding 22: it named only
+    // <SESSION>).
+    let neither = world.run(&["history", "forget"]);
+    assert_eq!(neither.exit, 2, "{}", neither.shown());
+    assert!(
+        neither.stderr.contains("<SESSION|--before <WHEN>>"),
+        "{}",
+        neither.stderr
+    );
     let none = world
         .run(&["history", "forget", "--before", "2000-01-01", "--json"])
         .json();
