@@ -121,6 +121,16 @@ pub enum CliError {
         /// The system's account.
         source: std::io::Error,
     },
+    /// The editor's file could not be made in the temp folder (`TMPDIR`, else /tmp).
+    #[error("could not create the file to edit in {} (TMPDIR{}): {source}", dir.display(), if *from_tmpdir { "" } else { " is not set, so /tmp" })]
+    TempDir {
+        /// The temp folder.
+        dir: PathBuf,
+        /// Whether `TMPDIR` named it.
+        from_tmpdir: bool,
+        /// The system's account.
+        source: std::io::Error,
+    },
     /// A settings file is not valid JSON.
     #[error("settings file {} is not valid JSON: {reason}", path.display())]
     Settings {
@@ -203,7 +213,7 @@ impl CliError {
             Self::EditConflict { .. } => "version_conflict",
             Self::Editor { .. } => "editor_failed",
             Self::NoEditor { .. } => "no_editor",
-            Self::Io { .. } => "io",
+            Self::Io { .. } | Self::TempDir { .. } => "io",
             Self::Settings { .. } => "bad_settings",
             Self::Limits(err) => err.code(),
             Self::BadArgument { .. } => "bad_argument",
@@ -302,6 +312,8 @@ impl CliError {
                 std::io::ErrorKind::StorageFull => "free some space on that disk".into(),
                 _ => "check the file's permissions and free space".into(),
             },
+            Self::TempDir { from_tmpdir: true, .. } => "set TMPDIR to a folder you can write, or unset it (then /tmp is used)".into(),
+            Self::TempDir { .. } => "set TMPDIR to a folder you can write".into(),
             Self::Settings { .. } => "fix the JSON (Claude Code ignores a broken settings file too)".into(),
             Self::Limits(notesoup_thresholds::ThresholdError::CapTooSmall { smallest, .. }) => {
                 format!("give a cap of at least {} tokens, e.g. `notesoup limits --cap {}k`", notesoup_window::thousands(*smallest), smallest.div_ceil(1000))

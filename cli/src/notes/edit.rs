@@ -146,9 +146,10 @@ fn read_back(file: &std::path::Path) -> Result<String, CliError> {
 
 /// A new private file holding `text`, named after the note (so the editor shows which).
 fn edit_file(env: &Env, name: &str, text: &str) -> Result<PathBuf, CliError> {
+    let from_tmpdir = env.var_set("TMPDIR").is_some();
     let dir = env
         .var_set("TMPDIR")
-        .map_or_else(std::env::temp_dir, PathBuf::from);
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
@@ -166,7 +167,12 @@ fn edit_file(env: &Env, name: &str, text: &str) -> Result<PathBuf, CliError> {
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&path).map_err(io)?;
+    // The folder itself missing or refusing: said as TMPDIR's fault, with its fix.
+    let mut file = options.open(&path).map_err(|source| CliError::TempDir {
+        dir: dir.clone(),
+        from_tmpdir,
+        source,
+    })?;
     file.write_all(text.as_bytes()).map_err(io)?;
     Ok(path)
 }

@@ -820,3 +820,29 @@ fn project_opens_the_brain_a_gone_folder_left_behind() {
     assert_eq!(typo.exit, 1, "{}", typo.shown());
     assert!(typo.stderr.contains("no such folder"), "{}", typo.stderr);
 }
+
+/// `notes edit` with a TMPDIR that is no folder says it is TMPDIR, and what to do (walk6
+/// finding 23: "could not create the file to edit …: No such file", fix "check the path").
+#[test]
+fn edit_names_a_tmpdir_it_cannot_use() {
+    let mut world = World::new("edit-tmpdir");
+    seed(&world);
+    world.set("EDITOR", "true");
+    let missing = world.path("no-such-tmp");
+    world.set("TMPDIR", missing.to_str().unwrap());
+    let run = world.run(&["notes", "edit", "plan"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr
+            .contains("could not create the file to edit in [TMP]/no-such-tmp (TMPDIR)")
+            && run
+                .stderr
+                .contains("fix:  set TMPDIR to a folder you can write, or unset it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        world.brain().read("plan").unwrap().text,
+        "1. fix lex()\n2. ship\n"
+    );
+}
