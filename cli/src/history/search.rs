@@ -297,10 +297,20 @@ fn footer(args: &Everywhere<'_>, report: &SearchReport, hidden: usize, more: &[S
             );
         }
     }
-    if report.searched == 0
-        && let Some(project) = &args.filter.folder
-    {
-        let _ = write!(footer, "; {}", super::filter::no_session_in(project));
+    if report.searched == 0 {
+        let filter = &args.filter;
+        if let Some(project) = &filter.folder {
+            let _ = write!(footer, "; {}", super::filter::no_session_in(project));
+        } else if filter.harness.is_none() && filter.since.is_none() && filter.until.is_none() {
+            // Nothing to search at all: as `history sessions` says it.
+            footer.push_str(
+                "; no sessions found (`notesoup doctor` shows which folders are searched)",
+            );
+        } else {
+            footer.push_str(
+                "; no session is of that --harness or active in that time (`notesoup history sessions` takes the same flags)",
+            );
+        }
     }
     if !report.skipped.is_empty() {
         let _ = write!(

@@ -311,3 +311,37 @@ fn a_session_with_nothing_said_is_no_session_that_could_not_be_read() {
         listed.stdout
     );
 }
+
+/// A search with no session to search says why, as `history sessions` does, not only "no
+/// match … in 0 sessions" (walk6 finding 24): no sessions at all, or none the filters keep.
+#[test]
+fn a_search_of_no_session_says_why() {
+    let mut world = World::new("search-none");
+    let run = world.run(&["history", "search", "prime", "--since", "2999-01-01"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr.contains(
+            "in 0 sessions; no session is of that --harness or active in that time (`notesoup history sessions` takes the same flags)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let empty = world.path("empty");
+    fs::create_dir_all(&empty).unwrap();
+    for var in [
+        "CLAUDE_CONFIG_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "CODEX_HOME",
+    ] {
+        world.set(var, empty.to_str().unwrap());
+    }
+    let run = world.run(&["history", "search", "prime"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stderr.contains(
+            "no match for \"prime\" in 0 sessions; no sessions found (`notesoup doctor` shows which folders are searched)"
+        ),
+        "{}",
+        run.stderr
+    );
+}
