@@ -2,9 +2,7 @@
 //! else the field-by-field one that names the refusal) and added to the uuid graph's
 //! nodes, first occurrence first; [`decode`] feeds it a whole transcript.
 
-use std::sync::Arc;
-
-use notesoup_history_core::{Body, Event, Role, Transcript, Window};
+use notesoup_history_core::{Body, Event, Role, SharedText, Transcript, Window};
 
 use crate::DecodeError;
 use crate::elided::{Elided, Fingerprint, fingerprint, fingerprint_of};
@@ -279,19 +277,18 @@ impl Node {
     }
 }
 
-/// The uuid and timestamp every event of a row shares: each allocated once a row.
+/// The uuid and timestamp every event of a row shares (a resumed state's are ranges of one
+/// buffer of them all).
 pub(crate) struct Stamp {
-    pub(crate) record: Arc<str>,
-    pub(crate) timestamp: Option<Arc<str>>,
+    pub(crate) record: SharedText,
+    pub(crate) timestamp: Option<SharedText>,
 }
 
 impl Stamp {
-    /// A fed row's uuid and timestamp, shared.
-    fn of(uuid: String, timestamp: Option<String>) -> Self {
-        Self {
-            record: uuid.into(),
-            timestamp: timestamp.map(Arc::from),
-        }
+    /// A fed row's uuid and timestamp, shared: one buffer of the two.
+    fn of(uuid: &str, timestamp: Option<&str>) -> Self {
+        let (record, timestamp) = SharedText::pair(uuid, timestamp);
+        Self { record, timestamp }
     }
 }
 
@@ -317,7 +314,7 @@ pub(crate) fn unplaced(seq: u64, role: Role, body: Body, stamp: &Stamp) -> Event
         role,
         window: Window::Numbered(0),
         body,
-        record: Arc::clone(&stamp.record),
+        record: stamp.record.clone(),
         timestamp: stamp.timestamp.clone(),
     }
 }
@@ -512,7 +509,7 @@ pub struct Decoder {
     pub(crate) session: Option<String>,
     pub(crate) line: usize,
     pub(crate) next_seq: u64,
-    pub(crate) nodes: Vec<(Arc<str>, Node)>,
+    pub(crate) nodes: Vec<(SharedText, Node)>,
     /// Every row's events, node after node (so in seq order), each already as the
     /// [`Transcript`] holds it (its window is set when the branch is selected): the
     /// selection keeps them in place rather than copying every body into a new list.
@@ -787,7 +784,7 @@ impl Decoder {
         let spans = first_span..self.spans.len();
         self.picked
             .extend(picked.iter().map(|&k| seq + u64::from(k)));
-        let stamp = Stamp::of(row.uuid, row.timestamp);
+        let stamp = Stamp::of(&row.uuid, row.timestamp.as_deref());
         push_events(&mut self.events, &stamp, seq, row.events);
         self.nodes.push((
             stamp.record,

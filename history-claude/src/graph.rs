@@ -2,9 +2,10 @@
 //! and the [`Transcript`] handed over.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-use notesoup_history_core::{Body, Event, SessionRef, Transcript, Window, WordHashBuilder};
+use notesoup_history_core::{
+    Body, Event, SessionRef, SharedText, Transcript, Window, WordHashBuilder,
+};
 use notesoup_window::Host;
 
 use crate::decoder::{Decoder, ElidedRow, FirstParent, Node, Parent, Skeleton};
@@ -73,7 +74,7 @@ enum Link {
 
 pub(crate) struct Graph {
     session: String,
-    nodes: Vec<(Arc<str>, Node)>,
+    nodes: Vec<(SharedText, Node)>,
     /// The decoder's flat event list.
     events: Vec<Event>,
     /// The decoder's flat list of spans.

@@ -5,7 +5,9 @@
 //! looks it up; a repeat that moves the parent spells it out first), seqs, kinds, windows'
 //! inputs (boundaries, boots), tool ids and names, and per row a 128-bit fingerprint of
 //! its events and whether its text is blank, and where its bodies lie in its line
-//! ([`TextSpan`]s, when the decoder recorded them); no texts or inputs. A resumed decoder's
+//! ([`TextSpan`]s, when the decoder recorded them); no texts or inputs. The rows' uuids and
+//! timestamps are one text ahead of the rows, read back into one buffer that the resumed
+//! rows and their events share ([`SharedText`]: no allocation a row). A resumed decoder's
 //! rows from the state have placeholder bodies ([`crate::Skeleton`] says which), and a
 //! repeat of such a row is checked against its fingerprint. The format is private to this crate and versioned; it carries no checksum
 //! and no record of *which* bytes were fed: the caller stores those beside it and must
@@ -13,7 +15,7 @@
 
 use std::sync::Arc;
 
-use notesoup_history_core::{Body, Event, Role};
+use notesoup_history_core::{Body, Event, Role, SharedText};
 
 use crate::Options;
 use crate::decoder::{Decoder, FirstParent, Node, Parent, Rare, Stamp, unplaced};
@@ -24,8 +26,9 @@ use crate::uuids::{UuidIndex, Uuids, repeats, uuid_hash};
 
 /// The format version written first; a state of another version is refused. It is raised
 /// when what the decoder accepts changes too (8: lone surrogate escapes read, uuids over
-/// 256 bytes refused), so no state vouches for a decode made by other rules.
-const VERSION: u32 = 8;
+/// 256 bytes refused), so no state vouches for a decode made by other rules. 9: the rows'
+/// uuids and timestamps in one text ahead of the rows.
+const VERSION: u32 = 9;
 const MAGIC: &[u8; 8] = b"nsclst\0\x01";
 
 /// Why saved decoder state cannot be resumed. The caller decodes from the start instead.
@@ -70,6 +73,7 @@ impl Decoder {
         w.u64(self.next_seq);
         w.bool(self.done);
         w.u64(self.nodes.len() as u64);
+        self.write_texts(&mut w, sink)?;
         // A resumed decoder fed nothing since has no map yet: one of just the parents
         // named by their uuid, the only ones looked up here.
         let wanted = self.nodes.iter().filter_map(|(_, n)| n.parent_uuid());
@@ -77,7 +81,7 @@ impl Decoder {
             .uuids
             .for_wanted(&self.nodes, wanted.map(String::as_str));
         for (uuid, node) in &self.nodes {
-            w.str(uuid);
+            w.u64(uuid.len() as u64);
             w.u64(node.first_line as u64);
             w.u8(match node.kind {
                 Kind::User => 0,
@@ -107,10 +111,15 @@ impl Decoder {
                 }
             }
             w.bool(node.duplicated);
-            let events = node.events(&self.events);
-            // Every event of a row carries the row's timestamp.
-            w.opt_str(events.first().and_then(|e| e.timestamp.as_deref()));
+            match self.stamp(node) {
+                None => w.u8(0),
+                Some(timestamp) => {
+                    w.u8(1);
+                    w.u64(timestamp.len() as u64);
+                }
+            }
             w.u64(node.seq);
+            let events = node.events(&self.events);
             let elided = node.elided.unwrap_or_else(|| Elided {
                 fingerprint: fingerprint(events.iter().map(|e| (e.role, (&e.body).into()))),
                 blank: blank_first(events),
@@ -151,6 +160,32 @@ impl Decoder {
         sink.write_all(&w.0)
     }
 
+    /// A row's timestamp (every event of a row carries it).
+    fn stamp(&self, node: &Node) -> Option<&str> {
+        let events = node.events(&self.events);
+        events.first().and_then(|e| e.timestamp.as_deref())
+    }
+
+    /// The rows' uuids and timestamps, in one text ahead of the rows (a resumed decoder
+    /// reads it into one buffer that its rows and events share); each row then gives the
+    /// lengths of its own, in turn. What `w` holds is written to `sink` as it grows.
+    fn write_texts(&self, w: &mut Writer, sink: &mut impl std::io::Write) -> std::io::Result<()> {
+        let texts = || {
+            self.nodes
+                .iter()
+                .flat_map(|(uuid, node)| [Some(&**uuid), self.stamp(node)].into_iter().flatten())
+        };
+        w.u64(texts().map(str::len).sum::<usize>() as u64);
+        for text in texts() {
+            w.0.extend_from_slice(text.as_bytes());
+            if w.0.len() >= 1 << 16 {
+                sink.write_all(&w.0)?;
+                w.0.clear();
+            }
+        }
+        Ok(())
+    }
+
     /// A decoder that continues from `state` (made by [`Decoder::snapshot`] with the same
     /// `options`): feed it the lines that follow the ones the state covers. Any state that
     /// does not read back exactly is refused, never patched.
@@ -180,13 +215,17 @@ impl Decoder {
         let next_seq = r.u64()?;
         let done = r.bool()?;
         let count = r.len(16)?;
+        let mut texts = Texts {
+            all: Arc::new(r.long_text()?),
+            at: 0,
+        };
         let mut nodes = Vec::with_capacity(count);
         let mut events = Vec::with_capacity(count);
         let mut hashes = Vec::with_capacity(count);
         let mut spans = Vec::new();
         let mut seq_end = 1;
         for _ in 0..count {
-            let (uuid, node) = read_node(&mut r, &mut events, &mut spans)?;
+            let (uuid, node) = read_node(&mut r, &mut texts, &mut events, &mut spans)?;
             // Seqs are consecutive in node order: the state must say so.
             if node.seq != seq_end || node.first_line == 0 || node.first_line > line {
                 return Err(r.invalid("row seq or line out of order"));
@@ -209,6 +248,9 @@ impl Decoder {
         }
         if seq_end != next_seq {
             return Err(r.invalid("next seq"));
+        }
+        if texts.at != texts.all.len() {
+            return Err(r.invalid("texts left over"));
         }
         if r.at as u64 != r.len || r.more()? {
             return Err(r.invalid("trailing bytes"));
@@ -242,7 +284,7 @@ fn write_parent(
     w: &mut Writer,
     parent: Option<&Parent>,
     index: &UuidIndex,
-    nodes: &[(Arc<str>, Node)],
+    nodes: &[(SharedText, Node)],
 ) {
     let at = match parent {
         Some(Parent::Uuid(uuid)) => index.get(uuid, nodes),
@@ -262,14 +304,39 @@ fn write_parent(
     }
 }
 
-/// Reads one row of the state; its events go on the end of `all`, its spans on the end of
-/// `all_spans`.
+/// The state's text of uuids and timestamps, and where the next row's begin in it.
+struct Texts {
+    all: Arc<String>,
+    at: usize,
+}
+
+impl Texts {
+    /// The next `len` bytes of the text, shared; the reader `r` names where it fails.
+    fn next(
+        &mut self,
+        len: usize,
+        r: &Reader<impl std::io::Read>,
+    ) -> Result<SharedText, StateError> {
+        let end = self.at.checked_add(len);
+        let text = end.and_then(|end| SharedText::within(&self.all, self.at..end));
+        let (Some(end), Some(text)) = (end, text) else {
+            return Err(r.invalid("text out of range"));
+        };
+        self.at = end;
+        Ok(text)
+    }
+}
+
+/// Reads one row of the state (its uuid and timestamp from `texts`); its events go on the
+/// end of `all`, its spans on the end of `all_spans`.
 fn read_node(
     r: &mut Reader<impl std::io::Read>,
+    texts: &mut Texts,
     all: &mut Vec<Event>,
     all_spans: &mut Vec<TextSpan>,
-) -> Result<(Arc<str>, Node), StateError> {
-    let uuid = r.shared()?;
+) -> Result<(SharedText, Node), StateError> {
+    let len = r.usize()?;
+    let uuid = texts.next(len, r)?;
     let first_line = r.usize()?;
     let kind = match r.u8()? {
         0 => Kind::User,
@@ -297,7 +364,14 @@ fn read_node(
         _ => return Err(r.invalid("boot ordinal")),
     };
     let duplicated = r.bool()?;
-    let timestamp = r.opt_shared()?;
+    let timestamp = match r.u8()? {
+        0 => None,
+        1 => {
+            let len = r.usize()?;
+            Some(texts.next(len, r)?)
+        }
+        _ => return Err(r.invalid("timestamp")),
+    };
     let seq = r.u64()?;
     let fingerprint = Fingerprint::from_le_bytes(r.array()?);
     let blank = r.bool()?;
@@ -593,19 +667,18 @@ impl<R: std::io::Read> Reader<R> {
             _ => Err(self.invalid("optional text")),
         }
     }
-    /// A text the events of a row share, copied once into its `Arc`.
-    fn shared(&mut self) -> Result<Arc<str>, StateError> {
+    /// A long text (its length first), read through the window a piece at a time into a
+    /// `String` of its own (the window never grows for it).
+    fn long_text(&mut self) -> Result<String, StateError> {
         let n = self.usize()?;
-        match std::str::from_utf8(self.take(n)?) {
-            Ok(text) => Ok(Arc::from(text)),
-            Err(_) => Err(self.invalid("text")),
+        if n as u64 > self.left() {
+            return Err(self.invalid("unexpected end"));
         }
-    }
-    fn opt_shared(&mut self) -> Result<Option<Arc<str>>, StateError> {
-        match self.u8()? {
-            0 => Ok(None),
-            1 => Ok(Some(self.shared()?)),
-            _ => Err(self.invalid("optional text")),
+        let mut bytes = Vec::with_capacity(n);
+        while bytes.len() < n {
+            let piece = (n - bytes.len()).min(PIECE);
+            bytes.extend_from_slice(self.take(piece)?);
         }
+        String::from_utf8(bytes).map_err(|_| self.invalid("text"))
     }
 }

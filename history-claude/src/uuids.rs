@@ -17,9 +17,8 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::Hasher;
-use std::sync::Arc;
 
-use notesoup_history_core::{WordHash, WordHashBuilder};
+use notesoup_history_core::{SharedText, WordHash, WordHashBuilder};
 
 /// Node index by uuid, keyed by the uuid's 64-bit hash (no copy of the uuid: the node
 /// holds it); a uuid whose hash an earlier one already holds is kept by its text. Every
@@ -38,7 +37,7 @@ pub(crate) fn uuid_hash(uuid: &str) -> u64 {
 
 impl UuidIndex {
     /// The node of `uuid` among `nodes` (the nodes this index was built over).
-    pub(crate) fn get<N>(&self, uuid: &str, nodes: &[(Arc<str>, N)]) -> Option<usize> {
+    pub(crate) fn get<N>(&self, uuid: &str, nodes: &[(SharedText, N)]) -> Option<usize> {
         match self.by_hash.get(&uuid_hash(uuid)) {
             None => None,
             Some(&at) if *nodes[at].0 == *uuid => Some(at),
@@ -84,7 +83,7 @@ impl Uuids {
     }
 
     /// The map over `nodes` (the nodes these uuids are of), built now if it was not.
-    pub(crate) fn built<N>(&mut self, nodes: &[(Arc<str>, N)]) -> &mut UuidIndex {
+    pub(crate) fn built<N>(&mut self, nodes: &[(SharedText, N)]) -> &mut UuidIndex {
         if !self.unindexed.is_empty() {
             let hashes = std::mem::take(&mut self.unindexed);
             self.index.by_hash.reserve(hashes.len());
@@ -105,7 +104,7 @@ impl Uuids {
     /// hashes. A uuid not wanted may then not be found: only ask it for wanted ones.
     pub(crate) fn for_wanted<'a, N>(
         &self,
-        nodes: &[(Arc<str>, N)],
+        nodes: &[(SharedText, N)],
         wanted: impl IntoIterator<Item = &'a str>,
     ) -> Cow<'_, UuidIndex> {
         if self.is_built() {
@@ -126,7 +125,7 @@ impl Uuids {
     /// The map for a graph that will ask it only the `wanted` uuids ([`Uuids::for_wanted`]).
     pub(crate) fn into_index<'a, N>(
         self,
-        nodes: &[(Arc<str>, N)],
+        nodes: &[(SharedText, N)],
         wanted: impl IntoIterator<Item = &'a str>,
     ) -> UuidIndex {
         if self.is_built() {

@@ -3,13 +3,12 @@
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read as _};
-use std::sync::Arc;
 
 use serde_json::Value;
 
 use notesoup_history_core::{
-    Body, Event, LeaveOut, LeftOut, LineReader, Role, Seq, SessionRef, SessionSummary, Transcript,
-    Window,
+    Body, Event, LeaveOut, LeftOut, LineReader, Role, Seq, SessionRef, SessionSummary, SharedText,
+    Transcript, Window,
 };
 use notesoup_window::Host;
 
@@ -365,7 +364,8 @@ fn decode_with(
                 reason,
             })?;
             let repeat = step.fingerprint.map(|print| (index, print));
-            state.apply(&files, repeat, &step.at, step.timestamp, item, step.left)?;
+            let stamp = step.timestamp.as_deref();
+            state.apply(&files, repeat, &step.at, stamp, item, step.left)?;
         }
     }
     let transcript = Transcript {
@@ -407,7 +407,7 @@ impl State {
         names: &[&str],
         repeat: Option<(usize, u128)>,
         at: &At,
-        timestamp: Option<String>,
+        timestamp: Option<&str>,
         item: Item,
         left: Vec<Option<LeftOut>>,
     ) -> Result<(), CodexError> {
@@ -432,11 +432,12 @@ impl State {
                 if let Window::Numbered(n) = self.window {
                     self.window = Window::Numbered(n + 1);
                 }
+                let (record, timestamp) = SharedText::pair(&record_of(None), timestamp);
                 self.push(
                     Role::Summary,
                     Body::Text { text },
-                    record_of(None).into(),
-                    timestamp.map(Arc::from),
+                    record,
+                    timestamp,
                     left.next().flatten(),
                 );
             }
@@ -458,11 +459,10 @@ impl State {
                     self.turns.push(self.events.len());
                 }
                 // The item's events share its record and timestamp.
-                let record: Arc<str> = record_of(record).into();
-                let timestamp: Option<Arc<str>> = timestamp.map(Arc::from);
+                let (record, timestamp) = SharedText::pair(&record_of(record), timestamp);
                 for (role, body) in events {
                     let place = left.next().flatten();
-                    self.push(role, body, Arc::clone(&record), timestamp.clone(), place);
+                    self.push(role, body, record.clone(), timestamp.clone(), place);
                 }
             }
         }
@@ -473,8 +473,8 @@ impl State {
         &mut self,
         role: Role,
         body: Body,
-        record: Arc<str>,
-        timestamp: Option<Arc<str>>,
+        record: SharedText,
+        timestamp: Option<SharedText>,
         left: Option<LeftOut>,
     ) {
         if let Some(place) = left {

@@ -111,6 +111,7 @@ mod line_error;
 mod model;
 mod pieces;
 mod sessions;
+mod shared;
 mod surrogates;
 mod tools;
 mod visits;
@@ -130,6 +131,7 @@ pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
     SessionsLimit, clip, render_sessions, sessions_limit,
 };
+pub use shared::SharedText;
 pub use surrogates::lone_surrogates_replaced;
 pub use tools::{
     Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NO_VISIBLE_TEXT,

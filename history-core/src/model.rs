@@ -2,11 +2,12 @@
 //! visible text, tool calls and results, and the window each event belongs to.
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use notesoup_window::Host;
+
+use crate::shared::SharedText;
 
 /// An event's address: allocated by the decoder in first-occurrence append order of the
 /// persisted transcript, starting at 1, and never changed when the transcript grows.
@@ -163,10 +164,10 @@ pub struct Event {
     /// What it holds.
     pub body: Body,
     /// The harness id of the record it came from (a Claude row's `uuid`). The events of
-    /// one record share it (one allocation a record, not one an event).
-    pub record: Arc<str>,
+    /// one record share it (no allocation an event).
+    pub record: SharedText,
     /// The record's timestamp as the harness wrote it, if any (shared as `record` is).
-    pub timestamp: Option<Arc<str>>,
+    pub timestamp: Option<SharedText>,
 }
 
 /// What a decoder hands over: the selected branch of one session, ready to query.

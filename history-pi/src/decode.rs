@@ -2,12 +2,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
-use std::sync::Arc;
 
 use serde_json::Value;
 
 use notesoup_history_core::{
-    Event, LeaveOut, LeftOut, LineReader, Seq, SessionRef, SessionSummary, Transcript, Window,
+    Event, LeaveOut, LeftOut, LineReader, Seq, SessionRef, SessionSummary, SharedText, Transcript,
+    Window,
 };
 use notesoup_window::Host;
 
@@ -139,15 +139,14 @@ fn decode_with<R: BufRead>(
         if let Some(&seq) = first_seq.get(&at) {
             let mut left = std::mem::take(&mut entry.left).into_iter();
             // The entry's events share its id and timestamp.
-            let record: Arc<str> = entry.id.as_str().into();
-            let timestamp: Option<Arc<str>> = entry.timestamp.as_deref().map(Arc::from);
+            let (record, timestamp) = SharedText::pair(&entry.id, entry.timestamp.as_deref());
             for (offset, (role, body)) in (0..).zip(std::mem::take(&mut entry.events)) {
                 let event = Event {
                     seq: seq + offset,
                     role,
                     window: window.clone(),
                     body,
-                    record: Arc::clone(&record),
+                    record: record.clone(),
                     timestamp: timestamp.clone(),
                 };
                 events.push((event, left.next().flatten()));

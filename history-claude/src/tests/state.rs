@@ -52,17 +52,10 @@ fn a_state_parent_place_past_its_rows_is_refused() {
         decoder.line(line.as_bytes(), true).unwrap();
     }
     let state = decoder.snapshot();
-    // Row `b`: its uuid (length 1, `b`), its line (2), its kind (assistant), then its
-    // parent, written as the place of row `a` (tag 2, place 0).
-    let uuid_b = [1, 0, 0, 0, 0, 0, 0, 0, b'b'];
-    let at = state
-        .windows(uuid_b.len())
-        .position(|w| w == uuid_b)
-        .unwrap()
-        + uuid_b.len()
-        + 8
-        + 1;
-    assert_eq!(state[at - 9..at - 1], 2_u64.to_le_bytes());
+    // Row `b`: its uuid's length (1: its text is among the texts ahead of the rows), its
+    // line (2), its kind (assistant), then its parent, written as the place of row `a`
+    // (tag 2, place 0).
+    let at = row_at(&state, 1, 2, 1) + 8 + 8 + 1;
     assert_eq!(state[at..at + 9], [2, 0, 0, 0, 0, 0, 0, 0, 0]);
     let resumed = Decoder::resume(Options::default(), &state).unwrap();
     assert_eq!(resumed.snapshot(), state);
@@ -96,12 +89,8 @@ fn a_state_that_repeats_a_uuid_is_refused() {
         .collect();
     let state = state_of(&jsonl(&rows));
     assert!(Decoder::resume(Options::default(), &state).is_ok());
-    // A uuid is written as its length (u64 5) and its text.
-    let written = |u: &str| {
-        let mut bytes = 5_u64.to_le_bytes().to_vec();
-        bytes.extend_from_slice(u.as_bytes());
-        state.windows(bytes.len()).position(|w| w == bytes).unwrap() + 8
-    };
+    // A uuid's text is among the texts ahead of the rows (each row gives its length).
+    let written = |u: &str| state.windows(5).position(|w| w == u.as_bytes()).unwrap();
     for (from, to) in [("u0001", "u0000"), ("u0299", "u0000"), ("u0150", "u0298")] {
         let mut bad = state.clone();
         let at = written(from);
@@ -119,6 +108,49 @@ fn a_state_that_repeats_a_uuid_is_refused() {
             resumed.err()
         );
     }
+}
+
+/// Where the row with a uuid of `len` bytes first recorded on line `line`, of kind `kind`,
+/// begins in `state` (its uuid's length, its line and its kind lead it).
+fn row_at(state: &[u8], len: u64, line: u64, kind: u8) -> usize {
+    let mut lead = len.to_le_bytes().to_vec();
+    lead.extend_from_slice(&line.to_le_bytes());
+    lead.push(kind);
+    state.windows(lead.len()).position(|w| w == lead).unwrap()
+}
+
+/// The rows' uuids and timestamps are one text ahead of the rows, each row giving the
+/// lengths of its own: a length that runs past that text is refused, and so is a text
+/// that holds more than the rows take or that is not UTF-8.
+#[test]
+fn a_state_whose_rows_and_texts_disagree_is_refused() {
+    let text = jsonl(&[
+        row("user", "a", None, "hi"),
+        row("assistant", "b", Some("a"), "yo"),
+    ]);
+    let state = state_of(&text);
+    let refused = |bad: &[u8], reason: &str| {
+        let resumed = Decoder::resume(Options::default(), bad);
+        assert!(
+            matches!(&resumed, Err(StateError::Invalid { reason: r, .. }) if *r == reason),
+            "{reason}: {:?}",
+            resumed.err()
+        );
+    };
+    // Row `b`'s uuid is 1 byte long, then its line (2) and its kind (assistant).
+    let b = row_at(&state, 1, 2, 1);
+    let mut bad = state.clone();
+    bad[b..b + 8].copy_from_slice(&1000_u64.to_le_bytes());
+    refused(&bad, "text out of range");
+    let mut bad = state.clone();
+    bad[b..b + 8].copy_from_slice(&0_u64.to_le_bytes());
+    refused(&bad, "texts left over");
+    // The texts: their length, then `a`, its timestamp, `b`, its timestamp.
+    let a = state.windows(2).position(|w| w == b"a2").unwrap();
+    let mut bad = state.clone();
+    bad[a] = 0xff;
+    refused(&bad, "text");
+    assert!(Decoder::resume(Options::default(), &state).is_ok());
 }
 
 /// A resumed decoder builds its uuid map only when a line is fed (or a lookup needs it):
