@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::hash::WordHashBuilder;
 use crate::model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+use crate::seek::partition_from;
 use crate::visits::Walk;
 
 /// Why a [`Transcript`] cannot be indexed (a decoder bug, never user input).
@@ -255,12 +256,16 @@ impl History {
             Some(seqs) => {
                 let mut out = vec![None; self.transcript.events.len()];
                 let mut named = Vec::with_capacity(seqs.len());
+                // The seqs come in ascending order from a source that walks its rows: each
+                // is looked for from the place of the one before.
+                let mut from = 0;
                 for (seq, contains) in seqs {
-                    if let Some(index) = self.index_of(seq)
-                        && elided.which[index].is_some()
-                    {
-                        out[index] = Some(contains);
-                        named.push(index);
+                    if let Some(index) = self.index_from(seq, from) {
+                        from = index;
+                        if elided.which[index].is_some() {
+                            out[index] = Some(contains);
+                            named.push(index);
+                        }
                     }
                 }
                 (out, Some(named))
@@ -331,6 +336,26 @@ impl History {
             .events
             .binary_search_by_key(&seq, |event| event.seq)
             .ok()
+    }
+
+    /// [`History::index_of`], searched from the event at `from` on when `seq` is not
+    /// before it: first where it is when no seq between is missing (seqs ascend by one an
+    /// event but across the rows a selection leaves out), else by [`partition_from`] (a
+    /// few probes near `from` for a seq near it).
+    fn index_from(&self, seq: Seq, from: usize) -> Option<usize> {
+        let events = &self.transcript.events;
+        let guess = events
+            .get(from)
+            .and_then(|e| seq.checked_sub(e.seq))
+            .and_then(|ahead| usize::try_from(ahead).ok())
+            .and_then(|ahead| from.checked_add(ahead));
+        if let Some(guess) = guess
+            && events.get(guess).is_some_and(|e| e.seq == seq)
+        {
+            return Some(guess);
+        }
+        let at = partition_from(events, from, |event| event.seq < seq);
+        events.get(at).filter(|event| event.seq == seq).map(|_| at)
     }
 
     pub(crate) fn event_at(&self, index: usize) -> &Event {

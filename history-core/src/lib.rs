@@ -110,6 +110,7 @@ mod left_out;
 mod line_error;
 mod model;
 mod pieces;
+mod seek;
 mod sessions;
 mod shared;
 mod surrogates;
@@ -127,6 +128,7 @@ pub use left_out::{
 };
 pub use line_error::{FileLine, LineError, LineReader, SessionFile};
 pub use model::{Body, Event, Role, Seq, SessionRef, Transcript, Window};
+pub use seek::partition_from;
 pub use sessions::{
     PROMPT_CHARS, SESSIONS_DEFAULT, SESSIONS_MAX, Selector, SelectorError, SessionSummary,
     SessionsLimit, clip, render_sessions, sessions_limit,

@@ -4,7 +4,7 @@
 use std::fs::File;
 
 use notesoup_history_claude::{ElidedRow, RawQuery, TextSpan};
-use notesoup_history_core::{Body, BodySource, Contains, Seq};
+use notesoup_history_core::{Body, BodySource, Contains, Seq, partition_from};
 
 use super::ReadError;
 use super::blocks::{SCAN_BYTES, read_at, read_line};
@@ -145,6 +145,8 @@ impl LineBodies {
         surely: &mut Vec<(usize, u32)>,
     ) -> Result<(), ReadError> {
         let mut buf = Vec::new();
+        // The row the last match was in: the matches come in file order.
+        let mut near = 0;
         self.pieces(a, b, &mut buf, |buf, line, end, from| {
             // The line (0-based) holding byte `at` of the piece.
             let line_of = |at: usize| {
@@ -155,7 +157,8 @@ impl LineBodies {
                 marks[hit - a] = true;
                 // The query as it is: inside a body's span, a match of that body.
                 let begin = usize::try_from(self.starts[hit] - from).unwrap_or(0);
-                self.surely(hit + 1, |span| query.holds(span, at - begin, run), surely);
+                let holds = |span: &TextSpan| query.holds(span, at - begin, run);
+                self.surely(hit + 1, holds, surely, &mut near);
             }
             for at in query.escaped(buf) {
                 marks[line_of(at) - a] = true;
@@ -196,17 +199,25 @@ impl LineBodies {
     ) -> Result<(), ReadError> {
         let end = self.starts[last];
         let lines = &self.starts[..last];
-        let line_of = |offset: u64| lines.partition_point(|&s| s <= offset).checked_sub(1);
+        // The matches come in file order: each line and row is looked for from the last
+        // match's on (a few probes near it, not a search of every line and row).
+        let line_of = |offset: u64, near: &mut usize| {
+            *near = partition_from(lines, *near, |&s| s <= offset);
+            near.checked_sub(1)
+        };
+        let (mut near_line, mut near_row) = (0, 0);
         for &(offset, run) in hits.plain.iter().take_while(|(at, _)| *at < end) {
-            let Some(line) = line_of(offset) else {
+            let Some(line) = line_of(offset, &mut near_line) else {
                 continue;
             };
             marks[line] = true;
             let at = usize::try_from(offset - lines[line]).unwrap_or(usize::MAX);
-            self.surely(line + 1, |span| query.holds(span, at, run), surely);
+            let holds = |span: &TextSpan| query.holds(span, at, run);
+            self.surely(line + 1, holds, surely, &mut near_row);
         }
+        near_line = 0;
         for &offset in hits.escaped.iter().take_while(|&&at| at < end) {
-            if let Some(line) = line_of(offset) {
+            if let Some(line) = line_of(offset, &mut near_line) {
                 marks[line] = true;
             }
         }
@@ -274,9 +285,17 @@ impl LineBodies {
     }
 
     /// Adds to `surely` the events of the row first recorded on line `n` (1-based) with a
-    /// span that `holds` the match found there.
-    fn surely(&self, n: usize, holds: impl Fn(&TextSpan) -> bool, surely: &mut Vec<(usize, u32)>) {
-        let index = self.rows.partition_point(|r| r.line < n);
+    /// span that `holds` the match found there; the row is looked for from row `near` on
+    /// (the last match's), and `near` is left at its place.
+    fn surely(
+        &self,
+        n: usize,
+        holds: impl Fn(&TextSpan) -> bool,
+        surely: &mut Vec<(usize, u32)>,
+        near: &mut usize,
+    ) {
+        let index = partition_from(&self.rows, *near, |r| r.line < n);
+        *near = index;
         let Some(row) = self.rows.get(index).filter(|r| r.line == n) else {
             return;
         };
