@@ -179,12 +179,76 @@ pub struct DocPage {
     pub before: Option<Seq>,
 }
 
+/// The documents of one query, decoded one at a time as they are taken: a [`DocPage`]
+/// whose documents are not all held at once (a front end writes each as it comes, so a
+/// whole session costs its decoded history and one document). Conversation order forward,
+/// newest first from the back.
+#[derive(Debug)]
+pub struct DocStream<'h> {
+    history: &'h History,
+    /// The indices of the documents taken, in conversation order.
+    taken: std::vec::IntoIter<usize>,
+    matched: usize,
+    before: Option<Seq>,
+}
+
+impl DocStream<'_> {
+    /// How many documents qualify in all (before [`DocQuery::before`], if given).
+    pub fn matched(&self) -> usize {
+        self.matched
+    }
+
+    /// When older documents qualify that were not taken: the seq to give as
+    /// [`DocQuery::before`] for the page before this one.
+    pub fn before(&self) -> Option<Seq> {
+        self.before
+    }
+}
+
+impl Iterator for DocStream<'_> {
+    type Item = Result<Document, QueryError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.taken.next().map(|index| self.history.document(index))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.taken.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for DocStream<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.taken
+            .next_back()
+            .map(|index| self.history.document(index))
+    }
+}
+
+impl ExactSizeIterator for DocStream<'_> {}
+
 impl History {
     /// The documents `query` asks for, newest last.
     ///
     /// # Errors
     /// A window or `before` seq the history does not hold, or a body that cannot be read.
     pub fn documents(&self, query: &DocQuery<'_>) -> Result<DocPage, QueryError> {
+        let stream = self.document_stream(query)?;
+        let (matched, before) = (stream.matched(), stream.before());
+        Ok(DocPage {
+            documents: stream.collect::<Result<_, _>>()?,
+            matched,
+            before,
+        })
+    }
+
+    /// The documents `query` asks for, as [`History::documents`] takes them, each decoded
+    /// only when the stream hands it on.
+    ///
+    /// # Errors
+    /// A window or `before` seq the history does not hold, or a body a search cannot read
+    /// (a body a document cannot read is that document's error).
+    pub fn document_stream(&self, query: &DocQuery<'_>) -> Result<DocStream<'_>, QueryError> {
         let window = query.window.map(|w| self.resolve_window(w)).transpose()?;
         let end = match query.before {
             Some(seq) => self.cursor_position(&format!("s{seq}"))?,
@@ -230,15 +294,16 @@ impl History {
             matched += 1;
             if query.limit.is_some_and(|limit| taken.len() >= limit) {
                 if before.is_none() {
-                    before = taken.last().map(|d: &Document| d.seq);
+                    before = taken.last().map(|&i| self.event_at(i).seq);
                 }
                 continue;
             }
-            taken.push(self.document(index)?);
+            taken.push(index);
         }
         taken.reverse();
-        Ok(DocPage {
-            documents: taken,
+        Ok(DocStream {
+            history: self,
+            taken: taken.into_iter(),
             matched,
             before,
         })

@@ -119,7 +119,9 @@ mod visits;
 mod walk;
 
 pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
-pub use documents::{DocPage, DocQuery, Document, Needle, ToolResult, ToolUse, folded_size_limit};
+pub use documents::{
+    DocPage, DocQuery, DocStream, Document, Needle, ToolResult, ToolUse, folded_size_limit,
+};
 pub use hash::{WordHash, WordHashBuilder};
 pub use history::{BodySource, Contains, History, HistoryError};
 pub use last_time::last_line_time;

@@ -127,6 +127,44 @@ fn pages_end_before_a_seq_and_name_the_page_before() {
     assert_eq!((seqs(&first), first.before), (vec![1], None));
 }
 
+/// A stream takes what a page takes, decoding each document as it is handed on: forward in
+/// conversation order, newest first from the back, with the page's count and cursor.
+#[rstest]
+#[case(None, None, None)]
+#[case(Some(2), None, None)]
+#[case(Some(2), Some(7), None)]
+#[case(None, None, Some("1"))]
+fn a_stream_takes_what_a_page_takes(
+    #[case] limit: Option<usize>,
+    #[case] before: Option<Seq>,
+    #[case] window: Option<&str>,
+) {
+    let h = sample();
+    let query = DocQuery {
+        window,
+        before,
+        limit,
+        ..DocQuery::default()
+    };
+    let page = h.documents(&query).unwrap();
+    let stream = h.document_stream(&query).unwrap();
+    assert_eq!(
+        (stream.matched(), stream.before()),
+        (page.matched, page.before)
+    );
+    assert_eq!(stream.len(), page.documents.len());
+    let forward: Vec<Document> = stream.map(Result::unwrap).collect();
+    assert_eq!(forward, page.documents);
+    let mut backward: Vec<Document> = h
+        .document_stream(&query)
+        .unwrap()
+        .rev()
+        .map(Result::unwrap)
+        .collect();
+    backward.reverse();
+    assert_eq!(backward, page.documents);
+}
+
 #[rstest]
 #[case("parser", false, &[2])]
 #[case("parser", true, &[1, 2])]
