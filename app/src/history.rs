@@ -36,8 +36,8 @@ mod parallel;
 mod people;
 mod session_args;
 pub use people::{
-    SearchArgs, SearchReport, SessionDoc, SessionDocs, SessionFilter, SessionHits, document,
-    documents, search, selector,
+    SearchArgs, SearchReport, SessionDoc, SessionDocs, SessionFilter, SessionHits, SessionStream,
+    document, documents, documents_with, search, selector,
 };
 pub use session_args::SessionArgs;
 

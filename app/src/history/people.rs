@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use notesoup_history_core::{
-    DocPage, DocQuery, Needle, Role, Selector, SelectorError, SessionSummary,
+    DocPage, DocQuery, DocStream, Needle, Role, Selector, SelectorError, SessionSummary,
 };
 use notesoup_history_store::{Found, RawNeedle, Scan, StoreError};
 use notesoup_window::{Host, parse_moment};
@@ -45,17 +45,64 @@ pub fn documents(
     source: &SessionSource,
     query: &DocQuery<'_>,
 ) -> Result<SessionDocs, AppError> {
+    let docs = documents_with(ctx, source, query, |stream| {
+        let (matched, before) = (stream.docs.matched(), stream.docs.before());
+        stream
+            .docs
+            .collect::<Result<_, _>>()
+            .map(|documents| SessionDocs {
+                session: stream.session,
+                missing: stream.missing.to_vec(),
+                vault_only: stream.vault_only,
+                page: DocPage {
+                    documents,
+                    matched,
+                    before,
+                },
+            })
+    })?;
+    Ok(docs?)
+}
+
+/// One session's documents, decoded one at a time as they are taken ([`documents_with`]).
+#[derive(Debug)]
+pub struct SessionStream<'h> {
+    /// The session, `<harness>:<id>`.
+    pub session: String,
+    /// Ancestors the selection needs but the transcript lacks.
+    pub missing: &'h [String],
+    /// The harness deleted its file: it was read from notesoup's vault.
+    pub vault_only: bool,
+    /// The documents, with how many qualify and the cursor of the page before.
+    pub docs: DocStream<'h>,
+}
+
+/// What `each` makes of the documents of the session `source` names that `query` asks
+/// for, handed to it as a stream: a front end writes each document as it comes, so a whole
+/// session costs its decoded history and one document, not every document besides. The
+/// history is retired when `each` returns.
+///
+/// # Errors
+/// No such session, an unreadable transcript, or a window or seq the session does not
+/// hold ([`AppError::Query`]); a body a document cannot read is that document's item.
+pub fn documents_with<T>(
+    ctx: &Context,
+    source: &SessionSource,
+    query: &DocQuery<'_>,
+    each: impl FnOnce(SessionStream<'_>) -> T,
+) -> Result<T, AppError> {
     let searched = query.needle.filter(|n| !n.ignores_case()).map(Needle::text);
     let (history, vault_only) = super::load_where("history show", source, searched, ctx)?;
-    let page = history.documents(query);
-    let docs = page.map(|page| SessionDocs {
-        session: history.session().to_string(),
-        missing: history.missing().to_vec(),
-        vault_only,
-        page,
+    let made = history.document_stream(query).map(|docs| {
+        each(SessionStream {
+            session: history.session().to_string(),
+            missing: history.missing(),
+            vault_only,
+            docs,
+        })
     });
     ctx.retire(history);
-    Ok(docs?)
+    Ok(made?)
 }
 
 /// One whole event of a session ([`document`]).
