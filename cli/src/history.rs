@@ -4,17 +4,16 @@
 //! CLI shapes the answers for people: rows in conversation order, data under `--json`,
 //! and a footer (last, in its own flags) naming the next page.
 
-use std::fmt::Write as _;
-
 mod filter;
 mod json;
 mod rows;
 mod search;
+mod show;
 mod vault;
 
 use notesoup_app::Context;
 use notesoup_app::history::{self, SessionRow, SessionSource};
-use notesoup_history_core::{DocQuery, Role};
+use notesoup_history_core::Role;
 
 use crate::args::{HarnessArg, HistoryArgs, HistoryCommand, RoleArg};
 use crate::clean::{self, cut, one_line};
@@ -45,7 +44,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             session,
             seq: Some(seq),
             ..
-        } => show_seq(&ctx, session, *seq, env, out),
+        } => show::show_seq(&ctx, session, *seq, env, out),
         HistoryCommand::Show {
             session,
             window,
@@ -57,7 +56,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             ..
         } => {
             let roles = roles_of(roles.as_deref());
-            let page = Page {
+            let page = show::Page {
                 window: window.as_deref(),
                 roles: roles.as_deref(),
                 limit: if *all {
@@ -68,7 +67,7 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
                 cursor: cursor.as_deref(),
                 reverse: *reverse,
             };
-            show(&ctx, session, &page, env, out)
+            show::show(&ctx, session, &page, env, out)
         }
         HistoryCommand::Search {
             query,
@@ -137,15 +136,6 @@ pub(crate) fn source(ctx: &Context, session: &str) -> Result<SessionSource, CliE
     Ok(SessionSource::selected(selector))
 }
 
-/// What page of a session `history show` prints.
-struct Page<'a> {
-    window: Option<&'a str>,
-    roles: Option<&'a [Role]>,
-    limit: Option<usize>,
-    cursor: Option<&'a str>,
-    reverse: bool,
-}
-
 /// A `--cursor` (`s41`): the seq the page before ends at.
 pub(crate) fn cursor_seq(cursor: Option<&str>) -> Result<Option<u64>, CliError> {
     cursor
@@ -159,141 +149,6 @@ pub(crate) fn cursor_seq(cursor: Option<&str>) -> Result<Option<u64>, CliError> 
                 })
         })
         .transpose()
-}
-
-/// `history show SESSION`: rows in conversation order (newest first with --reverse).
-fn show(
-    ctx: &Context,
-    session: &str,
-    page: &Page<'_>,
-    env: &Env,
-    out: &mut Out,
-) -> Result<u8, CliError> {
-    if let Some(limit) = page
-        .limit
-        .filter(|l| *l == 0 || *l > notesoup_history_core::MAX_LIMIT)
-    {
-        return Err(refused(&notesoup_history_core::QueryError::Limit { limit }));
-    }
-    let docs = history::documents(
-        ctx,
-        &source(ctx, session)?,
-        &DocQuery {
-            roles: page.roles,
-            window: page.window,
-            before: cursor_seq(page.cursor)?,
-            limit: page.limit,
-            ..DocQuery::default()
-        },
-    )
-    .map_err(history_error)?;
-    let older = docs.page.before.map(|seq| format!("s{seq}"));
-    if out.json {
-        let mut events: Vec<_> = docs.page.documents.iter().map(json::event).collect();
-        if page.reverse {
-            events.reverse();
-        }
-        out.json_doc(&json::ShowDoc {
-            ok: true,
-            session: &docs.session,
-            vault_only: docs.vault_only,
-            matched: docs.page.matched,
-            events,
-            older,
-            missing: &docs.missing,
-        });
-        return Ok(EXIT_OK);
-    }
-    let shown = docs.page.documents.len();
-    out.line(out.paint(
-        Paint::Strong,
-        &format!(
-            "{}: {} of {} event{}{}{}",
-            docs.session,
-            count(shown),
-            count(docs.page.matched),
-            if docs.page.matched == 1 { "" } else { "s" },
-            if page.reverse { ", newest first" } else { "" },
-            if docs.vault_only {
-                " (vault only: the harness deleted its file)"
-            } else {
-                ""
-            }
-        ),
-    ));
-    if !docs.missing.is_empty() {
-        out.line(out.paint(
-            Paint::Warn,
-            &format!(
-                "{} record(s) this session's history needs are missing: its oldest events are in windows named unknown:<id>",
-                docs.missing.len()
-            ),
-        ));
-    }
-    rows::header(env.zone(), out);
-    let mut ordered: Vec<_> = docs.page.documents.iter().collect();
-    if page.reverse {
-        ordered.reverse();
-    }
-    let mut window: Option<&str> = None;
-    for doc in ordered {
-        if window != Some(doc.window.as_str()) {
-            rows::window_line(&doc.window, out);
-            window = Some(&doc.window);
-        }
-        rows::event(doc, None, env.zone(), env.width(), out);
-    }
-    if let Some(older) = older {
-        let mut next = format!("notesoup history show {}", docs.session);
-        if let Some(w) = page.window {
-            let _ = write!(next, " --window {}", search::shell_word(w));
-        }
-        next.push_str(&search::roles_flag(page.roles));
-        if let Some(l) = page.limit.filter(|l| *l != SHOW_DEFAULT) {
-            let _ = write!(next, " --limit {l}");
-        }
-        if page.reverse {
-            next.push_str(" --reverse");
-        }
-        out.footer(format!(
-            "older events: {next} --cursor {older}   (every event: --all)"
-        ));
-    }
-    Ok(EXIT_OK)
-}
-
-/// `history show SESSION --seq N`: one whole event.
-fn show_seq(
-    ctx: &Context,
-    session: &str,
-    seq: u64,
-    env: &Env,
-    out: &mut Out,
-) -> Result<u8, CliError> {
-    let history::SessionDoc {
-        session,
-        vault_only,
-        document: doc,
-    } = history::document(ctx, &source(ctx, session)?, seq).map_err(history_error)?;
-    if out.json {
-        out.json_doc(&json::ShowDoc {
-            ok: true,
-            session: &session,
-            vault_only,
-            matched: 1,
-            events: vec![json::event(&doc)],
-            older: None,
-            missing: &[],
-        });
-        return Ok(EXIT_OK);
-    }
-    if vault_only {
-        out.hint(format!(
-            "{session}: vault only (the harness deleted its file)"
-        ));
-    }
-    rows::whole(&doc, env.zone(), out);
-    Ok(EXIT_OK)
 }
 
 /// The least room a listing's folder and first prompt get on a terminal before its ids are

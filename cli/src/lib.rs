@@ -14,7 +14,7 @@
 //!
 //! [`run`] takes the arguments and an [`Env`] (the environment, the current folder and
 //! whether stdout is a terminal) and returns a [`Report`], so every command runs
-//! in-process in tests.
+//! in-process in tests; [`run_to`] is the same run writing stdout itself.
 //!
 //! # Invariants
 //!
@@ -26,9 +26,11 @@
 //! - `doctor` exits 1 exactly when a check fails.
 //! - It never speaks the helper's JSON protocol: it calls the crates' typed functions.
 //! - Only `main.rs` reads the process (arguments, environment, folder, terminal, time
-//!   zone) and prints a [`Report`]. Besides it, only `notesoup mcp` (stdin and stdout, the
-//!   server's, and its one start line on stderr) and a long search's progress bar (stderr,
-//!   when it is a terminal) touch the streams.
+//!   zone) and prints a [`Report`]; it hands the run its stdout ([`run_to`]), which a
+//!   command that prints a whole session writes as it goes, unless a pager may show it.
+//!   Besides these, only `notesoup mcp` (stdin and stdout, the server's, and its one start
+//!   line on stderr) and a long search's progress bar (stderr, when it is a terminal)
+//!   touch the streams.
 //!
 //! ```
 //! use notesoup_cli::{Env, run};
@@ -238,7 +240,8 @@ impl Env {
 /// What a command printed and how it ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
-    /// What goes to stdout.
+    /// What goes to stdout (under [`run_to`], what it did not write itself: text for a
+    /// pager).
     pub stdout: String,
     /// What goes to stderr (errors, hints).
     pub stderr: String,
@@ -248,8 +251,28 @@ pub struct Report {
     pub pager: bool,
 }
 
-/// Run one command line (`argv[0]` is the program name).
+/// Run one command line (`argv[0]` is the program name), its stdout kept in the report.
 pub fn run<I, T>(argv: I, env: &Env) -> Report
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_with(argv, env, None)
+}
+
+/// [`run`], writing stdout to `stdout` (the process's) itself unless it may go through a
+/// pager: a command that prints a whole session writes it as it is made, and stops when
+/// `stdout`'s reader goes away (`| head`: no error, exit status as if it had read all).
+/// The report's stdout holds only what was not written (text for the pager).
+pub fn run_to<I, T>(argv: I, env: &Env, stdout: Box<dyn std::io::Write>) -> Report
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_with(argv, env, Some(stdout))
+}
+
+fn run_with<I, T>(argv: I, env: &Env, stdout: Option<Box<dyn std::io::Write>>) -> Report
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -276,7 +299,11 @@ where
         }
     };
     let style = Style::new(cli.color, env);
+    let pager = env.stdout_terminal && !cli.no_pager && !cli.json;
     let mut out = term::Out::new(style, Style::for_stderr(cli.color, env), cli.json);
+    if let Some(stdout) = stdout.filter(|_| !pager) {
+        out = out.writing_to(stdout);
+    }
     let result = match &cli.command {
         Command::Notes(a) => notes::run(a, env, &mut out),
         Command::History(a) => history::run(a, env, &mut out),
@@ -286,19 +313,28 @@ where
         Command::Completions { shell } => Ok(furniture::completions(*shell, &mut out)),
         Command::Man { out_dir } => furniture::man(out_dir.as_deref(), env, &mut out),
     };
-    let exit = match result {
+    let mut exit = match result {
         Ok(exit) => exit,
         Err(err) => {
             out.error(&err);
             err.exit()
         }
     };
+    out.flush();
+    if let Some(source) = out.write_error() {
+        out.error_line(&CliError::Io {
+            what: "write the output to".to_owned(),
+            path: "stdout".into(),
+            source,
+        });
+        exit = exit.max(EXIT_FAILED);
+    }
     let (stdout, stderr) = out.finish();
     Report {
         stdout,
         stderr,
         exit,
-        pager: env.stdout_terminal && !cli.no_pager && !cli.json,
+        pager,
     }
 }
 

@@ -5,7 +5,7 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::process::{Command, ExitCode, Stdio};
 
-use notesoup_cli::{Env, Report, run};
+use notesoup_cli::{Env, Report, run_to};
 
 /// mimalloc, not glibc's malloc: `notesoup mcp` is a long-lived process whose every history
 /// call decodes and frees tens of MB on whichever thread answers it; glibc kept those freed
@@ -30,7 +30,7 @@ fn main() -> ExitCode {
         .with_terminal(std::io::stderr().is_terminal(), columns(&stdout))
         .with_stdin_terminal(std::io::stdin().is_terminal())
         .with_zone(zone(&vars));
-    let report = run(std::env::args_os(), &env);
+    let report = run_to(std::env::args_os(), &env, Box::new(std::io::stdout()));
     print(&report, &env);
     ExitCode::from(report.exit)
 }
@@ -52,9 +52,9 @@ fn columns(stdout: &std::io::Stdout) -> Option<usize> {
     Some(usize::from(size.ws_col))
 }
 
-/// Writes the report: stdout (through a pager on a terminal), then stderr, so that the
-/// footer naming what to run next comes last; a closed stdout (`notesoup ... | head`) is
-/// not an error.
+/// Writes the report: what is left of stdout (text for a pager on a terminal; the run
+/// wrote the rest itself), then stderr, so that the footer naming what to run next comes
+/// last; a closed stdout (`notesoup ... | head`) is not an error.
 fn print(report: &Report, env: &Env) {
     let paged = report.pager
         && notesoup_cli::wants_pager(&report.stdout, rows(env))

@@ -1,8 +1,15 @@
 //! Terminal shaping: colour (by default only on a terminal and not under `NO_COLOR` or
 //! `TERM=dumb`; `--color always` or `never` decides alone), the text or JSON
 //! a command prints, and its error lines.
+//!
+//! What a command prints is kept for the report, unless the run was given the process's
+//! stdout ([`Out::writing_to`]: stdout is no pager's) and the command streams
+//! ([`Out::stream`]: a whole session is written as it is made, a block at a time, so its
+//! first lines come at once and its text is never held whole). A reader that goes away
+//! (`| head`) closes the stream quietly, and the command stops ([`Out::closed`]).
 
 use std::fmt::Write as _;
+use std::io::{self, Write as _};
 
 use crate::args::Color;
 use crate::{CliError, Env};
@@ -78,6 +85,9 @@ impl Style {
     }
 }
 
+/// The most text a streaming command holds before it writes it out.
+const BLOCK: usize = 64 << 10;
+
 /// The output of one run: text (or one JSON document) for stdout, lines for stderr.
 #[derive(Debug)]
 pub(crate) struct Out {
@@ -85,9 +95,35 @@ pub(crate) struct Out {
     /// How stderr is coloured (by whether it is a terminal).
     err_style: Style,
     pub(crate) json: bool,
+    /// What is not written out yet.
     stdout: String,
     stderr: String,
     footer: Option<String>,
+    sink: Option<Sink>,
+}
+
+/// The process's stdout, when the run writes it itself.
+struct Sink {
+    to: Box<dyn io::Write>,
+    /// The command writes its text as it is made, a block at a time.
+    streaming: bool,
+    /// Some text was written out already (a `--json` error cannot take it back).
+    wrote: bool,
+    /// A write failed: nothing more is written.
+    closed: bool,
+    /// Why, unless the reader went away (a broken pipe, `| head`: no error, as for `rg`).
+    failed: Option<io::Error>,
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink")
+            .field("streaming", &self.streaming)
+            .field("wrote", &self.wrote)
+            .field("closed", &self.closed)
+            .field("failed", &self.failed)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Out {
@@ -99,13 +135,77 @@ impl Out {
             stdout: String::new(),
             stderr: String::new(),
             footer: None,
+            sink: None,
         }
+    }
+
+    /// The same output, written to `to` (the process's stdout) instead of kept for the
+    /// report: at the end of the run ([`Out::flush`]), or as it is made once the command
+    /// streams.
+    pub(crate) fn writing_to(mut self, to: Box<dyn io::Write>) -> Self {
+        self.sink = Some(Sink {
+            to,
+            streaming: false,
+            wrote: false,
+            closed: false,
+            failed: None,
+        });
+        self
+    }
+
+    /// From now on this command's text is written out as it is made, a block at a time
+    /// (when the run writes stdout itself; otherwise it is kept for the report or pager).
+    pub(crate) fn stream(&mut self) {
+        if let Some(sink) = &mut self.sink {
+            sink.streaming = true;
+        }
+    }
+
+    /// Whether stdout can take no more (its reader went away, or a write failed): a
+    /// streaming command stops making text.
+    pub(crate) fn closed(&self) -> bool {
+        self.sink.as_ref().is_some_and(|s| s.closed)
+    }
+
+    /// Writes out what is held, when the run writes stdout itself; a failed write keeps
+    /// its error and drops the text.
+    pub(crate) fn flush(&mut self) {
+        let Some(sink) = &mut self.sink else {
+            return;
+        };
+        if !sink.closed {
+            let wrote = sink
+                .to
+                .write_all(self.stdout.as_bytes())
+                .and_then(|()| sink.to.flush());
+            sink.wrote |= !self.stdout.is_empty();
+            if let Err(err) = wrote {
+                sink.closed = true;
+                sink.failed = (err.kind() != io::ErrorKind::BrokenPipe).then_some(err);
+            }
+        }
+        self.stdout.clear();
+    }
+
+    /// Writes out a full block of a streaming command's text.
+    fn grew(&mut self) {
+        if self.stdout.len() >= BLOCK && self.sink.as_ref().is_some_and(|s| s.streaming) {
+            self.flush();
+        }
+    }
+
+    /// Why writing stdout failed, when it did for another reason than its reader going
+    /// away (a reader that stops reading, as `head` does, is no error: `rg` says nothing
+    /// either). Taken once.
+    pub(crate) fn write_error(&mut self) -> Option<io::Error> {
+        self.sink.as_mut()?.failed.take()
     }
 
     /// One line of text on stdout.
     pub(crate) fn line(&mut self, text: impl AsRef<str>) {
         self.stdout.push_str(text.as_ref());
         self.stdout.push('\n');
+        self.grew();
     }
 
     /// Text on stdout as it is (a final newline added when missing).
@@ -114,21 +214,41 @@ impl Out {
         if !text.is_empty() && !text.ends_with('\n') {
             self.stdout.push('\n');
         }
+        self.grew();
     }
 
     /// Text on stdout exactly as it is, nothing added (a file's bytes, for a pipe).
     pub(crate) fn raw(&mut self, text: &str) {
         self.stdout.push_str(text);
+        self.grew();
     }
 
     /// The one JSON document of a `--json` run.
     /// Its keys are written sorted, whatever order the struct declares them in.
     pub(crate) fn json_doc<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+        self.json_value(value, 0);
+        self.stdout.push('\n');
+        self.grew();
+    }
+
+    /// `value` as [`Out::json_doc`] writes it (keys sorted), as the value of a document
+    /// nested `depth` levels deep: every line after its first indented as deep, and no
+    /// newline after it.
+    pub(crate) fn json_value<T: serde::Serialize + ?Sized>(&mut self, value: &T, depth: usize) {
         let text = serde_json::to_value(value)
             .and_then(|value| serde_json::to_string_pretty(&value))
             .unwrap_or_else(|_| "null".into());
-        self.stdout.push_str(&text);
-        self.stdout.push('\n');
+        // Pretty JSON has a newline only between tokens (one in a string is `\n`).
+        for (n, line) in text.split('\n').enumerate() {
+            if n > 0 {
+                self.stdout.push('\n');
+                for _ in 0..depth {
+                    self.stdout.push_str("  ");
+                }
+            }
+            self.stdout.push_str(line);
+        }
+        self.grew();
     }
 
     /// The footer: one line for the person on stderr, written after everything else
@@ -169,7 +289,9 @@ impl Out {
     /// `--json` stdout also gets `{"ok": false, "error": {code, message, file, fix}}`.
     pub(crate) fn error(&mut self, err: &CliError) {
         self.error_line(err);
-        if self.json {
+        // A document partly written out cannot be taken back: it stays cut, and the
+        // error is on stderr alone.
+        if self.json && !self.sink.as_ref().is_some_and(|s| s.wrote) {
             self.stdout.clear();
             self.json_doc(&crate::docs::ErrorDoc {
                 ok: false,

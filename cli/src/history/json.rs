@@ -76,6 +76,37 @@ pub(crate) struct ShowDoc<'a> {
     pub(crate) missing: &'a [String],
 }
 
+/// A `--json` document written around its `events`, for writing them one at a time in
+/// between: `open` ends with the events' `[`, `close` starts with their `]` (the events go
+/// between, each on its own lines, nested two levels deep, as the whole document would
+/// have them).
+pub(crate) struct AroundEvents {
+    pub(crate) open: String,
+    pub(crate) close: String,
+}
+
+/// [`AroundEvents`] of `doc`, whose `events` are empty, written as `Out::json_doc` writes a
+/// document (keys sorted, so `events` is the first: nested exactly two levels deep).
+pub(crate) fn around_events(doc: &ShowDoc<'_>) -> AroundEvents {
+    const EVENTS: &str = "\"events\": [";
+    let text = serde_json::to_value(doc)
+        .and_then(|value| serde_json::to_string_pretty(&value))
+        .unwrap_or_else(|_| "null".into());
+    match text.find("\"events\": []") {
+        Some(at) => {
+            let (open, close) = text.split_at(at + EVENTS.len());
+            AroundEvents {
+                open: open.to_owned(),
+                close: format!("{close}\n"),
+            }
+        }
+        None => AroundEvents {
+            open: String::new(),
+            close: format!("{text}\n"),
+        },
+    }
+}
+
 /// `history search --json`.
 #[derive(Serialize)]
 pub(crate) struct SearchDoc<'a> {

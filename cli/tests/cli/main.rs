@@ -23,6 +23,7 @@ mod history;
 mod limits;
 mod notes;
 mod search;
+mod stream;
 mod surface;
 mod vault;
 mod width;

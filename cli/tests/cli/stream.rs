@@ -1,0 +1,210 @@
+//! `history show` writes a session as it reads it: a reader that goes away (`| head`)
+//! stops it quietly before it has made the rest, and what it writes into a pipe is, byte for
+//! byte, the whole output it would have written at once.
+
+use std::fs;
+use std::io::{BufRead as _, BufReader, Read as _};
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use super::World;
+
+/// A Claude session of about `bytes`: prompts, answers, and `Bash` calls whose results
+/// are 64 KiB each, its texts varied (a seeded walk over a few words).
+fn large_claude_session(world: &World, id: &str, bytes: usize) -> PathBuf {
+    const WORDS: [&str; 8] = [
+        "alpha", "parser", "lexer", "cargo", "trait", "module", "error", "fix",
+    ];
+    let mut seed = 7_u64;
+    let mut text = |len: usize| {
+        let mut t = String::with_capacity(len + 8);
+        while t.len() < len {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            t.push_str(WORDS[usize::try_from(seed >> 61).unwrap()]);
+            t.push(' ');
+        }
+        t
+    };
+    let mut lines = String::new();
+    let mut parent: Option<String> = None;
+    let mut n = 0;
+    while lines.len() < bytes {
+        let message = match n % 4 {
+            0 => serde_json::json!({"role": "user", "content": text(300)}),
+            1 => serde_json::json!({"role": "assistant", "content": [
+                {"type": "text", "text": text(200)},
+                {"type": "tool_use", "id": format!("toolu_{n}"), "name": "Bash",
+                 "input": {"command": format!("cargo test {}", text(20))}}]}),
+            2 => serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": format!("toolu_{}", n - 1),
+                 "content": text(64 << 10)}]}),
+            _ => serde_json::json!({"role": "assistant", "content": [
+                {"type": "text", "text": text(300)}]}),
+        };
+        let uuid = format!("{id}-{n}");
+        let kind = message["role"].clone();
+        lines.push_str(
+            &serde_json::json!({
+                "parentUuid": parent, "isSidechain": false, "type": kind, "message": message,
+                "uuid": uuid, "timestamp": format!("2026-11-03T10:{:02}:00Z", n % 60),
+                "cwd": "/work/app", "sessionId": id, "version": "2.1.319"
+            })
+            .to_string(),
+        );
+        lines.push('\n');
+        parent = Some(uuid);
+        n += 1;
+    }
+    let dir = world.path("claude/projects/-large");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{id}.jsonl"));
+    fs::write(&path, lines).unwrap();
+    path
+}
+
+/// The peak resident memory of a running process, in bytes (`VmHWM`).
+fn peak_memory(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap();
+    kib * 1024
+}
+
+/// `history show --all | head -1` on a session of 24 MB: the first line comes while
+/// the rest is still to be made (the process, blocked on the full pipe, has held no more
+/// than the session's decoded history: under twice its file, the performance issue's bound
+/// on peak memory), and when the reader goes away the process ends quietly, exit 0, as `rg`
+/// does. Before, it made the whole text (and under `--json` the whole document twice)
+/// before it wrote a line.
+#[test]
+fn show_all_stops_quietly_when_its_reader_goes_away() {
+    let world = World::new("stream-closed");
+    let id = "eeee5555-0000-4000-8000-000000000001";
+    let file = large_claude_session(&world, id, 24 << 20);
+    let size = fs::metadata(&file).unwrap().len();
+    for json in [false, true] {
+        let mut args = vec!["history", "show", "claude:eeee5555", "--all"];
+        if json {
+            args.push("--json");
+        }
+        let mut child = world
+            .command(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        let want = if json {
+            "{\n".to_owned()
+        } else {
+            format!("claude:{id}: ")
+        };
+        assert!(first.starts_with(&want), "json {json}: {first}");
+        // The output is hundreds of times the pipe's room: the process waits on it.
+        assert!(child.try_wait().unwrap().is_none(), "json {json}");
+        let peak = peak_memory(child.id());
+        assert!(
+            peak < 2 * size,
+            "json {json}: {peak} bytes at the first line, for a file of {size}"
+        );
+        drop(stdout);
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(
+            (status.code(), stderr.as_str()),
+            (Some(0), ""),
+            "json {json}"
+        );
+    }
+}
+
+/// What `history show` writes into a pipe, a block at a time as it reads the session, is
+/// byte for byte what the same run writes when it keeps its output whole (the run a pager
+/// is given), for a session of many blocks and for every session of the fixtures, as rows
+/// and as `--json`, in both orders; and the `--json` document is the one a whole-document
+/// writer makes of its data (keys sorted, two-space indents).
+#[test]
+fn a_streamed_show_is_the_whole_output_byte_for_byte() {
+    let world = World::new("stream-same");
+    large_claude_session(&world, "eeee5555-0000-4000-8000-000000000002", 2 << 20);
+    let listed = world.run(&["history", "sessions", "--json", "--limit", "200"]);
+    let sessions: Vec<String> = listed.json()["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(sessions.len() >= 4, "{sessions:?}");
+    let env = notesoup_cli::Env::new(world.vars.clone(), world.path("project/sub"), false);
+    for session in &sessions {
+        for flags in [
+            &["--all"][..],
+            &["--all", "--reverse"],
+            &["--all", "--json"],
+            &["--all", "--json", "--reverse"],
+            &["--limit", "3", "--json"],
+            &["--limit", "3", "--roles", "user"],
+        ] {
+            let mut args = vec!["history", "show", session.as_str()];
+            args.extend(flags);
+            let streamed = world.command(&args).output().unwrap();
+            let whole = notesoup_cli::run(std::iter::once("notesoup").chain(args.clone()), &env);
+            let what = args.join(" ");
+            assert_eq!(
+                streamed.status.code(),
+                Some(i32::from(whole.exit)),
+                "{what}"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&streamed.stderr),
+                whole.stderr,
+                "{what}"
+            );
+            assert!(
+                streamed.stdout == whole.stdout.as_bytes(),
+                "{what}: the streamed output differs from the whole one"
+            );
+            if flags.contains(&"--json") {
+                let doc: serde_json::Value = serde_json::from_str(&whole.stdout).unwrap();
+                let at_once = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+                assert!(
+                    whole.stdout == at_once,
+                    "{what}: not the document written at once"
+                );
+            }
+        }
+    }
+}
+
+/// A stdout that cannot take the text for another reason than its reader going away (a
+/// full disk) is an error, said on stderr with exit 1: the output is cut, and a script
+/// must not take it for whole.
+#[test]
+fn a_stdout_that_fails_is_an_error() {
+    let world = World::new("stream-full");
+    let out = world
+        .command(&["history", "show", "claude:da56", "--all"])
+        .stdout(fs::File::options().write(true).open("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("notesoup: could not write the output to stdout: "),
+        "{stderr}"
+    );
+}
