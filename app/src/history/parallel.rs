@@ -1,33 +1,36 @@
 //! Work over many items on every core, the answers in the items' order; a budget that
 //! bounds what the workers hold at once.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
 /// `work` of every item, on as many threads as there are cores (they end with the call: no
 /// pool is kept). `each` is handed each item's answer in the items' order, as soon as the
 /// answers before it are handed over (`None` only when a thread stopped before it), so only
-/// answers that came early are held. `done` is told how many are answered, after each one.
-/// Both are called on the calling thread.
+/// answers that came early are held; when it breaks, no item is started after and nothing
+/// more is handed (the items being worked on are finished and dropped). `done` is told how
+/// many are answered, after each one. Both are called on the calling thread.
 pub(crate) fn in_order<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync,
     done: &mut dyn FnMut(usize),
-    each: &mut dyn FnMut(usize, Option<R>),
+    each: &mut dyn FnMut(usize, Option<R>) -> ControlFlow<()>,
 ) {
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(items.len())
         .max(1);
     let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
     let mut early: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     let mut handed = 0;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
         for _ in 0..workers {
-            let (tx, next, work) = (tx.clone(), &next, &work);
+            let (tx, next, stop, work) = (tx.clone(), &next, &stop, &work);
             scope.spawn(move || {
-                loop {
+                while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else {
                         break;
@@ -39,17 +42,26 @@ pub(crate) fn in_order<T: Sync, R: Send>(
             });
         }
         drop(tx);
-        for (n, (i, answer)) in rx.into_iter().enumerate() {
+        // Dropped when this loop ends: a worker's next send fails, and it ends.
+        'answers: for (n, (i, answer)) in rx.into_iter().enumerate() {
             early[i] = Some(answer);
             while let Some(answer) = early.get_mut(handed).and_then(Option::take) {
-                each(handed, Some(answer));
+                if each(handed, Some(answer)).is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                    break 'answers;
+                }
                 handed += 1;
             }
             done(n + 1);
         }
     });
+    if stop.into_inner() {
+        return;
+    }
     for (i, answer) in early.into_iter().enumerate().skip(handed) {
-        each(i, answer);
+        if each(i, answer).is_break() {
+            return;
+        }
     }
 }
 
@@ -133,6 +145,7 @@ impl Drop for Taken<'_> {
 #[cfg(test)]
 mod tests {
     use super::{Budget, in_order};
+    use std::ops::ControlFlow;
     use std::sync::atomic::{AtomicU64, Ordering};
 
     #[test]
@@ -161,7 +174,10 @@ mod tests {
                 (cost, cost <= 10 || (before == 0 && alone))
             },
             &mut |_| {},
-            &mut |_, answer| answers.extend(answer),
+            &mut |_, answer| {
+                answers.extend(answer);
+                ControlFlow::Continue(())
+            },
         );
         assert_eq!(answers.len(), costs.len());
         assert!(
@@ -193,14 +209,35 @@ mod tests {
                 n * 2
             },
             &mut |done| counted.push(done),
-            &mut |i, answer| handed.push((i, answer)),
+            &mut |i, answer| {
+                handed.push((i, answer));
+                ControlFlow::Continue(())
+            },
         );
         let expected: Vec<(usize, Option<u64>)> =
             (0..500).map(|n| (n, Some(n as u64 * 2))).collect();
         assert_eq!(handed, expected);
         assert_eq!(counted, (1..=500).collect::<Vec<_>>());
         let mut none = 0;
-        in_order(&[] as &[u64], |n| *n, &mut |_| {}, &mut |_, _| none += 1);
+        in_order(&[] as &[u64], |n| *n, &mut |_| {}, &mut |_, _| {
+            none += 1;
+            ControlFlow::Continue(())
+        });
         assert_eq!(none, 0);
+    }
+
+    #[test]
+    fn a_break_hands_nothing_more() {
+        let items: Vec<u64> = (0..500).collect();
+        let mut handed = Vec::new();
+        in_order(&items, |n| *n, &mut |_| {}, &mut |i, answer| {
+            handed.push((i, answer));
+            if i == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(handed, [(0, Some(0)), (1, Some(1)), (2, Some(2))]);
     }
 }

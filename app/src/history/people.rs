@@ -3,6 +3,7 @@
 //! are the model's tools' (`notesoup-history-core`: which events are listed, what a search
 //! looks in); only the shape of the answer differs.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -242,6 +243,8 @@ pub struct SearchReport {
     pub matched: usize,
     /// Sessions that could not be read, and why.
     pub skipped: Vec<(String, String)>,
+    /// The search's `each` stopped it: the counts cover the sessions handed on before.
+    pub stopped: bool,
 }
 
 /// A session a filter kept: what it knows of it so far.
@@ -351,13 +354,14 @@ pub(super) fn listed_sessions(
 /// hold the text ([`Scan::may_hold`](notesoup_history_store::Scan::may_hold)), and
 /// at most 32 MiB of their files decoded at once (`DECODE_BUDGET_BYTES`; a larger one alone).
 /// `each` is handed the matches of each session that has some, newest file first, as soon
-/// as the sessions before it are searched; `progress` is told `(done, of)` after each
-/// session.
+/// as the sessions before it are searched; when it breaks (its reader went away), the
+/// search stops there ([`SearchReport::stopped`]). `progress` is told `(done, of)` after
+/// each session.
 pub fn search(
     ctx: &Context,
     args: &SearchArgs,
     progress: &mut dyn FnMut(usize, usize),
-    each: &mut dyn FnMut(SessionHits),
+    each: &mut dyn FnMut(SessionHits) -> ControlFlow<()>,
 ) -> SearchReport {
     let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
     let scanned = corpus.scan(args.filter.harness);
@@ -428,7 +432,7 @@ pub fn search(
                     )
                 });
                 report.matched += 1;
-                each(SessionHits {
+                let flow = each(SessionHits {
                     session,
                     started,
                     updated: chosen[i].updated(&scanned),
@@ -436,6 +440,8 @@ pub fn search(
                     vault_only: found.only_in_vault(),
                     page,
                 });
+                report.stopped = flow.is_break();
+                return flow;
             }
             Some(Ok(None)) => {}
             Some(Err(why)) => report.skipped.push((session, why)),
@@ -443,6 +449,7 @@ pub fn search(
                 .skipped
                 .push((session, "not searched (a worker stopped)".to_owned())),
         }
+        ControlFlow::Continue(())
     };
     super::parallel::in_order(
         &chosen,

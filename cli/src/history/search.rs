@@ -4,6 +4,7 @@
 //! at a time (`--session`). Exit 0 when something matched, 1 when nothing did.
 
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -176,6 +177,9 @@ pub(crate) fn everywhere(
     // Text is written as each session's matches come (in order), and the matches let go;
     // a JSON document is written whole at the end, so it keeps them.
     let json = out.json;
+    if !json {
+        out.stream();
+    }
     let mut kept: Vec<SessionHits> = Vec::new();
     let mut hidden = 0;
     // The sessions with matches not shown (the footer names the one, when it is one).
@@ -184,24 +188,35 @@ pub(crate) fn everywhere(
     let report = searched(ctx, &search, env, &mut |hits| {
         if json {
             kept.push(hits);
-            return;
+            return ControlFlow::Continue(());
         }
         match args.only {
-            Only::Sessions => return out.line(hits.session),
-            Only::Counts => return out.line(format!("{}:{}", hits.session, hits.page.matched)),
-            Only::Matches => {}
+            Only::Sessions => out.line(hits.session),
+            Only::Counts => out.line(format!("{}:{}", hits.session, hits.page.matched)),
+            Only::Matches => {
+                if !headed {
+                    rows::header(env.zone(), out);
+                    headed = true;
+                }
+                let left = session_rows(&hits, &search.needle, env, out);
+                if left > 0 {
+                    more.push(hits.session.clone());
+                }
+                hidden += left;
+            }
         }
-        if !headed {
-            rows::header(env.zone(), out);
-            headed = true;
+        // Its reader went away (`| head`): the rest would be written nowhere.
+        if out.closed() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
-        let left = session_rows(&hits, &search.needle, env, out);
-        if left > 0 {
-            more.push(hits.session.clone());
-        }
-        hidden += left;
     });
     let found = report.matched > 0;
+    if report.stopped {
+        // Nothing more to say: the counts would be of a search cut short.
+        return Ok(exit(found));
+    }
     if json {
         out.json_doc(&json::SearchDoc {
             ok: true,
@@ -358,7 +373,7 @@ fn searched(
     ctx: &Context,
     search: &SearchArgs,
     env: &Env,
-    each: &mut dyn FnMut(SessionHits),
+    each: &mut dyn FnMut(SessionHits) -> ControlFlow<()>,
 ) -> SearchReport {
     let started = Instant::now();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());

@@ -208,3 +208,51 @@ fn a_stdout_that_fails_is_an_error() {
         "{stderr}"
     );
 }
+
+/// `history search TEXT | head -1` over many sessions: the matches are written as each
+/// session is searched, and when the reader goes away the search stops there, quietly (no
+/// footer counting a search cut short), exit 0. Before, every session was searched and the
+/// footer said "200 of 207 sessions matched" on stderr to a person who had read one line.
+#[test]
+fn a_search_stops_quietly_when_its_reader_goes_away() {
+    let world = World::new("stream-search");
+    // 200 sessions of ten prompts that match: ten rows each, hundreds of KiB in all.
+    let dir = world.path("claude/projects/-many");
+    fs::create_dir_all(&dir).unwrap();
+    for n in 0..200 {
+        let id = format!("{n:08x}-0000-4000-8000-00000000000f");
+        let lines: Vec<String> = (0..10)
+            .map(|i| {
+                serde_json::json!({
+                    "parentUuid": (i > 0).then(|| format!("u{}", i - 1)), "isSidechain": false,
+                    "type": "user", "message": {"role": "user",
+                        "content": format!("the zebra-stripe {i} {}", "word ".repeat(40))},
+                    "uuid": format!("u{i}"), "timestamp": "2026-11-03T10:00:00Z",
+                    "cwd": "/work/app", "sessionId": id, "version": "2.1.319"
+                })
+                .to_string()
+            })
+            .collect();
+        fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+    }
+    let mut child = world
+        .command(&["history", "search", "zebra-stripe"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(first.contains("SEQ"), "{first}");
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+}
