@@ -35,18 +35,51 @@ pub(crate) fn escaped(text: &str) -> Cow<'_, str> {
 pub(crate) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(4096));
     let mut space = false;
-    for c in text.trim().chars() {
-        if c.is_whitespace() {
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let run = shown_run(rest.as_bytes());
+        let c = if run > 0 { None } else { rest.chars().next() };
+        if c.is_some_and(char::is_whitespace) {
             space = true;
-            continue;
-        }
-        if space {
+        } else if space {
             out.push(' ');
             space = false;
         }
-        push_shown(c, &mut out);
+        match c {
+            // Every byte of the run is ASCII: `run` is a char boundary.
+            None => {
+                out.push_str(&rest[..run]);
+                rest = &rest[run..];
+            }
+            Some(c) => {
+                if !c.is_whitespace() {
+                    push_shown(c, &mut out);
+                }
+                rest = &rest[c.len_utf8()..];
+            }
+        }
     }
     out
+}
+
+/// The length of the run `bytes` starts with that a row shows as it is: printable ASCII,
+/// from a character that is no space, with single spaces between such characters (a space
+/// beside other whitespace is collapsed with it, and a space at the end may be followed by
+/// more). Copied whole, as a row of `show --all` into a file can be a tool output of
+/// megabytes.
+fn shown_run(bytes: &[u8]) -> usize {
+    let printable = |b: Option<&u8>| b.is_some_and(|b| (0x21..=0x7e).contains(b));
+    let mut run = 0;
+    while run < bytes.len() {
+        if printable(bytes.get(run)) {
+            run += 1;
+        } else if run > 0 && bytes.get(run) == Some(&b' ') && printable(bytes.get(run + 1)) {
+            run += 2;
+        } else {
+            break;
+        }
+    }
+    run
 }
 
 /// `c` as a terminal shows it safely.

@@ -24,6 +24,47 @@ fn rows_are_one_line(#[case] text: &str, #[case] want: &str) {
     assert_eq!(one_line(text), want);
 }
 
+/// [`one_line`] as it was written first, a character at a time: the rule the fast path
+/// over runs of printable ASCII keeps.
+fn one_line_by_char(text: &str) -> String {
+    let mut out = String::new();
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        push_shown(c, &mut out);
+    }
+    out
+}
+
+#[test]
+fn a_row_is_the_same_copied_by_runs_as_char_by_char() {
+    // Printable ASCII, the space and ASCII whitespace, controls, C1 controls, Unicode
+    // spaces (no-break, em, next line, ideographic), accented, CJK, an emoji.
+    let alphabet = [
+        'a', 'Z', '~', '!', ' ', '\t', '\n', '\r', '\x0b', '\x0c', '\0', '\x1b', '\x1f', '\x7f',
+        '\u{80}', '\u{85}', '\u{9b}', '\u{a0}', '\u{2003}', '\u{3000}', 'é', '修', '🎉',
+    ];
+    let mut seed = 11_u64;
+    for len in 0..4000 {
+        let text: String = (0..len % 60)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                alphabet[usize::try_from(seed >> 33).unwrap_or(0) % alphabet.len()]
+            })
+            .collect();
+        assert_eq!(one_line(&text), one_line_by_char(&text), "{text:?}");
+    }
+}
+
 #[rstest]
 #[case("short", 10, "short")]
 #[case("exactly10!", 10, "exactly10!")]
