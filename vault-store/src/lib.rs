@@ -12,6 +12,12 @@
 //! (what a decoder that reads line by line holds is a piece, never the copy). [`Vault::forget`] removes a session for good and leaves a tombstone so a stale
 //! original is not vaulted again.
 //!
+//! A vault opened [`Vault::describing`] also records, as it keeps a version, the [`Facts`]
+//! a listing of sessions shows of it (its last recorded time, its start, folder and first
+//! prompt), worked out from the original by whoever reads the harness's lines;
+//! [`Vault::facts`] reads them back without decompressing the copy, and only when they
+//! are of all the bytes the version holds (a version kept without them has none).
+//!
 //! ```
 //! use notesoup_vault_store::Vault;
 //!
@@ -39,7 +45,10 @@
 //!     ├── <id>/                   one session; flocked while it changes
 //!     │   ├── v<N>.record         "notesoup-vault 2", then "<raw bytes> <dev>:<inode>" of
 //!     │   │                       the original, then one "<raw> <stored> <xxh64>" per piece
-//!     │   └── v<N>.<k>.zst        piece k of version N: one zstd frame
+//!     │   ├── v<N>.<k>.zst        piece k of version N: one zstd frame
+//!     │   └── v<N>.facts          "notesoup-vault-facts 1", the raw bytes they are of,
+//!     │                           "last <ms>" (or "last -"), then "summary" and its
+//!     │                           "started|cwd|prompt|parent <text>" (\\, \n, \r escaped)
 //!     └── <id>.forgotten          tombstone: never vaulted again
 //! ```
 //!
@@ -52,6 +61,10 @@
 //!   it replaces the old one (atomically), under the session folder's lock; a piece no
 //!   record names (a killed writer's) is overwritten by the next keep, which also removes its
 //!   temp files.
+//! - A version's facts are used only when they are of all its bytes (the record's size),
+//!   and are written after its record: facts of fewer bytes (an earlier notesoup's keep, a
+//!   keep killed in between) or that do not parse are not used, never misread. They are
+//!   a summary, never the copy: a read of the version still checks every piece.
 //! - An original that no longer continues the kept bytes starts a new version; the old one
 //!   stays until forgotten. A keep reads at most one piece of what it kept before: the
 //!   last piece is checked when the original is the file it was kept from (same device and
@@ -62,6 +75,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod facts;
 mod reader;
 mod record;
 
@@ -73,6 +87,7 @@ use notesoup_safe_fs::{Dir, Kind};
 use twox_hash::XxHash64;
 
 pub use error::VaultError;
+pub use facts::{Describe, Facts, Summary};
 pub use reader::{Refusal, VaultReader};
 use record::{Piece, Record};
 
@@ -93,6 +108,8 @@ pub const PIECE_MAX: u64 = 4 * 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct Vault {
     root: PathBuf,
+    /// What works out a kept version's [`Facts`] (`None`: none are recorded).
+    describe: Option<Describe>,
 }
 
 /// What one [`Vault::keep`] did.
@@ -149,7 +166,17 @@ impl Vault {
         }
         Ok(Self {
             root: root.to_path_buf(),
+            describe: None,
         })
+    }
+
+    /// This vault, recording each version's [`Facts`] as `describe` works them out from
+    /// the original whenever a keep changes the copy (and when a keep finds a copy up to
+    /// date without them), so [`Vault::facts`] reads them without decompressing the copy.
+    #[must_use]
+    pub fn describing(mut self, describe: Describe) -> Self {
+        self.describe = Some(describe);
+        self
     }
 
     /// Brings the copy of `harness:id` up to date with `original`: the bytes added since
@@ -269,6 +296,7 @@ impl Vault {
             to
         };
         if end == from && !new_version {
+            self.describe_missing(&session, (harness, version, record.raw), original, &file);
             return Ok(Kept {
                 version,
                 raw: record.raw,
@@ -288,6 +316,7 @@ impl Vault {
             original,
             identity,
         )?;
+        self.describe(&session, (harness, version, record.raw), original, &file);
         stamp(&session, version, written);
         Ok(Kept {
             version,
@@ -338,6 +367,57 @@ impl Vault {
         record.file = file;
         session.replace(format!("v{version}.record"), record.to_text().as_bytes())?;
         Ok(record)
+    }
+
+    /// Records the facts of `version` (its first `raw` bytes are `file`'s), when this vault
+    /// works them out ([`Vault::describing`]). Best effort: facts that cannot be written
+    /// are not there, and a listing reads the copy instead.
+    fn describe(
+        &self,
+        session: &Dir,
+        (harness, version, raw): (&str, u32, u64),
+        original: &Path,
+        file: &std::fs::File,
+    ) {
+        if let Some(describe) = self.describe {
+            let facts = describe(harness, original, file, raw);
+            let _ = session.replace(facts::name(version), facts::to_text(raw, &facts).as_bytes());
+        }
+    }
+
+    /// [`Vault::describe`] of a version kept up to date whose facts are not recorded (an
+    /// earlier notesoup kept it): recorded now, from the original it continues.
+    fn describe_missing(
+        &self,
+        session: &Dir,
+        (harness, version, raw): (&str, u32, u64),
+        original: &Path,
+        file: &std::fs::File,
+    ) {
+        if self.describe.is_some() && facts::load(session, version, raw).is_none() {
+            self.describe(session, (harness, version, raw), original, file);
+        }
+    }
+
+    /// The [`Facts`] recorded for the newest version of `harness:id`, read without
+    /// decompressing the copy; `None` when it is not vaulted or they are not recorded for all
+    /// its bytes (it was kept by an earlier notesoup, or by a keep that recorded none). A
+    /// record that does not parse is refused ([`VaultError::Damaged`]), as a read refuses it.
+    pub fn facts(&self, harness: &str, id: &str) -> Result<Option<Facts>, VaultError> {
+        check_name(harness)?;
+        check_name(id)?;
+        let Some(session) = self.session(harness, id)? else {
+            return Ok(None);
+        };
+        let Some(version) = newest_version(&session)? else {
+            return Ok(None);
+        };
+        let record = Record::load(&session, version).map_err(|reason| VaultError::Damaged {
+            harness: harness.into(),
+            id: id.into(),
+            reason,
+        })?;
+        Ok(facts::load(&session, version, record.raw))
     }
 
     /// The newest version of `harness:id`'s bytes, exactly as kept; `None` when it is not

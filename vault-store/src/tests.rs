@@ -329,6 +329,7 @@ fn names_lists_what_is_held_and_not_what_was_forgotten() {
     // A vault folder that does not exist holds nothing and is not made by looking.
     let none = Vault {
         root: s.0.join("nothing"),
+        describe: None,
     };
     assert!(none.names("claude").unwrap().is_empty());
     assert!(!s.0.join("nothing").exists());
