@@ -4,7 +4,9 @@
 //! They sit in `v<N>.facts` beside the version's record, for the record's `raw` bytes: a
 //! keep that adds bytes without them (an earlier notesoup, a keep killed in between) leaves
 //! facts of fewer bytes, which are not used. They are a summary of the copy, never its
-//! bytes: a file that does not parse is as if it were not there.
+//! bytes: a file that does not parse, or does not match the hash on its last line, is as
+//! if it were not there. So they are written without a sync: a crash leaves the old file
+//! (of fewer bytes than the record, so not used), the new one, or one its hash refuses.
 
 use std::fmt::Write as _;
 
@@ -72,6 +74,7 @@ pub(crate) fn to_text(raw: u64, facts: &Facts) -> String {
             }
         }
     }
+    let _ = writeln!(text, "xxh64 {:016x}", crate::xxh64(text.as_bytes()));
     text
 }
 
@@ -86,7 +89,16 @@ pub(crate) fn load(session: &Dir, n: u32, raw: u64) -> Option<Facts> {
 
 /// The raw bytes a facts text is of, and its facts; `None` at any deviation.
 pub(crate) fn parse(text: &str) -> Option<(u64, Facts)> {
-    let mut lines = text.lines();
+    // Written without a sync (they are a summary): a file a crash left cut or garbled
+    // does not match its hash.
+    let body = text.strip_suffix('\n')?;
+    let (body, hash) = body.rsplit_once('\n')?;
+    let body = &text[..=body.len()];
+    if u64::from_str_radix(hash.strip_prefix("xxh64 ")?, 16).ok()? != crate::xxh64(body.as_bytes())
+    {
+        return None;
+    }
+    let mut lines = body.lines();
     if lines.next()? != HEADER {
         return None;
     }

@@ -48,7 +48,8 @@
 //!     │   ├── v<N>.<k>.zst        piece k of version N: one zstd frame
 //!     │   └── v<N>.facts          "notesoup-vault-facts 1", the raw bytes they are of,
 //!     │                           "last <ms>" (or "last -"), then "summary" and its
-//!     │                           "started|cwd|prompt|parent <text>" (\\, \n, \r escaped)
+//!     │                           "started|cwd|prompt|parent <text>" (\\, \n, \r escaped),
+//!     │                           then "xxh64 <hash of the lines before>" (not synced)
 //!     └── <id>.forgotten          tombstone: never vaulted again
 //! ```
 //!
@@ -370,8 +371,9 @@ impl Vault {
     }
 
     /// Records the facts of `version` (its first `raw` bytes are `file`'s), when this vault
-    /// works them out ([`Vault::describing`]). Best effort: facts that cannot be written
-    /// are not there, and a listing reads the copy instead.
+    /// works them out ([`Vault::describing`]). Best effort and not synced (they are a
+    /// summary whose hash is checked): facts that cannot be written are not there, and a
+    /// listing reads the copy instead.
     fn describe(
         &self,
         session: &Dir,
@@ -381,7 +383,10 @@ impl Vault {
     ) {
         if let Some(describe) = self.describe {
             let facts = describe(harness, original, file, raw);
-            let _ = session.replace(facts::name(version), facts::to_text(raw, &facts).as_bytes());
+            let text = facts::to_text(raw, &facts);
+            let _ = session.replace_with(facts::name(version), |file| {
+                std::io::Write::write_all(file, text.as_bytes())
+            });
         }
     }
 
