@@ -255,8 +255,11 @@ pub fn reader(ctx: &Context) -> Option<Vault> {
         .flatten()
 }
 
+/// The vault as the keeps open it: each version kept with the facts a listing shows of it
+/// (`notesoup_history_store::describe`), so `notesoup history sessions` reads them without
+/// decompressing the copy once the harness deleted the original.
 fn open(ctx: &Context) -> Result<Vault, AppError> {
-    Ok(Vault::open(&root(ctx)?)?)
+    Ok(Vault::open(&root(ctx)?)?.describing(notesoup_history_store::describe))
 }
 
 /// Claude Code's default `cleanupPeriodDays`: transcripts untouched this long are deleted
@@ -410,8 +413,7 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
     if is_off(ctx) {
         return Ok(None);
     }
-    let root = root(ctx)?;
-    let vault = Vault::open(&root)?;
+    let vault = open(ctx)?;
     let recent = vault
         .last_swept()?
         .is_some_and(|at| now.duration_since(at).is_ok_and(|age| age < SWEEP_EVERY));

@@ -33,10 +33,13 @@ use crate::kept::Kept;
 use crate::transcript_index::Cache;
 use walk::{folders, found_file, latest_files, resolve, scan, vaulted};
 
+mod at;
+mod facts;
 mod given;
 mod last_time;
 mod left_bodies;
 
+pub use facts::describe;
 pub use last_time::TAIL_MAX_BYTES;
 
 pub use left_bodies::LEFT_IN_FILE_BYTES;

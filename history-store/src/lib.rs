@@ -83,7 +83,9 @@ mod kept;
 mod named;
 mod transcript_index;
 
-pub use corpus::{Corpus, Found, LEFT_IN_FILE_BYTES, RawNeedle, Roots, Scan, TAIL_MAX_BYTES, VARS};
+pub use corpus::{
+    Corpus, Found, LEFT_IN_FILE_BYTES, RawNeedle, Roots, Scan, TAIL_MAX_BYTES, VARS, describe,
+};
 pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
 pub use named::{Named, main_only, named};
 pub use transcript_index::{Cache, read_history, read_transcript};

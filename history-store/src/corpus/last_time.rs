@@ -2,13 +2,15 @@
 //! tail (the decoder of its harness says what time a line records), else when the file was
 //! last written.
 
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::fs::File;
+use std::io::Read as _;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
+use super::at::At;
 use super::{Found, Scan};
 
 /// The first tail read of a session file for its last time: enough for the last lines of
@@ -22,19 +24,25 @@ impl Scan {
     /// When the session `found` was last active, in milliseconds since the Unix epoch: the
     /// time of the last line of its file that records one, read from a bounded tail of the
     /// file (the decoder of its harness reads the lines: `last_time` of `history-claude`,
-    /// `history-pi`, `history-codex`); a file only the vault holds is read whole from its
-    /// copy when it holds at most [`TAIL_MAX_BYTES`]. Else (no line in the last
+    /// `history-pi`, `history-codex`). For a file only the vault holds, the time the vault
+    /// recorded when it kept the copy (read from the original's tail by the same rule,
+    /// without decompressing the copy); a copy kept without it (by an earlier notesoup) is
+    /// read whole when it holds at most [`TAIL_MAX_BYTES`]. Else (no line in the last
     /// [`TAIL_MAX_BYTES`] records a time, a compressed `.jsonl.zst` rollout, a larger vault
-    /// copy, a file that cannot be read) when the file was last written. `None` when neither
-    /// is known.
+    /// copy without a recorded time, a file that cannot be read) when the file was last
+    /// written. `None` when neither is known.
     pub fn updated(&self, found: &Found) -> Option<u64> {
         let time_of = time_of(found.harness)?;
         let recorded = if found.vaulted.is_some() {
-            self.vault_time(found, time_of)
-        } else if found.path.extension().is_none_or(|e| e != "zst") {
-            tail_time(&found.path, time_of)
+            // What the keep recorded (as [`recorded_time`] read the original), else the copy.
+            match self.reader.kept_facts(found) {
+                Some(facts) => facts.last_time,
+                None => self.vault_time(found, time_of),
+            }
         } else {
-            None
+            open_regular(&found.path)
+                .ok()
+                .and_then(|(file, meta)| recorded_time(found.harness, &found.path, &file, meta.len))
         };
         recorded.or_else(|| {
             found
@@ -82,21 +90,29 @@ fn time_of(harness: Host) -> Option<TimeOf> {
     }
 }
 
-/// The last time the lines at the end of the file at `path` record, read a tail at a time:
-/// [`TAIL_FIRST_BYTES`], four times more while the tail holds no whole line with a time,
-/// at most [`TAIL_MAX_BYTES`]. The file is only read.
-fn tail_time(path: &Path, time_of: TimeOf) -> Option<u64> {
-    let (mut file, meta) = open_regular(path).ok()?;
+/// The last time the first `len` bytes of `harness`'s session file `path`, open as `file`,
+/// record: their tail read by [`tail_time`]; `None` for a compressed `.jsonl.zst` rollout
+/// (its tail is not read) and when no line of the tail records one. What a listing takes as
+/// the session's last activity, from its file or as the vault recorded it when it was kept.
+pub(super) fn recorded_time(harness: Host, path: &Path, file: &File, len: u64) -> Option<u64> {
+    let time_of = time_of(harness)?;
+    if path.extension().is_some_and(|e| e == "zst") {
+        return None;
+    }
+    tail_time(file, len, time_of)
+}
+
+/// The last time the lines at the end of `file`'s first `len` bytes record, read a tail at a
+/// time: [`TAIL_FIRST_BYTES`], four times more while the tail holds no whole line with a
+/// time, at most [`TAIL_MAX_BYTES`]. The file is only read, at its offsets (its position
+/// is not moved).
+fn tail_time(file: &File, len: u64, time_of: TimeOf) -> Option<u64> {
     let mut want = TAIL_FIRST_BYTES;
     let mut tail = Vec::new();
     loop {
-        let from = meta.len.saturating_sub(want);
+        let from = len.saturating_sub(want);
         tail.clear();
-        file.seek(SeekFrom::Start(from)).ok()?;
-        (&mut file)
-            .take(meta.len - from)
-            .read_to_end(&mut tail)
-            .ok()?;
+        At::new(file, from, len).read_to_end(&mut tail).ok()?;
         // A tail that starts mid-file starts with the end of a line: it is not a line.
         let lines = if from == 0 {
             &tail[..]

@@ -1,5 +1,6 @@
 //! A session's listing line, from the start of its first file only.
 
+use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use notesoup_history_pi::PiFile;
 use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
+use super::at::At;
 use super::{Corpus, Found};
 
 /// The most bytes read from the start of a file for a listing line.
@@ -40,6 +42,16 @@ impl Corpus {
         };
         let name = first.path.display().to_string();
         let bytes = if first.vaulted.is_some() {
+            // The listing line the vault recorded when it kept the copy, else the copy's start.
+            if let Some(summary) = self.kept_facts(first).and_then(|facts| facts.summary) {
+                return Ok(SessionSummary {
+                    started: summary.started,
+                    cwd: summary.cwd,
+                    first_prompt: summary.first_prompt,
+                    parent: summary.parent,
+                    ..SessionSummary::new(found.harness, found.id.clone())
+                });
+            }
             // Only the start shown: a `.jsonl.zst` kept compressed is decompressed no further.
             let mut bytes = Vec::new();
             self.reader(first)
@@ -48,36 +60,49 @@ impl Corpus {
                 .read_to_end(&mut bytes)
                 .map_err(|e| e.to_string())?;
             bytes
-        } else if first.path.extension().is_some_and(|e| e == "zst") {
-            // Only the start shown is decompressed, never the whole file.
-            let (file, _) = open_regular(&first.path).map_err(|e| e.to_string())?;
-            notesoup_history_codex::decompress_head(&name, file, LISTING_BYTES)
-                .map_err(|e| e.to_string())?
         } else {
-            file_start(&first.path)?
+            let (file, meta) = open_regular(&first.path).map_err(|e| e.to_string())?;
+            start_of(&first.path, &file, meta.len)?
         };
-        match found.harness {
-            Host::Pi => notesoup_history_pi::summary(&PiFile {
-                name: &name,
-                bytes: &bytes,
-            })
-            .map_err(|e| e.to_string()),
-            Host::Codex => notesoup_history_codex::summary(&CodexFile {
-                name: &name,
-                bytes: &bytes,
-            })
-            .map_err(|e| e.to_string()),
-            Host::Claude => Ok(notesoup_history_claude::summary(&found.id, &bytes)),
-            Host::Mcp => Err("an MCP client keeps no sessions".to_owned()),
-        }
+        summary_from(found.harness, &found.id, &name, &bytes)
     }
 }
 
-/// The first [`LISTING_BYTES`] of a regular file (opened without blocking).
-fn file_start(path: &Path) -> Result<Vec<u8>, String> {
-    let (file, _) = open_regular(path).map_err(|e| e.to_string())?;
+/// The listing line of `harness`'s session `id` from `bytes`, the start of its file `name`
+/// (at most [`LISTING_BYTES`] of it): its decoder's rule.
+pub(super) fn summary_from(
+    harness: Host,
+    id: &str,
+    name: &str,
+    bytes: &[u8],
+) -> Result<SessionSummary, String> {
+    match harness {
+        Host::Pi => {
+            notesoup_history_pi::summary(&PiFile { name, bytes }).map_err(|e| e.to_string())
+        }
+        Host::Codex => {
+            notesoup_history_codex::summary(&CodexFile { name, bytes }).map_err(|e| e.to_string())
+        }
+        Host::Claude => Ok(notesoup_history_claude::summary(id, bytes)),
+        Host::Mcp => Err("an MCP client keeps no sessions".to_owned()),
+    }
+}
+
+/// The start a listing line is read from, of the first `len` bytes of the session file
+/// `path` open as `file`: at most [`LISTING_BYTES`] of them, a `.jsonl.zst` rollout's
+/// decompressed (only as far as that, never the whole file).
+pub(super) fn start_of(path: &Path, file: &File, len: u64) -> Result<Vec<u8>, String> {
+    if path.extension().is_some_and(|e| e == "zst") {
+        let name = path.display().to_string();
+        return notesoup_history_codex::decompress_head(
+            &name,
+            At::new(file, 0, len),
+            LISTING_BYTES,
+        )
+        .map_err(|e| e.to_string());
+    }
     let mut bytes = Vec::new();
-    file.take(LISTING_BYTES)
+    At::new(file, 0, len.min(LISTING_BYTES))
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(bytes)

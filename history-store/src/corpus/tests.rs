@@ -11,8 +11,8 @@ use notesoup_window::Host;
 
 use crate::{Corpus, Roots, StoreError};
 
-const CLAUDE: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
-const PI_MAIN: &str = "01a23754-8e37-7027-8822-e05ee3580bae";
+pub(super) const CLAUDE: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+pub(super) const PI_MAIN: &str = "01a23754-8e37-7027-8822-e05ee3580bae";
 const PI_FORK: &str = "01a23754-922a-7771-b755-13b58637f164";
 const CODEX_BASE: &str = "01a23755-7b6b-79d2-9438-c01132a25971";
 const CODEX_FORK: &str = "01a23756-b853-7e01-94a2-1ae0a322f736";
@@ -47,7 +47,7 @@ fn copy_tree(from: &Path, to: &Path, clock: &mut SystemTime) {
 
 /// A scratch HOME with `~/.claude/projects`, `~/.pi/agent/sessions` and `~/.codex/sessions`
 /// holding the fixtures; Claude's session is the most recently written.
-fn home(name: &str) -> PathBuf {
+pub(super) fn home(name: &str) -> PathBuf {
     let home = std::env::temp_dir().join(format!("notesoup-corpus-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&home);
     let mut clock = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
@@ -74,7 +74,7 @@ fn home(name: &str) -> PathBuf {
 }
 
 /// The corpus of a scratch HOME, with these other variables.
-fn corpus(home: &Path, vars: &[(&str, &Path)], roots: Roots) -> Corpus {
+pub(super) fn corpus(home: &Path, vars: &[(&str, &Path)], roots: Roots) -> Corpus {
     Corpus::new(roots, |name| {
         if name == "HOME" {
             return Some(home.display().to_string());
@@ -477,7 +477,7 @@ fn a_pi_session_file_handed_in_is_taken_only_where_the_walk_would_find_it() {
 }
 
 /// Every file under `dir`, at any depth.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub(super) fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

@@ -1,0 +1,36 @@
+//! [`At`]: a range of an open file as a reader that reads at offsets, so whoever holds the
+//! file (a vault keep, under its lock) finds its position where it left it.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt as _;
+
+/// The bytes `[from, to)` of a file, read with `pread`.
+pub(super) struct At<'a> {
+    file: &'a File,
+    next: u64,
+    to: u64,
+}
+
+impl<'a> At<'a> {
+    pub(super) fn new(file: &'a File, from: u64, to: u64) -> Self {
+        Self {
+            file,
+            next: from,
+            to,
+        }
+    }
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let left = usize::try_from(self.to.saturating_sub(self.next)).unwrap_or(usize::MAX);
+        let want = out.len().min(left);
+        if want == 0 {
+            return Ok(0);
+        }
+        let got = self.file.read_at(&mut out[..want], self.next)?;
+        self.next += got as u64;
+        Ok(got)
+    }
+}

@@ -1,0 +1,56 @@
+//! The facts a listing shows of a session file the vault keeps ([`Facts`]): worked out from
+//! the original when it is kept ([`describe`]) by the same rules a listing reads a file on
+//! disk with, and read back for a file only the vault holds ([`Corpus::kept_facts`]).
+
+use std::fs::File;
+use std::path::Path;
+
+use notesoup_vault_store::{Facts, Summary, vault_name};
+use notesoup_window::Host;
+
+use super::last_time::recorded_time;
+use super::summary::{start_of, summary_from};
+use super::{Corpus, Found};
+
+/// The facts of the first `raw` bytes of `harness`'s session file `original`, open as
+/// `file`, as a listing of it on disk reads them: the last time they record
+/// ([`Scan::updated`](super::Scan::updated)'s rule), and the listing line of their start
+/// when it reads whole (one that cannot be read is left to the copy, which says why). What
+/// the vault records when it keeps a version
+/// ([`Vault::describing`](notesoup_vault_store::Vault::describing)).
+pub fn describe(harness: &str, original: &Path, file: &File, raw: u64) -> Facts {
+    let Ok(host) = harness.parse::<Host>() else {
+        return Facts::default();
+    };
+    let id = vault_name(original).unwrap_or_default();
+    let name = original.display().to_string();
+    let summary = start_of(original, file, raw)
+        .and_then(|start| summary_from(host, &id, &name, &start))
+        .ok()
+        .filter(|line| line.unreadable.is_none())
+        .map(|line| Summary {
+            started: line.started,
+            cwd: line.cwd,
+            first_prompt: line.first_prompt,
+            parent: line.parent,
+        });
+    Facts {
+        last_time: recorded_time(host, original, file, raw),
+        summary,
+    }
+}
+
+impl Corpus {
+    /// The facts the vault recorded of the file only it holds that `found` names, when it
+    /// recorded them for all its bytes; `None` otherwise (the copy is read instead, and
+    /// says what is wrong with it).
+    pub(super) fn kept_facts(&self, found: &Found) -> Option<Facts> {
+        let (Some(name), Some(vault)) = (&found.vaulted, &self.vault) else {
+            return None;
+        };
+        vault.facts(found.harness.name(), name).ok().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests;
