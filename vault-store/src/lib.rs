@@ -409,19 +409,9 @@ impl Vault {
     /// its bytes (it was kept by an earlier notesoup, or by a keep that recorded none). A
     /// record that does not parse is refused ([`VaultError::Damaged`]), as a read refuses it.
     pub fn facts(&self, harness: &str, id: &str) -> Result<Option<Facts>, VaultError> {
-        check_name(harness)?;
-        check_name(id)?;
-        let Some(session) = self.session(harness, id)? else {
+        let Some((session, version, record)) = self.newest(harness, id)? else {
             return Ok(None);
         };
-        let Some(version) = newest_version(&session)? else {
-            return Ok(None);
-        };
-        let record = Record::load(&session, version).map_err(|reason| VaultError::Damaged {
-            harness: harness.into(),
-            id: id.into(),
-            reason,
-        })?;
         Ok(facts::load(&session, version, record.raw))
     }
 
@@ -471,19 +461,9 @@ impl Vault {
     /// time ([`VaultReader`]: each piece checked before its bytes are given); `None` when
     /// it is not vaulted.
     pub fn reader(&self, harness: &str, id: &str) -> Result<Option<VaultReader>, VaultError> {
-        check_name(harness)?;
-        check_name(id)?;
-        let Some(session) = self.session(harness, id)? else {
+        let Some((session, version, record)) = self.newest(harness, id)? else {
             return Ok(None);
         };
-        let Some(version) = newest_version(&session)? else {
-            return Ok(None);
-        };
-        let record = Record::load(&session, version).map_err(|reason| VaultError::Damaged {
-            harness: harness.into(),
-            id: id.into(),
-            reason,
-        })?;
         Ok(Some(VaultReader::new(
             session, harness, id, version, record,
         )))
@@ -685,6 +665,25 @@ impl Vault {
                 _ => return Ok(None),
             }
         }
+    }
+
+    /// The folder, number and record of `harness:id`'s newest version; `None` when it is
+    /// not vaulted. A record that does not parse is refused ([`VaultError::Damaged`]).
+    fn newest(&self, harness: &str, id: &str) -> Result<Option<(Dir, u32, Record)>, VaultError> {
+        check_name(harness)?;
+        check_name(id)?;
+        let Some(session) = self.session(harness, id)? else {
+            return Ok(None);
+        };
+        let Some(version) = newest_version(&session)? else {
+            return Ok(None);
+        };
+        let record = Record::load(&session, version).map_err(|reason| VaultError::Damaged {
+            harness: harness.into(),
+            id: id.into(),
+            reason,
+        })?;
+        Ok(Some((session, version, record)))
     }
 
     fn session(&self, harness: &str, id: &str) -> Result<Option<Dir>, VaultError> {
