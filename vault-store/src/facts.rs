@@ -52,6 +52,16 @@ pub(crate) fn name(version: u32) -> String {
     format!("v{version}.facts")
 }
 
+/// Records `facts` as version `version`'s, of `raw` bytes. Best effort and not synced
+/// (they are a summary whose hash is checked): facts that cannot be written are not there,
+/// and a listing reads the copy instead.
+pub(crate) fn write(session: &Dir, version: u32, raw: u64, facts: &Facts) {
+    let text = to_text(raw, facts);
+    let _ = session.replace_with(name(version), |file| {
+        std::io::Write::write_all(file, text.as_bytes())
+    });
+}
+
 /// The text of `facts` for a version of `raw` bytes.
 pub(crate) fn to_text(raw: u64, facts: &Facts) -> String {
     let mut text = format!("{HEADER}\n{raw}\n");

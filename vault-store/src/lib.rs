@@ -16,7 +16,9 @@
 //! a listing of sessions shows of it (its last recorded time, its start, folder and first
 //! prompt), worked out from the original by whoever reads the harness's lines;
 //! [`Vault::facts`] reads them back without decompressing the copy, and only when they
-//! are of all the bytes the version holds (a version kept without them has none).
+//! are of all the bytes the version holds (a version kept without them has none, until
+//! [`Vault::fill_facts`] records them from the copy itself: a [`KeptCopy`] read a range at
+//! a time, only the pieces that hold the range decompressed).
 //!
 //! ```
 //! use notesoup_vault_store::Vault;
@@ -77,6 +79,7 @@
 
 mod error;
 mod facts;
+mod fill;
 mod reader;
 mod record;
 
@@ -89,6 +92,7 @@ use twox_hash::XxHash64;
 
 pub use error::VaultError;
 pub use facts::{Describe, Facts, Summary};
+pub use fill::KeptCopy;
 pub use reader::{Refusal, VaultReader};
 use record::{Piece, Record};
 
@@ -382,11 +386,12 @@ impl Vault {
         file: &std::fs::File,
     ) {
         if let Some(describe) = self.describe {
-            let facts = describe(harness, original, file, raw);
-            let text = facts::to_text(raw, &facts);
-            let _ = session.replace_with(facts::name(version), |file| {
-                std::io::Write::write_all(file, text.as_bytes())
-            });
+            facts::write(
+                session,
+                version,
+                raw,
+                &describe(harness, original, file, raw),
+            );
         }
     }
 

@@ -18,7 +18,7 @@ use crate::record::Record;
 /// [`Vault::reader`]: crate::Vault::reader
 #[derive(Debug)]
 pub struct VaultReader {
-    session: Dir,
+    session: Arc<Dir>,
     harness: String,
     id: String,
     version: u32,
@@ -32,6 +32,8 @@ pub struct VaultReader {
     failure: Refusal,
     /// The refusal in words, once there is one: the reading stays ended.
     said: Option<String>,
+    /// Bytes of the next piece loaded that are passed over ([`VaultReader::starting_at`]).
+    skip: usize,
 }
 
 /// Where a [`VaultReader`]'s refusal is kept for the one who opened it, after the reader
@@ -73,6 +75,17 @@ impl Refusal {
 
 impl VaultReader {
     pub(crate) fn new(session: Dir, harness: &str, id: &str, version: u32, record: Record) -> Self {
+        Self::shared(Arc::new(session), harness, id, version, record)
+    }
+
+    /// [`VaultReader::new`] of a session folder other readers hold too.
+    pub(crate) fn shared(
+        session: Arc<Dir>,
+        harness: &str,
+        id: &str,
+        version: u32,
+        record: Record,
+    ) -> Self {
         Self {
             session,
             harness: harness.to_owned(),
@@ -84,7 +97,24 @@ impl VaultReader {
             at: 0,
             failure: Refusal::default(),
             said: None,
+            skip: 0,
         }
+    }
+
+    /// This reader from the version's byte `offset` on: the pieces before the one that
+    /// holds it are passed over without being read (nothing at all past the end).
+    pub(crate) fn starting_at(mut self, offset: u64) -> Self {
+        let mut start = 0u64;
+        self.next = self.record.pieces.len();
+        for (k, piece) in self.record.pieces.iter().enumerate() {
+            if start + piece.raw > offset {
+                self.next = k;
+                self.skip = usize::try_from(offset - start).unwrap_or(usize::MAX);
+                break;
+            }
+            start += piece.raw;
+        }
+        self
     }
 
     /// How many raw bytes the version holds.
@@ -179,6 +209,7 @@ impl BufRead for VaultReader {
                 self.said = Some(said.clone());
                 return Err(std::io::Error::other(said));
             }
+            self.at = std::mem::take(&mut self.skip).min(self.piece.len());
         }
         Ok(&self.piece[self.at..])
     }
