@@ -39,7 +39,7 @@ mod given;
 mod last_time;
 mod left_bodies;
 
-pub use facts::describe;
+pub use facts::{describe, describe_copy};
 pub use last_time::TAIL_MAX_BYTES;
 
 pub use left_bodies::LEFT_IN_FILE_BYTES;

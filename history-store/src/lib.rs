@@ -85,6 +85,7 @@ mod transcript_index;
 
 pub use corpus::{
     Corpus, Found, LEFT_IN_FILE_BYTES, RawNeedle, Roots, Scan, TAIL_MAX_BYTES, VARS, describe,
+    describe_copy,
 };
 pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
 pub use named::{Named, main_only, named};

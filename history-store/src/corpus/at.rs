@@ -1,9 +1,31 @@
 //! [`At`]: a range of an open file as a reader that reads at offsets, so whoever holds the
-//! file (a vault keep, under its lock) finds its position where it left it.
+//! file (a vault keep, under its lock) finds its position where it left it; [`Ranged`]: a
+//! session file's bytes a range at a time, the open file's or a vault copy's.
 
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt as _;
+
+use notesoup_vault_store::KeptCopy;
+
+/// A session file's bytes, read a range at a time: an open original ([`At`]), or a kept
+/// copy that has none ([`KeptCopy`], only the pieces holding the range decompressed).
+pub(super) trait Ranged {
+    /// The bytes `[from, to)`.
+    fn range(&self, from: u64, to: u64) -> Box<dyn Read + '_>;
+}
+
+impl Ranged for File {
+    fn range(&self, from: u64, to: u64) -> Box<dyn Read + '_> {
+        Box::new(At::new(self, from, to))
+    }
+}
+
+impl Ranged for KeptCopy {
+    fn range(&self, from: u64, to: u64) -> Box<dyn Read + '_> {
+        Box::new(KeptCopy::range(self, from, to))
+    }
+}
 
 /// The bytes `[from, to)` of a file, read with `pread`.
 pub(super) struct At<'a> {

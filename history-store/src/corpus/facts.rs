@@ -5,10 +5,14 @@
 use std::fs::File;
 use std::path::Path;
 
-use notesoup_vault_store::{Facts, Summary, vault_name};
+use notesoup_vault_store::{Facts, KeptCopy, Summary, vault_name};
 use notesoup_window::Host;
 
+use std::io::Read as _;
+
+use super::at::Ranged;
 use super::last_time::recorded_time;
+use super::read::ZSTD_MAGIC;
 use super::summary::{start_of, summary_from};
 use super::{Corpus, Found};
 
@@ -19,9 +23,37 @@ use super::{Corpus, Found};
 /// the vault records when it keeps a version
 /// ([`Vault::describing`](notesoup_vault_store::Vault::describing)).
 pub fn describe(harness: &str, original: &Path, file: &File, raw: u64) -> Facts {
-    let Ok(host) = harness.parse::<Host>() else {
-        return Facts::default();
+    match harness.parse::<Host>() {
+        Ok(host) => facts_of(host, original, file, raw),
+        Err(_) => Facts::default(),
+    }
+}
+
+/// [`describe`] of a version whose original is gone, read from the copy itself (its start
+/// and its tail, only the pieces that hold them): what `notesoup history vault` records for
+/// a copy an earlier notesoup kept without facts
+/// ([`Vault::fill_facts`](notesoup_vault_store::Vault::fill_facts)). `found` is the file
+/// only the vault holds; a Codex copy that is zstd frames is read as the `.jsonl.zst` it
+/// was kept from.
+pub fn describe_copy(found: &Found, copy: &KeptCopy) -> Facts {
+    let mut start = [0; ZSTD_MAGIC.len()];
+    let compressed = found.harness == Host::Codex
+        && copy
+            .range(0, start.len() as u64)
+            .read_exact(&mut start)
+            .is_ok()
+        && start == ZSTD_MAGIC;
+    let path = if compressed {
+        found.path.with_extension("jsonl.zst")
+    } else {
+        found.path.clone()
     };
+    facts_of(found.harness, &path, copy, copy.len())
+}
+
+/// The facts of the first `raw` bytes of `host`'s session file `original`, as `file` gives
+/// them.
+fn facts_of(host: Host, original: &Path, file: &dyn Ranged, raw: u64) -> Facts {
     let id = vault_name(original).unwrap_or_default();
     let name = original.display().to_string();
     let summary = start_of(original, file, raw)

@@ -2,7 +2,6 @@
 //! tail (the decoder of its harness says what time a line records), else when the file was
 //! last written.
 
-use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
@@ -10,7 +9,7 @@ use std::time::UNIX_EPOCH;
 use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
-use super::at::At;
+use super::at::Ranged;
 use super::{Found, Scan};
 
 /// The first tail read of a session file for its last time: enough for the last lines of
@@ -94,7 +93,12 @@ fn time_of(harness: Host) -> Option<TimeOf> {
 /// record: their tail read by [`tail_time`]; `None` for a compressed `.jsonl.zst` rollout
 /// (its tail is not read) and when no line of the tail records one. What a listing takes as
 /// the session's last activity, from its file or as the vault recorded it when it was kept.
-pub(super) fn recorded_time(harness: Host, path: &Path, file: &File, len: u64) -> Option<u64> {
+pub(super) fn recorded_time(
+    harness: Host,
+    path: &Path,
+    file: &dyn Ranged,
+    len: u64,
+) -> Option<u64> {
     let time_of = time_of(harness)?;
     if path.extension().is_some_and(|e| e == "zst") {
         return None;
@@ -106,13 +110,13 @@ pub(super) fn recorded_time(harness: Host, path: &Path, file: &File, len: u64) -
 /// time: [`TAIL_FIRST_BYTES`], four times more while the tail holds no whole line with a
 /// time, at most [`TAIL_MAX_BYTES`]. The file is only read, at its offsets (its position
 /// is not moved).
-fn tail_time(file: &File, len: u64, time_of: TimeOf) -> Option<u64> {
+fn tail_time(file: &dyn Ranged, len: u64, time_of: TimeOf) -> Option<u64> {
     let mut want = TAIL_FIRST_BYTES;
     let mut tail = Vec::new();
     loop {
         let from = len.saturating_sub(want);
         tail.clear();
-        At::new(file, from, len).read_to_end(&mut tail).ok()?;
+        file.range(from, len).read_to_end(&mut tail).ok()?;
         // A tail that starts mid-file starts with the end of a line: it is not a line.
         let lines = if from == 0 {
             &tail[..]

@@ -14,7 +14,7 @@ use super::{Corpus, Found};
 use crate::{SESSION_FILE_MAX_BYTES, StoreError};
 
 /// The first bytes of a zstd frame.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+pub(super) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// A session file read line by line is read in pieces of this size.
 const READ_PIECE: usize = 256 << 10;

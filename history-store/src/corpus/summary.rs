@@ -1,6 +1,5 @@
 //! A session's listing line, from the start of its first file only.
 
-use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 
@@ -10,7 +9,7 @@ use notesoup_history_pi::PiFile;
 use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
-use super::at::At;
+use super::at::Ranged;
 use super::{Corpus, Found};
 
 /// The most bytes read from the start of a file for a listing line.
@@ -91,18 +90,14 @@ pub(super) fn summary_from(
 /// The start a listing line is read from, of the first `len` bytes of the session file
 /// `path` open as `file`: at most [`LISTING_BYTES`] of them, a `.jsonl.zst` rollout's
 /// decompressed (only as far as that, never the whole file).
-pub(super) fn start_of(path: &Path, file: &File, len: u64) -> Result<Vec<u8>, String> {
+pub(super) fn start_of(path: &Path, file: &dyn Ranged, len: u64) -> Result<Vec<u8>, String> {
     if path.extension().is_some_and(|e| e == "zst") {
         let name = path.display().to_string();
-        return notesoup_history_codex::decompress_head(
-            &name,
-            At::new(file, 0, len),
-            LISTING_BYTES,
-        )
-        .map_err(|e| e.to_string());
+        return notesoup_history_codex::decompress_head(&name, file.range(0, len), LISTING_BYTES)
+            .map_err(|e| e.to_string());
     }
     let mut bytes = Vec::new();
-    At::new(file, 0, len.min(LISTING_BYTES))
+    file.range(0, len.min(LISTING_BYTES))
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(bytes)

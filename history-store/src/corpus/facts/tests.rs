@@ -194,3 +194,131 @@ fn a_vault_only_session_whose_record_is_damaged_is_listed_as_unreadable() {
     assert_eq!((&line.1, &line.3), (&None, &None));
     let _ = fs::remove_dir_all(home);
 }
+
+/// Records the facts of every session only the vault holds from its copy, as
+/// `notesoup history vault` does; how many were recorded.
+fn fill_all(home: &Path) -> usize {
+    let vault = Vault::open(&home.join("vault")).unwrap();
+    let corpus = corpus(home, &[], Roots::default()).with_vault(vault.clone());
+    let scanned = corpus.scan(None);
+    let mut filled = 0;
+    for found in scanned.files().iter().filter(|f| f.only_in_vault()) {
+        let name = found.vault_name().unwrap();
+        let done = vault
+            .fill_facts(found.harness.name(), name, |copy| {
+                super::describe_copy(found, copy)
+            })
+            .unwrap();
+        filled += usize::from(done);
+    }
+    filled
+}
+
+/// Every `v1.facts` of the vault, by session folder.
+fn facts_files(home: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for (harness, _) in FOLDERS {
+        let Ok(sessions) = fs::read_dir(home.join("vault").join(harness)) else {
+            continue;
+        };
+        for session in sessions.map(|e| e.unwrap().path()).filter(|p| p.is_dir()) {
+            let name = format!(
+                "{harness}/{}",
+                session.file_name().unwrap().to_str().unwrap()
+            );
+            out.push((name, fs::read(session.join("v1.facts")).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A copy an earlier notesoup kept without facts, whose original is gone, gets them from the
+/// copy itself: the same file a keep of the original writes, byte for byte, and the listing
+/// is the same before and after; a second run records nothing.
+#[test]
+fn a_copy_kept_without_facts_gets_the_facts_a_keep_records() {
+    let kept = home("facts-fill-kept");
+    keep_all(&kept, &describing(&kept));
+    let home = home("facts-fill");
+    let from_files = listing(&home);
+    keep_all(&home, &Vault::open(&home.join("vault")).unwrap());
+    delete_originals(&home);
+    let before = listing(&home);
+    assert!(before.1.iter().all(|v| *v));
+    assert_eq!(before.0, from_files.0);
+    let filled = fill_all(&home);
+    assert_eq!(filled, facts_files(&kept).len());
+    assert_eq!(facts_files(&home), facts_files(&kept));
+    assert_eq!(listing(&home).0, before.0);
+    assert_eq!(fill_all(&home), 0);
+    let _ = fs::remove_dir_all(home);
+    let _ = fs::remove_dir_all(kept);
+}
+
+/// Once filled, the listing reads the facts, not the copy: with the Claude and Pi copies'
+/// pieces damaged it is unchanged, while a read of the session is refused as damaged.
+#[test]
+fn a_filled_copy_is_listed_without_decompressing_it() {
+    let home = home("facts-fill-not-decompressed");
+    let from_files = listing(&home);
+    keep_all(&home, &Vault::open(&home.join("vault")).unwrap());
+    delete_originals(&home);
+    fill_all(&home);
+    for folder in [
+        session_folder(&home, "claude", CLAUDE),
+        session_folder(&home, "pi", PI_MAIN),
+    ] {
+        for piece in fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path()) {
+            if piece.extension().is_some_and(|e| e == "zst") {
+                let mut packed = fs::read(&piece).unwrap();
+                let mid = packed.len() / 2;
+                packed[mid] ^= 0xff;
+                fs::write(&piece, packed).unwrap();
+            }
+        }
+    }
+    assert_eq!(listing(&home).0, from_files.0);
+    let corpus =
+        corpus(&home, &[], Roots::default()).with_vault(Vault::open(&home.join("vault")).unwrap());
+    for selector in [format!("claude:{CLAUDE}"), format!("pi:{PI_MAIN}")] {
+        let found = corpus.resolve(&selector).unwrap();
+        let err = corpus.load(&found, None).unwrap_err();
+        assert_eq!(err.code(), "vault_damaged", "{selector}: {err}");
+    }
+    let _ = fs::remove_dir_all(home);
+}
+
+/// A damaged copy gets no facts: it stays refused as damaged, and the listing says so.
+#[test]
+fn a_damaged_copy_gets_no_facts() {
+    let home = home("facts-fill-damaged");
+    keep_all(&home, &Vault::open(&home.join("vault")).unwrap());
+    delete_originals(&home);
+    let folder = session_folder(&home, "claude", CLAUDE);
+    let piece = folder.join("v1.0.zst");
+    let mut packed = fs::read(&piece).unwrap();
+    let mid = packed.len() / 2;
+    packed[mid] ^= 0xff;
+    fs::write(&piece, packed).unwrap();
+    let vault = Vault::open(&home.join("vault")).unwrap();
+    let corpus = corpus(&home, &[], Roots::default()).with_vault(vault.clone());
+    let found = corpus.resolve(&format!("claude:{CLAUDE}")).unwrap();
+    let err = vault
+        .fill_facts("claude", found.vault_name().unwrap(), |copy| {
+            super::describe_copy(&found, copy)
+        })
+        .unwrap_err();
+    assert!(
+        matches!(err, notesoup_vault_store::VaultError::Damaged { .. }),
+        "{err}"
+    );
+    assert!(!folder.join("v1.facts").exists());
+    let (lines, _) = listing(&home);
+    let line = lines.iter().find(|l| l.0.ends_with(CLAUDE)).unwrap();
+    assert!(
+        line.5.as_ref().is_some_and(|why| why.contains("damaged")),
+        "{line:?}"
+    );
+    let _ = fs::remove_dir_all(home);
+}
