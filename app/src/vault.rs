@@ -53,6 +53,9 @@ pub struct KeepReport {
     /// Sessions only the vault holds whose copy cannot be read back (damaged), as
     /// `<harness>:<id>`: no original is left to keep them again from.
     pub damaged: Vec<String>,
+    /// Sessions only the vault holds whose listing facts were recorded from the copy this
+    /// run (an earlier notesoup kept it without them).
+    pub facts_filled: usize,
     /// The vault's sessions, raw and stored bytes, after the run.
     pub sessions: usize,
     /// Raw bytes of the newest versions.
@@ -96,13 +99,22 @@ pub fn keep_all(
     }
     progress(files.len(), files.len());
     // The copies no original backs any more: read through, so a damaged one is said now,
-    // not found when it is needed.
+    // not found when it is needed; one an earlier notesoup kept without the facts a listing
+    // shows gets them from the copy itself, so listing it stops decompressing it.
     for found in only_kept {
         let name = found.vault_name().unwrap_or_default();
-        if let Err(VaultError::Damaged { .. }) = vault.check(found.harness.name(), name) {
-            report
-                .damaged
-                .push(format!("{}:{}", found.harness.name(), found.id));
+        let harness = found.harness.name();
+        let checked = vault.check(harness, name).and_then(|_| {
+            vault.fill_facts(harness, name, |copy| {
+                notesoup_history_store::describe_copy(found, copy)
+            })
+        });
+        match checked {
+            Ok(filled) => report.facts_filled += usize::from(filled),
+            Err(VaultError::Damaged { .. }) => {
+                report.damaged.push(format!("{harness}:{}", found.id));
+            }
+            Err(_) => {}
         }
     }
     report.damaged.sort();

@@ -432,3 +432,74 @@ fn history_vault_counts_an_empty_file_kept_new_as_brought_up_to_date() {
         "{again}"
     );
 }
+
+/// A vault an earlier notesoup kept (its copies without the facts a listing shows), whose
+/// originals are gone: `history sessions` lists the same before and after `history vault`,
+/// which records the facts from the copies themselves; after it the listing no longer reads
+/// the copies (damaged ones are listed as before, while `history show` refuses them).
+#[test]
+fn history_vault_records_the_facts_of_copies_kept_without_them() {
+    let world = World::new("vault-fill");
+    let sessions = || {
+        world
+            .run(&["history", "sessions", "--limit", "200", "--json"])
+            .stdout
+    };
+    let from_files = sessions();
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let vault = world.path("notesoup/vault");
+    // As an earlier notesoup left it: the same records and pieces, no facts.
+    let facts_files = || -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for harness in fs::read_dir(&vault).unwrap().map(|e| e.unwrap().path()) {
+            for session in fs::read_dir(&harness).into_iter().flatten() {
+                let session = session.unwrap().path();
+                out.extend(
+                    fs::read_dir(&session)
+                        .into_iter()
+                        .flatten()
+                        .map(|e| e.unwrap().path())
+                        .filter(|p| p.extension().is_some_and(|e| e == "facts")),
+                );
+            }
+        }
+        out.sort();
+        out
+    };
+    let recorded = facts_files();
+    assert!(!recorded.is_empty());
+    for facts in &recorded {
+        fs::remove_file(facts).unwrap();
+    }
+    for dir in ["claude/projects", "pi", "codex/sessions"] {
+        fs::remove_dir_all(world.path(dir)).unwrap();
+        fs::create_dir_all(world.path(dir)).unwrap();
+    }
+    let unmarked = |text: String| text.replace("\"vault_only\": true", "\"vault_only\": false");
+    let before = sessions();
+    assert_eq!(unmarked(before.clone()), from_files);
+    let run = world.run(&["history", "vault", "--json"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert_eq!(facts_files(), recorded, "every copy got its facts back");
+    assert_eq!(sessions(), before);
+    // The copies' pieces damaged: the listing is the facts', a read is refused.
+    for piece in fs::read_dir(vault.join("claude"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .flat_map(|session| fs::read_dir(session).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "zst"))
+    {
+        let mut packed = fs::read(&piece).unwrap();
+        let mid = packed.len() / 2;
+        packed[mid] ^= 0xff;
+        fs::write(&piece, packed).unwrap();
+    }
+    assert_eq!(sessions(), before);
+    let refused = world.run(&[
+        "history",
+        "show",
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d",
+    ]);
+    assert_eq!(refused.exit, 1, "{}", refused.shown());
+    assert!(refused.stderr.contains("damaged"), "{}", refused.shown());
+}
