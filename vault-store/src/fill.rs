@@ -24,6 +24,17 @@ pub struct KeptCopy {
 }
 
 impl KeptCopy {
+    fn new(session: Arc<Dir>, harness: &str, id: &str, version: u32, record: Record) -> Self {
+        Self {
+            session,
+            harness: harness.to_owned(),
+            id: id.to_owned(),
+            version,
+            record,
+            refusals: std::cell::RefCell::default(),
+        }
+    }
+
     /// The version's raw bytes.
     pub fn len(&self) -> u64 {
         self.record.raw
@@ -56,6 +67,17 @@ impl KeptCopy {
 }
 
 impl Vault {
+    /// The newest version of `harness:id` as a [`KeptCopy`], read a range at a time (a
+    /// listing reads a copy kept without facts by its tail, as it reads a file on disk);
+    /// `None` when it is not vaulted. A record that does not parse is refused
+    /// ([`VaultError::Damaged`]); a piece that does not hold what its record says fails
+    /// the read of a range that needs it.
+    pub fn copy(&self, harness: &str, id: &str) -> Result<Option<KeptCopy>, VaultError> {
+        Ok(self.newest(harness, id)?.map(|(session, version, record)| {
+            KeptCopy::new(Arc::new(session), harness, id, version, record)
+        }))
+    }
+
     /// Records the facts of `harness:id`'s newest version as `work` finds them in the copy
     /// itself, when none are recorded for all its bytes (an earlier notesoup kept it, and
     /// its original is gone); written as a keep writes them. True when they were recorded;
@@ -85,14 +107,7 @@ impl Vault {
             return Ok(false);
         }
         let raw = record.raw;
-        let copy = KeptCopy {
-            session: Arc::clone(&session),
-            harness: harness.to_owned(),
-            id: id.to_owned(),
-            version,
-            record,
-            refusals: std::cell::RefCell::default(),
-        };
+        let copy = KeptCopy::new(Arc::clone(&session), harness, id, version, record);
         let found = work(&copy);
         if let Some(failure) = copy.failure() {
             return Err(failure);

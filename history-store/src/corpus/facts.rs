@@ -3,7 +3,7 @@
 //! disk with, and read back for a file only the vault holds ([`Corpus::kept_facts`]).
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use notesoup_vault_store::{Facts, KeptCopy, Summary, vault_name};
 use notesoup_window::Host;
@@ -36,6 +36,19 @@ pub fn describe(harness: &str, original: &Path, file: &File, raw: u64) -> Facts 
 /// only the vault holds; a Codex copy that is zstd frames is read as the `.jsonl.zst` it
 /// was kept from.
 pub fn describe_copy(found: &Found, copy: &KeptCopy) -> Facts {
+    facts_of(found.harness, &copy_path(found, copy), copy, copy.len())
+}
+
+/// The last time a copy kept without facts records, read from its tail by the rule
+/// [`describe_copy`] records it by: what a listing shows of it until `notesoup history
+/// vault` records its facts.
+pub(super) fn copy_last_time(found: &Found, copy: &KeptCopy) -> Option<u64> {
+    recorded_time(found.harness, &copy_path(found, copy), copy, copy.len())
+}
+
+/// The path a copy is read as: a Codex copy that is zstd frames as the `.jsonl.zst` it was
+/// kept from, any other as `found`'s.
+fn copy_path(found: &Found, copy: &KeptCopy) -> PathBuf {
     let mut start = [0; ZSTD_MAGIC.len()];
     let compressed = found.harness == Host::Codex
         && copy
@@ -43,12 +56,11 @@ pub fn describe_copy(found: &Found, copy: &KeptCopy) -> Facts {
             .read_exact(&mut start)
             .is_ok()
         && start == ZSTD_MAGIC;
-    let path = if compressed {
+    if compressed {
         found.path.with_extension("jsonl.zst")
     } else {
         found.path.clone()
-    };
-    facts_of(found.harness, &path, copy, copy.len())
+    }
 }
 
 /// The facts of the first `raw` bytes of `host`'s session file `original`, as `file` gives
@@ -81,6 +93,15 @@ impl Corpus {
             return None;
         };
         vault.facts(found.harness.name(), name).ok().flatten()
+    }
+
+    /// The copy of the file only the vault holds that `found` names, read a range at a time;
+    /// `None` when there is none or its record is refused.
+    pub(super) fn kept_copy(&self, found: &Found) -> Option<KeptCopy> {
+        let (Some(name), Some(vault)) = (&found.vaulted, &self.vault) else {
+            return None;
+        };
+        vault.copy(found.harness.name(), name).ok().flatten()
     }
 }
 

@@ -10,6 +10,7 @@ use notesoup_safe_fs::open_regular;
 use notesoup_window::Host;
 
 use super::at::Ranged;
+use super::facts::copy_last_time;
 use super::{Found, Scan};
 
 /// The first tail read of a session file for its last time: enough for the last lines of
@@ -25,18 +26,23 @@ impl Scan {
     /// file (the decoder of its harness reads the lines: `last_time` of `history-claude`,
     /// `history-pi`, `history-codex`). For a file only the vault holds, the time the vault
     /// recorded when it kept the copy (read from the original's tail by the same rule,
-    /// without decompressing the copy); a copy kept without it (by an earlier notesoup) is
-    /// read whole when it holds at most [`TAIL_MAX_BYTES`]. Else (no line in the last
-    /// [`TAIL_MAX_BYTES`] records a time, a compressed `.jsonl.zst` rollout, a larger vault
-    /// copy without a recorded time, a file that cannot be read) when the file was last
-    /// written. `None` when neither is known.
+    /// without decompressing the copy); of a copy kept without it (by an earlier notesoup),
+    /// the copy's tail by the same rule, the pieces that hold it alone decompressed. Else
+    /// (no line in the last [`TAIL_MAX_BYTES`] records a time, a compressed `.jsonl.zst`
+    /// rollout, a file or a copy that cannot be read) when the file was last written.
+    /// `None` when neither is known.
     pub fn updated(&self, found: &Found) -> Option<u64> {
-        let time_of = time_of(found.harness)?;
+        // A harness whose lines record no time has no session files.
+        time_of(found.harness)?;
         let recorded = if found.vaulted.is_some() {
-            // What the keep recorded (as [`recorded_time`] read the original), else the copy.
+            // What the keep recorded (as [`recorded_time`] read the original), else the
+            // copy's tail by the same rule (only the pieces that hold it are decompressed).
             match self.reader.kept_facts(found) {
                 Some(facts) => facts.last_time,
-                None => self.vault_time(found, time_of),
+                None => self
+                    .reader
+                    .kept_copy(found)
+                    .and_then(|copy| copy_last_time(found, &copy)),
             }
         } else {
             open_regular(&found.path)
@@ -59,20 +65,6 @@ impl Scan {
         let mut sessions: Vec<_> = self.sessions.iter().map(|f| (f, self.updated(f))).collect();
         sessions.sort_by(|(a, at), (b, bt)| bt.cmp(at).then_with(|| a.id.cmp(&b.id)));
         sessions
-    }
-}
-
-impl Scan {
-    /// The last time a file only the vault holds records, when its copy is plain lines of at
-    /// most [`TAIL_MAX_BYTES`] (read whole: a copy is read from its start).
-    fn vault_time(&self, found: &Found, time_of: TimeOf) -> Option<u64> {
-        let (copy, compressed) = self.reader.vault_copy(found).ok()?;
-        if compressed || copy.len() > TAIL_MAX_BYTES {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        copy.take(TAIL_MAX_BYTES).read_to_end(&mut bytes).ok()?;
-        time_of(&bytes)
     }
 }
 

@@ -322,3 +322,50 @@ fn a_damaged_copy_gets_no_facts() {
     );
     let _ = fs::remove_dir_all(home);
 }
+
+/// A copy kept without facts is listed by its tail, as its file was: only the pieces that
+/// hold the tail are read. With the first of a two-piece Claude copy damaged (the second
+/// holds more than the first tail read), the listing
+/// still shows the last time the copy records (it read the copy whole, failed at the
+/// first piece, and showed when the copy was written).
+#[test]
+fn a_copy_kept_without_facts_is_listed_by_its_tail() {
+    let home = home("facts-tail");
+    let id = "0badc0de-0000-4000-8000-000000000001";
+    let project = home.join(".claude/projects/-work-big");
+    fs::create_dir_all(&project).unwrap();
+    let mut text = String::new();
+    let row = |time: &str| {
+        format!(
+            r#"{{"type":"user","timestamp":"{time}","sessionId":"{id}","message":{{"role":"user","content":"{}"}}}}"#,
+            "x".repeat(200)
+        )
+    };
+    while (text.len() as u64) < notesoup_vault_store::PIECE_MAX + 64 * 1024 {
+        text.push_str(&row("2026-01-01T00:00:00Z"));
+        text.push('\n');
+    }
+    text.push_str(&row("2026-12-02T15:18:58Z"));
+    text.push('\n');
+    let file = project.join(format!("{id}.jsonl"));
+    fs::write(&file, &text).unwrap();
+    let vault = Vault::open(&home.join("vault")).unwrap();
+    vault
+        .keep("claude", &vault_name(&file).unwrap(), &file)
+        .unwrap();
+    assert_eq!(vault.facts("claude", id).unwrap(), None);
+    delete_originals(&home);
+    let first = session_folder(&home, "claude", id).join("v1.0.zst");
+    let mut packed = fs::read(&first).unwrap();
+    let mid = packed.len() / 2;
+    packed[mid] ^= 0xff;
+    fs::write(&first, packed).unwrap();
+    let (lines, _) = listing(&home);
+    let line = lines.iter().find(|l| l.0.ends_with(id)).unwrap();
+    assert_eq!(
+        line.6,
+        notesoup_window::parse_moment("2026-12-02T15:18:58Z"),
+        "{line:?}"
+    );
+    let _ = fs::remove_dir_all(home);
+}
