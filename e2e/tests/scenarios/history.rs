@@ -136,6 +136,46 @@ const HISTORY_OFF: &str = "History is not available";
 
 #[test]
 fn s11_history_in_the_first_terminal_window() {
+    first_terminal_window("s11-history-tmux", None);
+}
+
+/// A helper that answers a `prompt.context` sent before the transcript is named three
+/// seconds late, and is the run's own helper otherwise: `classic.SessionStart` then names
+/// the transcript while that call is still running, as it can on a loaded machine. It runs
+/// in the run's `work` folder, beside the run's copy of the plugin.
+fn slow_first_context_helper() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::temp_dir().join(format!(
+        "notesoup-e2e-slow-context-{}.sh",
+        std::process::id()
+    ));
+    let script = "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  \
+                  *'\"transcript_path\"'*) ;;\n  \
+                  *'\"event\":\"prompt.context\"'*) echo 'slow' >> \"$0.log\"; sleep 3 ;;\nesac\n\
+                  printf '%s' \"$input\" | exec \"$PWD/../plugin/claude/bin/notesoup-helper\" \"$@\"\n";
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The same when the transcript is named while the first boot is being built: the boot the
+/// engine keeps is built again with it (the race s11 lost once under load).
+#[test]
+fn s11_history_in_the_first_terminal_window_named_while_its_boot_is_built() {
+    let helper = slow_first_context_helper();
+    let log = format!("{}.log", helper.display());
+    first_terminal_window("s11-history-tmux-slow", Some(&helper));
+    let slowed = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&helper);
+    let _ = std::fs::remove_file(&log);
+    assert!(
+        !slowed.is_empty(),
+        "no prompt.context came before the transcript was named: the scenario proves nothing"
+    );
+}
+
+/// s11's run and checks, with the helper `NOTESOUP_HELPER` names when `helper` is given.
+fn first_terminal_window(name: &str, helper: Option<&std::path::Path>) {
     let script = Script::new()
         .rule(
             Match::tool_result(true).and_tail_contains("MANGO-31"),
@@ -160,7 +200,16 @@ fn s11_history_in_the_first_terminal_window() {
             Step::Capture("answered".into()),
         ],
     );
-    let out = super::run("s11-history-tmux", script, &mode);
+    let out = {
+        let _one = super::serial();
+        let session = super::session(name, script);
+        match helper {
+            Some(path) => session.env("NOTESOUP_HELPER", &path.display().to_string()),
+            None => session,
+        }
+        .run(&mode)
+        .unwrap()
+    };
     // The boot first: it is decided before any turn, whatever the turns did.
     let sid = super::main_session(&out);
     let window = format!("claude:{sid}:0");

@@ -492,11 +492,21 @@ const onSessionEnd: Hook<'session.end'> = async ($, e, next) => {
 
 // ---- prompts -----------------------------------------------------------------------
 
-/** The boot Claude kept names the window; else the helper builds the window's boot to attach. */
+/**
+ * The boot Claude kept names the window; else the helper builds the window's boot to attach.
+ * When classic.SessionStart named the transcript while a boot built without it was on its
+ * way (it came before the reply that asks for the rebind, so it could not ask), the boot is
+ * built again here, with history, before the engine keeps it.
+ */
 const onPromptContext: Hook<'prompt.context'> = async ($, e, next) => {
   if (off()) return next(e);
   await refreshIdentity($);
-  const { boot } = await carry($, 'prompt.context', { ...(await placeFacts($)), kept: await keptBoots($) });
+  const place = await placeFacts($);
+  let { boot } = await carry($, 'prompt.context', { ...place, kept: await keptBoots($) });
+  if (pending.watch.rebind_context === true && place.transcript_path === undefined && bound.transcriptPath !== undefined) {
+    pending = { ...pending, watch: { ...pending.watch, rebind_context: undefined } };
+    ({ boot } = await carry($, 'prompt.context', { ...(await placeFacts($)), kept: await keptBoots($) }));
+  }
   return boot === undefined ? next(e) : next({ ...e, blocks: [...e.blocks, { name: 'notesoup', text: boot }] });
 };
 
