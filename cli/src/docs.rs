@@ -273,6 +273,10 @@ pub(crate) struct VaultDoc<'a> {
     pub(crate) new_versions: usize,
     /// Copies found damaged and kept again from their originals.
     pub(crate) renewed: usize,
+    /// Copies whose session file is gone, kept by an earlier notesoup without the facts a
+    /// listing shows, that got them from the copy this run (so `history sessions` lists
+    /// them without decompressing them).
+    pub(crate) facts_filled: usize,
     pub(crate) added_bytes: u64,
     pub(crate) sessions: usize,
     pub(crate) raw_bytes: u64,

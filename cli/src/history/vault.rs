@@ -48,6 +48,7 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
             grown: report.grown,
             new_versions: report.new_versions,
             renewed: report.renewed,
+            facts_filled: report.facts_filled,
             added_bytes: report.added,
             sessions: report.sessions,
             raw_bytes: report.raw,
@@ -60,55 +61,69 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
             damaged: &report.damaged,
         });
     } else {
-        out.line(format!(
-            "Looked at {} session files for {}: {} brought up to date ({} new or rewritten), {} added.",
-            report.files,
-            root.display(),
-            report.grown,
-            report.new_versions,
-            bytes(report.added)
-        ));
-        if report.renewed > 0 {
-            out.line(out.paint(
-                Paint::Warn,
-                &match report.renewed {
-                    1 => "1 damaged copy was kept again from its original.".to_owned(),
-                    n => format!("{n} damaged copies were kept again from their originals."),
-                },
-            ));
-        }
-        out.line(format!(
-            "The vault holds {} session files: {} of transcripts in {} on disk.",
-            report.sessions,
-            bytes(report.raw),
-            bytes(report.stored)
-        ));
-        for session in &report.damaged {
-            out.line(out.paint(
-                Paint::Warn,
-                &format!(
-                    "damaged: the vault's copy of {session} cannot be read, and the harness no longer has the session"
-                ),
-            ));
-            out.hint(format!(
-                "`notesoup history forget {session}` removes the damaged copy (nothing can restore it)"
-            ));
-        }
-        for (path, why) in &report.failed {
-            out.line(out.paint(
-                Paint::Warn,
-                &format!(
-                    "not kept: {}: {why}",
-                    crate::clean::one_line(&path.display().to_string())
-                ),
-            ));
-        }
+        say(&report, &root, out);
     }
     Ok(if report.failed.is_empty() && report.damaged.is_empty() {
         EXIT_OK
     } else {
         EXIT_FAILED
     })
+}
+
+/// `history vault`'s text for people: what `report` kept, filled and found damaged.
+fn say(report: &vault::KeepReport, root: &std::path::Path, out: &mut Out) {
+    out.line(format!(
+        "Looked at {} session files for {}: {} brought up to date ({} new or rewritten), {} added.",
+        report.files,
+        root.display(),
+        report.grown,
+        report.new_versions,
+        bytes(report.added)
+    ));
+    if report.renewed > 0 {
+        out.line(out.paint(
+            Paint::Warn,
+            &match report.renewed {
+                1 => "1 damaged copy was kept again from its original.".to_owned(),
+                n => format!("{n} damaged copies were kept again from their originals."),
+            },
+        ));
+    }
+    if report.facts_filled > 0 {
+        out.line(match report.facts_filled {
+            1 => "1 older copy whose session file is gone was indexed for fast listing.".to_owned(),
+            n => format!(
+                "{} older copies whose session files are gone were indexed for fast listing.",
+                super::count(n)
+            ),
+        });
+    }
+    out.line(format!(
+        "The vault holds {} session files: {} of transcripts in {} on disk.",
+        report.sessions,
+        bytes(report.raw),
+        bytes(report.stored)
+    ));
+    for session in &report.damaged {
+        out.line(out.paint(
+            Paint::Warn,
+            &format!(
+                "damaged: the vault's copy of {session} cannot be read, and the harness no longer has the session"
+            ),
+        ));
+        out.hint(format!(
+            "`notesoup history forget {session}` removes the damaged copy (nothing can restore it)"
+        ));
+    }
+    for (path, why) in &report.failed {
+        out.line(out.paint(
+            Paint::Warn,
+            &format!(
+                "not kept: {}: {why}",
+                crate::clean::one_line(&path.display().to_string())
+            ),
+        ));
+    }
 }
 
 /// `history forget <harness>:<id>` or `history forget --before WHEN` (clap allows exactly

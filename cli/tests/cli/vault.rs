@@ -482,6 +482,30 @@ fn history_vault_records_the_facts_of_copies_kept_without_them() {
     assert_eq!(run.exit, 0, "{}", run.shown());
     assert_eq!(facts_files(), recorded, "every copy got its facts back");
     assert_eq!(sessions(), before);
+    // Said: how many copies got their facts, in --json and in the text; a second run fills
+    // none and says nothing of it.
+    assert_eq!(
+        run.json()["facts_filled"].as_u64(),
+        Some(recorded.len() as u64),
+        "{}",
+        run.stdout
+    );
+    for facts in &recorded {
+        fs::remove_file(facts).unwrap();
+    }
+    let text = world.run(&["history", "vault"]);
+    assert_eq!(text.exit, 0, "{}", text.shown());
+    let said = format!(
+        "{} older copies whose session files are gone were indexed for fast listing.",
+        recorded.len()
+    );
+    assert!(text.stdout.contains(&said), "{}", text.shown());
+    let again = world.run(&["history", "vault"]);
+    assert!(!again.stdout.contains("indexed"), "{}", again.shown());
+    assert_eq!(
+        world.run(&["history", "vault", "--json"]).json()["facts_filled"].as_u64(),
+        Some(0)
+    );
     // The copies' pieces damaged: the listing is the facts', a read is refused.
     for piece in fs::read_dir(vault.join("claude"))
         .unwrap()
