@@ -415,12 +415,16 @@ pub struct Swept {
     pub added: u64,
     /// Session files still not held whole (the next sweeps go on).
     pub behind: usize,
+    /// Copies only the vault holds, kept by an earlier notesoup without the facts a listing
+    /// shows, that got them from the copy ([`fill_some`]).
+    pub facts_filled: usize,
 }
 
 /// At a session's start, at most once per [`SWEEP_EVERY`]: the harnesses' session files the
 /// vault does not hold whole are kept, the longest untouched first (they are the ones a
-/// harness's cleanup deletes next), within [`HOOK_BUDGET`] in all. `None` when it was not
-/// its time (or vaulting is off).
+/// harness's cleanup deletes next), within [`HOOK_BUDGET`] in all; with what that leaves,
+/// the copies an earlier notesoup kept without facts whose originals are gone get them
+/// ([`fill_some`]). `None` when it was not its time (or vaulting is off).
 pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>, AppError> {
     if is_off(ctx) {
         return Ok(None);
@@ -435,21 +439,22 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
     // Marked first: two starts at once do not both sweep, and a failing sweep is not
     // retried at every start.
     vault.mark_swept()?;
-    let held: std::collections::HashMap<(String, String), u64> = vault
-        .held()?
-        .into_iter()
-        .map(|v| ((v.harness, v.id), v.raw))
+    let listed = vault.held()?;
+    let held: std::collections::HashMap<(String, String), u64> = listed
+        .iter()
+        .map(|v| ((v.harness.clone(), v.id.clone()), v.raw))
         .collect();
     let scanned = originals(Roots::default(), ctx).scan(None);
-    let mut todo: Vec<_> = one_per_name(scanned.files())
-        .into_iter()
+    let kept_files = one_per_name(scanned.files());
+    let mut todo: Vec<_> = kept_files
+        .iter()
         .filter_map(|(f, name)| {
             let len = std::fs::metadata(&f.path).ok()?.len();
             let raw = held
                 .get(&(f.harness.name().to_owned(), name.clone()))
                 .copied()
                 .unwrap_or(0);
-            (raw < len).then_some((f.modified(), f, name))
+            (raw < len).then_some((f.modified(), *f, name))
         })
         .collect();
     todo.sort_by_key(|(modified, ..)| *modified);
@@ -472,5 +477,70 @@ pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>,
             Err(_) => swept.behind += 1,
         }
     }
+    // The copies with no original left and no facts file: kept by an earlier notesoup.
+    let originals: std::collections::HashSet<(&str, &str)> = kept_files
+        .iter()
+        .map(|(f, name)| (f.harness.name(), name.as_str()))
+        .collect();
+    let bare: Vec<&notesoup_vault_store::Held> = listed
+        .iter()
+        .filter(|v| !v.facts && !originals.contains(&(v.harness.as_str(), v.id.as_str())))
+        .collect();
+    swept.facts_filled = fill_some(ctx, &vault, &bare, &mut budget);
     Ok(Some(swept))
+}
+
+/// What filling the facts of a copy of `raw` bytes is charged against a hook's budget: its
+/// bytes, at most the whole [`HOOK_BUDGET`]. A fill decompresses at most two pieces (the
+/// first for the start, the last for the tail: 8 MiB raw), which costs less than the keep
+/// of 4 MiB the budget stands for (compressing), and reads a bounded head and tail of them.
+fn fill_charge(raw: u64) -> u64 {
+    raw.clamp(1, HOOK_BUDGET)
+}
+
+/// The facts of `bare` copies (only the vault holds them, and none were recorded) filled
+/// from each copy within what is left of `budget` (each charged [`fill_charge`], and only
+/// when that is left): the sweep's share of what `notesoup history vault` does all at
+/// once, so a listing stops decompressing the copies an earlier notesoup kept. How many
+/// were filled. A damaged copy gets none (a listing says it is damaged); nothing here
+/// fails the hook.
+fn fill_some(
+    ctx: &Context,
+    vault: &Vault,
+    bare: &[&notesoup_vault_store::Held],
+    budget: &mut u64,
+) -> usize {
+    if !bare.iter().any(|v| fill_charge(v.raw) <= *budget) {
+        return 0;
+    }
+    let wanted: std::collections::HashMap<(&str, &str), u64> = bare
+        .iter()
+        .map(|v| ((v.harness.as_str(), v.id.as_str()), v.raw))
+        .collect();
+    // Only now, with copies to fill: the walk that names what only the vault holds.
+    let scanned = originals(Roots::default(), ctx)
+        .with_vault(vault.clone())
+        .scan(None);
+    let mut filled = 0;
+    for found in scanned.files().iter().filter(|f| f.only_in_vault()) {
+        if *budget == 0 {
+            break;
+        }
+        let (harness, Some(name)) = (found.harness.name(), found.vault_name()) else {
+            continue;
+        };
+        let Some(raw) = wanted.get(&(harness, name)) else {
+            continue;
+        };
+        let charge = fill_charge(*raw);
+        if charge > *budget {
+            continue;
+        }
+        *budget -= charge;
+        let done = vault.fill_facts(harness, name, |copy| {
+            notesoup_history_store::describe_copy(found, copy)
+        });
+        filled += usize::from(done.unwrap_or(false));
+    }
+    filled
 }

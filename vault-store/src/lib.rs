@@ -160,6 +160,10 @@ pub struct Held {
     pub version: u32,
     /// That version's raw bytes.
     pub raw: u64,
+    /// Whether that version has a facts file (`v<N>.facts`), seen in the listing of its
+    /// folder (not read: facts of fewer bytes than the record, or that do not parse, are
+    /// not [`Vault::facts`]). A version without one was kept by an earlier notesoup.
+    pub facts: bool,
 }
 
 impl Vault {
@@ -476,7 +480,7 @@ impl Vault {
 
     /// Every vaulted session, by harness then id.
     pub fn sessions(&self) -> Result<Vec<Vaulted>, VaultError> {
-        self.list(true)
+        Ok(self.list(true)?.into_iter().map(|(v, _)| v).collect())
     }
 
     /// Every vaulted session's newest version and its raw bytes, by harness then id: what a
@@ -486,17 +490,19 @@ impl Vault {
         Ok(self
             .list(false)?
             .into_iter()
-            .map(|v| Held {
+            .map(|(v, facts)| Held {
                 harness: v.harness,
                 id: v.id,
                 version: v.versions,
                 raw: v.raw,
+                facts,
             })
             .collect())
     }
 
-    /// The listing; `stored`: each session's pieces are looked at for their size on disk.
-    fn list(&self, stored: bool) -> Result<Vec<Vaulted>, VaultError> {
+    /// The listing, each session with whether its newest version has a facts file;
+    /// `stored`: each session's pieces are looked at for their size on disk.
+    fn list(&self, stored: bool) -> Result<Vec<(Vaulted, bool)>, VaultError> {
         let root = Dir::open(&self.root)?;
         let mut out = Vec::new();
         for harness in root.entries()? {
@@ -506,7 +512,7 @@ impl Vault {
             let Some(folder) = root.open_dir(&harness_name)? else {
                 continue;
             };
-            each_session(&folder, &mut |id, session, version, kept| {
+            each_session(&folder, &mut |id, session, version, kept, facts| {
                 let raw = Record::load(session, version).map_or(0, |r| r.raw);
                 let stored = if stored {
                     session
@@ -519,18 +525,21 @@ impl Vault {
                 } else {
                     0
                 };
-                out.push(Vaulted {
-                    harness: harness_name.clone(),
-                    id,
-                    versions: version,
-                    raw,
-                    stored,
-                    kept,
-                });
+                out.push((
+                    Vaulted {
+                        harness: harness_name.clone(),
+                        id,
+                        versions: version,
+                        raw,
+                        stored,
+                        kept,
+                    },
+                    facts,
+                ));
                 Ok(())
             })?;
         }
-        out.sort_by(|a, b| (&a.harness, &a.id).cmp(&(&b.harness, &b.id)));
+        out.sort_by(|(a, _), (b, _)| (&a.harness, &a.id).cmp(&(&b.harness, &b.id)));
         Ok(out)
     }
 
@@ -542,7 +551,7 @@ impl Vault {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        each_session(&folder, &mut |id, _, _, kept| {
+        each_session(&folder, &mut |id, _, _, kept, _| {
             out.push((id, kept));
             Ok(())
         })?;
@@ -715,12 +724,15 @@ pub fn vault_name(path: &Path) -> Option<String> {
     Some(stem.to_owned())
 }
 
-/// What [`each_session`] calls: a session's id, folder, newest version and time.
+/// What [`each_session`] calls: a session's id, folder, newest version, time, and whether
+/// that version has a facts file.
 type EachSession<'a> =
-    dyn FnMut(String, &Dir, u32, std::time::SystemTime) -> Result<(), VaultError> + 'a;
+    dyn FnMut(String, &Dir, u32, std::time::SystemTime, bool) -> Result<(), VaultError> + 'a;
 
 /// Calls `f` with each session of a harness folder that holds a version: its id, its
-/// folder, its newest version and when that version's original was last written.
+/// folder, its newest version, when that version's original was last written, and whether
+/// a facts file of that version is in the folder (seen in the one listing that finds the
+/// version: no more is read).
 fn each_session(folder: &Dir, f: &mut EachSession<'_>) -> Result<(), VaultError> {
     for entry in folder.entries()? {
         let (Kind::Dir, Ok(id)) = (entry.kind, entry.name.into_string()) else {
@@ -729,13 +741,19 @@ fn each_session(folder: &Dir, f: &mut EachSession<'_>) -> Result<(), VaultError>
         let Some(session) = folder.open_dir(&id)? else {
             continue;
         };
-        let Some(version) = newest_version(&session)? else {
+        let names: Vec<String> = session
+            .entries()?
+            .into_iter()
+            .filter_map(|e| e.name.into_string().ok())
+            .collect();
+        let Some(version) = newest_in(&names) else {
             continue;
         };
+        let facts = names.contains(&facts::name(version));
         let kept = session
             .metadata(format!("v{version}.record"))?
             .map_or(std::time::UNIX_EPOCH, |m| m.modified);
-        f(id, &session, version, kept)?;
+        f(id, &session, version, kept, facts)?;
     }
     Ok(())
 }
@@ -753,12 +771,20 @@ fn stamp(session: &Dir, version: u32, written: Option<std::time::SystemTime>) {
 
 /// The highest `N` with a `v<N>.record`.
 fn newest_version(session: &Dir) -> Result<Option<u32>, VaultError> {
-    Ok(session
+    let names: Vec<String> = session
         .entries()?
         .into_iter()
         .filter_map(|e| e.name.into_string().ok())
+        .collect();
+    Ok(newest_in(&names))
+}
+
+/// The highest `N` of a `v<N>.record` among a session folder's file `names`.
+fn newest_in(names: &[String]) -> Option<u32> {
+    names
+        .iter()
         .filter_map(|n| n.strip_prefix('v')?.strip_suffix(".record")?.parse().ok())
-        .max())
+        .max()
 }
 
 /// Whether `file` still starts with the bytes `record` kept: the last piece's bytes are

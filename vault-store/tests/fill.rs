@@ -113,3 +113,22 @@ fn a_copy_whose_read_is_refused_gets_no_facts() {
     assert_eq!(vault.facts("claude", "s").unwrap(), None);
     let _ = fs::remove_dir_all(dir);
 }
+
+/// `held` says which newest versions have a facts file (what a sweep fills), from the one
+/// listing of each session's folder: a version kept without facts until they are filled.
+#[test]
+fn held_says_which_versions_have_facts() {
+    let dir = scratch("held");
+    let original = dir.join("s.jsonl");
+    fs::write(&original, lines(1000)).unwrap();
+    let vault = Vault::open(&dir.join("vault")).unwrap();
+    vault.keep("claude", "s", &original).unwrap();
+    let facts = |v: &Vault| -> Vec<bool> { v.held().unwrap().iter().map(|h| h.facts).collect() };
+    assert_eq!(facts(&vault), [false]);
+    assert!(
+        vault
+            .fill_facts("claude", "s", |_| Facts::default())
+            .unwrap()
+    );
+    assert_eq!(facts(&vault), [true]);
+}

@@ -217,3 +217,48 @@ fn a_pi_prompt_keeps_the_file_the_extension_names_only_when_it_is_the_sessions()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sets the vault's last sweep two hours back: the next session's start sweeps.
+fn sweep_due(world: &World) {
+    let swept = std::fs::File::options()
+        .write(true)
+        .open(world.0.join("home/vault/swept"))
+        .expect("swept");
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 3600);
+    swept.set_modified(then).expect("aged");
+}
+
+/// A copy an earlier notesoup kept without the facts a listing shows, whose original the
+/// harness has since deleted, gets them at a session's start from the copy itself, within
+/// what the sweep's keeps left of its budget: not while they took it all, at the next sweep
+/// once they do not.
+#[test]
+fn a_sweep_fills_the_facts_of_a_copy_an_earlier_notesoup_kept() {
+    let world = World::new("facts");
+    let start = json!({"env": {}});
+    world.hook(&[], "session.start", &start);
+    let facts = world.0.join(format!("home/vault/claude/{SID}/v1.facts"));
+    let recorded = std::fs::read(&facts).expect("a keep records the facts");
+    std::fs::remove_file(&facts).expect("as an earlier notesoup kept it");
+    std::fs::remove_file(world.transcript()).expect("deleted by the harness");
+
+    // A new session file more than the budget: this sweep's keep takes all of it.
+    let line = format!("{{\"type\":\"progress\",\"pad\":\"{}\"}}\n", "x".repeat(80));
+    let lines = usize::try_from(notesoup_app::vault::HOOK_BUDGET).expect("small") / line.len() + 10;
+    let big = world
+        .0
+        .join("claude/projects/-tmp-p/0b1e0000-0000-4000-8000-000000000002.jsonl");
+    std::fs::write(&big, line.repeat(lines)).expect("a big session");
+    sweep_due(&world);
+    world.hook(&[], "session.start", &start);
+    assert!(!facts.exists(), "filled although the keeps took the budget");
+
+    // The next sweep keeps the rest of it, and fills the facts with what is left.
+    sweep_due(&world);
+    world.hook(&[], "session.start", &start);
+    assert_eq!(
+        std::fs::read(&facts).ok(),
+        Some(recorded),
+        "the facts a keep of the original recorded"
+    );
+}
