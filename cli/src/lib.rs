@@ -27,7 +27,8 @@
 //! - It never speaks the helper's JSON protocol: it calls the crates' typed functions.
 //! - Only `main.rs` reads the process (arguments, environment, folder, terminal, time
 //!   zone) and prints a [`Report`]; it hands the run its stdout ([`run_to`]), which a
-//!   command that prints a whole session writes as it goes, unless a pager may show it.
+//!   command that prints a whole session writes as it goes, on a terminal through the
+//!   pager ([`Paged`], started once there is a screen of text, waited for before stderr).
 //!   Besides these, only `notesoup mcp` (stdin and stdout, the server's, and its one start
 //!   line on stderr) and a long search's progress bar (stderr, when it is a terminal)
 //!   touch the streams.
@@ -77,6 +78,7 @@ mod mcp;
 mod notes;
 mod pager;
 mod programs;
+mod progress;
 mod refusals;
 mod size;
 mod term;
@@ -84,7 +86,8 @@ mod zone;
 
 pub use args::{Cli, Color, Command};
 pub use error::{CliError, NoteNow};
-pub use pager::{pager_command, pager_failed_to_run};
+pub use pager::{Paged, pager_command, pager_failed_to_run, rows};
+pub use progress::Paging;
 pub use term::{Style, wants_pager};
 pub use zone::{Zone, named_zone};
 
@@ -247,7 +250,8 @@ pub struct Report {
     pub stderr: String,
     /// The exit status (see the `EXIT_*` constants).
     pub exit: u8,
-    /// Whether stdout may go through a pager (a terminal, `--no-pager` not given).
+    /// Whether the report's stdout may go through a pager (a terminal, `--no-pager` not
+    /// given, and the run did not write it itself: [`run`], or `--help` under [`run_to`]).
     pub pager: bool,
 }
 
@@ -260,10 +264,11 @@ where
     run_with(argv, env, None)
 }
 
-/// [`run`], writing stdout to `stdout` (the process's) itself unless it may go through a
-/// pager: a command that prints a whole session writes it as it is made, and stops when
-/// `stdout`'s reader goes away (`| head`: no error, exit status as if it had read all).
-/// The report's stdout holds only what was not written (text for the pager).
+/// [`run`], writing stdout to `stdout` (the process's) itself, on a terminal through the
+/// pager ([`Paged`]): a command that prints a whole session writes it as it is made, and
+/// stops when `stdout`'s reader goes away (`| head`, or the person quits the pager: no
+/// error, exit status as if it had read all). The report's stdout holds only what was not
+/// written (`--help`, which the caller prints).
 pub fn run_to<I, T>(argv: I, env: &Env, stdout: Box<dyn std::io::Write>) -> Report
 where
     I: IntoIterator<Item = T>,
@@ -301,8 +306,17 @@ where
     let style = Style::new(cli.color, env);
     let pager = env.stdout_terminal && !cli.no_pager && !cli.json;
     let mut out = term::Out::new(style, Style::for_stderr(cli.color, env), cli.json);
-    if let Some(stdout) = stdout.filter(|_| !pager) {
-        out = out.writing_to(stdout);
+    // The run writes the process's stdout itself, on a terminal through the pager (which
+    // starts once there is a screen of text); without one the text is kept for the report.
+    let kept_whole = stdout.is_none();
+    if let Some(stdout) = stdout {
+        out = if pager {
+            let through = Paged::new(stdout, env);
+            let paging = through.paging();
+            out.writing_to(Box::new(through)).paged(paging)
+        } else {
+            out.writing_to(stdout)
+        };
     }
     let result = match &cli.command {
         Command::Notes(a) => notes::run(a, env, &mut out),
@@ -334,7 +348,7 @@ where
         stdout,
         stderr,
         exit,
-        pager,
+        pager: pager && kept_whole,
     }
 }
 

@@ -3,7 +3,7 @@
 //! stdout is a terminal and the text is longer than the screen.
 
 use std::io::{IsTerminal as _, Write as _};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
 use notesoup_cli::{Env, Report, run_to};
 
@@ -52,49 +52,21 @@ fn columns(stdout: &std::io::Stdout) -> Option<usize> {
     Some(usize::from(size.ws_col))
 }
 
-/// Writes the report: what is left of stdout (text for a pager on a terminal; the run
-/// wrote the rest itself), then stderr, so that the footer naming what to run next comes
-/// last; a closed stdout (`notesoup ... | head`) is not an error.
+/// Writes the report: what is left of stdout (`--help`: the run wrote the rest itself),
+/// through the pager on a terminal, then stderr, so that the footer naming what to run next
+/// comes last; a closed stdout (`notesoup ... | head`) is not an error.
 fn print(report: &Report, env: &Env) {
-    let paged = report.pager
-        && notesoup_cli::wants_pager(&report.stdout, rows(env))
-        && page(&report.stdout, env);
-    if !paged {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(report.stdout.as_bytes());
-        let _ = stdout.flush();
-    }
+    let stdout: Box<dyn std::io::Write> = Box::new(std::io::stdout());
+    let mut to: Box<dyn std::io::Write> = if report.pager {
+        Box::new(notesoup_cli::Paged::new(stdout, env))
+    } else {
+        stdout
+    };
+    let _ = to.write_all(report.stdout.as_bytes());
+    let _ = to.flush();
+    // The pager is waited for before stderr is written.
+    drop(to);
     if !report.stderr.is_empty() {
         let _ = std::io::stderr().write_all(report.stderr.as_bytes());
     }
-}
-
-/// The terminal's height: `$LINES`, else 24.
-fn rows(env: &Env) -> usize {
-    env.var("LINES").and_then(|l| l.parse().ok()).unwrap_or(24)
-}
-
-/// Shows `text` in `$PAGER` (default `less` when it is on PATH, with `LESS=FRX` unless set:
-/// quit when it fits, keep colours, leave the text on screen). False when there is no pager,
-/// or it could not be started or run (the shell found no such command): the text is then
-/// printed as it is.
-fn page(text: &str, env: &Env) -> bool {
-    let Some(pager) = notesoup_cli::pager_command(env) else {
-        return false;
-    };
-    let mut command = Command::new("/bin/sh");
-    command.arg("-c").arg(pager).stdin(Stdio::piped());
-    if env.var("LESS").is_none() {
-        command.env("LESS", "FRX");
-    }
-    let Ok(mut child) = command.spawn() else {
-        return false;
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        // The person may quit the pager early: a broken pipe is fine.
-        let _ = stdin.write_all(text.as_bytes());
-    }
-    child
-        .wait()
-        .is_ok_and(|status| !notesoup_cli::pager_failed_to_run(status.code()))
 }

@@ -88,6 +88,10 @@ impl Style {
 /// The most text a streaming command holds before it writes it out.
 const BLOCK: usize = 64 << 10;
 
+/// The first block of a streaming command's text, written sooner: a screen's worth, so a
+/// pager (or `| head`) shows its first lines before a whole block is made.
+const FIRST_BLOCK: usize = 4 << 10;
+
 /// The output of one run: text (or one JSON document) for stdout, lines for stderr.
 #[derive(Debug)]
 pub(crate) struct Out {
@@ -100,6 +104,7 @@ pub(crate) struct Out {
     stderr: String,
     footer: Option<String>,
     sink: Option<Sink>,
+    paging: crate::Paging,
 }
 
 /// The process's stdout, when the run writes it itself.
@@ -136,7 +141,19 @@ impl Out {
             stderr: String::new(),
             footer: None,
             sink: None,
+            paging: crate::Paging::default(),
         }
+    }
+
+    /// The same output, its stdout shown by a pager that sets `paging` when it starts.
+    pub(crate) fn paged(mut self, paging: crate::Paging) -> Self {
+        self.paging = paging;
+        self
+    }
+
+    /// Set once a pager shows the output (never, without one): what draws on stderr stops.
+    pub(crate) fn paging(&self) -> crate::Paging {
+        self.paging.clone()
     }
 
     /// The same output, written to `to` (the process's stdout) instead of kept for the
@@ -189,7 +206,11 @@ impl Out {
 
     /// Writes out a full block of a streaming command's text.
     fn grew(&mut self) {
-        if self.stdout.len() >= BLOCK && self.sink.as_ref().is_some_and(|s| s.streaming) {
+        let Some(sink) = &self.sink else {
+            return;
+        };
+        let block = if sink.wrote { BLOCK } else { FIRST_BLOCK };
+        if sink.streaming && self.stdout.len() >= block {
             self.flush();
         }
     }

@@ -185,7 +185,8 @@ pub(crate) fn everywhere(
     // The sessions with matches not shown (the footer names the one, when it is one).
     let mut more: Vec<String> = Vec::new();
     let mut headed = false;
-    let report = searched(ctx, &search, env, &mut |hits| {
+    let paging = out.paging();
+    let report = searched(ctx, &search, env, &paging, &mut |hits| {
         if json {
             kept.push(hits);
             return ControlFlow::Continue(());
@@ -368,11 +369,13 @@ fn session_rows(hits: &SessionHits, needle: &Needle, env: &Env, out: &mut Out) -
 }
 
 /// The search, with a progress bar on stderr once it has run for [`QUIET_FOR`] (only
-/// when stderr is a terminal); `each` is handed each session's matches as they come.
+/// when stderr is a terminal, and until `paging` starts: the pager then has the screen);
+/// `each` is handed each session's matches as they come.
 fn searched(
     ctx: &Context,
     search: &SearchArgs,
     env: &Env,
+    paging: &crate::Paging,
     each: &mut dyn FnMut(SessionHits) -> ControlFlow<()>,
 ) -> SearchReport {
     let started = Instant::now();
@@ -389,7 +392,7 @@ fn searched(
             bar.set_length(u64::try_from(of).unwrap_or(u64::MAX));
             bar.set_position(u64::try_from(done).unwrap_or(u64::MAX));
             if !shown && env.stderr_terminal() && started.elapsed() >= QUIET_FOR {
-                bar.set_draw_target(ProgressDrawTarget::stderr());
+                bar.set_draw_target(crate::progress::stderr_until_paged(paging));
                 shown = true;
             }
         },

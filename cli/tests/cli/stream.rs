@@ -132,6 +132,60 @@ fn show_all_stops_quietly_when_its_reader_goes_away() {
     }
 }
 
+/// `history show --all` of a 24 MB session on a terminal, through a pager: the pager gets
+/// its first screen while the rest is still to be made (the process then holds no more than
+/// the session's decoded history: under twice its file), and a pager the person quits
+/// early ends the command quietly, exit 0 and nothing on the terminal but the pager's.
+/// Before, the whole text was made before the pager started.
+#[test]
+fn show_all_streams_into_a_pager_that_may_quit_early() {
+    let mut world = World::new("stream-pager");
+    let id = "eeee5555-0000-4000-8000-000000000002";
+    let file = large_claude_session(&world, id, 24 << 20);
+    let size = fs::metadata(&file).unwrap().len();
+    let (first, peak) = (world.path("first"), world.path("peak"));
+    // The pager reads one line, notes the command's peak memory then (its parent is the
+    // shell's parent), and quits.
+    world.set(
+        "PAGER",
+        &format!(
+            "head -n 1 > {}; grep VmHWM /proc/$PPID/status > {}",
+            first.display(),
+            peak.display()
+        ),
+    );
+    // stderr to a file: what the command says there is checked apart from the terminal.
+    let stderr = world.path("stderr");
+    let command = format!(
+        "{} history show claude:eeee5555 --all 2> {}",
+        super::BIN,
+        stderr.display()
+    );
+    let out = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!((out.status.code(), shown.as_ref()), (Some(0), ""));
+    assert_eq!(fs::read_to_string(stderr).unwrap(), "");
+    let first = fs::read_to_string(first).unwrap();
+    assert!(first.contains(&format!("claude:{id}: ")), "{first}");
+    let peak: u64 = fs::read_to_string(peak)
+        .unwrap()
+        .strip_prefix("VmHWM:")
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap();
+    let peak = peak * 1024;
+    assert!(
+        peak < 2 * size,
+        "{peak} bytes when the pager read its first line, for a file of {size}"
+    );
+}
+
 /// What `history show` writes into a pipe, a block at a time as it reads the session, is
 /// byte for byte what the same run writes when it keeps its output whole (the run a pager
 /// is given), for a session of many blocks and for every session of the fixtures, as rows
@@ -255,4 +309,75 @@ fn a_search_stops_quietly_when_its_reader_goes_away() {
         .unwrap();
     let status = child.wait().unwrap();
     assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+}
+
+/// `history search TEXT` on a terminal, through a pager, over 1,500 sessions of ten
+/// matches each: the pager gets its first screen before the search has read every session
+/// (it reads on only as the pager takes the text), and when the person quits the pager the
+/// search stops there, quietly: exit 0, no footer counting a search cut short. Before, every
+/// session was searched before the pager started, and the footer came after it.
+#[test]
+fn a_search_streams_into_a_pager_that_may_quit_early() {
+    let mut world = World::new("stream-search-pager");
+    let dir = world.path("claude/projects/-many");
+    fs::create_dir_all(&dir).unwrap();
+    let mut total = 0;
+    for n in 0..1500 {
+        let id = format!("{n:08x}-0000-4000-8000-00000000000e");
+        let lines: Vec<String> = (0..10)
+            .map(|i| {
+                serde_json::json!({
+                    "parentUuid": (i > 0).then(|| format!("u{}", i - 1)), "isSidechain": false,
+                    "type": "user", "message": {"role": "user",
+                        "content": format!("the zebra-stripe {i} {}", "word ".repeat(40))},
+                    "uuid": format!("u{i}"), "timestamp": "2026-11-03T10:00:00Z",
+                    "cwd": "/work/app", "sessionId": id, "version": "2.1.319"
+                })
+                .to_string()
+            })
+            .collect();
+        let text = lines.join("\n") + "\n";
+        total += text.len() as u64;
+        fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    let (first, io) = (world.path("first"), world.path("io"));
+    // The pager reads one line, notes how much the command has read by then (its parent is
+    // the shell's parent), and quits.
+    world.set(
+        "PAGER",
+        &format!(
+            "head -n 1 > {}; cat /proc/$PPID/io > {}",
+            first.display(),
+            io.display()
+        ),
+    );
+    // stderr to a file: nothing there (a progress bar is drawn only on a terminal).
+    let stderr = world.path("stderr");
+    let command = format!(
+        "{} history search zebra-stripe 2> {}",
+        super::BIN,
+        stderr.display()
+    );
+    let out = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    let first = fs::read_to_string(first).unwrap();
+    assert!(first.contains("SEQ"), "{first:?}");
+    let read: u64 = fs::read_to_string(io)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap();
+    assert!(
+        read < total,
+        "{read} bytes read when the pager read its first line, of {total} in the sessions"
+    );
+    assert_eq!((out.status.code(), shown.as_ref()), (Some(0), ""));
+    assert_eq!(fs::read_to_string(stderr).unwrap(), "");
 }
