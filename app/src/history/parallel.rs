@@ -5,12 +5,18 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
+/// How many items past the last one handed over a worker may start: while `each` waits (its
+/// reader is slow, or a pager shows the first screen), at most this many answers are held.
+pub(crate) const AHEAD: usize = 64;
+
 /// `work` of every item, on as many threads as there are cores (they end with the call: no
 /// pool is kept). `each` is handed each item's answer in the items' order, as soon as the
 /// answers before it are handed over (`None` only when a thread stopped before it), so only
-/// answers that came early are held; when it breaks, no item is started after and nothing
-/// more is handed (the items being worked on are finished and dropped). `done` is told how
-/// many are answered, after each one. Both are called on the calling thread.
+/// answers that came early are held, and no item is started more than [`AHEAD`] past the
+/// last one handed over (a slow `each` holds the workers back); when it breaks, no item is
+/// started after and nothing more is handed (the items being worked on are finished and
+/// dropped). `done` is told how many are answered, after each one. Both are called on the
+/// calling thread.
 pub(crate) fn in_order<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync,
@@ -23,18 +29,44 @@ pub(crate) fn in_order<T: Sync, R: Send>(
         .max(1);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // How many are handed over, under its lock; a worker waits for it to come within AHEAD.
+    let (handed_so_far, advanced) = (Mutex::new(0_usize), Condvar::new());
+    // A worker that panicked never answers its item, so the count would never pass it: the
+    // others then stop waiting (what it left is handed over as `None` at the end).
+    let lost = AtomicBool::new(false);
     let mut early: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     let mut handed = 0;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
         for _ in 0..workers {
             let (tx, next, stop, work) = (tx.clone(), &next, &stop, &work);
+            let (handed_so_far, advanced, lost) = (&handed_so_far, &advanced, &lost);
             scope.spawn(move || {
+                let _said = SaidIfLost {
+                    lost,
+                    handed_so_far,
+                    advanced,
+                };
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else {
                         break;
                     };
+                    // Not too far ahead of what is handed over (a poisoned lock: no wait).
+                    if let Ok(mut handed) = handed_so_far.lock() {
+                        while i >= *handed + AHEAD
+                            && !stop.load(Ordering::Relaxed)
+                            && !lost.load(Ordering::Relaxed)
+                        {
+                            match advanced.wait(handed) {
+                                Ok(again) => handed = again,
+                                Err(_) => break,
+                            }
+                        }
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     if tx.send((i, work(item))).is_err() {
                         break;
                     }
@@ -48,9 +80,16 @@ pub(crate) fn in_order<T: Sync, R: Send>(
             while let Some(answer) = early.get_mut(handed).and_then(Option::take) {
                 if each(handed, Some(answer)).is_break() {
                     stop.store(true, Ordering::Relaxed);
+                    // Under the lock, so no worker misses it between its check and its wait.
+                    drop(handed_so_far.lock());
+                    advanced.notify_all();
                     break 'answers;
                 }
                 handed += 1;
+                if let Ok(mut so_far) = handed_so_far.lock() {
+                    *so_far = handed;
+                }
+                advanced.notify_all();
             }
             done(n + 1);
         }
@@ -61,6 +100,25 @@ pub(crate) fn in_order<T: Sync, R: Send>(
     for (i, answer) in early.into_iter().enumerate().skip(handed) {
         if each(i, answer).is_break() {
             return;
+        }
+    }
+}
+
+/// Tells the other workers of [`in_order`] when its thread panics (they stop waiting to
+/// come within [`AHEAD`]).
+struct SaidIfLost<'a> {
+    lost: &'a AtomicBool,
+    handed_so_far: &'a Mutex<usize>,
+    advanced: &'a Condvar,
+}
+
+impl Drop for SaidIfLost<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.lost.store(true, Ordering::Relaxed);
+            // Under the lock, so no worker misses it between its check and its wait.
+            drop(self.handed_so_far.lock());
+            self.advanced.notify_all();
         }
     }
 }
@@ -144,9 +202,9 @@ impl Drop for Taken<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Budget, in_order};
+    use super::{AHEAD, Budget, in_order};
     use std::ops::ControlFlow;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
     #[test]
     fn a_budget_holds_at_most_its_limit_or_one_larger_cost_and_lets_every_cost_in() {
@@ -224,6 +282,37 @@ mod tests {
             ControlFlow::Continue(())
         });
         assert_eq!(none, 0);
+    }
+
+    /// While `each` is slow (its reader waits), the workers start no item more than AHEAD
+    /// past the last one handed over: the answers held stay few, not the whole run's.
+    #[test]
+    fn a_slow_taker_holds_the_workers_back() {
+        let items: Vec<usize> = (0..2000).collect();
+        let furthest = AtomicUsize::new(0);
+        let mut handed = 0;
+        in_order(
+            &items,
+            |n| {
+                furthest.fetch_max(*n, Ordering::Relaxed);
+                *n
+            },
+            &mut |_| {},
+            &mut |i, answer| {
+                assert_eq!(answer, Some(i));
+                if i < 20 {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                let seen = furthest.load(Ordering::Relaxed);
+                assert!(
+                    seen < i + AHEAD,
+                    "item {seen} started while {i} was handed over"
+                );
+                handed += 1;
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(handed, items.len());
     }
 
     #[test]
