@@ -356,7 +356,8 @@ pub(super) fn listed_sessions(
 /// `each` is handed the matches of each session that has some, newest file first, as soon
 /// as the sessions before it are searched; when it breaks (its reader went away), the
 /// search stops there ([`SearchReport::stopped`]). `progress` is told `(done, of)` after
-/// each session.
+/// each session, and `(0, of)` first, before any session is handed on (`of` is
+/// [`SearchReport::searched`]: a caller can write it before the matches).
 pub fn search(
     ctx: &Context,
     args: &SearchArgs,
@@ -417,6 +418,7 @@ pub fn search(
         page.map(|page| (page.matched > 0).then_some(page))
     };
     let total = report.searched;
+    progress(0, total);
     // Each session's matches are handed on as soon as the sessions before it are searched,
     // so a search holds the matches of the few sessions answered early, not of all.
     let mut hand_on = |i: usize, page: Option<Result<Option<DocPage>, String>>| {

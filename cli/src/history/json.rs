@@ -76,10 +76,10 @@ pub(crate) struct ShowDoc<'a> {
     pub(crate) missing: &'a [String],
 }
 
-/// A `--json` document written around its `events`, for writing them one at a time in
-/// between: `open` ends with the events' `[`, `close` starts with their `]` (the events go
-/// between, each on its own lines, nested two levels deep, as the whole document would
-/// have them).
+/// A `--json` document written around one of its arrays (a show's `events`, a search's
+/// `sessions`), for writing its items one at a time in between: `open` ends with the
+/// array's `[`, `close` starts with its `]` (the items go between, each on its own lines,
+/// nested two levels deep, as the whole document would have them).
 pub(crate) struct AroundEvents {
     pub(crate) open: String,
     pub(crate) close: String,
@@ -88,13 +88,25 @@ pub(crate) struct AroundEvents {
 /// [`AroundEvents`] of `doc`, whose `events` are empty, written as `Out::json_doc` writes a
 /// document (keys sorted, so `events` is the first: nested exactly two levels deep).
 pub(crate) fn around_events(doc: &ShowDoc<'_>) -> AroundEvents {
-    const EVENTS: &str = "\"events\": [";
+    around(doc, "events")
+}
+
+/// [`AroundEvents`] of a search's `doc`, whose `sessions` are empty: its `open` (the keys
+/// before `sessions`, all known before the search) and its `close` (`skipped`, known at
+/// the end) may be taken from two documents that differ only after `sessions`.
+pub(crate) fn around_sessions(doc: &SearchDoc<'_>) -> AroundEvents {
+    around(doc, "sessions")
+}
+
+/// `doc` as `Out::json_doc` writes it, cut at its top-level array `key`, which is empty.
+fn around(doc: &impl Serialize, key: &str) -> AroundEvents {
     let text = serde_json::to_value(doc)
         .and_then(|value| serde_json::to_string_pretty(&value))
         .unwrap_or_else(|_| "null".into());
-    match text.find("\"events\": []") {
+    let opening = format!("\n  \"{key}\": [");
+    match text.find(&format!("{opening}]")) {
         Some(at) => {
-            let (open, close) = text.split_at(at + EVENTS.len());
+            let (open, close) = text.split_at(at + opening.len());
             AroundEvents {
                 open: open.to_owned(),
                 close: format!("{close}\n"),

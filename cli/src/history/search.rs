@@ -174,36 +174,41 @@ pub(crate) fn everywhere(
         roles: args.roles.clone(),
         per_session: limit(args.limit)?,
     };
-    // Text is written as each session's matches come (in order), and the matches let go;
-    // a JSON document is written whole at the end, so it keeps them.
+    // Written as each session's matches come (in order), and the matches let go: text, or
+    // the JSON document around its `sessions` (the same bytes as the whole document).
     let json = out.json;
-    if !json {
-        out.stream();
-    }
-    let mut kept: Vec<SessionHits> = Vec::new();
+    out.stream();
+    let mut opened = false;
     let mut hidden = 0;
     // The sessions with matches not shown (the footer names the one, when it is one).
     let mut more: Vec<String> = Vec::new();
     let mut headed = false;
     let paging = out.paging();
-    let report = searched(ctx, &search, env, &paging, &mut |hits| {
+    let report = searched(ctx, &search, env, &paging, &mut |of, hits| {
         if json {
-            kept.push(hits);
-            return ControlFlow::Continue(());
-        }
-        match args.only {
-            Only::Sessions => out.line(hits.session),
-            Only::Counts => out.line(format!("{}:{}", hits.session, hits.page.matched)),
-            Only::Matches => {
-                if !headed {
-                    rows::header(env.zone(), out);
-                    headed = true;
+            if opened {
+                out.raw(",\n    ");
+            } else {
+                out.raw(&json::around_sessions(&search_doc(args, of, &[])).open);
+                out.raw("\n    ");
+                opened = true;
+            }
+            out.json_value(&json::hits(&hits), 2);
+        } else {
+            match args.only {
+                Only::Sessions => out.line(hits.session),
+                Only::Counts => out.line(format!("{}:{}", hits.session, hits.page.matched)),
+                Only::Matches => {
+                    if !headed {
+                        rows::header(env.zone(), out);
+                        headed = true;
+                    }
+                    let left = session_rows(&hits, &search.needle, env, out);
+                    if left > 0 {
+                        more.push(hits.session.clone());
+                    }
+                    hidden += left;
                 }
-                let left = session_rows(&hits, &search.needle, env, out);
-                if left > 0 {
-                    more.push(hits.session.clone());
-                }
-                hidden += left;
             }
         }
         // Its reader went away (`| head`): the rest would be written nowhere.
@@ -219,18 +224,13 @@ pub(crate) fn everywhere(
         return Ok(exit(found));
     }
     if json {
-        out.json_doc(&json::SearchDoc {
-            ok: true,
-            query: args.query,
-            ignore_case: args.ignore_case,
-            searched: report.searched,
-            sessions: kept.iter().map(json::hits).collect(),
-            skipped: report
-                .skipped
-                .iter()
-                .map(|(session, error)| json::SkippedDoc { session, error })
-                .collect(),
-        });
+        let around = json::around_sessions(&search_doc(args, report.searched, &report.skipped));
+        if opened {
+            out.raw("\n  ");
+        } else {
+            out.raw(&around.open);
+        }
+        out.raw(&around.close);
         return Ok(exit(found));
     }
     // A session that could not be read is said, not left to look like "no match".
@@ -239,6 +239,26 @@ pub(crate) fn everywhere(
     }
     out.footer(footer(args, &report, hidden, &more));
     Ok(exit(found))
+}
+
+/// `history search --json`'s document, its `sessions` left empty (they are written one
+/// at a time: [`json::around_sessions`]).
+fn search_doc<'a>(
+    args: &Everywhere<'a>,
+    searched: usize,
+    skipped: &'a [(String, String)],
+) -> json::SearchDoc<'a> {
+    json::SearchDoc {
+        ok: true,
+        query: args.query,
+        ignore_case: args.ignore_case,
+        searched,
+        sessions: Vec::new(),
+        skipped: skipped
+            .iter()
+            .map(|(session, error)| json::SkippedDoc { session, error })
+            .collect(),
+    }
 }
 
 /// The fewest cells a search heading's folder is cut to on a terminal (`/home/me/…`);
@@ -376,9 +396,11 @@ fn searched(
     search: &SearchArgs,
     env: &Env,
     paging: &crate::Paging,
-    each: &mut dyn FnMut(SessionHits) -> ControlFlow<()>,
+    each: &mut dyn FnMut(usize, SessionHits) -> ControlFlow<()>,
 ) -> SearchReport {
     let started = Instant::now();
+    // How many sessions are searched: told before the first matches.
+    let of = std::cell::Cell::new(0);
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     bar.set_style(
         ProgressStyle::with_template("searching {pos}/{len} sessions {wide_bar} {eta}")
@@ -388,8 +410,9 @@ fn searched(
     let report = history::search(
         ctx,
         search,
-        &mut |done, of| {
-            bar.set_length(u64::try_from(of).unwrap_or(u64::MAX));
+        &mut |done, total| {
+            of.set(total);
+            bar.set_length(u64::try_from(total).unwrap_or(u64::MAX));
             bar.set_position(u64::try_from(done).unwrap_or(u64::MAX));
             if !shown && env.stderr_terminal() && started.elapsed() >= QUIET_FOR {
                 bar.set_draw_target(crate::progress::stderr_until_paged(paging));
@@ -398,7 +421,7 @@ fn searched(
         },
         // A session's rows are written with the bar cleared, then the bar drawn again
         // below them (both may be on one terminal).
-        &mut |hits| bar.suspend(|| each(hits)),
+        &mut |hits| bar.suspend(|| each(of.get(), hits)),
     );
     bar.finish_and_clear();
     report

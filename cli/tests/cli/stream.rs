@@ -320,27 +320,7 @@ fn a_search_stops_quietly_when_its_reader_goes_away() {
 #[test]
 fn a_search_streams_into_a_pager_that_may_quit_early() {
     let mut world = World::new("stream-search-pager");
-    let dir = world.path("claude/projects/-many");
-    fs::create_dir_all(&dir).unwrap();
-    let mut total = 0;
-    for n in 0..3000 {
-        let id = format!("{n:08x}-0000-4000-8000-00000000000e");
-        let lines: Vec<String> = (0..10)
-            .map(|i| {
-                serde_json::json!({
-                    "parentUuid": (i > 0).then(|| format!("u{}", i - 1)), "isSidechain": false,
-                    "type": "user", "message": {"role": "user",
-                        "content": format!("the zebra-stripe {i} {}", "word ".repeat(40))},
-                    "uuid": format!("u{i}"), "timestamp": "2026-11-03T10:00:00Z",
-                    "cwd": "/work/app", "sessionId": id, "version": "2.1.319"
-                })
-                .to_string()
-            })
-            .collect();
-        let text = lines.join("\n") + "\n";
-        total += text.len() as u64;
-        fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
-    }
+    let total = many_matching_sessions(&world, 3000);
     let (first, io) = (world.path("first"), world.path("io"));
     // The pager reads one line, notes how much the command has read by then (its parent is
     // the shell's parent), and quits.
@@ -381,4 +361,102 @@ fn a_search_streams_into_a_pager_that_may_quit_early() {
     );
     assert_eq!((out.status.code(), shown.as_ref()), (Some(0), ""));
     assert_eq!(fs::read_to_string(stderr).unwrap(), "");
+}
+
+/// `n` Claude sessions of ten prompts that each hold `zebra-stripe`; their bytes in all.
+fn many_matching_sessions(world: &World, n: usize) -> u64 {
+    let dir = world.path("claude/projects/-many");
+    fs::create_dir_all(&dir).unwrap();
+    let mut total = 0;
+    for n in 0..n {
+        let id = format!("{n:08x}-0000-4000-8000-00000000000e");
+        let lines: Vec<String> = (0..10)
+            .map(|i| {
+                serde_json::json!({
+                    "parentUuid": (i > 0).then(|| format!("u{}", i - 1)), "isSidechain": false,
+                    "type": "user", "message": {"role": "user",
+                        "content": format!("the zebra-stripe {i} {}", "word ".repeat(40))},
+                    "uuid": format!("u{i}"), "timestamp": "2026-11-03T10:00:00Z",
+                    "cwd": "/work/app", "sessionId": id, "version": "2.1.319"
+                })
+                .to_string()
+            })
+            .collect();
+        let text = lines.join("\n") + "\n";
+        total += text.len() as u64;
+        fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    total
+}
+
+/// How many bytes a running process has read (`rchar`).
+fn bytes_read(pid: u32) -> u64 {
+    fs::read_to_string(format!("/proc/{pid}/io"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap()
+}
+
+/// `history search TEXT --json` over 3,000 sessions writes its document as the sessions
+/// are searched: its first line comes before the search has read every session, and a
+/// reader that goes away stops it quietly (exit 0). Before, the document was written
+/// whole at the end, every session's matches held until then.
+#[test]
+fn a_search_json_streams_and_stops_quietly() {
+    let world = World::new("stream-search-json");
+    let total = many_matching_sessions(&world, 3000);
+    let mut child = world
+        .command(&["history", "search", "zebra-stripe", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(first, "{\n");
+    let read = bytes_read(child.id());
+    assert!(
+        read < total,
+        "{read} bytes read at the document's first line, of {total} in the sessions"
+    );
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+}
+
+/// The `--json` document a search writes a session at a time is, byte for byte, the whole
+/// document written at once (keys sorted, two spaces), with matches, with a session that
+/// could not be read (`skipped`, written after `sessions`), and with no match at all.
+#[test]
+fn a_streamed_search_json_is_the_whole_document() {
+    let world = World::new("stream-search-json-bytes");
+    many_matching_sessions(&world, 12);
+    let broken = world.path("claude/projects/-many/0b0b0000-0000-4000-8000-00000000000e.jsonl");
+    fs::write(
+        &broken,
+        "{\"type\":\"user\",\"zebra-stripe only-in-the-broken-one\n",
+    )
+    .unwrap();
+    for query in ["zebra-stripe", "only-in-the-broken-one"] {
+        let run = world.run(&["history", "search", query, "--json", "--limit", "3"]);
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            run.stdout,
+            serde_json::to_string_pretty(&doc).unwrap() + "\n",
+            "{query}"
+        );
+        assert_eq!(doc["skipped"].as_array().map(Vec::len), Some(1), "{query}");
+        let sessions = doc["sessions"].as_array().map(Vec::len);
+        assert_eq!(sessions, Some(if query == "zebra-stripe" { 12 } else { 0 }));
+    }
 }
