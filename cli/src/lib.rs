@@ -126,6 +126,8 @@ pub struct Env {
     stdin_terminal: bool,
     columns: Option<usize>,
     zone: Zone,
+    /// What the process does as a pager starts ([`Env::with_pager_start`]).
+    pager_start: Option<fn()>,
 }
 
 impl Env {
@@ -144,6 +146,7 @@ impl Env {
             stdin_terminal: false,
             columns: None,
             zone: Zone::utc(),
+            pager_start: None,
         }
     }
 
@@ -170,6 +173,19 @@ impl Env {
     pub fn with_zone(mut self, zone: Zone) -> Self {
         self.zone = zone;
         self
+    }
+
+    /// The same environment, with `start` run just before a pager starts: the process's
+    /// own business (`main` hands Ctrl-C to the pager there), which a library does not do.
+    #[must_use]
+    pub fn with_pager_start(mut self, start: fn()) -> Self {
+        self.pager_start = Some(start);
+        self
+    }
+
+    /// What to run just before a pager starts, when the process said.
+    pub(crate) fn pager_start(&self) -> Option<fn()> {
+        self.pager_start
     }
 
     /// The zone a person's times are shown and read in.

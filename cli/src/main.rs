@@ -4,6 +4,10 @@
 
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use signal_hook::consts::{SIGINT, SIGQUIT};
 
 use notesoup_cli::{Env, Report, run_to};
 
@@ -29,7 +33,8 @@ fn main() -> ExitCode {
     let env = Env::new(vars.vars(), cwd, stdout.is_terminal())
         .with_terminal(std::io::stderr().is_terminal(), columns(&stdout))
         .with_stdin_terminal(std::io::stdin().is_terminal())
-        .with_zone(zone(&vars));
+        .with_zone(zone(&vars))
+        .with_pager_start(hand_signals_to_pager);
     let report = run_to(std::env::args_os(), &env, Box::new(std::io::stdout()));
     print(&report, &env);
     ExitCode::from(report.exit)
@@ -44,6 +49,19 @@ fn zone(vars: &notesoup_app::Context) -> notesoup_cli::Zone {
     let found = notesoup_cli::named_zone(tz, vars.var("TZDIR"))
         .or_else(|| jiff::tz::TimeZone::try_system().ok());
     notesoup_cli::Zone::found(found, tz)
+}
+
+/// Ctrl-C and Ctrl-\ on the terminal reach the pager too, whose they are while it shows
+/// the text (less stops a search or `F` with them): from the pager's start notesoup only
+/// notes them and waits for the person to quit it, as git does; dying would hand the
+/// terminal back to the shell while the pager still reads it. A handler, not "ignore", so
+/// the pager starts with the default dispositions (exec resets handled signals, not ignored
+/// ones). Not installed (it cannot fail for these two): notesoup behaves as it did.
+fn hand_signals_to_pager() {
+    let noted = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGQUIT] {
+        let _ = signal_hook::flag::register(signal, Arc::clone(&noted));
+    }
 }
 
 /// The terminal's width in columns, when stdout is one.

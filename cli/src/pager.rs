@@ -48,6 +48,8 @@ pub struct Paged {
     /// `LESS=FRX` for the pager unless `LESS` is set: quit when the text fits, keep
     /// colours, leave the text on screen.
     less: bool,
+    /// Run just before the pager starts ([`Env::with_pager_start`]).
+    on_start: Option<fn()>,
     state: State,
     paging: Paging,
 }
@@ -74,6 +76,7 @@ impl Paged {
             rows: rows(env).max(2),
             command: pager_command(env),
             less: env.var("LESS").is_none(),
+            on_start: env.pager_start(),
             state: State::Held(Vec::new(), 0),
             paging: Paging::default(),
         }
@@ -100,6 +103,9 @@ impl Paged {
         }
         // Said before it starts: what a bar draws on the terminal from now on is dropped.
         self.paging.start();
+        if let Some(on_start) = self.on_start {
+            on_start();
+        }
         let Ok(mut child) = command.spawn() else {
             return self.stdout.write_all(&held);
         };

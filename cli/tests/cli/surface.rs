@@ -166,6 +166,37 @@ fn a_pager_that_cannot_run_does_not_swallow_the_text() {
     assert!(out.contains("project/build"), "{out:?}");
 }
 
+/// Ctrl-C while the pager shows the text belongs to the pager (less stops a search with
+/// it): notesoup waits for the pager and exits as it would have, instead of dying and
+/// handing the terminal back to the shell while the pager still reads it (walk7 finding
+/// 17). The pager here sends SIGINT to notesoup (its parent) before it reads the text.
+#[test]
+fn ctrl_c_in_the_pager_does_not_end_notesoup_under_it() {
+    let mut world = World::new("pager-sigint");
+    seed(&world);
+    let marker = world.path("paged");
+    world.set(
+        "PAGER",
+        &format!("kill -INT $PPID; cat > {}", marker.display()),
+    );
+    world.set("LINES", "3");
+    let out = Command::new("/usr/bin/script")
+        .args([
+            "-qec",
+            &format!("{BIN} notes; echo notesoup-exit=$?"),
+            "/dev/null",
+        ])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("notesoup-exit=0"), "{shown:?}");
+    let paged = fs::read_to_string(&marker).unwrap();
+    assert!(paged.contains("project/build"), "{paged}");
+}
+
 /// The commands README's "Using it" names, in order: every code span that is a `notesoup`
 /// command, and in a table row the spans that continue the row's command (`show NAME`
 /// after `notesoup notes`).
