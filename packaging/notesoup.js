@@ -1,28 +1,69 @@
 #!/usr/bin/env node
 // The `notesoup` npm package's command: runs the `notesoup` binary of this platform's
 // package (@notesoup/cli-<os>-<cpu>, an optional dependency npm installs only where it
-// fits), passing the arguments, standard streams, exit status and signals through.
+// fits), passing the arguments, standard streams and exit status through, and the signals
+// sent to this launcher on to the binary (`timeout`, an MCP client stopping its server):
+// the binary ends with them, then the launcher the same way.
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const path = require('node:path');
 
-const pkg = `@notesoup/cli-${process.platform}-${process.arch}`;
+const platform = `${process.platform}-${process.arch}`;
+const pkg = `@notesoup/cli-${platform}`;
+
+/** The platforms this release has a binary for: the package's optional dependencies. */
+function releasePlatforms() {
+  try {
+    const own = require(path.join(__dirname, '..', 'package.json'));
+    return Object.keys(own.optionalDependencies || {})
+      .filter((name) => name.startsWith('@notesoup/cli-'))
+      .map((name) => name.slice('@notesoup/cli-'.length));
+  } catch {
+    return [];
+  }
+}
+
 let bin;
 try {
   bin = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', 'notesoup');
 } catch {
-  process.stderr.write(
-    `notesoup: no binary for ${process.platform}-${process.arch}: the package ${pkg} is not installed.\n` +
-      `  It is installed with notesoup when your platform has one; reinstall with\n` +
-      `  npm install notesoup (without --no-optional / --omit=optional), or build from source:\n` +
-      `  cargo install --path cli (in a checkout of notesoup).\n`,
-  );
+  const platforms = releasePlatforms();
+  const why =
+    platforms.length > 0 && !platforms.includes(platform)
+      ? `notesoup: this release has no binary for ${platform} (it has ${platforms.join(', ')}).\n` +
+        `  Build it from source instead: cargo install --path cli (in a checkout of notesoup).\n`
+      : `notesoup: no binary for ${platform}: the package ${pkg} is not installed.\n` +
+        `  It is installed with notesoup when your platform has one; reinstall with\n` +
+        `  npm install notesoup (without --no-optional / --omit=optional), or build from source:\n` +
+        `  cargo install --path cli (in a checkout of notesoup).\n`;
+  process.stderr.write(why);
   process.exit(1);
 }
-const run = spawnSync(bin, process.argv.slice(2), { stdio: 'inherit' });
-if (run.error) {
-  process.stderr.write(`notesoup: could not run ${bin}: ${run.error.message}\n`);
-  process.exit(1);
+
+const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit' });
+// A signal sent to the launcher goes on to the binary, which decides what it means (Ctrl-C
+// under a pager is the pager's); the launcher ends when the binary does. A terminal's
+// Ctrl-C reaches both (one process group): the binary gets it once more, as the same signal.
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+for (const signal of forwarded) {
+  process.on(signal, () => {
+    try {
+      child.kill(signal);
+    } catch {
+      // Already gone: its exit, below, ends the launcher.
+    }
+  });
 }
-if (run.signal) process.kill(process.pid, run.signal);
-process.exit(run.status ?? 1);
+child.on('error', (err) => {
+  process.stderr.write(`notesoup: could not run ${bin}: ${err.message}\n`);
+  process.exit(1);
+});
+child.on('exit', (code, signal) => {
+  if (signal) {
+    // End the same way, so the caller sees the signal: the default action, not our handler.
+    for (const s of forwarded) process.removeAllListeners(s);
+    process.kill(process.pid, signal);
+    return;
+  }
+  process.exit(code ?? 1);
+});
