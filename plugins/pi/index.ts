@@ -67,6 +67,13 @@ function helperPath(): string {
   return "notesoup-helper";
 }
 
+/** Where a bare command name is found on PATH (as the spawn found it), else the name. */
+function onPath(command: string): string {
+  if (command.includes("/")) return command;
+  const found = (process.env.PATH ?? "").split(":").map((dir) => join(dir || ".", command)).find((p) => existsSync(p));
+  return found ?? command;
+}
+
 /**
  * Runs one helper op; never throws: a helper that cannot run, that goes before reading its
  * request, or that does not answer within `HELPER_TIMEOUT_MS` (killed then) is a refusal like
@@ -111,10 +118,15 @@ function helper(op: string, request: Fields): Promise<Reply> {
       } catch {
         // reported below
       }
-      // Most often NOTESOUP_HELPER naming the notesoup command (the two names differ by a suffix).
+      // Most often NOTESOUP_HELPER naming the notesoup command (the two names differ by a
+      // suffix); else a binary of that name found where this extension's was not (an older
+      // one on PATH, with the platform package gone): the line names which one ran.
       const named = process.env.NOTESOUP_HELPER;
-      const fix = named ? `; NOTESOUP_HELPER is set to ${named}: point it at notesoup-helper (not the notesoup command), or unset it` : "";
-      refuse(`${op}: exit ${code}, no JSON reply${err ? `: ${err.trim().split("\n")[0]}` : ""}${fix}`);
+      const which = named ? "" : `${onPath(helperPath())} `;
+      const fix = named
+        ? `; NOTESOUP_HELPER is set to ${named}: point it at notesoup-helper (not the notesoup command), or unset it`
+        : "; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)";
+      refuse(`${which}${op}: exit ${code}, no JSON reply${err ? `: ${err.trim().split("\n")[0]}` : ""}${fix}`);
     });
     child.stdin.end(JSON.stringify(request));
   });

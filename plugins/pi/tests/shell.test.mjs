@@ -294,6 +294,30 @@ test("a helper that answers no JSON (NOTESOUP_HELPER naming the notesoup command
   assert.match(ctx.notices[0], /no JSON reply: error: unrecognized subcommand 'pi_hook'; NOTESOUP_HELPER is set to .*: point it at notesoup-helper \(not the notesoup command\), or unset it$/);
 });
 
+test("a notesoup-helper on PATH that answers no JSON (an older one left there) is named, with the fix", { skip: existsSync(join(HERE, "..", "bin", "notesoup-helper")) && "a helper is staged beside index.ts (scripts/install): PATH is not reached" }, async () => {
+  const pi = fakePi();
+  notesoup(pi);
+  const ctx = fakeCtx();
+  const bin = mkdtempSync(join(dir, "path-"));
+  const old = join(bin, "notesoup-helper");
+  writeFileSync(old, "#!/bin/sh\ncat >/dev/null; echo \"error: unrecognized subcommand 'pi_hook'\" >&2; exit 2\n");
+  chmodSync(old, 0o755);
+  const [real, path] = [process.env.NOTESOUP_HELPER, process.env.PATH];
+  delete process.env.NOTESOUP_HELPER;
+  process.env.PATH = `${bin}:${path}`;
+  try {
+    await pi.handlers.session_start({ reason: "startup" }, ctx);
+  } finally {
+    process.env.NOTESOUP_HELPER = real;
+    process.env.PATH = path;
+  }
+  assert.equal(ctx.notices.length, 1);
+  assert.equal(
+    ctx.notices[0],
+    `notesoup is off for this session: ${old} pi_hook: exit 2, no JSON reply: error: unrecognized subcommand 'pi_hook'; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)`,
+  );
+});
+
 test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is off", async () => {
   const pi = fakePi();
   notesoup(pi);
