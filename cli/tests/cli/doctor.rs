@@ -266,6 +266,15 @@ fn doctor_with_claude_and_the_plugin() {
     fs::write(world.path("list.json"), "[]").unwrap();
     let run = world.run(&["doctor"]);
     assert_every_problem_has_a_fix(&run);
+    // A warning, as for Pi's extension: notesoup may be in use through Pi alone, and
+    // nothing is broken, so doctor does not fail (walk7 finding 6).
+    assert!(
+        run.stdout
+            .contains("warn plugin    the notesoup plugin is not installed in Claude Code"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.exit, 0, "{}", run.shown());
     // (`--plugin-dir` is offered too once the checkout's plugin has its helper staged: the
     // doctor module's own test.)
     assert!(
