@@ -6,6 +6,7 @@
 
 use std::io::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use notesoup_app::AppError;
 use notesoup_app::notes::{BrainSummary, summary};
@@ -27,11 +28,20 @@ pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
         let _ = writeln!(stderr, "{WAITING}");
     }
     drop(stderr);
+    // The start line named the brain of the folder it started in; a client's root that
+    // picks another says so in the same words, or the log points at the wrong notes.
+    let picked = env.helper_context();
+    let on_root = notesoup_mcp::RootPicked(Arc::new(move |folder: &Path| {
+        if let Ok(brain) = summary(&picked, &folder.to_string_lossy()) {
+            let _ = writeln!(std::io::stderr(), "{}", root_line(&brain));
+        }
+    }));
     notesoup_mcp::serve(notesoup_mcp::Options {
         ctx,
         cwd,
         // A folder the person named is the brain's: no client's roots move it.
         follow_roots: args.project.is_none(),
+        on_root: Some(on_root),
     })?;
     Ok(EXIT_OK)
 }
@@ -41,15 +51,30 @@ const WAITING: &str = "It waits for an MCP client's JSON-RPC on stdin: a client 
 
 /// The start line: `notesoup mcp <version>: the brain of <project> (<n> notes, in <dir>)`.
 pub(crate) fn banner(brain: &BrainSummary) -> String {
-    let notes = match brain.notes {
-        1 => "1 note".to_owned(),
-        n => format!("{n} notes"),
-    };
     format!(
-        "notesoup mcp {VERSION_TEXT}: the brain of {} ({notes}, in {})",
+        "notesoup mcp {VERSION_TEXT}: the brain of {} ({}, in {})",
         brain.project.display(),
+        notes_count(brain.notes),
         brain.dir.display()
     )
+}
+
+/// The line when a client's root picks the brain: `notesoup mcp: the client's root picks
+/// the brain of <project> (<n> notes, in <dir>)`.
+pub(crate) fn root_line(brain: &BrainSummary) -> String {
+    format!(
+        "notesoup mcp: the client's root picks the brain of {} ({}, in {})",
+        brain.project.display(),
+        notes_count(brain.notes),
+        brain.dir.display()
+    )
+}
+
+fn notes_count(n: usize) -> String {
+    match n {
+        1 => "1 note".to_owned(),
+        n => format!("{n} notes"),
+    }
 }
 
 /// A folder that cannot pick a brain is a bad command line (exit 2), in the flag's words;

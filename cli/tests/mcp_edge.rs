@@ -283,3 +283,61 @@ fn notes_are_resources() {
         "{bad}"
     );
 }
+
+/// A client's root that picks another folder's brain says so on stderr, in the start
+/// line's words: the start line named the brain of the folder the server started in, so
+/// without it the client's log points at notes the tools do not use (walk7 finding 18).
+#[test]
+fn a_root_that_picks_another_brain_is_said_on_stderr() {
+    use std::io::{BufRead as _, BufReader};
+    let scratch = Scratch::new("roots-line");
+    let other = scratch.0.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_notesoup"))
+        .arg("mcp")
+        .env_clear()
+        .env("HOME", &scratch.0)
+        .env("NOTESOUP_HOME", scratch.store())
+        .current_dir(scratch.project())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+        "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(request(
+        2,
+        "tools/call",
+        &json!({"name": "notes_list", "arguments": {}}),
+    ));
+    loop {
+        let msg: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if msg["method"] == "roots/list" {
+            let roots = [json!({"uri": format!("file://{}", other.display())})];
+            send(json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": roots}}));
+        } else if msg["id"] == 2 {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let brain = notesoup_notes::Brain::open(&scratch.store(), &other).unwrap();
+    let want = format!(
+        "notesoup mcp: the client's root picks the brain of {} (0 notes, in {})",
+        other.display(),
+        brain.dir().display()
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(lines[0].contains(": the brain of "), "{stderr}");
+    assert_eq!(lines[1], want, "{stderr}");
+}

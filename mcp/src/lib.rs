@@ -81,6 +81,7 @@
 //!     ctx: Context::from_vars([("NOTESOUP_HOME", home.to_str().unwrap())]),
 //!     cwd: home.clone(),
 //!     follow_roots: true,
+//!     on_root: None,
 //! };
 //! let input = concat!(
 //!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#, "\n",
@@ -128,6 +129,20 @@ pub struct Options {
     /// false when the person named the folder (`notesoup mcp --project DIR`), which no
     /// client's roots override.
     pub follow_roots: bool,
+    /// Told each time a client's root picks a folder other than `cwd` (asked when a call
+    /// first needs the brain, and again after the client says its roots changed): the
+    /// start line named `cwd`'s brain, so the server's log says which one it serves now.
+    pub on_root: Option<RootPicked>,
+}
+
+/// What [`Options::on_root`] calls with the folder a client's root picked.
+#[derive(Clone)]
+pub struct RootPicked(pub std::sync::Arc<dyn Fn(&std::path::Path) + Send + Sync>);
+
+impl std::fmt::Debug for RootPicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RootPicked(..)")
+    }
 }
 
 /// Why the server stopped with an error. A client closing stdin is not one.
@@ -172,7 +187,12 @@ where
         .build()
         .map_err(McpError::Runtime)?;
     let result = runtime.block_on(async move {
-        let server = server::Server::new(options.ctx, options.cwd, options.follow_roots);
+        let server = server::Server::new(
+            options.ctx,
+            options.cwd,
+            options.follow_roots,
+            options.on_root,
+        );
         let transport = transport::LineTransport::new(input, output);
         let running = match server.serve(transport).await {
             Ok(running) => running,

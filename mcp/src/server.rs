@@ -53,6 +53,8 @@ pub(crate) struct Server {
     /// The client's first declared `file://` root, once asked. Cleared when the client says
     /// its roots changed.
     root: Mutex<Root>,
+    /// Told when a client's root picks a folder other than `cwd`.
+    on_root: Option<crate::RootPicked>,
     /// Calls take effect in the order they arrive: a tool that changes the brain holds it
     /// alone, the ones that only read share it. Taken before a call's first await; the lock
     /// is fair (first come, first served) and the runtime starts the calls' tasks in the
@@ -61,7 +63,12 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn new(ctx: Context, cwd: PathBuf, follow_roots: bool) -> Self {
+    pub(crate) fn new(
+        ctx: Context,
+        cwd: PathBuf,
+        follow_roots: bool,
+        on_root: Option<crate::RootPicked>,
+    ) -> Self {
         Self {
             // The server lives for the client's session: it keeps what it decoded (within
             // the index cache's budget), so a second question on a session is a search of
@@ -70,6 +77,7 @@ impl Server {
             cwd,
             follow_roots,
             root: Mutex::new(Root::Unknown),
+            on_root,
             order: RwLock::new(()),
         }
     }
@@ -112,6 +120,11 @@ impl Server {
                     .find(|folder| folder.is_dir()),
                 _ => None,
             });
+            if let (Root::Known(Some(folder)), Some(tell)) = (&*root, &self.on_root)
+                && *folder != self.cwd
+            {
+                (tell.0)(folder);
+            }
         }
         match &*root {
             Root::Known(Some(folder)) => folder.clone(),

@@ -31,6 +31,7 @@ fn main() {
             ctx: notesoup_app::Context::from_process(),
             cwd: std::env::current_dir().expect("a working folder"),
             follow_roots: std::env::var_os(PINNED).is_none(),
+            on_root: None,
         };
         match notesoup_mcp::serve(options) {
             Ok(()) => std::process::exit(0),

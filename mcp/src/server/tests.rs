@@ -36,7 +36,7 @@ fn a_second_history_call_searches_what_the_server_kept() {
         ("CLAUDE_CONFIG_DIR", dir.to_str().unwrap()),
         ("NOTESOUP_HOME", dir.join("home").to_str().unwrap()),
     ]);
-    let server = super::Server::new(ctx, dir.clone(), true);
+    let server = super::Server::new(ctx, dir.clone(), true, None);
     let binding = Binding::new(dir.to_string_lossy());
     for query in ["the", "a"] {
         let args = serde_json::json!({"session": "claude:da56055c", "query": query});
