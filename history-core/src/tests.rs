@@ -155,6 +155,41 @@ fn a_range_continues_from_the_event_the_budget_cut() {
     assert!(next.offset.is_some_and(|o| o > 0));
 }
 
+/// `from` without `to` reads on from it, as far as the answer holds, and its footer
+/// continues to the last event (walk7 finding 8: it read the one event and said nothing of
+/// the rest); past the last event it is a seq the history lacks.
+#[test]
+fn from_alone_reads_on_to_the_last_event() {
+    let h = many(40, 3000, 100);
+    let answer = h
+        .read(&ReadArgs {
+            from: Some(3),
+            ..ReadArgs::default()
+        })
+        .unwrap();
+    assert!(answer.text.as_str().len() <= ANSWER_LIMIT);
+    assert_eq!(answer.shown.first(), Some(&3));
+    assert!(answer.shown.len() > 1, "{:?}", answer.shown);
+    let next = answer.next_read.unwrap();
+    assert_eq!(next.to, Some(40));
+    let short = many(5, 100, 100)
+        .read(&ReadArgs {
+            from: Some(2),
+            ..ReadArgs::default()
+        })
+        .unwrap();
+    assert_eq!(short.shown, [2, 3, 4, 5]);
+    assert!(short.next_read.is_none());
+    let past = many(5, 100, 100).read(&ReadArgs {
+        from: Some(9),
+        ..ReadArgs::default()
+    });
+    assert!(
+        matches!(past, Err(QueryError::SeqNotFound { seq: 9, .. })),
+        "{past:?}"
+    );
+}
+
 #[test]
 fn search_is_literal_and_shows_the_hit_in_the_folded_line() {
     let mut text = "x".repeat(500);

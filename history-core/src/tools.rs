@@ -471,12 +471,14 @@ impl History {
     /// `history_read`: one event (a paired result's seq shows its call) or a range of seqs,
     /// whole documents in seq order, continued with an offset when the budget ends one.
     pub fn read(&self, args: &ReadArgs) -> Result<Answer, QueryError> {
+        // `from` without `to` reads on to the last event, as far as the answer holds (its
+        // footer continues it), as "first seq of a range" reads.
         let (from, to) = match (args.seq, args.from, args.to) {
-            (Some(seq), None, None) => (seq, seq),
-            (None, Some(from), to) => (from, to.unwrap_or(from)),
+            (Some(seq), None, None) => (seq, Some(seq)),
+            (None, Some(from), to) => (from, to),
             _ => return Err(QueryError::Selector),
         };
-        if to < from {
+        if let Some(to) = to.filter(|&to| to < from) {
             return Err(QueryError::Range { from, to });
         }
         let events = self.events();
@@ -487,6 +489,8 @@ impl History {
                 last: 0,
             });
         };
+        // Open-ended past the last event: the seq named is not there.
+        let to = to.unwrap_or_else(|| last.seq.max(from));
         let start = events.partition_point(|e| e.seq < from);
         let end = events.partition_point(|e| e.seq <= to);
         if start >= end {

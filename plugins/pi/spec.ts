@@ -199,7 +199,7 @@ export const TOOLS: readonly ToolDef[] = [
       "additionalProperties": false,
       "properties": {
         "from": {
-          "description": "First seq of a range.",
+          "description": "First seq of a range; without `to`, read on from it as far as the answer holds.",
           "minimum": 1,
           "type": "integer"
         },

@@ -243,7 +243,7 @@ fn history_tools() -> Vec<ToolSpec> {
             object(
                 json!({
                     "seq": {"type": "integer", "minimum": 1, "description": "One event."},
-                    "from": {"type": "integer", "minimum": 1, "description": "First seq of a range."},
+                    "from": {"type": "integer", "minimum": 1, "description": "First seq of a range; without `to`, read on from it as far as the answer holds."},
                     "to": {"type": "integer", "minimum": 1, "description": "Last seq of a range (inclusive)."},
                     "offset": {"type": "integer", "minimum": 0, "description": "Bytes of the first event's text already read."},
                     "session": session,
