@@ -11,6 +11,7 @@ mod claude;
 mod harness;
 mod helper;
 mod pi;
+mod pi_copies;
 mod process;
 mod settings;
 mod time;

@@ -14,7 +14,7 @@ use crate::Env;
 use crate::limits::pi_read::{PiRead, models_window};
 
 /// The Pi package `pi install` fetches (scripts/dist makes it).
-const PACKAGE: &str = "@notesoup/pi";
+pub(super) const PACKAGE: &str = "@notesoup/pi";
 
 /// How the extension came to be where Pi loads it.
 enum Installed {
@@ -141,6 +141,11 @@ fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
     };
     let link = agent.join("extensions/notesoup");
     let npm = agent.join("npm/node_modules").join(PACKAGE);
+    let loaded = super::pi_copies::copies(read, &link, &npm, listed_extension(read));
+    if loaded.len() > 1 {
+        checks.extend(super::pi_copies::twice(&pi, &loaded));
+        return;
+    }
     let installed = if link.join("index.ts").is_file() {
         Installed::Linked(link)
     } else if npm.join("index.ts").is_file() {

@@ -102,6 +102,26 @@ impl PiRead {
             .collect()
     }
 
+    /// The sources the `packages` lists of the settings Pi reads name (a string, or an
+    /// object's `source`), as `pi install` writes them (`npm:@notesoup/pi`).
+    pub(crate) fn packages(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .filter(|(f, _)| f.source != "project" || self.trusted == Some(true))
+            .flat_map(|(f, _)| {
+                f.value
+                    .as_ref()
+                    .and_then(|v| v.get("packages")?.as_array().cloned())
+                    .unwrap_or_default()
+            })
+            .filter_map(|p| match p {
+                Value::String(s) => Some(s),
+                Value::Object(o) => o.get("source")?.as_str().map(str::to_owned),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The model Pi starts with: `defaultProvider`/`defaultModel` of its settings.
     pub(crate) fn default_model(&self) -> Option<String> {
         Some(format!(

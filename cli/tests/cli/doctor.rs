@@ -755,3 +755,49 @@ fn doctor_fixes_name_the_variable_at_fault() {
         .unwrap_or_default();
     assert!(vault.contains("set NOTESOUP_HOME"), "{}", run.stdout);
 }
+
+/// scripts/install's link and `pi install npm:@notesoup/pi` both there: Pi 1.6.0 loads both
+/// and refuses to start (`Tool "notesoup_notes_list" conflicts`), so doctor fails with the
+/// two ways to keep one (walk7: it said "ok pi" for the link alone). The npm package's
+/// folder without the `packages` entry naming it (what `pi remove` leaves) is not loaded.
+#[test]
+fn doctor_fails_a_pi_extension_loaded_twice() {
+    let mut world = World::new("doctor-pi-twice");
+    with_pi(&mut world);
+    let agent = world.path("pi-agent");
+    let helper = helper_answering(env!("CARGO_PKG_VERSION"));
+    for folder in ["extensions/notesoup", "npm/node_modules/@notesoup/pi"] {
+        let dir = agent.join(folder);
+        fs::create_dir_all(dir.join("bin")).unwrap();
+        fs::write(dir.join("index.ts"), "// runs notesoup-helper\n").unwrap();
+        fs::write(dir.join("bin/notesoup-helper"), &helper).unwrap();
+        make_executable(&dir.join("bin/notesoup-helper"));
+    }
+    fs::write(agent.join("settings.json"), r#"{"packages": []}"#).unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("ok   pi        the Pi extension is at"),
+        "{}",
+        run.stdout
+    );
+    fs::write(
+        agent.join("settings.json"),
+        r#"{"packages": ["npm:@notesoup/pi"]}"#,
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("loads the notesoup extension twice: [TMP]/pi-agent/extensions/notesoup and [TMP]/pi-agent/npm/node_modules/@notesoup/pi"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "fix: keep one: rm [TMP]/pi-agent/extensions/notesoup, or pi remove npm:@notesoup/pi"
+        ),
+        "{}",
+        run.stdout
+    );
+}
