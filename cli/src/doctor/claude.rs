@@ -241,6 +241,7 @@ pub(super) fn plugin_check(
             ),
             None,
         ));
+        checks.extend(also_enabled(&plugins, id));
     } else {
         checks.push(check(
             "plugin",
@@ -250,6 +251,34 @@ pub(super) fn plugin_check(
         ));
     }
     folder
+}
+
+/// Another enabled plugin named notesoup (`scripts/install`'s `notesoup@notesoup-local`
+/// beside the marketplace's `notesoup@notesoup`): Claude Code loads one hooks module of a
+/// name and passes the other over ("another plugin of that name loads first"), so the
+/// person's newer checkout, say, may not be the one running. A warning naming both.
+fn also_enabled(plugins: &[Value], id: &str) -> Option<Check> {
+    let enabled =
+        |p: &&Value| p["enabled"] == Value::Bool(true) || p["projectEnabled"] == Value::Bool(true);
+    let others: Vec<&str> = plugins
+        .iter()
+        .filter(enabled)
+        .filter_map(|p| p["id"].as_str())
+        .filter(|other| other.starts_with("notesoup@") && *other != id)
+        .collect();
+    let first = others.first()?;
+    Some(check(
+        "plugin",
+        Status::Warn,
+        format!(
+            "{} notesoup plugins are enabled ({id}, {}): Claude Code runs the hooks of only one of them",
+            others.len() + 1,
+            others.join(", ")
+        ),
+        Some(format!(
+            "keep one: claude plugin uninstall {first} (or claude plugin uninstall {id})"
+        )),
+    ))
 }
 
 /// The plugin's helper where its hooks module looks for it, in the same order

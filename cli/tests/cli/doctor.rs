@@ -801,3 +801,41 @@ fn doctor_fails_a_pi_extension_loaded_twice() {
         run.stdout
     );
 }
+
+/// scripts/install's `notesoup@notesoup-local` beside the marketplace's `notesoup@notesoup`,
+/// both enabled: Claude Code runs one hooks module of a name and passes the other over, so
+/// doctor warns, naming both and how to keep one (walk7 finding 21: it named the first only).
+#[test]
+fn doctor_warns_of_two_notesoup_plugins_enabled() {
+    let mut world = World::new("doctor-two-plugins");
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    world.set(
+        "PATH",
+        &format!(
+            "{}:/usr/bin:/bin",
+            Path::new(&claude).parent().unwrap().display()
+        ),
+    );
+    let list: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(world.path("list.json")).unwrap()).unwrap();
+    let mut second = list[0].clone();
+    second["id"] = "notesoup@notesoup".into();
+    fs::write(
+        world.path("list.json"),
+        serde_json::json!([list[0].clone(), second]).to_string(),
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("warn plugin    2 notesoup plugins are enabled (notesoup@notesoup-local, notesoup@notesoup): Claude Code runs the hooks of only one of them"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("fix: keep one: claude plugin uninstall notesoup@notesoup (or claude plugin uninstall notesoup@notesoup-local)"),
+        "{}",
+        run.stdout
+    );
+}
