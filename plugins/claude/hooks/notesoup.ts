@@ -32,7 +32,7 @@ const PROCESS = crypto.randomUUID();
  * `registered` settles when session.start's tools and commands are registered (to why not);
  * `interactive` is session.start's `isInteractive`, sent with every call (the session `/clear` starts hears no session.start).
  */
-let switches: { helper: string; disabled?: string; named?: boolean; on?: boolean; registered?: Promise<string | undefined>; interactive?: boolean } | undefined;
+let switches: { helper: string; disabled?: string; named?: boolean; platforms?: string[]; on?: boolean; registered?: Promise<string | undefined>; interactive?: boolean } | undefined;
 /** What the engine bound: the session identity, the transcript, the newest kept main row and the one before. */
 let bound: { identity?: string; transcriptPath?: string; head?: string; prior?: string; epoch: number } = { epoch: 0 };
 /** The engine's usage breakdown last read, with the inputs it depends on. */
@@ -90,8 +90,8 @@ async function readSwitches($: EngineInterface) {
   if (switches === undefined) {
     const [override, disabled] = await Promise.all([$.env.get('NOTESOUP_HELPER'), $.env.get('NOTESOUP_DISABLED')]);
     const named = override !== undefined && override !== '';
-    const helper = named ? override : await findHelper($);
-    switches = { helper, disabled, named };
+    const found = named ? { helper: override } : await findHelper($);
+    switches = { ...found, disabled, named };
   }
   return switches;
 }
@@ -104,17 +104,32 @@ async function readSwitches($: EngineInterface) {
  * `notesoup doctor` looks in the same order (cli/src/doctor.rs `plugin_helper`): the module
  * cannot ask Rust where its own helper is.
  */
-async function findHelper($: EngineInterface): Promise<string> {
+async function findHelper($: EngineInterface): Promise<{ helper: string; platforms?: string[] }> {
   const root = $.plugin.root;
   const staged = `${root}/bin/notesoup-helper`;
-  if (await $.fs.exists(staged).catch(() => false)) return staged;
+  if (await $.fs.exists(staged).catch(() => false)) return { helper: staged };
   const scope = `${root}/node_modules/@notesoup`;
   const entries = await $.fs.list(scope).catch(() => []);
   for (const entry of entries) {
     const bin = `${scope}/${entry.name}/bin/notesoup-helper`;
-    if (entry.name.startsWith('cli-') && (await $.fs.exists(bin).catch(() => false))) return bin;
+    if (entry.name.startsWith('cli-') && (await $.fs.exists(bin).catch(() => false))) return { helper: bin };
   }
-  return staged;
+  return { helper: staged, platforms: await releasePlatforms($, root) };
+}
+
+/**
+ * The platforms an npm-installed plugin's release has a helper for (the `@notesoup/cli-*`
+ * optional dependencies of its package.json), so a machine none fits is told that instead
+ * of "reinstall"; `undefined` for a checkout's plugin (no package.json).
+ */
+async function releasePlatforms($: EngineInterface, root: string): Promise<string[] | undefined> {
+  try {
+    const manifest: unknown = JSON.parse(String(await $.fs.read(`${root}/package.json`)));
+    const deps = isObject(manifest) && isObject(manifest.optionalDependencies) ? manifest.optionalDependencies : {};
+    return Object.keys(deps).filter((n) => n.startsWith('@notesoup/cli-')).map((n) => n.slice('@notesoup/cli-'.length));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether notesoup stays out of this event: a reply said it is off. */
@@ -187,10 +202,16 @@ async function hookEvent($: EngineInterface, event: string, facts: Fields): Prom
  * What to do about a helper that could not run or is another version: the variable that
  * named it, when one did (reinstalling changes nothing then), else the reinstall.
  */
-function helperFix(sw: { helper: string; named?: boolean }, code: string): string {
+function helperFix(sw: { helper: string; named?: boolean; platforms?: string[] }, code: string): string {
   if (code !== 'helper_unavailable' && code !== 'version_mismatch') return '';
   if (sw.named === true) return `; NOTESOUP_HELPER is set to ${sw.helper}: point it at a notesoup-helper of this version, or unset it`;
-  return code === 'helper_unavailable' ? '; reinstall the plugin, or in a checkout run scripts/install (notesoup doctor names how)' : '';
+  if (code !== 'helper_unavailable') return '';
+  // Installed from npm with no platform package: on a machine the release has no helper for,
+  // reinstalling cannot help (the npm launcher says the same).
+  if (sw.platforms !== undefined && sw.platforms.length > 0) {
+    return `; no notesoup-helper for this machine came with the plugin: this release has one for ${sw.platforms.join(', ')} only (on another machine, build it from a checkout: scripts/install; on ${sw.platforms.join(' or ')}, reinstall the plugin, as npm skipped its optional package)`;
+  }
+  return '; reinstall the plugin, or in a checkout run scripts/install (notesoup doctor names how)';
 }
 
 /** A reply's effects, its `watch` kept (with the budget inputs `facts` held) and its lines logged. */

@@ -134,6 +134,34 @@ describe('session.start', () => {
     expect(lines[0]?.text).not.toContain('reinstall');
   });
 
+  test('installed from npm on a machine the release has no helper for: the line names the platforms it has, not reinstall alone', async ($, on) => {
+    const logged: { text: string; to?: string }[] = [];
+    // The plugin as npm installs it, with no platform package for this machine: no staged
+    // helper, no `node_modules/@notesoup/cli-*`, a package.json naming linux-x64's.
+    world(on, () => ({ ok: true }), {}, ['process.run', 'ui.log']);
+    on('fs.exists', async () => ({ value: false }));
+    on('fs.list', async () => ({ value: [] }));
+    on('fs.read', async (_$, e) => ({
+      value: String(e.path).endsWith('/package.json')
+        ? JSON.stringify({ name: '@notesoup/claude-plugin', optionalDependencies: { '@notesoup/cli-linux-x64': '0.1.0' } })
+        : '',
+    }));
+    on('process.run', async () => {
+      throw new Error('spawn notesoup-helper ENOENT');
+    });
+    on('ui.log', async (_$, e) => {
+      logged.push({ text: e.text, to: String(e.to) });
+      return { value: undefined };
+    });
+    on('prompt.submit', async (_$, e) => ({ text: e.text }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.prompt.submit({ text: 'hello', wait: false, origin: { kind: 'sdk' } });
+    const lines = logged.filter((l) => l.to === 'transcript');
+    expect(lines.length).toBe(1);
+    expect(lines[0]?.text).toContain('notesoup is off for this session');
+    expect(lines[0]?.text).toContain('no notesoup-helper for this machine came with the plugin: this release has one for linux-x64 only');
+  });
+
   // Off for the session: a helper of another version (by its code: an older helper's refusal
   // has no `off`), or any refusal that says `off` (a notes home it cannot write).
   const offRefusals = [
