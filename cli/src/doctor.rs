@@ -147,6 +147,15 @@ pub(crate) fn run(env: &Env, out: &mut Out) -> u8 {
 /// (`scripts/install` and `cargo install --path cli` build in one), so a fix names its
 /// scripts by their real paths. A release binary's build folder is not here: `None`.
 fn built_from() -> Option<PathBuf> {
+    // This notesoup installed from npm (the platform package's `bin/`) is the npm user's:
+    // its fixes are npm's, even on the machine that built it, where that checkout is.
+    let from_npm = std::env::current_exe().is_ok_and(|exe| {
+        exe.to_string_lossy()
+            .contains("/node_modules/@notesoup/cli-")
+    });
+    if from_npm {
+        return None;
+    }
     checkout(Path::new(env!("CARGO_MANIFEST_DIR")).parent()?)
 }
 

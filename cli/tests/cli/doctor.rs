@@ -839,3 +839,41 @@ fn doctor_warns_of_two_notesoup_plugins_enabled() {
         run.stdout
     );
 }
+
+/// The `notesoup` npm installed (the platform package's `bin/notesoup`) gives npm's fixes,
+/// even on the machine whose checkout built it (walk7 finding 7: "run <checkout>/scripts/install"
+/// to a person who installed from npm).
+#[test]
+fn doctor_from_npm_names_npm_fixes() {
+    let mut world = World::new("doctor-from-npm");
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    world.set(
+        "PATH",
+        &format!(
+            "{}:/usr/bin:/bin",
+            Path::new(&claude).parent().unwrap().display()
+        ),
+    );
+    fs::write(world.path("list.json"), "[]").unwrap();
+    let npm_bin = world.path("npm/node_modules/@notesoup/cli-linux-x64/bin/notesoup");
+    fs::create_dir_all(npm_bin.parent().unwrap()).unwrap();
+    fs::copy(BIN, &npm_bin).unwrap();
+    let run = Run::new(
+        &Command::new(&npm_bin)
+            .arg("doctor")
+            .env_clear()
+            .envs(world.vars.iter().cloned())
+            .current_dir(world.path("project/sub"))
+            .output()
+            .unwrap(),
+        &world.root,
+    );
+    assert!(
+        run.stdout
+            .contains("fix: install the plugin: `claude plugin install notesoup@notesoup`"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("scripts/install"), "{}", run.stdout);
+}
