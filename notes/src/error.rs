@@ -17,9 +17,11 @@ pub enum NotesError {
     },
     /// A note's text, or the brain as a whole, would exceed its size limit.
     #[error(
-        "{what} would be {size} bytes, over the limit of {limit} bytes; shorten it or split it (per note {note_limit} bytes, per brain {brain_limit} bytes)",
-        note_limit = crate::MAX_NOTE_BYTES,
-        brain_limit = crate::MAX_BRAIN_BYTES
+        "{what} would be {} bytes, over the limit of {} bytes; shorten it or split it (per note {} bytes, per brain {} bytes)",
+        notesoup_window::thousands(*size),
+        notesoup_window::thousands(*limit),
+        notesoup_window::thousands(crate::MAX_NOTE_BYTES),
+        notesoup_window::thousands(crate::MAX_BRAIN_BYTES)
     )]
     TooLarge {
         /// What is too large: a note (named) or the brain.

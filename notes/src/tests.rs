@@ -115,6 +115,27 @@ fn names(brain: &Brain, folder: &str) -> Vec<String> {
     listed.into_iter().map(|n| n.name).collect()
 }
 
+/// What the model reads back: "1 byte", and the limits with thousands separators (walk7
+/// finding 10: "Created note `x`: 1 bytes", "limits: 65536 bytes a note").
+#[test]
+fn answers_write_sizes_as_people_do() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    let written = brain.write("one", "x", None).unwrap();
+    assert!(
+        crate::render_written(&written).starts_with("Created note `one`: 1 byte, version "),
+        "{}",
+        crate::render_written(&written)
+    );
+    let list = crate::render_list(&brain.list("").unwrap(), "");
+    assert!(
+        list.starts_with(
+            "1 note in the brain, 1 byte (limits: 65,536 bytes a note, 524,288 a brain):"
+        ),
+        "{list}"
+    );
+}
+
 #[test]
 fn a_note_over_the_limit_is_refused_saying_the_limits() {
     let s = Scratch::new();
@@ -127,9 +148,12 @@ fn a_note_over_the_limit_is_refused_saying_the_limits() {
         .unwrap_err();
     assert_eq!(err.code(), "too_large");
     let message = err.to_string();
-    assert!(message.contains(&format!("{}", limit + 1)), "{message}");
-    assert!(message.contains(&MAX_NOTE_BYTES.to_string()), "{message}");
-    assert!(message.contains(&MAX_BRAIN_BYTES.to_string()), "{message}");
+    // Counts as people write them (walk7 finding 10), as the command line does.
+    assert!(
+        message.contains("would be 65,537 bytes, over the limit of 65,536 bytes")
+            && message.contains("per brain 524,288 bytes"),
+        "{message}"
+    );
     let err = brain
         .edit("big", &Edit::Append("c".into()), None)
         .unwrap_err();

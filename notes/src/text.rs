@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use notesoup_window::format_utc;
+use notesoup_window::{format_utc, thousands};
 
 use crate::{Deleted, MAX_BRAIN_BYTES, MAX_NOTE_BYTES, Note, NoteInfo, Written};
 
@@ -18,9 +18,12 @@ pub fn render_list(notes: &[NoteInfo], folder: &str) -> String {
         return format!("No notes in {place}. Create one with notes_write.");
     }
     let mut out = format!(
-        "{} note{} in {place}, {total} bytes (limits: {MAX_NOTE_BYTES} bytes a note, {MAX_BRAIN_BYTES} a brain):\n",
+        "{} note{} in {place}, {} (limits: {} bytes a note, {} a brain):\n",
         notes.len(),
-        if notes.len() == 1 { "" } else { "s" }
+        if notes.len() == 1 { "" } else { "s" },
+        bytes(total),
+        thousands(MAX_NOTE_BYTES),
+        thousands(MAX_BRAIN_BYTES)
     );
     for n in notes {
         let _ = writeln!(
@@ -71,12 +74,21 @@ pub fn render_read(note: &Note, offset: Option<usize>, limit: Option<usize>) -> 
 /// The answer to `notes_write` and `notes_edit`.
 pub fn render_written(written: &Written) -> String {
     format!(
-        "{} note `{}`: {} bytes, version {}.",
+        "{} note `{}`: {}, version {}.",
         if written.created { "Created" } else { "Saved" },
         written.name,
-        written.bytes,
+        bytes(written.bytes),
         written.version
     )
+}
+
+/// A size as people write it: `1 byte`, `65,536 bytes`.
+fn bytes(n: u64) -> String {
+    if n == 1 {
+        "1 byte".to_owned()
+    } else {
+        format!("{} bytes", thousands(n))
+    }
 }
 
 /// The answer to `notes_delete`.
