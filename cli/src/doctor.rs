@@ -8,6 +8,7 @@ use crate::term::{Out, Paint};
 use crate::{EXIT_FAILED, EXIT_OK, Env};
 
 mod claude;
+mod codex;
 mod harness;
 mod helper;
 mod pi;
@@ -17,6 +18,7 @@ mod settings;
 mod time;
 
 use claude::{claude_check, helper_check, plugin_check};
+use codex::codex_check;
 use harness::{sessions_check, vault_check};
 use pi::pi_check;
 use settings::{notes_home_check, settings_check, switches_check};
@@ -77,6 +79,7 @@ pub(crate) fn run(env: &Env, out: &mut Out) -> u8 {
     notes_home_check(env, &mut checks);
     sessions_check(env, &mut checks);
     pi_check(env, &mut checks);
+    codex_check(env, &mut checks);
     vault_check(env, &mut checks);
     settings_check(env, &mut checks);
     switches_check(env, &mut checks);

@@ -95,7 +95,8 @@ fn doctor_on_a_machine_without_claude() {
         assert_eq!(json["counts"][status], n, "{status}: {json}");
     }
     // Claude Code too is a harness not used here (no config folder): a skip, not a failure.
-    assert_eq!(json["counts"]["skip"], 7, "{json}");
+    // (Codex too: its MCP server is not checked.)
+    assert_eq!(json["counts"]["skip"], 8, "{json}");
     assert_eq!(json["checks"][0]["status"], "skip", "{json}");
     // Claude Code used here (its config folder exists) but not found: a failure with its fix.
     fs::create_dir_all(world.path("claude-used")).unwrap();
@@ -876,4 +877,61 @@ fn doctor_from_npm_names_npm_fixes() {
         run.stdout
     );
     assert!(!run.stdout.contains("scripts/install"), "{}", run.stdout);
+}
+
+/// With Codex here, doctor says whether it runs notesoup's MCP server and whether the
+/// command it was given is found (walk7 finding 16: README's `command = "notesoup"` with no
+/// notesoup on PATH went unnoticed); without Codex the line is a skip.
+#[test]
+fn doctor_checks_codexs_mcp_server() {
+    let mut world = World::new("doctor-codex");
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("skip codex     Codex not found"),
+        "{}",
+        run.stdout
+    );
+    let answer = world.path("codex-answer.json");
+    let codex = world.path("codexbin/codex");
+    fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    fs::write(
+        &codex,
+        format!(
+            "#!/bin/sh
+[ \"$*\" = 'mcp get notesoup --json' ] && [ -f '{0}' ] && cat '{0}' && exit 0\necho \"Error: No MCP server named 'notesoup' found.\" >&2\nexit 1\n",
+            answer.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&codex);
+    world.set("CODEX", codex.to_str().unwrap());
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains(
+            "warn codex     Codex at [TMP]/codexbin/codex, but it has no MCP server named notesoup"
+        ),
+        "{}",
+        run.stdout
+    );
+    let server = |command: &str| {
+        serde_json::json!({"name": "notesoup", "enabled": true,
+            "transport": {"type": "stdio", "command": command, "args": ["mcp"]}})
+        .to_string()
+    };
+    fs::write(&answer, server("notesoup-not-here")).unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("warn codex     Codex runs `notesoup-not-here mcp` as its MCP server notesoup, but `notesoup-not-here` is not on PATH here"),
+        "{}",
+        run.stdout
+    );
+    fs::write(&answer, server(BIN)).unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("ok   codex     Codex runs `"),
+        "{}",
+        run.stdout
+    );
 }
