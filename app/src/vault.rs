@@ -416,7 +416,7 @@ pub struct Swept {
     /// Session files still not held whole (the next sweeps go on).
     pub behind: usize,
     /// Copies only the vault holds, kept by an earlier notesoup without the facts a listing
-    /// shows, that got them from the copy ([`fill_some`]).
+    /// shows, that got them from the copy (`fill_some`).
     pub facts_filled: usize,
 }
 
@@ -424,7 +424,7 @@ pub struct Swept {
 /// vault does not hold whole are kept, the longest untouched first (they are the ones a
 /// harness's cleanup deletes next), within [`HOOK_BUDGET`] in all; with what that leaves,
 /// the copies an earlier notesoup kept without facts whose originals are gone get them
-/// ([`fill_some`]). `None` when it was not its time (or vaulting is off).
+/// (`fill_some`). `None` when it was not its time (or vaulting is off).
 pub fn sweep(ctx: &Context, now: std::time::SystemTime) -> Result<Option<Swept>, AppError> {
     if is_off(ctx) {
         return Ok(None);
