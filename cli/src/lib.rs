@@ -89,7 +89,7 @@ pub use error::{CliError, NoteNow};
 pub use pager::{Paged, pager_command, pager_failed_to_run, rows};
 pub use progress::Paging;
 pub use term::{Style, wants_pager};
-pub use zone::{Zone, named_zone};
+pub use zone::{Zone, named_zone, system_zone};
 
 /// The Claude Code version notesoup is built and tested against (`scripts/get-claude`'s
 /// default; a test checks the two agree). `doctor` says whether the installed one matches.

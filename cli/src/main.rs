@@ -40,14 +40,13 @@ fn main() -> ExitCode {
     ExitCode::from(report.exit)
 }
 
-/// The person's time zone: the zoneinfo file `TZ` or `/etc/localtime` names, else jiff's
-/// reading of `TZ` as the C library reads it (a zone name in any case, a path, a POSIX
-/// rule) and of the system's zone; a `TZ` neither can read, or no zone at all, is UTC (and
-/// `doctor` says so).
+/// The person's time zone: the zoneinfo file `TZ` or `/etc/localtime` names, else `TZ` read
+/// as the C library reads it (a zone name in any case, a path, a POSIX rule) and the
+/// system's zone; a `TZ` neither can read, or no zone at all, is UTC (and `doctor` says so).
 fn zone(vars: &notesoup_app::Context) -> notesoup_cli::Zone {
-    let tz = vars.var("TZ");
-    let found = notesoup_cli::named_zone(tz, vars.var("TZDIR"))
-        .or_else(|| jiff::tz::TimeZone::try_system().ok());
+    let (tz, tzdir) = (vars.var("TZ"), vars.var("TZDIR"));
+    let found =
+        notesoup_cli::named_zone(tz, tzdir).or_else(|| notesoup_cli::system_zone(tz, tzdir));
     notesoup_cli::Zone::found(found, tz)
 }
 

@@ -13,7 +13,7 @@
 
 mod system;
 
-pub use system::named_zone;
+pub use system::{named_zone, system_zone};
 
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -82,7 +82,8 @@ impl Zone {
 
     /// The zone as a person names it: its IANA name, else `UTC` or the rule it came from.
     pub(crate) fn name(&self) -> String {
-        match (self.tz.iana_name(), &self.from) {
+        // A zone read from a file by its path has no name (`""`).
+        match (self.tz.iana_name().filter(|n| !n.is_empty()), &self.from) {
             (Some(name), _) => name.to_owned(),
             (None, Source::Refused(_) | Source::Missing | Source::Given) => "UTC".to_owned(),
             (None, Source::Tz(value)) => value.clone(),

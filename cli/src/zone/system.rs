@@ -7,12 +7,18 @@
 //! linking to `/usr/share/zoneinfo/Europe/Berlin`), so that one file is read and parsed by
 //! jiff, and a `TZ` that is no file's name but a POSIX rule (`JST-9`) is parsed by jiff as
 //! one; anything else (a name in another case, `TZDIR`, no such zone) is `None`, and `main`
-//! asks jiff.
+//! asks [`system_zone`].
+//!
+//! [`system_zone`] reads the rest as the C library does (a name in any case, under `TZDIR`,
+//! a path to a zone file, `/etc/localtime`), as jiff's `TimeZone::try_system` would, but
+//! through `safe-fs`: only a regular file, opened without blocking, at most [`TZIF_MAX`]
+//! bytes. jiff reads whatever `TZ` names to its end: `TZ=/dev/zero` grew every `notesoup`
+//! command by gigabytes a second, and a FIFO hung it.
 
-use std::io::Read as _;
 use std::path::Path;
 
-use jiff::tz::TimeZone;
+use jiff::tz::{TimeZone, TimeZoneDatabase};
+use notesoup_safe_fs::{open_regular, read_capped};
 
 /// Where Debian and most systems keep the IANA database.
 const ZONEINFO: &str = "/usr/share/zoneinfo";
@@ -68,12 +74,49 @@ fn rule(value: &str) -> Option<TimeZone> {
 
 /// The zone in `/usr/share/zoneinfo/<name>`, when that is a zone file.
 fn read(name: &str) -> Option<TimeZone> {
-    let file = std::fs::File::open(Path::new(ZONEINFO).join(name)).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
+    zone_file(&Path::new(ZONEINFO).join(name), name)
+}
+
+/// The zone `tz` (the value of `TZ`) names, read as the C library reads it, when
+/// [`named_zone`] found none: a POSIX rule; a zone name in any case, under `tzdir` (`TZDIR`,
+/// else `/usr/share/zoneinfo`), else in notesoup's own copy of the database; a path to a
+/// zone file. With `TZ` unset, `/etc/localtime`: the zone its link names, else the file.
+/// `None` when nothing is a zone. Only a regular file of at most [`TZIF_MAX`] bytes is read
+/// (a FIFO or a device named by `TZ` is no zone).
+pub fn system_zone(tz: Option<&str>, tzdir: Option<&str>) -> Option<TimeZone> {
+    let database = Path::new(tzdir.unwrap_or(ZONEINFO));
+    match tz {
+        Some("") => Some(TimeZone::UTC),
+        Some(value) => {
+            if let Some(zone) = rule(value) {
+                return Some(zone);
+            }
+            let path = value.strip_prefix(':').unwrap_or(value);
+            zone_name(value)
+                .and_then(|name| by_name(database, name))
+                .or_else(|| zone_file(Path::new(path), ""))
+        }
+        None => {
+            let local = Path::new("/etc/localtime");
+            std::fs::read_link(local)
+                .ok()
+                .and_then(|link| by_name(database, zone_name(link.to_str()?)?))
+                .or_else(|| zone_file(local, ""))
+        }
     }
-    let mut data = Vec::new();
-    file.take(TZIF_MAX).read_to_end(&mut data).ok()?;
+}
+
+/// Zone `name` (a [`zone_name`]) from the database folder, else from the copy inside
+/// notesoup, where names are matched in any case.
+fn by_name(database: &Path, name: &str) -> Option<TimeZone> {
+    zone_file(&database.join(name), name).or_else(|| TimeZoneDatabase::bundled().get(name).ok())
+}
+
+/// The zone file at `path`, named `name` (`""`: unnamed), when it is a regular file of at
+/// most [`TZIF_MAX`] bytes holding a zone.
+fn zone_file(path: &Path, name: &str) -> Option<TimeZone> {
+    let (mut file, meta) = open_regular(path).ok()?;
+    let data = read_capped(&mut file, meta.len, TZIF_MAX, path).ok()?;
     TimeZone::tzif(name, &data).ok()
 }
 

@@ -242,3 +242,42 @@ fn an_unknown_tz_is_utc_and_doctor_warns() {
         doctor.stdout
     );
 }
+
+/// A `TZ` that names a FIFO (as a path, or a name under `TZDIR`) is no zone: never opened
+/// to wait for a writer (nor a device read without end: `TZ=/dev/zero` grew every command
+/// by gigabytes a second), so the command shows UTC at once and `doctor` warns.
+#[test]
+fn a_tz_naming_a_fifo_is_utc_at_once() {
+    let mut world = World::new("zone-fifo");
+    let database = world.path("zoneinfo");
+    std::fs::create_dir_all(database.join("Fifo")).unwrap();
+    let fifo = database.join("Fifo/Zone");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let path = fifo.to_str().unwrap().to_owned();
+    for (tz, tzdir) in [
+        (path.clone(), None),
+        (format!(":{path}"), None),
+        ("Fifo/Zone".to_owned(), Some(database.to_str().unwrap())),
+    ] {
+        world.set("TZ", &tz);
+        match tzdir {
+            Some(dir) => world.set("TZDIR", dir),
+            None => world.unset("TZDIR"),
+        }
+        let hang = format!("TZ={tz} TZDIR={tzdir:?}: the command waited on the FIFO");
+        let out = world.run_bounded(&["history", "sessions"], 60, &hang);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "TZ={tz}: {out:?}");
+        assert!(stdout.contains("UPDATED (UTC)"), "TZ={tz}: {stdout}");
+        let out = world.run_bounded(&["doctor"], 60, &hang);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("is not a time zone notesoup can read: times show in UTC"),
+            "TZ={tz}: {stdout}"
+        );
+    }
+}

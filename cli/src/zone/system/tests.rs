@@ -6,7 +6,7 @@
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use super::{named_zone, zone_name};
+use super::{named_zone, system_zone, zone_name};
 
 #[test]
 fn a_zone_is_named_as_tz_writes_it() {
@@ -68,4 +68,38 @@ fn anything_else_is_left_to_jiff() {
         assert!(named_zone(Some(tz), None).is_none(), "{tz}");
     }
     assert!(named_zone(Some("Asia/Tokyo"), Some("/opt/zoneinfo")).is_none());
+}
+
+/// What [`named_zone`] leaves is read by [`system_zone`] as the C library reads it: a name
+/// in another case, a path, a name under `TZDIR` or, missing there, in notesoup's own copy.
+#[test]
+fn the_rest_is_read_as_the_c_library_reads_it() {
+    let at: Timestamp = "2026-07-01T12:00:00Z".parse().unwrap();
+    for (tz, tzdir) in [
+        ("asia/tokyo", None),
+        ("/usr/share/zoneinfo/Asia/Tokyo", None),
+        (":/usr/share/zoneinfo/Asia/Tokyo", None),
+        ("Asia/Tokyo", Some("/nonexistent/zoneinfo")),
+        ("JST-9", Some("/nonexistent/zoneinfo")),
+    ] {
+        let zone = system_zone(Some(tz), tzdir).unwrap();
+        assert_eq!(zone.to_offset(at), jiff::tz::offset(9), "{tz} {tzdir:?}");
+    }
+    assert_eq!(system_zone(Some(""), None), Some(TimeZone::UTC));
+}
+
+/// Only a regular zone file is read: a device, a folder or no file at all is no zone (jiff
+/// read `TZ=/dev/zero` to its end, which has none).
+#[test]
+fn only_zone_files_are_read() {
+    for tz in [
+        "/dev/zero",
+        ":/dev/urandom",
+        "/usr/share/zoneinfo",
+        "/usr/share/zoneinfo/../../../dev/zero",
+        "Nowhere/Atlantis",
+    ] {
+        assert!(system_zone(Some(tz), None).is_none(), "{tz}");
+    }
+    assert!(system_zone(Some("zero"), Some("/dev")).is_none());
 }
