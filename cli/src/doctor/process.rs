@@ -22,8 +22,60 @@ pub(super) fn process(program: &Path, env: &Env) -> Process {
 /// the helper's `version`): a hung one is reported, never waited on forever.
 const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
-/// Runs `cmd` with `input` on its stdin, its stdout and stderr collected, for at most
-/// [`RUN_LIMIT`]: past it the program is killed and the call fails as timed out.
+/// The most doctor keeps of each stream a program writes: far more than a version line
+/// or a plugin list; the rest is read and dropped, so the program never stalls on a full
+/// pipe and doctor never holds an endless output.
+const OUTPUT_MAX: usize = 4 * 1024 * 1024;
+
+/// How long a stream is read on once the program exited: what it wrote is in the pipe by
+/// then, and a process it left behind (holding the pipe open) is not its answer.
+const AFTER_EXIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// One stream of a program, read on its own thread: at most [`OUTPUT_MAX`] bytes kept.
+struct Drain {
+    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl Drain {
+    fn start(mut pipe: Option<Box<dyn std::io::Read + Send>>) -> Self {
+        let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (tell, done) = std::sync::mpsc::channel();
+        let into = std::sync::Arc::clone(&kept);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 16 * 1024];
+            while let Some(pipe) = pipe.as_mut() {
+                let n = match pipe.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
+                if let Ok(mut kept) = into.lock() {
+                    let room = OUTPUT_MAX.saturating_sub(kept.len()).min(n);
+                    kept.extend_from_slice(&chunk[..room]);
+                }
+            }
+            let _ = tell.send(());
+        });
+        Self { kept, done }
+    }
+
+    /// What was read, once the stream ended or `deadline` passed.
+    fn finish(self, deadline: std::time::Instant) -> Vec<u8> {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let _ = self.done.recv_timeout(left);
+        self.kept
+            .lock()
+            .map(|kept| kept.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Runs `cmd` with `input` on its stdin, its stdout and stderr collected (at most
+/// [`OUTPUT_MAX`] bytes of each), for at most [`RUN_LIMIT`]: past it the program is killed
+/// and the call fails as timed out. Once it exited, its output is read for at most
+/// [`AFTER_EXIT`] more: a process it left behind may hold the pipes open for ever.
 pub(super) fn run_bounded(
     cmd: &mut Process,
     input: &[u8],
@@ -35,17 +87,8 @@ pub(super) fn run_bounded(
         .spawn()?;
     // Both pipes are drained as the program writes (a long plugin list must not fill one
     // and stall the program until the limit).
-    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut out = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut out);
-            }
-            out
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let stdout = Drain::start(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = Drain::start(child.stderr.take().map(|p| Box::new(p) as _));
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(input);
     }
@@ -64,9 +107,10 @@ pub(super) fn run_bounded(
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
+    let deadline = deadline.min(std::time::Instant::now() + AFTER_EXIT);
     Ok(std::process::Output {
         status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
+        stdout: stdout.finish(deadline),
+        stderr: stderr.finish(deadline),
     })
 }

@@ -935,3 +935,72 @@ fn doctor_checks_codexs_mcp_server() {
         run.stdout
     );
 }
+
+/// Kills the processes whose ids a fake program wrote to a file, when the test ends.
+struct LeftBehind(PathBuf);
+
+impl Drop for LeftBehind {
+    fn drop(&mut self) {
+        for pid in fs::read_to_string(&self.0)
+            .unwrap_or_default()
+            .split_whitespace()
+        {
+            let _ = Command::new("kill").arg(pid).status();
+        }
+    }
+}
+
+/// A `claude` that leaves a process behind holding its output open (as a wrapper starting
+/// an updater would): doctor reads what `claude` wrote and goes on, never waiting for the
+/// end of an output that does not come.
+#[test]
+fn doctor_does_not_wait_on_a_process_claude_left_behind() {
+    let mut world = World::new("doctor-left-behind");
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    let pids = world.path("left-behind.pids");
+    let _kill = LeftBehind(pids.clone());
+    let script = fs::read_to_string(&claude).unwrap().replacen(
+        "#!/bin/sh\n",
+        &format!("#!/bin/sh\nsleep 600 &\necho $! >> '{}'\n", pids.display()),
+        1,
+    );
+    fs::write(&claude, script).unwrap();
+    world.set("CLAUDE", &claude);
+    let out = world.run_bounded(
+        &["doctor"],
+        120,
+        "doctor waited on the output of a process claude left behind",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let version = format!("Claude Code {}", notesoup_cli::CLAUDE_CODE_VERSION);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("ok   claude") && l.contains(&version)),
+        "{stdout}"
+    );
+}
+
+/// A `claude` whose output never ends: doctor keeps at most a bound of it (4 MiB), never
+/// all of it.
+#[test]
+fn doctor_keeps_a_bounded_share_of_a_programs_output() {
+    let mut world = World::new("doctor-flood");
+    let claude = world.path("bin/claude");
+    fs::create_dir_all(claude.parent().unwrap()).unwrap();
+    // 16 MiB of one line, then the program exits.
+    fs::write(
+        &claude,
+        "#!/bin/sh\nhead -c 16777216 /dev/zero | tr '\\0' x\necho\n",
+    )
+    .unwrap();
+    make_executable(&claude);
+    world.set("CLAUDE", claude.to_str().unwrap());
+    let run = world.run(&["doctor"]);
+    let shown = run.stdout.len() + run.stderr.len();
+    assert!(
+        shown < 8 * 1024 * 1024,
+        "doctor kept {shown} bytes of claude's 16 MiB output"
+    );
+}
