@@ -296,7 +296,9 @@ pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
         rebind_context: rebind_context(&call.hook, &call.place, &effects),
     };
     // The vault's share of the call, after the flow's lock is let go.
-    world.log.extend(vault_share(ctx, &call.hook, &call.place));
+    world
+        .log
+        .extend(vault_share(ctx, &call.hook, &call.place, &session.id));
     Ok(HookReply {
         disabled: call.switched_on.then_some(false),
         effects,
@@ -305,14 +307,23 @@ pub fn call(ctx: &Context, call: &HookCall) -> Result<HookReply, AppError> {
     })
 }
 
-/// The vault's moment in a Claude hook (`vault::share`).
-fn vault_share(ctx: &Context, hook: &Hook, place: &Place) -> Option<String> {
+/// The vault's moment in a Claude hook (`vault::share`): at a prompt, the transcript of
+/// session `session` when the hook's `transcript_path` is that file (`<session>.jsonl`, as
+/// Claude Code names it). The vault keeps what it is handed, so a path naming anything
+/// else (`/etc/shadow`, another session's file) is not handed on.
+fn vault_share(ctx: &Context, hook: &Hook, place: &Place, session: &str) -> Option<String> {
     let moment = match hook {
         Hook::SessionStart { .. } => crate::vault::Moment::SessionStart,
         Hook::PromptContext { .. } => crate::vault::Moment::Prompt,
         _ => return None,
     };
-    crate::vault::share(ctx, moment, Host::Claude, place.transcript_path.as_deref())
+    let own = format!("{session}.jsonl");
+    let transcript = place.transcript_path.as_deref().filter(|path| {
+        std::path::Path::new(path)
+            .file_name()
+            .is_some_and(|name| *name == *own)
+    });
+    crate::vault::share(ctx, moment, Host::Claude, transcript)
 }
 
 #[cfg(test)]

@@ -262,3 +262,40 @@ fn a_sweep_fills_the_facts_of_a_copy_an_earlier_notesoup_kept() {
         "the facts a keep of the original recorded"
     );
 }
+
+/// A prompt keeps only the session's own transcript (`<session id>.jsonl`, as Claude Code
+/// names it): a `transcript_path` naming any other file (a secret, another session's file)
+/// is never copied into the vault, while the session's own is.
+#[test]
+fn a_prompt_keeps_only_the_sessions_own_transcript() {
+    let world = World::new("own-only");
+    let secret = world.0.join("secret");
+    std::fs::write(&secret, "root:$6$salt$hash:20228:0:99999:7:::\n").expect("secret");
+    let other = world
+        .0
+        .join("claude/projects/-tmp-p/0b1e0000-0000-4000-8000-000000000001.jsonl");
+    std::fs::copy(world.transcript(), &other).expect("another session");
+    let kept = || -> Vec<String> {
+        notesoup_vault_store::Vault::open(&world.0.join("home/vault"))
+            .expect("vault")
+            .names("claude")
+            .expect("names")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    };
+    for path in [&secret, &other] {
+        let prompt = json!({"cwd": world.0.to_string_lossy(), "transcript_path": path, "kept": []});
+        world.hook(&[], "prompt.context", &prompt);
+        assert_eq!(
+            kept(),
+            Vec::<String>::new(),
+            "{} was kept as this session's transcript",
+            path.display()
+        );
+    }
+    let own = world.transcript().to_string_lossy().into_owned();
+    let prompt = json!({"cwd": world.0.to_string_lossy(), "transcript_path": own, "kept": []});
+    world.hook(&[], "prompt.context", &prompt);
+    assert_eq!(kept(), vec![SID.to_owned()]);
+}
