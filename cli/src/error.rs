@@ -83,6 +83,17 @@ pub enum CliError {
         /// Where the edited text was kept.
         kept: PathBuf,
     },
+    /// The store refused the edited text (over the size limit, say): nothing was written,
+    /// and the text is kept in `kept`.
+    #[error("{}", notes_words(source))]
+    EditRefused {
+        /// The note.
+        name: String,
+        /// Where the edited text was kept.
+        kept: PathBuf,
+        /// The store's refusal.
+        source: NotesError,
+    },
     /// The note was emptied in the editor: nothing was written (`rm` deletes a note).
     #[error("the edited note `{name}` is empty; nothing was written")]
     EmptyNote {
@@ -204,7 +215,7 @@ impl CliError {
     /// A stable `snake_case` code for `--json`.
     pub fn code(&self) -> &str {
         match self {
-            Self::Notes { source, .. } => source.code(),
+            Self::Notes { source, .. } | Self::EditRefused { source, .. } => source.code(),
             Self::NoSuchNote { .. } => "not_found",
             Self::NoInput => "no_input",
             Self::InputTooLarge { .. } => "too_large",
@@ -252,7 +263,7 @@ impl CliError {
         match self {
             Self::Notes { brain, .. } => brain.clone(),
             Self::NoSuchNote { brain, .. } => Some(brain.clone()),
-            Self::EditConflict { kept, .. } => Some(kept.clone()),
+            Self::EditConflict { kept, .. } | Self::EditRefused { kept, .. } => Some(kept.clone()),
             Self::Editor { file, .. } => file.clone(),
             Self::Io { path, .. } | Self::Settings { path, .. } => Some(path.clone()),
             _ => None,
@@ -273,16 +284,12 @@ impl CliError {
             Self::Notes {
                 meant: Some(meant), ..
             } => format!("did you mean `{meant}`? a name is segments of a-z 0-9 - _ joined by /, with no extension"),
-            Self::Notes { source, .. } => match source.code() {
-                "not_found" => "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones".into(),
-                "bad_name" => "a name is segments of a-z 0-9 - _ joined by /, with no extension: `plan`, `project/build`".into(),
-                "not_in_trash" => "`notesoup notes trash` lists the deleted notes".into(),
-                "too_large" => "shorten the note, or split it into several notes".into(),
-                "no_home" => "set NOTESOUP_HOME to a folder notesoup may write".into(),
-                "bad_cwd" => "give --project an existing folder".into(),
-                "io" => "check that the notes home can be written (`notesoup doctor` checks it), or set NOTESOUP_HOME to a folder you can write".into(),
-                _ => return None,
-            },
+            Self::Notes { source, .. } => store_fix(source)?.into(),
+            Self::EditRefused { name, kept, source } => format!(
+                "{}; your text is in the file above: `notesoup notes write {name} --file {}` saves it",
+                store_fix(source).unwrap_or("fix the text"),
+                kept.display()
+            ),
             Self::NoSuchNote { near, .. } if !near.is_empty() => {
                 let near: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
                 format!("did you mean {}? `notesoup notes list` shows every name", near.join(" or "))
@@ -356,4 +363,24 @@ fn notes_words(err: &NotesError) -> String {
         }
         err => err.to_string(),
     }
+}
+
+/// What to do about the store's refusal `source`, by its code.
+fn store_fix(source: &NotesError) -> Option<&'static str> {
+    Some(match source.code() {
+        "not_found" => {
+            "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones"
+        }
+        "bad_name" => {
+            "a name is segments of a-z 0-9 - _ joined by /, with no extension: `plan`, `project/build`"
+        }
+        "not_in_trash" => "`notesoup notes trash` lists the deleted notes",
+        "too_large" => "shorten the note, or split it into several notes",
+        "no_home" => "set NOTESOUP_HOME to a folder notesoup may write",
+        "bad_cwd" => "give --project an existing folder",
+        "io" => {
+            "check that the notes home can be written (`notesoup doctor` checks it), or set NOTESOUP_HOME to a folder you can write"
+        }
+        _ => return None,
+    })
 }

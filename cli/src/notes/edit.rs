@@ -102,7 +102,11 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
         }
         Err(NotesError::VersionConflict { current, .. }) => Err(conflict(current)),
         Err(NotesError::Exists { version, .. }) => Err(conflict(Some(version))),
-        Err(err) => Err(CliError::notes(err, Some(file.clone()))),
+        Err(source) => Err(CliError::EditRefused {
+            name: name.to_owned(),
+            kept: file.clone(),
+            source,
+        }),
     }
 }
 

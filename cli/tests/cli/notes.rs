@@ -336,6 +336,49 @@ fn edit_refuses_without_an_editor_or_when_it_fails() {
     );
 }
 
+/// An edit the store refuses (over the note's size limit) keeps the person's text, and the
+/// fix names the file and the command that saves it, as for a failed editor.
+#[test]
+fn an_edit_over_the_limit_names_the_file_that_keeps_the_text() {
+    let mut world = World::new("edit-too-large");
+    seed(&world);
+    let ed = editor(
+        &world,
+        "big",
+        r#"head -c 100000 /dev/zero | tr '\0' a > "$1""#,
+    );
+    world.set("EDITOR", &ed);
+    let run = world.run(&["notes", "edit", "plan"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(run.stderr.contains("over the limit"), "{}", run.stderr);
+    let kept = run
+        .raw_stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("file: "))
+        .map_or_else(
+            || panic!("no file named: {}", run.raw_stderr),
+            std::path::PathBuf::from,
+        );
+    assert_eq!(
+        fs::read(&kept).unwrap().len(),
+        100_000,
+        "{}",
+        run.raw_stderr
+    );
+    assert!(
+        run.raw_stderr.contains(&format!(
+            "`notesoup notes write plan --file {}` saves it",
+            kept.display()
+        )),
+        "{}",
+        run.raw_stderr
+    );
+    assert_eq!(
+        world.brain().read("plan").unwrap().text,
+        "1. fix lex()\n2. ship\n"
+    );
+}
+
 #[test]
 fn an_editor_that_leaves_a_fifo_is_refused_at_once_and_the_note_kept() {
     let mut world = World::new("edit-fifo");
