@@ -365,8 +365,18 @@ fn notes_words(err: &NotesError) -> String {
     }
 }
 
-/// What to do about the store's refusal `source`, by its code.
+/// What to do about the store's refusal `source`, by its code (a full disk by its own).
 fn store_fix(source: &NotesError) -> Option<&'static str> {
+    let kind = match source {
+        NotesError::Io { source, .. } => Some(source.kind()),
+        NotesError::File(err) => Some(err.io_kind()),
+        _ => None,
+    };
+    if kind == Some(std::io::ErrorKind::StorageFull) {
+        return Some(
+            "free some space on the disk of the notes home (`df` the folder above), or set NOTESOUP_HOME to a folder on another",
+        );
+    }
     Some(match source.code() {
         "not_found" => {
             "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones"
@@ -384,3 +394,6 @@ fn store_fix(source: &NotesError) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests;
