@@ -388,6 +388,9 @@ fn store_fix(source: &NotesError) -> Option<&'static str> {
         "too_large" => "shorten the note, or split it into several notes",
         "no_home" => "set NOTESOUP_HOME to a folder notesoup may write",
         "bad_cwd" => "give --project an existing folder",
+        "busy" => {
+            "another notesoup process holds this brain's lock (an agent's write, or one stopped with Ctrl-Z): let it finish or end it, then run the command again"
+        }
         "io" => {
             "check that the notes home can be written (`notesoup doctor` checks it), or set NOTESOUP_HOME to a folder you can write"
         }

@@ -22,7 +22,14 @@ pub struct Brain {
     pub(crate) root: PathBuf,
     /// The brain folder's name under `brains/`.
     pub(crate) label: String,
+    /// How long a change waits for another writer's lock ([`LOCK_WAIT`]).
+    pub(crate) lock_wait: std::time::Duration,
 }
+
+/// How long a change waits for the brain's lock: another writer holds it for one note's
+/// write, so a wait this long is a holder that was stopped (Ctrl-Z) or hung; past it the
+/// change is refused (`busy`), never waited on for ever.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Brain {
     /// The brain of the domain of `cwd` (see [`domain_of`]) under `store_root`. Nothing is
@@ -47,7 +54,16 @@ impl Brain {
             domain,
             root: store_root.to_path_buf(),
             label,
+            lock_wait: LOCK_WAIT,
         })
+    }
+
+    /// The same brain, a change waiting at most `wait` for another writer's lock (default
+    /// [`LOCK_WAIT`]).
+    #[must_use]
+    pub fn with_lock_wait(mut self, wait: std::time::Duration) -> Self {
+        self.lock_wait = wait;
+        self
     }
 
     /// The brain's own folder.
@@ -218,7 +234,7 @@ impl Brain {
         if Self::read_at_place(&place, name)?.is_none() {
             return Err(missing());
         }
-        let _lock = brain.lock()?;
+        let _lock = brain.lock_within(self.lock_wait)?;
         let Some((text, _)) = Self::read_at_place(&place, name)? else {
             // Deleted by someone else between the check above and the lock.
             return Err(missing());
@@ -303,7 +319,7 @@ impl Brain {
         undo: &mut Undo,
     ) -> Result<Written, NotesError> {
         let opened = self.create_brain(undo)?;
-        let _lock = opened.brain.lock()?;
+        let _lock = opened.brain.lock_within(self.lock_wait)?;
         Self::clean_tmp(&opened.tmp);
         let current = Self::read_at(Rc::clone(&opened.notes), name)?.map(|(text, _)| text);
         let current_version = current.as_deref().map(Version::of);

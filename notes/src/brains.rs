@@ -79,6 +79,7 @@ pub fn brains(store_root: &Path) -> Result<Vec<BrainInfo>, NotesError> {
             domain: domain.clone().unwrap_or_default(),
             root: store_root.to_path_buf(),
             label,
+            lock_wait: crate::LOCK_WAIT,
         };
         let Ok(notes) = brain.list("") else {
             continue;
@@ -129,6 +130,7 @@ pub fn left_behind(store_root: &Path, folder: &Path) -> Result<Option<Brain>, No
             dir: b.dir.clone(),
             domain: b.domain.clone()?,
             root: store_root.to_path_buf(),
+            lock_wait: crate::LOCK_WAIT,
         })
     }))
 }

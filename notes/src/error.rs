@@ -111,7 +111,7 @@ pub enum NotesError {
     },
     /// A file or folder in the store is not what the store makes: a symbolic link in its
     /// layout (never followed), a FIFO, a device, or a file too large to be a note. Code
-    /// `link`, `not_regular` or `too_large` (see [`notesoup_safe_fs::FsError::refusal_code`]),
+    /// `link`, `not_regular`, `too_large` or `busy` (see [`notesoup_safe_fs::FsError::refusal_code`]),
     /// else `io`.
     #[error(transparent)]
     File(#[from] notesoup_safe_fs::FsError),
@@ -131,7 +131,7 @@ pub enum NotesError {
 impl NotesError {
     /// The stable protocol code: `bad_name`, `too_large`, `not_found`, `version_conflict`,
     /// `exists`, `not_in_trash`, `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd`
-    /// `link`, `not_regular` or `io`.
+    /// `link`, `not_regular`, `too_large`, `busy` or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::BadName { .. } => "bad_name",

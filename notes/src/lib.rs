@@ -71,7 +71,8 @@
 //! Every change happens while holding an exclusive `flock` on the brain folder's own handle
 //! (no lock file that could be swapped for a link), so writers in any number of processes
 //! are serialized; the kernel releases the lock when a holder dies, so there is no stale lock
-//! to clean up. A new text is written to a temp file in `tmp/`, synced, renamed over the
+//! to clean up. A change waits at most [`LOCK_WAIT`] for another holder (one stopped or
+//! hung), then is refused as `busy`. A new text is written to a temp file in `tmp/`, synced, renamed over the
 //! note, and the folder is synced. Readers take no lock. Temp files a killed writer left
 //! behind are removed by the next writer (it holds the lock, so none is in flight).
 //! A change that fails removes the folders and files it created.
@@ -103,7 +104,7 @@ mod near;
 mod text;
 mod trash;
 
-pub use brain::Brain;
+pub use brain::{Brain, LOCK_WAIT};
 pub use brains::{BrainInfo, brains, left_behind};
 pub use error::{NotesError, QUOTE_MAX_CHARS};
 pub use name::{MAX_DEPTH, MAX_SEGMENT_BYTES, check_folder, check_name};

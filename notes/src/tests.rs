@@ -875,3 +875,39 @@ fn a_write_keeping_puts_the_replaced_text_in_the_trash() {
         "the agent's write keeps nothing"
     );
 }
+
+/// A writer that holds the brain's lock and never lets go (stopped with Ctrl-Z, hung): a
+/// change waits [`Brain::with_lock_wait`] for it, then is refused as `busy` with nothing
+/// changed, never waited on for ever; once the holder lets go, the change goes through.
+#[test]
+fn a_lock_held_for_ever_is_refused_as_busy_after_the_wait() {
+    let s = Scratch::new();
+    let brain = s.brain().with_lock_wait(Duration::from_millis(50));
+    brain.write("plan", "1. first\n", None).unwrap();
+    let folder = notesoup_safe_fs::Dir::open(brain.dir()).unwrap();
+    let held = folder.lock().unwrap();
+    let (tell, told) = std::sync::mpsc::channel();
+    let writer = brain.clone();
+    std::thread::spawn(move || {
+        let _ = tell.send((
+            writer
+                .write("plan", "2. second\n", None)
+                .map_err(|e| e.code()),
+            writer
+                .edit("plan", &Edit::Append("more\n".into()), None)
+                .map_err(|e| e.code()),
+            writer.delete("plan", None).map_err(|e| e.code()),
+        ));
+    });
+    // A bound on the test itself: without one, a lock waited on for ever hangs the suite.
+    let (write, append, delete) = told
+        .recv_timeout(Duration::from_secs(120))
+        .expect("a change waited on the held lock for ever");
+    assert_eq!(write.err(), Some("busy"));
+    assert_eq!(append.err(), Some("busy"));
+    assert_eq!(delete.err(), Some("busy"));
+    assert_eq!(brain.read("plan").unwrap().text, "1. first\n");
+    drop(held);
+    brain.write("plan", "2. second\n", None).unwrap();
+    assert_eq!(brain.read("plan").unwrap().text, "2. second\n");
+}

@@ -148,7 +148,7 @@ impl Brain {
             name: name.to_owned(),
         };
         let opened = self.create_brain(undo)?;
-        let _lock = opened.brain.lock()?;
+        let _lock = opened.brain.lock_within(self.lock_wait)?;
         Self::clean_tmp(&opened.tmp);
         let trash = opened.brain.open_dir("trash")?.ok_or_else(not_in_trash)?;
         let entry = Self::trash_in(&trash)?

@@ -55,7 +55,7 @@ pub enum FsError {
         waited.as_millis()
     )]
     Busy {
-        /// The lock file.
+        /// The lock file (or the locked folder).
         path: PathBuf,
         /// How long this call waited.
         waited: std::time::Duration,

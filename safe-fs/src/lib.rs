@@ -550,6 +550,28 @@ impl Dir {
         Ok(DirLock { dir: self })
     }
 
+    /// Take an exclusive `flock` on this folder, waiting at most `wait` for another holder:
+    /// past it, [`FsError::Busy`], so a stopped or hung holder costs a bounded wait, never a
+    /// hang. Released when the guard drops or the process dies.
+    pub fn lock_within(&self, wait: std::time::Duration) -> Result<DirLock<'_>, FsError> {
+        let start = std::time::Instant::now();
+        loop {
+            match rustix::fs::flock(&self.fd, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(DirLock { dir: self }),
+                Err(Errno::WOULDBLOCK | Errno::INTR) => {}
+                Err(err) => return Err(FsError::io("lock", self.path.clone(), err)),
+            }
+            let waited = start.elapsed();
+            if waited >= wait {
+                return Err(FsError::Busy {
+                    path: self.path.clone(),
+                    waited,
+                });
+            }
+            std::thread::sleep(LOCK_POLL.min(wait.saturating_sub(waited)));
+        }
+    }
+
     /// Take an exclusive `flock` on the lock file `name` (created empty when missing, a
     /// regular file never reached through a link), waiting at most `wait` for another
     /// holder: past it, [`FsError::Busy`], so a stopped or hung holder costs a bounded wait,
