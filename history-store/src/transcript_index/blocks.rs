@@ -31,13 +31,29 @@ pub(super) fn read_line(file: &File, starts: &[u64], n: usize) -> Result<Vec<u8>
     Ok(out)
 }
 
-#[cfg(unix)]
+/// Reads `out.len()` bytes of `file` at `at`; a file that ends before them got shorter since
+/// its lines were found (cut while read), and the error says so, not "failed to fill whole
+/// buffer".
 pub(crate) fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
+    read_exact_at(file, out, at).map_err(|err| {
+        if err.kind() != std::io::ErrorKind::UnexpectedEof {
+            return err;
+        }
+        let end = at.saturating_add(out.len() as u64);
+        std::io::Error::new(
+            err.kind(),
+            format!("the file ends before bytes {at}..{end}: it got shorter since it was read"),
+        )
+    })
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, out, at)
 }
 
 #[cfg(not(unix))]
-pub(crate) fn read_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
+fn read_exact_at(file: &File, out: &mut [u8], at: u64) -> std::io::Result<()> {
     let mut file = file;
     file.seek(SeekFrom::Start(at))?;
     file.read_exact(out)

@@ -852,3 +852,21 @@ fn a_grown_file_changed_in_any_block_of_its_prefix_is_decoded_afresh() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A line read again after the file was cut before it: the error says the file got shorter,
+/// not the system's "failed to fill whole buffer".
+#[test]
+fn a_read_past_a_cut_says_the_file_got_shorter() {
+    let dir = std::env::temp_dir().join(format!("notesoup-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("cut.jsonl");
+    std::fs::write(&path, b"0123456789").unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let mut out = [0u8; 8];
+    let err = blocks::read_at(&file, &mut out, 6).unwrap_err();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        err.to_string(),
+        "the file ends before bytes 6..14: it got shorter since it was read"
+    );
+}
