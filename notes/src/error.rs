@@ -164,7 +164,7 @@ impl NotesError {
 
     pub(crate) fn bad_name(name: &str, reason: impl Into<String>) -> Self {
         Self::BadName {
-            name: quote(name),
+            name: quote_name(name),
             reason: reason.into(),
         }
     }
@@ -180,4 +180,21 @@ pub(crate) fn quote(input: &str) -> String {
         Some((end, _)) => format!("{}…", &input[..end]),
         None => input.to_owned(),
     }
+}
+
+/// A name (or a segment of one) as a refusal quotes it: as [`quote`], with each control
+/// character or one a terminal would not show as itself (a line break, an escape, a
+/// right-to-left override) written as Rust escapes it (`\n`, `\u{202e}`), so a refused
+/// name never breaks or reorders the line it is shown in.
+pub(crate) fn quote_name(input: &str) -> String {
+    let mut out = String::with_capacity(input.len());
+    for c in quote(input).chars() {
+        let escaped: String = c.escape_debug().collect();
+        if c.is_control() || escaped.starts_with("\\u") {
+            out.push_str(&escaped);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -69,7 +69,7 @@ fn check_segment(name: &str, segment: &str) -> Result<(), NotesError> {
             name,
             format!(
                 "segment `{}` is {} bytes; at most {MAX_SEGMENT_BYTES}",
-                crate::error::quote(segment),
+                crate::error::quote_name(segment),
                 segment.len()
             ),
         ));

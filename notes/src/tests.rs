@@ -911,3 +911,22 @@ fn a_lock_held_for_ever_is_refused_as_busy_after_the_wait() {
     brain.write("plan", "2. second\n", None).unwrap();
     assert_eq!(brain.read("plan").unwrap().text, "2. second\n");
 }
+
+/// A refused name is quoted with its control and invisible characters escaped: a line break
+/// or a right-to-left override in a name never breaks or reorders the refusal's line.
+#[test]
+fn a_refused_name_is_quoted_with_its_invisible_characters_escaped() {
+    for (name, shown) in [
+        ("a\nb", "`a\\nb`"),
+        ("a\u{202e}b", "`a\\u{202e}b`"),
+        ("a\u{1b}[31mb", "`a\\u{1b}[31mb`"),
+        ("Plan", "`Plan`"),
+    ] {
+        let message = check_name(name).unwrap_err().to_string();
+        assert!(message.contains(shown), "{name:?}: {message}");
+        assert!(
+            !message.contains(['\n', '\u{202e}', '\u{1b}']),
+            "{name:?}: {message:?}"
+        );
+    }
+}
