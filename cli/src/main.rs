@@ -36,8 +36,12 @@ fn main() -> ExitCode {
         .with_zone(zone(&vars))
         .with_pager_start(hand_signals_to_pager);
     let report = run_to(std::env::args_os(), &env, Box::new(std::io::stdout()));
-    print(&report, &env);
-    ExitCode::from(report.exit)
+    let printed = print(&report, &env);
+    ExitCode::from(if printed {
+        report.exit
+    } else {
+        report.exit.max(1)
+    })
 }
 
 /// The person's time zone: the zoneinfo file `TZ` or `/etc/localtime` names, else `TZ` read
@@ -71,19 +75,30 @@ fn columns(stdout: &std::io::Stdout) -> Option<usize> {
 
 /// Writes the report: what is left of stdout (`--help`: the run wrote the rest itself),
 /// through the pager on a terminal, then stderr, so that the footer naming what to run next
-/// comes last; a closed stdout (`notesoup ... | head`) is not an error.
-fn print(report: &Report, env: &Env) {
+/// comes last; a closed stdout (`notesoup ... | head`) is not an error. False when stdout
+/// refused the text otherwise (a full disk: `notesoup --help > /dev/full`), said on stderr.
+fn print(report: &Report, env: &Env) -> bool {
     let stdout: Box<dyn std::io::Write> = Box::new(std::io::stdout());
     let mut to: Box<dyn std::io::Write> = if report.pager {
         Box::new(notesoup_cli::Paged::new(stdout, env))
     } else {
         stdout
     };
-    let _ = to.write_all(report.stdout.as_bytes());
-    let _ = to.flush();
+    let written = to
+        .write_all(report.stdout.as_bytes())
+        .and_then(|()| to.flush());
     // The pager is waited for before stderr is written.
     drop(to);
-    if !report.stderr.is_empty() {
-        let _ = std::io::stderr().write_all(report.stderr.as_bytes());
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(report.stderr.as_bytes());
+    match written {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            let _ = writeln!(
+                stderr,
+                "notesoup: could not write the output to stdout: {err}"
+            );
+            false
+        }
+        _ => true,
     }
 }

@@ -650,3 +650,21 @@ fn a_fix_line_never_repeats_its_error() {
         }
     }
 }
+
+/// Help written into a full disk is an error said on stderr, exit 1, as every command's
+/// output is; a reader that goes away (`| head`) stays no error.
+#[test]
+fn help_into_a_full_disk_fails() {
+    let world = World::new("help-full");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = world.command(&["--help"]).stdout(full).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("could not write the output to stdout: No space left on device"),
+        "{stderr}"
+    );
+}
