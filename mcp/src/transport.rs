@@ -31,7 +31,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -240,6 +240,9 @@ pub(crate) struct LineTransport<R, W> {
     pending: Arc<Pending>,
     /// The session has begun ([`Early::Pass`]): every message goes to rmcp.
     started: bool,
+    /// A write failed (the client closed its end of stdout): no answer can reach it, so
+    /// the next `receive` ends the session rather than work on requests for no one.
+    gone: Arc<AtomicBool>,
 }
 
 /// How many answers wait to be written.
@@ -285,6 +288,7 @@ where
             replies: JoinSet::new(),
             pending: Arc::default(),
             started: false,
+            gone: Arc::default(),
         }
     }
 
@@ -339,12 +343,15 @@ where
         bytes.push(b'\n');
         let write = Arc::clone(&self.write);
         let pending = PendingAnswer::new(&self.pending);
+        let gone = Arc::clone(&self.gone);
         self.replies.spawn(async move {
             let _pending = pending;
             let mut w = write.lock().await;
-            // A peer that stopped reading gets its answer when it reads again, or never.
-            let _ = w.write_all(&bytes).await;
-            let _ = w.flush().await;
+            // A peer that stopped reading gets its answer when it reads again, or never;
+            // one whose end is closed gets none, and the session ends.
+            if w.write_all(&bytes).await.is_err() || w.flush().await.is_err() {
+                gone.store(true, Ordering::SeqCst);
+            }
         });
     }
 }
@@ -362,19 +369,29 @@ where
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let write = Arc::clone(&self.write);
         let pending = PendingAnswer::new(&self.pending);
+        let gone = Arc::clone(&self.gone);
         async move {
             let _pending = pending;
             let mut bytes = serde_json::to_vec(&worded(item))?;
             bytes.push(b'\n');
             let mut w = write.lock().await;
-            w.write_all(&bytes).await?;
-            w.flush().await
+            let written = match w.write_all(&bytes).await {
+                Ok(()) => w.flush().await,
+                Err(err) => Err(err),
+            };
+            if written.is_err() {
+                gone.store(true, Ordering::SeqCst);
+            }
+            written
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             self.room().await;
+            if self.gone.load(Ordering::SeqCst) {
+                return None;
+            }
             match self.read_line().await {
                 LineRead::End => return None,
                 LineRead::Oversized => {

@@ -78,3 +78,58 @@ fn a_tool_call_without_a_name_or_with_odd_arguments_is_invalid_params() {
         Frame::Message(_)
     ));
 }
+
+/// A writer whose reader went away: every write fails as a closed pipe's does.
+struct Closed;
+
+impl tokio::io::AsyncWrite for Closed {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        _: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// Once an answer cannot be written (the client closed its end of stdout, stdin still
+/// open), the next receive ends the session: the server stops rather than work on the
+/// requests still coming for a reader that is gone.
+#[test]
+fn a_failed_write_ends_the_session_at_the_next_receive() {
+    use rmcp::transport::Transport as _;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let input = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}
+"#
+        .repeat(3);
+        let mut transport = super::LineTransport::new(&input[..], Closed);
+        transport.started = true;
+        assert!(transport.receive().await.is_some(), "the first request");
+        let answer = serde_json::from_value(serde_json::json!(
+            {"jsonrpc": "2.0", "id": 2, "result": {}}
+        ))
+        .expect("an answer");
+        assert!(transport.send(answer).await.is_err(), "the write failed");
+        assert!(
+            transport.receive().await.is_none(),
+            "the session went on after its answers could no longer be written"
+        );
+    });
+}
