@@ -41,7 +41,8 @@
 //!   `initialize` (without the `_meta` MCP 2026-07-28 puts in its place) `-32602` saying to
 //!   send `initialize` first. It ends
 //!   cleanly (exit 0) when stdin closes, even mid-message, after answering the calls
-//!   already running. Notes writes are atomic under the brain's lock, so no exit leaves a
+//!   already running; and at the next request once an answer could not be written (the
+//!   client closed its end of stdout). Notes writes are atomic under the brain's lock, so no exit leaves a
 //!   half-written note.
 //!
 //! # Invariants
