@@ -229,11 +229,11 @@ impl BlockReader {
             if !carry.is_empty()
                 && let Some(end) = memchr::memchr(b'\n', rest)
             {
-                carry.extend_from_slice(&rest[..end]);
                 // The line's end in this block may take it over the limit too.
-                if carry.len() > LINE_MAX_BYTES {
+                if carry.len() + end > LINE_MAX_BYTES {
                     return Err(ReadError::LineTooLong);
                 }
+                carry.extend_from_slice(&rest[..end]);
                 feed(decoder, &[&carry])?;
                 carry.clear();
                 rest = &rest[end + 1..];
@@ -251,10 +251,11 @@ impl BlockReader {
                 }
             }
             feed(decoder, &lines)?;
-            carry.extend_from_slice(rest);
-            if carry.len() > LINE_MAX_BYTES {
+            // Checked before the carry grows: a line past the cap is never held.
+            if carry.len() + rest.len() > LINE_MAX_BYTES {
                 return Err(ReadError::LineTooLong);
             }
+            carry.extend_from_slice(rest);
             if !self.next_block(file)? {
                 return Ok(carry);
             }
