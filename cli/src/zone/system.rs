@@ -81,7 +81,7 @@ fn read(name: &str) -> Option<TimeZone> {
 /// [`named_zone`] found none: a POSIX rule; a zone name in any case, under `tzdir` (`TZDIR`,
 /// else `/usr/share/zoneinfo`), else in notesoup's own copy of the database; a path to a
 /// zone file. With `TZ` unset, `/etc/localtime`: the zone its link names, else the file.
-/// `None` when nothing is a zone. Only a regular file of at most [`TZIF_MAX`] bytes is read
+/// `None` when nothing is a zone. Only a regular file of at most `TZIF_MAX` bytes (256 KiB) is read
 /// (a FIFO or a device named by `TZ` is no zone).
 pub fn system_zone(tz: Option<&str>, tzdir: Option<&str>) -> Option<TimeZone> {
     let database = Path::new(tzdir.unwrap_or(ZONEINFO));
