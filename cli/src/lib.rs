@@ -126,8 +126,8 @@ pub struct Env {
     stdin_terminal: bool,
     columns: Option<usize>,
     zone: Zone,
-    /// What the process does as a pager starts ([`Env::with_pager_start`]).
-    pager_start: Option<fn()>,
+    /// What the process does as a pager starts and ends ([`Env::with_pager_start`]).
+    pager_start: Option<fn(bool)>,
 }
 
 impl Env {
@@ -175,16 +175,17 @@ impl Env {
         self
     }
 
-    /// The same environment, with `start` run just before a pager starts: the process's
-    /// own business (`main` hands Ctrl-C to the pager there), which a library does not do.
+    /// The same environment, with `paging(true)` run once a pager has started and
+    /// `paging(false)` once it has ended or turned out not to run: the process's own
+    /// business (`main` hands Ctrl-C to the pager meanwhile), which a library does not do.
     #[must_use]
-    pub fn with_pager_start(mut self, start: fn()) -> Self {
-        self.pager_start = Some(start);
+    pub fn with_pager_start(mut self, paging: fn(bool)) -> Self {
+        self.pager_start = Some(paging);
         self
     }
 
-    /// What to run just before a pager starts, when the process said.
-    pub(crate) fn pager_start(&self) -> Option<fn()> {
+    /// What to run as a pager starts and ends, when the process said.
+    pub(crate) fn pager_start(&self) -> Option<fn(bool)> {
         self.pager_start
     }
 
@@ -329,7 +330,7 @@ where
         out = if pager {
             let through = Paged::new(stdout, env);
             let paging = through.paging();
-            out.writing_to(Box::new(through)).paged(paging)
+            out.writing_to_pager(through).paged(paging)
         } else {
             out.writing_to(stdout)
         };

@@ -4,8 +4,8 @@
 
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use signal_hook::consts::{SIGINT, SIGQUIT};
 
@@ -54,17 +54,26 @@ fn zone(vars: &notesoup_app::Context) -> notesoup_cli::Zone {
     notesoup_cli::Zone::found(found, tz)
 }
 
+/// Whether no pager runs now, read by the handlers [`hand_signals_to_pager`] installs.
+static NO_PAGER: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
 /// Ctrl-C and Ctrl-\ on the terminal reach the pager too, whose they are while it shows
-/// the text (less stops a search or `F` with them): from the pager's start notesoup only
-/// notes them and waits for the person to quit it, as git does; dying would hand the
-/// terminal back to the shell while the pager still reads it. A handler, not "ignore", so
-/// the pager starts with the default dispositions (exec resets handled signals, not ignored
-/// ones). Not installed (it cannot fail for these two): notesoup behaves as it did.
-fn hand_signals_to_pager() {
-    let noted = Arc::new(AtomicBool::new(false));
-    for signal in [SIGINT, SIGQUIT] {
-        let _ = signal_hook::flag::register(signal, Arc::clone(&noted));
-    }
+/// the text (less stops a search or `F` with them): while the pager runs notesoup lets
+/// them pass and waits for the person to quit it, as git does; dying would hand the
+/// terminal back to the shell while the pager still reads it. Once the pager has ended or
+/// turned out not to run (`paging` false), they end notesoup as they would have (the
+/// default action, emulated). Handlers, not "ignore", so the pager starts with the default
+/// dispositions (exec resets handled signals, not ignored ones). Not installed (it cannot
+/// fail for these two): notesoup behaves as it did.
+fn hand_signals_to_pager(paging: bool) {
+    let no_pager = NO_PAGER.get_or_init(|| {
+        let no_pager = Arc::new(AtomicBool::new(true));
+        for signal in [SIGINT, SIGQUIT] {
+            let _ = signal_hook::flag::register_conditional_default(signal, Arc::clone(&no_pager));
+        }
+        no_pager
+    });
+    no_pager.store(!paging, Ordering::SeqCst);
 }
 
 /// The terminal's width in columns, when stdout is one.

@@ -4,6 +4,9 @@
 
 use std::io::{self, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::Duration;
+
+use rustix::event::{PollFd, PollFlags, poll};
 
 use crate::programs::on_path;
 use crate::{Env, Paging};
@@ -48,8 +51,9 @@ pub struct Paged {
     /// `LESS=FRX` for the pager unless `LESS` is set: quit when the text fits, keep
     /// colours, leave the text on screen.
     less: bool,
-    /// Run just before the pager starts ([`Env::with_pager_start`]).
-    on_start: Option<fn()>,
+    /// Run with `true` once the pager has started, `false` once it has ended or turned out
+    /// not to run ([`crate::Env::with_pager_start`]).
+    on_start: Option<fn(bool)>,
     state: State,
     paging: Paging,
 }
@@ -101,16 +105,19 @@ impl Paged {
         if self.less {
             command.env("LESS", "FRX");
         }
-        // Said before it starts: what a bar draws on the terminal from now on is dropped.
+        // Said before it starts: what a bar draws on the terminal from now on is dropped,
+        // and a Ctrl-C the pager gets from its first moment is its own.
         self.paging.start();
-        if let Some(on_start) = self.on_start {
-            on_start();
-        }
+        self.said(true);
         let Ok(mut child) = command.spawn() else {
+            self.paging.stop();
+            self.said(false);
             return self.stdout.write_all(&held);
         };
         let Some(stdin) = child.stdin.take() else {
             let _ = child.wait();
+            self.paging.stop();
+            self.said(false);
             return self.stdout.write_all(&held);
         };
         self.state = State::Paging {
@@ -146,7 +153,7 @@ impl Paged {
                     return Err(err);
                 }
                 let kept = copy.take().unwrap_or_default();
-                self.state = State::Direct;
+                self.passed_over();
                 self.stdout.write_all(&kept)?;
                 self.stdout.write_all(buf)
             }
@@ -175,13 +182,65 @@ impl Paged {
                 let failed = child
                     .wait()
                     .is_ok_and(|status| pager_failed_to_run(status.code()));
+                self.said(false);
                 if let (true, Some(kept)) = (failed, copy) {
+                    self.paging.stop();
                     let _ = self.stdout.write_all(&kept);
                 }
             }
             State::Direct => {}
         }
         let _ = self.stdout.flush();
+    }
+}
+
+impl Paged {
+    /// Tells the process the pager started (`true`) or ended (`false`).
+    fn said(&self, paging: bool) {
+        if let Some(on_start) = self.on_start {
+            on_start(paging);
+        }
+    }
+
+    /// The pager could not run: from now on the text is printed as it is.
+    fn passed_over(&mut self) {
+        self.state = State::Direct;
+        self.paging.stop();
+        self.said(false);
+    }
+
+    /// Whether the person has quit the pager, asked without writing (a streaming command
+    /// that finds nothing to write for long still stops soon after `q`): its end of the
+    /// pipe is closed. A pager that could not run is passed over instead (its text
+    /// printed as it is), and is not gone.
+    pub(crate) fn reader_gone(&mut self) -> bool {
+        let State::Paging { child, stdin, copy } = &mut self.state else {
+            return false;
+        };
+        let mut fds = [PollFd::new(&*stdin, PollFlags::empty())];
+        let closed = poll(&mut fds, Some(&rustix::event::Timespec::default()))
+            .is_ok_and(|n| n > 0 && fds[0].revents().contains(PollFlags::ERR));
+        if !closed || copy.is_none() {
+            return closed;
+        }
+        // Closed while the pager may not have run: its status says which (a shell that
+        // found no such command exits at once; a few tries cover its last moments).
+        let mut status = None;
+        for _ in 0..10 {
+            status = child.try_wait().ok().flatten();
+            if status.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if !status.is_some_and(|s| pager_failed_to_run(s.code())) {
+            return true;
+        }
+        let kept = copy.take().unwrap_or_default();
+        self.passed_over();
+        // Printed now; a failure shows at the next write, as for any text.
+        let _ = self.stdout.write_all(&kept);
+        false
     }
 }
 
@@ -214,5 +273,73 @@ impl Write for Paged {
 impl Drop for Paged {
     fn drop(&mut self) {
         self.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use super::Paged;
+    use crate::Env;
+
+    /// What the process was told, in order (one test uses it).
+    static TOLD: Mutex<Vec<bool>> = Mutex::new(Vec::new());
+
+    fn told(paging: bool) {
+        TOLD.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(paging);
+    }
+
+    /// A stdout the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A pager the shell cannot run: the process is told it started and then that it
+    /// ended (so Ctrl-C ends notesoup again, review of the streamed pager: it stayed the
+    /// pager's for the whole run), and every line is printed once, in order.
+    #[test]
+    fn a_pager_that_cannot_run_hands_the_terminal_back() {
+        let env =
+            Env::new([("PAGER", "exit 127"), ("LINES", "3")], "/", true).with_pager_start(told);
+        let stdout = Shared::default();
+        let mut paged = Paged::new(Box::new(stdout.clone()), &env);
+        for i in 0..5 {
+            writeln!(paged, "line {i}").unwrap();
+        }
+        // The pager has exited by now or soon: asking finds it could not run.
+        let mut gone = false;
+        for _ in 0..500 {
+            gone = paged.reader_gone();
+            if !stdout.0.lock().unwrap().is_empty() || gone {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            !gone,
+            "a pager that could not run is not one the person quit"
+        );
+        assert_eq!(*TOLD.lock().unwrap(), [true, false]);
+        writeln!(paged, "line 5").unwrap();
+        drop(paged);
+        let text = String::from_utf8(stdout.0.lock().unwrap().clone()).unwrap();
+        let want = "line 0\nline 1\nline 2\nline 3\nline 4\nline 5\n";
+        assert_eq!(text, want);
     }
 }

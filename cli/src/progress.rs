@@ -20,6 +20,11 @@ impl Paging {
     pub(crate) fn start(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
+
+    /// The pager did not show the output after all (it could not run): bars draw again.
+    pub(crate) fn stop(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
 }
 
 /// stderr as a bar's draw target, drawing nothing once `paging` has started (what the

@@ -9,7 +9,7 @@
 //! (`| head`) closes the stream quietly, and the command stops ([`Out::closed`]).
 
 use std::fmt::Write as _;
-use std::io::{self, Write as _};
+use std::io;
 
 use crate::args::Color;
 use crate::{CliError, Env};
@@ -109,7 +109,7 @@ pub(crate) struct Out {
 
 /// The process's stdout, when the run writes it itself.
 struct Sink {
-    to: Box<dyn io::Write>,
+    to: To,
     /// The command writes its text as it is made, a block at a time.
     streaming: bool,
     /// Some text was written out already (a `--json` error cannot take it back).
@@ -118,6 +118,22 @@ struct Sink {
     closed: bool,
     /// Why, unless the reader went away (a broken pipe, `| head`: no error, as for `rg`).
     failed: Option<io::Error>,
+}
+
+/// Where a [`Sink`] writes: the process's stdout, or the pager over it (which can say the
+/// person quit it before a write fails).
+enum To {
+    Plain(Box<dyn io::Write>),
+    Pager(crate::Paged),
+}
+
+impl To {
+    fn writer(&mut self) -> &mut dyn io::Write {
+        match self {
+            To::Plain(to) => to.as_mut(),
+            To::Pager(paged) => paged,
+        }
+    }
 }
 
 impl std::fmt::Debug for Sink {
@@ -159,7 +175,17 @@ impl Out {
     /// The same output, written to `to` (the process's stdout) instead of kept for the
     /// report: at the end of the run ([`Out::flush`]), or as it is made once the command
     /// streams.
-    pub(crate) fn writing_to(mut self, to: Box<dyn io::Write>) -> Self {
+    pub(crate) fn writing_to(self, to: Box<dyn io::Write>) -> Self {
+        self.into_sink(To::Plain(to))
+    }
+
+    /// [`Out::writing_to`] through a pager, which is asked whether the person quit it
+    /// ([`Out::closed`]).
+    pub(crate) fn writing_to_pager(self, paged: crate::Paged) -> Self {
+        self.into_sink(To::Pager(paged))
+    }
+
+    fn into_sink(mut self, to: To) -> Self {
         self.sink = Some(Sink {
             to,
             streaming: false,
@@ -178,10 +204,19 @@ impl Out {
         }
     }
 
-    /// Whether stdout can take no more (its reader went away, or a write failed): a
-    /// streaming command stops making text.
-    pub(crate) fn closed(&self) -> bool {
-        self.sink.as_ref().is_some_and(|s| s.closed)
+    /// Whether stdout can take no more (its reader went away, or a write failed; a pager
+    /// the person quit, even before a write finds it): a streaming command stops making text.
+    pub(crate) fn closed(&mut self) -> bool {
+        let Some(sink) = &mut self.sink else {
+            return false;
+        };
+        if !sink.closed
+            && let To::Pager(paged) = &mut sink.to
+            && paged.reader_gone()
+        {
+            sink.closed = true;
+        }
+        sink.closed
     }
 
     /// Writes out what is held, when the run writes stdout itself; a failed write keeps
@@ -191,10 +226,10 @@ impl Out {
             return;
         };
         if !sink.closed {
-            let wrote = sink
-                .to
+            let to = sink.to.writer();
+            let wrote = to
                 .write_all(self.stdout.as_bytes())
-                .and_then(|()| sink.to.flush());
+                .and_then(|()| to.flush());
             sink.wrote |= !self.stdout.is_empty();
             if let Err(err) = wrote {
                 sink.closed = true;

@@ -363,6 +363,68 @@ fn a_search_streams_into_a_pager_that_may_quit_early() {
     assert_eq!(fs::read_to_string(stderr).unwrap(), "");
 }
 
+/// A search that finds little after the pager's first screen stops once the person quits
+/// the pager, not when it next writes (review of the streamed pager: after `q` a search for
+/// a rare text read on through every session, and Ctrl-C did nothing meanwhile). The pager
+/// reads a line, closes its input, waits until notesoup is down to its main thread (the
+/// search over), and notes how much notesoup read.
+#[test]
+fn a_search_stops_soon_after_the_pager_is_quit_though_it_writes_nothing() {
+    let mut world = World::new("stream-search-pager-quit");
+    let total = many_matching_sessions(&world, 3000);
+    // Only the 20 newest sessions hold the text searched for.
+    let dir = world.path("claude/projects/-many");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let base = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+    for (i, file) in files.iter().enumerate() {
+        if i >= 20 {
+            let text = fs::read_to_string(file).unwrap();
+            fs::write(file, text.replace("zebra-stripe", "horse-stripe")).unwrap();
+        }
+        let at = base - std::time::Duration::from_secs(60 * i as u64);
+        fs::File::options()
+            .write(true)
+            .open(file)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+    let io = world.path("io");
+    world.set(
+        "PAGER",
+        &format!(
+            "head -n 1 > /dev/null; exec 0<&-; \
+             while [ \"$(grep Threads: /proc/$PPID/status | tr -dc 0-9)\" != 1 ]; do sleep 0.02; done; \
+             cat /proc/$PPID/io > {}",
+            io.display()
+        ),
+    );
+    world.set("LINES", "5");
+    let command = format!("{} history search zebra-stripe 2> /dev/null", super::BIN);
+    let out = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .output()
+        .unwrap();
+    let read: u64 = fs::read_to_string(io)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap();
+    assert!(
+        read < total / 2,
+        "{read} bytes read by the search's end, of {total} in the sessions: it went on after the pager was quit"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// `n` Claude sessions of ten prompts that each hold `zebra-stripe`; their bytes in all.
 fn many_matching_sessions(world: &World, n: usize) -> u64 {
     let dir = world.path("claude/projects/-many");
