@@ -6,6 +6,7 @@
 // the binary ends with them, then the launcher the same way.
 'use strict';
 const { spawn } = require('node:child_process');
+const os = require('node:os');
 const path = require('node:path');
 
 const platform = `${process.platform}-${process.arch}`;
@@ -61,9 +62,12 @@ child.on('error', (err) => {
 child.on('exit', (code, signal) => {
   if (signal) {
     // End the same way, so the caller sees the signal: the default action, not our handler.
+    // Node starts its debugger on SIGUSR1, so that one is not raised here.
     for (const s of forwarded) process.removeAllListeners(s);
-    process.kill(process.pid, signal);
-    return;
+    if (signal !== 'SIGUSR1') process.kill(process.pid, signal);
+    // Still alive: Node ignores this signal (SIGPIPE, SIGXFSZ) or claims it (SIGUSR1). End
+    // with the status a shell gives a death by it, 128 + its number, never 0.
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
   }
   process.exit(code ?? 1);
 });

@@ -100,6 +100,18 @@ class LauncherTest(unittest.TestCase):
         out = subprocess.run(layout.command(), capture_output=True, text=True)
         self.assertEqual(out.returncode, -signal.SIGTERM)
 
+    def test_a_binary_ended_by_a_signal_node_will_not_die_of_never_ends_the_launcher_with_0(self):
+        """Node ignores SIGPIPE and SIGXFSZ and starts its debugger on SIGUSR1, so raising
+        them again on the launcher does not end it (review46 finding 5: it exited 0, and
+        printed "Debugger listening" for SIGUSR1): it ends with 128 + the signal's number, as
+        a shell reports a death by that signal."""
+        for name in ("PIPE", "XFSZ", "USR1"):
+            with self.subTest(signal=name):
+                layout = Layout(self.tmp / name, [node_platform()], f"kill -{name} $$\n")
+                out = subprocess.run(layout.command(), capture_output=True, text=True)
+                self.assertEqual(out.returncode, 128 + getattr(signal, f"SIG{name}"))
+                self.assertNotIn("Debugger", out.stderr)
+
     def test_a_platform_the_release_lacks_is_named_with_the_ones_it_has(self):
         """On a machine the release has no binary for (darwin-arm64 while only linux-x64 is
         built), "reinstall" cannot help: the message says what the release has (walk7
