@@ -8,7 +8,7 @@
 // caches only: one module-level `let`, no file writes, no session entries of its own.
 
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,27 +50,38 @@ let shell: {
 /**
  * `NOTESOUP_HELPER`, else `bin/notesoup-helper` beside this file (scripts/install), else the
  * platform package's (`pi install npm:@notesoup/pi` installs `@notesoup/cli-<os>-<cpu>` as its
- * optional dependency, found as Node finds a module), else `PATH`.
+ * optional dependency, found as Node finds a module), else `PATH` (`searched`: the helper is
+ * then none this extension brought).
  */
-function helperPath(): string {
+function helperPath(): { path: string; searched: boolean } {
   const override = process.env.NOTESOUP_HELPER;
-  if (override) return override;
+  if (override) return { path: override, searched: false };
   const staged = join(HERE, "bin", "notesoup-helper");
-  if (existsSync(staged)) return staged;
+  if (existsSync(staged)) return { path: staged, searched: false };
   try {
     const platform = `@notesoup/cli-${process.platform}-${process.arch}/package.json`;
     const installed = join(dirname(createRequire(join(HERE, "index.ts")).resolve(platform)), "bin", "notesoup-helper");
-    if (existsSync(installed)) return installed;
+    if (existsSync(installed)) return { path: installed, searched: false };
   } catch {
     // Not installed from npm (a checkout), or no package for this platform: PATH, below.
   }
-  return "notesoup-helper";
+  return { path: "notesoup-helper", searched: true };
+}
+
+/** An executable regular file: what a PATH search runs (a folder or a plain file is passed over). */
+function runnable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Where a bare command name is found on PATH (as the spawn found it), else the name. */
 function onPath(command: string): string {
   if (command.includes("/")) return command;
-  const found = (process.env.PATH ?? "").split(":").map((dir) => join(dir || ".", command)).find((p) => existsSync(p));
+  const found = (process.env.PATH ?? "").split(":").map((dir) => join(dir || ".", command)).find(runnable);
   return found ?? command;
 }
 
@@ -86,11 +97,12 @@ function helper(op: string, request: Fields): Promise<Reply> {
       clearTimeout(timer);
       resolve({ ok: false, error: { code: "helper_unavailable", message } });
     };
+    const { path, searched } = helperPath();
     let child;
     try {
       // Its own process group, so a hung helper is stopped with whatever it started (a
       // wrapper script's children would hold the pipes open and keep Pi from exiting).
-      child = spawn(helperPath(), [op], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+      child = spawn(path, [op], { stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (err) {
       return refuse(`notesoup-helper could not run (${String(err)}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`);
     }
@@ -110,7 +122,7 @@ function helper(op: string, request: Fields): Promise<Reply> {
       }
       refuse(`notesoup-helper did not answer within ${HELPER_TIMEOUT_MS / 1000} s (it was stopped); run notesoup doctor`);
     }, HELPER_TIMEOUT_MS);
-    child.on("close", (code: number | null) => {
+    child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
       try {
         const reply = JSON.parse(out.trim());
@@ -119,14 +131,21 @@ function helper(op: string, request: Fields): Promise<Reply> {
         // reported below
       }
       // Most often NOTESOUP_HELPER naming the notesoup command (the two names differ by a
-      // suffix); else a binary of that name found where this extension's was not (an older
-      // one on PATH, with the platform package gone): the line names which one ran.
+      // suffix); else, found on PATH, a binary of that name this extension did not bring (an
+      // older one, with the platform package gone): the line names which one ran. A helper
+      // this extension brought (staged beside it, or its platform package's) that fails has
+      // failed: installing the package again beside a checkout's link would make the two
+      // copies Pi refuses to start with.
       const named = process.env.NOTESOUP_HELPER;
-      const which = named ? "" : `${onPath(helperPath())} `;
-      const fix = named
-        ? `; NOTESOUP_HELPER is set to ${named}: point it at notesoup-helper (not the notesoup command), or unset it`
-        : "; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)";
-      refuse(`${which}${op}: exit ${code}, no JSON reply${err ? `: ${err.trim().split("\n")[0]}` : ""}${fix}`);
+      const status = code === null ? `killed by ${signal}` : `exit ${code}`;
+      const why = `${op}: ${status}, no JSON reply${err.trim() ? `: ${err.trim().split("\n")[0]}` : ""}`;
+      if (named) {
+        return refuse(`${why}; NOTESOUP_HELPER is set to ${named}: point it at notesoup-helper (not the notesoup command), or unset it`);
+      }
+      if (searched) {
+        return refuse(`${onPath(path)} ${why}; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)`);
+      }
+      refuse(`notesoup-helper failed: ${path} ${why}; run notesoup doctor (its pi-helper line says how to mend it)`);
     });
     child.stdin.end(JSON.stringify(request));
   });

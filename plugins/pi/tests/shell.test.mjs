@@ -3,7 +3,7 @@
 // and what the extension answers Pi with for each effect. Run with Node >= 22.18 (type
 // stripping loads index.ts): `"$PI_NODE" --test plugins/pi/tests/shell.test.mjs`.
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { mock, test } from "node:test";
@@ -315,6 +315,74 @@ test("a notesoup-helper on PATH that answers no JSON (an older one left there) i
   assert.equal(
     ctx.notices[0],
     `notesoup is off for this session: ${old} pi_hook: exit 2, no JSON reply: error: unrecognized subcommand 'pi_hook'; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)`,
+  );
+});
+
+/**
+ * A copy of the extension in a folder of its own (index.ts and spec.ts), loaded as Pi loads
+ * it, with `helper` (a shell script body) as its helper where `at` says: `staged` beside it
+ * (scripts/install), `package` in the platform package npm installs, or nowhere (PATH).
+ * The session starts with NOTESOUP_HELPER unset and PATH = `path` + ":" + PATH: its notices.
+ */
+async function startCopy({ at, helper, path = [] }) {
+  const folder = mkdtempSync(join(dir, "copy-"));
+  for (const file of ["index.ts", "spec.ts"]) copyFileSync(join(HERE, "..", file), join(folder, file));
+  const platform = `cli-${process.platform}-${process.arch}`;
+  const bin = { staged: join(folder, "bin"), package: join(folder, "node_modules", "@notesoup", platform, "bin") }[at];
+  if (bin) {
+    mkdirSync(bin, { recursive: true });
+    if (at === "package") writeFileSync(join(bin, "..", "package.json"), JSON.stringify({ name: `@notesoup/${platform}` }));
+    writeFileSync(join(bin, "notesoup-helper"), `#!/bin/sh\n${helper}\n`);
+    chmodSync(join(bin, "notesoup-helper"), 0o755);
+  }
+  const { default: copy } = await import(join(folder, "index.ts"));
+  const pi = fakePi();
+  copy(pi);
+  const ctx = fakeCtx();
+  const [real, original] = [process.env.NOTESOUP_HELPER, process.env.PATH];
+  delete process.env.NOTESOUP_HELPER;
+  process.env.PATH = [...path, original].join(":");
+  try {
+    await pi.handlers.session_start({ reason: "startup" }, ctx);
+  } finally {
+    process.env.NOTESOUP_HELPER = real;
+    process.env.PATH = original;
+  }
+  return { ctx, bin };
+}
+
+const PANIC = "cat >/dev/null; echo \"thread 'main' panicked at helper-bin/src/main.rs:1:1\" >&2; echo more >&2; exit 101";
+
+for (const at of ["staged", "package"]) {
+  test(`the extension's own helper (${at}) that fails is said to have failed, with its status and first stderr line, and no npm install advice`, async () => {
+    const { ctx, bin } = await startCopy({ at, helper: PANIC });
+    assert.equal(ctx.notices.length, 1);
+    assert.equal(
+      ctx.notices[0],
+      `notesoup is off for this session: notesoup-helper failed: ${join(bin, "notesoup-helper")} pi_hook: exit 101, no JSON reply: thread 'main' panicked at helper-bin/src/main.rs:1:1; run notesoup doctor (its pi-helper line says how to mend it)`,
+    );
+    assert.doesNotMatch(ctx.notices[0], /pi install|not this extension's helper/);
+  });
+}
+
+test("the extension's own helper killed by a signal says so", async () => {
+  const { ctx, bin } = await startCopy({ at: "staged", helper: "kill -KILL $$" });
+  assert.equal(
+    ctx.notices[0],
+    `notesoup is off for this session: notesoup-helper failed: ${join(bin, "notesoup-helper")} pi_hook: killed by SIGKILL, no JSON reply; run notesoup doctor (its pi-helper line says how to mend it)`,
+  );
+});
+
+test("a helper found on PATH is named by the first executable file there, not a folder or a plain file of that name", async () => {
+  const [folder, plain, old] = [0, 1, 2].map(() => mkdtempSync(join(dir, "path-")));
+  mkdirSync(join(folder, "notesoup-helper"));
+  writeFileSync(join(plain, "notesoup-helper"), "not a program\n");
+  writeFileSync(join(old, "notesoup-helper"), "#!/bin/sh\ncat >/dev/null; echo \"error: unrecognized subcommand 'pi_hook'\" >&2; exit 2\n");
+  chmodSync(join(old, "notesoup-helper"), 0o755);
+  const { ctx } = await startCopy({ at: "nowhere", path: [folder, plain, old] });
+  assert.equal(
+    ctx.notices[0],
+    `notesoup is off for this session: ${join(old, "notesoup-helper")} pi_hook: exit 2, no JSON reply: error: unrecognized subcommand 'pi_hook'; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)`,
   );
 });
 
