@@ -55,17 +55,47 @@ class PiStepTest(unittest.TestCase):
         self.assertTrue(link.is_symlink(), out.stdout)
         self.assertEqual(os.readlink(link), str(self.checkout / "plugins/pi"))
 
-    def test_no_second_copy_beside_the_npm_package(self):
-        """Pi 1.6.0 does not start with two copies of the extension (their tools conflict):
-        with `pi install npm:@notesoup/pi` done, the checkout's is not linked beside it, and
-        the output says how to use the checkout's instead (walk7 finding 20)."""
+    def npm_copy(self, settings: str | None) -> None:
+        """The folder `pi install npm:@notesoup/pi` makes, and Pi's settings.json (`None`:
+        none written)."""
         npm = self.agent / "npm/node_modules/@notesoup/pi"
         npm.mkdir(parents=True)
         (npm / "index.ts").write_text("// notesoup-helper\n")
-        out = self.install()
-        self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertFalse((self.agent / "extensions/notesoup").exists(), out.stdout)
-        self.assertIn("pi remove npm:@notesoup/pi", out.stdout)
+        if settings is not None:
+            (self.agent / "settings.json").write_text(settings)
+
+    def test_no_second_copy_beside_the_npm_package(self):
+        """Pi 1.6.0 does not start with two copies of the extension (their tools conflict):
+        with `pi install npm:@notesoup/pi` done, the checkout's is not linked beside it, and
+        the output says how to use the checkout's instead (walk7 finding 20). `pi install`
+        names the package in the `packages` of Pi's settings, as a string or an object."""
+        for packages in ('["npm:@notesoup/pi"]', '["npm:@notesoup/pi@0.1.0"]',
+                         '[{"source": "npm:@notesoup/pi", "extensions": []}]'):
+            with self.subTest(packages=packages):
+                shutil.rmtree(self.agent)
+                self.agent.mkdir(parents=True)
+                self.npm_copy(f'{{"packages": {packages}}}')
+                out = self.install()
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertFalse((self.agent / "extensions/notesoup").exists(), out.stdout)
+                self.assertIn("pi remove npm:@notesoup/pi", out.stdout)
+
+    def test_links_after_pi_remove_left_the_npm_folder(self):
+        """`pi remove npm:@notesoup/pi` takes the entry out of `packages` and may leave the
+        folder: Pi no longer loads it (notesoup doctor's rule), so install links, rather than
+        repeat the `pi remove` advice already followed (review46 finding 3). Likewise with no
+        settings file, or one that is not JSON, or names another package."""
+        for settings in ('{"packages": []}', None, "{not json", '{"packages": ["npm:@notesoup/pi-other"]}'):
+            with self.subTest(settings=settings):
+                shutil.rmtree(self.agent)
+                self.agent.mkdir(parents=True)
+                self.npm_copy(settings)
+                out = self.install()
+                self.assertEqual(out.returncode, 0, out.stderr)
+                link = self.agent / "extensions/notesoup"
+                self.assertTrue(link.is_symlink(), out.stdout)
+                self.assertEqual(os.readlink(link), str(self.checkout / "plugins/pi"))
+                self.assertNotIn("pi remove", out.stdout)
 
 
 if __name__ == "__main__":
