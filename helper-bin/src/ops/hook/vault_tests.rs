@@ -263,6 +263,44 @@ fn a_sweep_fills_the_facts_of_a_copy_an_earlier_notesoup_kept() {
     );
 }
 
+/// Small copies are filled a bounded number a sweep (each charged at least
+/// `FILL_FLOOR`), so a vault of thousands of small old copies costs a session's start no
+/// more than the budget stands for; the next sweeps go on (review: 2,122 filled in one
+/// sweep of 0.86 s).
+#[test]
+fn a_sweep_fills_a_bounded_number_of_small_copies() {
+    let world = World::new("facts-small");
+    let whole = std::fs::read_to_string(world.transcript()).expect("fixture");
+    let small = whole.lines().take(5).collect::<Vec<_>>().join("\n") + "\n";
+    std::fs::remove_file(world.transcript()).expect("only the small ones");
+    let dir = world.0.join("claude/projects/-tmp-p");
+    let ids: Vec<String> = (0..40)
+        .map(|i| format!("0b1e{i:04x}-0000-4000-8000-000000000003"))
+        .collect();
+    for id in &ids {
+        std::fs::write(dir.join(format!("{id}.jsonl")), &small).expect("small session");
+    }
+    let start = json!({"env": {}});
+    world.hook(&[], "session.start", &start);
+    let facts = |id: &String| world.0.join(format!("home/vault/claude/{id}/v1.facts"));
+    for id in &ids {
+        std::fs::remove_file(facts(id)).expect("as an earlier notesoup kept it");
+        std::fs::remove_file(dir.join(format!("{id}.jsonl"))).expect("deleted by the harness");
+    }
+    let filled = || ids.iter().filter(|id| facts(id).exists()).count();
+    let per_sweep =
+        usize::try_from(notesoup_app::vault::HOOK_BUDGET / notesoup_app::vault::FILL_FLOOR)
+            .expect("small");
+    sweep_due(&world);
+    world.hook(&[], "session.start", &start);
+    assert_eq!(filled(), per_sweep, "one sweep's fills");
+    sweep_due(&world);
+    world.hook(&[], "session.start", &start);
+    sweep_due(&world);
+    world.hook(&[], "session.start", &start);
+    assert_eq!(filled(), ids.len(), "the next sweeps go on");
+}
+
 /// A prompt keeps only the session's own transcript (`<session id>.jsonl`, as Claude Code
 /// names it): a `transcript_path` naming any other file (a secret, another session's file)
 /// is never copied into the vault, while the session's own is.
