@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::helper::{helper_runs, named_helper, platform_helper};
-use super::process::{is_executable, on_path, process, run_bounded};
+use super::process::{is_executable, on_path, process, run_bounded, said_line};
 use super::{Check, Status, built_from, check};
 use crate::{CLAUDE_CODE_VERSION, Env};
 
@@ -49,7 +49,7 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
     }
     let output = run_bounded(process(&bin, env).arg("--version"), b"");
     let version = match output {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+        Ok(o) if o.status.success() => said_line(&o.stdout, |_| true).unwrap_or_default(),
         Ok(o) => {
             checks.push(check(
                 "claude",

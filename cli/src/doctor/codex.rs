@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::process::{is_executable, on_path, process, run_bounded};
+use super::process::{is_executable, on_path, process, run_bounded, said_line};
 use super::{Check, Status, check};
 use crate::Env;
 
@@ -28,24 +28,35 @@ pub(super) fn codex_check(env: &Env, checks: &mut Vec<Check>) {
         ));
         return;
     };
-    let server = run_bounded(
-        process(&codex, env).args(["mcp", "get", "notesoup", "--json"]),
-        b"",
-    )
-    .ok()
-    .filter(|o| o.status.success())
-    .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok());
-    let Some(server) = server else {
-        checks.push(check(
-            "codex",
-            Status::Warn,
-            format!(
-                "Codex at {}, but it has no MCP server named notesoup",
-                codex.display()
-            ),
-            Some(ADD.to_owned()),
-        ));
-        return;
+    let server = match ask(&codex, env) {
+        Ok(server) => server,
+        Err(None) => {
+            checks.push(check(
+                "codex",
+                Status::Warn,
+                format!(
+                    "Codex at {}, but it has no MCP server named notesoup",
+                    codex.display()
+                ),
+                Some(ADD.to_owned()),
+            ));
+            return;
+        }
+        Err(Some(why)) => {
+            checks.push(check(
+                "codex",
+                Status::Warn,
+                format!(
+                    "Codex at {}: `codex mcp get notesoup --json` failed, so its MCP server is not checked: {why}",
+                    codex.display()
+                ),
+                Some(
+                    "run `codex mcp get notesoup` to see why (its settings are in ~/.codex/config.toml, or under CODEX_HOME)"
+                        .to_owned(),
+                ),
+            ));
+            return;
+        }
     };
     let transport = &server["transport"];
     let command = transport["command"].as_str().unwrap_or_default();
@@ -96,4 +107,27 @@ pub(super) fn codex_check(env: &Env, checks: &mut Vec<Check>) {
         )
     };
     checks.push(check("codex", status, message, fix));
+}
+
+/// What Codex says of its MCP server notesoup (`codex mcp get notesoup --json`): the server,
+/// or `Err(None)` when Codex has none of that name (its words: "No MCP server named"), or
+/// `Err(Some(why))` when Codex could not say (settings it cannot read, an older Codex).
+fn ask(codex: &Path, env: &Env) -> Result<Value, Option<String>> {
+    let asked = run_bounded(
+        process(codex, env).args(["mcp", "get", "notesoup", "--json"]),
+        b"",
+    );
+    match asked {
+        Ok(o) if o.status.success() => serde_json::from_slice::<Value>(&o.stdout).map_err(|_| {
+            Some("it answered no JSON (a Codex older than `codex mcp get --json`?)".to_owned())
+        }),
+        Ok(o) if said_line(&o.stderr, |l| l.contains("No MCP server named")).is_some() => Err(None),
+        Ok(o) => Err(Some(
+            said_line(&o.stderr, |l| l.starts_with("Error")).map_or_else(
+                || format!("it exited {}", o.status),
+                |line| format!("it said: {line}"),
+            ),
+        )),
+        Err(err) => Err(Some(format!("it could not be run: {err}"))),
+    }
 }

@@ -89,8 +89,7 @@ fn no_answer(run: &std::io::Result<std::process::Output>) -> String {
         }
         Err(err) => format!(": {err}"),
         Ok(out) => {
-            let said = String::from_utf8_lossy(&out.stderr);
-            let said = said.lines().map(str::trim).find(|l| !l.is_empty());
+            let said = super::process::said_line(&out.stderr, |_| true);
             let code = out
                 .status
                 .code()

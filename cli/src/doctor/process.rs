@@ -114,3 +114,22 @@ pub(super) fn run_bounded(
         stderr: stderr.finish(deadline),
     })
 }
+
+/// The most of a program's line doctor shows (a version, an error).
+const SAID_MAX: usize = 200;
+
+/// The first line of `output` that `wanted` accepts (trimmed, not empty), as one row of at
+/// most [`SAID_MAX`] characters (`…` where cut): what a program said, fit for doctor's line,
+/// however much it wrote.
+pub(super) fn said_line(output: &[u8], wanted: impl Fn(&str) -> bool) -> Option<String> {
+    let text = String::from_utf8_lossy(output);
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && wanted(l))?;
+    let mut shown: String = line.chars().take(SAID_MAX).collect();
+    if shown.len() < line.len() {
+        shown.push('…');
+    }
+    Some(crate::clean::one_line(&shown))
+}

@@ -934,6 +934,21 @@ fn doctor_checks_codexs_mcp_server() {
         "{}",
         run.stdout
     );
+    // A Codex that cannot read its settings is not one without the server: its error is
+    // shown, and the fix is not to add what may be there (review finding 7).
+    fs::write(
+        &codex,
+        "#!/bin/sh\necho 'Error: failed to load bootstrap configuration' >&2\necho 'Caused by:' >&2\nexit 1\n",
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("warn codex     Codex at [TMP]/codexbin/codex: `codex mcp get notesoup --json` failed, so its MCP server is not checked: it said: Error: failed to load bootstrap configuration"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("codex mcp add"), "{}", run.stdout);
 }
 
 /// Kills the processes whose ids a fake program wrote to a file, when the test ends.
@@ -1002,5 +1017,12 @@ fn doctor_keeps_a_bounded_share_of_a_programs_output() {
     assert!(
         shown < 8 * 1024 * 1024,
         "doctor kept {shown} bytes of claude's 16 MiB output"
+    );
+    // And shows a line of it, not megabytes on one line (review finding 6).
+    let longest = run.stdout.lines().map(str::len).max().unwrap_or_default();
+    assert!(
+        longest < 1024,
+        "a line of {longest} bytes: {:.300}",
+        run.stdout
     );
 }
