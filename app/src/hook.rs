@@ -317,11 +317,12 @@ fn vault_share(ctx: &Context, hook: &Hook, place: &Place, session: &str) -> Opti
         Hook::PromptContext { .. } => crate::vault::Moment::Prompt,
         _ => return None,
     };
-    let own = format!("{session}.jsonl");
     let transcript = place.transcript_path.as_deref().filter(|path| {
         std::path::Path::new(path)
             .file_name()
-            .is_some_and(|name| *name == *own)
+            .and_then(std::ffi::OsStr::to_str)
+            .and_then(notesoup_history_claude::session_id_from_file_name)
+            == Some(session)
     });
     crate::vault::share(ctx, moment, Host::Claude, transcript)
 }

@@ -105,6 +105,19 @@ pub use errors::DecodeError;
 pub use last_time::last_time;
 pub use raw_folded::FoldedQuery;
 pub use raw_search::RawQuery;
+
+/// The session id a Claude Code transcript's file name holds: Claude names a session's
+/// transcript `<session id>.jsonl` (a subagent's `agent-<id>.jsonl`). `None` for a name
+/// that is not a transcript's.
+///
+/// ```
+/// use notesoup_history_claude::session_id_from_file_name;
+/// assert_eq!(session_id_from_file_name("da56055c.jsonl"), Some("da56055c"));
+/// assert_eq!(session_id_from_file_name("shadow"), None);
+/// ```
+pub fn session_id_from_file_name(name: &str) -> Option<&str> {
+    name.strip_suffix(".jsonl").filter(|id| !id.is_empty())
+}
 pub use rows::UUID_MAX_BYTES;
 pub use spans::{TextSpan, short_escaped};
 pub use state::StateError;

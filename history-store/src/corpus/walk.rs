@@ -42,7 +42,9 @@ pub(super) fn scan(harness: Host, roots: &Roots, vars: &Vars) -> Vec<Found> {
                 &root,
                 depth(harness),
                 &mut |path| {
-                    let id = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
+                    let id = notesoup_history_claude::session_id_from_file_name(
+                        path.file_name()?.to_str()?,
+                    )?;
                     // Older builds kept subagent transcripts beside the session.
                     (path.parent()? != root && !id.starts_with("agent-"))
                         .then(|| found_file(harness, id, path, None, ""))
