@@ -6,7 +6,7 @@
 
 use std::io::Write as _;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use notesoup_app::AppError;
 use notesoup_app::notes::{BrainSummary, summary};
@@ -29,11 +29,18 @@ pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
     }
     drop(stderr);
     // The start line named the brain of the folder it started in; a client's root that
-    // picks another says so in the same words, or the log points at the wrong notes.
+    // picks another brain says so in the same words, or the log points at the wrong notes
+    // (a root whose folder picks the same brain says nothing).
     let picked = env.helper_context();
+    let shown = Mutex::new(brain.dir.clone());
     let on_root = notesoup_mcp::RootPicked(Arc::new(move |folder: &Path| {
-        if let Ok(brain) = summary(&picked, &folder.to_string_lossy()) {
+        let Ok(brain) = summary(&picked, &folder.to_string_lossy()) else {
+            return;
+        };
+        let mut shown = shown.lock().unwrap_or_else(PoisonError::into_inner);
+        if *shown != brain.dir {
             let _ = writeln!(std::io::stderr(), "{}", root_line(&brain));
+            shown.clone_from(&brain.dir);
         }
     }));
     notesoup_mcp::serve(notesoup_mcp::Options {

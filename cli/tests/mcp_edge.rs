@@ -289,10 +289,46 @@ fn notes_are_resources() {
 /// without it the client's log points at notes the tools do not use (walk7 finding 18).
 #[test]
 fn a_root_that_picks_another_brain_is_said_on_stderr() {
-    use std::io::{BufRead as _, BufReader};
     let scratch = Scratch::new("roots-line");
     let other = scratch.0.join("other");
     std::fs::create_dir_all(&other).unwrap();
+    let stderr = served_with_root(&scratch, &other);
+    let brain = notesoup_notes::Brain::open(&scratch.store(), &other).unwrap();
+    let want = format!(
+        "notesoup mcp: the client's root picks the brain of {} (0 notes, in {})",
+        other.display(),
+        brain.dir().display()
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(lines[0].contains(": the brain of "), "{stderr}");
+    assert_eq!(lines[1], want, "{stderr}");
+}
+
+/// A client's root whose folder picks the brain the start line named says nothing more
+/// (review: it was said whenever the folder differed from the server's).
+#[test]
+fn a_root_that_picks_the_same_brain_says_nothing_more() {
+    let scratch = Scratch::new("roots-same");
+    // A folder inside a git project picks the project's brain.
+    std::fs::create_dir_all(scratch.project().join(".git")).unwrap();
+    let sub = scratch.project().join("deeper");
+    std::fs::create_dir_all(&sub).unwrap();
+    let same = notesoup_notes::Brain::open(&scratch.store(), &sub).unwrap();
+    let start = notesoup_notes::Brain::open(&scratch.store(), &scratch.project()).unwrap();
+    assert_eq!(
+        same.dir(),
+        start.dir(),
+        "the test needs a folder of the same brain"
+    );
+    let stderr = served_with_root(&scratch, &sub);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+/// Serves `notesoup mcp` in the scratch project to a client whose one root is `root`,
+/// through one `notes_list` call; what it said on stderr.
+fn served_with_root(scratch: &Scratch, root: &Path) -> String {
+    use std::io::{BufRead as _, BufReader};
     let mut child = Command::new(env!("CARGO_BIN_EXE_notesoup"))
         .arg("mcp")
         .env_clear()
@@ -320,7 +356,7 @@ fn a_root_that_picks_another_brain_is_said_on_stderr() {
     loop {
         let msg: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
         if msg["method"] == "roots/list" {
-            let roots = [json!({"uri": format!("file://{}", other.display())})];
+            let roots = [json!({"uri": format!("file://{}", root.display())})];
             send(json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": roots}}));
         } else if msg["id"] == 2 {
             break;
@@ -328,16 +364,7 @@ fn a_root_that_picks_another_brain_is_said_on_stderr() {
     }
     drop(stdin);
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let brain = notesoup_notes::Brain::open(&scratch.store(), &other).unwrap();
-    let want = format!(
-        "notesoup mcp: the client's root picks the brain of {} (0 notes, in {})",
-        other.display(),
-        brain.dir().display()
-    );
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 2, "{stderr}");
-    assert!(lines[0].contains(": the brain of "), "{stderr}");
-    assert_eq!(lines[1], want, "{stderr}");
+    stderr
 }
