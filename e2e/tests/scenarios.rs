@@ -108,6 +108,21 @@ fn run_clean(name: &str, script: Script, mode: &Mode) -> Outcome {
     out
 }
 
+/// A helper that runs the shell `cases` (branches of a `case` on the request, as `$input`)
+/// first and is the run's own helper otherwise, for `NOTESOUP_HELPER`: a script in the temp
+/// folder named after `name`, run in the run's `work` folder beside its copy of the plugin.
+fn wrapped_helper(name: &str, cases: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::temp_dir().join(format!("notesoup-e2e-{name}-{}.sh", std::process::id()));
+    let script = format!(
+        "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n{cases}esac\n\
+         printf '%s' \"$input\" | exec \"$PWD/../plugin/claude/bin/notesoup-helper\" \"$@\"\n"
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
 /// An interactive run: wait for the prompt, type `prompt`, press Enter, then `middle`,
 /// then `/exit` and wait for the CLI to end.
 fn tmux(prompt: &str, middle: Vec<Step>) -> Mode {

@@ -144,18 +144,11 @@ fn s11_history_in_the_first_terminal_window() {
 /// the transcript while that call is still running, as it can on a loaded machine. It runs
 /// in the run's `work` folder, beside the run's copy of the plugin.
 fn slow_first_context_helper() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::temp_dir().join(format!(
-        "notesoup-e2e-slow-context-{}.sh",
-        std::process::id()
-    ));
-    let script = "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  \
-                  *'\"transcript_path\"'*) ;;\n  \
-                  *'\"event\":\"prompt.context\"'*) echo 'slow' >> \"$0.log\"; sleep 3 ;;\nesac\n\
-                  printf '%s' \"$input\" | exec \"$PWD/../plugin/claude/bin/notesoup-helper\" \"$@\"\n";
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    super::wrapped_helper(
+        "slow-context",
+        "  *'\"transcript_path\"'*) ;;\n  \
+         *'\"event\":\"prompt.context\"'*) echo 'slow' >> \"$0.log\"; sleep 3 ;;\n",
+    )
 }
 
 /// The same when the transcript is named while the first boot is being built: the boot the

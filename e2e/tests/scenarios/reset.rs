@@ -359,17 +359,10 @@ fn s10_failed_continuation_is_reported_not_compacted_again() {
 /// module then passes the reset's compaction to Claude's own, whose request the scripted
 /// service fails. It runs in the run's `work` folder, beside the run's copy of the plugin.
 fn failing_compaction_helper() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::temp_dir().join(format!(
-        "notesoup-e2e-failing-compact-{}.sh",
-        std::process::id()
-    ));
-    let script = "#!/bin/sh\ninput=$(cat)\ncase \"$input\" in\n  \
-                  *'\"event\":\"session.compact\"'*) echo 'injected failure' >&2; exit 1 ;;\nesac\n\
-                  printf '%s' \"$input\" | exec \"$PWD/../plugin/claude/bin/notesoup-helper\" \"$@\"\n";
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    super::wrapped_helper(
+        "failing-compact",
+        "  *'\"event\":\"session.compact\"'*) echo 'injected failure' >&2; exit 1 ;;\n",
+    )
 }
 
 #[test]
