@@ -161,13 +161,7 @@ fn show_all_streams_into_a_pager_that_may_quit_early() {
         super::BIN,
         stderr.display()
     );
-    let out = std::process::Command::new("/usr/bin/script")
-        .args(["-qec", &command, "/dev/null"])
-        .env_clear()
-        .envs(world.vars.iter().cloned())
-        .current_dir(world.path("project/sub"))
-        .output()
-        .unwrap();
+    let out = on_a_terminal(&world, &command);
     let shown = String::from_utf8_lossy(&out.stdout);
     assert_eq!((out.status.code(), shown.as_ref()), (Some(0), ""));
     assert_eq!(fs::read_to_string(stderr).unwrap(), "");
@@ -339,22 +333,11 @@ fn a_search_streams_into_a_pager_that_may_quit_early() {
         super::BIN,
         stderr.display()
     );
-    let out = std::process::Command::new("/usr/bin/script")
-        .args(["-qec", &command, "/dev/null"])
-        .env_clear()
-        .envs(world.vars.iter().cloned())
-        .current_dir(world.path("project/sub"))
-        .output()
-        .unwrap();
+    let out = on_a_terminal(&world, &command);
     let shown = String::from_utf8_lossy(&out.stdout);
     let first = fs::read_to_string(first).unwrap();
     assert!(first.contains("SEQ"), "{first:?}");
-    let read: u64 = fs::read_to_string(io)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("rchar:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap();
+    let read = rchar(&fs::read_to_string(io).unwrap());
     assert!(
         read < total,
         "{read} bytes read when the pager read its first line, of {total} in the sessions"
@@ -405,19 +388,8 @@ fn a_search_stops_soon_after_the_pager_is_quit_though_it_writes_nothing() {
     );
     world.set("LINES", "5");
     let command = format!("{} history search zebra-stripe 2> /dev/null", super::BIN);
-    let out = std::process::Command::new("/usr/bin/script")
-        .args(["-qec", &command, "/dev/null"])
-        .env_clear()
-        .envs(world.vars.iter().cloned())
-        .current_dir(world.path("project/sub"))
-        .output()
-        .unwrap();
-    let read: u64 = fs::read_to_string(io)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("rchar:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap();
+    let out = on_a_terminal(&world, &command);
+    let read = rchar(&fs::read_to_string(io).unwrap());
     assert!(
         read < total / 2,
         "{read} bytes read by the search's end, of {total} in the sessions: it went on after the pager was quit"
@@ -451,14 +423,28 @@ fn many_matching_sessions(world: &World, n: usize) -> u64 {
     total
 }
 
-/// How many bytes a running process has read (`rchar`).
-fn bytes_read(pid: u32) -> u64 {
-    fs::read_to_string(format!("/proc/{pid}/io"))
+/// Runs `command` through `sh` on a terminal (`script`'s pty), in the world's project.
+fn on_a_terminal(world: &World, command: &str) -> std::process::Output {
+    std::process::Command::new("/usr/bin/script")
+        .args(["-qec", command, "/dev/null"])
+        .env_clear()
+        .envs(world.vars.iter().cloned())
+        .current_dir(world.path("project/sub"))
+        .output()
         .unwrap()
-        .lines()
+}
+
+/// The bytes read (`rchar`) in a copy of a process's `/proc/<pid>/io`.
+fn rchar(io: &str) -> u64 {
+    io.lines()
         .find_map(|l| l.strip_prefix("rchar:"))
         .and_then(|v| v.trim().parse().ok())
         .unwrap()
+}
+
+/// How many bytes a running process has read (`rchar`).
+fn bytes_read(pid: u32) -> u64 {
+    rchar(&fs::read_to_string(format!("/proc/{pid}/io")).unwrap())
 }
 
 /// `history search TEXT --json` over 3,000 sessions writes its document as the sessions
