@@ -7,14 +7,12 @@ use std::path::{Path, PathBuf};
 use notesoup_thresholds::{PiInputs, ThresholdError, pi_margins, resolve_pi};
 
 use super::helper::{helper_runs, named_helper, platform_helper};
+use super::pi_copies::PACKAGE;
 use super::process::on_path;
 use super::settings::{invalid_margins, margins_in_force};
 use super::{Check, Status, built_from, check};
 use crate::Env;
 use crate::limits::pi_read::{PiRead, models_window};
-
-/// The Pi package `pi install` fetches (scripts/dist makes it).
-pub(super) const PACKAGE: &str = "@notesoup/pi";
 
 /// How the extension came to be where Pi loads it.
 enum Installed {

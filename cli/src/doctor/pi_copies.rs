@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use super::{Check, Status, check};
 use crate::limits::pi_read::PiRead;
 
+/// The Pi package `pi install` fetches (scripts/dist makes it).
+pub(super) const PACKAGE: &str = "@notesoup/pi";
+
 /// One copy of the extension Pi loads, and what removes it.
 pub(super) struct Copy {
     pub(super) folder: PathBuf,
@@ -28,7 +31,7 @@ pub(super) fn copies(read: &PiRead, link: &Path, npm: &Path, listed: Option<Path
     if npm.join("index.ts").is_file() && read.packages().iter().any(|p| names_package(p)) {
         found.push(Copy {
             folder: npm.to_path_buf(),
-            remove: format!("pi remove npm:{}", super::pi::PACKAGE),
+            remove: format!("pi remove npm:{PACKAGE}"),
         });
     }
     if let Some(folder) = listed {
@@ -52,7 +55,7 @@ pub(super) fn copies(read: &PiRead, link: &Path, npm: &Path, listed: Option<Path
 /// A `packages` entry that is notesoup's npm package (`npm:@notesoup/pi`, with or without
 /// a version).
 fn names_package(source: &str) -> bool {
-    let spec = format!("npm:{}", super::pi::PACKAGE);
+    let spec = format!("npm:{PACKAGE}");
     source == spec
         || source
             .strip_prefix(&spec)

@@ -3,16 +3,13 @@
 //! disk with, and read back for a file only the vault holds ([`Corpus::kept_facts`]).
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use notesoup_vault_store::{Facts, KeptCopy, Summary, vault_name};
 use notesoup_window::Host;
 
-use std::io::Read as _;
-
 use super::at::Ranged;
-use super::last_time::recorded_time;
-use super::read::ZSTD_MAGIC;
+use super::last_time::{copy_path, recorded_time};
 use super::summary::{start_of, summary_from};
 use super::{Corpus, Found};
 
@@ -37,30 +34,6 @@ pub fn describe(harness: &str, original: &Path, file: &File, raw: u64) -> Facts 
 /// was kept from.
 pub fn describe_copy(found: &Found, copy: &KeptCopy) -> Facts {
     facts_of(found.harness, &copy_path(found, copy), copy, copy.len())
-}
-
-/// The last time a copy kept without facts records, read from its tail by the rule
-/// [`describe_copy`] records it by: what a listing shows of it until `notesoup history
-/// vault` records its facts.
-pub(super) fn copy_last_time(found: &Found, copy: &KeptCopy) -> Option<u64> {
-    recorded_time(found.harness, &copy_path(found, copy), copy, copy.len())
-}
-
-/// The path a copy is read as: a Codex copy that is zstd frames as the `.jsonl.zst` it was
-/// kept from, any other as `found`'s.
-fn copy_path(found: &Found, copy: &KeptCopy) -> PathBuf {
-    let mut start = [0; ZSTD_MAGIC.len()];
-    let compressed = found.harness == Host::Codex
-        && copy
-            .range(0, start.len() as u64)
-            .read_exact(&mut start)
-            .is_ok()
-        && start == ZSTD_MAGIC;
-    if compressed {
-        found.path.with_extension("jsonl.zst")
-    } else {
-        found.path.clone()
-    }
 }
 
 /// The facts of the first `raw` bytes of `host`'s session file `original`, as `file` gives

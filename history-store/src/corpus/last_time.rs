@@ -3,14 +3,15 @@
 //! last written.
 
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use notesoup_safe_fs::open_regular;
+use notesoup_vault_store::KeptCopy;
 use notesoup_window::Host;
 
 use super::at::Ranged;
-use super::facts::copy_last_time;
+use super::read::ZSTD_MAGIC;
 use super::{Found, Scan};
 
 /// The first tail read of a session file for its last time: enough for the last lines of
@@ -122,5 +123,29 @@ fn tail_time(file: &dyn Ranged, len: u64, time_of: TimeOf) -> Option<u64> {
             return None;
         }
         want = (want * 4).min(TAIL_MAX_BYTES);
+    }
+}
+
+/// The last time a copy kept without facts records, read from its tail by the rule
+/// [`describe_copy`](super::describe_copy) records it by: what a listing shows of it until `notesoup history
+/// vault` records its facts.
+pub(super) fn copy_last_time(found: &Found, copy: &KeptCopy) -> Option<u64> {
+    recorded_time(found.harness, &copy_path(found, copy), copy, copy.len())
+}
+
+/// The path a copy is read as: a Codex copy that is zstd frames as the `.jsonl.zst` it was
+/// kept from, any other as `found`'s.
+pub(super) fn copy_path(found: &Found, copy: &KeptCopy) -> PathBuf {
+    let mut start = [0; ZSTD_MAGIC.len()];
+    let compressed = found.harness == Host::Codex
+        && copy
+            .range(0, start.len() as u64)
+            .read_exact(&mut start)
+            .is_ok()
+        && start == ZSTD_MAGIC;
+    if compressed {
+        found.path.with_extension("jsonl.zst")
+    } else {
+        found.path.clone()
     }
 }
