@@ -327,10 +327,16 @@ fn summary_line(session: &SessionSummary) -> String {
             notesoup_window::format_rfc3339(updated)
         );
     }
+    // One shape of time on the line: whole seconds in UTC, as `active`'s (the harness's own
+    // text only when it is no moment).
+    let started = session.started.as_deref().map(|text| {
+        notesoup_window::parse_moment(text)
+            .map_or_else(|| text.to_owned(), notesoup_window::format_rfc3339)
+    });
     let _ = write!(
         line,
         "  started {}",
-        session.started.as_deref().unwrap_or("unknown")
+        started.as_deref().unwrap_or("unknown")
     );
     if let Some(cwd) = &session.cwd {
         let _ = write!(line, "  cwd={cwd}");

@@ -113,6 +113,23 @@ fn listing_lines_name_harness_id_start_cwd_and_prompt() {
     assert!(!text.contains("shown;"));
 }
 
+/// A start the harness wrote with milliseconds or in another zone is shown in the one
+/// shape the line's other time has (walk7: `active …:47Z  started …:46.662Z`); text that is
+/// no moment is shown as the harness wrote it.
+#[test]
+fn a_start_is_shown_in_the_shape_of_the_other_time() {
+    let at = |started: &str| {
+        let session = SessionSummary {
+            started: Some(started.into()),
+            ..summary(0)
+        };
+        render_sessions(&[session], 20, 1).0.as_str().to_owned()
+    };
+    assert!(at("2026-12-07T12:22:46.662Z").contains("  started 2026-12-07T12:22:46Z  "));
+    assert!(at("2026-12-07T14:22:46+02:00").contains("  started 2026-12-07T12:22:46Z  "));
+    assert!(at("yesterday").contains("  started yesterday  "));
+}
+
 #[test]
 fn listing_stays_within_the_budget_and_says_what_it_left_out() {
     let long = |n| SessionSummary {
