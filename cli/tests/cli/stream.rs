@@ -294,15 +294,7 @@ fn a_search_stops_quietly_when_its_reader_goes_away() {
     stdout.read_line(&mut first).unwrap();
     assert!(first.contains("SEQ"), "{first}");
     drop(stdout);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+    ends_quietly(child);
 }
 
 /// `history search TEXT` on a terminal, through a pager, over 3,000 sessions of ten
@@ -423,6 +415,19 @@ fn many_matching_sessions(world: &World, n: usize) -> u64 {
     total
 }
 
+/// Waits for `child`, whose reader went away: it ends with exit 0 and nothing on stderr.
+fn ends_quietly(mut child: std::process::Child) {
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+}
+
 /// Runs `command` through `sh` on a terminal (`script`'s pty), in the world's project.
 fn on_a_terminal(world: &World, command: &str) -> std::process::Output {
     std::process::Command::new("/usr/bin/script")
@@ -471,15 +476,7 @@ fn a_search_json_streams_and_stops_quietly() {
         "{read} bytes read at the document's first line, of {total} in the sessions"
     );
     drop(stdout);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+    ends_quietly(child);
 }
 
 /// The `--json` document a search writes a session at a time is, byte for byte, the whole
