@@ -157,13 +157,22 @@ fn slow_first_context_helper() -> std::path::PathBuf {
 fn s11_history_in_the_first_terminal_window_named_while_its_boot_is_built() {
     let helper = slow_first_context_helper();
     let log = format!("{}.log", helper.display());
-    first_terminal_window("s11-history-tmux-slow", Some(&helper));
-    let slowed = std::fs::read_to_string(&log).unwrap_or_default();
+    // The terminal does not always run prompt.context before classic.SessionStart (a run
+    // in scripts/test had it after): each run still checks the boot, and one of three
+    // must have met the race for the scenario to prove anything.
+    let mut slowed = String::new();
+    for _ in 0..3 {
+        first_terminal_window("s11-history-tmux-slow", Some(&helper));
+        slowed = std::fs::read_to_string(&log).unwrap_or_default();
+        if !slowed.is_empty() {
+            break;
+        }
+    }
     let _ = std::fs::remove_file(&helper);
     let _ = std::fs::remove_file(&log);
     assert!(
         !slowed.is_empty(),
-        "no prompt.context came before the transcript was named: the scenario proves nothing"
+        "in three runs no prompt.context came before the transcript was named: the scenario proves nothing"
     );
 }
 
