@@ -8,7 +8,7 @@
 // caches only: one module-level `let`, no file writes, no session entries of its own.
 
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -85,6 +85,32 @@ function onPath(command: string): string {
   return found ?? command;
 }
 
+/** This extension is the npm package `@notesoup/pi` (its package.json beside it), not a checkout's copy. */
+function npmPackage(): boolean {
+  try {
+    return JSON.parse(readFileSync(join(HERE, "package.json"), "utf8")).name === "@notesoup/pi";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What to do when no helper could be started at all (none found, or not a program), by how
+ * this extension was installed: the npm package brings its helper in its platform package; a
+ * checkout's `scripts/install` stages one beside it (and installing the npm package too would
+ * make the two copies Pi refuses to start with).
+ */
+function startFix(): string {
+  const named = process.env.NOTESOUP_HELPER;
+  if (named) return `NOTESOUP_HELPER is set to ${named}: point it at notesoup-helper, or unset it`;
+  if (npmPackage()) {
+    return "pi install npm:@notesoup/pi installs it again with its platform package (notesoup doctor shows which one Pi runs)";
+  }
+  const install = join(HERE, "..", "..", "scripts", "install");
+  if (existsSync(install)) return `run ${install}: it builds the helper and stages it beside this extension (notesoup doctor shows which one Pi runs)`;
+  return "set NOTESOUP_HELPER to a notesoup-helper, or remove this copy of the extension and pi install npm:@notesoup/pi (notesoup doctor shows which one Pi runs)";
+}
+
 /**
  * Runs one helper op; never throws: a helper that cannot run, that goes before reading its
  * request, or that does not answer within `HELPER_TIMEOUT_MS` (killed then) is a refusal like
@@ -104,13 +130,13 @@ function helper(op: string, request: Fields): Promise<Reply> {
       // wrapper script's children would hold the pipes open and keep Pi from exiting).
       child = spawn(path, [op], { stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (err) {
-      return refuse(`notesoup-helper could not run (${String(err)}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`);
+      return refuse(`notesoup-helper could not run (${String(err)}); ${startFix()}`);
     }
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", (e: Error) => refuse(`notesoup-helper could not run (${e.message}); install it with pi install npm:@notesoup/pi (scripts/install in a checkout), or set NOTESOUP_HELPER`));
+    child.on("error", (e: Error) => refuse(`notesoup-helper could not run (${e.message}); ${startFix()}`));
     // A helper gone before it read the request (a wrong binary): the write fails with EPIPE,
     // which must not become an uncaught error that ends Pi; the close below answers.
     child.stdin.on("error", () => undefined);

@@ -233,7 +233,7 @@ test("a helper that cannot run: the tools leave the model's set and the person r
     await pi.handlers.session_start({ reason: "startup" }, ctx);
     assert.deepEqual(pi.getActiveTools(), ["read", "bash"]);
     assert.equal(ctx.notices.length, 1);
-    assert.match(ctx.notices[0], /^notesoup is off for this session: notesoup-helper could not run .*pi install npm:@notesoup\/pi/);
+    assert.match(ctx.notices[0], /^notesoup is off for this session: notesoup-helper could not run .*; NOTESOUP_HELPER is set to .*no-such-helper: point it at notesoup-helper, or unset it$/);
     await pi.commands.notesoup.handler("", ctx);
     assert.equal(ctx.notices.length, 2, "/notesoup says why it has nothing to show");
     // In print mode (no UI) the session's line was just printed: not again.
@@ -322,10 +322,20 @@ test("a notesoup-helper on PATH that answers no JSON (an older one left there) i
  * A copy of the extension in a folder of its own (index.ts and spec.ts), loaded as Pi loads
  * it, with `helper` (a shell script body) as its helper where `at` says: `staged` beside it
  * (scripts/install), `package` in the platform package npm installs, or nowhere (PATH).
- * The session starts with NOTESOUP_HELPER unset and PATH = `path` + ":" + PATH: its notices.
+ * The session starts with NOTESOUP_HELPER unset and PATH = `path` + ":" + PATH (`path` alone
+ * with `pathOnly`): its notices. `npm`: the package.json of `@notesoup/pi` beside it (as npm
+ * installs it); `under`: the folder below a fresh one the copy lies in, and `checkout`: a
+ * `scripts/install` two folders up, as in a checkout.
  */
-async function startCopy({ at, helper, path = [] }) {
-  const folder = mkdtempSync(join(dir, "copy-"));
+async function startCopy({ at, helper, path = [], pathOnly = false, under = "", checkout = false, npm = false }) {
+  const top = mkdtempSync(join(dir, "copy-"));
+  const folder = join(top, under);
+  mkdirSync(folder, { recursive: true });
+  if (npm) writeFileSync(join(folder, "package.json"), JSON.stringify({ name: "@notesoup/pi" }));
+  if (checkout) {
+    mkdirSync(join(folder, "..", "..", "scripts"), { recursive: true });
+    writeFileSync(join(folder, "..", "..", "scripts", "install"), "#!/bin/sh\n");
+  }
   for (const file of ["index.ts", "spec.ts"]) copyFileSync(join(HERE, "..", file), join(folder, file));
   const platform = `cli-${process.platform}-${process.arch}`;
   const bin = { staged: join(folder, "bin"), package: join(folder, "node_modules", "@notesoup", platform, "bin") }[at];
@@ -341,7 +351,7 @@ async function startCopy({ at, helper, path = [] }) {
   const ctx = fakeCtx();
   const [real, original] = [process.env.NOTESOUP_HELPER, process.env.PATH];
   delete process.env.NOTESOUP_HELPER;
-  process.env.PATH = [...path, original].join(":");
+  process.env.PATH = (pathOnly ? path : [...path, original]).join(":");
   try {
     await pi.handlers.session_start({ reason: "startup" }, ctx);
   } finally {
@@ -385,6 +395,22 @@ test("a helper found on PATH is named by the first executable file there, not a 
     `notesoup is off for this session: ${join(old, "notesoup-helper")} pi_hook: exit 2, no JSON reply: error: unrecognized subcommand 'pi_hook'; it is not this extension's helper: pi install npm:@notesoup/pi brings the right one (notesoup doctor shows which one Pi runs)`,
   );
 });
+
+// No helper anywhere: the fix is the one for how this copy was installed, and a checkout's
+// copy is never told to install the npm package beside it (Pi would not start with both).
+for (const [where, npm, checkout, fix] of [
+  ["the npm package", true, false, /; pi install npm:@notesoup\/pi installs it again with its platform package/],
+  ["a checkout", false, true, /; run \/.*\/copy-[^/]+\/scripts\/install: it builds the helper and stages it beside this extension/],
+  ["a copy of its own", false, false, /; set NOTESOUP_HELPER to a notesoup-helper, or remove this copy of the extension and pi install npm:@notesoup\/pi/],
+]) {
+  test(`no helper to start at all, in ${where}: the fix for that install`, async () => {
+    const { ctx } = await startCopy({ at: "nowhere", pathOnly: true, under: join("plugins", "pi"), checkout, npm });
+    assert.equal(ctx.notices.length, 1);
+    assert.match(ctx.notices[0], /^notesoup is off for this session: notesoup-helper could not run \(.*ENOENT.*\)/);
+    assert.match(ctx.notices[0], fix);
+    if (checkout) assert.doesNotMatch(ctx.notices[0], /pi install/);
+  });
+}
 
 test("a helper that never answers is killed at HELPER_TIMEOUT_MS and notesoup is off", async () => {
   const pi = fakePi();
