@@ -30,8 +30,8 @@ the problems otherwise.
 
 import argparse
 import json
-import re
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -476,6 +476,12 @@ def check_contents(dist: Path) -> list:
                     problems.append(f"{tgz.name}: missing {sorted(expected - got)}, extra {sorted(got - expected)}")
                 else:
                     print(f"npm install check: {tgz.name} holds exactly its {len(got)} files")
+        if re.fullmatch(r"notesoup-\d.*\.tgz", tgz.name):
+            with tarfile.open(tgz) as tar:
+                readme = tar.extractfile("package/README.md").read().decode()
+            # What `npm view notesoup readme` shows: the user's install, not the checkout's.
+            if "## Install (no Rust needed)" not in readme or "scripts/test" in readme:
+                problems.append(f"{tgz.name}: its README is not the user's (install section kept, developers' set-up left out)")
     return problems
 
 
