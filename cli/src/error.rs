@@ -358,6 +358,7 @@ impl CliError {
 fn notes_words(err: &NotesError) -> String {
     match err {
         NotesError::NotFound { name, .. } => format!("no note named `{name}`"),
+        NotesError::Empty { name } => format!("note `{name}` would be empty; nothing was written"),
         NotesError::BadCwd { path, reason } => {
             format!("`{}` cannot pick a brain: {reason}", path.display())
         }
@@ -385,6 +386,7 @@ fn store_fix(source: &NotesError) -> Option<&'static str> {
             "a name is segments of a-z 0-9 - _ joined by /, with no extension: `plan`, `project/build`"
         }
         "not_in_trash" => "`notesoup notes trash` lists the deleted notes",
+        "empty_note" => "give the note some text; `notesoup notes rm NAME` deletes a note",
         "too_large" => "shorten the note, or split it into several notes",
         "no_home" => "set NOTESOUP_HOME to a folder notesoup may write",
         "bad_cwd" => "give --project an existing folder",

@@ -301,7 +301,7 @@ impl Brain {
             None => None,
         };
         check_expected(name, expected, current.as_deref().map(Version::of).as_ref())?;
-        check_note_size(name, &new_text(current.as_deref())?)?;
+        check_note_text(name, &new_text(current.as_deref())?)?;
         let mut undo = Undo::default();
         let done = self.change_locked(name, expected, keep_old, &new_text, &mut undo);
         if done.is_err() {
@@ -325,7 +325,7 @@ impl Brain {
         let current_version = current.as_deref().map(Version::of);
         check_expected(name, expected, current_version.as_ref())?;
         let text = new_text(current.as_deref())?;
-        let bytes = check_note_size(name, &text)?;
+        let bytes = check_note_text(name, &text)?;
         let others: u64 = Self::list_in(Rc::clone(&opened.notes), "")?
             .iter()
             .filter(|n| n.name != name)
@@ -392,8 +392,13 @@ impl Brain {
     }
 }
 
-/// The text's size in bytes, or `TooLarge` over [`MAX_NOTE_BYTES`].
-fn check_note_size(name: &str, text: &str) -> Result<u64, NotesError> {
+/// A note's text as the store keeps it: not blank, and at most [`MAX_NOTE_BYTES`]; its size.
+fn check_note_text(name: &str, text: &str) -> Result<u64, NotesError> {
+    if text.trim().is_empty() {
+        return Err(NotesError::Empty {
+            name: name.to_owned(),
+        });
+    }
     let bytes = text.len() as u64;
     if bytes > MAX_NOTE_BYTES {
         return Err(NotesError::TooLarge {

@@ -87,6 +87,13 @@ pub enum NotesError {
         /// How many times it occurs.
         count: usize,
     },
+    /// The note's text would be empty or only whitespace: a note is never blank (deleting
+    /// it is `notes_delete`, which keeps it in the trash).
+    #[error("note `{name}` would be empty: a note holds text; notes_delete deletes a note")]
+    Empty {
+        /// The note.
+        name: String,
+    },
     /// An edit that cannot be applied whatever the note holds.
     #[error("bad edit of note `{name}`: {reason}")]
     BadEdit {
@@ -130,7 +137,7 @@ pub enum NotesError {
 
 impl NotesError {
     /// The stable protocol code: `bad_name`, `too_large`, `not_found`, `version_conflict`,
-    /// `exists`, `not_in_trash`, `no_match`, `ambiguous`, `bad_edit`, `no_home`, `bad_cwd`
+    /// `exists`, `not_in_trash`, `no_match`, `ambiguous`, `bad_edit`, `empty_note`, `no_home`, `bad_cwd`
     /// `link`, `not_regular`, `too_large`, `busy` or `io`.
     pub fn code(&self) -> &'static str {
         match self {
@@ -143,6 +150,7 @@ impl NotesError {
             Self::NoMatch { .. } => "no_match",
             Self::Ambiguous { .. } => "ambiguous",
             Self::BadEdit { .. } => "bad_edit",
+            Self::Empty { .. } => "empty_note",
             Self::NoHome { .. } => "no_home",
             Self::BadCwd { .. } => "bad_cwd",
             Self::Io { .. } => "io",

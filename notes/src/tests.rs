@@ -276,6 +276,38 @@ fn empty_edits_are_refused(#[case] edit: Edit) {
     assert_eq!(s.files(), before);
 }
 
+/// A note is never blank, however it would become so: the MCP server, the helper and the
+/// CLI all answer through this one rule (`empty_note`), and a refusal changes nothing.
+#[test]
+fn a_note_is_never_blank() {
+    let s = Scratch::new();
+    let brain = s.brain();
+    for text in ["", " \n\t"] {
+        let err = brain.write("fresh", text, None).unwrap_err();
+        assert_eq!(err.code(), "empty_note", "{err}");
+        assert!(err.to_string().contains("notes_delete"), "{err}");
+    }
+    assert!(s.files().is_empty(), "a refusal created files");
+    brain.write("n", "keep me\n", None).unwrap();
+    let before = s.files();
+    let wipe = Edit::Replace {
+        old: "keep me\n".into(),
+        new: String::new(),
+    };
+    for err in [
+        brain.write("n", "", None).unwrap_err(),
+        brain.write_keeping("n", "\n", None).unwrap_err(),
+        brain.edit("n", &wipe, None).unwrap_err(),
+        brain
+            .edit("blank", &Edit::Append("  ".into()), None)
+            .unwrap_err(),
+    ] {
+        assert_eq!(err.code(), "empty_note", "{err}");
+    }
+    assert_eq!(s.files(), before);
+    assert_eq!(brain.read("n").unwrap().text, "keep me\n");
+}
+
 #[rstest]
 #[case::old_alone(Some("a"), None, None)]
 #[case::new_alone(None, Some("b"), None)]
