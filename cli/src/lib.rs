@@ -95,6 +95,15 @@ pub use zone::{Zone, named_zone, system_zone};
 /// default; a test checks the two agree). `doctor` says whether the installed one matches.
 pub const CLAUDE_CODE_VERSION: &str = claude_code_version!();
 
+/// The version and the git commit it was built from: what `notesoup mcp` says it is (its
+/// clients need not be Claude Code's).
+pub const BUILD_TEXT: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("NOTESOUP_GIT_COMMIT"),
+    ")"
+);
+
 /// `notesoup --version`: the version, the git commit it was built from (`unknown` without
 /// git, see `build.rs`) and the Claude Code version it is built for.
 pub const VERSION_TEXT: &str = concat!(

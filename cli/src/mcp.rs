@@ -12,7 +12,7 @@ use notesoup_app::AppError;
 use notesoup_app::notes::{BrainSummary, summary};
 
 use crate::args::McpArgs;
-use crate::{CliError, EXIT_OK, Env, VERSION_TEXT};
+use crate::{BUILD_TEXT, CliError, EXIT_OK, Env};
 
 /// Runs `notesoup mcp` until the client closes stdin.
 pub(crate) fn run(args: &McpArgs, env: &Env) -> Result<u8, CliError> {
@@ -59,7 +59,7 @@ const WAITING: &str = "It waits for an MCP client's JSON-RPC on stdin: a client 
 /// The start line: `notesoup mcp <version>: the brain of <project> (<n> notes, in <dir>)`.
 pub(crate) fn banner(brain: &BrainSummary) -> String {
     format!(
-        "notesoup mcp {VERSION_TEXT}: the brain of {} ({}, in {})",
+        "notesoup mcp {BUILD_TEXT}: the brain of {} ({}, in {})",
         brain.project.display(),
         notes_count(brain.notes),
         brain.dir.display()

@@ -126,11 +126,14 @@ fn the_start_line_names_the_version_the_brain_and_its_notes() {
     let brain = notesoup_notes::Brain::open(&scratch.store(), &project).unwrap();
     let want = format!(
         "notesoup mcp {}: the brain of {} (0 notes, in {})\n",
-        notesoup_cli::VERSION_TEXT,
+        notesoup_cli::BUILD_TEXT,
         project.display(),
         brain.dir().display()
     );
     assert_eq!(stderr, want);
+    // Its clients are Codex and other agents as often as Claude Code: it does not say
+    // which Claude Code it was built for (`--version` and `doctor` do).
+    assert!(!stderr.contains("Claude Code"), "{stderr}");
     scratch.note("plan", "ship it\n");
     let out = serve(&scratch, &[], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
