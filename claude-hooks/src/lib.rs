@@ -36,7 +36,7 @@
 //!     fn session(&self) -> &str { "s" }
 //!     fn transcript_window(&mut self) -> Option<u32> { None }
 //!     fn cap_command(&mut self, _args: &str) -> Result<CapAsk, String> { Ok(CapAsk::Show) }
-//!     fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String { "cap: none".into() }
+//!     fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>, _removed: bool) -> String { "cap: none".into() }
 //! }
 //!
 //! let hook: Hook = serde_json::from_str(

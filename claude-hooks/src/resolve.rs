@@ -42,6 +42,7 @@ pub trait Resolve {
     /// them (a refused command changes nothing).
     fn cap_command(&mut self, args: &str) -> Result<CapAsk, String>;
     /// The line answering `/notesoup`: the cap the flow keeps (`None`: none), the points
-    /// under it and window `ordinal` (`None`: not started yet).
-    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String;
+    /// under it and window `ordinal` (`None`: not started yet); `removed`: this command
+    /// took away the cap the flow kept, which the answer says first.
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>, removed: bool) -> String;
 }

@@ -417,12 +417,14 @@ impl Call<'_> {
         match resolve.cap_command(args) {
             Err(refused) => fx.push(Effect::Report { text: refused }),
             Ok(ask) => {
+                let had = self.flow.snapshot().cap.is_some();
                 if let CapAsk::Set(cap) = ask {
                     fx.extend(self.traced(Event::CapChanged { cap }));
                 }
                 let snap = self.flow.snapshot();
+                let removed = had && snap.cap.is_none();
                 fx.push(Effect::Report {
-                    text: resolve.cap_status(snap.cap, snap.ordinal),
+                    text: resolve.cap_status(snap.cap, snap.ordinal, removed),
                 });
             }
         }

@@ -37,7 +37,7 @@
 //!     fn unreset_boot(&mut self) -> Result<String, String> { Ok("<notesoup-boot window=\"pi:s:0\">\nnotes\n</notesoup-boot>".into()) }
 //!     fn session(&self) -> &str { "s" }
 //!     fn cap_command(&mut self, _args: &str) -> Result<CapAsk, String> { Ok(CapAsk::Show) }
-//!     fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String { "cap: none".into() }
+//!     fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>, _removed: bool) -> String { "cap: none".into() }
 //! }
 //!
 //! // The first prompt: nothing kept on the branch, so window 0's boot joins the system prompt.

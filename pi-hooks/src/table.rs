@@ -536,12 +536,14 @@ impl Call<'_> {
         match resolve.cap_command(args) {
             Err(refused) => self.fx.push(Effect::Report { text: refused }),
             Ok(ask) => {
+                let had = self.flow.snapshot().cap.is_some();
                 if let CapAsk::Set(cap) = ask {
                     self.send(Event::CapChanged { cap });
                 }
                 let snap = self.flow.snapshot();
+                let removed = had && snap.cap.is_none();
                 self.fx.push(Effect::Report {
-                    text: resolve.cap_status(snap.cap, snap.ordinal),
+                    text: resolve.cap_status(snap.cap, snap.ordinal, removed),
                 });
             }
         }

@@ -92,7 +92,7 @@ impl Resolve for World {
             )),
         }
     }
-    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String {
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>, _removed: bool) -> String {
         format!("cap {cap:?} window {ordinal:?}")
     }
 }

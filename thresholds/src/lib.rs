@@ -94,7 +94,7 @@ pub use pi::{
     PiInputs, PiModelOverride, PiSettings, Slot, pi_margins, resolve_pi,
 };
 pub use policy::{NativeSource, Policy, Unit, fill_below, resolve};
-pub use status::{cap_status, pi_cap_status};
+pub use status::{CAP_REMOVED, cap_status, pi_cap_status};
 
 /// Claude's cap on the output reserve `R`.
 pub const OUTPUT_RESERVE_MAX: u64 = 20_000;

@@ -12,6 +12,9 @@ use crate::{
     resolve_pi,
 };
 
+/// The line `/notesoup cap off` answers first when it took a cap away (the status follows).
+pub const CAP_REMOVED: &str = "Cap removed: the window's own points apply again.";
+
 /// The lines answering `/notesoup`: the fill (`context`, read now; `None`: the usage's in
 /// `inputs`) against the points of `inputs`, the points, the cap `inputs` carry and
 /// `window`, the window id (`None`: not started yet).

@@ -276,7 +276,7 @@ impl Resolve for PiWorld<'_> {
         }
     }
 
-    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String {
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>, removed: bool) -> String {
         let window = ordinal
             .and_then(|n| WindowId::new(Host::Pi.name(), self.session, n).ok())
             .map(|w| w.to_string());
@@ -295,7 +295,11 @@ impl Resolve for PiWorld<'_> {
                 window.as_deref().unwrap_or("not started yet")
             ),
         };
-        format!("{status}\n{}", brain_line(self.ctx, self.place))
+        format!(
+            "{}{status}\n{}",
+            super::world::removed_line(removed),
+            brain_line(self.ctx, self.place)
+        )
     }
 }
 

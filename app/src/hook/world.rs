@@ -142,7 +142,7 @@ impl Resolve for World<'_> {
         }
     }
 
-    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>) -> String {
+    fn cap_status(&mut self, cap: Option<u64>, ordinal: Option<u32>, removed: bool) -> String {
         let window = ordinal
             .and_then(|n| WindowId::new(self.host.name(), self.session, n).ok())
             .map(|w| w.to_string());
@@ -153,7 +153,11 @@ impl Resolve for World<'_> {
                 cap_status(inputs, context, window.as_deref())
             })
         });
-        format!("{status}\n{}", brain_line(self.ctx, self.place))
+        format!(
+            "{}{status}\n{}",
+            removed_line(removed),
+            brain_line(self.ctx, self.place)
+        )
     }
 }
 
@@ -218,6 +222,16 @@ fn folder(place: &Place) -> Result<&str, String> {
         .cwd
         .as_deref()
         .ok_or_else(|| "the hook sent no `cwd`".to_owned())
+}
+
+/// [`notesoup_thresholds::CAP_REMOVED`] and a line break when `removed`, else nothing: what
+/// a `/notesoup` answer opens with.
+pub(super) fn removed_line(removed: bool) -> String {
+    if removed {
+        format!("{}\n", notesoup_thresholds::CAP_REMOVED)
+    } else {
+        String::new()
+    }
 }
 
 /// `/notesoup`'s brain line: how many notes the brain of the session's folder holds.

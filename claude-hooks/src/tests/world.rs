@@ -62,7 +62,7 @@ impl Resolve for World {
     fn cap_command(&mut self, args: &str) -> Result<CapAsk, String> {
         Err(format!("no `/notesoup {args}` in these tests"))
     }
-    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>) -> String {
+    fn cap_status(&mut self, _cap: Option<u64>, _ordinal: Option<u32>, _removed: bool) -> String {
         String::new()
     }
 }

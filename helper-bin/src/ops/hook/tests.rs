@@ -594,10 +594,20 @@ fn the_cap_command_is_one_call_a_refused_cap_changes_nothing() {
     let usage = cap("bogus");
     assert!(effect_text(&usage, 0).starts_with("usage: /notesoup"));
     let off = cap("cap off");
+    let text = effect_text(&off, 0);
     assert!(
-        effect_text(&off, 0).contains("\nCap: none ("),
+        text.starts_with("Cap removed: the window's own points apply again.\nContext: ")
+            && text.contains("\nCap: none ("),
         "{}",
         off.reply
+    );
+    // With no cap to take away, `cap off` says only that there is none.
+    let again = cap("cap off");
+    let text = effect_text(&again, 0);
+    assert!(
+        text.starts_with("Context: ") && text.contains("\nCap: none ("),
+        "{}",
+        again.reply
     );
     // A new process: the cap lives as long as the process that set it.
     cap("cap 100k");
