@@ -247,6 +247,25 @@ fn get_context_remaining_counts_under_this_processs_cap() {
     );
 }
 
+/// `/notesoup cap off` in Pi says first that the cap was removed (when there was one).
+#[test]
+fn cap_off_says_the_cap_was_removed() {
+    let (dir, ctx) = scratch("cap-off");
+    let command = |args: &str| {
+        let event = json!({"event": "command", "facts": {"command": "notesoup", "args": args}});
+        let reply = send(&dir, &ctx, "p1", &event, json!(50000));
+        reply["effects"][0]["text"].as_str().unwrap().to_owned()
+    };
+    assert!(command("cap 180k").starts_with("Context: "));
+    let off = command("cap off");
+    assert!(
+        off.starts_with("Cap removed: ") && off.contains("\nCap: none ("),
+        "{off}"
+    );
+    let again = command("cap off");
+    assert!(again.starts_with("Context: "), "{again}");
+}
+
 /// The text of `plugins/pi/spec.ts`: the tools and commands as the Pi extension registers
 /// them, rendered from `tools::specs`, `tools::commands` and [`super::CONTEXT_REMAINING`]
 /// so the schemas are written once.
