@@ -45,6 +45,8 @@
 //! - No update is lost: a change carrying a version is applied only if the note is still at
 //!   that version ([`NotesError::VersionConflict`]).
 //! - A refusal changes nothing on disk, a full disk included.
+//! - A change never leaves a note blank (empty or only whitespace,
+//!   [`NotesError::Empty`]): deleting a note is [`Brain::delete`], which keeps it.
 //! - The store never leaves itself: a name is `a-z 0-9 - _` segments joined by `/`, and
 //!   below the store root nothing is opened through a link, only regular files are read,
 //!   nothing blocks, and at most [`MAX_BRAIN_BYTES`] is read per note file.
