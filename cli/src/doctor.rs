@@ -13,6 +13,7 @@ mod harness;
 mod helper;
 mod pi;
 mod pi_copies;
+mod pi_trust;
 mod process;
 mod settings;
 mod time;

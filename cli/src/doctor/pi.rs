@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use notesoup_thresholds::{PiInputs, ThresholdError, pi_margins, resolve_pi};
 
 use super::helper::{helper_runs, named_helper, platform_helper};
-use super::pi_copies::PACKAGE;
+use super::pi_copies::{Kind, PACKAGE, Places};
+use super::pi_trust;
 use super::process::on_path;
 use super::settings::{invalid_margins, margins_in_force};
 use super::{Check, Status, built_from, check};
@@ -22,6 +23,8 @@ enum Installed {
     Npm(PathBuf),
     /// Named in the `extensions` list of Pi's settings (a checkout's `plugins/pi`).
     Listed(PathBuf),
+    /// `pi install -l npm:@notesoup/pi` in a project Pi trusts: in the project's npm folder.
+    Project(PathBuf),
 }
 
 /// The extension (`pi`), its helper (`pi-helper`) and Pi's settings as notesoup reads them
@@ -137,38 +140,27 @@ fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
         ));
         return;
     };
-    let link = agent.join("extensions/notesoup");
-    let npm = agent.join("npm/node_modules").join(PACKAGE);
-    let loaded = super::pi_copies::copies(read, &link, &npm, listed_extension(read));
+    let places = Places::new(&agent, env.cwd(), listed_extension(read));
+    let loaded = super::pi_copies::copies(read, &places);
     if loaded.len() > 1 {
         checks.extend(super::pi_copies::twice(&pi, &loaded));
         return;
     }
-    let installed = if link.join("index.ts").is_file() {
-        Installed::Linked(link)
-    } else if npm.join("index.ts").is_file() {
-        Installed::Npm(npm)
-    } else if let Some(listed) = listed_extension(read) {
-        Installed::Listed(listed)
+    let waiting = super::pi_copies::waiting(read, &places);
+    if let (None, Some(waiting)) = (loaded.first(), &waiting) {
+        checks.push(pi_trust::only_waiting(&pi, waiting, read.trusted, &places));
+        return;
+    }
+    let installed = if places.link.join("index.ts").is_file() {
+        Installed::Linked(places.link.clone())
+    } else if loaded.iter().any(|c| c.kind == Kind::ProjectNpm) {
+        Installed::Project(places.project_npm.clone())
+    } else if places.npm.join("index.ts").is_file() {
+        Installed::Npm(places.npm.clone())
+    } else if let Some(listed) = &places.listed {
+        Installed::Listed(listed.clone())
     } else {
-        checks.push(check(
-            "pi",
-            Status::Warn,
-            format!(
-                "{pi}, but no notesoup extension at {} or {}, nor in the extensions of {} (one given with `pi -e` is not seen here)",
-                link.display(),
-                npm.display(),
-                agent.join("settings.json").display()
-            ),
-            Some(match built_from() {
-                Some(checkout) => format!(
-                    "pi install npm:{PACKAGE}, or run {0}/scripts/install (it links {1} to {0}/plugins/pi)",
-                    checkout.display(),
-                    link.display()
-                ),
-                None => format!("pi install npm:{PACKAGE}"),
-            }),
-        ));
+        checks.push(no_extension(&pi, &agent, &places));
         return;
     };
     let (folder, how, fix) = match &installed {
@@ -198,15 +190,62 @@ fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
             "installed from npm",
             format!("reinstall: pi install npm:{PACKAGE} (npm brings the helper for this machine)"),
         ),
+        Installed::Project(folder) => (
+            folder,
+            "installed from npm into this project",
+            format!(
+                "reinstall: cd {} && pi install -l npm:{PACKAGE} (npm brings the helper for this machine)",
+                places.project.display()
+            ),
+        ),
     };
-    checks.push(check(
-        "pi",
-        Status::Ok,
-        format!("the Pi extension is at {} ({how})", folder.display()),
-        None,
-    ));
+    let line = match (&waiting, loaded.first()) {
+        (Some(waiting), Some(one)) => pi_trust::conflict_ahead(&pi, one, waiting, &places)
+            .unwrap_or_else(|| ok_line(folder, how, &pi_trust::note(waiting, &places))),
+        _ => ok_line(folder, how, ""),
+    };
+    checks.push(line);
     let (helper, fix) = named_helper(env).unwrap_or_else(|| (extension_helper(env, folder), fix));
     checks.push(helper_runs(env, "pi-helper", &helper, fix));
+}
+
+/// The `pi` line when Pi finds no copy anywhere doctor looks: the install commands.
+fn no_extension(pi: &str, agent: &Path, places: &Places) -> Check {
+    let Places {
+        link,
+        npm,
+        project_npm,
+        ..
+    } = places;
+    check(
+        "pi",
+        Status::Warn,
+        format!(
+            "{pi}, but no notesoup extension at {}, {} or {}, nor in the extensions of {} (one given with `pi -e` is not seen here)",
+            link.display(),
+            npm.display(),
+            project_npm.display(),
+            agent.join("settings.json").display()
+        ),
+        Some(match built_from() {
+            Some(checkout) => format!(
+                "pi install npm:{PACKAGE}, or run {0}/scripts/install (it links {1} to {0}/plugins/pi)",
+                checkout.display(),
+                link.display()
+            ),
+            None => format!("pi install npm:{PACKAGE}"),
+        }),
+    )
+}
+
+/// The `pi` line of the one copy Pi loads (`note`: what it adds about the project's copy).
+fn ok_line(folder: &Path, how: &str, note: &str) -> Check {
+    check(
+        "pi",
+        Status::Ok,
+        format!("the Pi extension is at {} ({how}){note}", folder.display()),
+        None,
+    )
 }
 
 /// The helper the extension runs when `NOTESOUP_HELPER` is not set, in its order

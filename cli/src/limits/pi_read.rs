@@ -26,7 +26,8 @@ pub(crate) struct PiRead {
     /// The global file, then the project's.
     pub(crate) files: Vec<Layer>,
     /// Whether Pi trusts the project (`trust.json`, the nearest folder decided): it reads
-    /// the project's settings only then. `None`: undecided (Pi asks, or `--approve`).
+    /// the project's settings and packages only then. `None`: undecided (Pi asks at start,
+    /// or `--approve`).
     pub(crate) trusted: Option<bool>,
     /// The files merged as Pi merges them for this project.
     pub(crate) settings: PiSettings,
@@ -102,12 +103,13 @@ impl PiRead {
             .collect()
     }
 
-    /// The sources the `packages` lists of the settings Pi reads name (a string, or an
-    /// object's `source`), as `pi install` writes them (`npm:@notesoup/pi`).
-    pub(crate) fn packages(&self) -> Vec<String> {
+    /// The sources the `packages` list of one settings file names (`source` `global` or
+    /// `project`; a string, or an object's `source`), as `pi install` writes them
+    /// (`npm:@notesoup/pi`), whether Pi reads that file or not.
+    pub(crate) fn packages(&self, source: &str) -> Vec<String> {
         self.files
             .iter()
-            .filter(|(f, _)| f.source != "project" || self.trusted == Some(true))
+            .filter(|(f, _)| f.source == source)
             .flat_map(|(f, _)| {
                 f.value
                     .as_ref()

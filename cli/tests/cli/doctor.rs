@@ -1026,3 +1026,147 @@ fn doctor_keeps_a_bounded_share_of_a_programs_output() {
         run.stdout
     );
 }
+
+/// `pi install -l npm:@notesoup/pi` as Pi 1.6.0 lays it out (measured): the package in
+/// `<project>/.pi/npm/node_modules/@notesoup/pi`, and `"packages": ["npm:@notesoup/pi"]` in
+/// `<project>/.pi/settings.json`; the project is the folder Pi starts in (doctor's cwd,
+/// `project/sub` here).
+fn project_pi_copy(world: &World) -> PathBuf {
+    let project = world.path("project/sub");
+    let copy = project.join(".pi/npm/node_modules/@notesoup/pi");
+    fs::create_dir_all(copy.join("bin")).unwrap();
+    fs::write(copy.join("index.ts"), "// runs notesoup-helper\n").unwrap();
+    fs::write(
+        copy.join("bin/notesoup-helper"),
+        helper_answering(env!("CARGO_PKG_VERSION")),
+    )
+    .unwrap();
+    make_executable(&copy.join("bin/notesoup-helper"));
+    fs::write(
+        project.join(".pi/settings.json"),
+        r#"{"packages": ["npm:@notesoup/pi"]}"#,
+    )
+    .unwrap();
+    project
+}
+
+/// Pi's trust decision for `project` as `/trust` saves it: `<agent>/trust.json`, the
+/// project's real path to `true` or `false`.
+fn trust_pi_project(world: &World, project: &Path, trusted: bool) {
+    let key = fs::canonicalize(project).unwrap();
+    fs::write(
+        world.path("pi-agent/trust.json"),
+        serde_json::json!({ key.to_str().unwrap(): trusted }).to_string(),
+    )
+    .unwrap();
+}
+
+/// A project copy (`pi install -l`) in a project Pi does not trust: Pi 1.6.0 ignores the
+/// project's `.pi` packages, so doctor names that copy and how to trust the project (Pi's
+/// prompt when undecided, `/trust` when "Do not trust" is saved); trusted, it is the copy
+/// Pi loads (walkthrough: doctor named only the global folders).
+#[test]
+fn doctor_names_a_project_pi_extension_waiting_for_trust() {
+    let mut world = World::new("doctor-pi-project");
+    with_pi(&mut world);
+    fs::create_dir_all(world.path("pi-agent")).unwrap();
+    project_pi_copy(&world);
+    let project = world.path("project/sub");
+    let pi_line = |run: &Run| {
+        run.stdout
+            .lines()
+            .skip_while(|l| !l.contains(" pi "))
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        pi_line(&run).starts_with("warn pi ")
+            && pi_line(&run).contains("loads no notesoup extension here: this project's copy [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi (`pi install -l`) waits until Pi trusts [TMP]/project/sub")
+            && pi_line(&run).contains("fix: start pi in [TMP]/project/sub and choose Trust at its \"Trust project folder?\" prompt"),
+        "{}",
+        run.stdout
+    );
+    trust_pi_project(&world, &project, false);
+    let run = world.run(&["doctor"]);
+    assert!(
+        pi_line(&run).starts_with("warn pi ")
+            && pi_line(&run)
+                .contains("fix: in pi started in [TMP]/project/sub, run /trust and choose Trust"),
+        "{}",
+        run.stdout
+    );
+    trust_pi_project(&world, &project, true);
+    let run = world.run(&["doctor"]);
+    assert!(
+        pi_line(&run).starts_with("ok   pi        the Pi extension is at [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi (installed from npm into this project)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        pi_helper_line(&run).starts_with("ok   pi-helper"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A project copy beside a global one. scripts/install's link: once Pi trusts the project
+/// it loads both and refuses to start (measured: `Tool "notesoup_notes_list" conflicts
+/// with .../extensions/notesoup/index.ts`), so doctor fails naming both, with the command
+/// that removes each; untrusted, it warns of that ahead. The global npm package: Pi 1.6.0
+/// keeps one package of a name, the project's (measured: 10 tools, Pi starts), so that is ok.
+#[test]
+fn doctor_fails_a_trusted_project_pi_extension_beside_a_global_one() {
+    let mut world = World::new("doctor-pi-project-twice");
+    with_pi(&mut world);
+    let agent = world.path("pi-agent");
+    let link = agent.join("extensions/notesoup");
+    fs::create_dir_all(&link).unwrap();
+    fs::write(link.join("index.ts"), "// runs notesoup-helper\n").unwrap();
+    let project = project_pi_copy(&world);
+    let run = world.run(&["doctor"]);
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("warn pi ")
+            && run.stdout.contains("loads the notesoup extension at [TMP]/pi-agent/extensions/notesoup; this project's copy [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi (`pi install -l`) waits until Pi trusts [TMP]/project/sub, and then Pi loads both")
+            && run.stdout.contains("fix: keep one: cd [TMP]/project/sub && pi remove -l --approve npm:@notesoup/pi, or rm [TMP]/pi-agent/extensions/notesoup"),
+        "{}",
+        run.stdout
+    );
+    trust_pi_project(&world, &project, true);
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert_every_problem_has_a_fix(&run);
+    assert!(
+        run.stdout.contains("fail pi ")
+            && run.stdout.contains("loads the notesoup extension twice: [TMP]/pi-agent/extensions/notesoup and [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi")
+            && run.stdout.contains("fix: keep one: rm [TMP]/pi-agent/extensions/notesoup, or cd [TMP]/project/sub && pi remove -l npm:@notesoup/pi"),
+        "{}",
+        run.stdout
+    );
+    // The global npm package instead of the link: one package to Pi, the project's kept.
+    fs::remove_dir_all(&link).unwrap();
+    let npm = agent.join("npm/node_modules/@notesoup/pi");
+    fs::create_dir_all(&npm).unwrap();
+    fs::write(npm.join("index.ts"), "// runs notesoup-helper\n").unwrap();
+    fs::write(
+        agent.join("settings.json"),
+        r#"{"packages": ["npm:@notesoup/pi"]}"#,
+    )
+    .unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("ok   pi        the Pi extension is at [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi (installed from npm into this project)"),
+        "{}",
+        run.stdout
+    );
+    fs::remove_file(agent.join("trust.json")).unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("ok   pi        the Pi extension is at [TMP]/pi-agent/npm/node_modules/@notesoup/pi (installed from npm); this project's copy [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi (`pi install -l`) waits until Pi trusts [TMP]/project/sub, then Pi loads it instead"),
+        "{}",
+        run.stdout
+    );
+}
