@@ -25,9 +25,9 @@ pub(crate) type Layer = (SettingsFile, Option<PiSettings>);
 pub(crate) struct PiRead {
     /// The global file, then the project's.
     pub(crate) files: Vec<Layer>,
-    /// Whether Pi trusts the project (`trust.json`, the nearest folder decided): it reads
-    /// the project's settings and packages only then. `None`: undecided (Pi asks at start,
-    /// or `--approve`).
+    /// Whether Pi trusts the project (`trust.json`, the nearest folder decided; else the
+    /// global settings' `defaultProjectTrust`): it reads the project's settings and packages
+    /// only then. `None`: undecided (Pi asks at start, or `--approve`).
     pub(crate) trusted: Option<bool>,
     /// The files merged as Pi merges them for this project.
     pub(crate) settings: PiSettings,
@@ -41,7 +41,13 @@ impl PiRead {
             files.push(layer("global", agent.join("settings.json")));
         }
         files.push(layer("project", project.join(".pi/settings.json")));
-        let trusted = agent.as_deref().and_then(|a| trusted(a, project));
+        let trusted = agent
+            .as_deref()
+            .and_then(|a| trusted(a, project))
+            .or_else(|| {
+                let (global, _) = files.iter().find(|(f, _)| f.source == "global")?;
+                default_trust(global.value.as_ref()?)
+            });
         let get = |source: &str| {
             files
                 .iter()
@@ -161,6 +167,16 @@ fn trusted(agent: &Path, project: &Path) -> Option<bool> {
     start
         .ancestors()
         .find_map(|dir| data.get(dir.to_str()?)?.as_bool())
+}
+
+/// The global settings' `defaultProjectTrust` when it decides: `always` trusts a project
+/// `trust.json` does not decide, `never` does not (Pi's default, `ask`, asks at start).
+fn default_trust(global: &Value) -> Option<bool> {
+    match global.get("defaultProjectTrust")?.as_str()? {
+        "always" => Some(true),
+        "never" => Some(false),
+        _ => None,
+    }
 }
 
 /// The window of `model` (`provider/id`) that `<agent>/models.json` gives: the provider's

@@ -1170,3 +1170,38 @@ fn doctor_fails_a_trusted_project_pi_extension_beside_a_global_one() {
         run.stdout
     );
 }
+
+/// Pi's `defaultProjectTrust` in its global settings decides a project `trust.json` does
+/// not (measured with Pi 1.6.0: `always` loaded the project's copy with no trust entry, a
+/// saved `false` still won over it): `always` makes the project copy the one Pi loads,
+/// `never` leaves it waiting, with `/trust` as the way (Pi does not ask then).
+#[test]
+fn doctor_takes_pis_default_project_trust() {
+    let mut world = World::new("doctor-pi-default-trust");
+    with_pi(&mut world);
+    fs::create_dir_all(world.path("pi-agent")).unwrap();
+    let project = project_pi_copy(&world);
+    let settings = world.path("pi-agent/settings.json");
+    fs::write(&settings, r#"{"defaultProjectTrust": "always"}"#).unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("ok   pi        the Pi extension is at [TMP]/project/sub/.pi/npm/node_modules/@notesoup/pi (installed from npm into this project)"),
+        "{}",
+        run.stdout
+    );
+    trust_pi_project(&world, &project, false);
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("warn pi ") && run.stdout.contains("run /trust and choose Trust"),
+        "{}",
+        run.stdout
+    );
+    fs::remove_file(world.path("pi-agent/trust.json")).unwrap();
+    fs::write(&settings, r#"{"defaultProjectTrust": "never"}"#).unwrap();
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("warn pi ") && run.stdout.contains("run /trust and choose Trust"),
+        "{}",
+        run.stdout
+    );
+}
