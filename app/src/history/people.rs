@@ -456,8 +456,32 @@ pub fn search(
     super::parallel::in_order(
         &chosen,
         |c| one(c.found),
+        weight,
         &mut |done| progress(done, total),
         &mut hand_on,
     );
     report
+}
+
+/// What one session's search answer holds, in bytes: its documents' texts (a session that
+/// holds no match, most of them, weighs nothing), so the workers may run on past a large
+/// session still being searched while what waits behind it stays small.
+fn weight(answer: &Result<Option<DocPage>, String>) -> u64 {
+    let bytes = match answer {
+        Ok(Some(page)) => page
+            .documents
+            .iter()
+            .map(|d| {
+                let tool = d.tool.as_ref().map_or(0, |t| {
+                    t.name.as_ref().map_or(0, String::len)
+                        + t.input.as_ref().map_or(0, String::len)
+                        + t.result.as_ref().map_or(0, |r| r.text.len())
+                });
+                std::mem::size_of_val(d) + d.text.len() + d.window.len() + tool
+            })
+            .sum(),
+        Ok(None) => 0,
+        Err(why) => why.len(),
+    };
+    u64::try_from(bytes).unwrap_or(u64::MAX)
 }
