@@ -15,18 +15,6 @@ use super::{Check, Status, built_from, check};
 use crate::Env;
 use crate::limits::pi_read::{PiRead, models_window};
 
-/// How the extension came to be where Pi loads it.
-enum Installed {
-    /// `scripts/install`'s link in Pi's extensions folder (a checkout's `plugins/pi`).
-    Linked(PathBuf),
-    /// `pi install npm:@notesoup/pi`: in Pi's npm folder, the platform package beside it.
-    Npm(PathBuf),
-    /// Named in the `extensions` list of Pi's settings (a checkout's `plugins/pi`).
-    Listed(PathBuf),
-    /// `pi install -l npm:@notesoup/pi` in a project Pi trusts: in the project's npm folder.
-    Project(PathBuf),
-}
-
 /// The extension (`pi`), its helper (`pi-helper`) and Pi's settings as notesoup reads them
 /// (`settings`), when Pi is here at all (`$PI`, `pi` on PATH, or Pi's folder); a machine
 /// without Pi skips them.
@@ -151,22 +139,16 @@ fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
         checks.push(pi_trust::only_waiting(&pi, waiting, read.trusted, &places));
         return;
     }
-    let installed = if places.link.join("index.ts").is_file() {
-        Installed::Linked(places.link.clone())
-    } else if loaded.iter().any(|c| c.kind == Kind::ProjectNpm) {
-        Installed::Project(places.project_npm.clone())
-    } else if places.npm.join("index.ts").is_file() {
-        Installed::Npm(places.npm.clone())
-    } else if let Some(listed) = &places.listed {
-        Installed::Listed(listed.clone())
-    } else {
+    // The one copy Pi loads, as `copies` found it (an npm folder no settings name is not
+    // loaded: `pi remove` leaves it so).
+    let Some(one) = loaded.first() else {
         checks.push(no_extension(&pi, &agent, &places));
         return;
     };
-    let (folder, how, fix) = match &installed {
-        Installed::Linked(folder) | Installed::Listed(folder) => (
-            folder,
-            if matches!(installed, Installed::Linked(_)) {
+    let folder = &one.folder;
+    let (how, fix) = match one.kind {
+        Kind::Linked | Kind::Listed => (
+            if one.kind == Kind::Linked {
                 "linked"
             } else {
                 "in the extensions of Pi's settings.json"
@@ -185,13 +167,11 @@ fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
                 }
             },
         ),
-        Installed::Npm(folder) => (
-            folder,
+        Kind::Npm => (
             "installed from npm",
             format!("reinstall: pi install npm:{PACKAGE} (npm brings the helper for this machine)"),
         ),
-        Installed::Project(folder) => (
-            folder,
+        Kind::ProjectNpm => (
             "installed from npm into this project",
             format!(
                 "reinstall: cd {} && pi install -l npm:{PACKAGE} (npm brings the helper for this machine)",
@@ -199,10 +179,10 @@ fn extension_check(env: &Env, read: &PiRead, checks: &mut Vec<Check>) {
             ),
         ),
     };
-    let line = match (&waiting, loaded.first()) {
-        (Some(waiting), Some(one)) => pi_trust::conflict_ahead(&pi, one, waiting, &places)
+    let line = match &waiting {
+        Some(waiting) => pi_trust::conflict_ahead(&pi, one, waiting, &places)
             .unwrap_or_else(|| ok_line(folder, how, &pi_trust::note(waiting, &places))),
-        _ => ok_line(folder, how, ""),
+        None => ok_line(folder, how, ""),
     };
     checks.push(line);
     let (helper, fix) = named_helper(env).unwrap_or_else(|| (extension_helper(env, folder), fix));
@@ -221,7 +201,7 @@ fn no_extension(pi: &str, agent: &Path, places: &Places) -> Check {
         "pi",
         Status::Warn,
         format!(
-            "{pi}, but no notesoup extension at {}, {} or {}, nor in the extensions of {} (one given with `pi -e` is not seen here)",
+            "{pi}, but it loads no notesoup extension: none at {}, none at {} or {} that the packages of its settings name, none in the extensions of {} (one given with `pi -e` is not seen here)",
             link.display(),
             npm.display(),
             project_npm.display(),

@@ -388,6 +388,19 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
     let npm = world.path("pi-agent/npm/node_modules/@notesoup");
     fs::create_dir_all(npm.join("pi")).unwrap();
     fs::write(npm.join("pi/index.ts"), "export default () => {};\n").unwrap();
+    // Its folder alone, no settings naming the package (what `pi remove` leaves): Pi does
+    // not load it, and doctor does not say it does.
+    let run = world.run(&["doctor"]);
+    assert!(
+        run.stdout.contains("warn pi ") && run.stdout.contains("loads no notesoup extension"),
+        "{}",
+        run.stdout
+    );
+    fs::write(
+        world.path("pi-agent/settings.json"),
+        r#"{"packages": ["npm:@notesoup/pi"]}"#,
+    )
+    .unwrap();
     let run = world.run(&["doctor"]);
     assert!(run.stdout.contains("ok   pi "), "{}", run.stdout);
     assert!(
@@ -427,7 +440,9 @@ fn doctor_checks_the_pi_extension_when_pi_is_here() {
         "{}",
         run.stdout
     );
-    // scripts/install's link is looked at first, its staged helper beside it.
+    // scripts/install's link, its staged helper beside it (the npm package removed with
+    // `pi remove`, which leaves its folder: with both, Pi would not start).
+    fs::write(world.path("pi-agent/settings.json"), r#"{"packages": []}"#).unwrap();
     let ext = world.path("pi-agent/extensions/notesoup");
     fs::create_dir_all(ext.join("bin")).unwrap();
     fs::write(ext.join("index.ts"), "export default () => {};\n").unwrap();
@@ -519,8 +534,9 @@ fn doctor_checks_pi_by_its_folder_when_pi_is_not_on_path() {
     world.set("PI_CODING_AGENT_DIR", agent.to_str().unwrap());
     let run = world.run(&["doctor"]);
     assert!(
-        run.stdout
-            .contains("warn pi        Pi's folder [TMP]/pi-agent, but no notesoup extension"),
+        run.stdout.contains(
+            "warn pi        Pi's folder [TMP]/pi-agent, but it loads no notesoup extension"
+        ),
         "{}",
         run.stdout
     );
