@@ -9,17 +9,24 @@ use super::process::{is_executable, on_path, process, run_bounded, said_line};
 use super::{Check, Status, built_from, check};
 use crate::{CLAUDE_CODE_VERSION, Env};
 
-/// Claude Code found (`$CLAUDE`, else `claude` on PATH) and its version the one notesoup
-/// targets. Returns the binary.
+/// Claude Code found (`$CLAUDE`, else `claude` on PATH, else where Claude Code installs
+/// itself: [`installed_claude`]) and its version the one notesoup targets. Returns the
+/// binary.
 pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf> {
+    let mut where_from = "";
     let found = env
         .var_set("CLAUDE")
         .map(PathBuf::from)
-        .or_else(|| on_path(env, "claude"));
+        .or_else(|| on_path(env, "claude"))
+        .or_else(|| {
+            let (bin, how) = installed_claude(env)?;
+            where_from = how;
+            Some(bin)
+        });
     let cached = fetched_claude(env);
     let fetched = cached.clone().filter(|p| is_executable(p));
     let Some(bin) = found.clone().or_else(|| fetched.clone()) else {
-        checks.push(not_found(cached.as_deref(), uses_claude(env)));
+        checks.push(not_found(env, cached.as_deref(), uses_claude(env)));
         return None;
     };
     if found.is_none() {
@@ -87,7 +94,7 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
         checks.push(check(
             "claude",
             Status::Ok,
-            format!("Claude Code {number} at {}", bin.display()),
+            format!("Claude Code {number} at {}{where_from}", bin.display()),
             None,
         ));
     } else {
@@ -95,7 +102,7 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
             "claude",
             Status::Warn,
             format!(
-                "Claude Code {number} at {}: untested with notesoup, which is tested with {CLAUDE_CODE_VERSION} (its hooks and transcript format may differ)",
+                "Claude Code {number} at {}{where_from}: untested with notesoup, which is tested with {CLAUDE_CODE_VERSION} (its hooks and transcript format may differ)",
                 bin.display()
             ),
             Some(format!(
@@ -105,6 +112,42 @@ pub(super) fn claude_check(env: &Env, checks: &mut Vec<Check>) -> Option<PathBuf
         ));
     }
     Some(bin)
+}
+
+/// Claude Code where it installs itself when it is not on this PATH, with how it gets run
+/// from there: the npm-local install (`<config dir>/local/claude`, run through the shell
+/// alias `alias claude="~/.claude/local/claude"` that Claude Code's own doctor asks for, so
+/// never on PATH) and the native install (`~/.local/bin/claude`, on the person's PATH but
+/// not always on the one doctor runs with: cron, an editor's task runner). Claude Code
+/// 2.1.319 names both.
+fn installed_claude(env: &Env) -> Option<(PathBuf, &'static str)> {
+    install_places(env)
+        .into_iter()
+        .find(|(bin, _)| is_executable(bin))
+}
+
+/// Where [`installed_claude`] looks, each with how Claude Code gets run from there.
+fn install_places(env: &Env) -> Vec<(PathBuf, &'static str)> {
+    let config = env
+        .var_set("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            env.var_set("HOME")
+                .map(|home| Path::new(home).join(".claude"))
+        });
+    let local = config.map(|dir| {
+        (
+            dir.join("local/claude"),
+            " (Claude Code's local install, which your shell runs through its alias)",
+        )
+    });
+    let native = env.var_set("HOME").map(|home| {
+        (
+            Path::new(home).join(".local/bin/claude"),
+            " (Claude Code's native install; its folder is not on this PATH)",
+        )
+    });
+    [local, native].into_iter().flatten().collect()
 }
 
 /// Whether Claude Code was ever used here: its config folder (`CLAUDE_CONFIG_DIR`, else
@@ -123,16 +166,28 @@ fn uses_claude(env: &Env) -> bool {
 /// When no Claude Code is found: a failure when Claude Code was used here (`used`), naming
 /// where doctor looked (`cached`: where `scripts/install` fetches it) and how to get one;
 /// else a skip (a harness not used here), saying the same.
-fn not_found(cached: Option<&Path>, used: bool) -> Check {
+fn not_found(env: &Env, cached: Option<&Path>, used: bool) -> Check {
     let npm = format!(
         "install Claude Code {CLAUDE_CODE_VERSION}: `npm install -g @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}`"
     );
-    let looked = cached.map_or_else(String::new, |cached| {
+    // Claude Code's own install places, where it was used here (one that never ran here
+    // has none).
+    let installs: Vec<String> = install_places(env)
+        .into_iter()
+        .filter(|_| used)
+        .map(|(bin, _)| bin.display().to_string())
+        .collect();
+    let installed = match installs.as_slice() {
+        [] => String::new(),
+        places => format!(", none at {}", places.join(" or ")),
+    };
+    let fetched = cached.map_or_else(String::new, |cached| {
         format!(
             ", and none at {} (where scripts/install fetches it)",
             cached.display()
         )
     });
+    let looked = format!("{installed}{fetched}");
     let fix = match (cached, built_from()) {
         (Some(_), Some(checkout)) => format!(
             "{npm}; or fetch it there with {}/scripts/get-claude; or set CLAUDE to a Claude Code binary",

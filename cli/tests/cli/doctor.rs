@@ -332,6 +332,56 @@ fn doctor_finds_the_claude_code_the_install_fetched() {
     assert!(run.stdout.contains("ok   plugin"), "{}", run.stdout);
 }
 
+/// Claude Code installed where it installs itself, off doctor's PATH: the npm-local install
+/// (`<config dir>/local/claude`, which people run through a shell alias, so it is never on
+/// PATH) and the native one (`~/.local/bin/claude`, not on cron's PATH). doctor finds each,
+/// says where, and goes on to check the plugin with it, instead of failing "not found"
+/// (walk8 finding 1).
+#[test]
+fn doctor_finds_claude_code_where_it_installs_itself() {
+    let world = World::new("doctor-installs");
+    age_claude_files(&world, 0);
+    let plugin = fake_helper(&world, env!("CARGO_PKG_VERSION"));
+    let claude = fake_claude(&world, notesoup_cli::CLAUDE_CODE_VERSION, true, &plugin);
+    for (place, said) in [
+        ("claude/local/claude", "Claude Code's local install"),
+        ("home/.local/bin/claude", "Claude Code's native install"),
+    ] {
+        let installed = world.path(place);
+        fs::create_dir_all(installed.parent().unwrap()).unwrap();
+        fs::rename(
+            if Path::new(&claude).exists() {
+                PathBuf::from(&claude)
+            } else {
+                world.path("claude/local/claude")
+            },
+            &installed,
+        )
+        .unwrap();
+        let run = world.run(&["doctor"]);
+        let claude_line = run.stdout.lines().find(|l| l.contains(" claude ")).unwrap();
+        assert!(
+            claude_line.starts_with("ok   claude")
+                && claude_line.contains(&format!("[TMP]/{place}"))
+                && claude_line.contains(said),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("ok   plugin"), "{}", run.stdout);
+        assert_eq!(run.exit, 0, "{}", run.shown());
+    }
+    // Nowhere at all: the failure names the places looked in.
+    fs::remove_file(world.path("home/.local/bin/claude")).unwrap();
+    let run = world.run(&["doctor"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        run.stdout
+            .contains("none at [TMP]/claude/local/claude or [TMP]/home/.local/bin/claude"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// Pi "installed" (a `PI` that prints its version) with its agent folder in the world.
 fn with_pi(world: &mut World) {
     let pi = world.path("pibin/pi");
