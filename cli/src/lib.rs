@@ -82,6 +82,7 @@ mod progress;
 mod refusals;
 mod size;
 mod term;
+mod usage;
 mod zone;
 
 pub use args::{Cli, Color, Command};
@@ -308,12 +309,19 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(argv) {
+    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(err) => {
             let text = err.render().to_string();
             return if err.use_stderr() {
                 Report {
+                    // Under --json, the document every refusal writes, as well.
+                    stdout: if usage::wants_json(&argv) {
+                        usage::error_doc(&argv, &text)
+                    } else {
+                        String::new()
+                    },
                     stderr: text,
                     exit: EXIT_USAGE,
                     ..Report::default()

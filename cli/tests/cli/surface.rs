@@ -62,6 +62,50 @@ fn a_wrong_command_line_exits_2_and_says_so() {
     insta::assert_snapshot!("usage_error", run.shown());
 }
 
+/// Under `--json` a command line clap refuses gives the same error document as every
+/// other refusal (stdout, `ok: false`, the code of the run's own exit-2 refusals, the
+/// command's `--help` as the fix), its text still on stderr; without `--json`, stdout
+/// stays empty (walk8 finding 2).
+#[test]
+fn a_wrong_command_line_under_json_is_a_json_error_document() {
+    let world = World::new("usage-json");
+    for (args, command) in [
+        (
+            &["history", "show", "pi:01a2", "--roles", "bogus", "--json"][..],
+            "notesoup history show",
+        ),
+        (
+            &["--json", "history", "list", "--bogus"][..],
+            "notesoup history sessions",
+        ),
+        (&["notes", "show", "--json"][..], "notesoup notes show"),
+    ] {
+        let run = world.run(args);
+        assert_eq!(run.exit, 2, "{}", run.shown());
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", run.shown()));
+        assert_eq!(doc["ok"], false, "{}", run.stdout);
+        assert_eq!(doc["error"]["code"], "bad_argument", "{}", run.stdout);
+        assert!(
+            doc["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty() && !m.starts_with("error:")),
+            "{}",
+            run.stdout
+        );
+        assert_eq!(
+            doc["error"]["fix"],
+            format!("`{command} --help` says what it takes"),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stderr.starts_with("error: "), "{}", run.shown());
+    }
+    // A `--json` after `--` is a search text, not the flag; and no --json, no document.
+    let run = world.run(&["history", "search", "--roles", "bogus", "--", "--json"]);
+    assert_eq!((run.exit, run.stdout.as_str()), (2, ""), "{}", run.shown());
+}
+
 #[test]
 fn colour_on_a_terminal_unless_no_color_and_as_the_flag_says() {
     let mut world = World::new("colour");
