@@ -15,8 +15,8 @@ macro_rules! exit_codes {
   1  refused or failed: the message says what, which file, and what to do (search: no match;
      a session, window or seq the history does not hold, or a prefix that fits several)
   2  the command line itself is wrong (unknown option, missing argument, a value no run could
-     take: an empty search text, --limit 0, a --since that is not a time, a session not
-     written <harness>:<id> or a bare id)
+     take: an empty search text, --limit 0, a --since that is not a time, a session named
+     with an unknown harness or no id, or not as <harness>:<id> to history forget)
   3  a note changed under you (edit) or a newer note blocks restore (--force): nothing was lost"
     };
 }
