@@ -221,15 +221,24 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
     Ok(out)
 }
 
-/// Forgets every vaulted session file whose original was last written before `before`
-/// (milliseconds since the Unix epoch), each with its tombstone; the `harness:name` of
-/// each removed.
+/// Forgets every vaulted session file last active before `before` (milliseconds since the
+/// Unix epoch), each with its tombstone; the `harness:name` of each removed. Last active
+/// is what `history sessions` shows as a session's updated time: the last time its kept
+/// lines record (the version's facts), and only for a copy whose facts are not recorded
+/// (kept by an earlier notesoup) when its original was last written, so a file copied or
+/// touched since (a restore from a backup) is not taken for a newer one.
 pub fn forget_before(ctx: &Context, before: u64) -> Result<Forgotten, AppError> {
     let vault = open(ctx)?;
     let cut = std::time::UNIX_EPOCH + std::time::Duration::from_millis(before);
     let mut out = Forgotten::default();
     for v in vault.sessions()? {
-        if v.kept < cut && vault.forget(&v.harness, &v.id)? {
+        let recorded = vault
+            .facts(&v.harness, &v.id)
+            .ok()
+            .flatten()
+            .and_then(|facts| facts.last_time)
+            .map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms));
+        if recorded.unwrap_or(v.kept) < cut && vault.forget(&v.harness, &v.id)? {
             out.removed.push(format!("{}:{}", v.harness, v.id));
         }
     }

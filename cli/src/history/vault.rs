@@ -214,7 +214,7 @@ fn forget_before(ctx: &Context, before: u64, zone: &Zone, out: &mut Out) -> Resu
     } else {
         let n = removed.len();
         out.line(format!(
-            "Forgot {n} vaulted session file{} that last grew before {}; {} not be kept again.",
+            "Forgot {n} vaulted session file{} last active before {}; {} not be kept again.",
             if n == 1 { "" } else { "s" },
             zone.stamp(before),
             if n == 1 { "it will" } else { "they will" }

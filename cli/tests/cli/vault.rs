@@ -118,6 +118,53 @@ fn history_vault_keeps_every_session_and_forget_removes_one() {
 /// A Claude session file of one id in two project folders: the vault keeps the one
 /// written last, once (runs after it add no version: they took turns as the newest), and
 /// reading the session is refused naming both files, with a fix in the person's words.
+/// `history forget --before` goes by the time `history sessions` shows (the last time a
+/// transcript records), not by when its file was last written: the world's files were
+/// copied just now (as a restore from a backup copies them), and a cut just after one
+/// session's last recorded time forgets exactly the sessions listed as updated before it
+/// (walk8 finding 5: it forgot none).
+#[test]
+fn forget_before_goes_by_the_updated_time_history_sessions_shows() {
+    let world = World::new("vault-before");
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let listed = world
+        .run(&["history", "sessions", "--limit", "100", "--json"])
+        .json();
+    let updated = |name: &str| -> String {
+        listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["session"] == name)
+            .and_then(|s| s["updated"].as_str())
+            .unwrap()
+            .to_owned()
+    };
+    let da56 = "claude:da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    // Whole seconds in --json: the cut is the second after its last recorded time.
+    let last = updated(da56);
+    let cut = format!("{}59Z", &last[..last.len() - 3]);
+    assert!(cut > last, "{cut} {last}");
+    let older = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["updated"].as_str().is_some_and(|u| *u < *cut.as_str()))
+        .count();
+    let run = world.run(&["history", "forget", "--before", &cut, "--json"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    let removed = run.json()["removed"].clone();
+    assert!(
+        removed.as_array().unwrap().iter().any(|r| r == da56),
+        "{cut}: {removed}"
+    );
+    assert_eq!(
+        removed.as_array().map(Vec::len),
+        Some(older),
+        "{cut}: {removed}"
+    );
+}
+
 #[test]
 fn a_session_in_two_project_folders_is_kept_once_and_named_when_refused() {
     let world = World::new("vault-twice");
