@@ -92,6 +92,8 @@ pub struct Meta {
     pub kind: Kind,
     /// Its size in bytes.
     pub len: u64,
+    /// The bytes the file system gives it on disk (its blocks, as `du` counts them).
+    pub allocated: u64,
     /// When its content last changed.
     pub modified: SystemTime,
 }
@@ -109,6 +111,11 @@ impl Meta {
         Self {
             kind,
             len: u64::try_from(stat.st_size).unwrap_or(0),
+            // st_blocks counts 512-byte units on every Unix (POSIX leaves the unit open;
+            // Linux, the BSDs and macOS use 512).
+            allocated: u64::try_from(stat.st_blocks)
+                .unwrap_or(0)
+                .saturating_mul(512),
             modified: UNIX_EPOCH + Duration::new(secs, nanos.min(999_999_999)),
         }
     }

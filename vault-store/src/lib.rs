@@ -143,7 +143,8 @@ pub struct Vaulted {
     pub versions: u32,
     /// The newest version's raw bytes.
     pub raw: u64,
-    /// The bytes all its versions take on disk.
+    /// The bytes all its versions take on disk: its folder's and files' blocks, as `du`
+    /// counts them.
     pub stored: u64,
     /// When its original was last written, as of the last keep that changed the copy.
     pub kept: std::time::SystemTime,
@@ -514,14 +515,21 @@ impl Vault {
             };
             each_session(&folder, &mut |id, session, version, kept, facts| {
                 let raw = Record::load(session, version).map_or(0, |r| r.raw);
+                // What its folder and files take on disk, as `du` counts them: a copy
+                // of a small session takes a few blocks more than its compressed bytes.
                 let stored = if stored {
-                    session
+                    let own = folder
+                        .metadata(&id)
+                        .ok()
+                        .flatten()
+                        .map_or(0, |m| m.allocated);
+                    own + session
                         .entries()?
                         .iter()
                         .filter(|e| e.kind == Kind::File)
                         .filter_map(|e| session.metadata(&e.name).ok().flatten())
-                        .map(|m| m.len)
-                        .sum()
+                        .map(|m| m.allocated)
+                        .sum::<u64>()
                 } else {
                     0
                 };
