@@ -60,6 +60,16 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
                 version: version.map(Version::as_str),
                 changed: text != before,
             });
+        } else if text == before && version.is_none() {
+            // A name that is no note (a typo, often): say so, and the notes it may mean.
+            out.line(format!(
+                "Nothing written: `{name}` is not a note, and the editor left it empty."
+            ));
+            if let Some(near) = near_note(brain, name) {
+                out.hint(format!(
+                    "did you mean `{near}`? (`notesoup notes edit {near}`)"
+                ));
+            }
         } else if text == before {
             out.line(format!("Note `{name}` unchanged."));
         } else {
@@ -108,6 +118,14 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
             source,
         }),
     }
+}
+
+/// The brain's note closest to `name`, when one is near enough to be what was meant.
+fn near_note(brain: &Brain, name: &str) -> Option<String> {
+    let names: Vec<String> = brain.list("").ok()?.into_iter().map(|n| n.name).collect();
+    notesoup_notes::near_names(name, names.iter().map(String::as_str))
+        .first()
+        .map(|near| (*near).to_owned())
 }
 
 /// The editors tried, in order, when neither `VISUAL` nor `EDITOR` is set (as git falls

@@ -150,6 +150,31 @@ fn notes_json_is_one_document_with_versions() {
     insta::assert_snapshot!("notes_show_missing_json", missing.stdout);
 }
 
+/// `notes edit` of a name that is no note (a typo of `todo`), left empty by the editor:
+/// nothing is created, and it says so with the note meant, instead of "Note `todx`
+/// unchanged." (walk8 finding 14), which reads as if `todx` were a note.
+#[test]
+fn an_edit_of_a_name_that_is_no_note_left_empty_says_so() {
+    let mut world = World::new("edit-typo");
+    seed(&world);
+    world.set("EDITOR", "true");
+    let run = world.run(&["notes", "edit", "todx"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert_eq!(
+        run.stdout,
+        "Nothing written: `todx` is not a note, and the editor left it empty.\n",
+        "{}",
+        run.shown()
+    );
+    assert!(
+        run.stderr
+            .contains("did you mean `todo`? (`notesoup notes edit todo`)"),
+        "{}",
+        run.shown()
+    );
+    assert!(world.brain().read("todx").is_err());
+}
+
 #[test]
 fn edit_writes_back_with_the_version_check() {
     let mut world = World::new("edit");
