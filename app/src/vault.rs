@@ -261,6 +261,31 @@ pub fn forget_before(ctx: &Context, before: u64) -> Result<Forgotten, AppError> 
     Ok(out)
 }
 
+/// Why the vault that is there cannot be read ([`reader`] finds nothing in it then, so the
+/// sessions only it holds are left out of every history answer): its folder exists but
+/// does not open (made by another user, say, or its mode changed). `None` when it reads,
+/// is off, or was never made.
+pub fn unreadable(ctx: &Context) -> Option<String> {
+    if is_off(ctx) {
+        return None;
+    }
+    let root = root(ctx).ok()?;
+    if !std::fs::symlink_metadata(&root).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    // The vault's folder and its harnesses' folders listed, as a reading lists them.
+    let listed =
+        |dir: &Path| std::fs::read_dir(dir).map_err(|err| format!("{}: {err}", dir.display()));
+    let harnesses = match listed(&root) {
+        Ok(entries) => entries,
+        Err(why) => return Some(why),
+    };
+    harnesses
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+        .find_map(|entry| listed(&entry.path()).err())
+}
+
 /// The vault the history tools read deleted sessions from: `None` when vaulting is off or
 /// nothing was ever vaulted (looking does not create it).
 pub fn reader(ctx: &Context) -> Option<Vault> {

@@ -26,6 +26,7 @@ const SHOW_DEFAULT: usize = notesoup_history_core::DEFAULT_LIMIT;
 
 pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
     let ctx = env.helper_context();
+    warn_of_an_unreadable_vault(&ctx, &args.command, out);
     match &args.command {
         HistoryCommand::Vault => vault::keep(&ctx, env, out),
         HistoryCommand::Forget { session, before } => {
@@ -122,6 +123,22 @@ pub(crate) fn run(args: &HistoryArgs, env: &Env, out: &mut Out) -> Result<u8, Cl
             env,
             out,
         ),
+    }
+}
+
+/// For the commands that read sessions, a vault that is there but cannot be read said on
+/// stderr: else the sessions only it holds are missing with no word of why.
+fn warn_of_an_unreadable_vault(ctx: &Context, command: &HistoryCommand, out: &mut Out) {
+    let reads = matches!(
+        command,
+        HistoryCommand::Sessions { .. }
+            | HistoryCommand::Show { .. }
+            | HistoryCommand::Search { .. }
+    );
+    if reads && let Some(why) = notesoup_app::vault::unreadable(ctx) {
+        out.warn(format!(
+            "the history vault cannot be read ({why}): the sessions only it holds are left out; `notesoup doctor` checks it"
+        ));
     }
 }
 

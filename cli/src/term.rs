@@ -314,6 +314,12 @@ impl Out {
         self.footer = Some(self.err_style.paint(Paint::Dim, text.as_ref()));
     }
 
+    /// A warning for the person on stderr, `notesoup: <text>` (the run goes on).
+    pub(crate) fn warn(&mut self, text: impl AsRef<str>) {
+        let label = self.err_style.paint(Paint::Warn, "notesoup:");
+        let _ = writeln!(self.stderr, "{label} {}", text.as_ref());
+    }
+
     /// A hint for the person on stderr (never part of what a script parses).
     pub(crate) fn hint(&mut self, text: impl AsRef<str>) {
         let _ = writeln!(

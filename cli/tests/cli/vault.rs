@@ -206,6 +206,77 @@ fn the_vaults_space_on_disk_is_what_du_counts() {
     assert_eq!(kept["stored_bytes"].as_u64(), Some(du), "{kept}");
 }
 
+/// `f` on `path` and everything below it (links not followed).
+fn each_path(path: &Path, f: &dyn Fn(&Path)) {
+    f(path);
+    if path.is_dir() && !path.is_symlink() {
+        for entry in fs::read_dir(path).unwrap() {
+            each_path(&entry.unwrap().path(), f);
+        }
+    }
+}
+
+/// A vault that is there but cannot be read (made by another user: `sudo`, a restore)
+/// leaves the sessions only it holds out of `history show`, `search` and `sessions`; each
+/// says so on stderr, instead of "no claude session has the id" with no word of the vault
+/// (walk8 finding 7). As root, whom modes do not stop, notesoup runs as `nobody` on a home
+/// it owns, the vault left root's.
+#[test]
+fn a_vault_that_cannot_be_read_is_said_by_the_history_commands() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let world = World::new("vault-unreadable");
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    fs::remove_file(
+        world.path("claude/projects/-tmp-project/da56055c-293e-4422-b5b8-62b1c7e6c03d.jsonl"),
+    )
+    .unwrap();
+    let vault = world.path("notesoup/vault");
+    let as_root = fs::metadata(&vault).unwrap().uid() == 0;
+    let run = |args: &[&str]| -> (i32, String) {
+        let out = if as_root {
+            Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+                .args(args)
+                .env_clear()
+                .envs(world.vars.iter().cloned())
+                .current_dir(world.path("project/sub"))
+                .output()
+                .unwrap()
+        } else {
+            world.command(args).output().unwrap()
+        };
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    if as_root {
+        let chown = |path: &Path, id: u32| {
+            std::os::unix::fs::lchown(path, Some(id), Some(id)).unwrap();
+        };
+        each_path(&world.path("notesoup"), &|p| chown(p, 65534));
+        each_path(&vault, &|p| chown(p, 0));
+        fs::set_permissions(world.path("tmp"), fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    fs::set_permissions(&vault, fs::Permissions::from_mode(0o700)).unwrap();
+    if !as_root {
+        fs::set_permissions(&vault, fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    for args in [
+        &["history", "show", "claude:da56"][..],
+        &["history", "search", "RESUMED-PROMPT"][..],
+        &["history", "sessions"][..],
+    ] {
+        let (_, stderr) = run(args);
+        assert!(
+            stderr.contains("the history vault cannot be read (")
+                && stderr.contains("the sessions only it holds are left out"),
+            "{args:?}: {stderr}"
+        );
+    }
+    fs::set_permissions(&vault, fs::Permissions::from_mode(0o700)).unwrap();
+}
+
 #[test]
 fn a_session_in_two_project_folders_is_kept_once_and_named_when_refused() {
     let world = World::new("vault-twice");
