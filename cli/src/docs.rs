@@ -303,6 +303,8 @@ pub(crate) struct ForgetDoc<'a> {
     pub(crate) removed: &'a [String],
     #[serde(serialize_with = "path_text::many")]
     pub(crate) originals_left: &'a [std::path::PathBuf],
+    /// Forgotten by an earlier forget (nothing of it was left to remove).
+    pub(crate) already_forgotten: bool,
 }
 
 /// Paths as JSON text, bytes that are not UTF-8 shown as U+FFFD (`to_string_lossy`): serde's

@@ -593,6 +593,22 @@ impl Vault {
         Ok(held)
     }
 
+    /// The names of `harness`'s forgotten files ([`Vault::forget`]: their tombstones), sorted.
+    pub fn forgotten(&self, harness: &str) -> Result<Vec<String>, VaultError> {
+        let Some(folder) = self.harness_folder(harness)? else {
+            return Ok(Vec::new());
+        };
+        let mut names: Vec<String> = folder
+            .entries()?
+            .into_iter()
+            .filter(|e| e.kind == Kind::File)
+            .filter_map(|e| e.name.into_string().ok())
+            .filter_map(|name| name.strip_suffix(".forgotten").map(str::to_owned))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
     /// Whether `harness:id` was forgotten ([`Vault::forget`]): its tombstone is there, so it
     /// is never kept again.
     pub fn is_forgotten(&self, harness: &str, id: &str) -> Result<bool, VaultError> {

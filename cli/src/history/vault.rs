@@ -179,9 +179,13 @@ fn forget(ctx: &Context, session: &str, out: &mut Out) -> Result<u8, CliError> {
             session: Some(session),
             removed: &forgotten.removed,
             originals_left: &forgotten.originals,
+            already_forgotten: forgotten.already,
         });
     } else {
         match forgotten.removed.len() {
+            0 if forgotten.already => out.line(format!(
+                "{session} was forgotten already: the vault holds none of it, and it is not kept."
+            )),
             0 => out.line(format!(
                 "{session} was not in the vault; it will not be kept from now on."
             )),
@@ -210,6 +214,7 @@ fn forget_before(ctx: &Context, before: u64, zone: &Zone, out: &mut Out) -> Resu
             session: None,
             removed,
             originals_left: &forgotten.originals,
+            already_forgotten: false,
         });
     } else {
         let n = removed.len();

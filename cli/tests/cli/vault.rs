@@ -277,6 +277,44 @@ fn a_vault_that_cannot_be_read_is_said_by_the_history_commands() {
     fs::set_permissions(&vault, fs::Permissions::from_mode(0o700)).unwrap();
 }
 
+/// A session forgotten once and gone from the harness, forgotten again: said to be
+/// forgotten already (exit 0, `already_forgotten` in --json), as a cleanup script run twice
+/// expects; it said "no claude session has the id" (exit 1), as if the first had not
+/// happened (walk8 finding 18). An id never seen is still refused.
+#[test]
+fn forgetting_a_forgotten_session_again_says_so() {
+    let world = World::new("vault-forget-twice");
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let id = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    fs::remove_file(world.path(&format!("claude/projects/-tmp-project/{id}.jsonl"))).unwrap();
+    let session = format!("claude:{id}");
+    let first = world.run(&["history", "forget", &session]);
+    assert_eq!(first.exit, 0, "{}", first.shown());
+    assert!(
+        first.stdout.contains("1 vaulted file removed"),
+        "{}",
+        first.shown()
+    );
+    let again = world.run(&["history", "forget", &session]);
+    assert_eq!(again.exit, 0, "{}", again.shown());
+    assert_eq!(
+        again.stdout,
+        format!(
+            "{session} was forgotten already: the vault holds none of it, and it is not kept.\n"
+        ),
+        "{}",
+        again.shown()
+    );
+    let doc = world.run(&["history", "forget", &session, "--json"]).json();
+    assert_eq!(doc["already_forgotten"], true, "{doc}");
+    let typo = world.run(&[
+        "history",
+        "forget",
+        "claude:da56055c-293e-4422-b5b8-62b1c7e6c03e",
+    ]);
+    assert_eq!(typo.exit, 1, "{}", typo.shown());
+}
+
 #[test]
 fn a_session_in_two_project_folders_is_kept_once_and_named_when_refused() {
     let world = World::new("vault-twice");
