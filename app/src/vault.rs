@@ -50,6 +50,10 @@ pub struct KeepReport {
     pub renewed: usize,
     /// Files not kept, with why (a forgotten session is not one of them).
     pub failed: Vec<(PathBuf, String)>,
+    /// Files cut shorter since they were kept, each with its session (`<harness>:<id>`):
+    /// their copies begin with what is left and keep what was cut (it is read once the
+    /// file is gone; `forget` removes it).
+    pub cut: Vec<(PathBuf, String)>,
     /// Sessions only the vault holds whose copy cannot be read back (damaged), as
     /// `<harness>:<id>`: no original is left to keep them again from.
     pub damaged: Vec<String>,
@@ -92,6 +96,12 @@ pub fn keep_all(
                 report.grown += usize::from(kept.added > 0 || kept.new_version);
                 report.new_versions += usize::from(kept.new_version);
                 report.renewed += usize::from(renewed);
+                if kept.cut {
+                    report.cut.push((
+                        found.path.clone(),
+                        format!("{}:{}", found.harness, found.id),
+                    ));
+                }
             }
             Err(VaultError::Forgotten { .. }) => {}
             Err(err) => report.failed.push((found.path.clone(), err.to_string())),

@@ -296,7 +296,7 @@ pub enum HistoryCommand {
     },
     /// Keep a compressed copy of every session of every harness in notesoup's vault.
     #[command(
-        after_help = "Claude Code deletes transcripts older than its cleanupPeriodDays (30 by default); the vault\n(<notes home>/vault, private) keeps a zstd copy of each session file, brought up to date by\neach run: a grown file adds what is new, a rewritten one is kept as a new version.\nNOTESOUP_VAULT=off turns it off. `notesoup history forget` removes a session for good.\n\nExample:\n  notesoup history vault"
+        after_help = "Claude Code deletes transcripts older than its cleanupPeriodDays (30 by default); the vault\n(<notes home>/vault, private) keeps a zstd copy of each session file, brought up to date by\neach run: a grown file adds what is new, a rewritten one is kept as a new version, and a\nfile cut shorter is named (its copy keeps what was cut).\nNOTESOUP_VAULT=off turns it off. `notesoup history forget` removes a session for good.\n\nExample:\n  notesoup history vault"
     )]
     Vault,
     /// Remove a session from the vault for good (the harness's own file is left alone).

@@ -284,6 +284,16 @@ pub(crate) struct VaultDoc<'a> {
     pub(crate) failed: Vec<NotKept<'a>>,
     /// Sessions only the vault holds whose copy cannot be read (`<harness>:<id>`).
     pub(crate) damaged: &'a [String],
+    /// Session files cut shorter since they were kept: their copies keep what was cut.
+    pub(crate) cut: Vec<CutFile<'a>>,
+}
+
+/// A session file `history vault` found cut shorter than its copy.
+#[derive(Serialize)]
+pub(crate) struct CutFile<'a> {
+    #[serde(serialize_with = "path_text::one")]
+    pub(crate) file: &'a Path,
+    pub(crate) session: &'a str,
 }
 
 /// A session file `history vault` could not keep.

@@ -130,6 +130,24 @@ pub struct Kept {
     pub new_version: bool,
     /// Bytes of the original not kept yet ([`Vault::keep_up_to`] stopped at its budget).
     pub behind: u64,
+    /// The original is shorter than the copy, which begins with its bytes: it was cut
+    /// after it was kept. Nothing changed; the copy keeps what was cut.
+    pub cut: bool,
+}
+
+impl Kept {
+    /// A keep that added nothing to version `version` (of `raw` bytes), `behind` bytes of
+    /// the original left for a later one.
+    fn as_it_was(version: u32, raw: u64, behind: u64) -> Self {
+        Self {
+            version,
+            raw,
+            added: 0,
+            new_version: false,
+            behind,
+            cut: false,
+        }
+    }
 }
 
 /// One vaulted session, as [`Vault::sessions`] lists it.
@@ -289,13 +307,7 @@ impl Vault {
         };
         let from = record.raw;
         if !new_version && len - from < *budget.start() {
-            return Ok(Kept {
-                version,
-                raw: from,
-                added: 0,
-                new_version,
-                behind: len - from,
-            });
+            return Ok(Kept::as_it_was(version, from, len - from));
         }
         let to = len.min(from.saturating_add(*budget.end()));
         // Cut by the budget: up to the last whole line before it (as before, the whole
@@ -307,13 +319,7 @@ impl Vault {
         };
         if end == from && !new_version {
             self.describe_missing(&session, (harness, version, record.raw), original, &file);
-            return Ok(Kept {
-                version,
-                raw: record.raw,
-                added: 0,
-                new_version,
-                behind: len - record.raw,
-            });
+            return Ok(Kept::as_it_was(version, record.raw, len - record.raw));
         }
         file.seek(SeekFrom::Start(from))
             .map_err(|source| io(original, source))?;
@@ -334,6 +340,7 @@ impl Vault {
             added: record.raw - raw_before,
             new_version,
             behind: len.saturating_sub(record.raw),
+            cut: false,
         })
     }
 
@@ -687,6 +694,7 @@ impl Vault {
             added: 0,
             new_version: false,
             behind: 0,
+            cut: true,
         };
         let mut kept = VaultReader::new(session, harness, id, *n, record.clone()).take(len);
         file.seek(SeekFrom::Start(0))

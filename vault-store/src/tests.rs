@@ -61,6 +61,7 @@ fn a_growing_file_is_kept_piece_by_piece_and_read_back_exactly() {
             added: 4000,
             new_version: true,
             behind: 0,
+            cut: false,
         }
     );
     assert_eq!(
@@ -110,13 +111,20 @@ fn a_rewritten_original_is_a_new_version_and_a_cut_one_is_not() {
     fs::write(&path, b"ONE\ntw").unwrap();
     let kept = v.keep("pi", "s", &path).unwrap();
     assert_eq!(
-        (kept.version, kept.raw, kept.added, kept.new_version),
-        (2, 14, 0, false)
+        (
+            kept.version,
+            kept.raw,
+            kept.added,
+            kept.new_version,
+            kept.cut
+        ),
+        (2, 14, 0, false, true)
     );
     assert_eq!(v.read("pi", "s").unwrap().unwrap(), b"ONE\ntwo\nthree\n");
     // Cut shorter and changed: a new version.
     fs::write(&path, b"ONE\n\n").unwrap();
-    assert_eq!(v.keep("pi", "s", &path).unwrap().version, 3);
+    let kept = v.keep("pi", "s", &path).unwrap();
+    assert_eq!((kept.version, kept.cut), (3, false));
     assert_eq!(v.read("pi", "s").unwrap().unwrap(), b"ONE\n\n");
     assert_eq!(
         v.sessions().unwrap()[0].versions,

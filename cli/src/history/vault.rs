@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use notesoup_app::Context;
 use notesoup_app::vault::{self, SWITCH};
 
-use crate::docs::{ForgetDoc, NotKept, VaultDoc};
+use crate::docs::{CutFile, ForgetDoc, NotKept, VaultDoc};
 use crate::size::bytes;
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_FAILED, EXIT_OK, Env, Zone};
@@ -59,6 +59,11 @@ pub(super) fn keep(ctx: &Context, env: &Env, out: &mut Out) -> Result<u8, CliErr
                 .map(|(file, error)| NotKept { file, error })
                 .collect(),
             damaged: &report.damaged,
+            cut: report
+                .cut
+                .iter()
+                .map(|(file, session)| CutFile { file, session })
+                .collect(),
         });
     } else {
         say(&report, &root, out);
@@ -113,6 +118,15 @@ fn say(report: &vault::KeepReport, root: &std::path::Path, out: &mut Out) {
         ));
         out.hint(format!(
             "`notesoup history forget {session}` removes the damaged copy (nothing can restore it)"
+        ));
+    }
+    for (path, session) in &report.cut {
+        out.line(format!(
+            "cut: {} is shorter than the vault's copy of {session}, which keeps what was cut (read once the file is gone)",
+            crate::clean::one_line(&path.display().to_string())
+        ));
+        out.hint(format!(
+            "if it was cut to remove something, `notesoup history forget {session}` removes the copy for good"
         ));
     }
     for (path, why) in &report.failed {

@@ -315,6 +315,39 @@ fn forgetting_a_forgotten_session_again_says_so() {
     assert_eq!(typo.exit, 1, "{}", typo.shown());
 }
 
+/// A session file cut shorter after the vault kept it (its copy begins with what is left):
+/// `history vault` names it and says the copy keeps what was cut, with how to remove the
+/// copy; it said nothing, while `history show` reads the cut file (walk8 finding 4).
+#[test]
+fn history_vault_names_a_file_cut_shorter_than_its_copy() {
+    let world = World::new("vault-cut");
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    let id = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+    let file = world.path(&format!("claude/projects/-tmp-project/{id}.jsonl"));
+    let text = fs::read_to_string(&file).unwrap();
+    let head: String = text.split_inclusive('\n').take(3).collect();
+    fs::write(&file, head).unwrap();
+    let doc = world.run(&["history", "vault", "--json"]).json();
+    assert_eq!(doc["cut"][0]["session"], format!("claude:{id}"), "{doc}");
+    assert_eq!(doc["cut"].as_array().map(Vec::len), Some(1), "{doc}");
+    let run = world.run(&["history", "vault"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert!(
+        run.stdout.contains(&format!(
+            "is shorter than the vault's copy of claude:{id}, which keeps what was cut"
+        )),
+        "{}",
+        run.shown()
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "`notesoup history forget claude:{id}` removes the copy"
+        )),
+        "{}",
+        run.shown()
+    );
+}
+
 #[test]
 fn a_session_in_two_project_folders_is_kept_once_and_named_when_refused() {
     let world = World::new("vault-twice");
