@@ -281,7 +281,7 @@ pub enum HistoryCommand {
         /// default: every role but attachment).
         #[arg(long, value_delimiter = ',', value_name = "ROLES")]
         roles: Option<Vec<RoleArg>>,
-        /// Matches shown per session, the newest (default 10; 40 with --session).
+        /// Matches shown per session, the newest (default 10; 40 with --session; at most 500).
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
         /// With --session: the page before this one (the footer names it).
@@ -330,7 +330,7 @@ pub enum HistoryCommand {
         /// default: every role but attachment).
         #[arg(long, value_delimiter = ',', value_name = "ROLES")]
         roles: Option<Vec<RoleArg>>,
-        /// Events shown, the newest (default 40).
+        /// Events shown, the newest (default 40; at most 500, --all for every one).
         #[arg(long, conflicts_with = "all")]
         limit: Option<usize>,
         /// Every event of the session (no page).

@@ -106,6 +106,34 @@ fn a_wrong_command_line_under_json_is_a_json_error_document() {
     assert_eq!((run.exit, run.stdout.as_str()), (2, ""), "{}", run.shown());
 }
 
+/// `--limit` of `history show` and `history search` has a cap (`history sessions`' has
+/// none): their --help names it, and a --limit past it is refused with the same range
+/// (walk8 finding 9: only the refusal said it).
+#[test]
+fn the_cap_of_limit_is_in_help_where_there_is_one() {
+    let world = World::new("limit-cap");
+    let max = notesoup_history_core::MAX_LIMIT;
+    for command in [
+        &["history", "show", "claude:da56"][..],
+        &["history", "search", "x"][..],
+    ] {
+        let help = world.run(&[command[0], command[1], "--help"]);
+        assert!(
+            help.stdout.contains(&format!("at most {max}")),
+            "{command:?}: {}",
+            help.stdout
+        );
+        let over = (max + 1).to_string();
+        let run = world.run(&[command, &["--limit", &over]].concat());
+        assert_eq!(run.exit, 2, "{}", run.shown());
+        assert!(
+            run.stderr.contains(&format!("use 1 to {max}")),
+            "{}",
+            run.shown()
+        );
+    }
+}
+
 #[test]
 fn colour_on_a_terminal_unless_no_color_and_as_the_flag_says() {
     let mut world = World::new("colour");
