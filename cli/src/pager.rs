@@ -1,6 +1,7 @@
-//! Which pager a long text on a terminal goes through: `$PAGER` when set, else `less` when
-//! it is on `PATH`, else none (the text is printed as it is: a machine without `less`, such
-//! as a slim container, still shows it). [`Paged`] writes the text into it as it is made.
+//! Which pager a long text on a terminal goes through: `$PAGER` when set (set empty: none,
+//! as git reads it), else `less` when it is on `PATH`, else none (the text is printed as it
+//! is: a machine without `less`, such as a slim container, still shows it). [`Paged`]
+//! writes the text into it as it is made.
 
 use std::io::{self, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -11,12 +12,14 @@ use rustix::event::{PollFd, PollFlags, poll};
 use crate::programs::on_path;
 use crate::{Env, Paging};
 
-/// The pager command line to run through `/bin/sh -c`, or `None` for no pager.
+/// The pager command line to run through `/bin/sh -c`, or `None` for no pager: `PAGER=`
+/// (set, but empty or blanks) turns the pager off, as it does for git.
 pub fn pager_command(env: &Env) -> Option<String> {
-    if let Some(pager) = env.var("PAGER").filter(|p| !p.trim().is_empty()) {
-        return Some(pager.to_owned());
+    match env.var("PAGER") {
+        Some(pager) if pager.trim().is_empty() => None,
+        Some(pager) => Some(pager.to_owned()),
+        None => on_path(env, "less").map(|_| "less".to_owned()),
     }
-    on_path(env, "less").map(|_| "less".to_owned())
 }
 
 /// Whether a pager that exited with `code` could not run at all (the shell's 126: not
@@ -281,7 +284,7 @@ mod tests {
     use std::io::Write as _;
     use std::sync::{Arc, Mutex, PoisonError};
 
-    use super::Paged;
+    use super::{Paged, pager_command};
     use crate::Env;
 
     /// What the process was told, in order (one test uses it).
@@ -308,6 +311,29 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    /// `PAGER` set empty is no pager (git's reading), unset is `less` when there is one, and
+    /// any other value is run as it is.
+    #[test]
+    fn an_empty_pager_is_none() {
+        let bin = std::env::temp_dir().join(format!("notesoup-pager-{}", std::process::id()));
+        std::fs::create_dir_all(&bin).unwrap();
+        let less = bin.join("less");
+        std::fs::write(&less, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&less, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let path = bin.to_str().unwrap();
+        let with = |pager: Option<&str>| {
+            let mut vars = vec![("PATH", path)];
+            vars.extend(pager.map(|p| ("PAGER", p)));
+            pager_command(&Env::new(vars, "/", true))
+        };
+        assert_eq!(with(None).as_deref(), Some("less"));
+        assert_eq!(with(Some("")), None);
+        assert_eq!(with(Some("  ")), None);
+        assert_eq!(with(Some("most -s")).as_deref(), Some("most -s"));
+        std::fs::remove_dir_all(&bin).unwrap();
     }
 
     /// A pager the shell cannot run: the process is told it started and then that it

@@ -385,8 +385,8 @@ fn a_search_stops_soon_after_the_pager_is_quit_though_it_writes_nothing() {
     world.set("LINES", "5");
     let command = format!("{} history search zebra-stripe 2> /dev/null", super::BIN);
     let out = on_a_terminal(&world, &command);
-    let read = rchar(&fs::read_to_string(at_end).unwrap())
-        - rchar(&fs::read_to_string(at_quit).unwrap());
+    let read =
+        rchar(&fs::read_to_string(at_end).unwrap()) - rchar(&fs::read_to_string(at_quit).unwrap());
     assert!(
         read < total / 2,
         "{read} bytes read after the pager was quit, of {total} in the sessions: the search went on"
