@@ -91,7 +91,9 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
             "{} is gone: this is the brain it left behind (`notesoup notes brains` lists every brain).",
             brain.domain().display()
         ));
-    } else if listed_or_written && !brain.keyed_on_git() {
+    } else if listed_or_written && !brain.keyed_on_git() && env.stderr_terminal() {
+        // Advice for a person at a terminal; a script or cron job, which gets the same
+        // brain every run, would only hear it every run.
         out.hint(format!(
             "{} is not in a git repository, so this brain belongs to that folder's path: moved or renamed, it starts a new brain (`notesoup notes brains` finds this one).",
             brain.domain().display()

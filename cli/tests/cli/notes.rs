@@ -707,7 +707,7 @@ fn notes_grep_finds_lines() {
 }
 
 /// `notes brains` lists every brain with its project folder; --json as data with RFC 3339
-/// times; a folder outside git is told that its brain is keyed on its path.
+/// times; a folder outside git is told, at a terminal, that its brain is keyed on its path.
 #[test]
 fn notes_brains_and_a_folder_outside_git() {
     let world = World::new("brains");
@@ -718,6 +718,14 @@ fn notes_brains_and_a_folder_outside_git() {
         b"y\n",
     );
     insta::assert_snapshot!("notes_write_outside_git", write.shown());
+    // Said to a person at a terminal, not to a script.
+    let listed = world.run_on_terminal(&["notes", "--project", other.to_str().unwrap()]);
+    assert!(listed.contains("is not in a git repository"), "{listed}");
+    assert!(
+        !write.stderr.contains("not in a git repository"),
+        "{}",
+        write.shown()
+    );
     let in_git = world.run(&["notes"]);
     assert!(
         !in_git.stderr.contains("not in a git repository"),
