@@ -287,11 +287,13 @@ pub enum HistoryCommand {
         /// With --session: the page before this one (the footer names it).
         #[arg(long, requires = "session")]
         cursor: Option<String>,
-        /// Print only the sessions with a match, one per line (as rg -l).
-        #[arg(short = 'l', long, conflicts_with_all = ["session", "count"])]
+        /// Print only the sessions with a match, one per line (as rg -l; --json's document
+        /// already names each, so the two do not go together, as in rg).
+        #[arg(short = 'l', long, conflicts_with_all = ["session", "count", "json"])]
         files_with_matches: bool,
-        /// Print only each matching session and its number of matches, `SESSION:N` (as rg -c).
-        #[arg(short = 'c', long, conflicts_with = "session")]
+        /// Print only each matching session and its number of matches, `SESSION:N` (as rg -c;
+        /// not with --json, whose document has each session's count).
+        #[arg(short = 'c', long, conflicts_with_all = ["session", "json"])]
         count: bool,
     },
     /// Keep a compressed copy of every session of every harness in notesoup's vault.

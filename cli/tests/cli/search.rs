@@ -48,6 +48,18 @@ fn history_search_one_session_and_all() {
             .exit,
         1
     );
+    // Neither with --json (as rg): its document already has both; a script asking for
+    // one is told, not handed the whole document as if it were the short form.
+    for short in ["-l", "-c"] {
+        let both = world.run(&["history", "search", "prime", short, "--json"]);
+        assert_eq!(both.exit, 2, "{}", both.shown());
+        assert_eq!(
+            both.json()["error"]["code"],
+            "bad_argument",
+            "{}",
+            both.shown()
+        );
+    }
     // A --project no session ran in says so, not only "in 0 sessions".
     let nowhere = world.run(&[
         "history",
