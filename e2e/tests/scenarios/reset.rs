@@ -15,19 +15,36 @@ use super::{
 // ---------------------------------------------------------------------------------
 // 3. empty_brain with terminate: true.
 
-#[test]
-fn s03_empty_brain_terminate_true() {
+/// One request, one commit, no kickoff, in each of the spec's three modes (the terminal
+/// waits for the request and some quiet: nothing more may come).
+#[rstest::rstest]
+#[case::print("s03-terminate", Mode::Print("Clear your window now.".into()))]
+#[case::stream_json(
+    "s03-terminate-stream-json",
+    Mode::StreamJson(vec![
+        Input::Message("Clear your window now.".into()),
+        Input::Idle(Duration::from_secs(4)),
+    ])
+)]
+#[case::tmux(
+    "s03-terminate-tmux",
+    tmux(
+        "Clear your window now.",
+        vec![
+            Step::AfterRequests(1),
+            Step::Idle(Duration::from_secs(5)),
+            Step::Capture("after-reset".into()),
+        ],
+    )
+)]
+fn s03_empty_brain_terminate_true(#[case] name: &str, #[case] mode: Mode) {
     let script = Script::new()
         .then(
             Reply::text("Saving and clearing.")
                 .and_tool(EMPTY_BRAIN, empty_brain("LW-THREE", Some(true))),
         )
         .fallback(Reply::text("(no request was expected)"));
-    let out = run_clean(
-        "s03-terminate",
-        script,
-        &Mode::Print("Clear your window now.".into()),
-    );
+    let out = run_clean(name, script, &mode);
     let requests = out.message_requests();
     assert_eq!(
         requests.len(),
@@ -46,12 +63,7 @@ fn s03_empty_brain_terminate_true() {
         "terminate: true, yet a continuation was submitted"
     );
     // The committed window holds the new boot, with the sticky note.
-    let after: Vec<&Value> = out
-        .main_rows()
-        .into_iter()
-        .skip_while(|r| !is_compact_boundary(r))
-        .collect();
-    let text: String = after.iter().map(ToString::to_string).collect();
+    let text = committed_boot(&out);
     assert!(
         text.contains("notesoup-boot window=\\\"claude:"),
         "no boot after the boundary"
@@ -60,6 +72,16 @@ fn s03_empty_brain_terminate_true() {
         text.contains("LW-THREE"),
         "the sticky note is not in the committed boot"
     );
+}
+
+/// The boot rows after the first compact boundary on disk, serialized (empty when none).
+pub(super) fn committed_boot(out: &Outcome) -> String {
+    out.main_rows()
+        .into_iter()
+        .skip_while(|r| !is_compact_boundary(r))
+        .map(ToString::to_string)
+        .filter(|t| t.contains("notesoup-boot window="))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------
@@ -423,4 +445,57 @@ fn s14_a_failed_worker_compaction_in_print_is_tried_once_more_then_left_pending(
         request["args"]["sticky"], "LW-NINE",
         "the request is kept for the next run"
     );
+}
+
+// ---------------------------------------------------------------------------------
+// A boot that cannot be built vetoes the explicit reset: no summary, nothing cleared.
+
+/// The model breaks the notes home (its `brains` folder becomes a link, which notesoup never
+/// follows) in the batch that asks for the reset: the boot of the fresh window cannot be
+/// built, so the reset's compaction is vetoed, never handed to Claude's own summary, and
+/// the window stays as it was (spec: "Boot acquisition failure vetoes an explicit reset
+/// without advancing the window").
+#[test]
+fn s15_a_boot_that_cannot_be_built_vetoes_the_explicit_reset() {
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(
+            Reply::text("Breaking the brain, then clearing.")
+                .and_tool(
+                    "Bash",
+                    serde_json::json!({
+                        "command": "rm -rf \"$NOTESOUP_HOME/brains\" && ln -s /nonexistent-s15 \"$NOTESOUP_HOME/brains\"",
+                        "description": "break the notes home"
+                    }),
+                )
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-FIFTEEN", Some(false))),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let out = {
+        let _one = serial();
+        session("s15-boot-fails", script)
+            .args(&["--allowedTools", "Bash"])
+            .run(&Mode::Print("Clear your window now.".into()))
+            .unwrap()
+    };
+    assert_clean_exit(&out);
+    assert!(
+        out.stdout.contains("the boot could not be built"),
+        "the person is not told why nothing was cleared: {}",
+        out.stdout
+    );
+    assert_eq!(
+        compactions(&out),
+        0,
+        "Claude's own summary ran for an explicit reset"
+    );
+    assert_eq!(boundaries(&out), 0, "the window was cleared without a boot");
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a fresh window opened"
+    );
+    assert_eq!(plugin_prompts(&out), 0, "a continuation was submitted");
 }
