@@ -15,8 +15,17 @@ use super::{
 // ---------------------------------------------------------------------------------
 // 6. Budget: warning once per window; the hard point clears with the forced handoff.
 
-#[test]
-fn s06_budget_warning_once_then_hard_clear() {
+#[rstest::rstest]
+#[case::print("s06-budget", Mode::Print("Work until the budget runs out.".into()))]
+#[case::stream_json(
+    "s06-budget-stream-json",
+    Mode::StreamJson(vec![
+        Input::Message("Work until the budget runs out.".into()),
+        Input::AfterRequests(5),
+        Input::Idle(Duration::from_secs(3)),
+    ])
+)]
+fn s06_budget_warning_once_then_hard_clear(#[case] name: &str, #[case] mode: Mode) {
     let _one = serial();
     let list = || Reply::tool("mcp__notesoup__notes_list", serde_json::json!({}));
     let script = Script::new()
@@ -33,9 +42,9 @@ fn s06_budget_warning_once_then_hard_clear() {
             Reply::text("Fresh window, notes checked."),
         )
         .fallback(Reply::text("(fallback)"));
-    let out = session("s06-budget", script)
+    let out = session(name, script)
         .env(WINDOW_200K.0, WINDOW_200K.1)
-        .run(&Mode::Print("Work until the budget runs out.".into()))
+        .run(&mode)
         .unwrap();
     assert_clean_exit(&out);
     let requests = out.model_turn_requests();
