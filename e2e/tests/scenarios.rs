@@ -1,6 +1,9 @@
 //! The scenarios against the real Claude Code 2.1.319, one test each, one module per
-//! concern: numbered `s01`..`s13` in `load` (1, 13), `notes` (2), `reset` (3, 4, 5, 10),
-//! `budget` (6, 7), `veto` (8), `natural_input` (9), `history` (11), `subagent` (12); history after Claude Code's own cleanup (`v01`) in
+//! concern: numbered `s01`..`s23` in `load` (1, 13), `notes` (2), `reset` (3, 4, 5, 10,
+//! 14, 15), `reset_args` (16, 17: `empty_brain`'s arguments), `budget` (6, 7),
+//! `budget_points` (18-21: where the points come from, where the warning rides), `veto` (8),
+//! `natural_input` (9), `history` (11), `subagent` (12), `commands` (22, 23: the cap's
+//! grammar, `DISABLE_COMPACT`); history after Claude Code's own cleanup (`v01`) in
 //! `vault`; the
 //! window's state across processes, forks and reactive compaction (`w01`..) in `windows`,
 //! the helper spawns per hook event in `spawns`, and the e2e sandbox holding (`x01`) in
@@ -28,6 +31,10 @@ use serde_json::Value;
 
 #[path = "scenarios/budget.rs"]
 mod budget;
+#[path = "scenarios/budget_points.rs"]
+mod budget_points;
+#[path = "scenarios/commands.rs"]
+mod commands;
 #[path = "scenarios/history.rs"]
 mod history;
 #[path = "scenarios/load.rs"]
@@ -38,6 +45,8 @@ mod natural_input;
 mod notes;
 #[path = "scenarios/reset.rs"]
 mod reset;
+#[path = "scenarios/reset_args.rs"]
+mod reset_args;
 #[path = "scenarios/sandbox.rs"]
 mod sandbox;
 #[path = "scenarios/spawns.rs"]

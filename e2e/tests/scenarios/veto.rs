@@ -1,8 +1,10 @@
 //! Scenario 8: a user `/compact` is vetoed.
 
-use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script};
+use std::time::Duration;
 
-use super::{boundaries, compactions, result_lines, run_clean};
+use notesoup_e2e::{Input, Match, Mode, Outcome, Reply, Script, Step};
+
+use super::{boundaries, compactions, result_lines, run_clean, tmux_lines};
 
 // ---------------------------------------------------------------------------------
 // 8. A user /compact is vetoed with a one-line notice; nothing is compacted.
@@ -74,4 +76,25 @@ fn s08_user_compact_is_vetoed_print() {
         .unwrap_or("")
         .trim();
     assert_vetoed(&out, notice);
+}
+
+// The terminal run of scenario 8: the notice is on the screen, under the command.
+
+#[test]
+fn s08_user_compact_is_vetoed_tmux() {
+    let mode = tmux_lines(
+        &[("hello", Some("Hello.")), ("/compact", None)],
+        vec![
+            Step::WaitFor(
+                regex::escape(
+                    "Not compacted · notesoup: /compact is off while notesoup manages this window",
+                ),
+                Duration::from_secs(30),
+            ),
+            Step::Capture("after-compact".into()),
+        ],
+    );
+    let out = run_clean("s08-veto-tmux", veto_script(), &mode);
+    assert_eq!(compactions(&out), 0, "a summary request was made");
+    assert_eq!(boundaries(&out), 0, "the transcript was compacted");
 }
