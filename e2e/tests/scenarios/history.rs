@@ -1,6 +1,6 @@
 //! Scenario 11: history after a reset, and `history_sessions`.
 
-use notesoup_e2e::{Match, Mode, Reply, Script, Step};
+use notesoup_e2e::{Match, Mode, Process, Reply, Script, Step};
 
 use super::{BOOT_CLOSE, EMPTY_BRAIN, FRESH_BOOT, empty_brain, run_clean, tool_results_text};
 
@@ -295,4 +295,86 @@ fn s11_history_refuses_a_torn_line_explicitly() {
             && !listing.contains("GUAVA-17"),
         "history_list did not refuse the torn line explicitly: {listing}"
     );
+}
+
+// ---------------------------------------------------------------------------------
+// The current session's history follows the session: after `/clear` in a terminal, in a
+// resumed `-p` process and in a `--fork-session` one.
+
+/// The texts of every tool result the model read, one a line.
+fn all_results(requests: Vec<notesoup_e2e::Request<'_>>) -> String {
+    requests
+        .into_iter()
+        .map(tool_results_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `/clear` ends the session and a new one starts without `session.start`: `history_list`
+/// (no `session`) reads the new session's transcript, never the cleared one's.
+#[test]
+fn s11_history_after_clear_reads_the_new_session() {
+    let script = Script::new()
+        .rule(
+            Match::user_contains("MARK-NEW-11").and_tool_result(false),
+            Reply::tool(
+                "mcp__notesoup__history_list",
+                serde_json::json!({"query": "MARK-"}),
+            ),
+        )
+        .rule(Match::tool_result(true), Reply::text("Searched."))
+        .fallback(Reply::text("Hello."));
+    let mode = super::tmux_lines(
+        &[("MARK-OLD-11 hello", Some("Hello.")), ("/clear", None)],
+        vec![
+            Step::Sleep(std::time::Duration::from_secs(2)),
+            Step::Type("Look for MARK-NEW-11".into()),
+            Step::Sleep(std::time::Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::WaitFor("Searched".into(), std::time::Duration::from_secs(60)),
+        ],
+    );
+    let out = run_clean("s11-history-after-clear", script, &mode);
+    let listing = all_results(out.model_turn_requests());
+    assert!(
+        listing.contains("MARK-NEW-11"),
+        "the new session's prompt is not in its history: {listing}"
+    );
+    assert!(
+        !listing.contains("MARK-OLD-11"),
+        "the cleared session's history was read: {listing}"
+    );
+}
+
+/// A resumed process and a fork of the session each read the earlier process's words
+/// through `history_list` with no `session`: the transcript the engine names for them.
+#[test]
+fn s11_history_in_a_resumed_and_a_forked_process() {
+    let script = Script::new()
+        .rule(
+            Match::user_contains("Search").and_tool_result(false),
+            Reply::tool(
+                "mcp__notesoup__history_list",
+                serde_json::json!({"query": "MARK-ELEVEN"}),
+            ),
+        )
+        .rule(Match::tool_result(true), Reply::text("Searched."))
+        .fallback(Reply::text("Hello."));
+    let out = run_clean(
+        "s11-history-resume-fork",
+        script,
+        &Mode::Processes(vec![
+            Process::new("MARK-ELEVEN is the word."),
+            Process::resume("Search for it.", 0),
+            Process::fork("Search for it in the fork.", 0),
+        ]),
+    );
+    assert_eq!(out.processes.len(), 3);
+    for i in 1..3 {
+        let listing = all_results(out.process_requests(i));
+        assert!(
+            listing.contains("MARK-ELEVEN is the word"),
+            "process {i} did not find the first process's words: {listing}"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use notesoup_e2e::{Input, Match, Mode, Reply, Script};
+use notesoup_e2e::{Input, Match, Mode, Reply, Script, Step};
 
 use super::{
     EMPTY_BRAIN, NO_ROOM, WINDOW_200K, assert_clean_exit, boundaries, empty_brain,
@@ -191,5 +191,70 @@ fn s09_an_automatic_compaction_keeps_a_prompt_that_was_too_long() {
     assert!(
         out.stdout.contains("Answering NATURAL-PTL."),
         "the person's prompt was lost in the reactive compaction"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 9c. The terminal: a line typed while the reset turn's Bash runs is taken into the turn,
+// releases the cutoff, reaches the model once, and the reset follows without continuation.
+
+#[test]
+fn s09_natural_input_typed_into_the_running_turn_tmux() {
+    let _one = serial();
+    let script = Script::new()
+        .then(
+            Reply::text("Clearing after this command.")
+                .and_tool(EMPTY_BRAIN, empty_brain("LW-NINE-TMUX", Some(false)))
+                .and_tool(
+                    "Bash",
+                    serde_json::json!({"command": "sleep 6; echo slept", "description": "wait"}),
+                )
+                .with_delay_ms(500),
+        )
+        .then_when(
+            Match::tail_contains("NATURAL-INPUT-9T"),
+            Reply::text("Noted your extra thing."),
+        )
+        .fallback(Reply::text("(fallback)"));
+    let mode = super::tmux_lines(
+        &[("Clear your window after a short command.", None)],
+        vec![
+            Step::AfterRequests(1),
+            Step::Sleep(Duration::from_secs(2)),
+            Step::Type("NATURAL-INPUT-9T: wait, one more thing".into()),
+            Step::Sleep(Duration::from_millis(500)),
+            Step::Key("Enter".into()),
+            Step::AfterRequests(2),
+            Step::Idle(Duration::from_secs(5)),
+            Step::Capture("after".into()),
+        ],
+    );
+    let out = session("s09-natural-tmux", script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&mode)
+        .unwrap();
+    assert_clean_exit(&out);
+    let carrying = out
+        .model_turn_requests()
+        .into_iter()
+        .filter(|r| r.tail_text().contains("NATURAL-INPUT-9T"))
+        .count();
+    assert_eq!(
+        carrying, 1,
+        "the natural input reached the model exactly once"
+    );
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a plugin continuation ran although natural input took over"
+    );
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "a continuation was submitted over natural input"
+    );
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "the requested reset did not commit after the natural turn"
     );
 }

@@ -1,8 +1,11 @@
-//! Scenario 12: a subagent cannot reset the main brain.
+//! Scenario 12: a subagent cannot reset the main brain, nor read its history.
 
 use notesoup_e2e::{Match, Mode, Reply, Script};
 
-use super::{EMPTY_BRAIN, boundaries, compactions, empty_brain, fresh_window_requests, run_clean};
+use super::{
+    EMPTY_BRAIN, WINDOW_200K, assert_clean_exit, boundaries, compactions, empty_brain,
+    fresh_window_requests, run_clean, serial, session,
+};
 
 // ---------------------------------------------------------------------------------
 // 12. A subagent calling empty_brain cannot reset the main brain.
@@ -61,4 +64,92 @@ fn s12_subagent_cannot_reset_the_main_brain() {
         "a fresh main window started"
     );
     assert_eq!(compactions(&out), 0);
+}
+
+// ---------------------------------------------------------------------------------
+// 12b. A subagent's history call is refused, its notes are the main agent's, and its own
+// context fill (past the main window's hard point) neither warns nor resets the main brain.
+
+#[test]
+fn s12_subagent_history_is_refused_notes_are_shared_and_its_fill_is_not_the_mains() {
+    let _one = serial();
+    let script = Script::new()
+        .rule_times(
+            Match::user_contains("SUBAGENT-TASK").and_tool_result(false),
+            Reply::tool("mcp__notesoup__history_list", serde_json::json!({}))
+                .with_input_tokens(165_000),
+            1,
+        )
+        .rule_times(
+            Match::tail_contains("not available to subagents"),
+            Reply::tool(
+                "mcp__notesoup__notes_write",
+                serde_json::json!({"name": "sub-probe", "text": "SUB-NOTE-12"}),
+            )
+            .with_input_tokens(165_500),
+            1,
+        )
+        .rule_times(
+            Match::any_contains("SUBAGENT-TASK")
+                .and_any_contains("SUB-NOTE-12")
+                .and_tool_result(true),
+            Reply::text("Subagent done.").with_input_tokens(166_000),
+            1,
+        )
+        .rule(
+            Match::user_contains("<task-notification>"),
+            Reply::tool(
+                "mcp__notesoup__notes_read",
+                serde_json::json!({"name": "sub-probe"}),
+            ),
+        )
+        .then(Reply::text("Delegating.").and_tool(
+            "Agent",
+            serde_json::json!({"description": "e2e subagent", "prompt": "SUBAGENT-TASK: look at the history.",
+                               "subagent_type": "general-purpose"}),
+        ))
+        .then_when(Match::tool_result(true), Reply::text("The subagent is running."))
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s12-subagent-history", script)
+        .env(WINDOW_200K.0, WINDOW_200K.1)
+        .run(&Mode::Print("Delegate to a subagent.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    let requests = out.message_requests();
+    let results = |r: &notesoup_e2e::Request<'_>| {
+        r.tool_results()
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        requests
+            .iter()
+            .any(|r| results(r).contains("`history_list` is not available to subagents")),
+        "the subagent's history_list was not refused"
+    );
+    assert!(
+        // Only the main agent reads notes here: its notes_read answer holds the note.
+        requests.iter().any(|r| {
+            let text = results(r);
+            text.contains("note `sub-probe` |") && text.contains("SUB-NOTE-12")
+        }),
+        "the main agent did not read the note its subagent wrote"
+    );
+    assert!(
+        !requests
+            .iter()
+            .any(|r| r.all_text().contains("notesoup budget warning:")),
+        "the subagent's fill brought a budget warning"
+    );
+    assert_eq!(
+        boundaries(&out),
+        0,
+        "the subagent's fill reset the main brain"
+    );
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a fresh main window started"
+    );
 }

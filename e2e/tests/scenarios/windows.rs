@@ -178,6 +178,17 @@ fn after_first_400(out: &Outcome) -> Vec<Request<'_>> {
         Input::Idle(std::time::Duration::from_secs(3)),
     ])
 )]
+#[case::tmux(
+    "w03-ptl-tmux",
+    tmux(
+        "List the notes.",
+        vec![
+            Step::AfterRequests(4),
+            Step::Idle(std::time::Duration::from_secs(4)),
+            Step::Capture("after-reset".into()),
+        ],
+    )
+)]
 fn w03_prompt_too_long_then_reset_never_reopens_an_ordinal(#[case] name: &str, #[case] mode: Mode) {
     let script = Script::new()
         .rule(
