@@ -732,3 +732,37 @@ fn a_run_with_no_session_file_is_never_promised_a_reset() {
         out.report()
     );
 }
+
+/// `pi -c -p`: a later process of the same session, in the same window past the warning
+/// point, is not warned again (once per window, across processes).
+#[test]
+fn a_continued_session_is_warned_once_per_window_across_processes() {
+    let note = |n: u32| json!({"name": format!("n{n}"), "text": "x\n"});
+    let first = Script::new()
+        .then(Reply::tool("notesoup_notes_write", note(1)).with_input_tokens(165_000))
+        .then(Reply::text("first done").with_input_tokens(166_000))
+        .fallback(Reply::text("(fallback)"));
+    let pi = pi_run("pi-warning-continued", json!({}), &[]);
+    let out = pi.print("Write a note.", first).unwrap();
+    assert_eq!(out.status, Some(0), "{}", out.report());
+    let last = texts(out.requests.last().unwrap()).join("\n");
+    assert_eq!(last.matches(WARNING).count(), 1, "{}", out.report());
+    let second = Script::new()
+        .then(Reply::tool("notesoup_notes_write", note(2)).with_input_tokens(167_000))
+        .then(Reply::text("second done").with_input_tokens(168_000))
+        .fallback(Reply::text("(fallback)"));
+    let out = pi.print_with(&["-c"], "Write another.", second).unwrap();
+    assert_eq!(out.status, Some(0), "{}", out.report());
+    let last = texts(out.requests.last().unwrap()).join("\n");
+    assert!(
+        last.contains("first done"),
+        "not the same session: {}",
+        out.report()
+    );
+    assert_eq!(
+        last.matches(WARNING).count(),
+        1,
+        "warned again in the same window\n{}",
+        out.report()
+    );
+}
