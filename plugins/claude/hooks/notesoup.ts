@@ -20,6 +20,8 @@ type Failure = { ok: false; error: { code: string; message: string; off?: boolea
 type Reply = ({ ok: true } & Fields) | Failure;
 
 const HOST = 'claude';
+/** Why the reset's own compaction was vetoed when the helper gave it no answer. */
+const UNANSWERED = 'the fresh window could not be prepared (the helper failed; see the debug log), so nothing was cleared';
 /** Keys of the lines already logged once. */
 const loggedOnce = new Set<string>();
 /** This process; a new token per session binding (session end lets the flow go). */
@@ -40,9 +42,11 @@ let usageCache: { key: string; usage: unknown } | undefined;
 /**
  * The last reply's `watch`, the budget inputs of the call it answered, the running
  * continuation, an idle close-out held for its command's first row (`closeout`), the
- * reset compaction's outcome being carried out (`settling`), and the person's input taken
+ * reset compaction's outcome being carried out (`settling`), the person's input taken
  * into the running main turn that no step has carried to the model yet (`absorbed`: the
- * engine keeps it beside `e.messages`, so a compaction is told of it).
+ * engine keeps it beside `e.messages`, so a compaction is told of it), the marker of the
+ * reset's own compaction command last run (`marker`) and, when the helper could not answer
+ * that compaction, its marker (`unanswered`).
  */
 let pending: {
   watch: Fields;
@@ -51,6 +55,8 @@ let pending: {
   closeout?: { generation: number; text: string };
   settling?: Promise<void>;
   absorbed?: string[];
+  marker?: string;
+  unanswered?: string;
 } = {
   watch: {},
 };
@@ -399,13 +405,21 @@ async function appendCloseout($: EngineInterface, generation: number, text: stri
 /** `compact`: the reset's own compaction through the command path, marked so it is admitted. */
 async function compactNow($: EngineInterface, fx: Fields) {
   const facts: Fields = { generation: num(fx.generation) ?? 0, status: 'ok' };
+  const marker = str(fx.marker) ?? '';
+  pending = { ...pending, marker };
   try {
     // The answer's text goes along: 2.1.319 resolves a failed compaction with its error.
-    const { text } = await $.command.run({ command: 'compact', args: str(fx.marker) ?? '' });
+    const { text } = await $.command.run({ command: 'compact', args: marker });
     if (text !== undefined) facts.text = text;
   } catch (err) {
     facts.status = 'failed';
     facts.reason = String(err);
+  }
+  if (pending.unanswered === marker) {
+    // onCompact vetoed it: the helper could not answer it. A failure, so the flow keeps the
+    // request and tries again as it does after the engine's own error.
+    pending = { ...pending, unanswered: undefined };
+    Object.assign(facts, { status: 'failed', reason: UNANSWERED, text: undefined });
   }
   // A resolved command the helper said can change nothing (its compaction was answered).
   if (facts.status === 'ok' && facts.text === undefined && pending.watch.compact_done === false) return;
@@ -654,6 +668,14 @@ const onCompact: Hook<'session.compact'> = async ($, e, next) => {
       return [k.text_only === true ? { role: 'user' as const, text: m.text, toolUses: [] } : m];
     });
     return { messages: [{ role: 'user', text: str(boot.text) ?? '', toolUses: [] }, ...kept] };
+  }
+  if (e.agentId === undefined && e.instructions !== undefined && e.instructions === pending.marker && !answers.some((a) => a.type === 'native_compaction')) {
+    // The reset's own compaction with no answer: the helper failed (or timed out) on it.
+    // Handed on, Claude's own summary would replace the window (spec: no summary for a
+    // reset; a boot that cannot be had vetoes it), so it is vetoed and told failed.
+    pending = { ...pending, unanswered: e.instructions };
+    $.ui.log(UNANSWERED, { to: 'transcript' });
+    return { skip: `notesoup: ${UNANSWERED}` };
   }
   const r = await next(e);
   // Claude's own compaction of the main conversation replaced it: the window advances.

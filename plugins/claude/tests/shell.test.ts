@@ -557,6 +557,45 @@ describe('the reset flow', () => {
     ]);
   });
 
+  test("the reset's own compaction the helper could not answer is vetoed, never Claude's summary, and told failed", async ($, on) => {
+    const marker = 'notesoup-reset g1 r1 a1';
+    let core = 0;
+    const calls = world(on, (op, req) => {
+      if (op === 'hook' && req.event === 'turn.complete') return { ok: true, effects: [{ type: 'compact', marker, generation: 1 }] };
+      if (op === 'hook' && req.event === 'session.compact') return { ok: false, error: { code: 'helper_failed', message: 'injected' } };
+      return { ok: true, effects: [] };
+    });
+    on('session.compact', async () => {
+      core += 1;
+      return { messages: [{ role: 'user', text: 'summary', toolUses: [] }] };
+    });
+    // The engine runs the command's compaction while `command.run` is pending: here the
+    // test runs it, with the command's arguments, then lets the command resolve.
+    let args: string | undefined;
+    let resolve: (text: string) => void = () => undefined;
+    const answered = new Promise<string>((r) => {
+      resolve = r;
+    });
+    on('command.run', async (_$, e) => {
+      args = e.args;
+      return { text: await answered };
+    });
+    on('turn.complete', async (_$, e) => ({ text: e.answer }));
+    await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+    await $.turn.complete({ answer: 'done', durationMs: 5, isAborted: false, turnId: 't1', reason: 'answer' });
+    await settled(() => args !== undefined);
+    expect(args).toBe(marker);
+    const r = await $.session.compact({ trigger: 'manual', instructions: marker, messages: [] });
+    expect(core).toBe(0);
+    expect(r.skip).toContain('could not be prepared');
+    resolve(`Not compacted · ${r.skip ?? ''}`);
+    const done = () => hookCalls(calls).find((c) => c.event === 'compact.done');
+    await settled(() => done() !== undefined);
+    expect(done()?.facts.status).toBe('failed');
+    expect(String(done()?.facts.reason)).toContain('could not be prepared');
+    expect(done()?.facts.text).toBeUndefined();
+  });
+
   test("a native answer runs Claude's own compaction and tells the helper it replaced the conversation", async ($, on) => {
     const calls = world(on, (op, req) =>
       op === 'hook' && req.event === 'session.compact' ? { ok: true, effects: [{ type: 'native_compaction' }] } : { ok: true, effects: [] },
