@@ -42,6 +42,8 @@ let shell: {
   continuation?: number;
   nextContinuation?: number;
   compact?: { marker: string; generation: number };
+  /** The marker of the worker's compaction last handed to `ctx.compact()`. */
+  marker?: string;
   committed?: number;
 } = { run: 0, cut: false };
 
@@ -532,6 +534,7 @@ export default function notesoup(pi: ExtensionAPI) {
     if (held) {
       // A run that ended without settling its boundary (aborted for `end_turn`): compact now.
       shell.compact = undefined;
+      shell.marker = held.marker;
       const done = (status: string, reason?: string) => void event(ctx, "compact_done", { generation: held.generation, status, reason });
       ctx.compact({ customInstructions: held.marker, onComplete: () => done("ok"), onError: (err: Error) => done("failed", err.message) });
     }
@@ -547,6 +550,10 @@ export default function notesoup(pi: ExtensionAPI) {
     runEffects(pi, ctx, effects);
     const answer = effects.find((fx) => fx.type === "answer_compaction");
     if (effects.some((fx) => fx.type === "veto_compaction")) return { cancel: true };
+    // The worker's own compaction with no answer (the helper failed or timed out) is never
+    // Pi's summary: cancelled, its `onError` tells the flow it failed, and it is tried again.
+    const own = e.customInstructions !== undefined && e.customInstructions === shell.marker;
+    if (!answer && own && !effects.some((fx) => fx.type === "native_compaction")) return { cancel: true };
     if (!answer) return undefined;
     return {
       compaction: {

@@ -223,6 +223,23 @@ test("the worker's compaction is held for the run's settling and written there",
   assert.equal(facts.custom_instructions, "notesoup-reset g0 r1 a1");
 });
 
+test("the worker's compaction the helper could not answer is cancelled, never Pi's summary", async () => {
+  const pi = await started();
+  const marker = "notesoup-reset g0 r1 a1";
+  helperSays({ agent_end: effects({ type: "compact", marker, generation: 0 }) });
+  const ctx = fakeCtx();
+  await pi.handlers.agent_end({ messages: [{ role: "assistant", stopReason: "aborted" }] }, ctx);
+  // The run ended without settling its boundary: the worker compacts through Pi.
+  await pi.handlers.agent_settled({}, ctx);
+  assert.equal(ctx.compacts[0]?.customInstructions, marker);
+  helperSays({ session_before_compact: { ok: false, error: { code: "helper_failed", message: "injected" } } });
+  const event = { reason: "manual", customInstructions: marker, preparation: { firstKeptEntryId: "abc", tokensBefore: 9000 } };
+  assert.deepEqual(await pi.handlers.session_before_compact(event, fakeCtx()), { cancel: true });
+  // Another compaction the helper could not answer (the person's, Pi's own) stays Pi's.
+  const theirs = { ...event, customInstructions: "keep the plan" };
+  assert.equal(await pi.handlers.session_before_compact(theirs, fakeCtx()), undefined);
+});
+
 test("a helper that cannot run: the tools leave the model's set and the person reads why, once", async () => {
   const pi = fakePi();
   notesoup(pi);
