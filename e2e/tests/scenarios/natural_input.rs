@@ -194,6 +194,82 @@ fn s09_an_automatic_compaction_keeps_a_prompt_that_was_too_long() {
     );
 }
 
+/// Input typed into the running turn whose own request comes back "prompt is too long":
+/// Claude compacts reactively, notesoup answers with the boot (a pending `empty_brain` is
+/// consumed by it, its normal handoff and last word), and the retried request still holds
+/// the person's input, once. The request that failed carried it but answered nothing, so
+/// the input is still unanswered when the boot replaces the conversation.
+#[rstest::rstest]
+#[case::no_request("s09-ptl-keeps-typed-input", false)]
+#[case::pending_request("s09-ptl-keeps-typed-input-pending", true)]
+fn s09_a_prompt_too_long_compaction_keeps_the_input_typed_into_the_turn(
+    #[case] name: &str,
+    #[case] request: bool,
+) {
+    let _one = serial();
+    let mut first = Reply::text("Working.");
+    if request {
+        first = first.and_tool(EMPTY_BRAIN, empty_brain("LW-PTL-TYPED", Some(false)));
+    }
+    let first = first
+        .and_tool(
+            "Bash",
+            serde_json::json!({"command": "sleep 3; echo slept", "description": "wait"}),
+        )
+        .with_delay_ms(300);
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>NATIVE SUMMARY</summary>"),
+        )
+        .then(first)
+        .then_when(
+            Match::tail_contains("NATURAL-PTL-TYPED"),
+            Reply::prompt_too_long(210_000, 200_000),
+        )
+        .then_when(
+            Match::any_contains("NATURAL-PTL-TYPED").and_compaction(false),
+            Reply::text("Answering NATURAL-PTL-TYPED."),
+        )
+        .fallback(Reply::text("(fallback: the input is not in this request)"));
+    let out = session(name, script)
+        .args(&["--allowedTools", "Bash"])
+        .run(&Mode::StreamJson(vec![
+            Input::Send("Work on.".into()),
+            Input::AfterRequests(1),
+            Input::Wait(Duration::from_secs(1)),
+            Input::Send("NATURAL-PTL-TYPED: please also do this".into()),
+            Input::AwaitResult(Duration::from_secs(30)),
+            Input::Wait(Duration::from_secs(3)),
+        ]))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert!(
+        out.requests.iter().any(|r| r["status"] == 400),
+        "no prompt-too-long: the scenario proves nothing"
+    );
+    assert_eq!(
+        boundaries(&out),
+        1,
+        "the reactive compaction, answered once"
+    );
+    assert!(
+        out.stdout.contains("Answering NATURAL-PTL-TYPED."),
+        "the input typed into the turn was lost in the compaction"
+    );
+    for r in out.model_turn_requests() {
+        assert!(
+            r.all_text().matches("NATURAL-PTL-TYPED").count() <= 1,
+            "the input was replayed"
+        );
+    }
+    assert_eq!(
+        plugin_prompts(&out),
+        0,
+        "a continuation over the person's input"
+    );
+}
+
 // ---------------------------------------------------------------------------------
 // 9c. The terminal: a line typed while the reset turn's Bash runs is taken into the turn,
 // releases the cutoff, reaches the model once, and the reset follows without continuation.

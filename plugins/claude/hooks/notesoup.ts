@@ -591,10 +591,15 @@ const onPromptSubmit: Hook<'prompt.submit'> = async ($, e, next) => {
 
 // ---- turns ----------------------------------------------------------------------------
 
-/** A step's stream as the engine gives it; once a main step's request was answered, the input it carried is no longer `absorbed`. */
-async function* carried<T, R>(stream: AsyncGenerator<T, R>, agent: string): AsyncGenerator<T, R> {
+/**
+ * A step's stream as the engine gives it; once a main step's request was answered, the input
+ * it carried is no longer `absorbed`. A request that got no response (`stopReason` null:
+ * "prompt is too long", an API error) answered nothing: the input stays absorbed, so the
+ * reactive compaction that follows is told of it and a boot answering it keeps it.
+ */
+async function* carried<T, R extends { stopReason: unknown }>(stream: AsyncGenerator<T, R>, agent: string): AsyncGenerator<T, R> {
   const r = yield* stream;
-  if (agent === 'main') pending = { ...pending, absorbed: undefined };
+  if (agent === 'main' && r.stopReason !== null) pending = { ...pending, absorbed: undefined };
   return r;
 }
 

@@ -557,6 +557,26 @@ describe('the reset flow', () => {
     ]);
   });
 
+  for (const [stopReason, kept] of [[null, true], ['end_turn', false]] as const) {
+    test(`input taken into the turn is ${kept ? 'still' : 'no longer'} told to a compaction after a step whose stopReason is ${String(stopReason)}`, async ($, on) => {
+      const calls = world(on, () => ({ ok: true, effects: [] }));
+      on('prompt.submit', async (_$, e) => ({ text: e.text }));
+      // The step that carries the input: no response (prompt too long), or an answer.
+      on('turn.step', async function* (_$, e) {
+        yield* [];
+        return { turnId: e.turnId, index: e.index, answer: '', toolUses: [], stopReason, usage: null };
+      });
+      on('session.compact', async () => ({ messages: [{ role: 'user', text: 'summary', toolUses: [] }] }));
+      await $.session.start({ cwd: '/work/project', surface: null, isInteractive: false });
+      await $.prompt.submit({ text: 'NATURAL: one more thing', wait: false, origin: { kind: 'sdk' }, turnId: 't1' });
+      for await (const _ of $.turn.step({ turnId: 't1', index: 1, model: 'claude-opus-5-5', messageCount: 3 })) void _;
+      await $.session.compact({ trigger: 'auto', messages: [{ role: 'user' as const, text: 'Work on.', toolUses: [], handle: 'h1' }] });
+      const compact = hookCalls(calls).find((c) => c.event === 'session.compact');
+      const texts = (compact?.facts.tail as Fields[]).map((m) => m.text);
+      expect(texts.includes('NATURAL: one more thing')).toBe(kept);
+    });
+  }
+
   test("the reset's own compaction the helper could not answer is vetoed, never Claude's summary, and told failed", async ($, on) => {
     const marker = 'notesoup-reset g1 r1 a1';
     let core = 0;
