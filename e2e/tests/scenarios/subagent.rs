@@ -153,3 +153,71 @@ fn s12_subagent_history_is_refused_notes_are_shared_and_its_fill_is_not_the_main
         "a fresh main window started"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// 12c. A subagent's reactive compaction (its request came back "prompt is too long") is
+// Claude's own summary of the subagent's context; the main window is left alone.
+
+#[test]
+fn s12_a_subagents_prompt_too_long_compaction_leaves_the_main_window_alone() {
+    let _one = serial();
+    let script = Script::new()
+        .rule(
+            Match::compaction(),
+            Reply::text("<summary>SUB SUMMARY</summary>"),
+        )
+        .rule_times(
+            Match::user_contains("SUBAGENT-TASK").and_tool_result(false),
+            Reply::tool(
+                "mcp__notesoup__notes_read",
+                serde_json::json!({"name": "sub-ptl"}),
+            ),
+            1,
+        )
+        .rule_times(
+            Match::tail_contains("sub-ptl"),
+            Reply::prompt_too_long(210_000, 200_000),
+            1,
+        )
+        .rule(Match::any_contains("SUB SUMMARY"), Reply::text("Subagent done."))
+        .rule(
+            Match::user_contains("<task-notification>"),
+            Reply::text("Reported."),
+        )
+        .then(Reply::text("Delegating.").and_tool(
+            "Agent",
+            serde_json::json!({"description": "e2e subagent", "prompt": "SUBAGENT-TASK: read a note.",
+                               "subagent_type": "general-purpose"}),
+        ))
+        .then_when(Match::tool_result(true), Reply::text("The subagent is running."))
+        .fallback(Reply::text("(fallback)"));
+    let out = session("s12-subagent-ptl", script)
+        .run(&Mode::Print("Delegate to a subagent.".into()))
+        .unwrap();
+    assert_clean_exit(&out);
+    assert!(
+        out.requests.iter().any(|r| r["status"] == 400),
+        "no prompt-too-long: the scenario proves nothing"
+    );
+    assert_eq!(
+        compactions(&out),
+        1,
+        "the subagent's context is Claude's own summary, once"
+    );
+    assert!(
+        out.mod_log
+            .contains("hook session.compact -> native_compaction"),
+        "notesoup did not leave the subagent's compaction to Claude"
+    );
+    assert_eq!(boundaries(&out), 0, "the main transcript was compacted");
+    assert!(
+        fresh_window_requests(&out).is_empty(),
+        "a fresh main window started"
+    );
+    assert!(
+        out.message_requests()
+            .iter()
+            .all(|r| !r.all_text().contains(":1\">")),
+        "a request holds a boot of main window 1"
+    );
+}
