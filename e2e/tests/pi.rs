@@ -769,15 +769,9 @@ fn a_continued_session_is_warned_once_per_window_across_processes() {
 
 /// A person's message steered into the run (rpc `steer`) whose request comes back "prompt
 /// is too long": Pi compacts (overflow), notesoup answers with the boot, and the retried
-/// request must still hold the person's message, once. It does not yet: the boot's
-/// compaction entry keeps nothing before it (`firstKeptEntryId: null`), the steered message
-/// included, so the message is lost (measured in the spec audit; the Claude mod keeps such
-/// input after its boot, `claude-hooks::kept_after_boot`).
+/// request still holds the person's message, once, after the boot: the compaction entry
+/// keeps the branch from that message (before, it kept nothing and the message was lost).
 #[test]
-#[cfg_attr(
-    not(feature = "e2e-pending"),
-    ignore = "pending: Pi's boot compaction drops a steered message its failed request carried"
-)]
 fn rpc_a_steered_message_whose_request_overflows_is_kept_by_the_boot() {
     use notesoup_e2e::RpcStep;
     let script = Script::new()

@@ -226,7 +226,9 @@ pub enum PiHook {
         #[serde(default)]
         continuation: Option<u64>,
     },
-    /// `session_before_compact`.
+    /// `session_before_compact`. `tail`: the branch's message entries after its last
+    /// assistant message, oldest first (the person's input no response answered yet, such as
+    /// a steered message the overflowing request carried, and tool results).
     ///
     /// `{"event":"session_before_compact","facts":{"reason":"manual","custom_instructions":"notesoup-reset g0 r1 a1"}}`
     #[serde(rename = "session_before_compact")]
@@ -239,6 +241,9 @@ pub enum PiHook {
         /// `event.customInstructions`.
         #[serde(default)]
         custom_instructions: Option<String>,
+        /// The branch's message entries after its last assistant message.
+        #[serde(default)]
+        tail: Vec<TailEntry>,
     },
     /// `session_compact`: a compaction entry was written. `summary` is the summary of the
     /// session's leaf entry (`ctx.sessionManager.getLeafEntry()`), not of
@@ -371,4 +376,30 @@ impl PiHook {
             )
         )
     }
+}
+
+/// One message entry of the branch after its last assistant message, as the extension sends
+/// it with `session_before_compact`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TailEntry {
+    /// `message.role`: `user`, `toolResult`, ...
+    pub role: String,
+    /// The text parts of its content, joined.
+    #[serde(default)]
+    pub text: String,
+}
+
+/// Where the compaction entry of a boot answering Pi's automatic compaction keeps the branch
+/// from (an index into `tail`): the first of the person's messages no response answered yet
+/// (a steered message whose request overflowed), so the retried request still carries it.
+/// `None` when there is none: the entry keeps nothing before it. A message holding a boot is
+/// not the person's.
+pub fn kept_from(tail: &[TailEntry]) -> Option<usize> {
+    tail.iter().position(|entry| {
+        entry.role == "user"
+            && !entry.text.trim().is_empty()
+            && notesoup_window::marker::marker_ids(&entry.text)
+                .next()
+                .is_none()
+    })
 }

@@ -57,7 +57,10 @@ mod hook;
 mod resolve;
 mod table;
 
-pub use hook::{CompactReason, InputSource, PiCommand, PiHook, StopReason, Streaming, turn_end};
+pub use hook::{
+    CompactReason, InputSource, PiCommand, PiHook, StopReason, Streaming, TailEntry, kept_from,
+    turn_end,
+};
 pub use resolve::{CapAsk, Resolve};
 pub use table::{apply, pi_window, run_id};
 

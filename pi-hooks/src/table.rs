@@ -4,11 +4,11 @@
 
 use notesoup_reset_flow::{
     Agent, BootStatus, Budget, Command, ContinuationStatus, Delivery, Effect, Event, Evidence,
-    EvidenceFrom, Flow, Miss, TurnEnd,
+    EvidenceFrom, Flow, Kept, Miss, Trigger, TurnEnd,
 };
 use notesoup_window::{Host, WindowId, marker};
 
-use crate::hook::{InputSource, PiCommand, PiHook, Streaming, turn_end};
+use crate::hook::{InputSource, PiCommand, PiHook, Streaming, TailEntry, kept_from, turn_end};
 use crate::resolve::{CapAsk, Resolve};
 
 /// What a notesoup command answers in a run with no session file.
@@ -158,10 +158,12 @@ impl Call<'_> {
                 agent,
                 reason,
                 custom_instructions,
+                tail,
             } => self.compaction(
                 *agent,
                 reason.trigger(),
                 custom_instructions.clone(),
+                tail,
                 resolve,
             ),
             PiHook::SessionCompact {
@@ -247,12 +249,9 @@ impl Call<'_> {
         });
         for effect in complete {
             match effect {
-                Effect::Compact { marker, .. } => self.compaction(
-                    agent,
-                    notesoup_reset_flow::Trigger::Manual,
-                    Some(marker),
-                    resolve,
-                ),
+                Effect::Compact { marker, .. } => {
+                    self.compaction(agent, Trigger::Manual, Some(marker), &[], resolve);
+                }
                 effect => self.fx.push(effect),
             }
         }
@@ -385,10 +384,23 @@ impl Call<'_> {
     fn compaction(
         &mut self,
         agent: Agent,
-        trigger: notesoup_reset_flow::Trigger,
+        trigger: Trigger,
         instructions: Option<String>,
+        tail: &[TailEntry],
         resolve: &mut dyn Resolve,
     ) {
+        // An automatic compaction of the main run keeps the person's unanswered input after
+        // the boot; the worker's own comes after a settled run (nothing is pending).
+        let keep: Vec<Kept> = match (trigger, agent) {
+            (Trigger::Auto, Agent::Main) => kept_from(tail)
+                .map(|at| Kept {
+                    at,
+                    text_only: false,
+                })
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
         let first = self.flow.handle(Event::Compaction {
             agent,
             trigger,
@@ -439,7 +451,7 @@ impl Call<'_> {
             if let Some(text) = answer {
                 if !settled {
                     self.fx.push(Effect::AnswerCompaction {
-                        keep: Vec::new(),
+                        keep: keep.clone(),
                         ordinal,
                         pool,
                         sticky,

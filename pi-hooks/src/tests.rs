@@ -395,6 +395,32 @@ fn pis_threshold_compaction_is_answered_with_the_boot_and_the_forced_handoff() {
     assert_eq!(s.world.boots.last(), Some(&(1, Some(Pool::Forced))));
 }
 
+/// An automatic compaction keeps, after the boot, the branch from the person's first message
+/// no response answered (a steered message its overflowing request carried); a message that
+/// holds a boot, tool results and an empty message are not that. The worker's own keeps
+/// nothing.
+#[rstest]
+#[case::steered(json!([{"role": "toolResult", "text": "x"}, {"role": "user", "text": "also fix it"}]), vec![1])]
+#[case::none(json!([{"role": "toolResult", "text": "x"}]), vec![])]
+#[case::empty_or_boot(json!([{"role": "user", "text": "  "}, {"role": "user", "text": summary("s1", 0)}]), vec![])]
+#[case::no_tail(json!([]), vec![])]
+fn an_automatic_compaction_keeps_the_persons_unanswered_message(
+    #[case] tail: Value,
+    #[case] want: Vec<usize>,
+) {
+    let mut s = Session::new();
+    s.prompt("interactive", 1, None);
+    let fx = s.on(
+        "session_before_compact",
+        &json!({"reason": "overflow", "tail": tail}),
+    );
+    let Some(Effect::AnswerCompaction { keep, .. }) = fx.first() else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(keep.iter().map(|k| k.at).collect::<Vec<_>>(), want);
+    assert!(keep.iter().all(|k| !k.text_only));
+}
+
 #[rstest]
 #[case::overflow("overflow")]
 #[case::threshold("threshold")]

@@ -285,6 +285,34 @@ async function settleCommit(pi: ExtensionAPI, ctx: ExtensionContext, continuing:
   }
 }
 
+/**
+ * The branch's message entries after its last assistant message that answered (a failed
+ * response, such as the overflow's own, answered nothing), oldest first, with their text
+ * parts joined: what `session_before_compact` tells the helper, which names the one a
+ * boot answering the compaction keeps the branch from.
+ */
+function branchTail(ctx: ExtensionContext): { id: string; role: string; text: string }[] {
+  const branch = ctx.sessionManager.getBranch();
+  const tail: { id: string; role: string; text: string }[] = [];
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i] as Fields;
+    const message = entry.message as Fields | undefined;
+    if (entry.type !== "message" || message === undefined) continue;
+    // A response that failed (the overflow's own "prompt is too long") answered nothing.
+    if (message.role === "assistant" && message.stopReason === "error") continue;
+    if (message.role === "assistant") break;
+    const content = message.content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? (content as Fields[]).map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("")
+          : "";
+    tail.unshift({ id: String(entry.id), role: String(message.role), text });
+  }
+  return tail;
+}
+
 /** Whether the model's newest message (the batch being run) calls `notesoup_empty_brain`. */
 function batchResets(ctx: ExtensionContext): boolean {
   const branch = ctx.sessionManager.getBranch();
@@ -541,11 +569,13 @@ export default function notesoup(pi: ExtensionAPI) {
   });
 
   pi.on("session_before_compact", async (e, ctx) => {
+    const tail = branchTail(ctx);
     const effects = await event(ctx, "session_before_compact", {
       agent: agent(ctx),
       reason: e.reason,
       custom_instructions: e.customInstructions,
       cwd: ctx.cwd,
+      tail: tail.map(({ role, text }) => ({ role, text })),
     });
     runEffects(pi, ctx, effects);
     const answer = effects.find((fx) => fx.type === "answer_compaction");
@@ -555,11 +585,14 @@ export default function notesoup(pi: ExtensionAPI) {
     const own = e.customInstructions !== undefined && e.customInstructions === shell.marker;
     if (!answer && own && !effects.some((fx) => fx.type === "native_compaction")) return { cancel: true };
     if (!answer) return undefined;
+    // The entry the helper keeps the branch from (the person's message no response answered
+    // yet), else null: the compaction keeps nothing before it (SessionManager.appendCompaction).
+    const keep = Array.isArray(answer.keep) ? (answer.keep as Fields[]) : [];
+    const from = typeof keep[0]?.at === "number" ? tail[keep[0].at]?.id : undefined;
     return {
       compaction: {
         summary: String(answer.text),
-        // null: the compaction keeps nothing before it (SessionManager.appendCompaction).
-        firstKeptEntryId: null as unknown as string,
+        firstKeptEntryId: (from ?? null) as unknown as string,
         tokensBefore: e.preparation.tokensBefore,
         details: { notesoup: answer.ordinal },
       },

@@ -194,6 +194,32 @@ test("Pi's own compaction is answered with the boot, cancelled on a veto, left t
   assert.equal(await pi.handlers.session_before_compact(event, fakeCtx()), undefined);
 });
 
+test("an automatic compaction tells the helper the branch after its last answer, and keeps it from the entry the helper names", async () => {
+  const pi = await started();
+  const message = (id, role, content, extra = {}) => ({ type: "message", id, message: { role, content, ...extra } });
+  const branch = [
+    message("u0", "user", "Work on the parser."),
+    message("a1", "assistant", [{ type: "toolCall", name: "read" }], { stopReason: "toolUse" }),
+    message("t1", "toolResult", [{ type: "text", text: "file text" }]),
+    message("s1", "user", [{ type: "text", text: "also fix the test" }]),
+    message("e1", "assistant", [], { stopReason: "error" }),
+  ];
+  const event = { reason: "overflow", preparation: { firstKeptEntryId: "abc", tokensBefore: 190000 } };
+  helperSays({
+    session_before_compact: effects({ type: "answer_compaction", ordinal: 1, pool: "forced", sticky: null, generation: 0, text: BOOT, keep: [{ at: 1, text_only: false }] }),
+  });
+  const answered = await pi.handlers.session_before_compact(event, fakeCtx({ branch }));
+  const facts = requests().find((r) => r.request.event === "session_before_compact").request.facts;
+  assert.deepEqual(facts.tail, [
+    { role: "toolResult", text: "file text" },
+    { role: "user", text: "also fix the test" },
+  ]);
+  assert.equal(answered.compaction.firstKeptEntryId, "s1");
+  helperSays({ session_before_compact: effects({ type: "answer_compaction", ordinal: 1, pool: "forced", sticky: null, generation: 0, text: BOOT }) });
+  const none = await pi.handlers.session_before_compact(event, fakeCtx({ branch }));
+  assert.equal(none.compaction.firstKeptEntryId, null);
+});
+
 test("empty_brain's answer ends the run after its batch; a refusal is a tool error", async () => {
   const pi = await started();
   helperSays({ "tool:notesoup_empty_brain": effects({ type: "tool_result", is_error: false, text: "Reset requested." }) });
