@@ -34,7 +34,9 @@
 //!   missing note is a JSON-RPC error (`-32002`) saying so.
 //! - **Order:** calls take effect in the order they arrive, even pipelined (sent without
 //!   waiting for the answers): a tool that changes the brain runs alone, the read tools
-//!   side by side.
+//!   side by side. A call the client cancels (`notifications/cancelled`) while it waits
+//!   its turn never runs, and gets no answer; one already running finishes (its answer
+//!   is dropped).
 //! - **Transport:** one JSON-RPC message per line; a line that is not JSON gets a `-32700`
 //!   Parse error, JSON that is not a request this server reads gets `-32600`, a method it
 //!   does not serve `-32601` (`Method not found: <method>`), and a request before

@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::{Mutex, RwLock};
+use tokio::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use notesoup_app::history::Kept;
 use notesoup_app::tools::{self, Binding, ToolSpec};
@@ -179,6 +179,17 @@ fn unknown_tool(name: &str) -> ErrorData {
     )
 }
 
+/// A call's turn: shared by the calls that only read, alone for one that changes the brain.
+enum Turn<'a> {
+    Shared(#[expect(dead_code, reason = "held, not read")] RwLockReadGuard<'a, ()>),
+    Alone(#[expect(dead_code, reason = "held, not read")] RwLockWriteGuard<'a, ()>),
+}
+
+/// The error a cancelled call ends with (rmcp does not send it: the client asked for none).
+fn cancelled() -> ErrorData {
+    ErrorData::internal_error("the client cancelled this request", None)
+}
+
 fn text_result(text: String, is_error: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(text)];
     if is_error {
@@ -223,14 +234,25 @@ impl ServerHandler for Server {
         let Some(spec) = offered().into_iter().find(|spec| spec.name == name) else {
             return Err(unknown_tool(&name));
         };
-        let (_shared, _alone);
-        if spec.hints.read_only {
-            _shared = self.order.read().await;
-        } else {
-            _alone = self.order.write().await;
+        // The call's turn (see `order`) and its folder, unless the client cancels it first
+        // (`notifications/cancelled`): a call cancelled while it waits never runs, so a
+        // cancelled write changes nothing. rmcp sends no answer to a cancelled request.
+        let turn = async {
+            let turn = if spec.hints.read_only {
+                Turn::Shared(self.order.read().await)
+            } else {
+                Turn::Alone(self.order.write().await)
+            };
+            (turn, self.folder(&context).await)
+        };
+        let Some((_turn, folder)) = context.ct.run_until_cancelled(turn).await else {
+            return Err(cancelled());
+        };
+        if context.ct.is_cancelled() {
+            return Err(cancelled());
         }
         // An MCP host binds a folder only: no transcript, head or agent of its own.
-        let binding = Binding::new(self.folder(&context).await.to_string_lossy());
+        let binding = Binding::new(folder.to_string_lossy());
         let args = Value::Object(request.arguments.unwrap_or_default());
         let ctx = Arc::clone(&self.ctx);
         // The tools do blocking file IO; a panic in one is a bug answered as a refusal.

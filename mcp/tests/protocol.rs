@@ -80,6 +80,10 @@ fn main() {
             "pipelined_calls_take_effect_in_the_order_they_arrive",
             pipelined_calls_in_order,
         ),
+        (
+            "a_call_cancelled_while_it_waits_never_runs",
+            cancelled_while_waiting,
+        ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
@@ -804,5 +808,54 @@ fn pipelined_calls_in_order() {
             said(4).0.get(..200)
         );
     }
+    assert_eq!(s.finish(), Some(0));
+}
+
+/// A `notes_write` cancelled (`notifications/cancelled`) while it waits its turn behind a
+/// call still running never runs: no answer, and no note. The call ahead of it is held
+/// without any timing: it waits on the server's `roots/list` question, which the client
+/// answers only after the cancel has been read (the ping sent after it is answered).
+fn cancelled_while_waiting() {
+    let scratch = Scratch::new("cancelled");
+    let mut s = Server::start(&scratch);
+    let init = s.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18",
+        "capabilities": {"roots": {}}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    s.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let call = |id: u64, tool: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}})
+        .to_string()
+    };
+    s.send_line(&call(2, "notes_list", json!({})));
+    let ask = s.read();
+    assert_eq!(ask["method"], "roots/list", "{ask}");
+    s.send_line(&call(
+        3,
+        "notes_write",
+        json!({"name": "cancelled", "text": "no\n"}),
+    ));
+    s.send_line(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}})
+            .to_string(),
+    );
+    let pong = s.request(4, "ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+    let roots = [json!({"uri": format!("file://{}", scratch.project().display())})];
+    s.send_line(
+        &json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": roots}}).to_string(),
+    );
+    let listed = s.read();
+    assert_eq!(listed["id"], 2, "{listed}");
+    // The next answer is the read's: the cancelled write has none.
+    let (text, err) = s.call(5, "notes_read", json!({"name": "cancelled"}));
+    assert!(
+        err && text.contains("not_found"),
+        "the cancelled write ran: {text}"
+    );
     assert_eq!(s.finish(), Some(0));
 }
