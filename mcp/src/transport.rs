@@ -10,6 +10,9 @@
 //!   `-32600` Invalid Request, with the request's `id` when one can be read;
 //! - a `tools/call` without a tool `name`, or with `arguments` that are not an object:
 //!   `-32602` Invalid params, saying which;
+//! - another method this server serves (`initialize`, `resources/read`, `prompts/get`, the
+//!   lists) with params that are not that method's: `-32602`, saying which field
+//!   ([`params`]; rmcp answered `-32601` Method not found for a method it serves);
 //! - longer than [`MAX_LINE`] bytes: `-32600`, `"id": null`, and the line is skipped without
 //!   ever being held whole (bounded memory);
 //! - a notification or a response it cannot read: nothing (JSON-RPC never answers those);
@@ -166,6 +169,15 @@ pub(crate) fn frame(line: &[u8]) -> Frame {
         return Frame::Reply(error(&id, INVALID_PARAMS, why));
     }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+        Ok(JsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_)) =>
+        {
+            let method = request.request.method();
+            match params::misfit(method, value.get("params")) {
+                Some(why) => Frame::Reply(error(&id, INVALID_PARAMS, &why)),
+                None => Frame::Message(Box::new(JsonRpcMessage::Request(request))),
+            }
+        }
         Ok(message) => Frame::Message(Box::new(message)),
         // A notification or a response: JSON-RPC answers neither.
         Err(_) if value.is_object() && !is_request => {
@@ -430,6 +442,8 @@ where
         w.flush().await
     }
 }
+
+mod params;
 
 #[cfg(test)]
 mod tests;

@@ -455,6 +455,21 @@ fn malformed_frames() {
         r["error"]["message"], "Method not found: completion/complete",
         "{r}"
     );
+    // A method this server serves, with params that are not that method's: invalid params
+    // naming the field (it was `-32601`, "Method not found: resources/read").
+    for (id, method, params, field) in [
+        (15, "resources/read", json!({}), "uri"),
+        (16, "resources/read", json!({"uri": 7}), "string"),
+        (17, "prompts/get", json!({"arguments": {}}), "name"),
+    ] {
+        let r = s.request(id, method, params);
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("Invalid params: `{method}`")) && message.contains(field),
+            "{r}"
+        );
+    }
     // A line over the bound is refused without being held, and serving goes on.
     s.send_line(&format!(
         "{{\"x\":\"{}\"}}",
@@ -544,6 +559,28 @@ fn frames_before_initialize() {
     let ping = s.request(6, "ping", json!({}));
     assert!(ping["result"].is_object(), "{ping}");
     s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // An `initialize` whose params are not an initialize's is told which field is wrong
+    // (it was told it "came before `initialize`"), and the session has not begun.
+    for (id, params) in [
+        (
+            8,
+            json!({"protocolVersion": 5, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        ),
+        (
+            9,
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
+        ),
+    ] {
+        let bad = s.request(id, "initialize", params);
+        assert_eq!(bad["error"]["code"], -32602, "{bad}");
+        let message = bad["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("Invalid params: `initialize`")
+                && !message.contains("came before")
+                && (message.contains("string") || message.contains("clientInfo")),
+            "{bad}"
+        );
+    }
     let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
     assert!(
         init["result"]["capabilities"]["tools"].is_object(),
