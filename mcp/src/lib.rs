@@ -40,7 +40,8 @@
 //! - **Transport:** one JSON-RPC message per line; a line that is not JSON gets a `-32700`
 //!   Parse error, JSON that is not a request this server reads gets `-32600`, a method it
 //!   does not serve `-32601` (`Method not found: <method>`), a method it serves with
-//!   params that are not that method's `-32602` naming the field, and a request before
+//!   params that are not that method's `-32602` naming the field (a list's `cursor` too:
+//!   every list is one page), and a request before
 //!   `initialize` (without the `_meta` MCP 2026-07-28 puts in its place) `-32602` saying to
 //!   send `initialize` first. It ends
 //!   cleanly (exit 0) when stdin closes, even mid-message, after answering the calls

@@ -190,6 +190,19 @@ fn cancelled() -> ErrorData {
     ErrorData::internal_error("the client cancelled this request", None)
 }
 
+/// Every list this server answers is one page and gives out no `nextCursor`, so any cursor
+/// is one it never gave: invalid params, as MCP's pagination asks, rather than the first
+/// page again (which a client paging on would take for the next).
+fn one_page(method: &str, request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
+    match request.and_then(|r| r.cursor.as_deref()) {
+        None => Ok(()),
+        Some(_) => Err(ErrorData::invalid_params(
+            format!("`{method}` has one page and gave out no cursor; ask again without `cursor`"),
+            None,
+        )),
+    }
+}
+
 fn text_result(text: String, is_error: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(text)];
     if is_error {
@@ -219,9 +232,10 @@ impl ServerHandler for Server {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        one_page("tools/list", request.as_ref())?;
         Ok(ListToolsResult::with_all_items(listed_tools()))
     }
 
@@ -270,9 +284,10 @@ impl ServerHandler for Server {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        one_page("resources/list", request.as_ref())?;
         let _shared = self.order.read().await;
         let cwd = self.folder(&context).await;
         let ctx = Arc::clone(&self.ctx);
@@ -295,9 +310,10 @@ impl ServerHandler for Server {
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        one_page("resources/templates/list", request.as_ref())?;
         Ok(ListResourceTemplatesResult::with_all_items(vec![
             crate::notes::template(),
         ]))
@@ -339,9 +355,10 @@ impl ServerHandler for Server {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        one_page("prompts/list", request.as_ref())?;
         Ok(ListPromptsResult::with_all_items(vec![
             Prompt::new(
                 BOOT_PROMPT,

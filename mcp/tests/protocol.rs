@@ -470,6 +470,24 @@ fn malformed_frames() {
             "{r}"
         );
     }
+    // Every list is one page: a cursor (never given out) is invalid params, not the first
+    // page again.
+    for (id, method) in [
+        (18, "tools/list"),
+        (19, "resources/list"),
+        (20, "prompts/list"),
+        (21, "resources/templates/list"),
+    ] {
+        let r = s.request(id, method, json!({"cursor": "zzz"}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("cursor"),
+            "{r}"
+        );
+    }
     // A line over the bound is refused without being held, and serving goes on.
     s.send_line(&format!(
         "{{\"x\":\"{}\"}}",
