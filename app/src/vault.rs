@@ -209,11 +209,10 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
     if files.is_empty() {
         // Forgotten before, its file gone since: the tombstone of a file of it (named for
         // the session's whole id, as the harness named the file) says so.
-        if vault
-            .forgotten(harness)?
-            .iter()
-            .any(|name| names_session(name, id))
-        {
+        if vault.forgotten(harness)?.iter().any(|name| {
+            notesoup_history_store::session_of_vault_name(host, name)
+                .is_some_and(|whole| whole.eq_ignore_ascii_case(id))
+        }) {
             return Ok(Forgotten {
                 already: true,
                 ..Forgotten::default()
@@ -247,17 +246,6 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
     }
     out.already &= out.removed.is_empty();
     Ok(out)
-}
-
-/// Whether the vault name `name` (a session file's name as its harness named it:
-/// `<id>` for Claude, `<time>_<id>` for Pi, `rollout-<time>-<id>[_<segment>]` for Codex) is
-/// a file of the session whose whole id is `id` (ids are UUIDs, in any case).
-fn names_session(name: &str, id: &str) -> bool {
-    let (name, id) = (name.to_ascii_lowercase(), id.to_ascii_lowercase());
-    name == id
-        || name.ends_with(&format!("_{id}"))
-        || name.ends_with(&format!("-{id}"))
-        || name.contains(&format!("-{id}_"))
 }
 
 /// Forgets every vaulted session file last active before `before` (milliseconds since the
@@ -622,27 +610,4 @@ fn fill_some(
         filled += usize::from(done.unwrap_or(false));
     }
     filled
-}
-
-#[cfg(test)]
-mod tests {
-    use super::names_session;
-
-    /// A tombstone's name is the session file's name as its harness named it; the whole id
-    /// finds it in each harness's shape, and another id (or a longer one) does not.
-    #[test]
-    fn a_forgotten_files_name_names_its_session() {
-        let id = "01a23754-8e37-7027-8822-e05ee3580bae";
-        for name in [
-            id.to_owned(),
-            format!("2026-12-02T15-16-58-039Z_{id}"),
-            format!("rollout-2026-12-02T15-19-06-{id}"),
-            format!("rollout-2026-12-02T15-19-06-{id}_01a23756-8217-7b21-ab26-ecf2081c409d"),
-        ] {
-            assert!(names_session(&name, id), "{name}");
-            assert!(names_session(&name, &id.to_ascii_uppercase()), "{name}");
-        }
-        assert!(!names_session(&format!("x_{id}0"), id));
-        assert!(!names_session("2026-12-02T15-16-58-039Z_01a23754", id));
-    }
 }

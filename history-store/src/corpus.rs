@@ -51,6 +51,7 @@ pub use raw_needle::RawNeedle;
 mod read;
 mod summary;
 mod walk;
+pub use walk::session_of_vault_name;
 
 /// The notesoup setting that overrides where each harness keeps its sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -85,7 +85,7 @@ mod transcript_index;
 
 pub use corpus::{
     Corpus, Found, LEFT_IN_FILE_BYTES, RawNeedle, Roots, Scan, TAIL_MAX_BYTES, VARS, describe,
-    describe_copy,
+    describe_copy, session_of_vault_name,
 };
 pub use kept::{INDEX_KEEP, INDEX_MAX_BYTES, Kept};
 pub use named::{Named, main_only, named};

@@ -121,26 +121,7 @@ pub(super) fn vaulted(
     kept: SystemTime,
 ) -> Option<Found> {
     let file_name = format!("{name}.jsonl");
-    let (id, segment, time) = match harness {
-        Host::Claude => (name.clone(), None, String::new()),
-        Host::Pi => (
-            session_id_from_file_name(&file_name)?.to_owned(),
-            None,
-            String::new(),
-        ),
-        Host::Codex => {
-            let ids = file_ids(&file_name)?;
-            (
-                ids.thread.to_owned(),
-                ids.segment.map(str::to_owned),
-                ids.time.to_owned(),
-            )
-        }
-        Host::Mcp => return None,
-    };
-    if harness == Host::Claude && id.starts_with("agent-") {
-        return None;
-    }
+    let (id, segment, time) = vault_name_ids(harness, &file_name)?;
     Some(Found {
         harness,
         // The name it had (the decoders read ids from it), under the vault's folder.
@@ -152,6 +133,53 @@ pub(super) fn vaulted(
         time,
         vaulted: Some(name),
     })
+}
+
+/// The session id of a vault name (the harness's file name without `.jsonl`: the id, Pi's
+/// `<time>_<id>`, Codex's `rollout-…`), as each harness's own file-name reader finds it;
+/// `None` for a name no session file of that harness could have had.
+///
+/// ```
+/// use notesoup_history_store::session_of_vault_name;
+/// use notesoup_window::Host;
+/// let id = "01a23754-8e37-7027-8822-e05ee3580bae";
+/// let of = |host, name: &str| session_of_vault_name(host, name);
+/// assert_eq!(of(Host::Claude, id).as_deref(), Some(id));
+/// assert_eq!(of(Host::Pi, &format!("2026-12-02T15-16-58-039Z_{id}")).as_deref(), Some(id));
+/// let rollout = format!("rollout-2026-12-02T15-19-06-{id}_01a23756-8217-7b21-ab26-ecf2081c409d");
+/// assert_eq!(of(Host::Codex, &rollout).as_deref(), Some(id));
+/// assert_eq!(of(Host::Codex, id), None);
+/// assert_eq!(of(Host::Claude, "agent-1"), None);
+/// ```
+pub fn session_of_vault_name(harness: Host, name: &str) -> Option<String> {
+    vault_name_ids(harness, &format!("{name}.jsonl")).map(|(id, _, _)| id)
+}
+
+/// The session id, the Codex segment and the Codex time part of `file_name`, a session file
+/// of `harness` (never a Claude subagent's).
+fn vault_name_ids(harness: Host, file_name: &str) -> Option<(String, Option<String>, String)> {
+    let ids = match harness {
+        Host::Claude => (
+            notesoup_history_claude::session_id_from_file_name(file_name)?.to_owned(),
+            None,
+            String::new(),
+        ),
+        Host::Pi => (
+            session_id_from_file_name(file_name)?.to_owned(),
+            None,
+            String::new(),
+        ),
+        Host::Codex => {
+            let ids = file_ids(file_name)?;
+            (
+                ids.thread.to_owned(),
+                ids.segment.map(str::to_owned),
+                ids.time.to_owned(),
+            )
+        }
+        Host::Mcp => return None,
+    };
+    (!(harness == Host::Claude && ids.0.starts_with("agent-"))).then_some(ids)
 }
 
 /// Calls `keep` on every file up to `depth` folders below `root`.
