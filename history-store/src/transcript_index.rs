@@ -27,7 +27,10 @@
 //!   times alone, git's "racily clean" rule.) Then nothing of the prefix is read: the
 //!   call does no work proportional to the file.
 //! - or its prefix hashes (xxh3, every byte of it, read in this call) to the recorded
-//!   value: a grown file (the live session's, after every turn), a touched one.
+//!   value: a grown file (the live session's, after every turn), a touched one. An index
+//!   that covers the whole file, vouched for so once the file's last change lies more
+//!   than [`RACY`](staleness::RACY) back, is written again, so the calls after it go by
+//!   the times alone.
 //!
 //! Otherwise, and whenever the index is missing, of another version, fails its checksum
 //! or does not read back, the file is decoded from its first byte and the index
@@ -64,7 +67,7 @@ use blocks::{BlockReader, read_line};
 use cache::{index_name, load_index, save_index, touch};
 use lazy::{LineBodies, Search};
 use prescan::Prescan;
-use staleness::{identity, now_ns, stale, stat_of, unchanged};
+use staleness::{identity, now_ns, refresh, stale, stat_of, unchanged};
 
 pub use cache::Cache;
 
@@ -266,6 +269,12 @@ fn scan(
         })
         .filter(|index| ours(&index.covered));
     let (mut reader, resumed) = vouched(&mut file, index, prescan.as_mut(), seen)?;
+    // Vouched for by its hash, not its times: the index is written again once its times
+    // can vouch (see `refresh`), so an index made within the racy window, or a file only
+    // touched since, is not read and hashed whole on every later call.
+    let hashed = resumed
+        .as_ref()
+        .is_some_and(|index| !unchanged(&index.covered, seen));
     if resumed.is_none() {
         // The index is not used: its search stops now, not after the decode from byte 0
         // it would run beside.
@@ -288,7 +297,8 @@ fn scan(
     let committed = reader.offset - torn.len() as u64;
     starts.push(committed);
     if let Some(cache) = cache {
-        if stale(start, committed, cache.min_bytes)
+        if (stale(start, committed, cache.min_bytes)
+            || refresh(hashed, start, committed, seen, now_ns()))
             && let Some(hash) = reader.prefix_hash(committed)
         {
             let covered = Covered {

@@ -58,6 +58,17 @@ pub(super) fn stale(start: u64, committed: u64, min_bytes: u64) -> bool {
     }
 }
 
+/// Whether a call whose index vouched for the file by its hash alone (`hashed`: the file
+/// was touched since, or indexed within [`RACY`] of its last change) writes the index again
+/// although it does not lag: when it covers every committed line (`start == committed`) and
+/// the file's last change, as `seen` before this call read it, lies more than [`RACY`]
+/// before `now`, so the index written now is trusted on its times by every later call
+/// until the file changes (git refreshes a racily clean index the same way). A file still
+/// being written, or that has grown, is left to [`stale`]'s rule.
+pub(super) fn refresh(hashed: bool, start: u64, committed: u64, seen: Stat, now: i128) -> bool {
+    hashed && start > 0 && start == committed && seen.changed.saturating_add(RACY) < now
+}
+
 #[cfg(unix)]
 pub(super) fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;

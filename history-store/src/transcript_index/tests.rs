@@ -576,6 +576,41 @@ fn an_unchanged_file_is_trusted_on_its_times_and_its_prefix_is_not_read() {
     assert_eq!(read, whole, "touched: the prefix is read and hashed");
 }
 
+/// An index its file's times cannot vouch for (written within the racy window of the
+/// file's last change, or the file touched since) is written again by the first call that
+/// hashes the prefix once that change lies more than [`RACY`] back, so later calls read
+/// nothing of the prefix (a finished session indexed as it ended is not read and hashed
+/// whole on every call); a file changed within the window is still hashed every time.
+#[test]
+fn an_index_vouched_for_by_its_hash_is_refreshed_once_its_times_can_vouch() {
+    let dir = scratch("refreshed");
+    let cache = dir.join("cache");
+    let path = dir.join("s1.jsonl");
+    let text = generated(300).join("\n") + "\n";
+    std::fs::write(&path, &text).unwrap();
+    check(&path, &cache, "index built");
+    let whole = text.len() as u64;
+
+    // Within the racy window of the file's change: hashed, and not refreshed yet.
+    index_written_after(&path, &cache, RACY / 2);
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, whole, "racy: the prefix is read and hashed");
+    let (_, read) = warm_read(&path, &cache);
+    assert_eq!(read, whole, "still within the window: hashed again");
+
+    // Once the change is older than the window: hashed once more, and refreshed.
+    std::thread::sleep(std::time::Duration::from_nanos(
+        u64::try_from(RACY).unwrap() + 200_000_000,
+    ));
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, whole, "hashed once more");
+    let (answer, read) = warm_read(&path, &cache);
+    assert_eq!(answer, fresh(&path));
+    assert_eq!(read, 0, "refreshed: trusted on its times");
+}
+
 /// An index of more line starts than its reader takes at once (1,024) loads whole: every
 /// start read back, and a warm read of the unchanged file served from it (nothing of the
 /// prefix read) equals a fresh decode.
