@@ -291,9 +291,7 @@ impl Out {
     /// nested `depth` levels deep: every line after its first indented as deep, and no
     /// newline after it.
     pub(crate) fn json_value<T: serde::Serialize + ?Sized>(&mut self, value: &T, depth: usize) {
-        let text = serde_json::to_value(value)
-            .and_then(|value| serde_json::to_string_pretty(&value))
-            .unwrap_or_else(|_| "null".into());
+        let text = sorted_pretty(value);
         // Pretty JSON has a newline only between tokens (one in a string is `\n`).
         for (n, line) in text.split('\n').enumerate() {
             if n > 0 {
@@ -392,4 +390,13 @@ impl Out {
 /// Whether text of `lines` lines should go through a pager on a terminal of `rows` rows.
 pub fn wants_pager(text: &str, rows: usize) -> bool {
     text.lines().count() >= rows.max(2)
+}
+
+/// `value` as pretty JSON with its keys sorted, whatever order its struct declares them in
+/// (through `serde_json::Value`, whose maps are sorted): how every `--json` document is
+/// written, [`Out::json_doc`]'s and a refused command line's (`usage::error_doc`).
+pub(crate) fn sorted_pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_value(value)
+        .and_then(|value| serde_json::to_string_pretty(&value))
+        .unwrap_or_else(|_| "null".into())
 }

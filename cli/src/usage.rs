@@ -66,10 +66,7 @@ pub(crate) fn error_doc(argv: &[OsString], rendered: &str) -> String {
             fix,
         },
     };
-    let text = serde_json::to_value(&doc)
-        .and_then(|value| serde_json::to_string_pretty(&value))
-        .unwrap_or_else(|_| "null".into());
-    format!("{text}\n")
+    format!("{}\n", crate::term::sorted_pretty(&doc))
 }
 
 #[cfg(test)]
