@@ -8,11 +8,14 @@
 //! so notesoup's boot keeps it after itself, as the engine's own messages (or, where a
 //! message also holds tool results whose calls the boot replaces, as its text alone).
 //! Nothing is replayed: the input stays where it was, once.
+//!
+//! Which messages those are is `notesoup-reset-flow`'s rule ([`unanswered_input`]), the
+//! one Pi's adapter keeps its branch by; this module holds the shell's wire shape of the
+//! messages ([`TailMessage`]) and its bound ([`TAIL_MESSAGES`]).
 
 use serde::{Deserialize, Serialize};
 
-use notesoup_reset_flow::Kept;
-use notesoup_window::marker::marker_ids;
+use notesoup_reset_flow::{Kept, Role, unanswered_input};
 
 /// The most messages of the conversation being compacted the shell forwards (the last
 /// ones): the person's input after the last answer is rarely more than one or two, and
@@ -36,11 +39,26 @@ pub struct TailMessage {
     pub text: String,
 }
 
-/// The messages of `tail` the boot keeps after itself: the person's messages after the
-/// last assistant one (no model request answered them), but a copy of a boot (an old
-/// window's, which the new boot replaces), a message with no text, and a text kept already
-/// (the shell adds the input taken into the running turn, which the engine may also list);
-/// one that also holds tool results is kept as its text alone.
+impl TailMessage {
+    /// The message as the reset flow's rule reads it: `user` is the person's (its tool
+    /// results with it), `assistant` the model's.
+    pub fn message(&self) -> notesoup_reset_flow::TailMessage<'_> {
+        let role = match self.role.as_str() {
+            "user" => Role::Person,
+            "assistant" => Role::Model,
+            _ => Role::Other,
+        };
+        notesoup_reset_flow::TailMessage {
+            role,
+            results: self.results,
+            text: &self.text,
+        }
+    }
+}
+
+/// The messages of `tail` the boot keeps after itself: the person's input no request
+/// answered ([`unanswered_input`]), each as the engine's own message, or as its text alone
+/// where it also holds tool results.
 ///
 /// ```
 /// use notesoup_claude_hooks::{TailMessage, kept_after_boot};
@@ -58,20 +76,6 @@ pub struct TailMessage {
 /// assert_eq!(kept_after_boot(&tail), [Kept { at: 2, text_only: true }, Kept { at: 4, text_only: false }]);
 /// ```
 pub fn kept_after_boot(tail: &[TailMessage]) -> Vec<Kept> {
-    let from = tail
-        .iter()
-        .rposition(|m| m.role != "user")
-        .map_or(0, |last| last + 1);
-    let mut kept: Vec<Kept> = Vec::new();
-    for (at, m) in tail.iter().enumerate().skip(from) {
-        let again = kept.iter().any(|k| tail[k.at].text == m.text);
-        if m.text.trim().is_empty() || marker_ids(&m.text).next().is_some() || again {
-            continue;
-        }
-        kept.push(Kept {
-            at,
-            text_only: m.results,
-        });
-    }
-    kept
+    let messages: Vec<_> = tail.iter().map(TailMessage::message).collect();
+    unanswered_input(&messages)
 }

@@ -1,7 +1,10 @@
 //! The extension events of Pi coding agent 1.6.0 the notesoup extension forwards, with the
 //! raw facts each carries ([`PiHook`]), in the JSON the helper reads.
 
-use notesoup_reset_flow::{Agent, CommandResult, ContinuationStatus, Miss, Trigger, TurnEnd};
+use notesoup_reset_flow::{
+    Agent, CommandResult, ContinuationStatus, Miss, Role, TailMessage, Trigger, TurnEnd,
+    unanswered_input,
+};
 use serde::{Deserialize, Serialize};
 
 /// Where a prompt came from: `InputEvent.source`.
@@ -389,17 +392,40 @@ pub struct TailEntry {
     pub text: String,
 }
 
+impl TailEntry {
+    /// The entry as the reset flow's rule reads it: `user` is the person's, `assistant` the
+    /// model's, any other role (`toolResult`, a system prompt's patch) neither. A Pi message
+    /// holds no tool results beside its text: they are messages of their own.
+    pub fn message(&self) -> TailMessage<'_> {
+        let role = match self.role.as_str() {
+            "user" => Role::Person,
+            "assistant" => Role::Model,
+            _ => Role::Other,
+        };
+        TailMessage {
+            role,
+            results: false,
+            text: &self.text,
+        }
+    }
+}
+
 /// Where the compaction entry of a boot answering Pi's automatic compaction keeps the branch
 /// from (an index into `tail`): the first of the person's messages no response answered yet
-/// (a steered message whose request overflowed), so the retried request still carries it.
-/// `None` when there is none: the entry keeps nothing before it. A message holding a boot is
-/// not the person's.
+/// ([`unanswered_input`], the rule Claude's adapter keeps its messages by), such as a steered
+/// message whose request overflowed, so the retried request still carries it. Pi keeps the
+/// branch from one entry on, so all that follows it stays too. `None` when there is none:
+/// the entry keeps nothing before it.
+///
+/// ```
+/// use notesoup_pi_hooks::{TailEntry, kept_from};
+///
+/// let e = |role: &str, text: &str| TailEntry { role: role.into(), text: text.into() };
+/// let tail = [e("toolResult", "3 notes"), e("user", " "), e("user", "also fix the test")];
+/// assert_eq!(kept_from(&tail), Some(2));
+/// assert_eq!(kept_from(&tail[..2]), None);
+/// ```
 pub fn kept_from(tail: &[TailEntry]) -> Option<usize> {
-    tail.iter().position(|entry| {
-        entry.role == "user"
-            && !entry.text.trim().is_empty()
-            && notesoup_window::marker::marker_ids(&entry.text)
-                .next()
-                .is_none()
-    })
+    let messages: Vec<_> = tail.iter().map(TailEntry::message).collect();
+    unanswered_input(&messages).first().map(|kept| kept.at)
 }

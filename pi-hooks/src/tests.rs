@@ -396,11 +396,14 @@ fn pis_threshold_compaction_is_answered_with_the_boot_and_the_forced_handoff() {
 }
 
 /// An automatic compaction keeps, after the boot, the branch from the person's first message
-/// no response answered (a steered message its overflowing request carried); a message that
-/// holds a boot, tool results and an empty message are not that. The worker's own keeps
-/// nothing.
+/// no response answered (a steered message its overflowing request carried, a first prompt
+/// that overflowed Pi's first request); a message that holds a boot, tool results and an
+/// empty message are not that, and a message of another role after the prompt answers
+/// nothing. The worker's own keeps nothing.
 #[rstest]
 #[case::steered(json!([{"role": "toolResult", "text": "x"}, {"role": "user", "text": "also fix it"}]), vec![1])]
+#[case::first_prompt(json!([{"role": "user", "text": "the first prompt"}]), vec![0])]
+#[case::first_prompt_then_another_role(json!([{"role": "user", "text": "the first prompt"}, {"role": "custom", "text": summary("s1", 0)}]), vec![0])]
 #[case::none(json!([{"role": "toolResult", "text": "x"}]), vec![])]
 #[case::empty_or_boot(json!([{"role": "user", "text": "  "}, {"role": "user", "text": summary("s1", 0)}]), vec![])]
 #[case::no_tail(json!([]), vec![])]

@@ -73,7 +73,8 @@ pub enum Effect {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
         /// The host's messages the answer keeps after the boot, when the host adapter chose
-        /// them (Claude: the person's input no request answered yet), oldest first.
+        /// them (the person's input no request answered yet: [`unanswered_input`](crate::unanswered_input)),
+        /// oldest first.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         keep: Vec<Kept>,
     },

@@ -24,6 +24,11 @@
 //! in order. Each event and effect variant shows its JSON shape; `claude-hooks/EVENTS.md` is
 //! the Claude Code shell's whole wiring contract.
 //!
+//! One rule both adapters call outside the machine: [`unanswered_input`], which of the
+//! person's messages at the end of a conversation being compacted no model request answered
+//! (what a boot answering an automatic compaction keeps after itself), over the host-neutral
+//! [`TailMessage`] each adapter reads its host's messages into.
+//!
 //! # Invariants
 //!
 //! - Pure: no IO, no clock, no randomness; the same state and event give the same answer.
@@ -87,6 +92,7 @@ mod flow;
 #[cfg(any(test, feature = "monitor"))]
 pub mod monitor;
 mod saved;
+mod tail;
 
 pub use blob::FlowError;
 pub use budget::{Budget, CapAsk, Quiet};
@@ -98,6 +104,7 @@ pub use event::{
     Agent, BootStatus, Command, CommandResult, ContinuationStatus, Delivery, Event, Evidence,
     EvidenceFrom, InputPhase, Measure, Miss, Trigger, TurnEnd,
 };
+pub use tail::{Role, TailMessage, unanswered_input};
 
 /// The answer to one event: the new state and the effects in order.
 #[derive(Debug, Clone, PartialEq)]
