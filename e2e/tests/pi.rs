@@ -817,3 +817,70 @@ fn rpc_a_steered_message_whose_request_overflows_is_kept_by_the_boot() {
         out.report()
     );
 }
+
+/// The person's prompt overflows on Pi's very first request (no answer before it; the hidden
+/// message carrying window 0's boot after it): Pi compacts (overflow), notesoup answers with
+/// the boot of window 1, and the retried request opens with that boot and holds the prompt,
+/// once. Returns the retried request's texts.
+fn first_prompt_overflow(name: &str) -> Vec<String> {
+    let script = Script::new()
+        .rule(
+            Match::system_contains(SUMMARIZER),
+            Reply::text("FAKE-SUMMARY"),
+        )
+        .then(Reply::prompt_too_long(210_000, 200_000))
+        .then(Reply::text("Answered after the overflow."))
+        .fallback(Reply::text("(fallback)"));
+    let prompt = format!(
+        "FIRST-PI-PTL: {}",
+        "please keep going with the parser work. ".repeat(8)
+    );
+    let settings = json!({"compaction": {"keepRecentTokens": 10}});
+    let (out, pi) = run_with(name, &prompt, script, settings);
+    assert!(
+        out.requests.iter().any(|r| r["status"] == 400),
+        "no overflow: the scenario proves nothing\n{}",
+        out.report()
+    );
+    assert!(
+        out.requests.iter().all(|r| !system(r).contains(SUMMARIZER)),
+        "a summary request reached the model\n{}",
+        out.report()
+    );
+    let summary = last_compaction(&pi).unwrap_or_else(|| panic!("no compaction\n{}", out.report()));
+    let window = marker::retained_window(&summary).unwrap();
+    assert_eq!((window.host(), window.ordinal()), ("pi", 1), "{summary}");
+    let retried = texts(out.requests.last().unwrap());
+    assert!(
+        marker::retained_window(&retried[0]).is_some(),
+        "the retried request does not open with the boot\n{retried:#?}\n{}",
+        out.report()
+    );
+    assert_eq!(
+        retried.join("\n").matches("FIRST-PI-PTL").count(),
+        1,
+        "the prompt is not in the retried request once\n{retried:#?}\n{}",
+        out.report()
+    );
+    retried
+}
+
+#[test]
+fn a_first_prompt_whose_request_overflows_is_kept_by_the_boot() {
+    first_prompt_overflow("pi-first-overflow");
+}
+
+/// The same overflow: the retried request holds window 1's boot alone. It does not yet: the
+/// compaction entry keeps the branch from the prompt's entry on (Pi keeps a branch from one
+/// entry), so the hidden message after it, window 0's boot, rides the retried request too
+/// (measured: boot 1, the prompt, boot 0).
+#[test]
+#[ignore = "pending: Pi keeps window 0's hidden boot after the kept prompt (pikeep report)"]
+fn a_first_prompt_whose_request_overflows_leaves_window_zeros_boot_behind() {
+    let retried = first_prompt_overflow("pi-first-overflow-boot");
+    assert_eq!(
+        retried.join("\n").matches(marker::OPEN).count(),
+        1,
+        "the retried request holds another boot than window 1's\n{retried:#?}"
+    );
+}
