@@ -27,6 +27,15 @@ impl Ranged for KeptCopy {
     }
 }
 
+/// Bytes held in memory (a compressed rollout's decompressed tail).
+impl Ranged for Vec<u8> {
+    fn range(&self, from: u64, to: u64) -> Box<dyn Read + '_> {
+        let end = usize::try_from(to).map_or(self.len(), |to| to.min(self.len()));
+        let start = usize::try_from(from).map_or(end, |from| from.min(end));
+        Box::new(&self[start..end])
+    }
+}
+
 /// The bytes `[from, to)` of a file, read with `pread`.
 pub(super) struct At<'a> {
     file: &'a File,

@@ -2,10 +2,12 @@
 //! tail (the decoder of its harness says what time a line records), else when the file was
 //! last written.
 
-use std::io::Read as _;
+use std::collections::VecDeque;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use notesoup_history_codex::{DECOMPRESSED_MAX_BYTES, Inflate};
 use notesoup_safe_fs::open_regular;
 use notesoup_vault_store::KeptCopy;
 use notesoup_window::Host;
@@ -29,8 +31,8 @@ impl Scan {
     /// recorded when it kept the copy (read from the original's tail by the same rule,
     /// without decompressing the copy); of a copy kept without it (by an earlier notesoup),
     /// the copy's tail by the same rule, the pieces that hold it alone decompressed. Else
-    /// (no line in the last [`TAIL_MAX_BYTES`] records a time, a compressed `.jsonl.zst`
-    /// rollout, a file or a copy that cannot be read) when the file was last written.
+    /// (no line in the last [`TAIL_MAX_BYTES`] records a time, a file or a copy that cannot be
+    /// read) when the file was last written.
     /// `None` when neither is known.
     pub fn updated(&self, found: &Found) -> Option<u64> {
         // A harness whose lines record no time has no session files.
@@ -83,9 +85,11 @@ fn time_of(harness: Host) -> Option<TimeOf> {
 }
 
 /// The last time the first `len` bytes of `harness`'s session file `path`, open as `file`,
-/// record: their tail read by [`tail_time`]; `None` for a compressed `.jsonl.zst` rollout
-/// (its tail is not read) and when no line of the tail records one. What a listing takes as
-/// the session's last activity, from its file or as the vault recorded it when it was kept.
+/// record: their tail read by [`tail_time`]; of a compressed `.jsonl.zst` rollout, the tail
+/// of what it decompresses to ([`inflated_tail`]: a zstd stream has no tail of its own to
+/// read). `None` when no line of the tail records one, or the rollout does not decompress.
+/// What a listing takes as the session's last activity, from its file or as the vault
+/// recorded it when it was kept.
 pub(super) fn recorded_time(
     harness: Host,
     path: &Path,
@@ -94,10 +98,58 @@ pub(super) fn recorded_time(
 ) -> Option<u64> {
     let time_of = time_of(harness)?;
     if path.extension().is_some_and(|e| e == "zst") {
-        return None;
+        let tail = inflated_tail(&path.display().to_string(), file.range(0, len))?;
+        return tail_time(&tail, tail.len() as u64, time_of);
     }
     tail_time(file, len, time_of)
 }
+
+/// The last [`TAIL_MAX_BYTES`] (or a little more) of what the zstd frames `compressed`
+/// decompress to, from the start of a line, or the whole of it when shorter. Decompressed
+/// as they are read (at most [`DECOMPRESSED_MAX_BYTES`], as every read of a rollout), a
+/// piece at a time, and only the pieces that may hold the tail are kept. `None` when it does
+/// not decompress (Codex compresses a rollout older than a week when its next process
+/// starts, so the file's last write is when it was compressed, not the session's last
+/// activity).
+fn inflated_tail(name: &str, compressed: Box<dyn Read + '_>) -> Option<Vec<u8>> {
+    let compressed = std::io::BufReader::with_capacity(TAIL_PIECE, compressed);
+    let mut inflate = Inflate::new(name, compressed, DECOMPRESSED_MAX_BYTES);
+    let mut pieces: VecDeque<Vec<u8>> = VecDeque::new();
+    let (mut kept, mut cut) = (0usize, false);
+    let max = usize::try_from(TAIL_MAX_BYTES).unwrap_or(usize::MAX);
+    loop {
+        let mut piece = Vec::with_capacity(TAIL_PIECE);
+        let n = (&mut inflate)
+            .take(TAIL_PIECE as u64)
+            .read_to_end(&mut piece)
+            .ok()?;
+        if n == 0 {
+            break;
+        }
+        kept += n;
+        pieces.push_back(piece);
+        while pieces
+            .front()
+            .is_some_and(|front| kept - front.len() >= max)
+        {
+            kept -= pieces.pop_front().map_or(0, |front| front.len());
+            cut = true;
+        }
+    }
+    let mut tail = Vec::with_capacity(kept);
+    while let Some(piece) = pieces.pop_front() {
+        tail.extend_from_slice(&piece);
+    }
+    if cut {
+        // It starts with the end of a line: not a line.
+        let line = memchr::memchr(b'\n', &tail).map_or(tail.len(), |at| at + 1);
+        tail.drain(..line);
+    }
+    Some(tail)
+}
+
+/// How much of a decompressed rollout [`inflated_tail`] reads at a time.
+const TAIL_PIECE: usize = 1 << 20;
 
 /// The last time the lines at the end of `file`'s first `len` bytes record, read a tail at a
 /// time: [`TAIL_FIRST_BYTES`], four times more while the tail holds no whole line with a

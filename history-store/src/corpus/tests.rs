@@ -260,13 +260,14 @@ fn the_recent_listing_spans_harnesses_newest_first() {
     assert_eq!(total, 7); // 1 claude, 2 pi, 4 codex threads
     let names: Vec<String> = sessions.iter().map(SessionSummary::selector).collect();
     // Newest first by the last time each file records, whatever order they were copied in
-    // (Claude's last); a compressed rollout, whose tail is not read, by its file's last write
-    // (2027, after every recorded time).
+    // (Claude's last); a compressed rollout by the last time it decompresses to, not by its
+    // file's last write (2027, when Codex would have compressed it: after every recorded
+    // time).
     assert_eq!(
         names,
         [
-            format!("codex:{CODEX_ZST}"),
             "codex:01a23756-dc4b-7611-8782-70c642f15bd0".to_owned(),
+            format!("codex:{CODEX_ZST}"),
             format!("codex:{CODEX_FORK}"),
             format!("codex:{CODEX_BASE}"),
             format!("claude:{CLAUDE}"),
@@ -278,6 +279,11 @@ fn the_recent_listing_spans_harnesses_newest_first() {
     assert_eq!(
         updated(CLAUDE),
         notesoup_window::parse_moment("2026-12-02T15:18:58.139Z")
+    );
+    assert_eq!(
+        updated(CODEX_ZST),
+        notesoup_window::parse_moment("2026-12-02T15:19:28.954Z"),
+        "the compressed rollout's last line"
     );
     let by_id = |id: &str| sessions.iter().find(|s| s.id == id).unwrap();
     let fork = by_id(CODEX_FORK);
