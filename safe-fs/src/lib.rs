@@ -582,7 +582,10 @@ impl Dir {
     /// Take an exclusive `flock` on the lock file `name` (created empty when missing, a
     /// regular file never reached through a link), waiting at most `wait` for another
     /// holder: past it, [`FsError::Busy`], so a stopped or hung holder costs a bounded wait,
-    /// never a hang. Released when the guard drops or the process dies.
+    /// never a hang. Released when the guard drops or the process dies. A lock taken on a
+    /// file whose name was removed (or replaced) meanwhile is not kept: the name is opened
+    /// and locked again, so a holder that removes the lock file's name before it lets go
+    /// never leaves two holders.
     pub fn lock_file(
         &self,
         name: impl AsRef<OsStr>,
@@ -590,30 +593,54 @@ impl Dir {
     ) -> Result<FileLock, FsError> {
         let name = check(name.as_ref())?;
         let path = self.child_path(name);
-        let fd = match rustix::fs::openat(&self.fd, name, LOCK_FLAGS, Mode::from_raw_mode(0o600)) {
-            Ok(fd) => fd,
-            Err(err @ Errno::LOOP) => return Err(self.misfit(name, err, false)),
-            Err(err) => return Err(FsError::io("open", path, err)),
-        };
-        let (file, _) = regular(fd, path.clone())?;
         let start = std::time::Instant::now();
-        loop {
-            match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => {
-                    // Its time says when it was last held: a lock file untouched for long is
-                    // an ended session's, and upkeep may remove it.
-                    let _ = file.set_modified(std::time::SystemTime::now());
-                    return Ok(FileLock { file });
+        'open: loop {
+            let fd =
+                match rustix::fs::openat(&self.fd, name, LOCK_FLAGS, Mode::from_raw_mode(0o600)) {
+                    Ok(fd) => fd,
+                    Err(err @ Errno::LOOP) => return Err(self.misfit(name, err, false)),
+                    Err(err) => return Err(FsError::io("open", path, err)),
+                };
+            let (file, _) = regular(fd, path.clone())?;
+            loop {
+                match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                    // The name was removed (or replaced) while this call waited: the lock is
+                    // on a file nobody else will open again, so it is taken on the name anew.
+                    Ok(()) if !self.names(name, &file) => {
+                        let _ = rustix::fs::flock(&file, FlockOperation::Unlock);
+                        let waited = start.elapsed();
+                        if waited >= wait {
+                            return Err(FsError::Busy { path, waited });
+                        }
+                        continue 'open;
+                    }
+                    Ok(()) => {
+                        // Its time says when it was last held: a lock file untouched for long
+                        // is an ended session's, and upkeep may remove it.
+                        let _ = file.set_modified(std::time::SystemTime::now());
+                        return Ok(FileLock { file });
+                    }
+                    Err(Errno::WOULDBLOCK | Errno::INTR) => {}
+                    Err(err) => return Err(FsError::io("lock", path, err)),
                 }
-                Err(Errno::WOULDBLOCK | Errno::INTR) => {}
-                Err(err) => return Err(FsError::io("lock", path, err)),
+                let waited = start.elapsed();
+                if waited >= wait {
+                    return Err(FsError::Busy { path, waited });
+                }
+                std::thread::sleep(LOCK_POLL.min(wait.saturating_sub(waited)));
             }
-            let waited = start.elapsed();
-            if waited >= wait {
-                return Err(FsError::Busy { path, waited });
-            }
-            std::thread::sleep(LOCK_POLL.min(wait.saturating_sub(waited)));
         }
+    }
+
+    /// Whether `name` in this folder is still the open `file` (same device and inode).
+    fn names(&self, name: &OsStr, file: &File) -> bool {
+        let (Ok(named), Ok(open)) = (
+            rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW),
+            rustix::fs::fstat(file),
+        ) else {
+            return false;
+        };
+        (named.st_dev, named.st_ino) == (open.st_dev, open.st_ino)
     }
 
     /// Explain why `name` could not be opened as a folder (`want_dir`) or a file: it is a

@@ -330,3 +330,41 @@ fn folders_it_creates_are_private() {
     assert_eq!(mode(&tmp), 0o755, "a folder that was there keeps its mode");
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+/// A lock file whose name its holder removes before letting go (window-store's forget) is
+/// taken again on the name by a caller that waited on it: that caller's lock is on the file
+/// the name now names, so one that opens the name after it waits on it, never beside it.
+/// Before, the waiter kept the lock of the removed file while a later caller locked a new
+/// one: two holders at once.
+#[test]
+fn a_lock_whose_name_was_removed_while_waited_on_is_taken_on_the_name_again() {
+    use std::os::unix::fs::MetadataExt as _;
+    let s = Scratch::new("lock-removed");
+    let dir = Dir::open(&s.0).unwrap();
+    let held = dir.lock_file(".s.lock", Duration::from_secs(5)).unwrap();
+    let waiter = std::thread::spawn({
+        let path = s.0.clone();
+        move || {
+            let dir = Dir::open(&path).unwrap();
+            let lock = dir.lock_file(".s.lock", Duration::from_secs(5)).unwrap();
+            let named = std::fs::metadata(path.join(".s.lock")).map(|m| m.ino());
+            (lock, named)
+        }
+    });
+    // The waiter has opened the lock file and waits on it.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(dir.remove_file(".s.lock").unwrap());
+    drop(held);
+    let (lock, named) = waiter.join().unwrap();
+    let locked = rustix::fs::fstat(&lock.file).unwrap().st_ino;
+    assert_eq!(
+        named.ok(),
+        Some(locked),
+        "the waiter's lock is on the file named"
+    );
+    // And a caller after it waits (Busy here), rather than holding a lock beside it.
+    assert!(matches!(
+        dir.lock_file(".s.lock", Duration::from_millis(50)),
+        Err(FsError::Busy { .. })
+    ));
+}
