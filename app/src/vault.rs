@@ -185,13 +185,56 @@ pub struct Forgotten {
     pub removed: Vec<String>,
     /// The harness's own files of the session, left alone.
     pub originals: Vec<PathBuf>,
-    /// Forgotten by an earlier forget: nothing of it was in the vault any more, and it is
-    /// not kept.
+    /// What notesoup made of the session outside the vault and removed with it: the
+    /// history indexes of its transcript (`cache/history`) and its window record and lock
+    /// (`windows/<harness>`).
+    pub derived: Derived,
+    /// Forgotten by an earlier forget: nothing of it was in the vault any more, nothing
+    /// else of it was left to remove, and it is not kept.
     pub already: bool,
 }
 
+/// The files notesoup derived from a forgotten session, removed by [`forget`] and
+/// [`forget_before`] through the stores that own them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Derived {
+    /// Its transcript's history indexes (history-store's [`notesoup_history_store::Cache`]).
+    pub indexes: Vec<PathBuf>,
+    /// Its window record, the record's lock and any temp file of it
+    /// (`notesoup-window-store`).
+    pub window: Vec<PathBuf>,
+}
+
+impl Derived {
+    /// True when nothing was removed.
+    pub fn is_empty(&self) -> bool {
+        self.indexes.is_empty() && self.window.is_empty()
+    }
+}
+
+/// Removes what notesoup derived from `host`'s session `id` outside the vault (its
+/// history indexes and its window record) into `derived`. The harness's files are never
+/// touched.
+fn forget_derived(
+    ctx: &Context,
+    host: notesoup_window::Host,
+    id: &str,
+    derived: &mut Derived,
+) -> Result<(), AppError> {
+    if let Some(cache) = crate::history::cache(ctx) {
+        derived.indexes.extend(cache.forget_session(host, id)?);
+    }
+    // An id no record could have been written under has none.
+    if let Ok(key) = notesoup_window_store::SessionKey::new(host, id) {
+        let store = notesoup_window_store::WindowStore::new(ctx.notes_home()?);
+        derived.window.extend(store.forget(&key)?);
+    }
+    Ok(())
+}
+
 /// Removes every vaulted file of `harness:id` for good, with a tombstone each so they are
-/// not vaulted again; the harness's own files are left alone and named. `id` must be a
+/// not vaulted again, and what notesoup derived from the session elsewhere ([`Derived`]);
+/// the harness's own files are left alone and named. `id` must be a
 /// session's whole id, of a session the harness has or the vault holds: a unique prefix is
 /// refused with the whole id named ([`AppError::PartialId`]), an unknown id as the history
 /// tools refuse it, so a typo never forgets a session it did not name, nor blocks one.
@@ -209,14 +252,15 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
     if files.is_empty() {
         // Forgotten before, its file gone since: the tombstone of a file of it (named for
         // the session's whole id, as the harness named the file) says so.
-        if vault.forgotten(harness)?.iter().any(|name| {
-            notesoup_history_store::session_of_vault_name(host, name)
-                .is_some_and(|whole| whole.eq_ignore_ascii_case(id))
-        }) {
-            return Ok(Forgotten {
-                already: true,
-                ..Forgotten::default()
-            });
+        let tombstoned = vault.forgotten(harness)?.into_iter().find_map(|name| {
+            notesoup_history_store::session_of_vault_name(host, &name)
+                .filter(|whole| whole.eq_ignore_ascii_case(id))
+        });
+        if let Some(whole) = tombstoned {
+            let mut out = Forgotten::default();
+            forget_derived(ctx, host, &whole, &mut out.derived)?;
+            out.already = out.derived.is_empty();
+            return Ok(out);
         }
         // Not a whole id: the session a prefix names, or the refusal of one it names none of.
         let found = corpus.resolve(&format!("{harness}:{id}"))?;
@@ -226,6 +270,7 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
         });
     }
     let mut out = Forgotten::default();
+    let whole = files[0].id.clone();
     let mut names = Vec::new();
     for file in files {
         if file.only_in_vault() {
@@ -244,12 +289,14 @@ pub fn forget(ctx: &Context, harness: &str, id: &str) -> Result<Forgotten, AppEr
             out.removed.push(name);
         }
     }
-    out.already &= out.removed.is_empty();
+    forget_derived(ctx, host, &whole, &mut out.derived)?;
+    out.already &= out.removed.is_empty() && out.derived.is_empty();
     Ok(out)
 }
 
 /// Forgets every vaulted session file last active before `before` (milliseconds since the
-/// Unix epoch), each with its tombstone; the `harness:name` of each removed. Last active
+/// Unix epoch), each with its tombstone, and what notesoup derived from its session
+/// elsewhere ([`Derived`]); the `harness:name` of each removed. Last active
 /// is what `history sessions` shows as a session's updated time: the last time its kept
 /// lines record (the version's facts), and only for a copy whose facts are not recorded
 /// (kept by an earlier notesoup) when its original was last written, so a file copied or
@@ -267,6 +314,16 @@ pub fn forget_before(ctx: &Context, before: u64) -> Result<Forgotten, AppError> 
             .map(|ms| std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms));
         if recorded.unwrap_or(v.kept) < cut && vault.forget(&v.harness, &v.id)? {
             out.removed.push(format!("{}:{}", v.harness, v.id));
+            let session = v
+                .harness
+                .parse::<notesoup_window::Host>()
+                .ok()
+                .and_then(|host| {
+                    notesoup_history_store::session_of_vault_name(host, &v.id).map(|id| (host, id))
+                });
+            if let Some((host, id)) = session {
+                forget_derived(ctx, host, &id, &mut out.derived)?;
+            }
         }
     }
     // The harnesses' files of what was removed, left alone: named, as a forget names them

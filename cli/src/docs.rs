@@ -313,6 +313,12 @@ pub(crate) struct ForgetDoc<'a> {
     pub(crate) removed: &'a [String],
     #[serde(serialize_with = "path_text::many")]
     pub(crate) originals_left: &'a [std::path::PathBuf],
+    /// The history indexes notesoup made of the sessions' transcripts, removed.
+    #[serde(serialize_with = "path_text::many")]
+    pub(crate) indexes_removed: &'a [std::path::PathBuf],
+    /// The sessions' window records (with their locks), removed.
+    #[serde(serialize_with = "path_text::many")]
+    pub(crate) window_files_removed: &'a [std::path::PathBuf],
     /// Forgotten by an earlier forget (nothing of it was left to remove).
     pub(crate) already_forgotten: bool,
 }

@@ -123,21 +123,8 @@ pub fn read_index(
         hashes: Vec::new(),
         len: 0,
     };
-    if bytes(&mut body, MAGIC.len())? != MAGIC {
-        return None;
-    }
-    let dev = u64::from_le_bytes(array(&mut body)?);
-    let ino = u64::from_le_bytes(array(&mut body)?);
-    let covered_len = u64::from_le_bytes(array(&mut body)?);
-    let hash = u128::from_le_bytes(array(&mut body)?);
-    let seen = Stat {
-        size: u64::from_le_bytes(array(&mut body)?),
-        modified: i128::from_le_bytes(array(&mut body)?),
-        changed: i128::from_le_bytes(array(&mut body)?),
-    };
-    let written = i128::from_le_bytes(array(&mut body)?);
-    let path_len = u64::from_le_bytes(array(&mut body)?);
-    if path_len > body.left || bytes(&mut body, usize::try_from(path_len).ok()?)? != transcript {
+    let (covered, path) = read_header(&mut body, body_len)?;
+    if path != transcript {
         return None;
     }
     // Where each indexed line starts, then where the last one ends (the covered length).
@@ -145,20 +132,12 @@ pub fn read_index(
     if count == 0 || count > body.left / 8 {
         return None;
     }
-    let covered = Covered {
-        dev,
-        ino,
-        len: covered_len,
-        hash,
-        seen,
-        written,
-    };
     on_header(&covered);
     let starts = read_starts(&mut body, usize::try_from(count).ok()?)?;
     let state_len = body.left;
     let decoder = Decoder::resume_from(options.clone(), &mut body, state_len).ok()?;
     if starts.len() != decoder.lines() + 1
-        || starts.last() != Some(&covered_len)
+        || starts.last() != Some(&covered.len)
         || starts.windows(2).any(|w| w[1] <= w[0])
     {
         return None;
@@ -173,6 +152,52 @@ pub fn read_index(
         decoder,
         starts,
     })
+}
+
+/// The path of the transcript the index in `r` (of length `len`) was made of, read from
+/// its header alone: `None` unless it begins as an index of this format does. What the
+/// index vouches for is not checked (its checksum covers the whole file): this names whose
+/// index a file is, so one of a session can be found and removed without reading it whole.
+pub fn indexed_transcript(mut r: impl Read, len: u64) -> Option<Vec<u8>> {
+    let body_len = len.checked_sub(8)?;
+    read_header(&mut r, body_len).map(|(_, path)| path)
+}
+
+/// The fixed part of an index's header after [`MAGIC`]: dev, ino, covered length, prefix
+/// hash, size, three times, and the path's length.
+const HEADER_FIXED: u64 = 8 * 3 + 16 + 8 + 16 * 3 + 8;
+
+/// An index's header from `r`, whose body (all but the checksum) is `body_len` bytes: what
+/// it vouches for and the transcript's path (its bytes).
+fn read_header(r: &mut impl Read, body_len: u64) -> Option<(Covered, Vec<u8>)> {
+    if bytes(r, MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let dev = u64::from_le_bytes(array(r)?);
+    let ino = u64::from_le_bytes(array(r)?);
+    let len = u64::from_le_bytes(array(r)?);
+    let hash = u128::from_le_bytes(array(r)?);
+    let seen = Stat {
+        size: u64::from_le_bytes(array(r)?),
+        modified: i128::from_le_bytes(array(r)?),
+        changed: i128::from_le_bytes(array(r)?),
+    };
+    let written = i128::from_le_bytes(array(r)?);
+    let path_len = u64::from_le_bytes(array(r)?);
+    let left = body_len.checked_sub(MAGIC.len() as u64 + HEADER_FIXED)?;
+    if path_len > left {
+        return None;
+    }
+    let path = bytes(r, usize::try_from(path_len).ok()?)?;
+    let covered = Covered {
+        dev,
+        ino,
+        len,
+        hash,
+        seen,
+        written,
+    };
+    Some((covered, path))
 }
 
 /// Writes the index of the transcript at `transcript` (its path's bytes) to `out`,

@@ -14,6 +14,8 @@
 //! safely. A session's first write also tidies up: it removes its own temp files and any
 //! other record's temp file older than [`TEMP_STALE`] (a killed writer's), and prunes at
 //! most [`PRUNE_MAX`] records (and lock files) untouched for [`PRUNE_AFTER`] (30 days).
+//! [`WindowStore::forget`] removes one session's record, lock and temp files (`notesoup
+//! history forget`).
 //!
 //! # Invariants
 //!
@@ -283,6 +285,54 @@ impl WindowStore {
             return Ok(false);
         }
         self.with_session(key, |session| session.remove())
+    }
+
+    /// Forget `key`'s session: its record, its lock file and any temp file a writer of its
+    /// record left, each removed as a name relative to the harness folder (a link as a
+    /// link). The record and its temp files go under the session's lock, then the lock
+    /// file's name while it is still held: a process that was waiting on it takes the lock
+    /// on the file it opened, finds it no longer named, and takes it again on the name
+    /// (`notesoup-safe-fs`'s `lock_file`), so two holders never run at once. A session still
+    /// running writes a fresh record at its next step. Returns the files removed (none when
+    /// the session has none).
+    pub fn forget(&self, key: &SessionKey) -> Result<Vec<PathBuf>, WindowStoreError> {
+        let Some(dir) = self.harness_dir(key)? else {
+            return Ok(Vec::new());
+        };
+        let own_temp = |name: &std::ffi::OsStr| {
+            notesoup_safe_fs::temp_target(name)
+                .is_some_and(|(target, _)| target.to_string_lossy() == key.file_name())
+        };
+        let has = |name: &str| dir.metadata(name).map(|meta| meta.is_some());
+        let any_temp = dir.entries()?.iter().any(|entry| own_temp(&entry.name));
+        let had_lock = has(&key.lock_name())?;
+        if !had_lock && !any_temp && !has(&key.file_name())? {
+            return Ok(Vec::new());
+        }
+        let lock = dir
+            .lock_file(key.lock_name(), self.lock_wait)
+            .map_err(WindowStoreError::from)?;
+        let mut removed = Vec::new();
+        let mut names: Vec<std::ffi::OsString> = vec![key.file_name().into()];
+        names.extend(
+            dir.entries()?
+                .into_iter()
+                .filter(|entry| entry.kind != notesoup_safe_fs::Kind::Dir && own_temp(&entry.name))
+                .map(|entry| entry.name),
+        );
+        for name in names {
+            if dir.remove_file(&name)? {
+                removed.push(dir.child_path(&name));
+            }
+        }
+        // The lock's name last, while it is held; a lock file this call made is not one
+        // the session had.
+        if dir.remove_file(key.lock_name())? && had_lock {
+            removed.push(dir.child_path(key.lock_name()));
+        }
+        dir.sync()?;
+        drop(lock);
+        Ok(removed)
     }
 
     /// The harness folder, `None` when it (or the home, or `windows/`) does not exist.

@@ -500,3 +500,51 @@ fn one_sessions_lock_never_waits_on_anothers_and_a_wait_is_bounded() {
     store.update(&other, |_| Some(json!({"n": 3}))).unwrap();
     assert_eq!(store.read(&other).unwrap().unwrap().state, json!({"n": 3}));
 }
+
+/// `forget` removes the session's record, its lock and a temp file a killed writer of its
+/// record left, and nothing of another session; a session with nothing removes nothing
+/// (and makes no lock file on the way).
+#[test]
+fn forget_removes_the_sessions_record_lock_and_temps_only() {
+    let s = Scratch::new("forget");
+    let store = WindowStore::new(s.0.join("home"));
+    let other = SessionKey::new(Host::Claude, "other-session").unwrap();
+    for key in [key(), other.clone()] {
+        store.update(&key, |_| Some(json!({"ordinal": 1}))).unwrap();
+    }
+    let folder = s.0.join("home/windows/claude");
+    let own_temp = folder.join(".6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f.json.4242.7.tmp");
+    let other_temp = folder.join(".other-session.json.4242.8.tmp");
+    std::fs::write(&own_temp, "{").unwrap();
+    std::fs::write(&other_temp, "{").unwrap();
+    let mut removed = store.forget(&key()).unwrap();
+    removed.sort();
+    assert_eq!(
+        removed,
+        [
+            own_temp,
+            folder.join(".6e9d0c1a-5f2b-4c3d-9e8f-0a1b2c3d4e5f.lock"),
+            record_path(&store.home),
+        ]
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            ".other-session.json.4242.8.tmp",
+            ".other-session.lock",
+            "other-session.json"
+        ]
+    );
+    assert_eq!(store.forget(&key()).unwrap(), Vec::<PathBuf>::new());
+    assert_eq!(
+        std::fs::read_dir(&folder).unwrap().count(),
+        3,
+        "no lock made"
+    );
+    assert!(store.read(&other).unwrap().is_some());
+}

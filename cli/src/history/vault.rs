@@ -193,6 +193,8 @@ fn forget(ctx: &Context, session: &str, out: &mut Out) -> Result<u8, CliError> {
             session: Some(session),
             removed: &forgotten.removed,
             originals_left: &forgotten.originals,
+            indexes_removed: &forgotten.derived.indexes,
+            window_files_removed: &forgotten.derived.window,
             already_forgotten: forgotten.already,
         });
     } else {
@@ -208,6 +210,7 @@ fn forget(ctx: &Context, session: &str, out: &mut Out) -> Result<u8, CliError> {
                 if n == 1 { "" } else { "s" }
             )),
         }
+        say_derived(&forgotten.derived, "it", out);
         for original in &forgotten.originals {
             out.hint(format!(
                 "The harness still has it at {} (left alone: delete it there to remove it).",
@@ -228,6 +231,8 @@ fn forget_before(ctx: &Context, before: u64, zone: &Zone, out: &mut Out) -> Resu
             session: None,
             removed,
             originals_left: &forgotten.originals,
+            indexes_removed: &forgotten.derived.indexes,
+            window_files_removed: &forgotten.derived.window,
             already_forgotten: false,
         });
     } else {
@@ -238,6 +243,7 @@ fn forget_before(ctx: &Context, before: u64, zone: &Zone, out: &mut Out) -> Resu
             zone.stamp(before),
             if n == 1 { "it will" } else { "they will" }
         ));
+        say_derived(&forgotten.derived, "them", out);
         for original in &forgotten.originals {
             out.hint(format!(
                 "The harness still has {} (left alone: delete it there to remove it).",
@@ -246,4 +252,26 @@ fn forget_before(ctx: &Context, before: u64, zone: &Zone, out: &mut Out) -> Resu
         }
     }
     Ok(EXIT_OK)
+}
+
+/// What a forget removed beside the vault's copies: the history indexes notesoup made of
+/// the transcripts and the window records (the harness's files are never among them).
+fn say_derived(derived: &vault::Derived, of: &str, out: &mut Out) {
+    let files = |n: usize| format!("{n} file{}", if n == 1 { "" } else { "s" });
+    let mut parts = Vec::new();
+    if !derived.indexes.is_empty() {
+        parts.push(format!("history index ({})", files(derived.indexes.len())));
+    }
+    if !derived.window.is_empty() {
+        parts.push(format!(
+            "window record and lock ({})",
+            files(derived.window.len())
+        ));
+    }
+    if !parts.is_empty() {
+        out.line(format!(
+            "Also removed what notesoup made of {of} under its home: its {}.",
+            parts.join(" and its ")
+        ));
+    }
 }

@@ -757,3 +757,129 @@ fn history_vault_records_the_facts_of_copies_kept_without_them() {
     assert_eq!(refused.exit, 1, "{}", refused.shown());
     assert!(refused.stderr.contains("damaged"), "{}", refused.shown());
 }
+
+/// The `.idx` files in the world's history index cache.
+fn indexes(world: &World) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(world.path("notesoup/cache/history"))
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// `history forget` removes what notesoup made of the session under its home, beside its
+/// vault copy: the history index of its transcript (`cache/history`) and its window record
+/// with its lock (`windows/<harness>`), and says so (`--json`: `indexes_removed`,
+/// `window_files_removed`). Another session's index and record stay, and the harness's
+/// transcript is left as it was. Before, both outlived a forget.
+#[test]
+fn forget_removes_the_sessions_index_and_window_record() {
+    use notesoup_window::Host;
+    use notesoup_window_store::{SessionKey, WindowStore};
+    let world = World::new("vault-forget-derived");
+    let (id, other) = (
+        "da56055c-293e-4422-b5b8-62b1c7e6c03d",
+        "9fc454d3-ac4f-47d0-be8e-4fbf43dce5bb",
+    );
+    let folder = world.path("claude/projects/-tmp-project");
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../app/tests/data/history/{other}.jsonl")),
+        folder.join(format!("{other}.jsonl")),
+    )
+    .unwrap();
+    // Past the 1 MiB a transcript needs for an index.
+    for session in [id, other] {
+        let file = folder.join(format!("{session}.jsonl"));
+        let mut text = fs::read(&file).unwrap();
+        while text.len() < 1 << 21 {
+            text.extend_from_slice(b"{\"type\":\"progress\"}\n");
+        }
+        fs::write(&file, &text).unwrap();
+    }
+    let transcript = fs::read(folder.join(format!("{id}.jsonl"))).unwrap();
+    assert_eq!(world.run(&["history", "vault"]).exit, 0);
+    for session in [id, other] {
+        let shown = world.run(&["history", "show", &format!("claude:{session}")]);
+        assert_eq!(shown.exit, 0, "{}", shown.shown());
+    }
+    let indexed = indexes(&world);
+    assert_eq!(indexed.len(), 2, "{indexed:?}");
+    let store = WindowStore::new(world.path("notesoup"));
+    let windows = world.path("notesoup/windows/claude");
+    for session in [id, other] {
+        let key = SessionKey::new(Host::Claude, session).unwrap();
+        store
+            .update(&key, |_| Some(serde_json::json!({"ordinal": 1})))
+            .unwrap();
+        assert!(windows.join(format!(".{session}.lock")).is_file());
+    }
+
+    let forget = world.run(&["history", "forget", &format!("claude:{id}")]);
+    assert_eq!(forget.exit, 0, "{}", forget.shown());
+    assert!(
+        forget.stdout.contains(
+            "Also removed what notesoup made of it under its home: its history index (1 file) and its window record and lock (2 files)."
+        ),
+        "{}",
+        forget.shown()
+    );
+    let left = indexes(&world);
+    assert_eq!(left.len(), 1, "{left:?}");
+    for gone in [format!("{id}.json"), format!(".{id}.lock")] {
+        assert!(!windows.join(&gone).exists(), "{gone} is left");
+    }
+    for kept in [format!("{other}.json"), format!(".{other}.lock")] {
+        assert!(windows.join(&kept).is_file(), "{kept} went too");
+    }
+    // The harness's transcript is its own: left as it was.
+    assert_eq!(
+        fs::read(folder.join(format!("{id}.jsonl"))).unwrap(),
+        transcript
+    );
+
+    // The other one, as data: the files removed, by path (`[TMP]` the world's folder).
+    let doc = world
+        .run(&["history", "forget", &format!("claude:{other}"), "--json"])
+        .json();
+    let shown = |path: &Path| {
+        format!(
+            "[TMP]/{}",
+            path.strip_prefix(world.path("")).unwrap().display()
+        )
+    };
+    assert_eq!(
+        doc["indexes_removed"],
+        serde_json::json!([shown(&left[0])]),
+        "{doc}"
+    );
+    let mut window_files: Vec<&str> = doc["window_files_removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    window_files.sort_unstable();
+    let (lock, record) = (
+        windows.join(format!(".{other}.lock")),
+        windows.join(format!("{other}.json")),
+    );
+    assert_eq!(window_files, [shown(&lock), shown(&record)], "{doc}");
+    assert_eq!(doc["already_forgotten"], false, "{doc}");
+    assert!(indexes(&world).is_empty() && !lock.exists() && !record.exists());
+    // Nothing left of it: a second forget says it was forgotten already.
+    let again = world
+        .run(&["history", "forget", &format!("claude:{other}"), "--json"])
+        .json();
+    assert_eq!(again["already_forgotten"], true, "{again}");
+    assert_eq!(
+        again["window_files_removed"],
+        serde_json::json!([]),
+        "{again}"
+    );
+}

@@ -2,9 +2,10 @@
 //! down and never through a link, the index files in it (read and written in
 //! `notesoup-history-claude`'s format) and their eviction.
 
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
-use notesoup_history_claude::index::{Covered, Index, read_index, write_index};
+use notesoup_history_claude::index::{Covered, Index, indexed_transcript, read_index, write_index};
 use notesoup_history_claude::{Decoder, Options};
 use notesoup_safe_fs::Dir;
 use twox_hash::xxh3;
@@ -75,6 +76,65 @@ impl Cache {
         }
         Some(dir)
     }
+}
+
+impl Cache {
+    /// Removes every index in the cache made of a transcript of `harness`'s session `id`
+    /// (any case, as ids are compared; only Claude transcripts are indexed, so another
+    /// harness's session has none): each index names its transcript in its header,
+    /// whose file name names the session, so an index outlives neither a moved transcript
+    /// nor one Claude deleted. A temporary file a writer of one left is removed too. Only
+    /// the index files are touched, relative to the cache's handle (never through a link);
+    /// the transcripts never. Returns the files removed; a cache that cannot be opened
+    /// holds no index any call uses, and removes nothing.
+    pub fn forget_session(
+        &self,
+        harness: notesoup_window::Host,
+        id: &str,
+    ) -> Result<Vec<PathBuf>, crate::StoreError> {
+        if harness != notesoup_window::Host::Claude {
+            return Ok(Vec::new());
+        }
+        let Some(dir) = self.open(false) else {
+            return Ok(Vec::new());
+        };
+        let mut removed = Vec::new();
+        for entry in dir.entries()? {
+            if entry.kind != notesoup_safe_fs::Kind::File || !is_index_or_temp(&entry.name) {
+                continue;
+            }
+            let Some((file, meta)) = dir.open_file(&entry.name)? else {
+                continue;
+            };
+            let Some(transcript) = indexed_transcript(std::io::BufReader::new(file), meta.len)
+            else {
+                continue;
+            };
+            let named = Path::new(std::ffi::OsStr::from_bytes(&transcript))
+                .file_name()
+                .and_then(|name| name.to_str())
+                .and_then(notesoup_history_claude::session_id_from_file_name)
+                .is_some_and(|of| of.eq_ignore_ascii_case(id));
+            if named && dir.remove_file(&entry.name)? {
+                removed.push(dir.child_path(&entry.name));
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// Whether `name` is an index's (`claude-<hash>.idx`).
+fn is_index(name: &str) -> bool {
+    // The names are the ones `index_name` gives, in its case.
+    name.strip_prefix("claude-")
+        .is_some_and(|rest| rest.strip_suffix(".idx").is_some())
+}
+
+/// Whether `name` is an index's, or a temporary file written on the way to one.
+fn is_index_or_temp(name: &std::ffi::OsStr) -> bool {
+    is_index(&name.to_string_lossy())
+        || notesoup_safe_fs::temp_target(name)
+            .is_some_and(|(target, _)| is_index(&target.to_string_lossy()))
 }
 
 /// The name of `transcript`'s index in the cache folder.
@@ -161,7 +221,7 @@ pub(super) fn evict(dir: &Dir, cache: &Cache) {
             {
                 let _ = dir.remove_file(&entry.name);
             }
-        } else if name.starts_with("claude-") && name.ends_with(".idx") {
+        } else if is_index(&name) {
             indexes.push((meta.modified, meta.len, entry.name));
         }
     }

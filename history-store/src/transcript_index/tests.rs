@@ -905,3 +905,41 @@ fn a_read_past_a_cut_says_the_file_got_shorter() {
         "the file ends before bytes 6..14: it got shorter since it was read"
     );
 }
+
+/// `forget_session` removes every index made of a transcript of the session, wherever the
+/// transcript lay (its header names it; the id in any case), and a temp file on the way
+/// to one; another session's index stays, and another harness's session has none.
+#[test]
+fn forgetting_a_session_removes_its_indexes_only() {
+    let dir = scratch("forget");
+    for folder in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+    }
+    let cache = every(&dir.join("cache"));
+    let moved = indexed_transcript(&dir.join("a"), "S1.jsonl", &cache);
+    let here = indexed_transcript(&dir.join("b"), "S1.jsonl", &cache);
+    let other = indexed_transcript(&dir.join("b"), "s2.jsonl", &cache);
+    let temp = cache.dir.join(format!(".{}.4242.7.tmp", index_name(&here)));
+    std::fs::copy(index_path(&cache.dir, &here), &temp).unwrap();
+    assert!(
+        cache
+            .forget_session(notesoup_window::Host::Pi, "s1")
+            .unwrap()
+            .is_empty()
+    );
+    let mut removed = cache
+        .forget_session(notesoup_window::Host::Claude, "s1")
+        .unwrap();
+    removed.sort();
+    let mut expected = vec![
+        index_path(&cache.dir, &moved),
+        index_path(&cache.dir, &here),
+        temp,
+    ];
+    expected.sort();
+    assert_eq!(removed, expected);
+    assert_eq!(kept(&cache, &[&moved, &here, &other]), [false, false, true]);
+    // The transcripts are never touched.
+    assert!(moved.is_file() && here.is_file());
+    let _ = std::fs::remove_dir_all(dir);
+}
