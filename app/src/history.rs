@@ -17,6 +17,11 @@
 //! histories ([`Context::keeping_histories`]: a long-lived server's): then the history of a
 //! session named by selector is kept, and a later call on the unchanged file searches it
 //! instead of reading the file again.
+//!
+//! When the vault is there but cannot be read, the sessions only it holds are missing from
+//! the corpus: each answer that looked in it ([`sessions`], and [`list`] and [`read`] of a
+//! session named by selector) opens with one [`vault_notice`] saying so, within the answer
+//! budget (history-core's `History::led`).
 
 use std::sync::Arc;
 
@@ -216,7 +221,8 @@ pub fn sessions(ctx: &Context, args: &SessionsArgs) -> Result<SessionsPage, AppE
     let limit = sessions_limit(args.limit)?;
     let roots = args.roots.clone().unwrap_or_default();
     let (found, total) = corpus(roots, ctx).recent(harness, limit);
-    let (text, shown) = render_sessions(&found, limit, total);
+    let notice = vault_notice(ctx).unwrap_or_default();
+    let (text, shown) = render_sessions(&found, limit, total, &notice);
     let sessions = found.into_iter().take(shown).map(session_row).collect();
     Ok(SessionsPage {
         text: text.into_string(),
@@ -260,9 +266,11 @@ pub fn list(
 ) -> Result<Answered<ListPage>, AppError> {
     let op = "history_list";
     let history = load(op, source, args.query.as_deref(), ctx)?;
+    let notice = corpus_notice(source, ctx);
+    let led = history.led(&notice);
     let listed = match source.asking.as_deref() {
-        Some(call) => history.list_asked_by(args, call),
-        None => history.list(args),
+        Some(call) => led.list_asked_by(args, call),
+        None => led.list(args),
     };
     let answered = match listed {
         Ok(answer) => Answered::Answer(ListPage {
@@ -274,7 +282,7 @@ pub fn list(
             matched: answer.matched,
             cursor: answer.next_cursor,
         }),
-        Err(error) => Answered::Refused(refusal(op, &history, error)),
+        Err(error) => Answered::Refused(refusal(op, &history, &notice, error)),
     };
     ctx.retire(history);
     Ok(answered)
@@ -288,7 +296,8 @@ pub fn read(
 ) -> Result<Answered<ReadPage>, AppError> {
     let op = "history_read";
     let history = load(op, source, None, ctx)?;
-    let answered = match history.read(args) {
+    let notice = corpus_notice(source, ctx);
+    let answered = match history.led(&notice).read(args) {
         Ok(answer) => Answered::Answer(ReadPage {
             session: history.session().to_string(),
             missing: history.missing().to_vec(),
@@ -297,7 +306,7 @@ pub fn read(
             matched: answer.matched,
             next: answer.next_read,
         }),
-        Err(error) => Answered::Refused(refusal(op, &history, error)),
+        Err(error) => Answered::Refused(refusal(op, &history, &notice, error)),
     };
     ctx.retire(history);
     Ok(answered)
@@ -316,9 +325,9 @@ pub fn state(ctx: &Context, source: &SessionSource) -> Result<WindowState, AppEr
     }
 }
 
-fn refusal(op: &str, history: &History, error: QueryError) -> Refusal {
+fn refusal(op: &str, history: &History, notice: &str, error: QueryError) -> Refusal {
     Refusal {
-        text: history.refusal(op, &error).into_string(),
+        text: history.led(notice).refusal(op, &error).into_string(),
         refused: error.code(),
         session: history.session().to_string(),
         missing: history.missing().to_vec(),
@@ -419,6 +428,28 @@ fn live_prefix(
         )) => Ok(Some(format!("claude:{stem}"))),
         Err(err) => Err(err.into()),
     }
+}
+
+/// What the model reads first in a history answer when the vault is there but cannot be
+/// read ([`crate::vault::unreadable`], the one source of that fact): the sessions only it
+/// holds are left out. `None` when the vault reads, is off, or was never made.
+pub fn vault_notice(ctx: &Context) -> Option<String> {
+    crate::vault::unreadable(ctx).map(|why| {
+        format!(
+            "[notice: notesoup's history vault cannot be read ({}); sessions whose files the harness deleted are left out.]\n",
+            notesoup_history_core::clip(crate::one_line(&why), 200)
+        )
+    })
+}
+
+/// [`vault_notice`] for an answer about the session `source` names: only a session named
+/// by selector is looked for in the corpus (the live one is read from its transcript).
+fn corpus_notice(source: &SessionSource, ctx: &Context) -> String {
+    source
+        .selector
+        .as_ref()
+        .and_then(|_| vault_notice(ctx))
+        .unwrap_or_default()
 }
 
 /// The session corpus under `roots` and the folders the environment names, with the

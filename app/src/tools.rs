@@ -239,6 +239,18 @@ fn refused(err: &AppError) -> ToolAnswer {
     refuse(err.code(), &err.to_string())
 }
 
+/// [`refused`], with the vault's notice ([`history::vault_notice`]) on the line after when
+/// the vault is there but cannot be read (the refusal's own line stays first, as every
+/// refusal's is).
+fn refused_noting_the_vault(err: &AppError, ctx: &Context) -> ToolAnswer {
+    let mut answer = refused(err);
+    if let Some(notice) = history::vault_notice(ctx) {
+        answer.text.push('\n');
+        answer.text.push_str(notice.trim_end());
+    }
+    answer
+}
+
 /// Runs `tool` on its checked arguments: the text the model reads.
 fn dispatch(
     tool: Tool,
@@ -281,15 +293,21 @@ fn dispatch(
             };
             let (at_head, at_prior) = (source(&binding.head), source(&binding.prior_head));
             let prior = binding.prior_head.is_some().then_some(&at_prior);
+            // A session named by selector that cannot be read (none has the id, say) may
+            // be one only the unreadable vault holds: the refusal says so after its line.
+            let refused_here = |err: AppError| match selector {
+                Some(_) => refused_noting_the_vault(&err, ctx),
+                None => refused(&err),
+            };
             return if tool == Tool::HistoryList {
                 let args: ListArgs = typed(tool, args)?;
                 history_from(|s| history::list(ctx, s, &args), &at_head, prior, sleep)
-                    .map_err(|err| refused(&err))
+                    .map_err(refused_here)
                     .and_then(|answered| model_text(answered, |page| page.text))
             } else {
                 let args: ReadArgs = typed(tool, args)?;
                 history_from(|s| history::read(ctx, s, &args), &at_head, prior, sleep)
-                    .map_err(|err| refused(&err))
+                    .map_err(refused_here)
                     .and_then(|answered| model_text(answered, |page| page.text))
             };
         }

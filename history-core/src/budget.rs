@@ -8,6 +8,15 @@
 /// The most bytes of UTF-8 any answer may hold, notices and footers included.
 pub const ANSWER_LIMIT: usize = 32 * 1024;
 
+/// The most bytes a front end's lead takes of an answer (`History::led`,
+/// `render_sessions`): a longer one is cut to it, so the page keeps the rest of the budget.
+pub const LEAD_LIMIT: usize = 512;
+
+/// `lead` as an answer opens with it: at most [`LEAD_LIMIT`] bytes, cut on a char boundary.
+pub(crate) fn bounded_lead(lead: &str) -> &str {
+    &lead[..floor_char_boundary(lead, LEAD_LIMIT)]
+}
+
 /// Text that is known to fit its budget. Only [`AnswerWriter::finish`] makes one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetedText(String);

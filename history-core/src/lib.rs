@@ -118,7 +118,7 @@ mod tools;
 mod visits;
 mod walk;
 
-pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+pub use budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, LEAD_LIMIT};
 pub use documents::{
     DocPage, DocQuery, DocStream, Document, Needle, ToolResult, ToolUse, folded_size_limit,
 };
@@ -138,7 +138,7 @@ pub use sessions::{
 pub use shared::SharedText;
 pub use surrogates::lone_surrogates_replaced;
 pub use tools::{
-    Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, ListArgs, MAX_LIMIT, NO_VISIBLE_TEXT,
+    Answer, DEFAULT_LIMIT, DEFAULT_ROLES, LINE_CHARS, Led, ListArgs, MAX_LIMIT, NO_VISIBLE_TEXT,
     NOTICE_LIMIT, Order, QueryError, ReadArgs,
 };
 

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText};
+use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, bounded_lead};
 use notesoup_window::Host;
 
 /// How many sessions one listing shows by default.
@@ -279,15 +279,19 @@ impl SessionSummary {
 }
 
 /// Renders the recent-sessions listing: `sessions` newest first (the caller sorts), at most
-/// `limit` of them, within [`ANSWER_LIMIT`]. `total` is how many sessions were found in all.
-/// Returns the text and how many sessions it shows.
+/// `limit` of them, within [`ANSWER_LIMIT`], opening with a front end's `lead` (`""` for
+/// none; at most [`LEAD_LIMIT`](crate::LEAD_LIMIT) bytes of it, as `History::led` takes
+/// one). `total` is how many sessions were found in all. Returns the text and how many
+/// sessions it shows.
 pub fn render_sessions(
     sessions: &[SessionSummary],
     limit: usize,
     total: usize,
+    lead: &str,
 ) -> (BudgetedText, usize) {
     let limit = limit.clamp(1, SESSIONS_MAX);
     let mut writer = AnswerWriter::new(ANSWER_LIMIT, 200);
+    writer.push(bounded_lead(lead));
     let mut shown = 0;
     if sessions.is_empty() {
         writer.push("No sessions found.\n");

@@ -604,3 +604,50 @@ fn a_search_matches_what_was_recorded_never_the_marks_around_it() {
     }
     assert_eq!(people("RESULT", true), vec![5]);
 }
+
+/// A front end's lead opens every answer of a led history (before the history's own
+/// notice) and the answer still fits the budget with its footer whole: a full list page,
+/// a cut read and a refusal, with a lead of the longest kind (and a longer one is cut to
+/// it).
+#[test]
+fn a_lead_comes_first_and_the_answer_stays_within_the_budget() {
+    let h = history(
+        (1..=700)
+            .map(|seq| text_event(seq, Role::User, Window::Numbered(0), &"x".repeat(300)))
+            .collect(),
+        &["gone"],
+    );
+    let lead = format!("[notice: {}]\n", "v".repeat(crate::LEAD_LIMIT));
+    let kept = &lead[..crate::LEAD_LIMIT];
+    let opened = h.led(&lead);
+    let page = opened
+        .list(&ListArgs {
+            limit: Some(MAX_LIMIT),
+            ..ListArgs::default()
+        })
+        .unwrap();
+    let text = page.text.as_str();
+    assert!(text.len() <= ANSWER_LIMIT, "{}", text.len());
+    assert!(text.starts_with(&format!("{kept}{}", h.notice())));
+    assert!(
+        text.contains(&page.next_cursor.unwrap()),
+        "the footer is whole"
+    );
+    let read = opened
+        .read(&ReadArgs {
+            from: Some(1),
+            to: Some(700),
+            ..ReadArgs::default()
+        })
+        .unwrap();
+    assert!(read.text.as_str().len() <= ANSWER_LIMIT);
+    assert!(read.text.as_str().starts_with(kept));
+    assert!(read.text.as_str().ends_with("on the same session]\n"));
+    let refusal = opened.refusal("history_read", &QueryError::Selector);
+    assert!(refusal.as_str().starts_with(kept));
+    // Without a lead, the same answers as the history's own.
+    assert_eq!(
+        h.led("").list(&ListArgs::default()).unwrap(),
+        h.list(&ListArgs::default()).unwrap()
+    );
+}

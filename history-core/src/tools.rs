@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, floor_char_boundary};
+use crate::budget::{ANSWER_LIMIT, AnswerWriter, BudgetedText, bounded_lead, floor_char_boundary};
 use crate::history::{Contains, History};
 use crate::model::{Body, Event, Role, Seq, Window};
 use crate::pieces::Literal;
@@ -201,6 +201,40 @@ pub struct Answer {
     pub next_read: Option<ReadArgs>,
 }
 
+/// A history whose answers open with a front end's lead ([`History::led`]): a fact of
+/// what lies around the history, not of it (a vault that could not be read, so sessions
+/// only it holds are missing), at most [`LEAD_LIMIT`](crate::LEAD_LIMIT) bytes. The lead
+/// comes first, then the history's own notice, and the page takes the room left: the
+/// answer stays within [`ANSWER_LIMIT`], its footer whole.
+#[derive(Debug, Clone, Copy)]
+pub struct Led<'a> {
+    history: &'a History,
+    lead: &'a str,
+}
+
+impl Led<'_> {
+    /// [`History::list`], after the lead.
+    pub fn list(&self, args: &ListArgs) -> Result<Answer, QueryError> {
+        self.history.list_leaving_out(args, None, self.lead)
+    }
+
+    /// [`History::list_asked_by`], after the lead.
+    pub fn list_asked_by(&self, args: &ListArgs, call: &str) -> Result<Answer, QueryError> {
+        let left_out = self.history.pending_call(call);
+        self.history.list_leaving_out(args, left_out, self.lead)
+    }
+
+    /// [`History::read`], after the lead.
+    pub fn read(&self, args: &ReadArgs) -> Result<Answer, QueryError> {
+        self.history.read_after(self.lead, args)
+    }
+
+    /// [`History::refusal`], after the lead.
+    pub fn refusal(&self, tool: &str, error: &QueryError) -> BudgetedText {
+        self.history.refusal_after(self.lead, tool, error)
+    }
+}
+
 impl History {
     /// The searchable, readable text of the document at `index` (a call with its result),
     /// its elided bodies decoded.
@@ -290,9 +324,22 @@ impl History {
         out
     }
 
+    /// This history, its answers opening with a front end's `lead` ([`Led`]).
+    pub fn led<'a>(&'a self, lead: &'a str) -> Led<'a> {
+        Led {
+            history: self,
+            lead: bounded_lead(lead),
+        }
+    }
+
     /// The answer to a call that failed with `error`, notice included.
     pub fn refusal(&self, tool: &str, error: &QueryError) -> BudgetedText {
+        self.refusal_after("", tool, error)
+    }
+
+    fn refusal_after(&self, lead: &str, tool: &str, error: &QueryError) -> BudgetedText {
         let mut writer = AnswerWriter::new(ANSWER_LIMIT, 0);
+        writer.push(lead);
         writer.push(&self.notice());
         writer.push_prefix(&format!("{tool} refused ({}): {error}\n", error.code()));
         writer.finish("")
@@ -301,14 +348,14 @@ impl History {
     /// `history_list`: one folded line per event, newest first unless asked otherwise,
     /// continued with a cursor.
     pub fn list(&self, args: &ListArgs) -> Result<Answer, QueryError> {
-        self.list_leaving_out(args, None)
+        self.list_leaving_out(args, None, "")
     }
 
     /// `history_list` asked by the tool call `call` (the host's id of the running call, its
     /// `tool_use_id` in Claude): that call, still pending in this history, is left out, so a
     /// search of the running session never finds its own question.
     pub fn list_asked_by(&self, args: &ListArgs, call: &str) -> Result<Answer, QueryError> {
-        self.list_leaving_out(args, self.pending_call(call))
+        self.list_leaving_out(args, self.pending_call(call), "")
     }
 
     /// The newest call with id `id` that has no result yet.
@@ -324,6 +371,7 @@ impl History {
         &self,
         args: &ListArgs,
         left_out: Option<usize>,
+        lead: &str,
     ) -> Result<Answer, QueryError> {
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         if limit == 0 || limit > MAX_LIMIT {
@@ -342,6 +390,7 @@ impl History {
         let (positions, candidates) = self.list_positions(args, literal.as_ref())?;
         let roles = Some(args.roles.as_deref().unwrap_or(&DEFAULT_ROLES));
         let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
+        writer.push(lead);
         writer.push(&self.notice());
         let mut lines = String::new();
         let mut shown = Vec::new();
@@ -471,6 +520,10 @@ impl History {
     /// `history_read`: one event (a paired result's seq shows its call) or a range of seqs,
     /// whole documents in seq order, continued with an offset when the budget ends one.
     pub fn read(&self, args: &ReadArgs) -> Result<Answer, QueryError> {
+        self.read_after("", args)
+    }
+
+    fn read_after(&self, lead: &str, args: &ReadArgs) -> Result<Answer, QueryError> {
         // `from` without `to` reads on to the last event, as far as the answer holds (its
         // footer continues it), as "first seq of a range" reads.
         let (from, to) = match (args.seq, args.from, args.to) {
@@ -508,6 +561,7 @@ impl History {
         documents.sort_unstable_by_key(|&i| events[i].seq);
         documents.dedup();
         let mut writer = AnswerWriter::new(ANSWER_LIMIT, FOOTER_RESERVE);
+        writer.push(lead);
         writer.push(&self.notice());
         let mut shown = Vec::new();
         let mut next_read = None;

@@ -84,6 +84,10 @@ fn main() {
             "a_call_cancelled_while_it_waits_never_runs",
             cancelled_while_waiting,
         ),
+        (
+            "history_answers_say_the_vault_cannot_be_read",
+            vault_unreadable,
+        ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut failed = Vec::new();
@@ -156,8 +160,25 @@ impl Server {
 
     /// A server started; `pinned`: as `--project` starts it.
     fn start_with(scratch: &Scratch, pinned: bool) -> Self {
+        Self::spawn(
+            Command::new(std::env::current_exe().unwrap()),
+            scratch,
+            pinned,
+        )
+    }
+
+    /// A server started as the user `nobody` (uid 65534), by root.
+    fn start_as_nobody(scratch: &Scratch) -> Self {
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(std::env::current_exe().unwrap());
+        Self::spawn(command, scratch, false)
+    }
+
+    /// `command` (this binary, or what runs it) started as the server.
+    fn spawn(mut command: Command, scratch: &Scratch, pinned: bool) -> Self {
         let home = scratch.home();
-        let mut command = Command::new(std::env::current_exe().unwrap());
         command.env_clear();
         if pinned {
             command.env(PINNED, "1");
@@ -196,7 +217,11 @@ impl Server {
 
     /// A started server past the handshake.
     fn ready(scratch: &Scratch) -> Self {
-        let mut s = Self::start(scratch);
+        Self::shaken(Self::start(scratch))
+    }
+
+    /// `s` past the handshake.
+    fn shaken(mut s: Self) -> Self {
         let init = s.request(1, "initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
         assert!(
             init["result"]["capabilities"]["tools"].is_object(),
@@ -377,6 +402,107 @@ fn history_tools_succeed_and_refuse() {
     let (text, err) = s.call(7, "history_sessions", json!({"limit": 0}));
     assert!(err, "{text}");
     assert_eq!(s.finish(), Some(0));
+}
+
+/// `f` on `path` and everything below it (links not followed).
+fn each_path(path: &Path, f: &dyn Fn(&Path)) {
+    f(path);
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            each_path(&entry.unwrap().path(), f);
+        }
+    }
+}
+
+/// A vault that is there but cannot be read leaves the sessions only it holds out of the
+/// server's history answers, and each says so, once: `history_sessions`, a `history_list`
+/// of the session only the vault held (refused) and one of a session on disk. Before, they
+/// were left out silently (the CLI's commands warned). As root, whom modes do not stop, the
+/// server runs as `nobody` on a world it owns, the vault left root's, as the CLI's test of
+/// the same runs `notesoup`.
+fn vault_unreadable() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let scratch = Scratch::new("vault-unreadable");
+    let projects = scratch.home().join(".claude/projects/-p");
+    std::fs::create_dir_all(&projects).unwrap();
+    let (kept, on_disk) = (
+        "11111111-2222-3333-4444-555555555555",
+        "66666666-7777-8888-9999-000000000000",
+    );
+    for (id, prompt) in [
+        (kept, "only the vault keeps this"),
+        (on_disk, "still on disk"),
+    ] {
+        let line = json!({"type": "user", "uuid": "aaaaaaaa-0000-0000-0000-000000000001", "parentUuid": null, "sessionId": id, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p", "isSidechain": false, "userType": "external", "version": "2.1.319", "message": {"role": "user", "content": prompt}});
+        std::fs::write(projects.join(format!("{id}.jsonl")), format!("{line}\n")).unwrap();
+    }
+    let home = scratch.home();
+    let p = |rel: &str| home.join(rel).to_str().unwrap().to_owned();
+    let ctx = notesoup_app::Context::from_vars([
+        ("HOME".to_owned(), p("")),
+        ("NOTESOUP_HOME".to_owned(), p("notesoup")),
+        ("CLAUDE_CONFIG_DIR".to_owned(), p(".claude")),
+    ]);
+    notesoup_app::vault::keep_all(&ctx, &mut |_, _| {}).unwrap();
+    std::fs::remove_file(projects.join(format!("{kept}.jsonl"))).unwrap();
+    // While the vault reads, the server lists the session only it holds, and notes nothing.
+    let mut s = Server::ready(&scratch);
+    let (text, err) = s.call(2, "history_sessions", json!({}));
+    assert!(
+        !err && text.contains("claude:1111")
+            && text.contains("vault only")
+            && !text.contains("[notice"),
+        "{text}"
+    );
+    assert_eq!(s.finish(), Some(0));
+
+    let vault = home.join("notesoup/vault");
+    let as_root = std::fs::metadata(&vault).unwrap().uid() == 0;
+    let server = if as_root {
+        let chown = |path: &Path, id: u32| {
+            std::os::unix::fs::lchown(path, Some(id), Some(id)).unwrap();
+        };
+        each_path(&scratch.0, &|p| chown(p, 65534));
+        each_path(&vault, &|p| chown(p, 0));
+        std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+        Server::start_as_nobody(&scratch)
+    } else {
+        std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o000)).unwrap();
+        Server::start(&scratch)
+    };
+    let mut s = Server::shaken(server);
+    let notice = "[notice: notesoup's history vault cannot be read (";
+    let once = |text: &str| {
+        assert_eq!(text.matches(notice).count(), 1, "{text}");
+        assert!(
+            text.contains("sessions whose files the harness deleted are left out.]"),
+            "{text}"
+        );
+    };
+    let (text, err) = s.call(2, "history_sessions", json!({}));
+    assert!(!err && text.starts_with(notice), "{text}");
+    once(&text);
+    assert!(
+        !text.contains("claude:1111") && text.contains("claude:6666"),
+        "{text}"
+    );
+    let (text, err) = s.call(
+        3,
+        "history_list",
+        json!({"session": format!("claude:{kept}")}),
+    );
+    assert!(err && text.starts_with("notesoup "), "{text}");
+    once(&text);
+    let (text, err) = s.call(4, "history_list", json!({"session": "claude:6666"}));
+    assert!(
+        !err && text.starts_with(notice) && text.contains("still on disk"),
+        "{text}"
+    );
+    once(&text);
+    assert_eq!(s.finish(), Some(0));
+    if !as_root {
+        std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
 }
 
 fn boot_resource() {

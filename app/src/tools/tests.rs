@@ -549,3 +549,152 @@ fn a_bare_session_id_is_looked_up_in_every_harness() {
         "{answer:?}"
     );
 }
+
+/// Set in the copy of [`history_answers_say_once_that_the_vault_cannot_be_read`] that runs
+/// as `nobody`: the world it answers in.
+const VAULT_WORLD: &str = "NOTESOUP_APP_TEST_VAULT_WORLD";
+
+/// The session only the vault holds in the world of the test below, and one still on disk.
+const VAULT_ONLY: &str = "da56055c-293e-4422-b5b8-62b1c7e6c03d";
+const ON_DISK: &str = "9fc454d3-ac4f-47d0-be8e-4fbf43dce5bb";
+
+fn vault_world_ctx(world: &Path) -> Context {
+    let p = |rel: &str| world.join(rel).to_str().unwrap().to_owned();
+    Context::from_vars([
+        ("HOME".to_owned(), p("home")),
+        ("NOTESOUP_HOME".to_owned(), p("notesoup")),
+        ("CLAUDE_CONFIG_DIR".to_owned(), p("claude")),
+    ])
+}
+
+/// `f` on `path` and everything below it (links not followed).
+fn each_path(path: &Path, f: &dyn Fn(&Path)) {
+    f(path);
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            each_path(&entry.unwrap().path(), f);
+        }
+    }
+}
+
+/// A vault that is there but cannot be read leaves the sessions only it holds out of the
+/// history tools' answers; each answer that looked for sessions says so, once, in the
+/// tools' words: `history_sessions` (the vault-only session missing), a `history_list` of
+/// it (refused: no session has the id, the notice on the line after), and a list and a
+/// read of a session on disk (the notice first, within the 32 KiB answer; history-core's
+/// tests hold a full page after the longest notice to it, its footer whole). Before, they left it out silently. As root, whom modes do not stop, the
+/// calls run in a copy of this test as `nobody` on a world it owns, the vault left root's,
+/// as the CLI's test of the same runs `notesoup`.
+#[test]
+fn history_answers_say_once_that_the_vault_cannot_be_read() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    if let Some(world) = std::env::var_os(VAULT_WORLD) {
+        return unreadable_vault_answers(Path::new(&world));
+    }
+    let world = scratch("vault-unreadable");
+    let projects = world.join("claude/projects/-tmp-project");
+    std::fs::create_dir_all(&projects).unwrap();
+    std::fs::create_dir_all(world.join("project")).unwrap();
+    for id in [VAULT_ONLY, ON_DISK] {
+        std::fs::copy(
+            data().join(format!("history/{id}.jsonl")),
+            projects.join(format!("{id}.jsonl")),
+        )
+        .unwrap();
+    }
+    let ctx = vault_world_ctx(&world);
+    crate::vault::keep_all(&ctx, &mut |_, _| {}).unwrap();
+    std::fs::remove_file(projects.join(format!("{VAULT_ONLY}.jsonl"))).unwrap();
+    // While the vault reads, the session only it holds is listed, and nothing is noted.
+    let binding = Binding::new(world.join("project").to_str().unwrap());
+    let listed = call("history_sessions", &json!({}), &binding, &ctx);
+    assert!(
+        listed.text.contains(&format!("claude:{VAULT_ONLY}"))
+            && listed.text.contains("vault only")
+            && !listed.text.contains("[notice"),
+        "{listed:?}"
+    );
+    let vault = world.join("notesoup/vault");
+    if std::fs::metadata(&vault).unwrap().uid() == 0 {
+        let chown = |path: &Path, id: u32| {
+            std::os::unix::fs::lchown(path, Some(id), Some(id)).unwrap();
+        };
+        each_path(&world, &|p| chown(p, 65534));
+        each_path(&vault, &|p| chown(p, 0));
+        std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let test = "tools::tests::history_answers_say_once_that_the_vault_cannot_be_read";
+        let out = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
+            .env(VAULT_WORLD, &world)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && said.contains("1 passed"),
+            "as nobody: {said}"
+        );
+    } else {
+        std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o000)).unwrap();
+        unreadable_vault_answers(&world);
+        std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&world);
+}
+
+/// The history tools' answers in `world`, whose vault cannot be read.
+fn unreadable_vault_answers(world: &Path) {
+    let ctx = vault_world_ctx(world);
+    let binding = Binding::new(world.join("project").to_str().unwrap());
+    let notice = "[notice: notesoup's history vault cannot be read (";
+    let said_once = |answer: &ToolAnswer| {
+        assert_eq!(answer.text.matches(notice).count(), 1, "{answer:?}");
+        assert!(
+            answer
+                .text
+                .contains("sessions whose files the harness deleted are left out.]"),
+            "{answer:?}"
+        );
+        assert!(answer.text.len() <= notesoup_history_core::ANSWER_LIMIT);
+    };
+    let listed = call("history_sessions", &json!({}), &binding, &ctx);
+    assert!(
+        !listed.is_error && listed.text.starts_with(notice),
+        "{listed:?}"
+    );
+    said_once(&listed);
+    assert!(!listed.text.contains(VAULT_ONLY), "{listed:?}");
+    assert!(listed.text.contains(ON_DISK), "{listed:?}");
+    let gone = call(
+        "history_list",
+        &json!({"session": format!("claude:{VAULT_ONLY}")}),
+        &binding,
+        &ctx,
+    );
+    assert!(
+        gone.is_error && gone.text.starts_with("notesoup "),
+        "{gone:?}"
+    );
+    said_once(&gone);
+    let page = call(
+        "history_list",
+        &json!({"session": format!("claude:{ON_DISK}"), "limit": MAX_LIMIT}),
+        &binding,
+        &ctx,
+    );
+    assert!(!page.is_error && page.text.starts_with(notice), "{page:?}");
+    said_once(&page);
+    let read = call(
+        "history_read",
+        &json!({"session": format!("claude:{ON_DISK}"), "from": 1}),
+        &binding,
+        &ctx,
+    );
+    assert!(!read.is_error && read.text.starts_with(notice), "{read:?}");
+    said_once(&read);
+}

@@ -90,7 +90,7 @@ fn summary(n: usize) -> SessionSummary {
 #[test]
 fn listing_lines_name_harness_id_start_cwd_and_prompt() {
     let sessions: Vec<SessionSummary> = (0..3).map(summary).collect();
-    let (text, shown) = render_sessions(&sessions, 20, 3);
+    let (text, shown) = render_sessions(&sessions, 20, 3, "");
     let text = text.as_str();
     assert_eq!(shown, 3);
     let lines: Vec<&str> = text.lines().collect();
@@ -123,7 +123,7 @@ fn a_start_is_shown_in_the_shape_of_the_other_time() {
             started: Some(started.into()),
             ..summary(0)
         };
-        render_sessions(&[session], 20, 1).0.as_str().to_owned()
+        render_sessions(&[session], 20, 1, "").0.as_str().to_owned()
     };
     assert!(at("2026-12-07T12:22:46.662Z").contains("  started 2026-12-07T12:22:46Z  "));
     assert!(at("2026-12-07T14:22:46+02:00").contains("  started 2026-12-07T12:22:46Z  "));
@@ -137,7 +137,7 @@ fn listing_stays_within_the_budget_and_says_what_it_left_out() {
         ..summary(n)
     };
     let sessions: Vec<SessionSummary> = (0..SESSIONS_MAX).map(long).collect();
-    let (text, shown) = render_sessions(&sessions, SESSIONS_MAX, 5000);
+    let (text, shown) = render_sessions(&sessions, SESSIONS_MAX, 5000, "");
     assert!(text.as_str().len() <= ANSWER_LIMIT);
     assert!(shown < SESSIONS_MAX);
     // The answer's size ended it, not the limit: a larger limit would show no more.
@@ -145,12 +145,12 @@ fn listing_stays_within_the_budget_and_says_what_it_left_out() {
         "({shown} of 5000 sessions shown, as many as one answer holds; a `harness` filter narrows them)\n"
     )));
     // The limit ended it: a larger one shows more.
-    let (text, shown) = render_sessions(&sessions, 20, 5000);
+    let (text, shown) = render_sessions(&sessions, 20, 5000, "");
     assert_eq!(shown, 20);
     assert!(text.as_str().ends_with(
         "(20 of 5000 sessions shown; ask with a larger `limit` (at most 200) or a `harness` filter)\n"
     ));
-    let (text, shown) = render_sessions(&[], 20, 0);
+    let (text, shown) = render_sessions(&[], 20, 0, "");
     assert_eq!((text.as_str(), shown), ("No sessions found.\n", 0));
 }
 
@@ -201,4 +201,23 @@ fn an_unknown_id_counts_the_sessions_found_in_words() {
         known: 2,
     };
     assert!(two.to_string().ends_with("(2 pi sessions found)"), "{two}");
+}
+
+/// A lead opens the listing, and a full listing after the longest one still fits the
+/// budget with its footer.
+#[test]
+fn a_lead_opens_the_listing_within_the_budget() {
+    let long = |n| SessionSummary {
+        cwd: Some("/a/long/project/path".repeat(4)),
+        ..summary(n)
+    };
+    let sessions: Vec<SessionSummary> = (0..SESSIONS_MAX).map(long).collect();
+    let lead = "l".repeat(crate::LEAD_LIMIT * 2);
+    let (text, shown) = render_sessions(&sessions, SESSIONS_MAX, 5000, &lead);
+    assert!(text.as_str().len() <= ANSWER_LIMIT);
+    assert!(text.as_str().starts_with(&lead[..crate::LEAD_LIMIT]));
+    assert!(!text.as_str().starts_with(&lead[..=crate::LEAD_LIMIT]));
+    assert!(text.as_str().ends_with(&format!(
+        "({shown} of 5000 sessions shown, as many as one answer holds; a `harness` filter narrows them)\n"
+    )));
 }
