@@ -303,7 +303,7 @@ pub enum HistoryCommand {
     Vault,
     /// Remove a session from the vault for good (the harness's own file is left alone).
     #[command(
-        after_help = "The session is never vaulted again (a tombstone stays). What notesoup made of it under its\nhome goes too: the history index of its transcript (cache/history) and its window record\n(windows/<harness>). Its original, if the harness still has it, is not touched: the command\nnames it. --before forgets every vaulted session file\nlast active before that day or time (its UPDATED in `notesoup history sessions`: the last time\nits transcript records, not when its file was copied or touched).\n\nExamples:\n  notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d\n  notesoup history forget --before 2026-01-01",
+        after_help = "The session is never vaulted again (a tombstone stays). What notesoup made of it under its\nhome goes too: the history index of its transcript (cache/history) and its window record\n(windows/<harness>). Its original, if the harness still has it, is not touched: the command\nnames it. --before forgets every vaulted session file last active before that day or time\n(its UPDATED in `notesoup history sessions`: the last time its transcript records, not when\nits file was copied or touched), each with what notesoup made of it.\n\nExamples:\n  notesoup history forget claude:da56055c-293e-4422-b5b8-62b1c7e6c03d\n  notesoup history forget --before 2026-01-01",
         // One of the two, named together in the usage line and its error.
         group = clap::ArgGroup::new("what").args(["session", "before"]).required(true)
     )]

@@ -882,4 +882,24 @@ fn forget_removes_the_sessions_index_and_window_record() {
         serde_json::json!([]),
         "{again}"
     );
+
+    // --before: each session it forgets loses its window record too (a Pi session's, named
+    // in the vault by its file's name).
+    let pi = "01a23754-8e37-7027-8822-e05ee3580bae";
+    let key = SessionKey::new(Host::Pi, pi).unwrap();
+    store
+        .update(&key, |_| Some(serde_json::json!({"ordinal": 0})))
+        .unwrap();
+    let before = world
+        .run(&["history", "forget", "--before", "2999-01-01", "--json"])
+        .json();
+    let pi_record = world.path(&format!("notesoup/windows/pi/{pi}.json"));
+    assert!(
+        before["window_files_removed"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!(shown(&pi_record))),
+        "{before}"
+    );
+    assert!(!pi_record.exists());
 }
