@@ -43,8 +43,9 @@
 //!   byte 0, so an answer is always the one a fresh decode gives.
 //! - **The cache stays in the home and never fails a call.** Its folder is opened from the
 //!   home down without following a link, and every index read, write and removal is
-//!   relative to that handle. Cache trouble is never an error, and the cache is safe to
-//!   delete at any time.
+//!   relative to that handle. Cache trouble is never an error of a read, and the cache is
+//!   safe to delete at any time; [`Cache::forget_session`] (a person's `history forget`)
+//!   refuses an index of the session it cannot remove rather than pass over it.
 //! - A Pi fork's `parentSession` is followed only inside the Pi sessions folders.
 //! - A body left in its file is read again only from the file the decode read (a file
 //!   replaced since is not read), and a line changed in place is refused, never shown as

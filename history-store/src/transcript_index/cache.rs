@@ -86,7 +86,9 @@ impl Cache {
     /// nor one Claude deleted. A temporary file a writer of one left is removed too. Only
     /// the index files are touched, relative to the cache's handle (never through a link);
     /// the transcripts never. Returns the files removed; a cache that cannot be opened
-    /// holds no index any call uses, and removes nothing.
+    /// holds no index any call uses, and removes nothing. Unlike reading the cache, this
+    /// is asked for by a person: an index of the session that cannot be removed is an
+    /// error, never passed over.
     pub fn forget_session(
         &self,
         harness: notesoup_window::Host,
@@ -103,7 +105,8 @@ impl Cache {
             if entry.kind != notesoup_safe_fs::Kind::File || !is_index_or_temp(&entry.name) {
                 continue;
             }
-            let Some((file, meta)) = dir.open_file(&entry.name)? else {
+            // One that cannot be opened is no index any call reads either.
+            let Ok(Some((file, meta))) = dir.open_file(&entry.name) else {
                 continue;
             };
             let Some(transcript) = indexed_transcript(std::io::BufReader::new(file), meta.len)
