@@ -636,6 +636,8 @@ impl Call<'_> {
                             generation,
                             text: Some(text),
                             keep,
+                            // Claude keeps a selection: nothing it keeps is the window's own.
+                            leave_out: Vec::new(),
                         });
                     }
                     fx.extend(after);

@@ -1,11 +1,10 @@
 //! The extension events of Pi coding agent 1.6.0 the notesoup extension forwards, with the
 //! raw facts each carries ([`PiHook`]), in the JSON the helper reads.
 
-use notesoup_reset_flow::{
-    Agent, CommandResult, ContinuationStatus, Miss, Role, TailMessage, Trigger, TurnEnd,
-    unanswered_input,
-};
+use notesoup_reset_flow::{Agent, CommandResult, ContinuationStatus, Miss, Trigger, TurnEnd};
 use serde::{Deserialize, Serialize};
+
+use crate::tail::TailEntry;
 
 /// Where a prompt came from: `InputEvent.source`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -229,9 +228,10 @@ pub enum PiHook {
         #[serde(default)]
         continuation: Option<u64>,
     },
-    /// `session_before_compact`. `tail`: the branch's message entries after its last
-    /// assistant message, oldest first (the person's input no response answered yet, such as
-    /// a steered message the overflowing request carried, and tool results).
+    /// `session_before_compact`. `tail`: the branch's message and custom message entries
+    /// after its last assistant message that answered, oldest first (the person's input no
+    /// response answered yet, such as a steered message the overflowing request carried,
+    /// tool results, and the extension's own hidden messages).
     ///
     /// `{"event":"session_before_compact","facts":{"reason":"manual","custom_instructions":"notesoup-reset g0 r1 a1"}}`
     #[serde(rename = "session_before_compact")]
@@ -244,7 +244,7 @@ pub enum PiHook {
         /// `event.customInstructions`.
         #[serde(default)]
         custom_instructions: Option<String>,
-        /// The branch's message entries after its last assistant message.
+        /// The branch's message and custom message entries after its last assistant message.
         #[serde(default)]
         tail: Vec<TailEntry>,
     },
@@ -379,53 +379,4 @@ impl PiHook {
             )
         )
     }
-}
-
-/// One message entry of the branch after its last assistant message, as the extension sends
-/// it with `session_before_compact`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct TailEntry {
-    /// `message.role`: `user`, `toolResult`, ...
-    pub role: String,
-    /// The text parts of its content, joined.
-    #[serde(default)]
-    pub text: String,
-}
-
-impl TailEntry {
-    /// The entry as the reset flow's rule reads it: `user` is the person's, `assistant` the
-    /// model's, any other role (`toolResult`, a system prompt's patch) neither. A Pi message
-    /// holds no tool results beside its text: they are messages of their own.
-    pub fn message(&self) -> TailMessage<'_> {
-        let role = match self.role.as_str() {
-            "user" => Role::Person,
-            "assistant" => Role::Model,
-            _ => Role::Other,
-        };
-        TailMessage {
-            role,
-            results: false,
-            text: &self.text,
-        }
-    }
-}
-
-/// Where the compaction entry of a boot answering Pi's automatic compaction keeps the branch
-/// from (an index into `tail`): the first of the person's messages no response answered yet
-/// ([`unanswered_input`], the rule Claude's adapter keeps its messages by), such as a steered
-/// message whose request overflowed, so the retried request still carries it. Pi keeps the
-/// branch from one entry on, so all that follows it stays too. `None` when there is none:
-/// the entry keeps nothing before it.
-///
-/// ```
-/// use notesoup_pi_hooks::{TailEntry, kept_from};
-///
-/// let e = |role: &str, text: &str| TailEntry { role: role.into(), text: text.into() };
-/// let tail = [e("toolResult", "3 notes"), e("user", " "), e("user", "also fix the test")];
-/// assert_eq!(kept_from(&tail), Some(2));
-/// assert_eq!(kept_from(&tail[..2]), None);
-/// ```
-pub fn kept_from(tail: &[TailEntry]) -> Option<usize> {
-    let messages: Vec<_> = tail.iter().map(TailEntry::message).collect();
-    unanswered_input(&messages).first().map(|kept| kept.at)
 }

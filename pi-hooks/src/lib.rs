@@ -56,13 +56,12 @@
 mod hook;
 mod resolve;
 mod table;
+mod tail;
 
-pub use hook::{
-    CompactReason, InputSource, PiCommand, PiHook, StopReason, Streaming, TailEntry, kept_from,
-    turn_end,
-};
+pub use hook::{CompactReason, InputSource, PiCommand, PiHook, StopReason, Streaming, turn_end};
 pub use resolve::{CapAsk, Resolve};
 pub use table::{apply, pi_window, run_id};
+pub use tail::{CLOSEOUT_MESSAGE, HIDDEN_MESSAGE, TailEntry, kept_from, left_out};
 
 use notesoup_reset_flow::{Reply, Saved, with_saved};
 

@@ -8,8 +8,9 @@ use notesoup_reset_flow::{
 };
 use notesoup_window::{Host, WindowId, marker};
 
-use crate::hook::{InputSource, PiCommand, PiHook, Streaming, TailEntry, kept_from, turn_end};
+use crate::hook::{InputSource, PiCommand, PiHook, Streaming, turn_end};
 use crate::resolve::{CapAsk, Resolve};
+use crate::tail::{TailEntry, kept_from, left_out};
 
 /// What a notesoup command answers in a run with no session file.
 const NO_SESSION_FILE: &str = "This Pi run keeps no session file (pi --no-session), so notesoup does not clear its window: Pi compacts it as its own, and /empty, /fresh-window and the cap do not apply. The notes and history tools work.";
@@ -390,17 +391,21 @@ impl Call<'_> {
         resolve: &mut dyn Resolve,
     ) {
         // An automatic compaction of the main run keeps the person's unanswered input after
-        // the boot; the worker's own comes after a settled run (nothing is pending).
-        let keep: Vec<Kept> = match (trigger, agent) {
-            (Trigger::Auto, Agent::Main) => kept_from(tail)
-                .map(|at| Kept {
-                    at,
-                    text_only: false,
-                })
-                .into_iter()
-                .collect(),
-            _ => Vec::new(),
+        // the boot, and with it what follows on the branch, the ended window's own hidden
+        // messages left out of every request; the worker's own comes after a settled run
+        // (nothing is pending).
+        let from = match (trigger, agent) {
+            (Trigger::Auto, Agent::Main) => kept_from(tail),
+            _ => None,
         };
+        let keep: Vec<Kept> = from
+            .map(|at| Kept {
+                at,
+                text_only: false,
+            })
+            .into_iter()
+            .collect();
+        let leave_out = from.map(|at| left_out(tail, at)).unwrap_or_default();
         let first = self.flow.handle(Event::Compaction {
             agent,
             trigger,
@@ -452,6 +457,7 @@ impl Call<'_> {
                 if !settled {
                     self.fx.push(Effect::AnswerCompaction {
                         keep: keep.clone(),
+                        leave_out: leave_out.clone(),
                         ordinal,
                         pool,
                         sticky,

@@ -11,7 +11,7 @@ use notesoup_reset_flow::{Agent, Budget, Effect, Event, Flow, Pool};
 use rstest::rstest;
 use serde_json::{Value, json};
 
-use crate::{CapAsk, PiHook, Resolve, apply};
+use crate::{CLOSEOUT_MESSAGE, CapAsk, HIDDEN_MESSAGE, PiHook, Resolve, apply};
 
 /// The helper, played by the test.
 struct World {
@@ -422,6 +422,97 @@ fn an_automatic_compaction_keeps_the_persons_unanswered_message(
     };
     assert_eq!(keep.iter().map(|k| k.at).collect::<Vec<_>>(), want);
     assert!(keep.iter().all(|k| !k.text_only));
+}
+
+/// Pi keeps the branch from the kept message on, so the extension's own hidden messages
+/// after it are kept too: window 0's boot after a first prompt, a warning; the answer leaves
+/// them out of every later request (the window the boot opens reads its own boot alone).
+/// Those before the kept message are not kept at all, another extension's message stays, and
+/// a compaction that keeps nothing leaves nothing out.
+#[rstest]
+#[case::first_prompt_and_window_zeros_boot(
+    "overflow",
+    json!([{"role": "user", "text": "the first prompt"}, custom(HIDDEN_MESSAGE, &summary("s1", 0))]),
+    vec![0],
+    vec![1]
+)]
+#[case::steered_between_warnings(
+    "overflow",
+    json!([{"role": "toolResult", "text": "x"}, custom(CLOSEOUT_MESSAGE, "save your notes"), {"role": "user", "text": "also fix it"}, custom(CLOSEOUT_MESSAGE, "save your notes")]),
+    vec![2],
+    vec![3]
+)]
+#[case::a_threshold_after_a_prompt_with_boot_and_warning(
+    "threshold",
+    json!([{"role": "user", "text": "go on"}, custom(HIDDEN_MESSAGE, &format!("{}\n\nnotesoup budget warning", summary("s1", 0)))]),
+    vec![0],
+    vec![1]
+)]
+#[case::another_extensions_message(
+    "overflow",
+    json!([{"role": "user", "text": "the first prompt"}, custom("plan-mode", "plan first")]),
+    vec![0],
+    vec![]
+)]
+#[case::nothing_kept(
+    "overflow",
+    json!([{"role": "toolResult", "text": "x"}, custom(HIDDEN_MESSAGE, &summary("s1", 0))]),
+    vec![],
+    vec![]
+)]
+fn an_automatic_compaction_leaves_the_ended_windows_own_messages_out(
+    #[case] reason: &str,
+    #[case] tail: Value,
+    #[case] keep: Vec<usize>,
+    #[case] out: Vec<usize>,
+) {
+    let mut s = Session::new();
+    s.prompt("interactive", 1, None);
+    let fx = s.on(
+        "session_before_compact",
+        &json!({"reason": reason, "tail": tail}),
+    );
+    let Some(Effect::AnswerCompaction {
+        keep: kept,
+        leave_out,
+        ..
+    }) = fx.first()
+    else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(kept.iter().map(|k| k.at).collect::<Vec<_>>(), keep);
+    assert_eq!(leave_out, &out);
+}
+
+/// The reset worker's own compaction comes after a settled run and keeps nothing: it leaves
+/// nothing out either, whatever the tail holds.
+#[test]
+fn the_workers_compaction_leaves_nothing_out() {
+    let mut s = Session::new();
+    s.prompt("interactive", 1, None);
+    s.empty_brain(&json!({}));
+    let fx = s.end(1, "toolUse", &json!({}));
+    let [Effect::Compact { marker, .. }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    let tail =
+        json!([{"role": "user", "text": "reset"}, custom(HIDDEN_MESSAGE, &summary("s1", 0))]);
+    let fx = s.on(
+        "session_before_compact",
+        &json!({"reason": "manual", "custom_instructions": marker, "tail": tail}),
+    );
+    let Some(Effect::AnswerCompaction {
+        keep, leave_out, ..
+    }) = fx.first()
+    else {
+        panic!("{fx:?}");
+    };
+    assert!(keep.is_empty() && leave_out.is_empty(), "{fx:?}");
+}
+
+/// A custom message entry of the tail, as the extension sends it.
+fn custom(custom_type: &str, text: &str) -> Value {
+    json!({"role": "custom", "custom_type": custom_type, "text": text})
 }
 
 #[rstest]

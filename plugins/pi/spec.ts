@@ -1,4 +1,5 @@
-// GENERATED from notesoup_app::tools::{specs, commands} and hook::pi::CONTEXT_REMAINING:
+// GENERATED from notesoup_app::tools::{specs, commands}, hook::pi::CONTEXT_REMAINING and
+// notesoup_pi_hooks::{HIDDEN_MESSAGE, CLOSEOUT_MESSAGE}:
 // do not edit. Regenerate with NOTESOUP_BLESS=1 cargo test -p notesoup-app --lib pi_spec_ts
 // (app/src/hook/pi/tests.rs holds this file to the Rust definitions byte for byte).
 
@@ -302,3 +303,12 @@ export const VERSION = "0.1.0";
 
 /** How long one helper reply may take before the helper counts as unavailable. */
 export const HELPER_TIMEOUT_MS = 30000;
+
+/**
+ * The `customType`s of the extension's own hidden messages: the one `before_agent_start`
+ * attaches (a boot, the warning), and the close-out's warning steered into a running run.
+ */
+export const MESSAGES = {
+  "closeout": "notesoup-warning",
+  "hidden": "notesoup"
+} as const;

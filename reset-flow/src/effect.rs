@@ -77,6 +77,13 @@ pub enum Effect {
         /// oldest first.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         keep: Vec<Kept>,
+        /// The host's messages the answer keeps that no later request carries (their places
+        /// among the messages the adapter was shown), oldest first: a host that keeps its
+        /// conversation from one message on, not a selection, keeps after the person's input
+        /// the ended window's own messages too (its boot, a warning), which the window the
+        /// boot opens must not read again.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        leave_out: Vec<usize>,
     },
     /// Skip this compaction with `notice`; show the notice
     /// to the person, or only log it when `quiet` (nobody asked for this compaction: the

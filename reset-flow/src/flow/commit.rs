@@ -80,6 +80,7 @@ impl Flow {
                     self.opening = Some(ordinal);
                     fx.push(Effect::AnswerCompaction {
                         keep: Vec::new(),
+                        leave_out: Vec::new(),
                         ordinal,
                         pool: Pool::Forced,
                         sticky: None,
@@ -101,6 +102,7 @@ impl Flow {
         self.answering = Some(Answering::Commit);
         fx.push(Effect::AnswerCompaction {
             keep: Vec::new(),
+            leave_out: Vec::new(),
             ordinal,
             pool: request.pool(),
             sticky: request.sticky(),

@@ -268,7 +268,8 @@ fn cap_off_says_the_cap_was_removed() {
 
 /// The text of `plugins/pi/spec.ts`: the tools and commands as the Pi extension registers
 /// them, rendered from `tools::specs`, `tools::commands` and [`super::CONTEXT_REMAINING`]
-/// so the schemas are written once.
+/// so the schemas are written once, and the `customType`s of the extension's own hidden
+/// messages (`notesoup_pi_hooks`: the compaction's answer leaves those it keeps out).
 fn pi_spec_ts() -> String {
     let mut tools: Vec<Value> = crate::tools::specs()
         .iter()
@@ -288,7 +289,8 @@ fn pi_spec_ts() -> String {
         .collect();
     let pretty = |v: &Vec<Value>| serde_json::to_string_pretty(v).unwrap();
     format!(
-        "// GENERATED from notesoup_app::tools::{{specs, commands}} and hook::pi::CONTEXT_REMAINING:\n\
+        "// GENERATED from notesoup_app::tools::{{specs, commands}}, hook::pi::CONTEXT_REMAINING and\n\
+         // notesoup_pi_hooks::{{HIDDEN_MESSAGE, CLOSEOUT_MESSAGE}}:\n\
          // do not edit. Regenerate with NOTESOUP_BLESS=1 cargo test -p notesoup-app --lib pi_spec_ts\n\
          // (app/src/hook/pi/tests.rs holds this file to the Rust definitions byte for byte).\n\
          \n\
@@ -308,11 +310,22 @@ fn pi_spec_ts() -> String {
          export const VERSION = {};\n\
          \n\
          /** How long one helper reply may take before the helper counts as unavailable. */\n\
-         export const HELPER_TIMEOUT_MS = {};\n",
+         export const HELPER_TIMEOUT_MS = {};\n\
+         \n\
+         /**\n \
+          * The `customType`s of the extension's own hidden messages: the one `before_agent_start`\n \
+          * attaches (a boot, the warning), and the close-out's warning steered into a running run.\n \
+          */\n\
+         export const MESSAGES = {} as const;\n",
         pretty(&tools),
         pretty(&commands),
         Value::from(crate::VERSION),
         crate::HELPER_TIMEOUT_MS,
+        serde_json::to_string_pretty(&json!({
+            "hidden": notesoup_pi_hooks::HIDDEN_MESSAGE,
+            "closeout": notesoup_pi_hooks::CLOSEOUT_MESSAGE,
+        }))
+        .unwrap(),
     )
 }
 
