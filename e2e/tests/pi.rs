@@ -821,8 +821,8 @@ fn rpc_a_steered_message_whose_request_overflows_is_kept_by_the_boot() {
 /// The person's prompt overflows on Pi's very first request (no answer before it; the hidden
 /// message carrying window 0's boot after it): Pi compacts (overflow), notesoup answers with
 /// the boot of window 1, and the retried request opens with that boot and holds the prompt,
-/// once. Returns the retried request's texts.
-fn first_prompt_overflow(name: &str) -> Vec<String> {
+/// once. Returns the retried request's texts and the run (its session goes on).
+fn first_prompt_overflow(name: &str) -> (Vec<String>, PiRun) {
     let script = Script::new()
         .rule(
             Match::system_contains(SUMMARIZER),
@@ -862,7 +862,7 @@ fn first_prompt_overflow(name: &str) -> Vec<String> {
         "the prompt is not in the retried request once\n{retried:#?}\n{}",
         out.report()
     );
-    retried
+    (retried, pi)
 }
 
 #[test]
@@ -870,17 +870,100 @@ fn a_first_prompt_whose_request_overflows_is_kept_by_the_boot() {
     first_prompt_overflow("pi-first-overflow");
 }
 
-/// The same overflow: the retried request holds window 1's boot alone. It does not yet: the
-/// compaction entry keeps the branch from the prompt's entry on (Pi keeps a branch from one
-/// entry), so the hidden message after it, window 0's boot, rides the retried request too
-/// (measured: boot 1, the prompt, boot 0).
+/// The windows of the boots a request holds, in order (its system prompt's first).
+fn boots(request: &Value) -> Vec<u32> {
+    std::iter::once(system(request))
+        .chain(texts(request))
+        .flat_map(|text| {
+            marker::marker_ids(&text)
+                .filter_map(|id| id.parse::<notesoup_window::WindowId>().ok())
+                .map(|w| w.ordinal())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The session's file, whole (`pi -p` keeps one session in the run).
+fn session_file(pi: &PiRun) -> String {
+    let sessions = pi.run_dir.join("pi-home/.pi/agent/sessions");
+    let dir = std::fs::read_dir(sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_to_string(file).unwrap()
+}
+
+/// The same overflow: the compaction keeps the branch from the prompt's entry on (Pi keeps
+/// a branch from one entry), so window 0's hidden boot after the prompt is kept too; the
+/// answer leaves it out of every request. The retried request holds window 1's boot alone,
+/// then the prompt; so does the next prompt's first request in a later process (`pi -c`),
+/// and its reset opens window 2 with window 2's boot alone. The session file keeps every row
+/// (window 0's boot too): Pi only appended to it.
 #[test]
-#[ignore = "pending: Pi keeps window 0's hidden boot after the kept prompt (pikeep report)"]
 fn a_first_prompt_whose_request_overflows_leaves_window_zeros_boot_behind() {
-    let retried = first_prompt_overflow("pi-first-overflow-boot");
+    let (retried, pi) = first_prompt_overflow("pi-first-overflow-boot");
     assert_eq!(
         retried.join("\n").matches(marker::OPEN).count(),
         1,
         "the retried request holds another boot than window 1's\n{retried:#?}"
+    );
+    assert_eq!(
+        marker::retained_window(&retried[0]).map(|w| w.ordinal()),
+        Some(1),
+        "{retried:#?}"
+    );
+    assert!(retried[1].contains("FIRST-PI-PTL"), "{retried:#?}");
+    let before = session_file(&pi);
+    let window_zero = |file: &str| {
+        file.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|e| {
+                e["type"] == "custom_message"
+                    && e["content"]
+                        .as_str()
+                        .and_then(marker::retained_window)
+                        .is_some_and(|w| w.ordinal() == 0)
+            })
+    };
+    assert!(
+        window_zero(&before),
+        "window 0's hidden boot is not in the session file\n{before}"
+    );
+
+    let script = Script::new()
+        .then(Reply::tool(
+            "notesoup_empty_brain",
+            json!({"last_word": "finish the parser"}),
+        ))
+        .then(Reply::text("Fresh window: continuing."))
+        .fallback(Reply::text("(fallback)"));
+    let out = pi
+        .print_with(&["-c"], "SECOND-PI: save and reset.", script)
+        .unwrap();
+    assert_eq!(out.status, Some(0), "{}", out.report());
+    assert_eq!(out.requests.len(), 2, "{}", out.report());
+    let first = texts(&out.requests[0]);
+    assert!(
+        first.join("\n").contains("Answered after the overflow."),
+        "not the same session\n{}",
+        out.report()
+    );
+    assert_eq!(boots(&out.requests[0]), [1], "{first:#?}");
+    let fresh = texts(&out.requests[1]);
+    assert_eq!(boots(&out.requests[1]), [2], "{fresh:#?}");
+    assert!(!fresh.join("\n").contains("FIRST-PI-PTL"), "{fresh:#?}");
+
+    let after = session_file(&pi);
+    assert!(
+        after.starts_with(&before) && after.len() > before.len() && window_zero(&after),
+        "the session file was not only appended to"
     );
 }

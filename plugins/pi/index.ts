@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 
-import { COMMANDS, HELPER_TIMEOUT_MS, TOOLS, VERSION } from "./spec.ts";
+import { COMMANDS, HELPER_TIMEOUT_MS, MESSAGES, TOOLS, VERSION } from "./spec.ts";
 
 type Fields = { [key: string]: unknown };
 type Effect = Fields & { type: string; text?: string };
@@ -245,7 +245,7 @@ function newestCompaction(ctx: ExtensionContext): string {
 
 /**
  * The newest boot the branch keeps: a compaction's summary, or the extension's own hidden
- * message (`customType` `notesoup`) that carried a window's boot into the conversation.
+ * message (`MESSAGES.hidden`) that carried a window's boot into the conversation.
  */
 function keptBoot(ctx: ExtensionContext): string | null {
   const branch = ctx.sessionManager.getBranch();
@@ -254,7 +254,7 @@ function keptBoot(ctx: ExtensionContext): string | null {
     const text =
       entry.type === "compaction"
         ? entry.summary
-        : entry.type === "custom_message" && entry.customType === "notesoup"
+        : entry.type === "custom_message" && entry.customType === MESSAGES.hidden
           ? entry.content
           : undefined;
     if (typeof text === "string" && text.includes(BOOT_MARKER)) return text;
@@ -285,32 +285,59 @@ async function settleCommit(pi: ExtensionAPI, ctx: ExtensionContext, continuing:
   }
 }
 
+/** The text parts of a message's content, joined. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Fields[]).map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("");
+}
+
+type TailEntry = { id: string; role: string; text: string; custom_type?: string };
+
 /**
- * The branch's message entries after its last assistant message that answered (a failed
- * response, such as the overflow's own, answered nothing), oldest first, with their text
- * parts joined: what `session_before_compact` tells the helper, which names the one a
- * boot answering the compaction keeps the branch from.
+ * The branch's message and custom message entries after its last assistant message that
+ * answered (a failed response, such as the overflow's own, answered nothing), oldest first,
+ * with their text parts joined: what `session_before_compact` tells the helper, which names
+ * the one a boot answering the compaction keeps the branch from, and the kept ones no later
+ * request carries.
  */
-function branchTail(ctx: ExtensionContext): { id: string; role: string; text: string }[] {
+function branchTail(ctx: ExtensionContext): TailEntry[] {
   const branch = ctx.sessionManager.getBranch();
-  const tail: { id: string; role: string; text: string }[] = [];
+  const tail: TailEntry[] = [];
   for (let i = branch.length - 1; i >= 0; i--) {
     const entry = branch[i] as Fields;
+    if (entry.type === "custom_message") {
+      const custom_type = typeof entry.customType === "string" ? entry.customType : undefined;
+      tail.unshift({ id: String(entry.id), role: "custom", text: textOf(entry.content), custom_type });
+      continue;
+    }
     const message = entry.message as Fields | undefined;
     if (entry.type !== "message" || message === undefined) continue;
     // A response that failed (the overflow's own "prompt is too long") answered nothing.
     if (message.role === "assistant" && message.stopReason === "error") continue;
     if (message.role === "assistant") break;
-    const content = message.content;
-    const text =
-      typeof content === "string"
-        ? content
-        : Array.isArray(content)
-          ? (content as Fields[]).map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("")
-          : "";
-    tail.unshift({ id: String(entry.id), role: String(message.role), text });
+    tail.unshift({ id: String(entry.id), role: String(message.role), text: textOf(message.content) });
   }
   return tail;
+}
+
+/**
+ * The messages the newest compaction on the branch keeps that the helper left out of every
+ * request (`details.leave_out`: the ids of custom message entries), as a request holds them:
+ * a custom message of that type and time (Pi projects an entry's timestamp onto its message).
+ */
+function leftOut(ctx: ExtensionContext): { customType: unknown; timestamp: number }[] {
+  const branch = ctx.sessionManager.getBranch();
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i] as Fields;
+    if (entry.type !== "compaction") continue;
+    const ids = (entry.details as Fields | undefined)?.leave_out;
+    if (!Array.isArray(ids) || ids.length === 0) return [];
+    return branch
+      .filter((e) => (e as Fields).type === "custom_message" && ids.includes((e as Fields).id))
+      .map((e) => ({ customType: (e as Fields).customType, timestamp: Date.parse(String((e as Fields).timestamp)) }));
+  }
+  return [];
 }
 
 /** Whether the model's newest message (the batch being run) calls `notesoup_empty_brain`. */
@@ -359,7 +386,7 @@ function runEffects(pi: ExtensionAPI, ctx: ExtensionContext, effects: Effect[]) 
       case "closeout": {
         try {
           if (fx.mode === "current_turn") {
-            pi.sendMessage({ customType: "notesoup-warning", content: String(fx.text ?? ""), display: false }, { deliverAs: "steer" });
+            pi.sendMessage({ customType: MESSAGES.closeout, content: String(fx.text ?? ""), display: false }, { deliverAs: "steer" });
           } else {
             pi.sendUserMessage(String(fx.text ?? ""), ctx.isIdle() ? undefined : { deliverAs: "followUp" });
           }
@@ -476,7 +503,7 @@ export default function notesoup(pi: ExtensionAPI) {
     }
     runEffects(pi, ctx, effects);
     if (!hidden.length) return undefined;
-    return { message: { customType: "notesoup", content: hidden.join("\n\n"), display: false } };
+    return { message: { customType: MESSAGES.hidden, content: hidden.join("\n\n"), display: false } };
   });
 
   pi.on("agent_start", async (_e, ctx) => {
@@ -575,7 +602,7 @@ export default function notesoup(pi: ExtensionAPI) {
       reason: e.reason,
       custom_instructions: e.customInstructions,
       cwd: ctx.cwd,
-      tail: tail.map(({ role, text }) => ({ role, text })),
+      tail: tail.map(({ id: _id, ...entry }) => entry),
     });
     runEffects(pi, ctx, effects);
     const answer = effects.find((fx) => fx.type === "answer_compaction");
@@ -589,14 +616,27 @@ export default function notesoup(pi: ExtensionAPI) {
     // yet), else null: the compaction keeps nothing before it (SessionManager.appendCompaction).
     const keep = Array.isArray(answer.keep) ? (answer.keep as Fields[]) : [];
     const from = typeof keep[0]?.at === "number" ? tail[keep[0].at]?.id : undefined;
+    // The kept entries no later request carries (the ended window's own hidden messages): the
+    // compaction entry names them, for the `context` handler of this process and any later one.
+    const out = Array.isArray(answer.leave_out) ? (answer.leave_out as unknown[]) : [];
+    const leave_out = out.flatMap((at) => (typeof at === "number" && tail[at] ? [tail[at].id] : []));
     return {
       compaction: {
         summary: String(answer.text),
         firstKeptEntryId: (from ?? null) as unknown as string,
         tokensBefore: e.preparation.tokensBefore,
-        details: { notesoup: answer.ordinal },
+        details: leave_out.length ? { notesoup: answer.ordinal, leave_out } : { notesoup: answer.ordinal },
       },
     };
+  });
+
+  // Before each model request: the messages the newest compaction keeps that the helper left
+  // out (its `details.leave_out`) are not sent. The session file keeps them as they are.
+  pi.on("context", (e, ctx) => {
+    const out = leftOut(ctx);
+    if (out.length === 0) return undefined;
+    const gone = (m: Fields) => m.role === "custom" && out.some((o) => o.customType === m.customType && o.timestamp === m.timestamp);
+    return { messages: e.messages.filter((m) => !gone(m as unknown as Fields)) };
   });
 
   pi.on("session_compact", async (e, ctx) => {

@@ -220,6 +220,53 @@ test("an automatic compaction tells the helper the branch after its last answer,
   assert.equal(none.compaction.firstKeptEntryId, null);
 });
 
+test("the kept entries the helper leaves out are named by the compaction and left out of every request, with no helper call", async () => {
+  const pi = await started();
+  const BOOT0 = BOOT.replace(":1", ":0");
+  const at = (n) => new Date(Date.UTC(2026, 11, 7, 22, 0, n)).toISOString();
+  const custom = (id, customType, content, n) => ({ type: "custom_message", id, customType, content, display: false, timestamp: at(n) });
+  const branch = [
+    { type: "message", id: "u0", timestamp: at(1), message: { role: "user", content: "FIRST", timestamp: Date.parse(at(1)) } },
+    custom("h0", "notesoup", BOOT0, 2),
+    { type: "message", id: "e1", timestamp: at(3), message: { role: "assistant", content: [], stopReason: "error" } },
+  ];
+  const event = { reason: "overflow", preparation: { firstKeptEntryId: "abc", tokensBefore: 190000 } };
+  helperSays({
+    session_before_compact: effects({ type: "answer_compaction", ordinal: 1, pool: "forced", sticky: null, generation: 0, text: BOOT, keep: [{ at: 0, text_only: false }], leave_out: [1] }),
+  });
+  const answered = await pi.handlers.session_before_compact(event, fakeCtx({ branch }));
+  const facts = requests().find((r) => r.request.event === "session_before_compact").request.facts;
+  // The hidden message is told as the custom message it is; the helper decides.
+  assert.deepEqual(facts.tail, [
+    { role: "user", text: "FIRST" },
+    { role: "custom", text: BOOT0, custom_type: "notesoup" },
+  ]);
+  assert.equal(answered.compaction.firstKeptEntryId, "u0");
+  assert.deepEqual(answered.compaction.details, { notesoup: 1, leave_out: ["h0"] });
+
+  // Pi wrote the compaction; a later prompt's hidden message and another extension's stay.
+  const compaction = { type: "compaction", id: "c1", timestamp: at(4), summary: BOOT, firstKeptEntryId: "u0", details: answered.compaction.details };
+  const later = custom("h1", "notesoup", "notesoup budget warning", 5);
+  const ctx = fakeCtx({ branch: [...branch, compaction, later] });
+  const projected = (e) => ({ role: "custom", customType: e.customType, content: e.content, display: false, timestamp: Date.parse(e.timestamp) });
+  const messages = [
+    { role: "compactionSummary", summary: BOOT, tokensBefore: 190000, timestamp: Date.parse(at(4)) },
+    branch[0].message,
+    projected(branch[1]),
+    { role: "custom", customType: "other-extension", content: "x", display: false, timestamp: Date.parse(at(2)) },
+    projected(later),
+  ];
+  helperSays({});
+  const sent = await pi.handlers.context({ type: "context", messages }, ctx);
+  assert.deepEqual(sent.messages, [messages[0], messages[1], messages[3], messages[4]]);
+  assert.deepEqual(requests(), [], "a model request costs no helper process");
+
+  // A newer compaction that leaves nothing out: the requests are Pi's as they are.
+  const newer = { type: "compaction", id: "c2", timestamp: at(6), summary: BOOT.replace(":1", ":2"), firstKeptEntryId: null, details: { notesoup: 2 } };
+  ctx.branch = [...ctx.branch, newer];
+  assert.equal(await pi.handlers.context({ type: "context", messages: [messages[0]] }, ctx), undefined);
+});
+
 test("empty_brain's answer ends the run after its batch; a refusal is a tool error", async () => {
   const pi = await started();
   helperSays({ "tool:notesoup_empty_brain": effects({ type: "tool_result", is_error: false, text: "Reset requested." }) });
