@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use notesoup_history_claude::{Head, Options};
 use notesoup_history_core::{History, QueryError, Seq, render_sessions, sessions_limit};
-use notesoup_history_store::{Cache, Corpus, Named, named, read_history};
+use notesoup_history_store::{Corpus, Named, named, read_history};
 use notesoup_window::Host;
 use serde::{Deserialize, Serialize};
 
@@ -387,7 +387,8 @@ pub(crate) fn load_where(
         Named::Listed(selector) => {
             let corpus = corpus(source.roots.clone(), ctx);
             let found = corpus.resolve(selector)?;
-            let history = corpus.history(&found, cache(ctx).as_ref(), query, ctx.kept())?;
+            let history =
+                corpus.history(&found, ctx.history_cache().as_ref(), query, ctx.kept())?;
             return Ok((history, found.only_in_vault()));
         }
     };
@@ -396,7 +397,7 @@ pub(crate) fn load_where(
         sidechain: false,
     };
     let head = Head::Uuid(head.to_owned());
-    let history = read_history(path, &options, &head, cache(ctx).as_ref(), query)?;
+    let history = read_history(path, &options, &head, ctx.history_cache().as_ref(), query)?;
     Ok((Arc::new(history), false))
 }
 
@@ -461,12 +462,6 @@ pub fn corpus(roots: Roots, ctx: &Context) -> Corpus {
         Some(vault) => corpus.with_vault(vault),
         None => corpus,
     }
-}
-
-/// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
-/// can be named (opened as a handle per call, never through a link: `Cache::in_home`).
-pub fn cache(ctx: &Context) -> Option<Cache> {
-    ctx.notes_home().ok().map(|root| Cache::in_home(&root))
 }
 
 #[cfg(test)]

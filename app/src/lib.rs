@@ -167,6 +167,14 @@ impl Context {
             self.var("HOME"),
         )
     }
+
+    /// Where transcript indexes are kept: `cache/history` under the notesoup home, when one
+    /// can be named (opened as a handle per call, never through a link: `Cache::in_home`).
+    pub fn history_cache(&self) -> Option<notesoup_history_store::Cache> {
+        self.notes_home()
+            .ok()
+            .map(|root| notesoup_history_store::Cache::in_home(&root))
+    }
 }
 
 /// notesoup's one version: the workspace's (Cargo.toml `[workspace.package]`), which the

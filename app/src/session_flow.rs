@@ -118,7 +118,7 @@ fn rebuilt(ctx: &Context, session: &SessionRef) -> Option<Saved> {
         session: Some(session.id.clone()),
         sidechain: false,
     };
-    let cache = crate::history::cache(ctx);
+    let cache = ctx.history_cache();
     let transcript =
         read_transcript(Path::new(path), &options, &Head::Leaf, cache.as_ref()).ok()?;
     let facts = window_facts(&transcript, &session.id).ok()?;

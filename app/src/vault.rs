@@ -221,7 +221,7 @@ fn forget_derived(
     id: &str,
     derived: &mut Derived,
 ) -> Result<(), AppError> {
-    if let Some(cache) = crate::history::cache(ctx) {
+    if let Some(cache) = ctx.history_cache() {
         derived.indexes.extend(cache.forget_session(host, id)?);
     }
     // An id no record could have been written under has none.

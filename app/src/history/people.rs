@@ -14,7 +14,7 @@ use notesoup_history_store::{Found, RawNeedle, Scan, StoreError};
 use notesoup_window::{Host, parse_moment};
 
 use super::parallel::Budget;
-use super::{SessionSource, cache, corpus};
+use super::{SessionSource, corpus};
 use crate::{AppError, Context};
 
 /// The most bytes of session files a search decodes at once, over all its workers (a
@@ -366,7 +366,7 @@ pub fn search(
 ) -> SearchReport {
     let corpus = corpus(notesoup_history_store::Roots::default(), ctx);
     let scanned = corpus.scan(args.filter.harness);
-    let cache = cache(ctx);
+    let cache = ctx.history_cache();
     // In the order the files were last written: no file's tail is read to order them (when
     // each was last active is read for a filter, and for a session with matches).
     let order = scanned
