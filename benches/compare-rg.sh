@@ -10,7 +10,12 @@
 #      file, is shown beside;
 #   4. peak memory of each over the file's size (the helper's from /usr/bin/time, the
 #      server's VmHWM after all its calls);
-#   and, where the time goes, warm after a small append (12 rows the index does not cover);
+#   and, where the time goes, warm after a small append (12 rows the index does not cover),
+#   and the floors under the project's rules (`safe-floor`, benches/src/bin/safe-floor.rs):
+#   the file read without mapping it (no `unsafe`), and every committed line also through
+#   serde_json's validating pass (the spec refuses a malformed line, so a call with no index
+#   cannot skip it), each against rg, then the cold call against the second, the warm one
+#   against the first;
 #   5. whole history: `notesoup history search TEXT --no-pager` over every session on the
 #      machine (benches/gen-sessions.py --mixed: 3,000 Claude, Pi and Codex sessions in
 #      their real formats, about [corpus-bytes] in all, six large ones; TEXT in four) against
@@ -42,6 +47,7 @@ from pathlib import Path
 bin_dir, pairs, nbytes = Path(sys.argv[1]).resolve(), int(sys.argv[2]), int(sys.argv[3])
 corpus_bytes, gen_sessions = int(sys.argv[4]), Path(sys.argv[5])
 helper, cli, gen = bin_dir / "notesoup-helper", bin_dir / "notesoup", bin_dir / "gen-transcript"
+floor = bin_dir / "safe-floor"
 tmp = Path(tempfile.mkdtemp(prefix="nscmp-"))
 SESSION = "6e9d0000-0000-4000-8000-00000000b3c4"  # the generators' session id
 QUERY = "zebra-needle"
@@ -189,9 +195,24 @@ def history(kind):
             sys.exit(f"compare-rg: warm history_list failed: {row[2][:300]!r}")
         return row
 
+    # The floors under the project's rules (benches/src/bin/safe-floor.rs): the file read
+    # with read(2), never mapped (count), and each committed line also through serde_json's
+    # validating pass, which a call with no index cannot skip (validate). Each must count
+    # the lines rg counts.
+    rg_count = timed(rg)[2].strip()
+    floor_runs = {}
+    for mode in ("count", "validate"):
+        cmd = [str(floor), mode, QUERY, str(f)]
+        if timed(cmd)[2].strip() != rg_count:
+            sys.exit(f"compare-rg: safe-floor {mode} does not count what rg counts ({rg_count!r})")
+        floor_runs[mode] = lambda cmd=cmd: timed(cmd)
+    fc = pairwise(floor_runs["count"], lambda: timed(rg), pairs)
+    fv = pairwise(floor_runs["validate"], lambda: timed(rg), pairs)
     c = pairwise(cold, lambda: timed(rg), pairs)
+    cv = pairwise(cold, floor_runs["validate"], pairs)
     warm()  # writes the index
     w = pairwise(warm, lambda: timed(rg), pairs)
+    wc = pairwise(warm, floor_runs["count"], pairs)
     cold_home = d / "cold-peak"
     cold_peak = peak(dict(os.environ, NOTESOUP_HOME=str(cold_home)), req)
     shutil.rmtree(cold_home, ignore_errors=True)
@@ -228,6 +249,14 @@ def history(kind):
                  f"{c['a_wall']:.3f} s vs {c['b_wall']:.3f} s", f"{c['wall']:.1f} (cpu {c['cpu']:.1f})", "≤ 5"))
     rows.append((f"the same, index warm ({kind})",
                  f"{w['a_wall']:.3f} s vs {w['b_wall']:.3f} s", f"{w['wall']:.1f} (cpu {w['cpu']:.1f})", "≤ 2"))
+    rows.append((f"floor: the file read without mapping it (`safe-floor count`) vs `rg -F -c` ({kind})",
+                 f"{fc['a_wall']:.3f} s vs {fc['b_wall']:.3f} s", f"{fc['wall']:.2f} (cpu {fc['cpu']:.2f})", "(the rules' floor)"))
+    rows.append((f"floor: every committed line through serde_json's validating pass (`safe-floor validate`) vs `rg -F -c` ({kind})",
+                 f"{fv['a_wall']:.3f} s vs {fv['b_wall']:.3f} s", f"{fv['wall']:.1f} (cpu {fv['cpu']:.1f})", "(the spec's floor, cold)"))
+    rows.append((f"cold `history_list` vs `safe-floor validate` ({kind})",
+                 f"{cv['a_wall']:.3f} s vs {cv['b_wall']:.3f} s", f"{cv['wall']:.1f} (cpu {cv['cpu']:.1f})", "(over the floor)"))
+    rows.append((f"warm `history_list` vs `safe-floor count` ({kind})",
+                 f"{wc['a_wall']:.3f} s vs {wc['b_wall']:.3f} s", f"{wc['wall']:.1f} (cpu {wc['cpu']:.1f})", "(over the floor)"))
     rows.append((f"the same through `notesoup mcp`, second and later calls ({kind})",
                  f"{m['a_wall']:.3f} s vs {m['b_wall']:.3f} s (its first call {first[0]:.3f} s)",
                  f"{m['wall']:.1f} (cpu {m_cpu / max(m['b_cpu'], 1e-6):.1f})", "≤ 1.5"))
