@@ -245,18 +245,19 @@ def history(kind):
     if helper_text != first[2]:
         sys.exit("compare-rg: the mcp answer differs from the helper's")
 
-    rows.append((f"`history_list` + query, cold, vs `rg -F -c` ({label})",
-                 f"{c['a_wall']:.3f} s vs {c['b_wall']:.3f} s", f"{c['wall']:.1f} (cpu {c['cpu']:.1f})", "≤ 5"))
-    rows.append((f"the same, index warm ({kind})",
-                 f"{w['a_wall']:.3f} s vs {w['b_wall']:.3f} s", f"{w['wall']:.1f} (cpu {w['cpu']:.1f})", "≤ 2"))
-    rows.append((f"floor: the file read without mapping it (`safe-floor count`) vs `rg -F -c` ({kind})",
-                 f"{fc['a_wall']:.3f} s vs {fc['b_wall']:.3f} s", f"{fc['wall']:.2f} (cpu {fc['cpu']:.2f})", "(the rules' floor)"))
-    rows.append((f"floor: every committed line through serde_json's validating pass (`safe-floor validate`) vs `rg -F -c` ({kind})",
-                 f"{fv['a_wall']:.3f} s vs {fv['b_wall']:.3f} s", f"{fv['wall']:.1f} (cpu {fv['cpu']:.1f})", "(the spec's floor, cold)"))
-    rows.append((f"cold `history_list` vs `safe-floor validate` ({kind})",
-                 f"{cv['a_wall']:.3f} s vs {cv['b_wall']:.3f} s", f"{cv['wall']:.1f} (cpu {cv['cpu']:.1f})", "(over the floor)"))
-    rows.append((f"warm `history_list` vs `safe-floor count` ({kind})",
-                 f"{wc['a_wall']:.3f} s vs {wc['b_wall']:.3f} s", f"{wc['wall']:.1f} (cpu {wc['cpu']:.1f})", "(over the floor)"))
+    def paired(what, r, goal, digits=1):
+        """A row of one pairwise comparison: both medians, the ratio (cpu beside), the goal."""
+        rows.append((what, f"{r['a_wall']:.3f} s vs {r['b_wall']:.3f} s",
+                     f"{r['wall']:.{digits}f} (cpu {r['cpu']:.{digits}f})", goal))
+
+    paired(f"`history_list` + query, cold, vs `rg -F -c` ({label})", c, "≤ 5")
+    paired(f"the same, index warm ({kind})", w, "≤ 2")
+    paired(f"floor: the file read without mapping it (`safe-floor count`) vs `rg -F -c` ({kind})",
+           fc, "(the rules' floor)", digits=2)
+    paired(f"floor: every committed line through serde_json's validating pass (`safe-floor validate`) vs `rg -F -c` ({kind})",
+           fv, "(the spec's floor, cold)")
+    paired(f"cold `history_list` vs `safe-floor validate` ({kind})", cv, "(over the floor)")
+    paired(f"warm `history_list` vs `safe-floor count` ({kind})", wc, "(over the floor)")
     rows.append((f"the same through `notesoup mcp`, second and later calls ({kind})",
                  f"{m['a_wall']:.3f} s vs {m['b_wall']:.3f} s (its first call {first[0]:.3f} s)",
                  f"{m['wall']:.1f} (cpu {m_cpu / max(m['b_cpu'], 1e-6):.1f})", "≤ 1.5"))
@@ -276,8 +277,8 @@ def history(kind):
         out.write(added)
     req.write_text(json.dumps({"transcript_path": str(f), "head": parent, "query": QUERY}))
     a = pairwise(warm, lambda: timed(rg), pairs)
-    rows.append((f"the same, warm, after a {len(added) // 1000} kB append the index does not cover ({kind})",
-                 f"{a['a_wall']:.3f} s vs {a['b_wall']:.3f} s", f"{a['wall']:.1f} (cpu {a['cpu']:.1f})", "(where the time goes)"))
+    paired(f"the same, warm, after a {len(added) // 1000} kB append the index does not cover ({kind})",
+           a, "(where the time goes)")
     shutil.rmtree(d, ignore_errors=True)
 
 
