@@ -11,7 +11,7 @@
 #   4. peak memory of each over the file's size (the helper's from /usr/bin/time, the
 #      server's VmHWM after all its calls);
 #   and, where the time goes, warm after a small append (12 rows the index does not cover),
-#   and the floors under the project's rules (`safe-floor`, benches/src/bin/safe-floor.rs):
+#   and the floors under the project's rules (`safe-floor`, benches/src/bin/safe-floor/main.rs):
 #   the file read without mapping it (no `unsafe`), and every committed line also through
 #   serde_json's validating pass (the spec refuses a malformed line, so a call with no index
 #   cannot skip it), each against rg, then the cold call against the second, the warm one
@@ -195,7 +195,7 @@ def history(kind):
             sys.exit(f"compare-rg: warm history_list failed: {row[2][:300]!r}")
         return row
 
-    # The floors under the project's rules (benches/src/bin/safe-floor.rs): the file read
+    # The floors under the project's rules (benches/src/bin/safe-floor/main.rs): the file read
     # with read(2), never mapped (count), and each committed line also through serde_json's
     # validating pass, which a call with no index cannot skip (validate). Each must count
     # the lines rg counts.
