@@ -378,6 +378,11 @@ fn store_fix(source: &NotesError) -> Option<&'static str> {
             "free some space on the disk of the notes home (`df` the folder above), or set NOTESOUP_HOME to a folder on another",
         );
     }
+    if let NotesError::BrainFull { .. } = source {
+        return Some(
+            "`notesoup notes` lists the notes with their sizes; `notesoup notes rm NAME` moves one no longer needed to the trash, which does not count",
+        );
+    }
     Some(match source.code() {
         "not_found" => {
             "`notesoup notes list` shows the names; `notesoup notes trash` the deleted ones"

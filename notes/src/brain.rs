@@ -332,10 +332,8 @@ impl Brain {
             .map(|n| n.bytes)
             .sum();
         if others + bytes > MAX_BRAIN_BYTES {
-            return Err(NotesError::TooLarge {
-                what: "the brain".into(),
+            return Err(NotesError::BrainFull {
                 size: others + bytes,
-                limit: MAX_BRAIN_BYTES,
             });
         }
         let kept_old = match current.as_deref() {

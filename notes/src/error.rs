@@ -15,7 +15,7 @@ pub enum NotesError {
         /// Which rule it breaks.
         reason: String,
     },
-    /// A note's text, or the brain as a whole, would exceed its size limit.
+    /// A note's text would exceed its size limit.
     #[error(
         "{what} would be {} bytes, over the limit of {} bytes; shorten it or split it (per note {} bytes, per brain {} bytes)",
         notesoup_window::thousands(*size),
@@ -24,12 +24,25 @@ pub enum NotesError {
         notesoup_window::thousands(crate::MAX_BRAIN_BYTES)
     )]
     TooLarge {
-        /// What is too large: a note (named) or the brain.
+        /// What is too large: the note (named), or its copy in the trash.
         what: String,
         /// The size it would have.
         size: u64,
         /// The limit it breaks.
         limit: u64,
+    },
+    /// The brain as a whole would exceed [`crate::MAX_BRAIN_BYTES`]: room is made by
+    /// deleting or shortening notes, not by splitting one (code `too_large`, as a note's).
+    #[error(
+        "the brain would be {} bytes, over the limit of {} bytes; delete notes it no longer needs, or shorten some (per note {} bytes, per brain {} bytes; deleted notes do not count)",
+        notesoup_window::thousands(*size),
+        notesoup_window::thousands(crate::MAX_BRAIN_BYTES),
+        notesoup_window::thousands(crate::MAX_NOTE_BYTES),
+        notesoup_window::thousands(crate::MAX_BRAIN_BYTES)
+    )]
+    BrainFull {
+        /// The size the brain would have.
+        size: u64,
     },
     /// No note of that name exists.
     #[error("no note named `{name}`; notes_list shows the names")]
@@ -142,7 +155,7 @@ impl NotesError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::BadName { .. } => "bad_name",
-            Self::TooLarge { .. } => "too_large",
+            Self::TooLarge { .. } | Self::BrainFull { .. } => "too_large",
             Self::NotFound { .. } => "not_found",
             Self::VersionConflict { .. } => "version_conflict",
             Self::Exists { .. } => "exists",

@@ -186,10 +186,8 @@ impl Brain {
             .sum();
         let bytes = text.len() as u64;
         if others + bytes > MAX_BRAIN_BYTES {
-            return Err(NotesError::TooLarge {
-                what: "the brain".into(),
+            return Err(NotesError::BrainFull {
                 size: others + bytes,
-                limit: MAX_BRAIN_BYTES,
             });
         }
         // The note being replaced goes to the trash as a new entry, written in full before

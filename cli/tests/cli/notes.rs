@@ -922,3 +922,31 @@ fn edit_names_a_tmpdir_it_cannot_use() {
         "1. fix lex()\n2. ship\n"
     );
 }
+
+/// A write that would take the brain past its limit says what makes room: deleting or
+/// shortening notes (walk9: its fix said to split the note, which leaves the brain as large).
+#[test]
+fn a_full_brain_says_to_delete_notes_not_to_split_them() {
+    let world = World::new("full");
+    let brain = world.brain();
+    let note = "a".repeat(usize::try_from(notesoup_notes::MAX_NOTE_BYTES).unwrap());
+    for i in 0..notesoup_notes::MAX_BRAIN_BYTES / notesoup_notes::MAX_NOTE_BYTES {
+        brain.write(&format!("n{i}"), &note, None).unwrap();
+    }
+    let run = world.run_stdin(&["notes", "write", "one-more"], b"x\n");
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(
+        !run.stderr.contains("split") && run.stderr.contains("`notesoup notes rm NAME`"),
+        "{}",
+        run.stderr
+    );
+    let json = world
+        .run_stdin(&["notes", "append", "one-more", "--json"], b"x\n")
+        .json();
+    assert_eq!(json["error"]["code"], "too_large", "{json}");
+    let fix = json["error"]["fix"].as_str().unwrap_or_default();
+    assert!(
+        !fix.contains("split") && fix.contains("notesoup notes rm"),
+        "{json}"
+    );
+}
