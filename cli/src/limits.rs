@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use notesoup_thresholds::{
-    ContextUsage, Env as PolicyEnv, Inputs, NativeSource, Policy, Raw, Settings, Unit, Usage,
-    margins, parse_cap, resolve,
+    ContextUsage, Env as PolicyEnv, Inputs, NativeSource, Policy, Raw, Settings, Unit, Unused,
+    Usage, margins, parse_cap, resolve,
 };
 use serde_json::{Map, Value, json};
 
@@ -184,6 +184,24 @@ pub(crate) fn policy_env(env: &Env, files: &[SettingsFile]) -> Vec<(&'static str
         .collect()
 }
 
+/// The variables as the policy reads them.
+fn captured(vars: &[(&'static str, String, String)]) -> PolicyEnv {
+    PolicyEnv::from_lookup(|name| {
+        vars.iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, v, _)| v.clone())
+    })
+}
+
+/// Why a variable changes nothing, in the words `limits` writes beside it (`--json`'s
+/// `ignored`, and the text's after `ignored: ` or `off: `).
+fn unused_words(unused: Unused) -> &'static str {
+    match unused {
+        Unused::Ignored(why) => why,
+        Unused::Off => "only 1, true, yes or on turn it on",
+    }
+}
+
 /// The policy for `settings` and the captured variables.
 pub(crate) fn policy(
     settings: &Settings,
@@ -192,11 +210,7 @@ pub(crate) fn policy(
     cap: Option<&str>,
     window: Option<u64>,
 ) -> Result<Policy, CliError> {
-    let env = PolicyEnv::from_lookup(|name| {
-        vars.iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, v, _)| v.clone())
-    });
+    let env = captured(vars);
     let usage = window.map(|w| Usage {
         context: Some(ContextUsage {
             window: Some(Raw::from(w)),
@@ -276,10 +290,14 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     doc["explicit_reset"] = p.explicit_reset.into();
     doc["window"] = json!(shown.window);
     doc["model"] = json!(shown.model);
+    let env = captured(shown.vars);
     doc["env"] = shown
         .vars
         .iter()
-        .map(|(n, v, from)| json!({"name": n, "value": v, "from": from}))
+        .map(|(n, v, from)| {
+            let ignored = env.unused(n).map(unused_words);
+            json!({"name": n, "value": v, "from": from, "ignored": ignored})
+        })
         .collect();
     out.json_doc(&doc);
 }
@@ -359,8 +377,26 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         };
         out.line(format!("  {:<8}{}{state}", f.source, f.path.display()));
     }
+    let env = captured(vars);
     for (name, value, from) in vars {
-        out.line(format!("  {name}={value}  ({from})"));
+        // A value Claude Code does not use is said so, never shown as if in force.
+        let line = match env.unused(name) {
+            None => format!("  {name}={value}  ({from})"),
+            Some(unused) => {
+                let how = match unused {
+                    Unused::Ignored(_) => "ignored",
+                    Unused::Off => "off",
+                };
+                out.paint(
+                    Paint::Warn,
+                    &format!(
+                        "  {name}={value}  ({from}; {how}: {})",
+                        unused_words(unused)
+                    ),
+                )
+            }
+        };
+        out.line(line);
     }
     margin_lines(&margins(Some(settings)), out);
 }

@@ -55,6 +55,82 @@ impl Env {
         js::truthy(self.disable_compact.as_deref())
     }
 
+    /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` as Claude reads it (JavaScript's `parseFloat`): a
+    /// percent in `(0, 100]`, else none (unset, empty or out of range: no override).
+    pub(crate) fn pct(&self) -> Option<f64> {
+        self.pct_override
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(js::parse_float)
+            .filter(|p| *p > 0.0 && *p <= 100.0)
+    }
+
+    /// `CLAUDE_CODE_AUTO_COMPACT_WINDOW` as Claude reads it ([`js::env_window`]).
+    pub(crate) fn window(&self) -> Option<u64> {
+        self.auto_compact_window.as_deref().and_then(js::env_window)
+    }
+
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS` as Claude reads it (JavaScript's `parseInt`): a
+    /// positive number, else none.
+    pub(crate) fn max_output(&self) -> Option<f64> {
+        self.max_output_tokens
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(js::parse_integer)
+            .filter(|n| *n > 0.0)
+    }
+
+    /// Why the variable `name` (one of [`Env::NAMES`]), set as it is, changes nothing as
+    /// Claude Code reads it: `None` when it is unset or in use. What `notesoup limits` says
+    /// beside a variable, so a value Claude ignores is never shown as if it were in force;
+    /// the same readers as the points'.
+    ///
+    /// ```
+    /// use notesoup_thresholds::{Env, Unused};
+    /// let env = Env::from_lookup(|name| match name {
+    ///     "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" => Some("150".to_owned()),
+    ///     "DISABLE_COMPACT" => Some("0".to_owned()),
+    ///     "CLAUDE_CODE_AUTO_COMPACT_WINDOW" => Some("500k".to_owned()),
+    ///     _ => None,
+    /// });
+    /// assert_eq!(
+    ///     env.unused("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"),
+    ///     Some(Unused::Ignored("not a percent above 0 and at most 100"))
+    /// );
+    /// assert_eq!(env.unused("DISABLE_COMPACT"), Some(Unused::Off));
+    /// assert_eq!(env.unused("CLAUDE_CODE_AUTO_COMPACT_WINDOW"), None);
+    /// assert_eq!(env.unused("DISABLE_AUTO_COMPACT"), None);
+    /// ```
+    pub fn unused(&self, name: &str) -> Option<Unused> {
+        let (value, used, why) = match name {
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" => (
+                &self.pct_override,
+                self.pct().is_some(),
+                "not a percent above 0 and at most 100",
+            ),
+            "CLAUDE_CODE_AUTO_COMPACT_WINDOW" => (
+                &self.auto_compact_window,
+                self.window().is_some(),
+                "not a number of tokens",
+            ),
+            "CLAUDE_CODE_MAX_OUTPUT_TOKENS" => (
+                &self.max_output_tokens,
+                self.max_output().is_some(),
+                "not a positive number of tokens",
+            ),
+            "DISABLE_AUTO_COMPACT" | "DISABLE_COMPACT" => {
+                let value = if name == "DISABLE_COMPACT" {
+                    &self.disable_compact
+                } else {
+                    &self.disable_auto_compact
+                };
+                return (value.is_some() && !js::truthy(value.as_deref())).then_some(Unused::Off);
+            }
+            _ => return None,
+        };
+        (value.is_some() && !used).then_some(Unused::Ignored(why))
+    }
+
     /// `(name, value)` for every variable, in the order of [`Env::NAMES`].
     pub(crate) fn pairs(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> {
         let values = [
@@ -66,6 +142,15 @@ impl Env {
         ];
         Self::NAMES.into_iter().zip(values.map(Option::as_deref))
     }
+}
+
+/// Why a variable that is set changes nothing ([`Env::unused`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unused {
+    /// Claude Code ignores the value, for this reason.
+    Ignored(&'static str),
+    /// A switch set to a value that is not on (only `1`, `true`, `yes` or `on` are).
+    Off,
 }
 
 /// notesoup's own off switch: the variable's name.

@@ -39,33 +39,22 @@ impl Facts {
                 .is_some_and(Raw::is_false));
         // Claude ignores the configured (settings) windows when auto-compaction is off; the
         // env window still applies. Otherwise notesoup takes the smallest configured window.
-        let env_window = env.auto_compact_window.as_deref().and_then(js::env_window);
+        let env_window = env.window();
         let settings_windows = settings
             .filter(|_| auto_on)
             .map(|s| settings_windows(s, inputs.model))
             .unwrap_or_default();
         let configured = env_window.into_iter().chain(settings_windows).min();
-        let pct = env
-            .pct_override
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(js::parse_float)
-            .filter(|p| *p > 0.0 && *p <= 100.0);
-        let reserve = env
-            .max_output_tokens
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .map(js::parse_integer)
-            .filter(|n| *n > 0.0)
-            .map_or(OUTPUT_RESERVE_MAX, |n| {
-                #[allow(
-                    clippy::cast_possible_truncation,
-                    clippy::cast_sign_loss,
-                    reason = "min with 20000 first: a positive whole number below 2^53"
-                )]
-                let n = n.min(20_000.0) as u64;
-                n
-            });
+        let pct = env.pct();
+        let reserve = env.max_output().map_or(OUTPUT_RESERVE_MAX, |n| {
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "min with 20000 first: a positive whole number below 2^53"
+            )]
+            let n = n.min(20_000.0) as u64;
+            n
+        });
         // A positive number JavaScript can count exactly (beyond 2^53 it is not a token count).
         let positive = |v: Option<&Raw>| {
             v.and_then(Raw::number)

@@ -83,7 +83,7 @@ mod policy;
 mod status;
 
 pub use cap::{CapCommand, cap_command, cap_refused, parse_cap, pi_cap_command};
-pub use env::{Env, NOTESOUP_DISABLED, notesoup_disabled};
+pub use env::{Env, NOTESOUP_DISABLED, Unused, notesoup_disabled};
 pub use error::ThresholdError;
 pub use inputs::{
     Breakdown, ContextUsage, Inputs, Margin, ModelEntry, NotesoupSettings, Raw, Settings, Usage,

@@ -411,3 +411,46 @@ fn limits_reads_the_settings_claude_code_reads() {
     .unwrap();
     assert_eq!(clear(&mut world), false);
 }
+
+/// A variable the policy reads but Claude Code would not use (a percent that is no percent,
+/// a window that is no size, a switch that is not on) is listed as ignored, not as if it
+/// were in force (walk9: `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=abc` was listed as read, beside
+/// points it did not change).
+#[test]
+fn limits_says_which_variables_are_ignored() {
+    let mut world = World::new("ignored");
+    world.set("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "abc");
+    world.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "lots");
+    world.set("DISABLE_AUTO_COMPACT", "0");
+    let run = world.run(&["limits", "--window", "200k"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    for line in [
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=abc  (environment; ignored: not a percent above 0 and at most 100)",
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW=lots  (environment; ignored: not a number of tokens)",
+        "DISABLE_AUTO_COMPACT=0  (environment; off: only 1, true, yes or on turn it on)",
+    ] {
+        assert!(run.stdout.contains(line), "{line}\n{}", run.stdout);
+    }
+    // The points are those of no variable at all.
+    assert!(
+        run.stdout.contains("native    167,000 tokens"),
+        "{}",
+        run.stdout
+    );
+    world.set("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50");
+    let json = world.run(&["limits", "--window", "200k", "--json"]).json();
+    let env = json["env"].as_array().unwrap();
+    let ignored = |name: &str| {
+        env.iter()
+            .find(|v| v["name"] == name)
+            .map(|v| v["ignored"].clone())
+    };
+    assert_eq!(
+        ignored("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"),
+        Some(serde_json::Value::Null)
+    );
+    assert_eq!(
+        ignored("CLAUDE_CODE_AUTO_COMPACT_WINDOW"),
+        Some(serde_json::Value::from("not a number of tokens"))
+    );
+}
