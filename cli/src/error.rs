@@ -65,7 +65,8 @@ pub enum CliError {
     },
     /// `notes write`/`append` got more text than a note may hold: nothing was written.
     #[error(
-        "the text from {from} is over {limit} bytes, the most a note may hold; nothing was written"
+        "the text from {from} is over {} bytes, the most a note may hold; nothing was written",
+        notesoup_window::thousands(*limit)
     )]
     InputTooLarge {
         /// Where it came from (`stdin`, a file).
