@@ -51,6 +51,8 @@ pub enum CliError {
         brain: PathBuf,
         /// The closest existing names.
         near: Vec<String>,
+        /// The name is a folder of notes (`project` when `project/build` is a note).
+        folder: bool,
     },
     /// `notes write`/`append` got no text: stdin is a terminal and no --file was given.
     #[error("no text to write: stdin is a terminal and no --file was given")]
@@ -291,6 +293,9 @@ impl CliError {
                 store_fix(source).unwrap_or("fix the text"),
                 kept.display()
             ),
+            Self::NoSuchNote {
+                name, folder: true, ..
+            } => format!("`{name}` is a folder of notes: `notesoup notes list {name}` lists them"),
             Self::NoSuchNote { near, .. } if !near.is_empty() => {
                 let near: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
                 format!("did you mean {}? `notesoup notes list` shows every name", near.join(" or "))

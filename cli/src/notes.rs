@@ -102,7 +102,8 @@ pub(crate) fn run(args: &NotesArgs, env: &Env, out: &mut Out) -> Result<u8, CliE
     Ok(EXIT_OK)
 }
 
-/// A store refusal in the CLI's words; a missing note names the closest existing ones.
+/// A store refusal in the CLI's words; a missing note names the closest existing ones, or
+/// says it is a folder of notes.
 pub(crate) fn refusal(brain: &Brain, err: NotesError) -> CliError {
     if let NotesError::NotFound { name } = &err {
         let names: Vec<String> = brain
@@ -110,10 +111,12 @@ pub(crate) fn refusal(brain: &Brain, err: NotesError) -> CliError {
             .map(|notes| notes.into_iter().map(|n| n.name).collect())
             .unwrap_or_default();
         let near = near_names(name, names.iter().map(String::as_str));
+        let under = format!("{name}/");
         return CliError::NoSuchNote {
             name: name.clone(),
             brain: brain.dir().to_path_buf(),
             near: near.into_iter().map(str::to_owned).collect(),
+            folder: names.iter().any(|n| n.starts_with(&under)),
         };
     }
     if let NotesError::BadName { name, .. } = &err

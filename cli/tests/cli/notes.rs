@@ -951,3 +951,39 @@ fn a_full_brain_says_to_delete_notes_not_to_split_them() {
         "{json}"
     );
 }
+
+/// A folder of notes given where a note's name goes says it is a folder, and what lists it,
+/// as `notes list plan` says `plan` is a note (walk9: `notes show project` said only that
+/// no note has that name).
+#[test]
+fn a_folder_given_as_a_note_says_it_is_a_folder() {
+    let world = World::new("folder-as-note");
+    let brain = world.brain();
+    brain.write("project/build", "cargo build\n", None).unwrap();
+    for args in [
+        &["notes", "show", "project"][..],
+        &["notes", "rm", "project"],
+        &["notes", "show", "project/"],
+    ] {
+        let run = world.run(args);
+        assert_eq!(
+            run.exit,
+            if args[2].ends_with('/') { 2 } else { 1 },
+            "{}",
+            run.shown()
+        );
+        if !args[2].ends_with('/') {
+            assert!(
+                run.stderr.contains(
+                    "`project` is a folder of notes: `notesoup notes list project` lists them"
+                ),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+    assert_eq!(
+        world.brain().read("project/build").unwrap().text,
+        "cargo build\n"
+    );
+}
