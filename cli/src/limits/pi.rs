@@ -6,13 +6,43 @@
 
 use std::path::Path;
 
-use notesoup_thresholds::{Margin, PiInputs, Policy, pi_margins, resolve_pi};
+use notesoup_thresholds::{Margin, PiInputs, Policy, ThresholdError, pi_margins, resolve_pi};
 use serde_json::json;
 
 use super::pi_read::{PiRead, models_window};
 use crate::args::LimitsArgs;
 use crate::term::{Out, Paint};
 use crate::{CliError, EXIT_OK, Env};
+
+/// A setting Pi refuses, with a fix naming the settings files it may be in (those read and
+/// merged: the project's only once Pi trusts it), since a refusal shows no `Read:` list;
+/// any other refusal as it is.
+fn refused_setting(err: ThresholdError, read: &PiRead) -> CliError {
+    let ThresholdError::PiSetting {
+        setting, expected, ..
+    } = &err
+    else {
+        return err.into();
+    };
+    let files: Vec<String> = read
+        .files
+        .iter()
+        .filter(|(f, _)| f.value.is_some())
+        .filter(|(f, _)| f.source != "project" || read.trusted == Some(true))
+        .map(|(f, _)| f.path.display().to_string())
+        .collect();
+    if files.is_empty() {
+        return err.into();
+    }
+    CliError::Refused {
+        code: err.code(),
+        message: err.to_string(),
+        fix: format!(
+            "give {setting} {expected}, or remove it, in the settings file that sets it: {}",
+            files.join(" or ")
+        ),
+    }
+}
 
 /// The window assumed when neither `--window` nor `models.json` gives one: the Anthropic
 /// models' (Pi reports the model's own in a session).
@@ -50,12 +80,14 @@ pub(crate) fn run(
         model: model.as_deref(),
         cap: args.cap.as_deref(),
         ..PiInputs::new(tokens, Some(&read.settings))
-    })?;
+    })
+    .map_err(|err| refused_setting(err, &read))?;
     let report = Report {
         project: &project,
         reserve: read
             .settings
-            .compaction_settings(model.as_deref())?
+            .compaction_settings(model.as_deref())
+            .map_err(|err| refused_setting(err, &read))?
             .reserve_tokens,
         margins: pi_margins(Some(&read.settings)),
         policy,

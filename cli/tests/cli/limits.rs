@@ -454,3 +454,32 @@ fn limits_says_which_variables_are_ignored() {
         Some(serde_json::Value::from("not a number of tokens"))
     );
 }
+
+/// A Pi setting Pi refuses: the fix names the settings file it was read from (walk9: it said
+/// only "see `notesoup limits --help`", and the refusal shows no `Read:` list).
+#[test]
+fn a_pi_setting_pi_refuses_names_its_file() {
+    let mut world = World::new("limits-pi-bad");
+    let agent = world.path("pi-agent");
+    fs::create_dir_all(&agent).unwrap();
+    world.set("PI_CODING_AGENT_DIR", agent.to_str().unwrap());
+    fs::write(
+        agent.join("settings.json"),
+        r#"{"compaction": {"reserveTokens": "x"}}"#,
+    )
+    .unwrap();
+    let run = world.run(&["limits", "--harness", "pi"]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    let fix = run
+        .stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("fix:"))
+        .unwrap_or_default();
+    assert!(
+        fix.contains("[TMP]/pi-agent/settings.json") && fix.contains("compaction.reserveTokens"),
+        "{}",
+        run.stderr
+    );
+    let json = world.run(&["limits", "--harness", "pi", "--json"]).json();
+    assert_eq!(json["error"]["code"], "unresolvable", "{json}");
+}
