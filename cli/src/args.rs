@@ -139,7 +139,7 @@ pub enum NotesCommand {
     },
     /// Open a note in $VISUAL or $EDITOR and write it back, refusing if the agent changed it meanwhile.
     #[command(
-        after_help = "The editor is $VISUAL, else $EDITOR, else vi on PATH, else nano (as git falls back).\nA note that does not exist yet starts empty (left empty, nothing is created,\nand the closest note's name is given: a typo). If the note changed while you were editing,\nnothing is written, your text is kept in a file (the message says where) and the exit status is 3.\n\nExample:\n  EDITOR=nano notesoup notes edit plan"
+        after_help = "The editor is $VISUAL, else $EDITOR, else vi on PATH, else nano (as git falls back).\nA note that does not exist yet starts empty (left empty, nothing is created,\nand the closest note's name is given: a typo). If the note changed while you were editing,\nnothing is written, your text is kept in a file (the message says where) and the exit status is 3.\nA saved edit keeps the text it replaced in the trash: `notesoup notes restore NAME --force`.\n\nExample:\n  EDITOR=nano notesoup notes edit plan"
     )]
     Edit {
         /// The note's name.

@@ -201,6 +201,12 @@ pub(crate) struct EditDoc<'a> {
     pub(crate) name: &'a str,
     pub(crate) version: Option<&'a str>,
     pub(crate) changed: bool,
+    /// Where the text the edit replaced was kept in the trash (as `notes write` keeps it).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "path_text::optional"
+    )]
+    pub(crate) old_in_trash: Option<PathBuf>,
 }
 
 /// `doctor --json`.

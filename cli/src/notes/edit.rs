@@ -3,7 +3,7 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -51,7 +51,7 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
         Err(err) => return Err(editor_failed(format!("could not be started: {err}"))),
     }
     let after = read_back(&file)?;
-    let done = |out: &mut Out, text: &str, version: Option<&Version>| {
+    let done = |out: &mut Out, text: &str, version: Option<&Version>, kept: Option<&Path>| {
         let _ = fs::remove_file(&file);
         if out.json {
             out.json_doc(&EditDoc {
@@ -59,6 +59,7 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
                 name,
                 version: version.map(Version::as_str),
                 changed: text != before,
+                old_in_trash: kept.map(Path::to_path_buf),
             });
         } else if text == before && version.is_none() {
             // A name that is no note (a typo, often): say so, and the notes it may mean.
@@ -73,15 +74,11 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
         } else if text == before {
             out.line(format!("Note `{name}` unchanged."));
         } else {
-            out.line(format!(
-                "Saved note `{name}`: {} bytes, version {}.",
-                text.len(),
-                version.map_or("-", Version::as_str)
-            ));
+            saved(out, name, text.len(), version, kept.is_some());
         }
     };
     if after == before {
-        done(out, &after, version.as_ref());
+        done(out, &after, version.as_ref(), None);
         return Ok(());
     }
     if after.trim().is_empty() {
@@ -101,13 +98,15 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
     };
     // A new note is created only if it is still absent when written (checked under the
     // store's lock): an agent that created it meanwhile is a conflict, not an overwrite.
+    // The text an edit replaces is kept in the trash, as a person's `notes write` keeps it:
+    // a slip in the editor, saved, is restored with `notes restore NAME --force`.
     let written = match &version {
-        Some(v) => brain.write(name, &after, Some(v)),
+        Some(v) => brain.write_keeping(name, &after, Some(v)),
         None => brain.create(name, &after),
     };
     match written {
         Ok(w) => {
-            done(out, &after, Some(&w.version));
+            done(out, &after, Some(&w.version), w.kept_old.as_deref());
             Ok(())
         }
         Err(NotesError::VersionConflict { current, .. }) => Err(conflict(current)),
@@ -117,6 +116,19 @@ pub(super) fn edit(brain: &Brain, name: &str, env: &Env, out: &mut Out) -> Resul
             kept: file.clone(),
             source,
         }),
+    }
+}
+
+/// What a saved edit says: the note's size and version, and where the text it replaced went.
+fn saved(out: &mut Out, name: &str, bytes: usize, version: Option<&Version>, kept: bool) {
+    out.line(format!(
+        "Saved note `{name}`: {bytes} bytes, version {}.",
+        version.map_or("-", Version::as_str)
+    ));
+    if kept {
+        out.line(format!(
+            "The text it replaced is in the trash: `notesoup notes restore {name} --force` brings it back."
+        ));
     }
 }
 

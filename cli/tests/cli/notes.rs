@@ -987,3 +987,39 @@ fn a_folder_given_as_a_note_says_it_is_a_folder() {
         "cargo build\n"
     );
 }
+
+/// An edit that replaces a note's text keeps the text it replaced in the trash, as `notes
+/// write` keeps it (walk9: a slip in the editor, the note cut to one line and saved, lost
+/// the rest for good, where the same change by `notes write` could be restored).
+#[test]
+fn an_edit_keeps_the_text_it_replaced_in_the_trash() {
+    let mut world = World::new("edit-keeps");
+    seed(&world);
+    let ed = editor(&world, "cut", r#"printf 'oops\n' > "$1""#);
+    world.set("EDITOR", &ed);
+    let run = world.run(&["notes", "edit", "plan"]);
+    assert_eq!(run.exit, 0, "{}", run.shown());
+    assert_eq!(world.brain().read("plan").unwrap().text, "oops\n");
+    assert!(
+        run.stdout
+            .contains("`notesoup notes restore plan --force` brings it back"),
+        "{}",
+        run.stdout
+    );
+    let back = world.run(&["notes", "restore", "plan", "--force"]);
+    assert_eq!(back.exit, 0, "{}", back.shown());
+    assert_eq!(
+        world.brain().read("plan").unwrap().text,
+        "1. fix lex()\n2. ship\n"
+    );
+    // --json says where the old text went; an edit that changed nothing keeps nothing.
+    let json = world.run(&["notes", "edit", "plan", "--json"]).json();
+    assert!(json["old_in_trash"].is_string(), "{json}");
+    world.set("EDITOR", "true");
+    let json = world.run(&["notes", "edit", "plan", "--json"]).json();
+    assert!(
+        json.get("old_in_trash")
+            .is_none_or(serde_json::Value::is_null),
+        "{json}"
+    );
+}
