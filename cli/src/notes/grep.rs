@@ -14,6 +14,16 @@ pub(super) fn grep(
     ignore_case: bool,
     out: &mut Out,
 ) -> Result<u8, CliError> {
+    // Lines are matched one by one, so a text over two lines matches none: a text no run
+    // could take, as an empty one (rg refuses it too).
+    if text.contains(['\n', '\r']) {
+        return Err(CliError::BadArgument {
+            what: "the text to find holds a line break, and notes grep matches within one line"
+                .into(),
+            fix: "give one line's text: `notesoup notes grep deploy` (`notesoup notes show NAME` shows a whole note)"
+                .into(),
+        });
+    }
     let Some(needle) = Needle::new(text, ignore_case) else {
         return Err(CliError::BadArgument {
             what: "the text to find is empty".into(),

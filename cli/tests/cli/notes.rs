@@ -703,6 +703,15 @@ fn notes_grep_finds_lines() {
     );
     let empty = world.run(&["notes", "grep", ""]);
     assert_eq!(empty.exit, 2, "{}", empty.shown());
+    // A text over two lines can never match one line: refused as an empty one is, not
+    // "no line holds" it with exit 1 (walk9).
+    let two_lines = world.run(&["notes", "grep", "a: todo\nb: todo"]);
+    assert_eq!(two_lines.exit, 2, "{}", two_lines.shown());
+    assert!(
+        two_lines.stderr.contains("line break"),
+        "{}",
+        two_lines.shown()
+    );
     let shown = world.run_on_terminal(&["notes", "grep", "lex", "--color", "always"]);
     assert!(shown.contains("\u{1b}[1;31mlex\u{1b}[0m"), "{shown:?}");
 }
