@@ -12,7 +12,8 @@ pub(super) fn rm(brain: &Brain, names: &[String], out: &mut Out) -> u8 {
     let mut removed: Vec<Deleted> = Vec::new();
     let mut failed: Vec<(String, CliError)> = Vec::new();
     for name in names {
-        if removed.iter().any(|d| &d.name == name) {
+        // A name given twice is one name: moved once, or refused once.
+        if removed.iter().any(|d| &d.name == name) || failed.iter().any(|(n, _)| n == name) {
             continue;
         }
         match brain.delete(name, None) {

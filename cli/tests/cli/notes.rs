@@ -655,6 +655,11 @@ fn notes_rm_several_and_did_you_mean() {
     assert_eq!(doc["removed"][0]["name"], "todo");
     assert_eq!(doc["failed"][0]["name"], "build");
     assert_eq!(doc["failed"][0]["code"], "not_found");
+    // A name given twice is one name: moved once, or refused once (walk9: refused twice).
+    let twice = world.run(&["notes", "rm", "nope", "nope", "--json"]);
+    assert_eq!(twice.exit, 1, "{}", twice.shown());
+    assert_eq!(twice.json()["failed"].as_array().map(Vec::len), Some(1));
+    assert_eq!(twice.stderr.matches("no note named `nope`").count(), 1);
     let show = world.run(&["notes", "show", "tdo"]);
     assert_eq!(show.exit, 1);
     assert!(
