@@ -295,7 +295,7 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         .vars
         .iter()
         .map(|(n, v, from)| {
-            let ignored = env.unused(n).map(unused_words);
+            let ignored = env.unused(n, p.auto_clear).map(unused_words);
             json!({"name": n, "value": v, "from": from, "ignored": ignored})
         })
         .collect();
@@ -380,7 +380,7 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
     let env = captured(vars);
     for (name, value, from) in vars {
         // A value Claude Code does not use is said so, never shown as if in force.
-        let line = match env.unused(name) {
+        let line = match env.unused(name, p.auto_clear) {
             None => format!("  {name}={value}  ({from})"),
             Some(unused) => {
                 let how = match unused {

@@ -81,9 +81,10 @@ impl Env {
     }
 
     /// Why the variable `name` (one of [`Env::NAMES`]), set as it is, changes nothing as
-    /// Claude Code reads it: `None` when it is unset or in use. What `notesoup limits` says
-    /// beside a variable, so a value Claude ignores is never shown as if it were in force;
-    /// the same readers as the points'.
+    /// Claude Code reads it: `None` when it is unset or in use. `auto_compaction`: whether
+    /// auto-compaction is on ([`crate::Policy::auto_clear`]), without which Claude ignores
+    /// the percent override. What `notesoup limits` says beside a variable, so a value
+    /// Claude ignores is never shown as if it were in force; the same readers as the points'.
     ///
     /// ```
     /// use notesoup_thresholds::{Env, Unused};
@@ -94,15 +95,24 @@ impl Env {
     ///     _ => None,
     /// });
     /// assert_eq!(
-    ///     env.unused("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"),
+    ///     env.unused("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", true),
     ///     Some(Unused::Ignored("not a percent above 0 and at most 100"))
     /// );
-    /// assert_eq!(env.unused("DISABLE_COMPACT"), Some(Unused::Off));
-    /// assert_eq!(env.unused("CLAUDE_CODE_AUTO_COMPACT_WINDOW"), None);
-    /// assert_eq!(env.unused("DISABLE_AUTO_COMPACT"), None);
+    /// assert_eq!(env.unused("DISABLE_COMPACT", true), Some(Unused::Off));
+    /// assert_eq!(env.unused("CLAUDE_CODE_AUTO_COMPACT_WINDOW", true), None);
+    /// assert_eq!(env.unused("DISABLE_AUTO_COMPACT", true), None);
+    /// let half = Env { pct_override: Some("50".to_owned()), ..Env::default() };
+    /// assert_eq!(half.unused("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", true), None);
+    /// assert_eq!(
+    ///     half.unused("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", false),
+    ///     Some(Unused::Ignored("auto-compaction is off"))
+    /// );
     /// ```
-    pub fn unused(&self, name: &str) -> Option<Unused> {
+    pub fn unused(&self, name: &str, auto_compaction: bool) -> Option<Unused> {
         let (value, used, why) = match name {
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" if self.pct().is_some() && !auto_compaction => {
+                return Some(Unused::Ignored("auto-compaction is off"));
+            }
             "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" => (
                 &self.pct_override,
                 self.pct().is_some(),

@@ -453,6 +453,16 @@ fn limits_says_which_variables_are_ignored() {
         ignored("CLAUDE_CODE_AUTO_COMPACT_WINDOW"),
         Some(serde_json::Value::from("not a number of tokens"))
     );
+    // With auto-compaction off Claude ignores the percent, however good.
+    world.set("DISABLE_AUTO_COMPACT", "1");
+    let run = world.run(&["limits", "--window", "200k"]);
+    assert!(
+        run.stdout.contains(
+            "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=50  (environment; ignored: auto-compaction is off)"
+        ),
+        "{}",
+        run.stdout
+    );
 }
 
 /// A Pi setting Pi refuses: the fix names the settings file it was read from (walk9: it said
