@@ -38,3 +38,14 @@ pub(crate) fn absolute(cwd: &Path, dir: &Path) -> PathBuf {
     }
     named
 }
+
+/// Why `dir` cannot be read as a folder, in a person's words: `None` when it is one.
+pub(crate) fn not_a_folder(dir: &Path) -> Option<&'static str> {
+    if dir.is_dir() {
+        None
+    } else if dir.exists() {
+        Some("not a folder")
+    } else {
+        Some("no such folder")
+    }
+}

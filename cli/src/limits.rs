@@ -228,6 +228,20 @@ pub(crate) fn policy(
 
 pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
     let project = env.folder(args.project.as_deref());
+    // Settings of a folder that is not there would all read as absent: a typo in
+    // --project is refused, as `notes --project` refuses it.
+    if let Some(reason) = args
+        .project
+        .as_ref()
+        .and_then(|_| crate::folder::not_a_folder(&project))
+    {
+        return Err(CliError::Refused {
+            code: "bad_cwd",
+            message: format!("--project {}: {reason}", project.display()),
+            fix: "give --project the folder of an existing project, or leave it out to use this folder"
+                .into(),
+        });
+    }
     let window = args
         .window
         .as_deref()

@@ -91,13 +91,7 @@ fn refused(err: AppError, flag: bool, cwd: &Path) -> CliError {
         return err.into();
     };
     // In the person's words: the store's reason is the system's (`os error 2`).
-    let reason = if !cwd.exists() {
-        "no such folder"
-    } else if !cwd.is_dir() {
-        "not a folder"
-    } else {
-        reason.as_str()
-    };
+    let reason = crate::folder::not_a_folder(cwd).unwrap_or(reason.as_str());
     let (what, fix) = if flag {
         (
             format!("--project {}: {reason}", cwd.display()),

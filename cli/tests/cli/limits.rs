@@ -493,3 +493,41 @@ fn a_pi_setting_pi_refuses_names_its_file() {
     let json = world.run(&["limits", "--harness", "pi", "--json"]).json();
     assert_eq!(json["error"]["code"], "unresolvable", "{json}");
 }
+
+/// A `--project` that names no folder (a typo) is refused, as `notes --project` refuses
+/// it: the settings of a folder that is not there are never shown as if they were read.
+#[test]
+fn limits_refuses_a_project_that_is_no_folder() {
+    let world = World::new("limits-no-project");
+    for harness in ["claude", "pi"] {
+        let run = world.run(&["limits", "--harness", harness, "--project", "no-such-dir"]);
+        assert_eq!(run.exit, 1, "{harness}: {}", run.shown());
+        assert!(run.stdout.is_empty(), "{harness}: {}", run.shown());
+        assert!(
+            run.stderr.contains("--project") && run.stderr.contains("no such folder"),
+            "{harness}: {}",
+            run.shown()
+        );
+        let json = world
+            .run(&[
+                "limits",
+                "--harness",
+                harness,
+                "--project",
+                "no-such-dir",
+                "--json",
+            ])
+            .json();
+        assert_eq!(json["ok"], false, "{json}");
+        assert_eq!(json["error"]["code"], "bad_cwd", "{json}");
+    }
+    // A file is no folder either.
+    fs::write(world.path("a-file"), "x").unwrap();
+    let run = world.run(&[
+        "limits",
+        "--project",
+        &world.path("a-file").display().to_string(),
+    ]);
+    assert_eq!(run.exit, 1, "{}", run.shown());
+    assert!(run.stderr.contains("not a folder"), "{}", run.shown());
+}
