@@ -193,12 +193,12 @@ fn captured(vars: &[(&'static str, String, String)]) -> PolicyEnv {
     })
 }
 
-/// Why a variable changes nothing, in the words `limits` writes beside it (`--json`'s
-/// `ignored`, and the text's after `ignored: ` or `off: `).
-fn unused_words(unused: Unused) -> &'static str {
+/// Why a variable changes nothing, in the words `limits` writes beside it: the text's
+/// `ignored` or `off`, then the reason (`--json`'s `ignored`).
+fn unused_words(unused: Unused) -> (&'static str, &'static str) {
     match unused {
-        Unused::Ignored(why) => why,
-        Unused::Off => "only 1, true, yes or on turn it on",
+        Unused::Ignored(why) => ("ignored", why),
+        Unused::Off => ("off", "only 1, true, yes or on turn it on"),
     }
 }
 
@@ -229,7 +229,8 @@ pub(crate) fn policy(
 pub(crate) fn run(args: &LimitsArgs, env: &Env, out: &mut Out) -> Result<u8, CliError> {
     let project = env.folder(args.project.as_deref());
     // Settings of a folder that is not there would all read as absent: a typo in
-    // --project is refused, as `notes --project` refuses it.
+    // --project is refused, as `mcp --project` refuses it. (`notes --project` opens the
+    // brain a gone folder left behind: a brain outlives its folder, settings do not.)
     if let Some(reason) = args
         .project
         .as_ref()
@@ -309,7 +310,7 @@ fn json_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         .vars
         .iter()
         .map(|(n, v, from)| {
-            let ignored = env.unused(n, p.auto_clear).map(unused_words);
+            let ignored = env.unused(n, p.auto_clear).map(|u| unused_words(u).1);
             json!({"name": n, "value": v, "from": from, "ignored": ignored})
         })
         .collect();
@@ -397,16 +398,10 @@ fn text_report(p: &Policy, shown: &Shown<'_>, settings: &Settings, out: &mut Out
         let line = match env.unused(name, p.auto_clear) {
             None => format!("  {name}={value}  ({from})"),
             Some(unused) => {
-                let how = match unused {
-                    Unused::Ignored(_) => "ignored",
-                    Unused::Off => "off",
-                };
+                let (how, why) = unused_words(unused);
                 out.paint(
                     Paint::Warn,
-                    &format!(
-                        "  {name}={value}  ({from}; {how}: {})",
-                        unused_words(unused)
-                    ),
+                    &format!("  {name}={value}  ({from}; {how}: {why})"),
                 )
             }
         };

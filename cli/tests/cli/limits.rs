@@ -494,8 +494,8 @@ fn a_pi_setting_pi_refuses_names_its_file() {
     assert_eq!(json["error"]["code"], "unresolvable", "{json}");
 }
 
-/// A `--project` that names no folder (a typo) is refused, as `notes --project` refuses
-/// it: the settings of a folder that is not there are never shown as if they were read.
+/// A `--project` that names no folder (a typo) is refused, as `mcp --project` refuses it:
+/// the settings of a folder that is not there are never shown as if they were read.
 #[test]
 fn limits_refuses_a_project_that_is_no_folder() {
     let world = World::new("limits-no-project");
